@@ -1,0 +1,5 @@
+"""``python -m gradcli``: the same as the ``gradcli`` command."""
+
+from .cli import main
+
+main()

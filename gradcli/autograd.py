@@ -1,0 +1,465 @@
+"""Reverse-mode automatic differentiation: grad modes, graph nodes, and the backward engine.
+
+The graph is recorded during the forward pass: every differentiable op applied to a tensor that requires grad
+creates a :class:`Node` holding the op, the edges to its inputs (a Node, a leaf Tensor, or None when that
+input does not require grad) and the values its derivative rule asked to save.
+
+Backward runs without recursion. Dependencies are counted by an explicit-stack walk, then nodes are run when all
+the gradients flowing into them have arrived, highest sequence number first, like PyTorch's engine
+(torch/csrc/autograd/engine.cpp), so gradients accumulate in the same order and to the same bits. Each
+gradient is summed back to its input's shape and cast to its dtype once, here, so derivative rules never
+handle broadcasting. Saved values are released after a node runs unless ``retain_graph``.
+
+With ``create_graph=True`` the rules run on Tensors with grad mode on, so the backward pass is itself
+recorded and can be differentiated again (the rules are the same functions either way).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+
+import numpy as np
+
+from .tensor import Tensor
+
+ERR_BACKWARD_TWICE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they have "
+    "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+    "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if "
+    "you need to access saved tensors after calling backward."
+)
+
+
+# ------------------------------------------------------------------------------------------------ grad mode
+class _GradMode:
+    __slots__ = ("enabled",)
+
+    def __init__(self):
+        self.enabled = True
+
+
+_mode = _GradMode()
+
+
+def is_grad_enabled() -> bool:
+    """Whether operations are being recorded (torch.is_grad_enabled)."""
+    return _mode.enabled
+
+
+def set_grad_enabled(mode: bool) -> None:
+    """Turn recording on or off globally (torch.set_grad_enabled used as a function)."""
+    _mode.enabled = bool(mode)
+
+
+class _GradModeContext:
+    """Base of no_grad/enable_grad: a context manager that also decorates functions."""
+
+    _target = True
+
+    def __enter__(self):
+        self._prev = _mode.enabled
+        _mode.enabled = self._target
+        return None
+
+    def __exit__(self, *exc) -> bool:
+        _mode.enabled = self._prev
+        return False
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.__class__():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class no_grad(_GradModeContext):
+    """Context manager (and decorator) that disables recording: results have requires_grad False.
+    Matches torch.no_grad."""
+
+    _target = False
+
+
+class enable_grad(_GradModeContext):
+    """Context manager (and decorator) that enables recording inside a no_grad block.
+    Matches torch.enable_grad."""
+
+    _target = True
+
+
+# ------------------------------------------------------------------------------------------------------ graph
+_FREED = object()
+_sequence = itertools.count()
+
+
+class Node:
+    """One recorded operation: PyTorch's ``grad_fn`` object (``<MulBackward0 object at 0x...>``).
+
+    Attributes:
+        op: the :class:`gradcli.ops._core.Op` that was applied.
+        edges: per tensor input, the Node that produced it, the leaf Tensor that requires grad, or None.
+        saved: the values the derivative rule asked for, released after backward (unless retain_graph).
+        params: the op's non-tensor arguments (dim, keepdim, ...), never released.
+        in_shapes: the shapes of the tensor inputs.
+        out_shape, out_dtype: shape and numpy dtype of the output.
+        dtype: the numpy dtype the op computed in (inputs of another dtype are cast to it).
+        seq: creation order; later nodes run first in backward.
+        retained: a weak reference to the output tensor after ``retain_grad()``, else None.
+    """
+
+    __slots__ = ("op", "edges", "saved", "params", "in_shapes", "out_shape", "out_dtype", "dtype", "seq",
+                 "retained", "__weakref__")
+
+    def __init__(self, op, edges, saved, params, in_shapes, out_shape, out_dtype, dtype):
+        self.op = op
+        self.edges = edges
+        self.saved = saved
+        self.params = params
+        self.in_shapes = in_shapes
+        self.out_shape = out_shape
+        self.out_dtype = out_dtype
+        self.dtype = dtype
+        self.seq = next(_sequence)
+        self.retained = None
+
+    def name(self) -> str:
+        """PyTorch's class name of this backward function, e.g. ``"MulBackward0"``."""
+        g = self.op.grad_fn
+        return g if type(g) is str else g(*self.params)
+
+    @property
+    def next_functions(self) -> tuple:
+        """Pairs ``(node, 0)`` per input as in PyTorch: a Node, an :class:`AccumulateGrad` for a leaf that
+        requires grad, or None."""
+        out = []
+        for e in self.edges:
+            if e is None:
+                out.append((None, 0))
+            elif isinstance(e, Node):
+                out.append((e, 0))
+            else:
+                out.append((AccumulateGrad(e), 0))
+        return tuple(out)
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {id(self):#x}>"
+
+    def apply(self, grad, create_graph: bool):
+        """Run the derivative rule on the gradient of the output; returns one gradient (or None) per edge.
+
+        Raises:
+            RuntimeError: if the rule needs saved values that a previous backward released.
+        """
+        op = self.op
+        saved = self.saved
+        if saved is _FREED:
+            if op.saves:
+                raise RuntimeError(ERR_BACKWARD_TWICE)
+            saved = ()
+        args = [grad]
+        for kind, i in op.vjp_plan:
+            if kind == 0:  # a tensor input
+                t = saved[i]
+                if create_graph:
+                    args.append(t if t.data.dtype == self.dtype else t.to(self.dtype))
+                else:
+                    d = t.data
+                    args.append(d if d.dtype == self.dtype else d.astype(self.dtype))
+            elif kind == 1:  # the result
+                args.append(Tensor(saved[i], True, self) if create_graph else saved[i])
+            elif kind == 2:  # a non-tensor argument
+                args.append(self.params[i])
+            elif kind == 3:  # an input's shape
+                args.append(self.in_shapes[i])
+            else:  # which inputs need a gradient
+                args.append(tuple(e is not None for e in self.edges))
+        grads = op.vjp(*args)
+        if len(self.edges) == 1 and not (type(grads) is tuple and len(grads) == 1):
+            return (grads,)
+        if len(grads) != len(self.edges):
+            raise AssertionError(f"{op.name}: derivative returned {len(grads)} gradients for "
+                                 f"{len(self.edges)} inputs")
+        return grads
+
+
+class AccumulateGrad:
+    """The graph node PyTorch shows for a leaf that requires grad; ``variable`` is the leaf."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: Tensor):
+        self.variable = variable
+
+    def name(self) -> str:
+        """Always ``"AccumulateGrad"``."""
+        return "AccumulateGrad"
+
+    @property
+    def next_functions(self) -> tuple:
+        """Always empty."""
+        return ()
+
+    def __repr__(self) -> str:
+        return f"<AccumulateGrad object at {id(self):#x}>"
+
+
+# ------------------------------------------------------------------------------------------------ backward
+def _meta(target):
+    if type(target) is Node:
+        return target.out_shape, target.out_dtype
+    return target.data.shape, target.data.dtype
+
+
+def _fit(grad, shape, dtype, create_graph: bool):
+    """Sum a gradient back to its input's shape (undoing broadcasting) and cast it to the input's dtype."""
+    if create_graph:
+        if not isinstance(grad, Tensor):
+            grad = Tensor(np.asarray(grad, dtype=dtype))
+        if grad.data.shape != shape:
+            from .ops import sum_to_size, expand
+
+            grad = sum_to_size(grad, shape)
+            if grad.data.shape != shape:
+                grad = expand(grad, shape)
+        if grad.data.dtype != dtype:
+            grad = grad.to(dtype)
+        return grad
+    if type(grad) is not np.ndarray:
+        grad = np.asarray(grad)
+    if grad.shape != shape:
+        grad = sum_to(grad, shape)
+        if grad.shape != shape:
+            grad = np.broadcast_to(grad, shape)
+    if grad.dtype != dtype:
+        grad = grad.astype(dtype)
+    return grad
+
+
+def sum_to(a: np.ndarray, shape: tuple) -> np.ndarray:
+    """Sum ``a`` over the dimensions that broadcasting added or expanded to reach ``shape``.
+
+    Leading extra dimensions are summed away and dimensions where ``shape`` has size 1 are summed with
+    keepdims, like torch's ``sum_to_size``. A result that is still smaller than ``shape`` is returned as is
+    (the caller broadcasts it).
+    """
+    lead = a.ndim - len(shape)
+    if lead > 0:
+        a = a.sum(axis=tuple(range(lead)))
+    axes = tuple(i for i, s in enumerate(shape) if s == 1 and i < a.ndim and a.shape[i] != 1)
+    if axes:
+        a = a.sum(axis=axes, keepdims=True)
+    return a
+
+
+def _accumulate_leaf(leaf: Tensor, grad, create_graph: bool) -> None:
+    # AccumulateGrad (torch/csrc/autograd/functions/accumulate_grad.h): the first gradient is stored as a
+    # new tensor (copied so it never aliases a buffer the caller or another node holds), later ones are
+    # added in place, or out of place when recording the backward pass.
+    old = leaf._grad
+    if create_graph:
+        leaf._grad = grad if old is None else old + grad
+        return
+    if old is None:
+        leaf._grad = Tensor(np.array(grad, copy=True))
+    elif old.requires_grad:
+        leaf._grad = Tensor(old.data + grad)
+    else:
+        if not old.data.flags.writeable:
+            old.data = np.array(old.data)
+        old.data += grad
+
+
+def _add(a, b):
+    return b if a is None else a + b
+
+
+def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None):
+    """The engine. ``roots``: output Tensors; ``root_grads``: their gradients (ndarray, or Tensor when
+    create_graph). With ``capture`` (id(tensor) -> tensor) the gradients of those tensors are returned in a
+    dict instead of being accumulated into ``.grad``."""
+    captured = {}
+    capture_nodes = {}
+    if capture is not None:
+        for t in capture.values():
+            if t.grad_fn is not None:
+                capture_nodes[t.grad_fn] = t
+
+    deps = {}
+    buffers = {}
+    leaf_buffers = {}
+    stack = []
+    for root, g in zip(roots, root_grads):
+        node = root.grad_fn
+        if node is None:
+            leaf_buffers[id(root)] = (root, _add(leaf_buffers.get(id(root), (None, None))[1], g))
+            continue
+        buffers[node] = _add(buffers.get(node), g)
+        if node not in deps:
+            deps[node] = 0
+            stack.append(node)
+    while stack:
+        node = stack.pop()
+        for e in node.edges:
+            if type(e) is Node:
+                n = deps.get(e)
+                if n is None:
+                    deps[e] = 1
+                    stack.append(e)
+                else:
+                    deps[e] = n + 1
+
+    heap = [(-n.seq, n) for n in buffers if deps[n] == 0]
+    heapq.heapify(heap)
+    prev_mode = _mode.enabled
+    _mode.enabled = create_graph
+    try:
+        while heap:
+            node = heapq.heappop(heap)[1]
+            grad = buffers.pop(node)
+            if node.retained is not None:
+                t = node.retained()
+                if t is not None:
+                    _accumulate_leaf(t, grad, create_graph)
+            if capture_nodes and node in capture_nodes:
+                captured[id(capture_nodes[node])] = grad
+            grads = node.apply(grad, create_graph)
+            if not retain_graph:
+                node.saved = _FREED
+            for e, g in zip(node.edges, grads):
+                if e is None or g is None:
+                    continue
+                shape, dtype = _meta(e)
+                g = _fit(g, shape, dtype, create_graph)
+                if type(e) is Node:
+                    buffers[e] = _add(buffers.get(e), g)
+                    n = deps[e] - 1
+                    deps[e] = n
+                    if n == 0:
+                        heapq.heappush(heap, (-e.seq, e))
+                else:
+                    k = id(e)
+                    prev = leaf_buffers.get(k)
+                    leaf_buffers[k] = (e, g if prev is None else prev[1] + g)
+        for k, (leaf, g) in leaf_buffers.items():
+            if capture is not None:
+                if k in capture:
+                    captured[k] = g
+            elif leaf.requires_grad:
+                _accumulate_leaf(leaf, g, create_graph)
+    finally:
+        _mode.enabled = prev_mode
+    return captured
+
+
+def _as_list(x):
+    if x is None:
+        return None
+    if isinstance(x, Tensor):
+        return [x]
+    return list(x)
+
+
+def _make_grads(outputs, grad_outputs, create_graph: bool):
+    # torch.autograd.__init__._make_grads: implicit ones for one-element outputs, shape check otherwise.
+    from .ops._core import to_tensor
+
+    grads = []
+    for i, out in enumerate(outputs):
+        g = None if grad_outputs is None else grad_outputs[i]
+        if g is None:
+            if out.requires_grad and out.data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            g = Tensor(np.ones(out.data.shape, dtype=out.data.dtype))
+        else:
+            g = to_tensor(g)
+            if g.data.shape != out.data.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of torch.Size({list(g.data.shape)}) and "
+                    f"output[{i}] has a shape of torch.Size({list(out.data.shape)}).")
+        if not out.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        if g.data.dtype != out.data.dtype:
+            g = g.to(out.dtype) if create_graph else Tensor(g.data.astype(out.data.dtype))
+        grads.append(g if create_graph else g.data)
+    return grads
+
+
+def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, create_graph: bool = False,
+             inputs=None) -> None:
+    """Accumulate gradients of ``tensors`` into the ``.grad`` of the leaves of their graph.
+
+    Args:
+        tensors: a Tensor or a sequence of Tensors to differentiate.
+        grad_tensors: the v of each vector-Jacobian product (same shapes as ``tensors``); may be None for
+            one-element outputs.
+        retain_graph: keep saved buffers for another backward (default: ``create_graph``).
+        create_graph: record the backward pass for higher-order derivatives.
+        inputs: if given, only these leaves get their ``.grad`` updated.
+
+    Raises:
+        RuntimeError: PyTorch's messages for non-scalar outputs without a gradient, shape mismatch, outputs
+            that do not require grad, and backward through freed buffers.
+
+    Matches torch.autograd.backward.
+    """
+    tensors = _as_list(tensors)
+    grad_tensors = _as_list(grad_tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    grads = _make_grads(tensors, grad_tensors, create_graph)
+    if inputs is None:
+        _run(tensors, grads, retain_graph, create_graph)
+        return
+    inputs = _as_list(inputs)
+    captured = _run(tensors, grads, retain_graph, create_graph, capture={id(t): t for t in inputs})
+    for t in inputs:
+        g = captured.get(id(t))
+        if g is not None:
+            _accumulate_leaf(t, g, create_graph)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, create_graph: bool = False,
+         allow_unused: bool = False):
+    """The gradients of ``outputs`` with respect to ``inputs``, returned rather than accumulated.
+
+    Args:
+        outputs: a Tensor or sequence of Tensors.
+        inputs: a Tensor or sequence of Tensors that require grad (leaves or not).
+        grad_outputs: the v of each vector-Jacobian product, or None for one-element outputs.
+        retain_graph: keep saved buffers (default: ``create_graph``).
+        create_graph: record the computation so the result can be differentiated again.
+        allow_unused: return None for inputs the outputs do not depend on instead of raising.
+
+    Returns:
+        A tuple with one Tensor (or None) per input.
+
+    Raises:
+        RuntimeError: PyTorch's messages, including "One of the differentiated Tensors appears to not have
+            been used in the graph" and "One of the differentiated Tensors does not require grad".
+
+    Matches torch.autograd.grad.
+    """
+    outputs = _as_list(outputs)
+    inputs = _as_list(inputs)
+    for t in inputs:
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if retain_graph is None:
+        retain_graph = create_graph
+    grads = _make_grads(outputs, _as_list(grad_outputs), create_graph)
+    captured = _run(outputs, grads, retain_graph, create_graph, capture={id(t): t for t in inputs})
+    result = []
+    for t in inputs:
+        g = captured.get(id(t))
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the "
+                                   "graph. Set allow_unused=True if this is the desired behavior.")
+            result.append(None)
+        else:
+            result.append(g if isinstance(g, Tensor) else Tensor(np.array(g, copy=True)))
+    return tuple(result)

@@ -1,0 +1,55 @@
+"""The op table: every op's forward and derivative, grouped by family, plus Tensor's operators.
+
+Importing this package fills :data:`REGISTRY` (name → callable, the namespace of the language and of
+``import gradcli``) and installs Tensor methods and operators. Families:
+
+* :mod:`.elementwise` — arithmetic, powers, exp/log, activations, comparisons, dtype casts
+* :mod:`.reduction` — sum, mean, norm, sum_to_size
+* :mod:`.linalg` — dot, mv, mm, outer, matmul
+* :mod:`.shape` — reshape/view, transpose/permute/T, squeeze/unsqueeze, expand, indexing
+* :mod:`.loss` — binary_cross_entropy_with_logits
+* :mod:`.creation` — tensor, zeros, ones, full, eye, arange, linspace, rand, randn, *_like
+"""
+
+from ..tensor import Tensor
+from . import creation, elementwise, linalg, loss, reduction, shape  # noqa: F401  (fill the registry)
+from ._core import KINDS, REGISTRY, Op, to_tensor
+from .elementwise import (abs, add, bitwise_and, bitwise_or, bitwise_xor, div, eq, exp, ge, gt, le, log, lt,
+                          mul, ne, neg, pow, reciprocal, relu, rsub, sigmoid, sign, sqrt, sub, tanh, to, where)
+from .linalg import dot, matmul, mm, mv, outer
+from .loss import binary_cross_entropy_with_logits
+from .reduction import mean, norm, sum, sum_to_size
+from .shape import expand, flatten, getitem, permute, reshape, select, squeeze, t, transpose, unsqueeze
+
+# Python's operator protocol -> op. Reflected forms (__radd__ for ``2 + x``) swap the operands; ``2 / x`` is
+# ``reciprocal(x) * 2`` as in PyTorch (grad_fn MulBackward0).
+_OPERATORS = {
+    "__add__": lambda a, b: add(a, b),
+    "__radd__": lambda a, b: add(b, a) if isinstance(b, Tensor) else add(a, b),
+    "__sub__": lambda a, b: sub(a, b),
+    "__rsub__": lambda a, b: rsub(a, b),
+    "__mul__": lambda a, b: mul(a, b),
+    "__rmul__": lambda a, b: mul(b, a) if isinstance(b, Tensor) else mul(a, b),
+    "__truediv__": lambda a, b: div(a, b),
+    "__rtruediv__": lambda a, b: mul(reciprocal(a), b),
+    "__matmul__": lambda a, b: matmul(a, to_tensor(b)),
+    "__rmatmul__": lambda a, b: matmul(to_tensor(b), a),
+    "__pow__": lambda a, b: pow(a, b),
+    "__rpow__": lambda a, b: pow(b, a),
+    "__neg__": lambda a: neg(a),
+    "__pos__": lambda a: a,
+    "__abs__": lambda a: abs(a),
+    "__eq__": lambda a, b: eq(a, b),
+    "__ne__": lambda a, b: ne(a, b),
+    "__lt__": lambda a, b: lt(a, b),
+    "__le__": lambda a, b: le(a, b),
+    "__gt__": lambda a, b: gt(a, b),
+    "__ge__": lambda a, b: ge(a, b),
+    "__and__": lambda a, b: bitwise_and(a, b),
+    "__or__": lambda a, b: bitwise_or(a, b),
+    "__xor__": lambda a, b: bitwise_xor(a, b),
+}
+for _name, _fn in _OPERATORS.items():
+    setattr(Tensor, _name, _fn)
+
+__all__ = ["REGISTRY", "KINDS", "Op", "to_tensor"] + sorted(n for n in REGISTRY if not n.startswith("_"))

@@ -1,0 +1,280 @@
+"""The Tensor: a numpy array plus what autograd needs (requires_grad, grad, grad_fn).
+
+Operators (``+ - * / @ ** -x``, comparisons) and op methods (``x.sum()``, ``x.pow(2)``, ``x.T``) are installed
+on :class:`Tensor` by the op table (:mod:`gradcli.ops`), where each op is declared once with its derivative.
+This module holds only what is not an op: metadata, autograd entry points, conversion and printing.
+
+Semantics and messages follow ``torch.Tensor`` (PyTorch 2.13).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from . import dtypes
+
+_NONLEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
+    "populated during autograd.backward(). If you indeed want the .grad field to be populated for a non-leaf "
+    "Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure "
+    "you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more informations."
+)
+REQUIRES_GRAD_DTYPE_ERROR = "Only Tensors of floating point and complex dtype can require gradients"
+# requires_grad_() words it differently in PyTorch 2.13.
+REQUIRES_GRAD_INPLACE_ERROR = "Only Tensors of floating point dtype can require gradients"
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple of ints that prints as PyTorch's ``torch.Size([2, 3])``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"torch.Size({list(self)})"
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        """The product of the sizes (1 for ``()``)."""
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+class Tensor:
+    """An n-dimensional array that records the operations applied to it for reverse-mode differentiation.
+
+    Create tensors with :func:`gradcli.tensor` and the creation functions (``ones``, ``randn``, ...); the
+    constructor is internal and takes a numpy array as is.
+
+    Attributes:
+        data: the values, a numpy ndarray (0-d for scalars) of a supported dtype (see :mod:`gradcli.dtypes`).
+        requires_grad: whether operations on this tensor are recorded.
+        grad_fn: the graph :class:`~gradcli.autograd.Node` that produced this tensor, None for leaves.
+        grad: the accumulated gradient (a Tensor of the same shape and dtype) of a leaf, or None.
+    """
+
+    __slots__ = ("data", "requires_grad", "grad_fn", "_grad", "_retains_grad", "__weakref__")
+    # Make numpy defer to Tensor's reflected operators in ``ndarray * Tensor``.
+    __array_priority__ = 1000
+    __hash__ = object.__hash__
+
+    def __init__(self, data: np.ndarray, requires_grad: bool = False, grad_fn=None):
+        self.data = data
+        self.requires_grad = requires_grad
+        self.grad_fn = grad_fn
+        self._grad = None
+        self._retains_grad = False
+
+    # ----------------------------------------------------------------------------------------------- metadata
+    @property
+    def shape(self) -> Size:
+        """The shape as a :class:`Size`."""
+        return Size(self.data.shape)
+
+    def size(self, dim: int | None = None):
+        """The shape, or the size of one dimension (negative ``dim`` counts from the end), as torch.Tensor.size."""
+        if dim is None:
+            return Size(self.data.shape)
+        from .ops._core import normalize_dim
+
+        return self.data.shape[normalize_dim(dim, self.data.ndim)]
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        """The element type, e.g. ``torch.float32``."""
+        return dtypes.from_numpy(self.data.dtype)
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions."""
+        return self.data.ndim
+
+    def dim(self) -> int:
+        """The number of dimensions, as torch.Tensor.dim."""
+        return self.data.ndim
+
+    def numel(self) -> int:
+        """The number of elements."""
+        return int(self.data.size)
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors not produced by a recorded operation (grad_fn is None), as in PyTorch."""
+        return self.grad_fn is None
+
+    def is_floating_point(self) -> bool:
+        """True for float16/32/64 tensors."""
+        return self.data.dtype.kind == "f"
+
+    # -------------------------------------------------------------------------------------------- autograd
+    @property
+    def grad(self):
+        """The gradient accumulated by backward: a Tensor for leaves (and for non-leaves after
+        ``retain_grad()``), otherwise None. Reading it on a non-leaf that does not retain its gradient warns
+        as PyTorch does (UserWarning) and returns None."""
+        if self.grad_fn is not None and not self._retains_grad and self._grad is None:
+            warnings.warn(_NONLEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}")
+            if value.data.shape != self.data.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+            if value.data.dtype != self.data.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+        self._grad = value
+
+    def backward(self, gradient=None, retain_graph: bool | None = None, create_graph: bool = False,
+                 inputs=None) -> None:
+        """Accumulate the gradient of this tensor into ``.grad`` of the leaves it depends on.
+
+        Args:
+            gradient: v of the vector-Jacobian product, same shape as this tensor; may be omitted for
+                tensors with one element (it is then 1).
+            retain_graph: keep saved buffers for another backward; defaults to ``create_graph``.
+            create_graph: record the backward pass so that gradients can be differentiated again.
+            inputs: accumulate only into these leaves.
+
+        Raises:
+            RuntimeError: with PyTorch's messages, for a non-scalar output without ``gradient``, a gradient
+                of the wrong shape, an output that does not require grad, or a second backward through
+                freed buffers.
+
+        Matches torch.Tensor.backward.
+        """
+        from .autograd import backward
+
+        backward([self], None if gradient is None else [gradient], retain_graph=retain_graph,
+                 create_graph=create_graph, inputs=inputs)
+
+    def detach(self) -> "Tensor":
+        """A new leaf sharing this tensor's data, with requires_grad False (torch.Tensor.detach)."""
+        return Tensor(self.data)
+
+    def detach_(self) -> "Tensor":
+        """Make this tensor a leaf that does not require grad, in place (torch.Tensor.detach_)."""
+        self.grad_fn = None
+        self.requires_grad = False
+        return self
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        """Set requires_grad in place and return self.
+
+        Raises:
+            RuntimeError: on a non-leaf asked to stop requiring grad, or a non-float tensor asked to
+                require grad, with PyTorch's messages.
+        """
+        requires_grad = bool(requires_grad)
+        if self.grad_fn is not None and not requires_grad:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use "
+                               "a computed variable in a subgraph that doesn't require differentiation use "
+                               "var_no_grad = var.detach().")
+        if requires_grad and self.data.dtype.kind != "f":
+            raise RuntimeError(REQUIRES_GRAD_INPLACE_ERROR)
+        self.requires_grad = requires_grad
+        return self
+
+    def retain_grad(self) -> None:
+        """Make backward fill ``.grad`` of this non-leaf tensor too (no-op on leaves).
+
+        Raises:
+            RuntimeError: on a tensor that does not require grad (PyTorch's message).
+        """
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is not None and not self._retains_grad:
+            import weakref
+
+            self._retains_grad = True
+            self.grad_fn.retained = weakref.ref(self)
+
+    @property
+    def retains_grad(self) -> bool:
+        """True for a non-leaf tensor after ``retain_grad()``."""
+        return self._retains_grad
+
+    def zero_(self) -> "Tensor":
+        """Fill with zeros in place and return self (torch.Tensor.zero_).
+
+        Raises:
+            RuntimeError: on a leaf that requires grad while grad mode is on (PyTorch's message).
+        """
+        from .autograd import is_grad_enabled
+
+        if self.requires_grad and self.grad_fn is None and is_grad_enabled():
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        if self.data.flags.writeable:
+            self.data[...] = 0
+        else:
+            self.data = np.zeros_like(self.data)
+        return self
+
+    # ---------------------------------------------------------------------------------------- conversions
+    def item(self):
+        """The value of a one-element tensor as a Python number.
+
+        Raises:
+            RuntimeError: for tensors with more than one element (PyTorch's message).
+        """
+        if self.data.size != 1:
+            raise RuntimeError(f"a Tensor with {self.data.size} elements cannot be converted to Scalar")
+        return self.data.reshape(()).item()
+
+    def tolist(self):
+        """The values as (nested) Python lists, or a number for a 0-d tensor."""
+        return self.data.tolist()
+
+    def numpy(self) -> np.ndarray:
+        """The data as a numpy array (shared, not copied).
+
+        Raises:
+            RuntimeError: if the tensor requires grad (PyTorch's message).
+        """
+        if self.requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                               "instead.")
+        return self.data
+
+    def __bool__(self) -> bool:
+        if self.data.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.data.reshape(()))
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self.data.dtype.kind not in "iub" or self.data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.data.reshape(()))
+
+    def __len__(self) -> int:
+        if self.data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.data.shape[0]
+
+    def __iter__(self):
+        if self.data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.data.shape[0]))
+
+    def __repr__(self) -> str:
+        from .printing import format_tensor
+
+        fn = self.grad_fn
+        return format_tensor(self.data, requires_grad=self.requires_grad and fn is None,
+                             grad_fn=None if fn is None else fn.name(),
+                             default_dtype=dtypes.get_default_dtype().np)
+
+    __str__ = __repr__
