@@ -158,7 +158,7 @@ def _tensor_str_with_formatter(
         for i in rows
     ]
     # Blank lines between blocks grow with the dimension, as in torch.
-    return "[" + ("," + "\n" + " " * (indent + 1)).join(slices) + "]"
+    return "[" + ("," + "\n" * (dim - 1) + " " * (indent + 1)).join(slices) + "]"
 
 
 def _add_suffixes(tensor_str: str, suffixes: list[str], indent: int) -> str:
