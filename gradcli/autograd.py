@@ -164,7 +164,9 @@ class Node:
         for kind, i in op.vjp_plan:
             if kind == 0:  # a tensor input
                 t = saved[i]
-                if create_graph:
+                if t is None:
+                    args.append(None)
+                elif create_graph:
                     args.append(t if t.data.dtype == self.dtype else t.to(self.dtype))
                 else:
                     d = t.data

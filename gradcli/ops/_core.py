@@ -47,6 +47,9 @@ REGISTRY: dict[str, object] = {}
 #: The kind of each registry entry, for ``gradcli ops``: "op", "creation", "function".
 KINDS: dict[str, str] = {}
 
+#: The names of the Tensor methods installed by the op table (the language may call these).
+METHODS: set[str] = set()
+
 
 def register(name: str, fn, kind: str = "function") -> None:
     """Add a callable to the namespace of the language and of ``import gradcli``."""
@@ -57,6 +60,7 @@ def register(name: str, fn, kind: str = "function") -> None:
 def install_method(name: str, fn) -> None:
     """Make ``fn(self, ...)`` the Tensor method ``name``."""
     setattr(Tensor, name, fn)
+    METHODS.add(name)
 
 
 class Op:
@@ -331,7 +335,9 @@ def _wrap_output(o: Op, out, tensors, datas, params, dtype):
 
 def _saved_input(t, data):
     # Keep the Tensor (its graph is needed for create_graph); numbers and casts of constants become plain
-    # Tensors of the computed dtype.
+    # Tensors of the computed dtype; an omitted optional input (weight=None) stays None.
+    if data is None:
+        return None
     if type(t) is Tensor and (t.requires_grad or t.data is data):
         return t
     return Tensor(data)

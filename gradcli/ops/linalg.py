@@ -146,12 +146,12 @@ def matmul(input, other):
     if a_nd == 2 and b_nd == 1:
         return mv(input, other)
     if a_nd == 1 and b_nd == 2:
-        from .shape import squeeze, unsqueeze
+        from .shape import unsqueeze
 
         if input.shape[0] != other.shape[0]:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied (1x{input.shape[0]} and "
                                f"{other.shape[0]}x{other.shape[1]})")
-        return squeeze(mm(unsqueeze(input, 0), other), 0)
+        return _squeeze_result(mm(unsqueeze(input, 0), other), 0)
     if a_nd == 2 and b_nd == 2:
         return mm(input, other)
     ka = input.shape[-1]
@@ -164,6 +164,22 @@ def matmul(input, other):
         return np.matmul(input, other)
     _check_same_dtype(input.data, other.data, "expected m1 and m2 to have the same dtype, but got:")
     return _matmul_batched(input, other)
+
+
+def _squeeze_result_forward(input, dim):
+    """Drop the size-1 row that matmul added to a 1-d left operand (aten's in-place ``squeeze_``)."""
+    return np.squeeze(input, axis=dim)
+
+
+# matmul's in-place squeeze_ records SqueezeBackward4, not squeeze's SqueezeBackward1.
+_squeeze_result = op("SqueezeBackward4", promote=None, name="_squeeze_result")(_squeeze_result_forward)
+
+
+@_squeeze_result.defvjp
+def _(grad, dim, input_shape):
+    from .shape import reshape
+
+    return reshape(grad, input_shape)
 
 
 register("matmul", matmul, "op")

@@ -1,0 +1,179 @@
+"""The gradient calculation behind ``gradcli grad`` (and each entry of ``gradcli batch``).
+
+Parse the program, bind the input specs, run it, take the last expression as the output, call backward
+(``repeat`` times, keeping the graph, optionally zeroing gradients between calls), and collect a
+:class:`~gradcli.result.GradResult`. Nothing here formats output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import dtypes
+from .autograd import AccumulateGrad, Node
+from .errors import EvalError, GradcliError, InputError
+from .result import GradResult, Graph, GraphNode, InputInfo, TensorInfo
+from .tensor import Tensor
+
+
+@dataclass
+class GradRequest:
+    """What to compute. ``inputs``/``consts`` are ``NAME=SPEC`` strings (``-i``/``-c``); ``gradient`` is a
+    SPEC for v of the vector-Jacobian product; ``dtype`` the default float dtype ("float32" or "float64")."""
+    program: str
+    inputs: list = field(default_factory=list)
+    consts: list = field(default_factory=list)
+    gradient: str | None = None
+    repeat: int = 1
+    zero_grad: bool = False
+    seed: int | None = None
+    dtype: str = "float32"
+    filename: str = "<expr>"
+    max_steps: int | None = None
+
+
+def tensor_info(t: Tensor) -> TensorInfo:
+    """The plain-data view of a tensor."""
+    return TensorInfo(value=t.data, shape=tuple(t.data.shape), dtype=t.dtype.name,
+                      grad_fn=None if t.grad_fn is None else t.grad_fn.name(), requires_grad=t.requires_grad)
+
+
+def compute(req: GradRequest, write=None, warn=None) -> GradResult:
+    """Run a :class:`GradRequest`.
+
+    Args:
+        write: where the program's ``print`` output goes (default: collected into ``result.printed``).
+        warn: where warnings go (default: standard error).
+
+    Raises:
+        InputError: bad options or input specs (exit 2).
+        GradcliSyntaxError: the program or a spec does not parse (exit 2).
+        EvalError: the program or backward fails (exit 1), with PyTorch's type and message.
+    """
+    from .language.build import build_program
+    from .language.interpreter import DEFAULT_MAX_STEPS, Interpreter
+    from .language.specs import evaluate_spec, parse_spec
+    from .ops import creation, to_tensor
+
+    if req.repeat < 1:
+        raise InputError(f"--repeat must be at least 1, got {req.repeat}", type="UsageError")
+    try:
+        dtypes.set_default_dtype(req.dtype)
+    except TypeError:
+        raise InputError(f"--dtype must be float32 or float64, got {req.dtype!r}", type="UsageError") from None
+    if req.seed is not None:
+        creation.manual_seed(req.seed)
+
+    printed = []
+    interp = Interpreter(write=write or printed.append, warn=warn,
+                         max_steps=req.max_steps or DEFAULT_MAX_STEPS)
+    program = build_program(req.program, req.filename)  # syntax errors before anything runs
+    specs = [parse_spec(s, True) for s in req.inputs] + [parse_spec(s, False) for s in req.consts]
+    seen = set()
+    named = []
+    for spec in specs:
+        if spec.name in seen:
+            raise InputError(f"{spec.name} is defined twice by -i/-c", type="InputSpecError")
+        seen.add(spec.name)
+        t = evaluate_spec(spec, interp)
+        interp.globals[spec.name] = t
+        named.append((spec.name, t, "input" if spec.requires_grad else "const"))
+
+    output = interp.run(program)
+    if output is None:
+        raise EvalError("the program has no output: its last statement must be an expression (or an "
+                        "assignment)", type="ValueError")
+    if not isinstance(output, Tensor):
+        try:
+            output = to_tensor(output)
+        except (TypeError, ValueError):
+            raise EvalError(f"the output must be a tensor or a number, not {type(output).__name__}",
+                            type="TypeError") from None
+
+    # Leaves the program made itself (x = tensor(..., requires_grad=True)) are reported too, by name.
+    ids = {id(t) for _, t, _ in named}
+    for name, value in interp.globals.items():
+        if isinstance(value, Tensor) and value.is_leaf and value.requires_grad and id(value) not in ids:
+            named.append((name, value, "leaf"))
+            ids.add(id(value))
+
+    gradient = None
+    if req.gradient is not None:
+        from .language.specs import Spec
+
+        gradient = evaluate_spec(Spec("gradient", req.gradient, False, "--gradient"), interp)
+        if gradient.data.dtype.kind != "f":
+            gradient = Tensor(gradient.data.astype(output.data.dtype))
+
+    graph = build_graph(output, {id(t): name for name, t, _ in named})
+    calls = []
+    for k in range(req.repeat):
+        if req.zero_grad and k > 0:
+            for _, t, _ in named:
+                if t._grad is not None:
+                    t._grad.data = np.zeros_like(t._grad.data)
+        try:
+            output.backward(gradient, retain_graph=k < req.repeat - 1)
+        except GradcliError:
+            raise
+        except (RuntimeError, TypeError, ValueError) as e:
+            err = EvalError.from_exception(e)
+            if "does not require grad" in err.message:
+                err.hint = "declare an input that requires grad with -i NAME=SPEC"
+            elif "implicitly created only for scalar outputs" in err.message:
+                err.hint = (f"the output has shape {list(output.data.shape)}: pass --gradient SPEC of that shape "
+                            "(the v of the vector-Jacobian product), or reduce it, e.g. with .sum()")
+            raise err from None
+        calls.append({name: (None if t._grad is None else np.array(t._grad.data))
+                      for name, t, _ in named if t.requires_grad})
+
+    inputs = [InputInfo(name=name, value=tensor_info(t), kind=kind,
+                        grad=None if t._grad is None else np.array(t._grad.data)) for name, t, kind in named]
+    return GradResult(program=req.program, output=tensor_info(output), inputs=inputs, calls=calls, graph=graph,
+                      printed="".join(printed))
+
+
+def build_graph(output: Tensor, leaf_names: dict) -> Graph:
+    """The graph under ``output`` (root first, breadth first, without recursion): one node per grad_fn and per
+    leaf that requires grad; leaves are named from ``leaf_names`` (id(tensor) → name) or ``leaf0``, ``leaf1``."""
+    graph = Graph()
+    root = output.grad_fn
+    if root is None:
+        return graph
+    ids = {}
+    queue = [root]
+    ids[root] = "n0"
+    count = 1
+    unnamed = 0
+    i = 0
+    while i < len(queue):
+        node = queue[i]
+        i += 1
+        inputs = []
+        for e in node.edges:
+            if e is None:
+                continue
+            key = e if isinstance(e, Node) else id(e)
+            if key not in ids:
+                if isinstance(e, Node):
+                    ids[key] = f"n{count}"
+                    count += 1
+                    queue.append(e)
+                else:
+                    name = leaf_names.get(id(e))
+                    if name is None:
+                        name = f"leaf{unnamed}"
+                        unnamed += 1
+                    ids[key] = name
+                    graph.nodes.append(GraphNode(id=name, name=AccumulateGrad(e).name(), shape=tuple(e.data.shape),
+                                                 dtype=e.dtype.name, inputs=[], leaf=name))
+            inputs.append(ids[key])
+            graph.edges.append((ids[key], ids[node]))
+        graph.nodes.append(GraphNode(id=ids[node], name=node.name(), shape=tuple(node.out_shape),
+                                     dtype=dtypes.from_numpy(node.out_dtype).name, inputs=inputs))
+    # Root first, then the other grad_fns in discovery order, leaves last.
+    order = {n.id: k for k, n in enumerate(graph.nodes)}
+    graph.nodes.sort(key=lambda n: (n.leaf is not None, int(n.id[1:]) if n.leaf is None else order[n.id]))
+    return graph

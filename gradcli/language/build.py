@@ -1,0 +1,373 @@
+"""Tree → program: turn the Lark parse tree into :mod:`.nodes`, checking what the grammar leaves loose.
+
+The grammar parses assignment targets and keyword-argument names as expressions (that keeps it LALR(1));
+the builder checks them and reports ``cannot assign to ...`` with the position. The transformer is Lark's
+non-recursive one, so deeply nested input does not exhaust Python's stack here. String literals are decoded
+by :func:`decode_string` (no Python ``eval``); f-string fields are parsed with the same grammar.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lark import Token, Transformer_NonRecursive, v_args
+
+from ..errors import GradcliSyntaxError
+from . import nodes as n
+from .grammar import parse
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "0": "\0", "a": "\a", "b": "\b",
+            "f": "\f", "v": "\v", "\n": ""}
+_ESCAPE_RE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.|\n)", re.S)
+
+
+def decode_string(token: str) -> str:
+    """The value of a string literal token (quotes, ``r``/``f`` prefix and backslash escapes handled as Python
+    does for the common escapes; unknown escapes are kept as written, like Python)."""
+    raw = token[0] in "rR"
+    body = token[2:-1] if token[0] in "rRfF" else token[1:-1]
+    if raw:
+        return body
+
+    def sub(m):
+        e = m.group(1)
+        if e[0] in "xuU" and len(e) > 1:
+            return chr(int(e[1:], 16))
+        return _ESCAPES.get(e, "\\" + e)
+
+    return _ESCAPE_RE.sub(sub, body)
+
+
+def _pos(meta_or_token):
+    return getattr(meta_or_token, "line", 1) or 1, getattr(meta_or_token, "column", 1) or 1
+
+
+def _at(child):
+    """Position of a built node or token."""
+    if isinstance(child, n.Node):
+        return child.line, child.col
+    return _pos(child)
+
+
+_BINOPS = ("add", "sub", "mul", "div", "floordiv", "mod", "matmul", "pow", "bitor", "bitxor", "bitand")
+_AUGOPS = {"+=": "add", "-=": "sub", "*=": "mul", "/=": "div", "@=": "matmul", "**=": "pow"}
+
+
+@v_args(meta=True)
+class _Builder(Transformer_NonRecursive):
+    def __init__(self, source: str, filename: str):
+        super().__init__()
+        self.source = source
+        self.filename = filename
+
+    def _error(self, message, line, col):
+        return GradcliSyntaxError(message, line=line, column=col, source=self.source, filename=self.filename)
+
+    # ------------------------------------------------------------------------------------------ programs
+    def file_input(self, meta, children):
+        body = []
+        for c in children:
+            body.extend(c if isinstance(c, list) else [c])
+        return body
+
+    def spec_input(self, meta, children):
+        return children[0]
+
+    def simple_stmt(self, meta, children):
+        return [c for c in children if c is not None]
+
+    def suite(self, meta, children):
+        body = []
+        for c in children:
+            body.extend(c if isinstance(c, list) else [c])
+        return body
+
+    def expr_stmt(self, meta, children):
+        line, col = _at(children[0])
+        return n.ExprStmt(line, col, children[0])
+
+    def _check_target(self, t):
+        if isinstance(t, (n.Name, n.Attribute, n.Subscript)):
+            if isinstance(t, n.Name) and t.id in ("True", "False", "None"):
+                raise self._error(f"cannot assign to {t.id}", t.line, t.col)
+            return
+        if isinstance(t, n.Seq) and t.kind in ("tuple", "list"):
+            for item in t.items:
+                self._check_target(item)
+            return
+        what = {"Call": "function call", "Const": "literal", "BinOp": "expression", "Compare": "comparison"}
+        raise self._error(f"cannot assign to {what.get(type(t).__name__, 'expression')}", t.line, t.col)
+
+    def assign(self, meta, children):
+        target, value = children
+        self._check_target(target)
+        return n.Assign(target.line, target.col, target, value)
+
+    def aug_assign(self, meta, children):
+        target, op, value = children
+        if not isinstance(target, (n.Name, n.Attribute, n.Subscript)):
+            raise self._error("illegal expression for augmented assignment", target.line, target.col)
+        return n.AugAssign(target.line, target.col, target, _AUGOPS[str(op)], value)
+
+    def return_stmt(self, meta, children):
+        return n.Return(*_pos(meta), children[0])
+
+    def pass_stmt(self, meta, children):
+        return n.Pass(*_pos(meta))
+
+    def break_stmt(self, meta, children):
+        return n.Break(*_pos(meta))
+
+    def continue_stmt(self, meta, children):
+        return n.Continue(*_pos(meta))
+
+    def dotted_name(self, meta, children):
+        return ".".join(str(c) for c in children)
+
+    def import_stmt(self, meta, children):
+        module, alias = children
+        return n.Import(*_pos(meta), module, None if alias is None else str(alias))
+
+    def from_import(self, meta, children):
+        module, name, alias = children
+        return n.Import(*_pos(meta), module, None if alias is None else str(alias), str(name))
+
+    def if_stmt(self, meta, children):
+        test, body, *rest = children
+        orelse = rest.pop() if rest and (rest[-1] is None or isinstance(rest[-1], list)) else None
+        branches = [(test, body)] + [c for c in rest]
+        return n.If(*_pos(meta), branches, orelse)
+
+    def elif_clause(self, meta, children):
+        return (children[0], children[1])
+
+    def while_stmt(self, meta, children):
+        return n.While(*_pos(meta), children[0], children[1])
+
+    def for_stmt(self, meta, children):
+        target, it, body = children
+        self._check_target(target)
+        return n.For(*_pos(meta), target, it, body)
+
+    def funcdef(self, meta, children):
+        name, params, body = children
+        return n.FunctionDef(*_pos(meta), str(name), params or [], body)
+
+    def parameters(self, meta, children):
+        names = [p[0] for p in children]
+        if len(set(names)) != len(names):
+            raise self._error("duplicate argument in function definition", *_pos(meta))
+        return children
+
+    def param(self, meta, children):
+        return (str(children[0]), children[1])
+
+    def with_stmt(self, meta, children):
+        ctx, alias, body = children
+        return n.With(*_pos(meta), ctx, None if alias is None else str(alias), body)
+
+    # ---------------------------------------------------------------------------------------- expressions
+    def tuple(self, meta, children):
+        items = [c for c in children if c is not None]
+        line, col = _at(items[0])
+        return n.Seq(line, col, "tuple", items)
+
+    def paren_tuple(self, meta, children):
+        return n.Seq(*_pos(meta), "tuple", [c for c in children if c is not None])
+
+    def empty_tuple(self, meta, children):
+        return n.Seq(*_pos(meta), "tuple", [])
+
+    def list(self, meta, children):
+        return n.Seq(*_pos(meta), "list", [c for c in children if c is not None])
+
+    def set(self, meta, children):
+        return n.Seq(*_pos(meta), "set", list(children))
+
+    def ternary(self, meta, children):
+        body, test, orelse = children
+        return n.Ternary(body.line, body.col, body, test, orelse)
+
+    def or_(self, meta, children):
+        return n.BoolOp(*_at(children[0]), "or_", children[0], children[1])
+
+    def and_(self, meta, children):
+        return n.BoolOp(*_at(children[0]), "and_", children[0], children[1])
+
+    def not_(self, meta, children):
+        return n.UnaryOp(*_pos(meta), "not_", children[0])
+
+    def compare(self, meta, children):
+        left, op, right = children
+        if isinstance(left, n.Compare):  # a < b < c is one chain, as in Python
+            left.ops.append(str(op))
+            left.operands.append(right)
+            return left
+        return n.Compare(left.line, left.col, [str(op)], [left, right])
+
+    def neg(self, meta, children):
+        return n.UnaryOp(*_pos(meta), "neg", children[0])
+
+    def pos(self, meta, children):
+        return n.UnaryOp(*_pos(meta), "pos", children[0])
+
+    def invert(self, meta, children):
+        return n.UnaryOp(*_pos(meta), "invert", children[0])
+
+    def getattr(self, meta, children):
+        value, name = children
+        return n.Attribute(value.line, value.col, value, str(name))
+
+    def call(self, meta, children):
+        func, args = children
+        pos_args, kwargs, star = [], [], None
+        for kind, a, b in args or []:
+            if kind == "pos":
+                if kwargs:
+                    raise self._error("positional argument follows keyword argument", a.line, a.col)
+                pos_args.append(a)
+            elif kind == "star":
+                star = a
+            else:
+                if any(k == a for k, _ in kwargs):
+                    raise self._error(f"keyword argument repeated: {a}", b.line, b.col)
+                kwargs.append((a, b))
+        return n.Call(func.line, func.col, func, pos_args, kwargs, star)
+
+    def arguments(self, meta, children):
+        return children
+
+    def pos_arg(self, meta, children):
+        return ("pos", children[0], None)
+
+    def star_arg(self, meta, children):
+        return ("star", children[0], None)
+
+    def kw_arg(self, meta, children):
+        key, value = children
+        if not isinstance(key, n.Name):
+            raise self._error('expression cannot contain assignment, perhaps you meant "=="?', key.line, key.col)
+        return ("kw", key.id, value)
+
+    def getitem(self, meta, children):
+        value, (parts, is_tuple) = children
+        return n.Subscript(value.line, value.col, value, parts, is_tuple)
+
+    def subscripts(self, meta, children):
+        parts = [c for c in children if c is not None]
+        return parts, len(parts) > 1
+
+    def slice(self, meta, children):
+        start, stop, step = (children + [None, None, None])[:3]
+        return n.SliceExpr(*_pos(meta), start, stop, step)
+
+    def name(self, meta, children):
+        return n.Name(*_pos(children[0]), str(children[0]))
+
+    def int(self, meta, children):
+        return n.Const(*_pos(children[0]), int(children[0]))
+
+    def float(self, meta, children):
+        return n.Const(*_pos(children[0]), float(children[0]))
+
+    def string(self, meta, children):
+        line, col = _pos(children[0])
+        parts = []
+        for tok in children:
+            if tok.type == "FSTRING":
+                parts.extend(self._fstring_parts(tok))
+            else:
+                parts.append(decode_string(tok))
+        if all(isinstance(p, str) for p in parts):
+            return n.Const(line, col, "".join(parts))
+        return n.FString(line, col, parts)
+
+    def _fstring_parts(self, tok: Token) -> list:
+        body = str(tok)[2:-1]
+        parts, i, text = [], 0, []
+        while i < len(body):
+            ch = body[i]
+            if ch == "{" and body[i + 1:i + 2] == "{":
+                text.append("{")
+                i += 2
+            elif ch == "}" and body[i + 1:i + 2] == "}":
+                text.append("}")
+                i += 2
+            elif ch == "{":
+                depth, j = 1, i + 1
+                while j < len(body) and depth:
+                    depth += {"{": 1, "}": -1}.get(body[j], 0)
+                    j += 1
+                if depth:
+                    raise self._error("f-string: expecting '}'", tok.line, tok.column)
+                field = body[i + 1:j - 1]
+                spec = None
+                if ":" in field and not field.rstrip().endswith("]"):
+                    field, spec = field.split(":", 1)
+                conversion = None
+                if re.search(r"![rsa]$", field.strip()):
+                    field, conversion = field.strip()[:-2], field.strip()[-1]
+                if text:
+                    parts.append(decode_string("'" + "".join(text) + "'"))
+                    text = []
+                tree = parse(field, start="spec_input", filename=self.filename)
+                expr = build_expression(tree, field, self.filename)
+                parts.append((expr, conversion, spec))
+                i = j
+            elif ch == "}":
+                raise self._error("f-string: single '}' is not allowed", tok.line, tok.column)
+            else:
+                text.append(ch)
+                i += 1
+        if text:
+            parts.append(decode_string("'" + "".join(text) + "'"))
+        return parts
+
+    def true(self, meta, children):
+        return n.Const(*_pos(meta), True)
+
+    def false(self, meta, children):
+        return n.Const(*_pos(meta), False)
+
+    def none(self, meta, children):
+        return n.Const(*_pos(meta), None)
+
+    def ellipsis(self, meta, children):
+        return n.Const(*_pos(meta), Ellipsis)
+
+
+def _binop(name):
+    def method(self, meta, children):
+        left, right = children
+        return n.BinOp(left.line, left.col, name, left, right)
+
+    method.__name__ = name
+    return v_args(meta=True)(method)
+
+
+for _op in _BINOPS:
+    setattr(_Builder, _op, _binop(_op))
+
+
+def build_program(text: str, filename: str = "<input>") -> n.Program:
+    """Parse and build a program.
+
+    Raises:
+        GradcliSyntaxError: for text that does not parse or assigns to something that is not a target.
+    """
+    tree = parse(text, "file_input", filename)
+    return n.Program(_Builder(text, filename).transform(tree), text, filename)
+
+
+def build_expression(tree, text: str, filename: str = "<input>"):
+    """Build the expression of a ``spec_input`` tree."""
+    return _Builder(text, filename).transform(tree)
+
+
+def parse_expression(text: str, filename: str = "<input>"):
+    """Parse and build one expression (an input spec).
+
+    Raises:
+        GradcliSyntaxError: for text that is not one expression.
+    """
+    return build_expression(parse(text, "spec_input", filename), text, filename)

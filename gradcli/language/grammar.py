@@ -1,0 +1,129 @@
+"""Loading the Lark grammar (``grammars/gradcli.lark``) and parsing text into trees.
+
+The grammar ships inside the wheel as ``gradcli/grammars/gradcli.lark`` (hatchling force-include); in a source
+checkout or an editable install it is read from the repository's top-level ``grammars/``. The LALR parser is
+built once per process and cached on disk by Lark (``cache=True``), so start-up does not rebuild the tables.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from ..errors import GradcliSyntaxError
+
+GRAMMAR_NAME = "gradcli.lark"
+
+
+def grammar_path() -> Path:
+    """The grammar file: the packaged copy if present, else the repository's ``grammars/``.
+
+    Raises:
+        FileNotFoundError: if neither exists (a broken install).
+    """
+    here = Path(__file__).resolve().parent.parent
+    for candidate in (here / "grammars" / GRAMMAR_NAME, here.parent / "grammars" / GRAMMAR_NAME):
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError(f"gradcli grammar {GRAMMAR_NAME} not found next to the package")
+
+
+@lru_cache(maxsize=1)
+def parser():
+    """The LALR parser for both start symbols (``file_input``, ``spec_input``), built once."""
+    from lark import Lark
+    from lark.indenter import Indenter
+
+    class _Indenter(Indenter):
+        NL_type = "_NEWLINE"
+        OPEN_PAREN_types = ["LPAR", "LSQB", "LBRACE"]
+        CLOSE_PAREN_types = ["RPAR", "RSQB", "RBRACE"]
+        INDENT_type = "_INDENT"
+        DEDENT_type = "_DEDENT"
+        tab_len = 8
+
+    return Lark(grammar_path().read_text(encoding="utf-8"), parser="lalr", postlex=_Indenter(),
+                start=["file_input", "spec_input"], propagate_positions=True, maybe_placeholders=True,
+                cache=True)
+
+
+# Lark terminal names -> what a user wrote, for "expected one of" hints.
+_TOKEN_WORDS = {
+    "NAME": "a name", "INT": "a number", "FLOAT": "a number", "STRING": "a string", "FSTRING": "a string",
+    "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "LBRACE": "'{'", "RBRACE": "'}'",
+    "COMMA": "','", "COLON": "':'", "SEMICOLON": "';'", "EQUAL": "'='", "DOT": "'.'", "_NEWLINE": "end of line",
+    "_INDENT": "an indented block", "_DEDENT": "end of block", "$END": "end of input", "PLUS": "'+'",
+    "MINUS": "'-'", "STAR": "'*'", "SLASH": "'/'", "AT": "'@'", "COMP_OP": "a comparison",
+}
+
+
+def _word(terminal: str) -> str:
+    if terminal in _TOKEN_WORDS:
+        return _TOKEN_WORDS[terminal]
+    try:
+        pattern = parser().get_terminal(terminal).pattern
+    except (KeyError, AttributeError):
+        return terminal
+    return repr(pattern.value) if pattern.type == "str" else terminal.lower()
+
+
+def _expected_hint(expected) -> str | None:
+    words = sorted({_word(t) for t in expected if not t.startswith("__")})
+    if not words:
+        return None
+    return "expected one of: " + ", ".join(words)
+
+
+def parse(text: str, start: str = "file_input", filename: str = "<input>"):
+    """Parse ``text`` into a Lark tree.
+
+    Args:
+        text: the program (or, with ``start="spec_input"``, one expression).
+        start: "file_input" or "spec_input".
+        filename: shown in error messages.
+
+    Raises:
+        GradcliSyntaxError: with line, column, the source line and what was expected.
+    """
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+    from lark.indenter import DedentError
+
+    if not text.endswith("\n"):
+        text += "\n"
+    try:
+        return parser().parse(text, start=start)
+    except UnexpectedCharacters as e:
+        raise GradcliSyntaxError(f"unexpected character {text[e.pos_in_stream]!r}" if e.pos_in_stream is not None
+                                 and e.pos_in_stream < len(text) else "unexpected character",
+                                 line=e.line, column=e.column, source=text, filename=filename) from None
+    except UnexpectedToken as e:
+        tok = e.token
+        if tok.type == "$END" or tok.type == "_DEDENT" and not str(tok).strip():
+            line, col = _end_position(text)
+            what = "unexpected end of input"
+        elif tok.type == "_NEWLINE":
+            line, col = tok.line, tok.column
+            what = "unexpected end of line"
+        elif tok.type == "_INDENT":
+            line, col = tok.line, tok.column
+            what = "unexpected indent"
+        else:
+            line, col = tok.line, tok.column
+            what = f"invalid syntax: unexpected {str(tok)!r}"
+        raise GradcliSyntaxError(what, line=line, column=col, source=text, filename=filename,
+                                 hint=_expected_hint(e.expected)) from None
+    except UnexpectedEOF as e:
+        line, col = _end_position(text)
+        raise GradcliSyntaxError("unexpected end of input", line=line, column=col, source=text, filename=filename,
+                                 hint=_expected_hint(e.expected)) from None
+    except DedentError as e:
+        raise GradcliSyntaxError(f"unindent does not match any outer indentation level ({e})", source=text,
+                                 filename=filename) from None
+    except UnexpectedInput as e:  # any other Lark parse failure
+        raise GradcliSyntaxError("invalid syntax", line=getattr(e, "line", None), column=getattr(e, "column", None),
+                                 source=text, filename=filename) from None
+
+
+def _end_position(text: str):
+    lines = text.rstrip("\n").split("\n")
+    return len(lines), len(lines[-1]) + 1

@@ -1,0 +1,659 @@
+"""The interpreter: runs a program (:mod:`.nodes`) on the engine.
+
+Only this language runs: values are Tensors, Python numbers, strings, None, lists/tuples/sets, user
+functions, and the namespaces ``torch``/``F``. No Python ``eval``/``exec``; attributes are reachable only
+through the allow-lists below (the tensor API, a grad_fn's ``name``/``next_functions``), never dunder names.
+Engine exceptions become :class:`~gradcli.errors.EvalError` with the position of the expression that failed,
+keeping PyTorch's type name and message. Runaway programs end with a clear error: a step limit on statement
+executions and a limit on function-call depth.
+"""
+
+from __future__ import annotations
+
+import builtins as _py
+import operator
+import sys
+import warnings
+
+import numpy as np
+
+from .. import autograd, dtypes
+from ..errors import EvalError, GradcliError
+from ..ops import REGISTRY
+from ..ops._core import METHODS
+from ..tensor import Size, Tensor
+from . import nodes as n
+
+DEFAULT_MAX_STEPS = 5_000_000
+DEFAULT_MAX_DEPTH = 200
+MAX_INT_BITS = 100_000  # larger Python integers are refused before they are computed
+
+
+class Namespace:
+    """A module-like namespace of the language (``torch``, ``torch.nn.functional``)."""
+
+    __slots__ = ("name", "members")
+
+    def __init__(self, name: str, members: dict):
+        self.name = name
+        self.members = members
+
+    def __repr__(self) -> str:
+        return f"<module '{self.name}'>"
+
+
+class Function:
+    """A function defined in a program with ``def``."""
+
+    __slots__ = ("name", "params", "body", "defaults")
+
+    def __init__(self, name, params, body, defaults):
+        self.name = name
+        self.params = params
+        self.body = body
+        self.defaults = defaults
+
+    def __repr__(self) -> str:
+        return f"<function {self.name} at {id(self):#x}>"
+
+
+class _Return(Exception):
+    def __init__(self, value):
+        self.value = value
+
+
+class _Break(Exception):
+    pass
+
+
+class _Continue(Exception):
+    pass
+
+
+# Tensor attributes and methods the language may use (besides the op-table methods in METHODS).
+TENSOR_ATTRS = {
+    "shape", "dtype", "ndim", "grad", "grad_fn", "requires_grad", "is_leaf", "data", "T", "mT", "backward",
+    "detach", "detach_", "requires_grad_", "retain_grad", "retains_grad", "zero_", "item", "tolist", "size",
+    "dim", "numel", "is_floating_point", "numpy",
+}
+NODE_ATTRS = {"name", "next_functions", "variable"}
+STR_METHODS = {"upper", "lower", "strip", "split", "join", "replace", "startswith", "endswith"}
+LIST_METHODS = {"append", "pop", "index", "count"}
+
+
+def _type_name(v) -> str:
+    if isinstance(v, Tensor):
+        return "Tensor"
+    if isinstance(v, Function):
+        return "function"
+    if isinstance(v, Namespace):
+        return "module"
+    return type(v).__name__
+
+
+# ----------------------------------------------------------------------------------------------- builtins
+def _print_factory(interp):
+    def print_(*args, sep=" ", end="\n"):
+        from ..printing import format_value
+
+        default = dtypes.get_default_dtype().np
+        text = (sep if sep is not None else " ").join(
+            a if isinstance(a, str) else format_value(a, default_dtype=default) for a in args)
+        interp.write(text + (end if end is not None else "\n"))
+
+    return print_
+
+
+def _len(x):
+    return len(x)
+
+
+def _range(*args):
+    ints = [int(a) if isinstance(a, Tensor) else a for a in args]
+    for a in ints:
+        if not isinstance(a, int) or isinstance(a, bool):
+            raise TypeError(f"'{_type_name(a)}' object cannot be interpreted as an integer")
+    return range(*ints)
+
+
+def _poly(torch_name, py_fn):
+    """A builtin that is PyTorch's op for tensors and Python's function otherwise (max, min, sum, abs)."""
+    def fn(*args, **kwargs):
+        if args and isinstance(args[0], Tensor):
+            return REGISTRY[torch_name](*args, **kwargs)
+        return py_fn(*args, **kwargs)
+
+    fn.__name__ = torch_name
+    return fn
+
+
+def _float(x=0.0):
+    return float(x)
+
+
+def _int(x=0):
+    return int(x)
+
+
+def _bool(x=False):
+    return bool(x)
+
+
+def _str(x=""):
+    from ..printing import format_value
+
+    return x if isinstance(x, str) else format_value(x, default_dtype=dtypes.get_default_dtype().np)
+
+
+def _round(x, ndigits=None):
+    return round(x) if ndigits is None else round(x, ndigits)
+
+
+BUILTIN_NAMES = ("print", "len", "range", "abs", "min", "max", "sum", "float", "int", "bool", "str", "round",
+                 "list", "tuple", "enumerate", "zip")
+
+
+def _namespaces():
+    members = dict((k, v) for k, v in REGISTRY.items() if not k.startswith("_"))
+    members.update({name: d for name, d in dtypes.NAMES.items()})
+    members.update({
+        "no_grad": autograd.no_grad, "enable_grad": autograd.enable_grad,
+        "set_grad_enabled": autograd.set_grad_enabled, "is_grad_enabled": autograd.is_grad_enabled,
+        "Tensor": Tensor, "Size": Size, "get_default_dtype": dtypes.get_default_dtype,
+    })
+    functional = Namespace("torch.nn.functional", members)
+    nn = Namespace("torch.nn", {"functional": functional})
+    autograd_ns = Namespace("torch.autograd", {"grad": autograd.grad, "backward": autograd.backward})
+    torch = Namespace("torch", dict(members, nn=nn, autograd=autograd_ns))
+    return torch, functional
+
+
+_OPERATORS = {
+    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": operator.truediv,
+    "floordiv": operator.floordiv, "mod": operator.mod, "matmul": operator.matmul, "pow": operator.pow,
+    "bitor": operator.or_, "bitxor": operator.xor, "bitand": operator.and_,
+}
+_COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq,
+            "!=": operator.ne}
+_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "matmul": "@",
+            "pow": "**", "bitor": "|", "bitxor": "^", "bitand": "&"}
+_ALLOWED_MODULES = {"torch", "torch.nn", "torch.nn.functional", "torch.autograd"}
+
+
+class Interpreter:
+    """Runs programs against one global environment.
+
+    Args:
+        write: where ``print`` output goes (a function taking a string); default: standard output.
+        warn: where warnings go (a function taking a string); default: standard error.
+        max_steps: the most statement executions before the run is stopped (``--max-steps``).
+        max_depth: the deepest nesting of calls to user functions.
+
+    Attributes:
+        globals: the program's variables (name → value).
+    """
+
+    def __init__(self, *, write=None, warn=None, max_steps: int = DEFAULT_MAX_STEPS,
+                 max_depth: int = DEFAULT_MAX_DEPTH):
+        self.write = write or (lambda s: sys.stdout.write(s))
+        self.warn = warn or (lambda s: sys.stderr.write(s))
+        self.max_steps = max_steps
+        self.max_depth = max_depth
+        self.steps = 0
+        self.depth = 0
+        self.program = None
+        torch, functional = _namespaces()
+        self.modules = {"torch": torch, "torch.nn": torch.members["nn"], "torch.nn.functional": functional,
+                        "torch.autograd": torch.members["autograd"]}
+        self.builtins = {k: v for k, v in REGISTRY.items() if not k.startswith("_")}
+        self.builtins.update({
+            "print": _print_factory(self), "len": _len, "range": _range, "abs": _poly("abs", _py.abs),
+            "min": _poly("min", _py.min), "max": _poly("max", _py.max), "sum": _poly("sum", _py.sum),
+            "float": _float, "int": _int, "bool": _bool, "str": _str, "round": _round, "list": list,
+            "tuple": tuple, "enumerate": enumerate, "zip": zip,
+            "torch": torch, "F": functional, "no_grad": autograd.no_grad, "enable_grad": autograd.enable_grad,
+        })
+        self.globals: dict = {}
+
+    # ---------------------------------------------------------------------------------------- running
+    def run(self, program: n.Program):
+        """Run every statement of ``program``; returns the value of the last top-level statement if it is an
+        expression or an assignment (the program's output), else None.
+
+        Raises:
+            EvalError: for any error while running, with the position of the failing expression.
+        """
+        self.program = program
+        last = None
+        for stmt in program.body:
+            last = self.exec_top(stmt)
+        return last
+
+    def exec_top(self, stmt):
+        """Run one top-level statement; returns its value (expression or assigned value) or None."""
+        try:
+            if isinstance(stmt, n.ExprStmt):
+                self.step(stmt)
+                return self.eval(stmt.value, self.globals)
+            self.exec(stmt, self.globals)
+            if isinstance(stmt, n.Assign) and isinstance(stmt.target, n.Name):
+                return self.globals.get(stmt.target.id)
+            return None
+        except _Return:
+            raise self.error(SyntaxError("'return' outside function"), stmt)
+        except (_Break, _Continue):
+            raise self.error(SyntaxError("'break' outside loop"), stmt)
+
+    def step(self, node):
+        self.steps += 1
+        if self.steps > self.max_steps:
+            raise EvalError(f"the program ran more than {self.max_steps:,} statements (raise the limit with "
+                            f"--max-steps)", type="StepLimitError").with_position(**self._where(node))
+
+    def _where(self, node):
+        p = self.program
+        return dict(line=node.line, column=node.col, source=p.source if p else None,
+                    filename=p.filename if p else None)
+
+    def error(self, exc: BaseException, node) -> GradcliError:
+        """Wrap a Python exception raised while evaluating ``node`` as an EvalError at its position."""
+        if isinstance(exc, GradcliError):
+            return exc.with_position(**self._where(node))
+        return EvalError.from_exception(exc).with_position(**self._where(node))
+
+    # ------------------------------------------------------------------------------------- statements
+    def exec_block(self, body, env):
+        for stmt in body:
+            self.exec(stmt, env)
+
+    def exec(self, s, env):
+        self.step(s)
+        t = type(s)
+        if t is n.ExprStmt:
+            self.eval(s.value, env)
+        elif t is n.Assign:
+            self.assign(s.target, self.eval(s.value, env), env)
+        elif t is n.AugAssign:
+            current = self.eval(s.target, env)
+            value = self.eval(s.value, env)
+            self.assign(s.target, self.binop(s.op, current, value, s), env)
+        elif t is n.If:
+            for test, body in s.branches:
+                if self.truth(self.eval(test, env), test):
+                    self.exec_block(body, env)
+                    return
+            if s.orelse:
+                self.exec_block(s.orelse, env)
+        elif t is n.While:
+            while self.truth(self.eval(s.test, env), s.test):
+                try:
+                    self.exec_block(s.body, env)
+                except _Break:
+                    break
+                except _Continue:
+                    pass
+                self.step(s)
+        elif t is n.For:
+            iterable = self.eval(s.iter, env)
+            try:
+                it = iter(iterable)
+            except TypeError as e:
+                raise self.error(e, s.iter) from None
+            for item in it:
+                self.assign(s.target, item, env)
+                try:
+                    self.exec_block(s.body, env)
+                except _Break:
+                    break
+                except _Continue:
+                    pass
+        elif t is n.FunctionDef:
+            defaults = [None if d is None else self.eval(d, env) for _, d in s.params]
+            env[s.name] = Function(s.name, s.params, s.body, defaults)
+        elif t is n.Return:
+            raise _Return(None if s.value is None else self.eval(s.value, env))
+        elif t is n.With:
+            ctx = self.eval(s.context, env)
+            if not isinstance(ctx, (autograd.no_grad, autograd.enable_grad)):
+                raise self.error(TypeError(f"'{_type_name(ctx)}' object does not support the context manager "
+                                           "protocol (gradcli supports torch.no_grad() and torch.enable_grad())"),
+                                 s.context)
+            value = ctx.__enter__()
+            try:
+                if s.alias:
+                    env[s.alias] = value
+                self.exec_block(s.body, env)
+            finally:
+                ctx.__exit__(None, None, None)
+        elif t is n.Import:
+            self.do_import(s, env)
+        elif t is n.Pass:
+            pass
+        elif t is n.Break:
+            raise _Break()
+        elif t is n.Continue:
+            raise _Continue()
+        else:  # pragma: no cover - the builder makes no other statements
+            raise AssertionError(f"unknown statement {t.__name__}")
+
+    def do_import(self, s: n.Import, env):
+        module = s.module
+        if s.name is not None:
+            full = f"{module}.{s.name}"
+            if full in self.modules:
+                env[s.alias or s.name] = self.modules[full]
+                return
+            if module in self.modules and s.name in self.modules[module].members:
+                env[s.alias or s.name] = self.modules[module].members[s.name]
+                return
+            raise self.error(ImportError(f"cannot import name '{s.name}' from '{module}' (gradcli provides "
+                                         "torch, torch.nn.functional and torch.autograd)"), s)
+        if module not in self.modules:
+            raise self.error(ModuleNotFoundError(f"No module named '{module}' (gradcli programs can import "
+                                                 "torch, torch.nn.functional and torch.autograd)"), s)
+        if s.alias:
+            env[s.alias] = self.modules[module]
+        else:
+            env["torch"] = self.modules["torch"]
+
+    def assign(self, target, value, env):
+        t = type(target)
+        if t is n.Name:
+            env[target.id] = value
+        elif t is n.Seq:
+            try:
+                values = list(value)
+            except TypeError:
+                raise self.error(TypeError(f"cannot unpack non-iterable {_type_name(value)} object"), target)
+            if len(values) != len(target.items):
+                raise self.error(ValueError(f"expected {len(target.items)} values to unpack, got {len(values)}"),
+                                 target)
+            for item, v in zip(target.items, values):
+                self.assign(item, v, env)
+        elif t is n.Attribute:
+            obj = self.eval(target.value, env)
+            self.set_attribute(obj, target.attr, value, target)
+        elif t is n.Subscript:
+            obj = self.eval(target.value, env)
+            key = self.subscript_key(target, env)
+            try:
+                if isinstance(obj, Tensor):
+                    if obj.requires_grad:
+                        raise RuntimeError("gradcli does not support in-place assignment into a tensor that "
+                                           "requires grad")
+                    obj.data = np.array(obj.data)
+                    obj.data[_np_key(key)] = value.data if isinstance(value, Tensor) else value
+                elif isinstance(obj, list):
+                    obj[key] = value
+                else:
+                    raise TypeError(f"'{_type_name(obj)}' object does not support item assignment")
+            except GradcliError:
+                raise
+            except Exception as e:
+                raise self.error(e, target) from None
+        else:  # pragma: no cover
+            raise AssertionError("bad target")
+
+    def set_attribute(self, obj, name, value, node):
+        try:
+            if isinstance(obj, Tensor) and name == "requires_grad":
+                if obj.grad_fn is not None:
+                    raise RuntimeError("you can only change requires_grad flags of leaf variables.")
+                obj.requires_grad_(bool(value))
+            elif isinstance(obj, Tensor) and name == "grad":
+                obj.grad = value
+            else:
+                raise AttributeError(f"cannot set attribute '{name}' of '{_type_name(obj)}' object")
+        except GradcliError:
+            raise
+        except Exception as e:
+            raise self.error(e, node) from None
+
+    # ------------------------------------------------------------------------------------ expressions
+    def eval(self, e, env):
+        t = type(e)
+        if t is n.Name:
+            return self.lookup(e, env)
+        if t is n.Const:
+            return e.value
+        if t is n.BinOp:
+            return self.binop(e.op, self.eval(e.left, env), self.eval(e.right, env), e)
+        if t is n.Call:
+            return self.call(e, env)
+        if t is n.Attribute:
+            return self.get_attribute(self.eval(e.value, env), e.attr, e)
+        if t is n.Subscript:
+            obj = self.eval(e.value, env)
+            key = self.subscript_key(e, env)
+            try:
+                return obj[key]
+            except GradcliError:
+                raise
+            except Exception as exc:
+                raise self.error(exc, e) from None
+        if t is n.UnaryOp:
+            v = self.eval(e.operand, env)
+            if e.op == "not_":
+                return not self.truth(v, e.operand)
+            try:
+                if e.op == "neg":
+                    return -v
+                if e.op == "pos":
+                    return +v
+                return ~v
+            except GradcliError:
+                raise
+            except Exception as exc:
+                raise self.error(exc, e) from None
+        if t is n.Compare:
+            left = self.eval(e.operands[0], env)
+            result = True
+            for op, right_node in zip(e.ops, e.operands[1:]):
+                right = self.eval(right_node, env)
+                try:
+                    result = _COMPARE[op](left, right)
+                except Exception as exc:
+                    raise self.error(exc, e) from None
+                if len(e.ops) > 1 and not self.truth(result, e):
+                    return result
+                left = right
+            return result
+        if t is n.BoolOp:
+            left = self.eval(e.left, env)
+            truth = self.truth(left, e.left)
+            if e.op == "and_":
+                return self.eval(e.right, env) if truth else left
+            return left if truth else self.eval(e.right, env)
+        if t is n.Ternary:
+            return self.eval(e.body, env) if self.truth(self.eval(e.test, env), e.test) else self.eval(e.orelse, env)
+        if t is n.Seq:
+            items = [self.eval(i, env) for i in e.items]
+            if e.kind == "list":
+                return items
+            if e.kind == "tuple":
+                return tuple(items)
+            try:
+                return set(items)
+            except TypeError as exc:
+                raise self.error(exc, e) from None
+        if t is n.FString:
+            return self.fstring(e, env)
+        raise AssertionError(f"unknown expression {t.__name__}")  # pragma: no cover
+
+    def lookup(self, e: n.Name, env):
+        name = e.id
+        if name in env:
+            return env[name]
+        if env is not self.globals and name in self.globals:
+            return self.globals[name]
+        if name in self.builtins:
+            return self.builtins[name]
+        raise self.error(NameError(f"name '{name}' is not defined"), e)
+
+    def truth(self, value, node) -> bool:
+        try:
+            return bool(value)
+        except Exception as exc:
+            raise self.error(exc, node) from None
+
+    def binop(self, op, left, right, node):
+        try:
+            if op == "pow" and type(left) is int and type(right) is int:
+                _check_int_pow(left, right)
+            if op == "mul" and (isinstance(left, (str, list, tuple)) or isinstance(right, (str, list, tuple))):
+                _check_repeat(left, right)
+            return _OPERATORS[op](left, right)
+        except GradcliError:
+            raise
+        except TypeError as exc:
+            if "unsupported operand" in str(exc) or "can't multiply" in str(exc):
+                exc = TypeError(f"unsupported operand type(s) for {_SYMBOLS[op]}: '{_type_name(left)}' and "
+                                f"'{_type_name(right)}'")
+            raise self.error(exc, node) from None
+        except Exception as exc:
+            raise self.error(exc, node) from None
+
+    def subscript_key(self, e: n.Subscript, env):
+        parts = []
+        for p in e.index:
+            if type(p) is n.SliceExpr:
+                parts.append(slice(*(None if x is None else self.eval(x, env) for x in (p.start, p.stop, p.step))))
+            else:
+                parts.append(self.eval(p, env))
+        return tuple(parts) if e.is_tuple else parts[0]
+
+    def get_attribute(self, obj, name, node):
+        try:
+            if name.startswith("_"):
+                raise AttributeError(f"'{_type_name(obj)}' object has no attribute '{name}' (gradcli does not "
+                                     "expose names starting with '_')")
+            if isinstance(obj, Tensor):
+                if name not in TENSOR_ATTRS and name not in METHODS:
+                    raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+                if name == "data":
+                    return obj.detach()
+                if name == "grad":
+                    with warnings.catch_warnings(record=True) as caught:
+                        warnings.simplefilter("always")
+                        value = obj.grad
+                    for w in caught:
+                        where = f"{self.program.filename}:{node.line}: " if self.program else ""
+                        self.warn(f"{where}{w.category.__name__}: {w.message}\n")
+                    return value
+                return getattr(obj, name)
+            if isinstance(obj, Namespace):
+                if name in obj.members:
+                    return obj.members[name]
+                raise NotImplementedError(f"'{obj.name}.{name}' is not supported by gradcli (run `gradcli ops` "
+                                          "for the supported ops)")
+            if isinstance(obj, (autograd.Node, autograd.AccumulateGrad)) and name in NODE_ATTRS:
+                return getattr(obj, name)
+            if isinstance(obj, dtypes.DType) and name in ("is_floating_point", "itemsize"):
+                return getattr(obj, name)
+            if isinstance(obj, Size) and name == "numel":
+                return obj.numel
+            if isinstance(obj, str) and name in STR_METHODS:
+                return getattr(obj, name)
+            if isinstance(obj, list) and name in LIST_METHODS:
+                return getattr(obj, name)
+            raise AttributeError(f"'{_type_name(obj)}' object has no attribute '{name}'")
+        except GradcliError:
+            raise
+        except Exception as exc:
+            raise self.error(exc, node) from None
+
+    def call(self, e: n.Call, env):
+        func = self.eval(e.func, env)
+        args = [self.eval(a, env) for a in e.args]
+        if e.star is not None:
+            star = self.eval(e.star, env)
+            try:
+                args.extend(star)
+            except TypeError as exc:
+                raise self.error(exc, e.star) from None
+        kwargs = {k: self.eval(v, env) for k, v in e.kwargs}
+        if isinstance(func, Function):
+            return self.call_function(func, args, kwargs, e)
+        if not callable(func) or isinstance(func, (Tensor, Namespace, str, list, tuple)):
+            raise self.error(TypeError(f"'{_type_name(func)}' object is not callable"), e)
+        try:
+            return func(*args, **kwargs)
+        except GradcliError:
+            raise
+        except RecursionError:
+            raise self.error(RecursionError("maximum recursion depth exceeded"), e) from None
+        except Exception as exc:
+            raise self.error(exc, e) from None
+
+    def call_function(self, f: Function, args, kwargs, node):
+        names = [p for p, _ in f.params]
+        if len(args) > len(names):
+            raise self.error(TypeError(f"{f.name}() takes {len(names)} positional arguments but {len(args)} were "
+                                       "given"), node)
+        local = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in names:
+                raise self.error(TypeError(f"{f.name}() got an unexpected keyword argument '{k}'"), node)
+            if k in local:
+                raise self.error(TypeError(f"{f.name}() got multiple values for argument '{k}'"), node)
+            local[k] = v
+        for (p, default_node), default in zip(f.params, f.defaults):
+            if p not in local:
+                if default_node is None:
+                    raise self.error(TypeError(f"{f.name}() missing 1 required positional argument: '{p}'"), node)
+                local[p] = default
+        if self.depth >= self.max_depth:
+            raise self.error(RecursionError(f"maximum recursion depth exceeded ({self.max_depth} nested calls)"),
+                             node)
+        self.depth += 1
+        try:
+            self.exec_block(f.body, local)
+        except _Return as r:
+            return r.value
+        finally:
+            self.depth -= 1
+        return None
+
+    def fstring(self, e: n.FString, env) -> str:
+        out = []
+        for part in e.parts:
+            if isinstance(part, str):
+                out.append(part)
+                continue
+            expr, conversion, spec = part
+            value = self.eval(expr, env)
+            try:
+                if conversion in ("r", "a") and not isinstance(value, str):
+                    text = _str(value)
+                elif conversion == "r":
+                    text = repr(value)
+                elif spec:
+                    v = value.item() if isinstance(value, Tensor) else value
+                    if not isinstance(v, (int, float, str, bool)):
+                        raise TypeError(f"unsupported format string passed to {_type_name(value)}.__format__")
+                    text = format(v, spec)
+                else:
+                    text = _str(value)
+            except GradcliError:
+                raise
+            except Exception as exc:
+                raise self.error(exc, e) from None
+            out.append(text)
+        return "".join(out)
+
+
+def _np_key(key):
+    if isinstance(key, tuple):
+        return tuple(k.data if isinstance(k, Tensor) else k for k in key)
+    return key.data if isinstance(key, Tensor) else key
+
+
+def _check_int_pow(base: int, exp: int) -> None:
+    if exp > 0 and _py.abs(base) > 1 and exp * _py.abs(base).bit_length() > MAX_INT_BITS:
+        raise OverflowError(f"integer power {base} ** {exp} is too large (over {MAX_INT_BITS:,} bits)")
+
+
+def _check_repeat(left, right) -> None:
+    seq, count = (left, right) if isinstance(left, (str, list, tuple)) else (right, left)
+    if isinstance(count, int) and count * _py.max(len(seq), 1) > 10_000_000:
+        raise MemoryError("sequence repetition is too large (over 10,000,000 items)")

@@ -1,0 +1,1 @@
+"""Renderers: the only place that formats results (rich tables, JSON)."""

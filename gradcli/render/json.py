@@ -1,0 +1,75 @@
+"""JSON output: strict RFC 8259 documents, written with ``json.dumps`` (never rich, which wraps long lines).
+
+Arrays become nested lists; NaN and the infinities become the strings ``"NaN"``, ``"Infinity"`` and
+``"-Infinity"`` (JSON has no such numbers). float32 values are written with the shortest decimal that reads
+back to the same float32 (``0.2``, not ``0.20000000298023224``); float64 values with Python's repr.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+
+from ..result import GradResult, TensorInfo
+
+
+def _scalar(v: float):
+    if math.isnan(v):
+        return "NaN"
+    if math.isinf(v):
+        return "Infinity" if v > 0 else "-Infinity"
+    return v
+
+
+def array_to_json(a: np.ndarray):
+    """A numpy array as JSON-ready nested lists (a bare value for 0-d), see the module docstring."""
+    a = np.asarray(a)
+    if a.dtype.kind == "b":
+        return a.tolist()
+    if a.dtype.kind in "iu":
+        return a.tolist()
+    if a.dtype != np.float64:
+        # numpy's str() of a float32/float16 is its shortest round-trip decimal.
+        flat = [float(s) for s in a.astype(str).reshape(-1)] if a.size else []
+        values = np.array(flat, dtype=np.float64).reshape(a.shape)
+    else:
+        values = a
+    return _map(values.tolist())
+
+
+def _map(x):
+    if isinstance(x, list):
+        return [_map(v) for v in x]
+    return _scalar(x)
+
+
+def _tensor(t: TensorInfo) -> dict:
+    return {"value": array_to_json(t.value), "shape": list(t.shape), "dtype": t.dtype, "grad_fn": t.grad_fn}
+
+
+def _grad(g, shape) -> dict:
+    return {"value": None if g is None else array_to_json(g), "shape": list(shape)}
+
+
+def grad_result_to_dict(r: GradResult) -> dict:
+    """The ``gradcli grad --json`` document (schema: ``gradcli schema grad``)."""
+    shapes = {i.name: i.value.shape for i in r.inputs}
+    return {
+        "output": _tensor(r.output),
+        "inputs": {i.name: dict(_tensor(i.value), requires_grad=i.value.requires_grad, kind=i.kind)
+                   for i in r.inputs},
+        "grads": {name: _grad(g, shapes[name]) for name, g in r.grads().items()},
+        "calls": [{"grads": {name: _grad(g, shapes[name]) for name, g in call.items()}} for call in r.calls],
+        "graph": {
+            "nodes": [{"id": n.id, "name": n.name, "shape": list(n.shape), "dtype": n.dtype, "inputs": n.inputs,
+                       "leaf": n.leaf} for n in r.graph.nodes],
+            "edges": [{"from": a, "to": b} for a, b in r.graph.edges],
+        },
+    }
+
+
+def dumps(doc) -> str:
+    """Strict JSON text (``allow_nan=False``: a stray NaN is a bug, not output)."""
+    return json.dumps(doc, allow_nan=False, ensure_ascii=False)

@@ -1,0 +1,65 @@
+"""What a run produced, as plain data: no rich, no JSON, no formatting (the renderers do that).
+
+Shapes are tuples of ints, dtypes PyTorch's names without ``torch.`` (``"float32"``), values numpy arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class TensorInfo:
+    """A tensor's value and metadata. ``grad_fn`` is PyTorch's class name or None for leaves."""
+    value: np.ndarray
+    shape: tuple
+    dtype: str
+    grad_fn: str | None = None
+    requires_grad: bool = False
+
+
+@dataclass
+class InputInfo:
+    """A named leaf: its value, whether it requires grad, and its ``.grad`` after the last backward call."""
+    name: str
+    value: TensorInfo
+    grad: np.ndarray | None = None
+    kind: str = "input"  # "input" (-i), "const" (-c) or "leaf" (a program variable that requires grad)
+
+
+@dataclass
+class GraphNode:
+    """One node of the autograd graph: a grad_fn, or a leaf (``name`` "AccumulateGrad", ``leaf`` its name).
+
+    ``inputs`` lists the ids of the nodes that feed it (its ``next_functions``)."""
+    id: str
+    name: str
+    shape: tuple
+    dtype: str
+    inputs: list
+    leaf: str | None = None
+
+
+@dataclass
+class Graph:
+    """The recorded graph of the output, root first. ``edges`` are (from id, to id): gradient flows to→from."""
+    nodes: list = field(default_factory=list)
+    edges: list = field(default_factory=list)
+
+
+@dataclass
+class GradResult:
+    """The result of ``gradcli grad``: the output, every named leaf with its gradient, the gradient after each
+    backward call (``calls[k][name]``), and the graph."""
+    program: str
+    output: TensorInfo
+    inputs: list
+    calls: list
+    graph: Graph
+    printed: str = ""
+
+    def grads(self) -> dict:
+        """Name → final gradient (None if the output does not depend on it) of the leaves requiring grad."""
+        return {i.name: i.grad for i in self.inputs if i.value.requires_grad}
