@@ -356,12 +356,23 @@ def build_program(text: str, filename: str = "<input>") -> n.Program:
         GradcliSyntaxError: for text that does not parse or assigns to something that is not a target.
     """
     tree = parse(text, "file_input", filename)
-    return n.Program(_Builder(text, filename).transform(tree), text, filename)
+    return n.Program(_transform(_Builder(text, filename), tree), text, filename)
+
+
+def _transform(builder, tree):
+    from lark.exceptions import VisitError
+
+    try:
+        return builder.transform(tree)
+    except VisitError as e:  # Lark wraps errors raised in callbacks; ours are meant for the user
+        if isinstance(e.orig_exc, GradcliSyntaxError):
+            raise e.orig_exc from None
+        raise
 
 
 def build_expression(tree, text: str, filename: str = "<input>"):
     """Build the expression of a ``spec_input`` tree."""
-    return _Builder(text, filename).transform(tree)
+    return _transform(_Builder(text, filename), tree)
 
 
 def parse_expression(text: str, filename: str = "<input>"):

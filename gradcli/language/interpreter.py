@@ -225,8 +225,19 @@ class Interpreter:
         """
         self.program = program
         last = None
-        for stmt in program.body:
-            last = self.exec_top(stmt)
+        # Each call of a program function takes several Python frames; max_depth bounds the program's own
+        # nesting, and this limit leaves room for it (a RecursionError that still happens is reported).
+        old_limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(old_limit, 12 * self.max_depth + 2000))
+        try:
+            for stmt in program.body:
+                try:
+                    last = self.exec_top(stmt)
+                except RecursionError:
+                    raise self.error(RecursionError("maximum recursion depth exceeded (the program nests calls "
+                                                    "or expressions too deeply)"), stmt) from None
+        finally:
+            sys.setrecursionlimit(old_limit)
         return last
 
     def exec_top(self, stmt):

@@ -1,0 +1,16 @@
+"""Shared test fixtures: every test starts with float32 as the default dtype and numpy's warnings off (as the
+CLI runs)."""
+
+import numpy as np
+import pytest
+
+import gradcli as G
+
+
+@pytest.fixture(autouse=True)
+def _default_dtype():
+    G.set_default_dtype(G.float32)
+    old = np.seterr(all="ignore")
+    yield
+    np.seterr(**old)
+    G.set_default_dtype(G.float32)
