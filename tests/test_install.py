@@ -1,0 +1,32 @@
+"""The wheel carries the grammar: a non-editable install, run from another directory, works."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_non_editable_install_from_another_directory(tmp_path):
+    target = tmp_path / "site"
+    # --no-deps: numpy/typer/rich/lark come from the test environment; --no-build-isolation: use its hatchling.
+    p = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                        "--target", str(target), str(ROOT)], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert (target / "gradcli" / "grammars" / "gradcli.lark").is_file()
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    env = dict(os.environ, PYTHONPATH=str(target))
+    p = subprocess.run([sys.executable, "-m", "gradcli", "grad", "2 * dot(x, x)", "-i", "x=arange(4.0)", "--json"],
+                       capture_output=True, text=True, cwd=work, env=env, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["grads"]["x"]["value"] == [0.0, 4.0, 8.0, 12.0]
+    p = subprocess.run([sys.executable, "-c", "import gradcli, sys; sys.stdout.write(gradcli.__file__)"],
+                       capture_output=True, text=True, cwd=work, env=env, timeout=60)
+    assert p.stdout.startswith(str(target))  # really the installed copy, not the checkout
+    script = target / "bin" / "gradcli"
+    assert script.is_file()  # the console script is declared
