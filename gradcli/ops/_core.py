@@ -267,19 +267,48 @@ def _is_number(v) -> bool:
 
 def _apply(o: Op, args):
     n = o.ninputs
-    tensors = list(args[:n])
+    tensors = args[:n]
     params = args[n:]
-    # Python numbers become "wrapped numbers" that take part in type promotion with low priority.
+    datas, dtype = _fast_promote(o, tensors)
+    if datas is None:
+        datas, dtype = _promote(o, tensors)
+    out = o.forward(*datas, *params)
+    if type(out) is tuple:
+        # (values, indices)-style results: only the first output is differentiable.
+        first = _wrap_output(o, out[0], tensors, datas, params, dtype)
+        return (first,) + tuple(Tensor(np.asarray(x)) for x in out[1:])
+    return _wrap_output(o, out, tensors, datas, params, dtype)
+
+
+def _fast_promote(o: Op, tensors):
+    """The common cases without the general promotion: Tensors of one dtype, or one float Tensor with Python
+    numbers (a float tensor's dtype wins over wrapped numbers). Returns (None, None) otherwise."""
+    dtype = None
+    for a in tensors:
+        if type(a) is Tensor:
+            d = a.data.dtype
+            if dtype is None:
+                dtype = d
+            elif d != dtype:
+                return None, None
+        elif not (type(a) is float or type(a) is int):
+            return None, None
+    if dtype is None or o.promote is None:
+        return (None, None) if dtype is None else ([a.data if type(a) is Tensor else a for a in tensors], dtype)
+    if dtype.kind != "f":
+        return None, None
+    return [a.data if type(a) is Tensor else np.asarray(a, dtype=dtype) for a in tensors], dtype
+
+
+def _promote(o: Op, tensors):
+    """PyTorch's type promotion of the tensor arguments (see :mod:`gradcli.dtypes`); returns the arrays to
+    compute on and the dtype they share (None for ops that do not promote)."""
     wrapped = []
     for i, a in enumerate(tensors):
-        if type(a) is not Tensor:
-            if a is None:
-                continue
+        if type(a) is not Tensor and a is not None:
             if _is_number(a):
                 wrapped.append(i)
-            elif isinstance(a, Tensor):
-                pass
-            else:
+            elif not isinstance(a, Tensor):
                 raise TypeError(f"{o.name}(): argument '{o.input_names[i]}' must be Tensor, not "
                                 f"{type(a).__name__}")
     datas = [None if a is None else (a.data if i not in wrapped else a) for i, a in enumerate(tensors)]
@@ -300,12 +329,10 @@ def _apply(o: Op, args):
                 datas[i] = np.asarray(d, dtype=dtype)
             elif d.dtype != dtype:
                 datas[i] = d.astype(dtype)
-    out = o.forward(*datas, *params)
-    if type(out) is tuple:
-        # (values, indices)-style results: only the first output is differentiable.
-        first = _wrap_output(o, out[0], tensors, datas, params, dtype)
-        return (first,) + tuple(Tensor(np.asarray(x)) for x in out[1:])
-    return _wrap_output(o, out, tensors, datas, params, dtype)
+    else:
+        for i in wrapped:
+            datas[i] = np.asarray(datas[i])
+    return datas, dtype
 
 
 def _wrap_output(o: Op, out, tensors, datas, params, dtype):
