@@ -177,6 +177,8 @@ class Node:
                 args.append(self.params[i])
             elif kind == 3:  # an input's shape
                 args.append(self.in_shapes[i])
+            elif kind == 5:  # a *args parameter: all the remaining arguments
+                args.append(self.params[i:])
             else:  # which inputs need a gradient
                 args.append(tuple(e is not None for e in self.edges))
         grads = op.vjp(*args)

@@ -19,7 +19,7 @@ _NONLEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
     "populated during autograd.backward(). If you indeed want the .grad field to be populated for a non-leaf "
     "Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure "
-    "you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more informations."
+    "you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more information."
 )
 REQUIRES_GRAD_DTYPE_ERROR = "Only Tensors of floating point and complex dtype can require gradients"
 # requires_grad_() words it differently in PyTorch 2.13.

@@ -126,7 +126,9 @@ class Op:
                 plan.append((1, "result"))
                 saves = True
             elif pname in self.param_names:
-                plan.append((2, self.param_names.index(pname)))
+                kind = self.signature.parameters[pname].kind
+                # a *args parameter (permute(input, *dims)) receives the whole tail of the arguments
+                plan.append((5 if kind == inspect.Parameter.VAR_POSITIONAL else 2, self.param_names.index(pname)))
             elif pname.endswith("_shape") and pname[:-6] in self.input_names:
                 plan.append((3, self.input_names.index(pname[:-6])))
             elif pname == "needs_input_grad":
@@ -165,8 +167,10 @@ class Op:
             if type(a) is Tensor:
                 return _apply(self, args)
         for a in args[:n]:
-            if type(a) is np.ndarray:
-                return self.forward(*args)
+            # numpy arrays, and the numpy scalars that numpy returns for 0-d results, are the rules' values
+            if isinstance(a, (np.ndarray, np.generic)):
+                return self.forward(*(np.asarray(x) if isinstance(x, np.generic) else x for x in args[:n]),
+                                    *args[n:])
         return _apply(self, args)
 
     def _bind(self, args, kwargs):

@@ -300,7 +300,8 @@ def where(condition, input, other):
     Raises:
         RuntimeError: if ``condition`` is not a bool tensor (PyTorch's message).
     """
-    if isinstance(condition, np.ndarray):
+    if not any(isinstance(v, Tensor) for v in (condition, input, other)):
+        # derivative rules on numpy values (including numpy's 0-d scalars)
         return np.where(condition, input, other)
     from ._core import to_tensor
 

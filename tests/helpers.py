@@ -1,0 +1,199 @@
+"""Shared test helpers: input generation by domain, and a small numpy gradcheck for gradcli.
+
+The gradcheck mirrors ``torch.autograd.gradcheck``'s defaults (eps 1e-6, atol 1e-5, rtol 1e-3, comparison
+``|analytical - numerical| <= atol + rtol * |numerical|``): the analytical Jacobian is built row by row with
+one-hot ``grad_outputs`` through ``backward``, cross-checked against one full vector-Jacobian product, and
+compared with central finite differences computed by perturbing each input's ``.data`` in place.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+
+import gradcli as G
+
+GRADCHECK_EPS = 1e-6
+GRADCHECK_ATOL = 1e-5
+GRADCHECK_RTOL = 1e-3
+
+
+# ---------------------------------------------------------------------------------------------- inputs
+@dataclass(frozen=True)
+class Arg:
+    """One tensor input of a case.
+
+    shape: its shape.
+    domain: where its values are drawn from, chosen so the op is smooth there (finite differences with eps
+        1e-6 never cross a kink or leave the domain):
+        "real"    uniform in [-2, 2]
+        "nonzero" sign * uniform [0.5, 2]   (abs, sign, relu, a divisor, norm p=1: away from 0)
+        "pos"     uniform [0.5, 2]          (log, sqrt, reciprocal, a base with a real exponent)
+        "unit"    uniform [0.05, 0.95]      (probabilities: a BCE target)
+        "bool"    random booleans           (where's condition, masks; never differentiable)
+        "int"     integers in [-3, 3]       (never differentiable)
+    grad: whether the input requires grad (only float domains).
+    """
+
+    shape: tuple
+    domain: str = "real"
+    grad: bool = True
+
+    @property
+    def is_float(self) -> bool:
+        return self.domain not in ("bool", "int")
+
+    @property
+    def differentiable(self) -> bool:
+        return self.grad and self.is_float
+
+
+def seed_of(text: str) -> int:
+    """A stable seed from a string (Python's hash() is salted per process)."""
+    return zlib.crc32(text.encode())
+
+
+def make_array(arg: Arg, rng: np.random.Generator) -> np.ndarray:
+    """A float64 (or bool/int64) numpy array for ``arg``, drawn from its domain (always an ndarray, also
+    for shape (): numpy arithmetic on 0-d arrays returns scalars)."""
+    a = _draw(arg, rng)
+    return np.asarray(a, dtype=np.float64) if arg.is_float else np.asarray(a)
+
+
+def _draw(arg: Arg, rng: np.random.Generator):
+    shape = arg.shape
+    if arg.domain == "real":
+        return rng.uniform(-2.0, 2.0, shape)
+    if arg.domain == "nonzero":
+        return rng.choice([-1.0, 1.0], shape) * rng.uniform(0.5, 2.0, shape)
+    if arg.domain == "pos":
+        return rng.uniform(0.5, 2.0, shape)
+    if arg.domain == "unit":
+        return rng.uniform(0.05, 0.95, shape)
+    if arg.domain == "bool":
+        a = rng.random(shape) < 0.5
+        if a.size >= 2:  # both branches taken
+            a.flat[0], a.flat[1] = True, False
+        return np.asarray(a)
+    if arg.domain == "int":
+        return np.asarray(rng.integers(-3, 4, shape), dtype=np.int64)
+    raise ValueError(f"unknown domain {arg.domain!r}")
+
+
+def make_arrays(args, key: str) -> list:
+    rng = np.random.default_rng(seed_of(key))
+    return [make_array(a, rng) for a in args]
+
+
+def cast(arr: np.ndarray, float_dtype) -> np.ndarray:
+    """``arr`` in ``float_dtype`` if it is a float array, else unchanged."""
+    return arr.astype(float_dtype) if arr.dtype.kind == "f" else arr
+
+
+def g_inputs(args, arrays, float_dtype=np.float64) -> list:
+    """gradcli leaf tensors for the arrays (float ones cast to ``float_dtype``)."""
+    out = []
+    for a, arr in zip(args, arrays):
+        out.append(G.tensor(cast(arr, float_dtype), requires_grad=a.differentiable))
+    return out
+
+
+def t_inputs(torch, args, arrays, float_dtype=np.float64) -> list:
+    """torch leaf tensors for the same arrays."""
+    out = []
+    for a, arr in zip(args, arrays):
+        t = torch.from_numpy(np.array(cast(arr, float_dtype), copy=True))
+        out.append(t.requires_grad_(a.differentiable))
+    return out
+
+
+# -------------------------------------------------------------------------------------------- gradcheck
+class GradcheckError(AssertionError):
+    pass
+
+
+def _reset(tensors) -> None:
+    for t in tensors:
+        t.grad = None
+
+
+def analytical_jacobians(out, inputs: list) -> list:
+    """One (out.numel() x input.numel()) matrix per input: row k is the gradient of output element k, from
+    ``out.backward(one_hot_k, retain_graph=True)``."""
+    n_out = out.data.size
+    jac = [np.zeros((n_out, t.data.size)) for t in inputs]
+    for k in range(n_out):
+        _reset(inputs)
+        onehot = np.zeros(n_out, dtype=out.data.dtype)
+        onehot[k] = 1
+        out.backward(G.tensor(onehot.reshape(out.data.shape)), retain_graph=True)
+        for j, t in enumerate(inputs):
+            g = t.grad
+            if g is None:
+                continue
+            if g.data.shape != t.data.shape or g.data.dtype != t.data.dtype:
+                raise GradcheckError(f"grad of input {j} has shape {g.data.shape} / dtype {g.data.dtype}, "
+                                     f"input has {t.data.shape} / {t.data.dtype}")
+            jac[j][k] = g.data.reshape(-1)
+    _reset(inputs)
+    return jac
+
+
+def numerical_jacobians(fn, all_inputs: list, inputs: list, eps: float = GRADCHECK_EPS) -> list:
+    """Central differences: each element of each input's ``.data`` is perturbed in place by +-eps."""
+    jac = []
+    with G.no_grad():
+        for t in inputs:
+            flat = t.data.reshape(-1)
+            if not np.shares_memory(flat, t.data):
+                raise GradcheckError("input data is not contiguous; cannot perturb in place")
+            cols = []
+            for i in range(flat.size):
+                orig = flat[i]
+                flat[i] = orig + eps
+                plus = np.array(fn(*all_inputs).data, dtype=np.float64, copy=True)
+                flat[i] = orig - eps
+                minus = np.array(fn(*all_inputs).data, dtype=np.float64, copy=True)
+                flat[i] = orig
+                cols.append(((plus - minus) / (2 * eps)).reshape(-1))
+            jac.append(np.stack(cols, axis=1) if cols else np.zeros((0, 0)))
+    return jac
+
+
+def gradcheck(fn, inputs: list, eps: float = GRADCHECK_EPS, atol: float = GRADCHECK_ATOL,
+              rtol: float = GRADCHECK_RTOL, seed: int = 0) -> bool:
+    """Check gradcli's derivative of ``fn(*inputs)`` w.r.t. the float64 inputs that require grad.
+
+    Raises GradcheckError with the worst mismatch; returns True otherwise.
+    """
+    wrt = [t for t in inputs if t.requires_grad]
+    for t in wrt:
+        if t.data.dtype != np.float64:
+            raise GradcheckError("gradcheck needs float64 inputs")
+    out = fn(*inputs)
+    if out.data.dtype != np.float64:
+        raise GradcheckError(f"output dtype {out.data.dtype}, expected float64")
+    analytical = analytical_jacobians(out, wrt)
+
+    # One full vector-Jacobian product must equal v @ J (catches rules that are only right for one-hot v).
+    v = np.random.default_rng(seed).standard_normal(out.data.shape)
+    _reset(wrt)
+    out.backward(G.tensor(v), retain_graph=True)
+    for j, t in enumerate(wrt):
+        got = np.zeros(t.data.size) if t.grad is None else t.grad.data.reshape(-1)
+        want = v.reshape(-1) @ analytical[j]
+        if not np.allclose(got, want, atol=1e-12, rtol=1e-10):
+            raise GradcheckError(f"input {j}: full vector-Jacobian product {got} != v @ J {want}")
+    _reset(wrt)
+
+    numerical = numerical_jacobians(fn, inputs, wrt, eps)
+    for j, (a, n) in enumerate(zip(analytical, numerical)):
+        bad = np.abs(a - n) > atol + rtol * np.abs(n)
+        if bad.any():
+            r, c = np.argwhere(bad)[0]
+            raise GradcheckError(
+                f"Jacobian mismatch for input {j} (shape {wrt[j].data.shape}) at output {r}, input element {c}:"
+                f" analytical {a[r, c]!r} vs numerical {n[r, c]!r}\nanalytical:\n{a}\nnumerical:\n{n}")
+    return True
