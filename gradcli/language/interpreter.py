@@ -245,8 +245,8 @@ class Interpreter:
         try:
             if isinstance(stmt, n.ExprStmt):
                 self.step(stmt)
-                return self.eval(stmt.value, self.globals)
-            self.exec(stmt, self.globals)
+                return self.eval_expr(stmt.value, self.globals)
+            self.exec_stmt(stmt, self.globals)
             if isinstance(stmt, n.Assign) and isinstance(stmt.target, n.Name):
                 return self.globals.get(stmt.target.id)
             return None
@@ -275,56 +275,48 @@ class Interpreter:
     # ------------------------------------------------------------------------------------- statements
     def exec_block(self, body, env):
         for stmt in body:
-            self.exec(stmt, env)
+            self.exec_stmt(stmt, env)
 
-    def exec(self, s, env):
+    def exec_stmt(self, s, env):
         self.step(s)
         t = type(s)
         if t is n.ExprStmt:
-            self.eval(s.value, env)
+            self.eval_expr(s.value, env)
         elif t is n.Assign:
-            self.assign(s.target, self.eval(s.value, env), env)
+            self.assign(s.target, self.eval_expr(s.value, env), env)
         elif t is n.AugAssign:
-            current = self.eval(s.target, env)
-            value = self.eval(s.value, env)
+            current = self.eval_expr(s.target, env)
+            value = self.eval_expr(s.value, env)
             self.assign(s.target, self.binop(s.op, current, value, s), env)
         elif t is n.If:
             for test, body in s.branches:
-                if self.truth(self.eval(test, env), test):
+                if self.truth(self.eval_expr(test, env), test):
                     self.exec_block(body, env)
                     return
             if s.orelse:
                 self.exec_block(s.orelse, env)
         elif t is n.While:
-            while self.truth(self.eval(s.test, env), s.test):
-                try:
-                    self.exec_block(s.body, env)
-                except _Break:
+            while self.truth(self.eval_expr(s.test, env), s.test):
+                if not self.loop_body(s.body, env):
                     break
-                except _Continue:
-                    pass
                 self.step(s)
         elif t is n.For:
-            iterable = self.eval(s.iter, env)
+            iterable = self.eval_expr(s.iter, env)
             try:
                 it = iter(iterable)
             except TypeError as e:
                 raise self.error(e, s.iter) from None
             for item in it:
                 self.assign(s.target, item, env)
-                try:
-                    self.exec_block(s.body, env)
-                except _Break:
+                if not self.loop_body(s.body, env):
                     break
-                except _Continue:
-                    pass
         elif t is n.FunctionDef:
-            defaults = [None if d is None else self.eval(d, env) for _, d in s.params]
+            defaults = [None if d is None else self.eval_expr(d, env) for _, d in s.params]
             env[s.name] = Function(s.name, s.params, s.body, defaults)
         elif t is n.Return:
-            raise _Return(None if s.value is None else self.eval(s.value, env))
+            raise _Return(None if s.value is None else self.eval_expr(s.value, env))
         elif t is n.With:
-            ctx = self.eval(s.context, env)
+            ctx = self.eval_expr(s.context, env)
             if not isinstance(ctx, (autograd.no_grad, autograd.enable_grad)):
                 raise self.error(TypeError(f"'{_type_name(ctx)}' object does not support the context manager "
                                            "protocol (gradcli supports torch.no_grad() and torch.enable_grad())"),
@@ -346,6 +338,16 @@ class Interpreter:
             raise _Continue()
         else:  # pragma: no cover - the builder makes no other statements
             raise AssertionError(f"unknown statement {t.__name__}")
+
+    def loop_body(self, body, env) -> bool:
+        """Run one iteration of a loop body; False after ``break``."""
+        try:
+            self.exec_block(body, env)
+        except _Break:
+            return False
+        except _Continue:
+            pass
+        return True
 
     def do_import(self, s: n.Import, env):
         module = s.module
@@ -382,10 +384,10 @@ class Interpreter:
             for item, v in zip(target.items, values):
                 self.assign(item, v, env)
         elif t is n.Attribute:
-            obj = self.eval(target.value, env)
+            obj = self.eval_expr(target.value, env)
             self.set_attribute(obj, target.attr, value, target)
         elif t is n.Subscript:
-            obj = self.eval(target.value, env)
+            obj = self.eval_expr(target.value, env)
             key = self.subscript_key(target, env)
             try:
                 if isinstance(obj, Tensor):
@@ -421,20 +423,20 @@ class Interpreter:
             raise self.error(e, node) from None
 
     # ------------------------------------------------------------------------------------ expressions
-    def eval(self, e, env):
+    def eval_expr(self, e, env):
         t = type(e)
         if t is n.Name:
             return self.lookup(e, env)
         if t is n.Const:
             return e.value
         if t is n.BinOp:
-            return self.binop(e.op, self.eval(e.left, env), self.eval(e.right, env), e)
+            return self.binop(e.op, self.eval_expr(e.left, env), self.eval_expr(e.right, env), e)
         if t is n.Call:
             return self.call(e, env)
         if t is n.Attribute:
-            return self.get_attribute(self.eval(e.value, env), e.attr, e)
+            return self.get_attribute(self.eval_expr(e.value, env), e.attr, e)
         if t is n.Subscript:
-            obj = self.eval(e.value, env)
+            obj = self.eval_expr(e.value, env)
             key = self.subscript_key(e, env)
             try:
                 return obj[key]
@@ -443,7 +445,7 @@ class Interpreter:
             except Exception as exc:
                 raise self.error(exc, e) from None
         if t is n.UnaryOp:
-            v = self.eval(e.operand, env)
+            v = self.eval_expr(e.operand, env)
             if e.op == "not_":
                 return not self.truth(v, e.operand)
             try:
@@ -457,10 +459,10 @@ class Interpreter:
             except Exception as exc:
                 raise self.error(exc, e) from None
         if t is n.Compare:
-            left = self.eval(e.operands[0], env)
+            left = self.eval_expr(e.operands[0], env)
             result = True
             for op, right_node in zip(e.ops, e.operands[1:]):
-                right = self.eval(right_node, env)
+                right = self.eval_expr(right_node, env)
                 try:
                     result = _COMPARE[op](left, right)
                 except Exception as exc:
@@ -470,15 +472,15 @@ class Interpreter:
                 left = right
             return result
         if t is n.BoolOp:
-            left = self.eval(e.left, env)
+            left = self.eval_expr(e.left, env)
             truth = self.truth(left, e.left)
             if e.op == "and_":
-                return self.eval(e.right, env) if truth else left
-            return left if truth else self.eval(e.right, env)
+                return self.eval_expr(e.right, env) if truth else left
+            return left if truth else self.eval_expr(e.right, env)
         if t is n.Ternary:
-            return self.eval(e.body, env) if self.truth(self.eval(e.test, env), e.test) else self.eval(e.orelse, env)
+            return self.eval_expr(e.body, env) if self.truth(self.eval_expr(e.test, env), e.test) else self.eval_expr(e.orelse, env)
         if t is n.Seq:
-            items = [self.eval(i, env) for i in e.items]
+            items = [self.eval_expr(i, env) for i in e.items]
             if e.kind == "list":
                 return items
             if e.kind == "tuple":
@@ -528,9 +530,9 @@ class Interpreter:
         parts = []
         for p in e.index:
             if type(p) is n.SliceExpr:
-                parts.append(slice(*(None if x is None else self.eval(x, env) for x in (p.start, p.stop, p.step))))
+                parts.append(slice(*(None if x is None else self.eval_expr(x, env) for x in (p.start, p.stop, p.step))))
             else:
-                parts.append(self.eval(p, env))
+                parts.append(self.eval_expr(p, env))
         return tuple(parts) if e.is_tuple else parts[0]
 
     def get_attribute(self, obj, name, node):
@@ -574,15 +576,15 @@ class Interpreter:
             raise self.error(exc, node) from None
 
     def call(self, e: n.Call, env):
-        func = self.eval(e.func, env)
-        args = [self.eval(a, env) for a in e.args]
+        func = self.eval_expr(e.func, env)
+        args = [self.eval_expr(a, env) for a in e.args]
         if e.star is not None:
-            star = self.eval(e.star, env)
+            star = self.eval_expr(e.star, env)
             try:
                 args.extend(star)
             except TypeError as exc:
                 raise self.error(exc, e.star) from None
-        kwargs = {k: self.eval(v, env) for k, v in e.kwargs}
+        kwargs = {k: self.eval_expr(v, env) for k, v in e.kwargs}
         if isinstance(func, Function):
             return self.call_function(func, args, kwargs, e)
         if not callable(func) or isinstance(func, (Tensor, Namespace, str, list, tuple)):
@@ -632,7 +634,7 @@ class Interpreter:
                 out.append(part)
                 continue
             expr, conversion, spec = part
-            value = self.eval(expr, env)
+            value = self.eval_expr(expr, env)
             try:
                 if conversion in ("r", "a") and not isinstance(value, str):
                     text = _str(value)

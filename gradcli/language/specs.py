@@ -146,7 +146,7 @@ def evaluate_spec(spec: Spec, interpreter) -> Tensor:
         saved = interpreter.program
         interpreter.program = Program([], spec.text, filename)
         try:
-            value = interpreter.eval(expr, {})
+            value = interpreter.eval_expr(expr, {})
         finally:
             interpreter.program = saved
     try:
