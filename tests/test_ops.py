@@ -161,7 +161,8 @@ REDUCE_VARIANTS = [  # (id, shape, kwargs)
     ("3x4-dim0", (3, 4), {"dim": 0}), ("3x4-dim1", (3, 4), {"dim": 1}), ("3x4-dim-1", (3, 4), {"dim": -1}),
     ("3x4-dim1-keepdim", (3, 4), {"dim": 1, "keepdim": True}),
     ("3x4-dim0-keepdim", (3, 4), {"dim": 0, "keepdim": True}),
-    ("2x3x4-dim02", (2, 3, 4), {"dim": (0, 2)}), ("2x3x4-dim-1-0-keepdim", (2, 3, 4), {"dim": (-1, 0), "keepdim": True}),
+    ("2x3x4-dim02", (2, 3, 4), {"dim": (0, 2)}),
+    ("2x3x4-dim-1-0-keepdim", (2, 3, 4), {"dim": (-1, 0), "keepdim": True}),
     ("3x1-dim1", (3, 1), {"dim": 1}), ("4-dim0", (4,), {"dim": 0}), ("0d-dim0", (), {"dim": 0}),
     ("0d-dim0-keepdim", (), {"dim": 0, "keepdim": True}),
 ]
@@ -382,7 +383,8 @@ for _name, _sym in BITWISE.items():
     NONDIFF_CASES.append(NDCase(_name, f"{_name}-int-scalar", (lambda n: lambda m, a: getattr(m, n)(a, 6))(_name),
                                 (Arg((3, 4), INT),)))
     NONDIFF_CASES.append(NDCase(f"__{_name[8:]}__", f"{_name}-operator",
-                                (lambda s: lambda m, a, b: eval(f"a {s} b"))(_sym), (Arg((3, 4), BOOL), Arg((3, 4), BOOL))))
+                                (lambda s: lambda m, a, b: eval(f"a {s} b"))(_sym),
+                                (Arg((3, 4), BOOL), Arg((3, 4), BOOL))))
 
 #: Registry ops of kind "op" deliberately without a case here (name -> reason). Keep empty if possible.
 EXCLUDED: dict[str, str] = {}
