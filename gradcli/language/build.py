@@ -70,17 +70,13 @@ class _Builder(Transformer_NonRecursive):
             body.extend(c if isinstance(c, list) else [c])
         return body
 
+    suite = file_input  # a block is a statement list, flattened the same way
+
     def spec_input(self, meta, children):
         return children[0]
 
     def simple_stmt(self, meta, children):
         return [c for c in children if c is not None]
-
-    def suite(self, meta, children):
-        body = []
-        for c in children:
-            body.extend(c if isinstance(c, list) else [c])
-        return body
 
     def expr_stmt(self, meta, children):
         line, col = _at(children[0])

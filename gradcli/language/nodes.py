@@ -7,7 +7,7 @@ the language has. The tree node names of the grammar map onto these one to one (
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(slots=True)
@@ -189,4 +189,3 @@ class Program:
     body: list
     source: str
     filename: str = "<input>"
-    spans: list = field(default_factory=list)
