@@ -102,9 +102,11 @@ class Node:
     Attributes:
         op: the :class:`gradcli.ops._core.Op` that was applied.
         edges: per tensor input, the Node that produced it, the leaf Tensor that requires grad, or None.
-        saved: the values the derivative rule asked for, released after backward (unless retain_graph).
+        saved: the values the derivative rule asked for, as numpy arrays in the order of ``op.save_plan``
+            (inputs as the op computed on them, i.e. in ``dtype``; the output), released after backward unless
+            retain_graph.
         params: the op's non-tensor arguments (dim, keepdim, ...), never released.
-        in_shapes: the shapes of the tensor inputs.
+        in_shapes: the shapes of the tensor inputs if the derivative rule uses them, else None.
         out_shape, out_dtype: shape and numpy dtype of the output.
         dtype: the numpy dtype the op computed in (inputs of another dtype are cast to it).
         seq: creation order; later nodes run first in backward.
@@ -160,19 +162,31 @@ class Node:
             if op.saves:
                 raise RuntimeError(ERR_BACKWARD_TWICE)
             saved = ()
+        call = op.vjp_call
+        if create_graph or not call:
+            grads = op.vjp(*self._rule_args(grad, saved, create_graph))
+        elif call == 1:  # the common cases: the rule takes saved arrays, parameters, needs_input_grad
+            grads = op.vjp(grad, *saved)
+        elif call == 2:
+            grads = op.vjp(grad, *saved, tuple([e is not None for e in self.edges]))
+        elif call == 3:
+            grads = op.vjp(grad, *saved, *self.params)
+        else:
+            grads = op.vjp(grad, *saved, *self.params, tuple([e is not None for e in self.edges]))
+        if op.ninputs == 1:
+            return grads if type(grads) is tuple and len(grads) == 1 else (grads,)
+        if len(grads) != len(self.edges):
+            raise AssertionError(f"{op.name}: derivative returned {len(grads)} gradients for "
+                                 f"{len(self.edges)} inputs")
+        return grads
+
+    def _rule_args(self, grad, saved, create_graph: bool) -> list:
+        # The rule's arguments in the order it names them (Op.vjp_plan).
         args = [grad]
-        for kind, i in op.vjp_plan:
-            if kind == 0:  # a tensor input
-                t = saved[i]
-                if t is None:
-                    args.append(None)
-                elif create_graph:
-                    args.append(t if t.data.dtype == self.dtype else t.to(self.dtype))
-                else:
-                    d = t.data
-                    args.append(d if d.dtype == self.dtype else d.astype(self.dtype))
-            elif kind == 1:  # the result
-                args.append(Tensor(saved[i], True, self) if create_graph else saved[i])
+        for kind, i in self.op.vjp_plan:
+            if kind <= 1:  # a saved input or the result
+                d = saved[i]
+                args.append(self._saved_tensor(i, d) if create_graph and d is not None else d)
             elif kind == 2:  # a non-tensor argument
                 args.append(self.params[i])
             elif kind == 3:  # an input's shape
@@ -180,14 +194,24 @@ class Node:
             elif kind == 5:  # a *args parameter: all the remaining arguments
                 args.append(self.params[i:])
             else:  # which inputs need a gradient
-                args.append(tuple(e is not None for e in self.edges))
-        grads = op.vjp(*args)
-        if len(self.edges) == 1 and not (type(grads) is tuple and len(grads) == 1):
-            return (grads,)
-        if len(grads) != len(self.edges):
-            raise AssertionError(f"{op.name}: derivative returned {len(grads)} gradients for "
-                                 f"{len(self.edges)} inputs")
-        return grads
+                args.append(tuple([e is not None for e in self.edges]))
+        return args
+
+    def _saved_tensor(self, slot: int, d: np.ndarray) -> Tensor:
+        # A saved array as the Tensor a create_graph rule computes on, connected to the graph like the value
+        # it was: the result (this node), an input produced by a node, a leaf that requires grad, or a constant.
+        i = self.op.save_plan[slot]
+        if i == self.op.ninputs:
+            return Tensor(d, True, self)
+        e = self.edges[i]
+        if e is None:
+            return Tensor(d)
+        if type(e) is Node:
+            if d.dtype == e.out_dtype:
+                return Tensor(d, True, e)
+            # the op computed on a cast of the input (promotion widens, so casting back is exact)
+            return Tensor(d.astype(e.out_dtype), True, e).to(self.dtype)
+        return e if e.data.dtype == self.dtype else e.to(self.dtype)
 
 
 class AccumulateGrad:
@@ -212,12 +236,6 @@ class AccumulateGrad:
 
 
 # ------------------------------------------------------------------------------------------------ backward
-def _meta(target):
-    if type(target) is Node:
-        return target.out_shape, target.out_dtype
-    return target.data.shape, target.data.dtype
-
-
 def _fit(grad, shape, dtype, create_graph: bool):
     """Sum a gradient back to its input's shape (undoing broadcasting) and cast it to the input's dtype."""
     if create_graph:
@@ -316,14 +334,21 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
                 else:
                     deps[e] = n + 1
 
+    # Ready nodes wait in a heap ordered by sequence number, except the common case of exactly one node
+    # becoming ready with none waiting (a chain): that one runs next without going through the heap.
     heap = [(-n.seq, n) for n in buffers if deps[n] == 0]
     heapq.heapify(heap)
+    heappop, heappush = heapq.heappop, heapq.heappush
     prev_mode = _mode.enabled
     _mode.enabled = create_graph
+    node = None
     try:
-        while heap:
-            node = heapq.heappop(heap)[1]
-            grad = buffers.pop(node)
+        while True:
+            if node is None:
+                if not heap:
+                    break
+                node = heappop(heap)[1]
+            grad = buffers.pop(node)  # this node's gradient buffer is released as soon as it is consumed
             if node.retained is not None:
                 t = node.retained()
                 if t is not None:
@@ -331,23 +356,40 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
             if capture_nodes and node in capture_nodes:
                 captured[id(capture_nodes[node])] = grad
             grads = node.apply(grad, create_graph)
+            del grad
             if not retain_graph:
                 node.saved = _FREED
+            nxt = None
             for e, g in zip(node.edges, grads):
                 if e is None or g is None:
                     continue
-                shape, dtype = _meta(e)
-                g = _fit(g, shape, dtype, create_graph)
                 if type(e) is Node:
-                    buffers[e] = _add(buffers.get(e), g)
+                    shape, dtype = e.out_shape, e.out_dtype
+                else:
+                    d = e.data
+                    shape, dtype = d.shape, d.dtype
+                # _fit is a no-op for a gradient that already has its input's shape and dtype (most of them)
+                if create_graph or type(g) is not np.ndarray or g.shape != shape or g.dtype != dtype:
+                    g = _fit(g, shape, dtype, create_graph)
+                if type(e) is Node:
+                    prev = buffers.get(e)
+                    buffers[e] = g if prev is None else prev + g
                     n = deps[e] - 1
                     deps[e] = n
                     if n == 0:
-                        heapq.heappush(heap, (-e.seq, e))
+                        if nxt is None and not heap:
+                            nxt = e
+                        else:
+                            if nxt is not None:
+                                heappush(heap, (-nxt.seq, nxt))
+                                nxt = None
+                            heappush(heap, (-e.seq, e))
                 else:
                     k = id(e)
                     prev = leaf_buffers.get(k)
                     leaf_buffers[k] = (e, g if prev is None else prev[1] + g)
+            node = nxt
+            grads = g = None  # nothing of this node stays referenced while the next one runs
         for k, (leaf, g) in leaf_buffers.items():
             if capture is not None:
                 if k in capture:

@@ -33,6 +33,7 @@ numpy arrays only (as rules do), it computes on them and returns an array.
 from __future__ import annotations
 
 import inspect
+import operator
 
 import numpy as np
 
@@ -76,6 +77,10 @@ class Op:
         vjp: the derivative rule, or None until :meth:`defvjp`.
         vjp_plan: how to build the rule's arguments (set by :meth:`defvjp`).
         saves: whether the rule needs saved tensors (then a second backward without retain_graph fails).
+        save_plan: which values a node saves, in the rule's order: input indices, ``ninputs`` for the result.
+        vjp_call: how the engine calls the rule: 1 ``rule(grad, *saved)``, 2 ``rule(grad, *saved,
+            needs_input_grad)``, 3 ``rule(grad, *saved, *params)``, 4 both, 0 by the plan (slower).
+        needs_shapes: the rule takes an input's shape (nodes then record the input shapes).
         note: a one-line description of the derivative for ``gradcli ops``.
     """
 
@@ -90,6 +95,12 @@ class Op:
         self.vjp = None
         self.vjp_plan = ()
         self.saves = False
+        self.save_plan = ()
+        self.saved_inputs = ()
+        self.saves_result = False
+        self.vjp_call = 1
+        self.needs_shapes = False
+        self.save_getter = None
         self.note = note
         self.signature = inspect.signature(forward)
         params = list(self.signature.parameters.values())
@@ -101,8 +112,11 @@ class Op:
             if any(p.kind == p.KEYWORD_ONLY for p in params):
                 raise TypeError(f"{self.name}: forward parameters must be positional (found keyword-only)")
             self.defaults = None
+            self.nrequired = 0
         else:
             self.defaults = tuple(p.default for p in params)
+            # parameters with defaults follow those without, so a call is complete once it has these many
+            self.nrequired = sum(1 for p in params if p.default is p.empty)
         self.nargs = len(params)
         self.__doc__ = forward.__doc__
         self.__name__ = self.name
@@ -135,18 +149,22 @@ class Op:
                 plan.append((4, 0))
             else:
                 raise TypeError(f"{self.name}: derivative rule asks for unknown value {pname!r}")
-        # Saved values are stored in one tuple: the named inputs in order, then the result.
-        saved_inputs = [self.input_names.index(n) for k, n in plan if k == 0]
-        self.saved_inputs = tuple(saved_inputs)
-        self.saves_result = any(k == 1 for k, _ in plan)
+        # The values to save, in the order the rule names them: input indices, and ninputs for the result.
+        # Nodes keep them in one tuple of arrays, so that a rule that names nothing else is called as
+        # ``rule(grad, *saved)``.
+        save_plan = tuple(self.input_names.index(n) if k == 0 else self.ninputs for k, n in plan if k in (0, 1))
+        self.save_plan = save_plan
+        self.saved_inputs = tuple(i for i in save_plan if i != self.ninputs)
+        self.saves_result = self.ninputs in save_plan
+        self.vjp_call = _vjp_call(plan, len(save_plan), len(self.param_names) if self.defaults is not None else -1)
+        self.needs_shapes = any(k == 3 for k, _ in plan)
+        self.save_getter = operator.itemgetter(*save_plan) if len(save_plan) > 1 else None
         resolved = []
         slot = 0
         for k, n in plan:
-            if k == 0:
-                resolved.append((0, slot))
+            if k in (0, 1):
+                resolved.append((k, slot))
                 slot += 1
-            elif k == 1:
-                resolved.append((1, len(saved_inputs)))
             else:
                 resolved.append((k, n))
         self.vjp_plan = tuple(resolved)
@@ -157,11 +175,13 @@ class Op:
     def __call__(self, *args, **kwargs):
         if kwargs:
             args = self._bind(args, kwargs)
-        elif self.defaults is not None and len(args) < self.nargs:
-            if any(d is inspect.Parameter.empty for d in self.defaults[len(args):]):
-                args = self._bind(args, {})
+        elif len(args) < self.nargs and self.defaults is not None:
+            if len(args) < self.nrequired:
+                args = self._bind(args, {})  # raises the missing-argument TypeError
             else:
-                args = args + self.defaults[len(args):]
+                args += self.defaults[len(args):]
+        if args and type(args[0]) is Tensor:  # the common case, checked first: it is the per-op overhead
+            return _apply(self, args)
         n = self.ninputs
         for a in args[:n]:
             if type(a) is Tensor:
@@ -180,6 +200,24 @@ class Op:
             raise TypeError(f"{self.name}(): {e}") from None
         bound.apply_defaults()
         return bound.args
+
+
+def _vjp_call(plan, nsaved: int, nparams: int) -> int:
+    """Whether a rule's arguments are (saved values, then every non-tensor parameter in order, then
+    needs_input_grad), each part optional: then the engine passes them without going through the plan."""
+    kinds = [k for k, _ in plan]
+    i = nsaved
+    if any(k > 1 for k in kinds[:i]):
+        return 0
+    params = [n for k, n in plan[i:] if k == 2]
+    if params:
+        if params != list(range(nparams)) or kinds[i:i + nparams] != [2] * nparams:
+            return 0
+        i += nparams
+    rest = kinds[i:]
+    if rest not in ([], [4]):
+        return 0
+    return (3 if params else 1) + (1 if rest else 0)
 
 
 def op(grad_fn: str | None, *, inputs: int = 1, promote: str | None = "same", differentiable: bool = True,
@@ -270,23 +308,61 @@ def _is_number(v) -> bool:
 
 
 def _apply(o: Op, args):
+    # The per-op overhead of gradcli is this function, _fast_promote and _wrap_output: keep them free of
+    # per-call work that numpy does anyway (benchmarks/README.md). The general promotion runs for mixed dtypes.
     n = o.ninputs
-    tensors = args[:n]
-    params = args[n:]
-    datas, dtype = _fast_promote(o, tensors)
+    datas, dtype = _fast_promote(o, args)
     if datas is None:
-        datas, dtype = _promote(o, tensors)
-    out = o.forward(*datas, *params)
+        datas, dtype = _promote(o, args[:n])
+    out = o.forward(*datas, *args[n:]) if len(args) > n else o.forward(*datas)
     if type(out) is tuple:
         # (values, indices)-style results: only the first output is differentiable.
-        first = _wrap_output(o, out[0], tensors, datas, params, dtype)
+        first = _wrap_output(o, out[0], args, datas, dtype)
         return (first,) + tuple(Tensor(np.asarray(x)) for x in out[1:])
-    return _wrap_output(o, out, tensors, datas, params, dtype)
+    return _wrap_output(o, out, args, datas, dtype)
 
 
-def _fast_promote(o: Op, tensors):
+def _fast_promote(o: Op, args):
     """The common cases without the general promotion: Tensors of one dtype, or one float Tensor with Python
-    numbers (a float tensor's dtype wins over wrapped numbers). Returns (None, None) otherwise."""
+    numbers (a float tensor's dtype wins over wrapped numbers). ``args`` are the op's arguments (tensor inputs
+    first). Returns (None, None) where it does not apply.
+
+    Gives the same arrays and dtype as :func:`_promote` where it applies (tests/test_perf_paths.py checks it),
+    except that with ``promote=None`` it returns the inputs' common dtype rather than None."""
+    n = o.ninputs
+    a = args[0]
+    if n == 1:  # one input: nothing to promote unless integers must become floats
+        if type(a) is Tensor:
+            d = a.data
+            dtype = d.dtype
+            if dtype.kind == "f" or o.promote is None:
+                return (d,), dtype
+        return None, None
+    if n == 2:
+        b = args[1]
+        if type(a) is Tensor:
+            da = a.data
+            dtype = da.dtype
+            if type(b) is Tensor:
+                db = b.data
+                if db.dtype == dtype and (dtype.kind == "f" or o.promote is None):
+                    return (da, db), dtype
+                return None, None
+            if type(b) is float or type(b) is int:
+                if o.promote is None:
+                    return (da, np.asarray(b)), dtype
+                if dtype.kind == "f":
+                    return (da, np.asarray(b, dtype=dtype)), dtype
+            return None, None
+        if type(b) is Tensor and (type(a) is float or type(a) is int):
+            db = b.data
+            dtype = db.dtype
+            if o.promote is None:
+                return (np.asarray(a), db), dtype
+            if dtype.kind == "f":
+                return (np.asarray(a, dtype=dtype), db), dtype
+        return None, None
+    tensors = args[:n]
     dtype = None
     for a in tensors:
         if type(a) is Tensor:
@@ -298,7 +374,8 @@ def _fast_promote(o: Op, tensors):
         elif not (type(a) is float or type(a) is int):
             return None, None
     if dtype is None or o.promote is None:
-        return (None, None) if dtype is None else ([a.data if type(a) is Tensor else a for a in tensors], dtype)
+        return (None, None) if dtype is None else ([a.data if type(a) is Tensor else np.asarray(a) for a in tensors],
+                                                   dtype)
     if dtype.kind != "f":
         return None, None
     return [a.data if type(a) is Tensor else np.asarray(a, dtype=dtype) for a in tensors], dtype
@@ -339,39 +416,51 @@ def _promote(o: Op, tensors):
     return datas, dtype
 
 
-def _wrap_output(o: Op, out, tensors, datas, params, dtype):
+def _wrap_output(o: Op, out, args, datas, dtype):
+    """The op's result as a Tensor, with a graph Node when it is differentiable and an input requires grad."""
     if type(out) is not np.ndarray:
         out = np.asarray(out)
     if not (o.differentiable and autograd._mode.enabled and out.dtype.kind == "f"):
         return Tensor(out)
-    requires = False
-    edges = []
-    for t in tensors:
-        if type(t) is Tensor and t.requires_grad:
-            requires = True
-            edges.append(t.grad_fn if t.grad_fn is not None else t)
-        else:
-            edges.append(None)
-    if not requires:
-        return Tensor(out)
+    n = o.ninputs
+    a = args[0]
+    if n == 1:
+        if type(a) is not Tensor or not a.requires_grad:
+            return Tensor(out)
+        edges = (a if a.grad_fn is None else a.grad_fn,)
+    else:
+        edges = []
+        requires = False
+        for t in args[:n]:
+            if type(t) is Tensor and t.requires_grad:
+                requires = True
+                edges.append(t if t.grad_fn is None else t.grad_fn)
+            else:
+                edges.append(None)
+        if not requires:
+            return Tensor(out)
+        edges = tuple(edges)
     if o.vjp is None:
         raise RuntimeError(f"the derivative for '{o.name}' is not implemented.")
-    saved = [_saved_input(tensors[i], datas[i]) for i in o.saved_inputs]
-    if o.saves_result:
-        saved.append(out)
-    node = Node(o, tuple(edges), tuple(saved), params, tuple(d.shape if d is not None else None for d in datas),
-                out.shape, out.dtype, dtype if dtype is not None else out.dtype)
+    # Saved values are the arrays the op computed on (already in its dtype) and its output, never Tensors: the
+    # engine rebuilds Tensors from them and the edges only for create_graph (autograd.Node.apply).
+    plan = o.save_plan
+    if not plan:
+        saved = ()
+    elif len(plan) == 1:
+        i = plan[0]
+        saved = (out if i == n else datas[i],)
+    else:
+        saved = o.save_getter((*datas, out))
+    node_dtype = out.dtype if dtype is None else dtype
+    if o.promote is None and o.saved_inputs:
+        # ops that do not promote may have computed on mixed dtypes: rules get inputs in the node's dtype
+        saved = tuple([d if d is None or d.dtype == node_dtype or i == n else d.astype(node_dtype)
+                       for d, i in zip(saved, plan)])
+    node = Node(o, edges, saved, args[n:],
+                tuple([None if d is None else d.shape for d in datas]) if o.needs_shapes else None,
+                out.shape, out.dtype, node_dtype)
     return Tensor(out, True, node)
-
-
-def _saved_input(t, data):
-    # Keep the Tensor (its graph is needed for create_graph); numbers and casts of constants become plain
-    # Tensors of the computed dtype; an omitted optional input (weight=None) stays None.
-    if data is None:
-        return None
-    if type(t) is Tensor and (t.requires_grad or t.data is data):
-        return t
-    return Tensor(data)
 
 
 def normalize_dim(dim: int, ndim: int) -> int:

@@ -42,7 +42,9 @@ def sub(input, other, alpha=1):
 
 
 @sub.defvjp
-def _(grad, alpha):
+def _(grad, alpha, needs_input_grad):
+    if not needs_input_grad[1]:  # x - constant: no negation to compute
+        return grad, None
     return grad, (-grad if alpha == 1 else -grad * alpha)
 
 
@@ -53,7 +55,9 @@ def rsub(input, other, alpha=1):
 
 
 @rsub.defvjp
-def _(grad, alpha):
+def _(grad, alpha, needs_input_grad):
+    if not needs_input_grad[0]:
+        return None, grad
     return (-grad if alpha == 1 else -grad * alpha), grad
 
 
@@ -64,8 +68,9 @@ def mul(input, other):
 
 
 @mul.defvjp
-def _(grad, input, other):
-    return grad * other, grad * input
+def _(grad, input, other, needs_input_grad):
+    # only the products that are needed (x * constant is the common case)
+    return grad * other if needs_input_grad[0] else None, grad * input if needs_input_grad[1] else None
 
 
 @op("DivBackward0", inputs=2, promote="float", method=True, aliases=("divide", "true_divide"))

@@ -1,0 +1,685 @@
+#!/usr/bin/env python3
+"""gradcli's performance benchmark: gradcli against PyTorch (when installed) and raw numpy, side by side.
+
+    python benchmarks/run.py            # every benchmark, full size (a few minutes)
+    python benchmarks/run.py --quick    # fewer repetitions, a 200,000-node chain (about a minute)
+    python benchmarks/run.py --json     # one JSON object instead of the table
+    python benchmarks/run.py --only perop,matmul
+
+What is measured (issue 6; benchmarks/README.md has the latest figures and explains every missed target):
+
+  startup  whole-process wall time of ``gradcli grad "2 * dot(x, x)" -i "x=arange(4.0)"``, against
+           ``python -c "import numpy, typer, rich, lark"`` (the floor: gradcli's own dependencies) and the same
+           computation as a PyTorch script.                                  target: <= 1.3x the floor
+  perop    a chain of 10,000 elementwise ops on a 3-element float32 tensor, forward + backward, in microseconds
+           per op. numpy: the same ufuncs forward and the derivatives written by hand.
+                                                                             target: <= 0.5x PyTorch
+  matmul   ``(a @ b).sum()`` forward + backward with 2048x2048 float32 ``a``, ``b``, against numpy doing the
+           same work (the product, the sum, and the two gradient products).  target: <= 1.1x numpy
+  mlp      a 784-512-10 MLP, batch 256, ReLU, cross-entropy, forward + backward (float32).
+                                                                             target: <= 1.0x PyTorch
+  chain    a 1,000,000-node elementwise chain (forward + backward), each implementation in its own process:
+           time, and peak memory above the process's baseline (peak RSS after the run minus RSS before it).
+                                                                             target: <= 0.5x PyTorch, both
+  batch    10,000 small programs through ``gradcli batch`` (one process pinned to one core), entries/second.
+                                                                             target: >= 2,000 entries/s
+
+Every figure is the median over repetitions; gradcli, PyTorch and numpy run in separate worker processes
+(PyTorch's OpenMP threads must not share a process with numpy's BLAS), and the rounds alternate between them
+so that load from other processes on the machine falls on all of them alike. Each benchmark also checks that
+gradcli's gradients agree with PyTorch's (or numpy's).
+
+The gradcli measured is the one in this checkout (PYTHONPATH is set to the repository root).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve()
+
+# ------------------------------------------------------------------------------------------------- workloads
+# Each workload runs inside a worker process: ``python benchmarks/run.py --worker NAME IMPL N REPS`` prints one
+# JSON object {"times": [...seconds per repetition...], "check": [...numbers to compare across impls...], ...}.
+
+PEROP_N = 10_000
+CHAIN_N = 1_000_000
+CHAIN_N_QUICK = 200_000
+
+
+# The chain: y*1.0001, y+c, tanh(y), y*w, y-0.001, repeated. The values are chosen so that neither the values
+# nor the gradients blow up or underflow over a million steps (float32 denormals would measure the FPU's slow
+# path, not the frameworks): y stays near 1e-3, where tanh' is ~1, and 1.0001 * 0.9999 ~ 1.
+def _chain_gradcli(n):
+    import gradcli as G
+
+    x = G.tensor([0.001, -0.002, 0.003], requires_grad=True)
+    c = G.tensor([0.001, 0.001, 0.001])
+    w = G.tensor([0.9999, 0.9999, 0.9999])
+    y = x
+    for i in range(n):
+        k = i % 5
+        if k == 0:
+            y = y * 1.0001
+        elif k == 1:
+            y = y + c
+        elif k == 2:
+            y = y.tanh()
+        elif k == 3:
+            y = y * w
+        else:
+            y = y - 0.001
+    y.sum().backward()
+    return x.grad.data
+
+
+def _chain_torch(n):
+    import torch
+
+    x = torch.tensor([0.001, -0.002, 0.003], requires_grad=True)
+    c = torch.tensor([0.001, 0.001, 0.001])
+    w = torch.tensor([0.9999, 0.9999, 0.9999])
+    y = x
+    for i in range(n):
+        k = i % 5
+        if k == 0:
+            y = y * 1.0001
+        elif k == 1:
+            y = y + c
+        elif k == 2:
+            y = y.tanh()
+        elif k == 3:
+            y = y * w
+        else:
+            y = y - 0.001
+    y.sum().backward()
+    return x.grad.numpy()
+
+
+def _chain_numpy(n):
+    # The floor: the same ufuncs, every intermediate kept for the backward pass, derivatives written by hand.
+    import numpy as np
+
+    f32 = np.float32
+    x = np.array([0.001, -0.002, 0.003], dtype=f32)
+    c = np.array([0.001, 0.001, 0.001], dtype=f32)
+    w = np.array([0.9999, 0.9999, 0.9999], dtype=f32)
+    saved = []
+    y = x
+    for i in range(n):
+        k = i % 5
+        if k == 0:
+            y = np.multiply(y, f32(1.0001))
+        elif k == 1:
+            y = np.add(y, c)
+        elif k == 2:
+            y = np.tanh(y)
+            saved.append(y)
+        elif k == 3:
+            y = np.multiply(y, w)
+        else:
+            y = np.subtract(y, f32(0.001))
+    g = np.ones_like(y)
+    for i in range(n - 1, -1, -1):
+        k = i % 5
+        if k == 0:
+            g = np.multiply(g, f32(1.0001))
+        elif k == 2:
+            r = saved.pop()
+            g = np.multiply(g, np.subtract(f32(1), np.multiply(r, r)))
+        elif k == 3:
+            g = np.multiply(g, w)
+    return g
+
+
+CHAINS = {"gradcli": _chain_gradcli, "torch": _chain_torch, "numpy": _chain_numpy}
+
+
+def work_perop(impl, n, reps):
+    fn = CHAINS[impl]
+    fn(200)  # warm up
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        g = fn(n)
+        times.append(time.perf_counter() - t)
+    return {"times": times, "check": [float(v) for v in g]}
+
+
+def _rss_kib(field):
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    if field == "VmHWM":
+        import resource
+
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return None
+
+
+def work_chain(impl, n, reps):
+    # One repetition per process: peak RSS is a per-process high-water mark.
+    fn = CHAINS[impl]
+    fn(10)
+    import gc
+
+    gc.collect()
+    before = _rss_kib("VmRSS")
+    t = time.perf_counter()
+    g = fn(n)
+    elapsed = time.perf_counter() - t
+    peak = _rss_kib("VmHWM")
+    return {"times": [elapsed], "check": [float(v) for v in g], "rss_before_kib": before, "peak_kib": peak,
+            "delta_kib": None if before is None or peak is None else peak - before}
+
+
+def _matmul_data(n):
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    return (rng.standard_normal((n, n), dtype=np.float32), rng.standard_normal((n, n), dtype=np.float32))
+
+
+def work_matmul(impl, n, reps):
+    import numpy as np
+
+    A, B = _matmul_data(n)
+    if impl == "gradcli":
+        import gradcli as G
+
+        a, b = G.tensor(A, requires_grad=True), G.tensor(B, requires_grad=True)
+
+        def step():
+            a.grad = b.grad = None
+            (a @ b).sum().backward()
+            return a.grad.data, b.grad.data
+    elif impl == "torch":
+        import torch
+
+        a, b = torch.tensor(A, requires_grad=True), torch.tensor(B, requires_grad=True)
+
+        def step():
+            a.grad = b.grad = None
+            (a @ b).sum().backward()
+            return a.grad.numpy(), b.grad.numpy()
+    else:
+        def step():
+            c = A @ B
+            c.sum()
+            g = np.ones_like(c)
+            return g @ B.T, A.T @ g
+    step()
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        ga, gb = step()
+        times.append(time.perf_counter() - t)
+    assert ga.dtype == np.float32 and gb.dtype == np.float32, (ga.dtype, gb.dtype)
+    return {"times": times, "check": [float(ga[0, 0]), float(ga[-1, 5]), float(gb[3, 7]), float(gb[-1, -1])]}
+
+
+def _mlp_data():
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    f32 = np.float32
+    X = rng.standard_normal((256, 784), dtype=f32)
+    y = rng.integers(0, 10, 256)
+    W1 = (rng.standard_normal((784, 512), dtype=f32) * f32(0.05))
+    b1 = np.zeros(512, f32)
+    W2 = (rng.standard_normal((512, 10), dtype=f32) * f32(0.05))
+    b2 = np.zeros(10, f32)
+    return X, y, W1, b1, W2, b2
+
+
+def work_mlp(impl, n, reps):
+    import numpy as np
+
+    X, y, W1, b1, W2, b2 = _mlp_data()
+    note = None
+    if impl == "gradcli":
+        import gradcli as G
+
+        x = G.tensor(X)
+        params = [G.tensor(p, requires_grad=True) for p in (W1, b1, W2, b2)]
+        if "cross_entropy" in G.__dict__:
+            target = G.tensor(y)
+
+            def loss_fn(z):
+                return G.cross_entropy(z, target)
+        else:
+            # gradcli has no cross_entropy yet: log_softmax composed from its ops. The shift by the row maximum
+            # is a constant (log_softmax does not depend on it), taken from the values with numpy.
+            note = "gradcli has no cross_entropy yet: log_softmax composed from exp, log, sum, sub, mul"
+            onehot = np.zeros((256, 10), np.float32)
+            onehot[np.arange(256), y] = 1
+            onehot = G.tensor(onehot)
+
+            def loss_fn(z):
+                s = z - G.tensor(z.data.max(axis=1, keepdims=True))
+                logp = s - s.exp().sum(dim=1, keepdim=True).log()
+                return (logp * onehot).sum() * (-1.0 / 256)
+
+        def step():
+            for p in params:
+                p.grad = None
+            w1, c1, w2, c2 = params
+            loss = loss_fn((x @ w1 + c1).relu() @ w2 + c2)
+            loss.backward()
+            return float(loss.item()), params[0].grad.data, params[2].grad.data
+    elif impl == "torch":
+        import torch
+        import torch.nn.functional as F
+
+        x = torch.tensor(X)
+        target = torch.tensor(y)
+        params = [torch.tensor(p, requires_grad=True) for p in (W1, b1, W2, b2)]
+
+        def step():
+            for p in params:
+                p.grad = None
+            w1, c1, w2, c2 = params
+            loss = F.cross_entropy(torch.relu(x @ w1 + c1) @ w2 + c2, target)
+            loss.backward()
+            return float(loss.item()), params[0].grad.numpy(), params[2].grad.numpy()
+    else:
+        onehot = np.zeros((256, 10), np.float32)
+        onehot[np.arange(256), y] = 1
+
+        def step():
+            h = X @ W1 + b1
+            a = np.maximum(h, np.float32(0))
+            z = a @ W2 + b2
+            s = z - z.max(axis=1, keepdims=True)
+            e = np.exp(s)
+            se = e.sum(axis=1, keepdims=True)
+            loss = -(s - np.log(se))[np.arange(256), y].mean()
+            dz = (e / se - onehot) * np.float32(1 / 256)
+            gW2 = a.T @ dz
+            dz.sum(axis=0)
+            da = dz @ W2.T
+            dh = np.where(h > 0, da, np.float32(0))
+            gW1 = X.T @ dh
+            dh.sum(axis=0)
+            return float(loss), gW1, gW2
+    step()
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        loss, g1, g2 = step()
+        times.append(time.perf_counter() - t)
+    assert g1.dtype == np.float32, g1.dtype
+    return {"times": times, "check": [loss, float(g1[0, 0]), float(g1[100, 200]), float(g2[5, 3])], "note": note}
+
+
+WORKERS = {"perop": work_perop, "chain": work_chain, "matmul": work_matmul, "mlp": work_mlp}
+
+
+def worker_main(argv):
+    name, impl, n, reps = argv[0], argv[1], int(argv[2]), int(argv[3])
+    import numpy as np
+
+    np.seterr(all="ignore")
+    out = WORKERS[name](impl, n, reps)
+    sys.stdout.write(json.dumps(out) + "\n")
+
+
+# ----------------------------------------------------------------------------------------------- the runner
+def _env():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env.setdefault("NO_COLOR", "1")
+    return env
+
+
+def have_torch() -> bool:
+    r = subprocess.run([sys.executable, "-c", "import importlib.util as u, sys; "
+                        "sys.exit(0 if u.find_spec('torch') else 1)"], env=_env())
+    return r.returncode == 0
+
+
+def run_worker(name, impl, n, reps, timeout=1800):
+    r = subprocess.run([sys.executable, str(HERE), "--worker", name, impl, str(n), str(reps)], env=_env(),
+                       capture_output=True, text=True, timeout=timeout)
+    if r.returncode != 0:
+        raise RuntimeError(f"worker {name}/{impl} failed:\n{r.stderr[-3000:]}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def gradcli_command():
+    """How to start gradcli: its console script next to this Python if installed there, else ``-m gradcli``."""
+    script = Path(sys.executable).parent / "gradcli"
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-m", "gradcli"]
+
+
+def _wall(cmd, env, stdin_path=None, cpu=None):
+    preexec = None
+    if cpu is not None and hasattr(os, "sched_setaffinity"):
+        def preexec():
+            os.sched_setaffinity(0, {cpu})
+    stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
+    try:
+        t = time.perf_counter()
+        r = subprocess.run(cmd, env=env, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           preexec_fn=preexec)
+        elapsed = time.perf_counter() - t
+    finally:
+        if stdin_path:
+            stdin.close()
+    return elapsed, r
+
+
+TORCH_STARTUP_SCRIPT = """\
+import torch
+x = torch.arange(4.0, requires_grad=True)
+y = 2 * torch.dot(x, x)
+y.backward()
+print(y)
+print(x.grad)
+"""
+
+
+def bench_startup(reps, torch_ok):
+    env = _env()
+    cmds = {"gradcli": gradcli_command() + ["grad", "2 * dot(x, x)", "-i", "x=arange(4.0)"],
+            "floor": [sys.executable, "-c", "import numpy, typer, rich, lark"]}
+    if torch_ok:
+        cmds["torch"] = [sys.executable, "-c", TORCH_STARTUP_SCRIPT]
+    json_cmd = cmds["gradcli"] + ["--json"]
+    samples = {k: [] for k in cmds}
+    samples["gradcli --json"] = []
+    for name, cmd in list(cmds.items()) + [("gradcli --json", json_cmd)]:  # warm the OS caches, .pyc, Lark cache
+        _, r = _wall(cmd, env)
+        if r.returncode != 0:
+            raise RuntimeError(f"{name} failed: {r.stderr.decode()[-2000:]}")
+    for _ in range(reps):
+        for name, cmd in list(cmds.items()) + [("gradcli --json", json_cmd)]:
+            samples[name].append(_wall(cmd, env)[0])
+    med = {k: statistics.median(v) for k, v in samples.items()}
+    rows = [_row("start-up (table output)", "s", med["gradcli"], med.get("torch"), med["floor"],
+                 ratio=med["gradcli"] / med["floor"], ratio_of="floor", target=("<=", 1.3)),
+            _row("start-up (--json)", "s", med["gradcli --json"], med.get("torch"), med["floor"],
+                 ratio=med["gradcli --json"] / med["floor"], ratio_of="floor", target=("<=", 1.3))]
+    return rows, {"samples": samples, "command": cmds["gradcli"]}
+
+
+def _agree(a, b, rtol=1e-3, atol=1e-6):
+    return a is not None and b is not None and len(a) == len(b) and all(
+        abs(x - y) <= atol + rtol * abs(y) for x, y in zip(a, b))
+
+
+def _rounds(name, n, reps, rounds, impls):
+    """Run each implementation's worker ``rounds`` times, alternating, and pool the repetitions."""
+    out = {impl: {"times": [], "check": None, "extra": []} for impl in impls}
+    for _ in range(rounds):
+        for impl in impls:
+            res = run_worker(name, impl, n, reps)
+            out[impl]["times"] += res["times"]
+            out[impl]["check"] = res["check"]
+            out[impl]["extra"].append({k: v for k, v in res.items() if k not in ("times", "check")})
+    for impl in impls:
+        out[impl]["median"] = statistics.median(out[impl]["times"])
+    return out
+
+
+def bench_perop(reps, rounds, impls):
+    res = _rounds("perop", PEROP_N, reps, rounds, impls)
+    us = {k: v["median"] / PEROP_N * 1e6 for k, v in res.items()}
+    ok = _agree(res["gradcli"]["check"], res["torch"]["check"]) if "torch" in res else _agree(
+        res["gradcli"]["check"], res["numpy"]["check"])
+    row = _row("per-op fwd+bwd (10,000-op chain, 3 elements)", "us/op", us["gradcli"], us.get("torch"),
+               us["numpy"], ratio=us["gradcli"] / us["torch"] if "torch" in us else None, ratio_of="torch",
+               target=("<=", 0.5), agree=ok)
+    return [row], {k: v["times"] for k, v in res.items()}
+
+
+def bench_matmul(reps, rounds, impls, n=2048):
+    res = _rounds("matmul", n, reps, rounds, impls)
+    ok = _agree(res["gradcli"]["check"], res["numpy"]["check"], rtol=1e-4, atol=1e-3)
+    row = _row(f"(a @ b).sum() backward, {n}x{n} float32", "s", res["gradcli"]["median"],
+               res["torch"]["median"] if "torch" in res else None, res["numpy"]["median"],
+               ratio=res["gradcli"]["median"] / res["numpy"]["median"], ratio_of="numpy", target=("<=", 1.1),
+               agree=ok)
+    return [row], {k: v["times"] for k, v in res.items()}
+
+
+def bench_mlp(reps, rounds, impls):
+    res = _rounds("mlp", 0, reps, rounds, impls)
+    ref = res["torch"]["check"] if "torch" in res else res["numpy"]["check"]
+    ok = _agree(res["gradcli"]["check"], ref, rtol=1e-3, atol=1e-6)
+    notes = [e["note"] for e in res["gradcli"]["extra"] if e.get("note")]
+    row = _row("MLP 784-512-10, batch 256, fwd+bwd", "s", res["gradcli"]["median"],
+               res["torch"]["median"] if "torch" in res else None, res["numpy"]["median"],
+               ratio=res["gradcli"]["median"] / res["torch"]["median"] if "torch" in res else None,
+               ratio_of="torch", target=("<=", 1.0), agree=ok, note=notes[0] if notes else None)
+    return [row], {k: v["times"] for k, v in res.items()}
+
+
+def bench_chain(n, rounds, impls):
+    res = _rounds("chain", n, 1, rounds, impls)
+    mem = {k: statistics.median(e["delta_kib"] for e in v["extra"]) / 1024 for k, v in res.items()}
+    peak = {k: statistics.median(e["peak_kib"] for e in v["extra"]) / 1024 for k, v in res.items()}
+    ref = "torch" if "torch" in res else None
+    ok = _agree(res["gradcli"]["check"], res[ref or "numpy"]["check"], rtol=1e-3, atol=1e-6)
+    label = f"{n:,}-node chain"
+    rows = [_row(f"{label}: time (fwd+bwd)", "s", res["gradcli"]["median"],
+                 res["torch"]["median"] if ref else None, res["numpy"]["median"],
+                 ratio=res["gradcli"]["median"] / res["torch"]["median"] if ref else None, ratio_of="torch",
+                 target=("<=", 0.5), agree=ok),
+            _row(f"{label}: peak memory above baseline", "MiB", mem["gradcli"], mem.get("torch"), mem["numpy"],
+                 ratio=mem["gradcli"] / mem["torch"] if ref else None, ratio_of="torch", target=("<=", 0.5),
+                 note="peak RSS: " + ", ".join(f"{k} {v:,.0f} MiB" for k, v in peak.items()))]
+    return rows, {k: {"times": v["times"], "memory": v["extra"]} for k, v in res.items()}
+
+
+BATCH_TEMPLATES = [
+    "x = tensor([{a}, {b}], requires_grad=True); (x * x).sum()",
+    "x = tensor([{a}, {b}, {c}], requires_grad=True); (2 * x + 1).tanh().sum()",
+    "w = tensor([[{a}, {b}], [{c}, 1.0]], requires_grad=True); relu(w @ tensor([1.0, -2.0])).sum()",
+    "x = tensor({a}, requires_grad=True); y = x ** 3 - 2 * x; y",
+    "x = tensor([{a}, {b}], requires_grad=True); sigmoid(x).mean()",
+]
+
+
+def batch_entries(n):
+    import random
+
+    rnd = random.Random(0)
+    lines = []
+    for i in range(n):
+        vals = {k: round(rnd.uniform(-2, 2), 3) for k in "abc"}
+        lines.append(BATCH_TEMPLATES[i % len(BATCH_TEMPLATES)].format(**vals))
+    return lines
+
+
+def bench_batch(n, reps, torch_ok):
+    env = _env()
+    cmd = gradcli_command()
+    help_run = subprocess.run(cmd + ["batch", "--help"], env=env, capture_output=True, text=True)
+    if help_run.returncode != 0:
+        return [_row(f"gradcli batch, {n:,} entries (1 core)", "entries/s", None, None, None, ratio=None,
+                     ratio_of=None, target=(">=", 2000), note="n/a: this gradcli has no `batch` command")], {}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "entries.txt"
+        path.write_text("\n".join(batch_entries(n)) + "\n")
+        # The file as an argument, or on standard input if the command takes none.
+        variants = [(cmd + ["batch", str(path)], None), (cmd + ["batch", "-"], str(path)), (cmd + ["batch"], str(path))]
+        chosen = None
+        for c, stdin_path in variants:
+            _, r = _wall(c, env, stdin_path, cpu=0)
+            if r.returncode in (0, 1) and r.stdout:
+                chosen = (c, stdin_path)
+                break
+        if chosen is None:
+            return [_row(f"gradcli batch, {n:,} entries (1 core)", "entries/s", None, None, None, ratio=None,
+                         ratio_of=None, target=(">=", 2000),
+                         note=f"failed: exit {r.returncode}: {r.stderr.decode(errors='replace')[-300:]}")], {}
+        times = [_wall(chosen[0], env, chosen[1], cpu=0)[0] for _ in range(reps)]
+        torch_rate = None
+        if torch_ok:
+            script = ("import time, torch\n"
+                      f"vals = [(0.1 * (i % 7), -0.2 * (i % 3), 0.5) for i in range({n})]\n"
+                      "for a, b, c in vals:\n"
+                      "    x = torch.tensor([a, b], requires_grad=True)\n"
+                      "    (x * x).sum().backward()\n")
+            tt = [_wall([sys.executable, "-c", script], env, cpu=0)[0] for _ in range(max(1, reps // 2))]
+            torch_rate = n / statistics.median(tt)
+    rate = n / statistics.median(times)
+    return [_row(f"gradcli batch, {n:,} entries (1 core)", "entries/s", rate, torch_rate, None, ratio=None,
+                 ratio_of=None, target=(">=", 2000), value_target=True,
+                 note="whole process, start-up included; torch: a script doing x*x sum backward "
+                      f"{n:,} times (no parsing)")], {"times": times, "command": chosen[0]}
+
+
+def _row(name, unit, gradcli, torch, numpy, ratio, ratio_of, target, agree=None, note=None, value_target=False):
+    op, limit = target
+    measured = gradcli if value_target else ratio
+    if measured is None:
+        status, miss = "n/a", None
+    elif op == "<=":
+        status, miss = ("met", None) if measured <= limit else ("missed", measured / limit - 1)
+    else:
+        status, miss = ("met", None) if measured >= limit else ("missed", 1 - measured / limit)
+    return {"name": name, "unit": unit, "gradcli": gradcli, "torch": torch, "numpy": numpy, "ratio": ratio,
+            "ratio_of": ratio_of, "target": f"{op} {limit:,}" + ("" if value_target else f"x {ratio_of}"),
+            "status": status, "miss": miss, "results_agree": agree, "note": note}
+
+
+def _fmt(v, unit):
+    if v is None:
+        return "-"
+    if unit == "entries/s":
+        return f"{v:,.0f}"
+    if unit == "MiB":
+        return f"{v:,.0f}"
+    if unit == "us/op":
+        return f"{v:.2f}"
+    return f"{v:.3f}" if v < 10 else f"{v:.1f}"
+
+
+def machine():
+    cpu = platform.processor() or ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    info = {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
+            "platform": platform.platform(), "loadavg_start": list(os.getloadavg()) if hasattr(os, "getloadavg")
+            else None}
+    code = ("import json, numpy; d = {'numpy': numpy.__version__}\n"
+            "try:\n    d['blas'] = numpy.__config__.CONFIG['Build Dependencies']['blas']['name']\n"
+            "except Exception:\n    pass\n"
+            "try:\n    import torch; d['torch'] = torch.__version__; d['torch_threads'] = torch.get_num_threads()\n"
+            "except ImportError:\n    pass\n"
+            "import typer, lark\nd['typer'] = typer.__version__; d['lark'] = lark.__version__\n"
+            "print(json.dumps(d))")
+    r = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True)
+    if r.returncode == 0:
+        info.update(json.loads(r.stdout))
+    return info
+
+
+def print_table(rows, info, elapsed):
+    head = ["benchmark", "unit", "gradcli", "PyTorch", "numpy", "ratio", "target", "result"]
+    body = []
+    for r in rows:
+        if r["status"] == "met":
+            result = "met"
+        elif r["status"] == "missed":
+            result = f"MISSED by {r['miss']:.0%}"
+        else:
+            result = "n/a"
+        if r["results_agree"] is False:
+            result += " (RESULTS DIFFER)"
+        ratio = "-" if r["ratio"] is None else f"{r['ratio']:.2f}x {r['ratio_of']}"
+        body.append([r["name"], r["unit"], _fmt(r["gradcli"], r["unit"]), _fmt(r["torch"], r["unit"]),
+                     _fmt(r["numpy"], r["unit"]), ratio, r["target"], result])
+    widths = [max(len(str(x[i])) for x in [head] + body) for i in range(len(head))]
+    line = "  ".join("-" * w for w in widths)
+    print("  ".join(h.ljust(w) for h, w in zip(head, widths)))
+    print(line)
+    for b in body:
+        print("  ".join(str(x).ljust(w) if i in (0, 1, 6, 7) else str(x).rjust(w)
+                        for i, (x, w) in enumerate(zip(b, widths))))
+    print(line)
+    for r in rows:
+        if r["note"]:
+            print(f"note: {r['name']}: {r['note']}")
+        if r["results_agree"] is not None:
+            print(f"check: {r['name']}: gradcli's numbers {'agree with' if r['results_agree'] else 'DIFFER from'} "
+                  f"{'PyTorch' if r['torch'] is not None else 'numpy'}'s")
+    print(f"machine: {info.get('cpu')}, {info.get('cores')} cores; Python {info.get('python')}, numpy "
+          f"{info.get('numpy')} ({info.get('blas', '?')}), torch {info.get('torch', 'not installed')}, typer "
+          f"{info.get('typer')}, lark {info.get('lark')}")
+    print(f"load average (1 min) at start {info['loadavg_start'][0]:.2f}, at end {info['loadavg_end'][0]:.2f}; "
+          f"medians; total {elapsed:.0f} s")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions and a 200,000-node chain")
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    ap.add_argument("--only", default="", help="comma-separated: startup,perop,matmul,mlp,chain,batch")
+    ap.add_argument("--no-torch", action="store_true", help="leave PyTorch out even if it is installed")
+    args = ap.parse_args(argv)
+    only = {s.strip() for s in args.only.split(",") if s.strip()}
+    known = {"startup", "perop", "matmul", "mlp", "chain", "batch"}
+    if only - known:
+        ap.error(f"unknown benchmark(s): {', '.join(sorted(only - known))}")
+    want = only or known
+    torch_ok = not args.no_torch and have_torch()
+    impls = ["gradcli", "torch", "numpy"] if torch_ok else ["gradcli", "numpy"]
+    q = args.quick
+    t0 = time.perf_counter()
+    info = machine()
+    rows, raw = [], {}
+    plan = [
+        ("startup", lambda: bench_startup(3 if q else 10, torch_ok)),
+        ("perop", lambda: bench_perop(3 if q else 5, 1 if q else 2, impls)),
+        ("matmul", lambda: bench_matmul(2 if q else 3, 1 if q else 2, impls)),
+        ("mlp", lambda: bench_mlp(5 if q else 15, 1 if q else 2, impls)),
+        ("chain", lambda: bench_chain(CHAIN_N_QUICK if q else CHAIN_N, 1, impls)),
+        ("batch", lambda: bench_batch(10_000, 2 if q else 3, torch_ok)),
+    ]
+    for name, fn in plan:
+        if name in want:
+            if not args.json:
+                print(f"running {name} ...", file=sys.stderr, flush=True)
+            r, detail = fn()
+            rows += r
+            raw[name] = detail
+    info["loadavg_end"] = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
+    elapsed = time.perf_counter() - t0
+    if args.json:
+        json.dump({"machine": info, "quick": q, "rows": rows, "samples": raw, "seconds": elapsed}, sys.stdout,
+                  indent=1)
+        sys.stdout.write("\n")
+    else:
+        print_table(rows, info, elapsed)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--worker":
+        worker_main(sys.argv[2:])
+    else:
+        main()
