@@ -341,22 +341,43 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
     heappop, heappush = heapq.heappop, heapq.heappush
     prev_mode = _mode.enabled
     _mode.enabled = create_graph
-    node = None
+    node = grad = nxt_grad = None
     try:
         while True:
             if node is None:
                 if not heap:
                     break
                 node = heappop(heap)[1]
-            grad = buffers.pop(node)  # this node's gradient buffer is released as soon as it is consumed
+                grad = buffers.pop(node)  # a gradient buffer is released as soon as it is consumed
             if node.retained is not None:
                 t = node.retained()
                 if t is not None:
                     _accumulate_leaf(t, grad, create_graph)
             if capture_nodes and node in capture_nodes:
                 captured[id(capture_nodes[node])] = grad
-            grads = node.apply(grad, create_graph)
-            del grad
+            op = node.op
+            saved = node.saved
+            call = op.vjp_call
+            if call and saved is not _FREED and not create_graph:
+                # Node.apply's common cases, inline
+                if call == 1:
+                    grads = op.vjp(grad, *saved)
+                elif call == 3:
+                    grads = op.vjp(grad, *saved, *node.params)
+                else:
+                    edges = node.edges
+                    needs = ((edges[0] is not None, edges[1] is not None) if len(edges) == 2 else
+                             tuple([e is not None for e in edges]))
+                    grads = (op.vjp(grad, *saved, needs) if call == 2 else
+                             op.vjp(grad, *saved, *node.params, needs))
+                if op.ninputs == 1:
+                    if not (type(grads) is tuple and len(grads) == 1):
+                        grads = (grads,)
+                elif len(grads) != op.ninputs:
+                    grads = node.apply(grad, create_graph)  # raises the error about the rule
+            else:
+                grads = node.apply(grad, create_graph)
+            grad = None
             if not retain_graph:
                 node.saved = _FREED
             nxt = None
@@ -364,32 +385,42 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
                 if e is None or g is None:
                     continue
                 if type(e) is Node:
-                    shape, dtype = e.out_shape, e.out_dtype
+                    shape = e.out_shape
+                    dtype = e.out_dtype
                 else:
                     d = e.data
-                    shape, dtype = d.shape, d.dtype
+                    shape = d.shape
+                    dtype = d.dtype
                 # _fit is a no-op for a gradient that already has its input's shape and dtype (most of them)
-                if create_graph or type(g) is not np.ndarray or g.shape != shape or g.dtype != dtype:
+                if create_graph or type(g) is not np.ndarray or g.shape != shape or (g.dtype is not dtype and
+                                                                                      g.dtype != dtype):
                     g = _fit(g, shape, dtype, create_graph)
-                if type(e) is Node:
-                    prev = buffers.get(e)
-                    buffers[e] = g if prev is None else prev + g
-                    n = deps[e] - 1
-                    deps[e] = n
-                    if n == 0:
-                        if nxt is None and not heap:
-                            nxt = e
-                        else:
-                            if nxt is not None:
-                                heappush(heap, (-nxt.seq, nxt))
-                                nxt = None
-                            heappush(heap, (-e.seq, e))
-                else:
+                if type(e) is not Node:
                     k = id(e)
                     prev = leaf_buffers.get(k)
                     leaf_buffers[k] = (e, g if prev is None else prev[1] + g)
-            node = nxt
-            grads = g = None  # nothing of this node stays referenced while the next one runs
+                    continue
+                n = deps[e] - 1
+                if n:  # more gradients to come: accumulate in the node's buffer
+                    deps[e] = n
+                    prev = buffers.get(e)
+                    buffers[e] = g if prev is None else prev + g
+                    continue
+                # the last gradient for e: e is ready
+                prev = buffers.pop(e, None)
+                if prev is not None:
+                    g = prev + g
+                if nxt is None and not heap:
+                    nxt, nxt_grad = e, g
+                else:
+                    if nxt is not None:
+                        buffers[nxt] = nxt_grad
+                        heappush(heap, (-nxt.seq, nxt))
+                        nxt = nxt_grad = None
+                    buffers[e] = g
+                    heappush(heap, (-e.seq, e))
+            node, grad = nxt, nxt_grad
+            grads = g = nxt_grad = None  # nothing of this node stays referenced while the next one runs
         for k, (leaf, g) in leaf_buffers.items():
             if capture is not None:
                 if k in capture:

@@ -13,7 +13,7 @@ Importing this package fills :data:`REGISTRY` (name → callable, the namespace 
 
 from ..tensor import Tensor
 from . import creation, elementwise, linalg, loss, reduction, shape  # noqa: F401  (fill the registry)
-from ._core import KINDS, REGISTRY, Op, to_tensor
+from ._core import KINDS, REGISTRY, Op, positional, to_tensor
 from .elementwise import (abs, add, bitwise_and, bitwise_or, bitwise_xor, div, eq, exp, ge, gt, le, log, lt,
                           mul, ne, neg, pow, reciprocal, relu, rsub, sigmoid, sign, sqrt, sub, tanh, to, where)
 from .linalg import dot, matmul, mm, mv, outer
@@ -24,19 +24,19 @@ from .shape import expand, flatten, getitem, permute, reshape, select, squeeze, 
 # Python's operator protocol -> op. Reflected forms (__radd__ for ``2 + x``) swap the operands; ``2 / x`` is
 # ``reciprocal(x) * 2`` as in PyTorch (grad_fn MulBackward0).
 _OPERATORS = {
-    "__add__": lambda a, b: add(a, b),
+    "__add__": positional(add, 2),  # positional(): the hottest operators skip Op.__call__'s argument handling
     "__radd__": lambda a, b: add(b, a) if isinstance(b, Tensor) else add(a, b),
-    "__sub__": lambda a, b: sub(a, b),
+    "__sub__": positional(sub, 2),
     "__rsub__": lambda a, b: rsub(a, b),
-    "__mul__": lambda a, b: mul(a, b),
+    "__mul__": positional(mul, 2),
     "__rmul__": lambda a, b: mul(b, a) if isinstance(b, Tensor) else mul(a, b),
-    "__truediv__": lambda a, b: div(a, b),
+    "__truediv__": positional(div, 2),
     "__rtruediv__": lambda a, b: mul(reciprocal(a), b),
     "__matmul__": lambda a, b: matmul(a, to_tensor(b)),
     "__rmatmul__": lambda a, b: matmul(to_tensor(b), a),
     "__pow__": lambda a, b: pow(a, b),
     "__rpow__": lambda a, b: pow(b, a),
-    "__neg__": lambda a: neg(a),
+    "__neg__": positional(neg, 1),
     "__pos__": lambda a: a,
     "__abs__": lambda a: abs(a),
     "__eq__": lambda a, b: eq(a, b),

@@ -38,7 +38,7 @@ import operator
 import numpy as np
 
 from .. import autograd, dtypes
-from ..autograd import Node
+from ..autograd import Node, _mode
 from ..tensor import REQUIRES_GRAD_DTYPE_ERROR, Tensor
 
 #: Every callable of the language and of ``import gradcli``, by PyTorch name: Op instances and plain
@@ -250,11 +250,29 @@ def op(grad_fn: str | None, *, inputs: int = 1, promote: str | None = "same", di
 
 def _install_op_method(o: Op, mname: str) -> None:
     def method(self, *args, **kwargs):
-        return o(self, *args, **kwargs)
+        if kwargs or len(args) + 1 != o.nargs:
+            return o(self, *args, **kwargs)
+        return _apply(o, (self, *args))  # every argument given: no binding or defaults to handle
 
     method.__name__ = mname
     method.__doc__ = o.__doc__
     install_method(mname, method)
+
+
+def positional(o: Op, nargs: int):
+    """A function ``f(a)`` (``nargs`` 1) or ``f(a, b)`` (``nargs`` 2) that applies ``o`` to Tensor ``a`` (and
+    ``b``) with the other parameters at their defaults: ``o(a, b)`` without the keyword and default
+    handling of :meth:`Op.__call__`, for Tensor's operators (``Tensor.__add__ = positional(add, 2)``)."""
+    rest = o.defaults[nargs:] if o.defaults is not None else ()
+    if nargs == 1:
+        def f(a):
+            return _apply(o, (a, *rest))
+    else:
+        def f(a, b):
+            return _apply(o, (a, b, *rest))
+    f.__name__ = f.__qualname__ = o.name
+    f.__doc__ = o.__doc__
+    return f
 
 
 def to_tensor(value, dtype=None) -> Tensor:
@@ -308,61 +326,72 @@ def _is_number(v) -> bool:
 
 
 def _apply(o: Op, args):
-    # The per-op overhead of gradcli is this function, _fast_promote and _wrap_output: keep them free of
-    # per-call work that numpy does anyway (benchmarks/README.md). The general promotion runs for mixed dtypes.
+    """Apply an op to Tensors (and Python numbers): promote, run the forward, record the graph."""
+    # This function is gradcli's per-op overhead (benchmarks/README.md): the common case, one or two inputs of
+    # one floating dtype (or a float Tensor and a Python number), runs inline below; everything else takes
+    # the general path (_fast_promote/_promote, _wrap_output). Both give the same results
+    # (tests/test_perf_paths.py).
     n = o.ninputs
+    a = args[0]
+    if n <= 2 and type(a) is Tensor:
+        da = a.data
+        dtype = da.dtype
+        if dtype.kind == "f":
+            b = db = None
+            if n == 2:
+                b = args[1]
+                if type(b) is Tensor:
+                    db = b.data
+                    if db.dtype != dtype:
+                        db = None
+                elif (type(b) is float or type(b) is int) and o.promote is not None:
+                    db = np.asarray(b, dtype=dtype)  # a number takes a float tensor's dtype (PyTorch)
+            if n == 1 or db is not None:
+                datas = (da,) if n == 1 else (da, db)
+                out = o.forward(*datas, *args[n:]) if len(args) > n else o.forward(*datas)
+                if type(out) is not np.ndarray:
+                    if type(out) is tuple:
+                        return _tuple_output(o, out, args, datas, dtype)
+                    out = np.asarray(out)
+                odt = out.dtype
+                if not (o.differentiable and _mode.enabled and odt.kind == "f"):
+                    return Tensor(out)
+                # edges: the node that made each input, the input itself if it is a leaf that requires grad,
+                # None if it does not require grad (``t.grad_fn or t``: a Node is always true)
+                ea = (a.grad_fn or a) if a.requires_grad else None
+                if n == 1:
+                    if ea is None:
+                        return Tensor(out)
+                    edges = (ea,)
+                else:
+                    eb = (b.grad_fn or b) if type(b) is Tensor and b.requires_grad else None
+                    if ea is None and eb is None:
+                        return Tensor(out)
+                    edges = (ea, eb)
+                return Tensor(out, True, _node(o, out, odt, edges, args[n:], datas, dtype))
     datas, dtype = _fast_promote(o, args)
     if datas is None:
         datas, dtype = _promote(o, args[:n])
     out = o.forward(*datas, *args[n:]) if len(args) > n else o.forward(*datas)
     if type(out) is tuple:
-        # (values, indices)-style results: only the first output is differentiable.
-        first = _wrap_output(o, out[0], args, datas, dtype)
-        return (first,) + tuple(Tensor(np.asarray(x)) for x in out[1:])
+        return _tuple_output(o, out, args, datas, dtype)
     return _wrap_output(o, out, args, datas, dtype)
 
 
+def _tuple_output(o: Op, out, args, datas, dtype):
+    # (values, indices)-style results: only the first output is differentiable.
+    first = _wrap_output(o, out[0], args, datas, dtype)
+    return (first,) + tuple(Tensor(np.asarray(x)) for x in out[1:])
+
+
 def _fast_promote(o: Op, args):
-    """The common cases without the general promotion: Tensors of one dtype, or one float Tensor with Python
+    """The common cases without the general promotion: Tensors of one dtype, or float Tensors with Python
     numbers (a float tensor's dtype wins over wrapped numbers). ``args`` are the op's arguments (tensor inputs
     first). Returns (None, None) where it does not apply.
 
     Gives the same arrays and dtype as :func:`_promote` where it applies (tests/test_perf_paths.py checks it),
     except that with ``promote=None`` it returns the inputs' common dtype rather than None."""
-    n = o.ninputs
-    a = args[0]
-    if n == 1:  # one input: nothing to promote unless integers must become floats
-        if type(a) is Tensor:
-            d = a.data
-            dtype = d.dtype
-            if dtype.kind == "f" or o.promote is None:
-                return (d,), dtype
-        return None, None
-    if n == 2:
-        b = args[1]
-        if type(a) is Tensor:
-            da = a.data
-            dtype = da.dtype
-            if type(b) is Tensor:
-                db = b.data
-                if db.dtype == dtype and (dtype.kind == "f" or o.promote is None):
-                    return (da, db), dtype
-                return None, None
-            if type(b) is float or type(b) is int:
-                if o.promote is None:
-                    return (da, np.asarray(b)), dtype
-                if dtype.kind == "f":
-                    return (da, np.asarray(b, dtype=dtype)), dtype
-            return None, None
-        if type(b) is Tensor and (type(a) is float or type(a) is int):
-            db = b.data
-            dtype = db.dtype
-            if o.promote is None:
-                return (np.asarray(a), db), dtype
-            if dtype.kind == "f":
-                return (np.asarray(a, dtype=dtype), db), dtype
-        return None, None
-    tensors = args[:n]
+    tensors = args[:o.ninputs]
     dtype = None
     for a in tensors:
         if type(a) is Tensor:
@@ -373,9 +402,10 @@ def _fast_promote(o: Op, args):
                 return None, None
         elif not (type(a) is float or type(a) is int):
             return None, None
-    if dtype is None or o.promote is None:
-        return (None, None) if dtype is None else ([a.data if type(a) is Tensor else np.asarray(a) for a in tensors],
-                                                   dtype)
+    if dtype is None:
+        return None, None
+    if o.promote is None:
+        return [a.data if type(a) is Tensor else np.asarray(a) for a in tensors], dtype
     if dtype.kind != "f":
         return None, None
     return [a.data if type(a) is Tensor else np.asarray(a, dtype=dtype) for a in tensors], dtype
@@ -420,26 +450,27 @@ def _wrap_output(o: Op, out, args, datas, dtype):
     """The op's result as a Tensor, with a graph Node when it is differentiable and an input requires grad."""
     if type(out) is not np.ndarray:
         out = np.asarray(out)
-    if not (o.differentiable and autograd._mode.enabled and out.dtype.kind == "f"):
+    odt = out.dtype
+    if not (o.differentiable and _mode.enabled and odt.kind == "f"):
         return Tensor(out)
+    # edges as in _apply
     n = o.ninputs
-    a = args[0]
-    if n == 1:
-        if type(a) is not Tensor or not a.requires_grad:
-            return Tensor(out)
-        edges = (a if a.grad_fn is None else a.grad_fn,)
-    else:
-        edges = []
-        requires = False
-        for t in args[:n]:
-            if type(t) is Tensor and t.requires_grad:
-                requires = True
-                edges.append(t if t.grad_fn is None else t.grad_fn)
-            else:
-                edges.append(None)
-        if not requires:
-            return Tensor(out)
-        edges = tuple(edges)
+    edges = []
+    requires = False
+    for t in args[:n]:
+        if type(t) is Tensor and t.requires_grad:
+            requires = True
+            edges.append(t.grad_fn or t)
+        else:
+            edges.append(None)
+    if not requires:
+        return Tensor(out)
+    edges = tuple(edges)
+    return Tensor(out, True, _node(o, out, odt, edges, args[n:], datas, dtype))
+
+
+def _node(o: Op, out, odt, edges, params, datas, dtype):
+    """The graph node of an op's output ``out`` (of dtype ``odt``), computed from ``datas`` in ``dtype``."""
     if o.vjp is None:
         raise RuntimeError(f"the derivative for '{o.name}' is not implemented.")
     # Saved values are the arrays the op computed on (already in its dtype) and its output, never Tensors: the
@@ -449,18 +480,18 @@ def _wrap_output(o: Op, out, args, datas, dtype):
         saved = ()
     elif len(plan) == 1:
         i = plan[0]
-        saved = (out if i == n else datas[i],)
+        saved = (out if i == o.ninputs else datas[i],)
     else:
         saved = o.save_getter((*datas, out))
-    node_dtype = out.dtype if dtype is None else dtype
+    node_dtype = odt if dtype is None else dtype
     if o.promote is None and o.saved_inputs:
         # ops that do not promote may have computed on mixed dtypes: rules get inputs in the node's dtype
+        n = o.ninputs
         saved = tuple([d if d is None or d.dtype == node_dtype or i == n else d.astype(node_dtype)
                        for d, i in zip(saved, plan)])
-    node = Node(o, edges, saved, args[n:],
+    return Node(o, edges, saved, params,
                 tuple([None if d is None else d.shape for d in datas]) if o.needs_shapes else None,
-                out.shape, out.dtype, node_dtype)
-    return Tensor(out, True, node)
+                out.shape, odt, node_dtype)
 
 
 def normalize_dim(dim: int, ndim: int) -> int:
