@@ -263,13 +263,15 @@ def positional(o: Op, nargs: int):
     """A function ``f(a)`` (``nargs`` 1) or ``f(a, b)`` (``nargs`` 2) that applies ``o`` to Tensor ``a`` (and
     ``b``) with the other parameters at their defaults: ``o(a, b)`` without the keyword and default
     handling of :meth:`Op.__call__`, for Tensor's operators (``Tensor.__add__ = positional(add, 2)``)."""
+    if nargs != o.ninputs or nargs not in (1, 2):
+        raise ValueError(f"positional({o.name}, {nargs}): the op takes {o.ninputs} tensor inputs")
     rest = o.defaults[nargs:] if o.defaults is not None else ()
     if nargs == 1:
         def f(a):
-            return _apply(o, (a, *rest))
+            return _apply(o, (a, *rest), rest)
     else:
         def f(a, b):
-            return _apply(o, (a, b, *rest))
+            return _apply(o, (a, b, *rest), rest)
     f.__name__ = f.__qualname__ = o.name
     f.__doc__ = o.__doc__
     return f
@@ -325,8 +327,9 @@ def _is_number(v) -> bool:
     return isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating))
 
 
-def _apply(o: Op, args):
-    """Apply an op to Tensors (and Python numbers): promote, run the forward, record the graph."""
+def _apply(o: Op, args, params=None):
+    """Apply an op to Tensors (and Python numbers): promote, run the forward, record the graph. ``args`` are
+    all the op's arguments; ``params``, if given, is ``args[ninputs:]`` (a shared tuple saves memory per node)."""
     # This function is gradcli's per-op overhead (benchmarks/README.md): the common case, one or two inputs of
     # one floating dtype (or a float Tensor and a Python number), runs inline below; everything else takes
     # the general path (_fast_promote/_promote, _wrap_output). Both give the same results
@@ -345,7 +348,10 @@ def _apply(o: Op, args):
                     if db.dtype != dtype:
                         db = None
                 elif (type(b) is float or type(b) is int) and o.promote is not None:
-                    db = np.asarray(b, dtype=dtype)  # a number takes a float tensor's dtype (PyTorch)
+                    # a number takes a float tensor's dtype (PyTorch); repeated numbers share one array
+                    db = _NUMBERS.get((b, dtype))
+                    if db is None:
+                        db = _number_array(b, dtype)
             if n == 1 or db is not None:
                 datas = (da,) if n == 1 else (da, db)
                 out = o.forward(*datas, *args[n:]) if len(args) > n else o.forward(*datas)
@@ -368,7 +374,8 @@ def _apply(o: Op, args):
                     if ea is None and eb is None:
                         return Tensor(out)
                     edges = (ea, eb)
-                return Tensor(out, True, _node(o, out, odt, edges, args[n:], datas, dtype))
+                return Tensor(out, True, _node(o, out, odt, edges, args[n:] if params is None else params, datas,
+                                               dtype))
     datas, dtype = _fast_promote(o, args)
     if datas is None:
         datas, dtype = _promote(o, args[:n])
@@ -376,6 +383,33 @@ def _apply(o: Op, args):
     if type(out) is tuple:
         return _tuple_output(o, out, args, datas, dtype)
     return _wrap_output(o, out, args, datas, dtype)
+
+
+#: Python numbers as read-only 0-d arrays, by (number, dtype): ``x * 2`` in a loop shares one array.
+_NUMBERS: dict = {}
+
+
+def _number_array(v, dtype) -> np.ndarray:
+    a = np.asarray(v, dtype=dtype)
+    if v and v == v:  # not zeros (0.0 and -0.0 are equal keys but differ) nor NaN
+        if len(_NUMBERS) >= 4096:
+            _NUMBERS.clear()
+        a.flags.writeable = False
+        _NUMBERS[(v, dtype)] = a
+    return a
+
+
+#: Shape tuples shared between nodes (a graph holds many of the same few shapes).
+_SHAPES: dict = {}
+
+
+def _shape(shape: tuple) -> tuple:
+    s = _SHAPES.get(shape)
+    if s is None:
+        if len(_SHAPES) >= 4096:
+            _SHAPES.clear()
+        _SHAPES[shape] = s = shape
+    return s
 
 
 def _tuple_output(o: Op, out, args, datas, dtype):
@@ -490,8 +524,8 @@ def _node(o: Op, out, odt, edges, params, datas, dtype):
         saved = tuple([d if d is None or d.dtype == node_dtype or i == n else d.astype(node_dtype)
                        for d, i in zip(saved, plan)])
     return Node(o, edges, saved, params,
-                tuple([None if d is None else d.shape for d in datas]) if o.needs_shapes else None,
-                out.shape, odt, node_dtype)
+                tuple([None if d is None else _shape(d.shape) for d in datas]) if o.needs_shapes else None,
+                _shape(out.shape), odt, node_dtype)
 
 
 def normalize_dim(dim: int, ndim: int) -> int:
