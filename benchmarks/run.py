@@ -149,7 +149,7 @@ CHAINS = {"gradcli": _chain_gradcli, "torch": _chain_torch, "numpy": _chain_nump
 
 def work_perop(impl, n, reps):
     fn = CHAINS[impl]
-    fn(200)  # warm up
+    fn(n)  # warm up: one untimed run (allocator arenas, caches)
     times, wall = [], []
     for _ in range(reps):
         t, c = time.perf_counter(), time.process_time()

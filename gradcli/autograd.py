@@ -111,10 +111,12 @@ class Node:
         dtype: the numpy dtype the op computed in (inputs of another dtype are cast to it).
         seq: creation order; later nodes run first in backward.
         retained: a weak reference to the output tensor after ``retain_grad()``, else None.
+        uses: how many edges of nodes created so far point to this node (never decreases). The engine need
+            not count the consumers of a node used once (most nodes): see :func:`_run`.
     """
 
     __slots__ = ("op", "edges", "saved", "params", "in_shapes", "out_shape", "out_dtype", "dtype", "seq",
-                 "retained", "__weakref__")
+                 "retained", "uses", "__weakref__")
 
     def __init__(self, op, edges, saved, params, in_shapes, out_shape, out_dtype, dtype):
         self.op = op
@@ -127,6 +129,10 @@ class Node:
         self.dtype = dtype
         self.seq = next(_sequence)
         self.retained = None
+        self.uses = 0
+        for e in edges:
+            if type(e) is Node:
+                e.uses += 1
 
     def name(self) -> str:
         """PyTorch's class name of this backward function, e.g. ``"MulBackward0"``."""
@@ -323,10 +329,18 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
         if node not in deps:
             deps[node] = 0
             stack.append(node)
+    # deps: how many gradients each node still waits for, counted over the nodes reachable from the roots.
+    # With one root (and no create_graph, which adds uses as it runs), a node that only one edge points to
+    # (Node.uses == 1) is reached once, through that edge, and is ready after its one gradient: it needs no
+    # entry, which saves time and, on long chains, memory.
+    single = len(stack) == 1 and not create_graph
     while stack:
         node = stack.pop()
         for e in node.edges:
             if type(e) is Node:
+                if single and e.uses == 1:
+                    stack.append(e)
+                    continue
                 n = deps.get(e)
                 if n is None:
                     deps[e] = 1
@@ -384,32 +398,30 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
             for e, g in zip(node.edges, grads):
                 if e is None or g is None:
                     continue
-                if type(e) is Node:
-                    shape = e.out_shape
-                    dtype = e.out_dtype
-                else:
+                if type(e) is not Node:  # a leaf that requires grad
                     d = e.data
-                    shape = d.shape
-                    dtype = d.dtype
-                # _fit is a no-op for a gradient that already has its input's shape and dtype (most of them)
-                if create_graph or type(g) is not np.ndarray or g.shape != shape or (g.dtype is not dtype and
-                                                                                      g.dtype != dtype):
-                    g = _fit(g, shape, dtype, create_graph)
-                if type(e) is not Node:
+                    if create_graph or type(g) is not np.ndarray or g.shape != d.shape or g.dtype != d.dtype:
+                        g = _fit(g, d.shape, d.dtype, create_graph)
                     k = id(e)
                     prev = leaf_buffers.get(k)
                     leaf_buffers[k] = (e, g if prev is None else prev[1] + g)
                     continue
-                n = deps[e] - 1
-                if n:  # more gradients to come: accumulate in the node's buffer
-                    deps[e] = n
-                    prev = buffers.get(e)
-                    buffers[e] = g if prev is None else prev + g
-                    continue
+                # _fit is a no-op for a gradient that already has its input's shape and dtype (most of them)
+                dtype = e.out_dtype
+                if (create_graph or type(g) is not np.ndarray or g.shape != e.out_shape or
+                        (g.dtype is not dtype and g.dtype != dtype)):
+                    g = _fit(g, e.out_shape, dtype, create_graph)
+                if not (single and e.uses == 1):
+                    n = deps[e] - 1
+                    if n:  # more gradients to come: accumulate in the node's buffer
+                        deps[e] = n
+                        prev = buffers.get(e)
+                        buffers[e] = g if prev is None else prev + g
+                        continue
+                    prev = buffers.pop(e, None)
+                    if prev is not None:
+                        g = prev + g
                 # the last gradient for e: e is ready
-                prev = buffers.pop(e, None)
-                if prev is not None:
-                    g = prev + g
                 if nxt is None and not heap:
                     nxt, nxt_grad = e, g
                 else:

@@ -339,13 +339,14 @@ def _apply(o: Op, args, params=None):
     if n <= 2 and type(a) is Tensor:
         da = a.data
         dtype = da.dtype
-        if dtype.kind == "f":
+        # (numpy attribute reads are slow next to an identity test: the usual float dtypes are singletons)
+        if dtype is _F32 or dtype is _F64 or dtype.kind == "f":
             b = db = None
             if n == 2:
                 b = args[1]
                 if type(b) is Tensor:
                     db = b.data
-                    if db.dtype != dtype:
+                    if db.dtype is not dtype and db.dtype != dtype:
                         db = None
                 elif (type(b) is float or type(b) is int) and o.promote is not None:
                     # a number takes a float tensor's dtype (PyTorch); repeated numbers share one array
@@ -353,14 +354,18 @@ def _apply(o: Op, args, params=None):
                     if db is None:
                         db = _number_array(b, dtype)
             if n == 1 or db is not None:
-                datas = (da,) if n == 1 else (da, db)
-                out = o.forward(*datas, *args[n:]) if len(args) > n else o.forward(*datas)
+                if params is None:
+                    params = args[n:]
+                if n == 1:
+                    out = o.forward(da, *params) if params else o.forward(da)
+                else:
+                    out = o.forward(da, db, *params) if params else o.forward(da, db)
                 if type(out) is not np.ndarray:
                     if type(out) is tuple:
-                        return _tuple_output(o, out, args, datas, dtype)
+                        return _tuple_output(o, out, args, (da,) if n == 1 else (da, db), dtype)
                     out = np.asarray(out)
                 odt = out.dtype
-                if not (o.differentiable and _mode.enabled and odt.kind == "f"):
+                if not (o.differentiable and _mode.enabled and (odt is dtype or odt.kind == "f")):
                     return Tensor(out)
                 # edges: the node that made each input, the input itself if it is a leaf that requires grad,
                 # None if it does not require grad (``t.grad_fn or t``: a Node is always true)
@@ -374,8 +379,23 @@ def _apply(o: Op, args, params=None):
                     if ea is None and eb is None:
                         return Tensor(out)
                     edges = (ea, eb)
-                return Tensor(out, True, _node(o, out, odt, edges, args[n:] if params is None else params, datas,
-                                               dtype))
+                # the node, as _node makes it (inputs are all of ``dtype`` here: nothing to cast)
+                if o.vjp is None:
+                    raise RuntimeError(f"the derivative for '{o.name}' is not implemented.")
+                plan = o.save_plan
+                if not plan:
+                    saved = ()
+                elif len(plan) == 1:
+                    i = plan[0]
+                    saved = (out if i == n else da if i == 0 else db,)
+                else:
+                    saved = o.save_getter((da, out) if n == 1 else (da, db, out))
+                in_shapes = None
+                if o.needs_shapes:
+                    in_shapes = (_shape(da.shape),) if n == 1 else (_shape(da.shape), _shape(db.shape))
+                shape = out.shape
+                shape = _SHAPES.get(shape) or _shape(shape)
+                return Tensor(out, True, Node(o, edges, saved, params, in_shapes, shape, odt, dtype))
     datas, dtype = _fast_promote(o, args)
     if datas is None:
         datas, dtype = _promote(o, args[:n])
@@ -384,6 +404,8 @@ def _apply(o: Op, args, params=None):
         return _tuple_output(o, out, args, datas, dtype)
     return _wrap_output(o, out, args, datas, dtype)
 
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 #: Python numbers as read-only 0-d arrays, by (number, dtype): ``x * 2`` in a loop shares one array.
 _NUMBERS: dict = {}
