@@ -14,7 +14,14 @@ from .. import dtypes
 from ..tensor import Tensor
 from ._core import check_requires_grad, register, to_tensor
 
-_rng = np.random.default_rng()
+_rng = None  # made on first use: importing numpy.random costs start-up time that most programs never use
+
+
+def _generator():
+    global _rng
+    if _rng is None:
+        _rng = np.random.default_rng()
+    return _rng
 
 
 def manual_seed(seed: int) -> None:
@@ -123,12 +130,12 @@ def linspace(start, end, steps, dtype=None, requires_grad=False):
 
 def rand(*size, dtype=None, requires_grad=False, generator=None, **kw):
     """Uniform samples in [0, 1) of shape ``size``. Like torch.rand (seeded by --seed, numpy's stream)."""
-    return _leaf(_rng.random(_size_kw("rand", size, kw)).astype(_float_dtype(dtype)), requires_grad)
+    return _leaf(_generator().random(_size_kw("rand", size, kw)).astype(_float_dtype(dtype)), requires_grad)
 
 
 def randn(*size, dtype=None, requires_grad=False, generator=None, **kw):
     """Standard normal samples of shape ``size``. Like torch.randn (seeded by --seed, numpy's stream)."""
-    return _leaf(_rng.standard_normal(_size_kw("randn", size, kw)).astype(_float_dtype(dtype)),
+    return _leaf(_generator().standard_normal(_size_kw("randn", size, kw)).astype(_float_dtype(dtype)),
                  requires_grad)
 
 
@@ -137,7 +144,7 @@ def randint(low, high=None, size=None, dtype=None, requires_grad=False):
     if size is None:
         low, high, size = 0, low, high
     d = dtypes.as_dtype(dtype).np if dtype is not None else np.dtype(np.int64)
-    return _leaf(_rng.integers(low, high, _size((size,), None)).astype(d), requires_grad)
+    return _leaf(_generator().integers(low, high, _size((size,), None)).astype(d), requires_grad)
 
 
 def _like(name, fill, doc):
@@ -154,9 +161,9 @@ zeros_like = _like("zeros_like", lambda shape, d: np.zeros(shape, dtype=d),
                    "Zeros with the shape (and dtype) of ``input``. Matches torch.zeros_like.")
 ones_like = _like("ones_like", lambda shape, d: np.ones(shape, dtype=d),
                   "Ones with the shape (and dtype) of ``input``. Matches torch.ones_like.")
-rand_like = _like("rand_like", lambda shape, d: _rng.random(shape).astype(d),
+rand_like = _like("rand_like", lambda shape, d: _generator().random(shape).astype(d),
                   "Uniform [0, 1) samples with the shape of ``input``. Like torch.rand_like.")
-randn_like = _like("randn_like", lambda shape, d: _rng.standard_normal(shape).astype(d),
+randn_like = _like("randn_like", lambda shape, d: _generator().standard_normal(shape).astype(d),
                    "Standard normal samples with the shape of ``input``. Like torch.randn_like.")
 
 
