@@ -6,7 +6,8 @@ Importing this package fills :data:`REGISTRY` (name → callable, the namespace 
 * :mod:`.elementwise` — arithmetic, powers, exp/log, activations, comparisons, dtype casts
 * :mod:`.reduction` — sum, mean, norm, sum_to_size
 * :mod:`.linalg` — dot, mv, mm, outer, matmul
-* :mod:`.shape` — reshape/view, transpose/permute/T, squeeze/unsqueeze, expand, indexing
+* :mod:`.shape` — reshape/view, transpose/permute/T, squeeze/unsqueeze, expand, cat/stack, split/chunk,
+  flip, repeat, index_select, gather, indexing
 * :mod:`.loss` — binary_cross_entropy_with_logits
 * :mod:`.creation` — tensor, zeros, ones, full, eye, arange, linspace, rand, randn, *_like
 """
