@@ -515,7 +515,7 @@ def _nary_op(kind: str, n: int) -> Op:
             kept = [a for a in arrays if a.shape != (0,)]
             if kept and len(kept) != len(arrays) and any(a.ndim != 1 for a in kept):
                 arrays = kept  # PyTorch's legacy rule: 1-d empty tensors are skipped
-            return np.concatenate(arrays, axis=args[-1])
+            return np.ascontiguousarray(np.concatenate(arrays, axis=args[-1]))
 
         def rule(grad, dim, *shapes):
             out = []
@@ -531,7 +531,7 @@ def _nary_op(kind: str, n: int) -> Op:
         grad_fn, note = "CatBackward0", "each input gets its slice of the gradient along dim"
     else:
         def forward(*args):
-            return np.stack(args[:-1], axis=args[-1])
+            return np.ascontiguousarray(np.stack(args[:-1], axis=args[-1]))
 
         def rule(grad, dim, *shapes):
             return tuple(select(grad, dim, i) for i in range(len(shapes)))
@@ -788,7 +788,7 @@ def repeat(input, *repeats):
     for s in target:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {target}")
-    return np.tile(input, repeats)
+    return np.ascontiguousarray(np.tile(input, repeats))
 
 
 @repeat.defvjp
@@ -1024,7 +1024,69 @@ def _index(input, key):
         pos = next(p for p, b in enumerate(bad) if b.flat[first])
         raise IndexError(f"index {arrays[pos].flat[first]} is out of bounds for dimension {pos} with size "
                          f"{input.shape[dims[pos]]}")
-    return np.ascontiguousarray(input[key])
+    out = input[key]
+    order = _index_output_order(input, key, dims, arrays, out.shape)
+    if order == sorted(order):
+        return np.ascontiguousarray(out)
+    res = np.empty([out.shape[d] for d in order], dtype=out.dtype).transpose(np.argsort(order))
+    res[...] = out
+    return res
+
+
+def _iteration_order(shape, operand_strides) -> list:
+    """The dimensions from slowest to fastest, as PyTorch's TensorIterator orders them to lay out a new output
+    (TensorIteratorBase::reorder_dimensions): by the strides of the inputs in turn, skipping broadcast (0)
+    strides, smaller size first on ties; the output is then allocated densely in that order."""
+    nd = len(shape)
+    perm = list(range(nd - 1, -1, -1))  # fastest first
+
+    def should_swap(d0, d1):
+        for strides in operand_strides:
+            s0, s1 = strides[d0], strides[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm[::-1]
+
+
+def _index_output_order(input, key, dims, arrays, out_shape) -> list:
+    """The memory order (slowest dimension first) of aten::index's result: the indexed dimensions (moved to the
+    front when not adjacent) take the broadcast index shape with the index tensors' strides, the others keep
+    the input's strides (at::native::AdvancedIndex, restride_src / reshape_indexer)."""
+    if len(out_shape) <= 1:
+        return list(range(len(out_shape)))
+    in_strides = _strides(input)
+    adjacent = dims == list(range(dims[0], dims[-1] + 1))
+    before = dims[0] if adjacent else 0
+    rest = [d for d in range(input.ndim) if d not in dims]
+    src_order = rest[:before] + dims + rest[before:]
+    nb = arrays[0].ndim
+    after = len(out_shape) - before - nb
+    src = [in_strides[d] for d in src_order[:before]] + [0] * nb + [in_strides[d] for d in src_order[before + len(dims):]]
+    operands = [src]
+    for a in arrays:
+        st = list(_strides(a))
+        lead = (st[0] * a.shape[0]) if nb else 1
+        operands.append([lead] * before + st + [1] * after)
+    for st in operands:  # a size-1 operand dimension broadcast over a larger one has stride 0
+        for d, n in enumerate(out_shape):
+            if n != 1 and ((d < before or d >= before + nb) and st is not src):
+                st[d] = 0
+    return _iteration_order(out_shape, operands)
 
 
 @_index.defvjp
