@@ -1,4 +1,5 @@
-"""Case book of the shape ops (gradcli/ops/shape.py): cat/concat, stack, split, chunk, flip, repeat, clone,
+"""Case book of the shape ops (gradcli/ops/shape.py): cat/concat, stack, split, chunk, unbind, narrow, movedim,
+flip, repeat, clone,
 index_select, gather, expand_as/view_as/reshape_as, reshape/view/flatten of tensors that are not contiguous, and
 indexing beyond the basic cases of tests/test_ops.py (PyTorch's placement of advanced indices, masks, bools,
 aliases, 0-d index tensors).
@@ -59,6 +60,20 @@ for _id, _s, _c, _kw in (("2-of-4", (4, 3), 2, {}), ("3-of-5", (5,), 3, {}), ("4
     add("chunk", _id, (lambda c, kw: lambda m, a: _combine(m.chunk(a, c, **kw)))(_c, _kw), Arg(_s))
 add("chunk", "one-piece", lambda m, a: m.chunk(a, 2, dim=-1)[1], Arg((3, 4)))
 add("chunk", "method", lambda m, a: a.chunk(2)[0], Arg((4, 3)))
+
+add("unbind", "dim0", lambda m, a: _combine(m.unbind(a)), Arg((3, 4)))
+add("unbind", "dim-1", lambda m, a: _combine(m.unbind(a, -1)), Arg((2, 3, 4)))
+add("unbind", "one-piece", lambda m, a: a.unbind(1)[2], Arg((3, 4)))
+for _id, _s, _args in (("dim1", (3, 4), (1, 1, 2)), ("negative-start", (4, 3), (0, -2, 2)), ("full", (3, 4), (0, 0, 3)),
+                       ("empty", (3, 4), (0, 3, 0)), ("dim-1", (2, 3, 4), (-1, 0, 1))):
+    add("narrow", _id, (lambda args: lambda m, a: m.narrow(a, *args))(_args), Arg(_s))
+add("narrow", "method", lambda m, a: a.narrow(0, 1, 1), Arg((3, 4)))
+for _name in ("movedim", "moveaxis"):
+    add(_name, "0-1", (lambda n: lambda m, a: getattr(m, n)(a, 0, 1))(_name), Arg((3, 4)))
+add("movedim", "lists", lambda m, a: m.movedim(a, (0, 1), (2, 0)), Arg((2, 3, 4)))
+add("movedim", "negative", lambda m, a: m.movedim(a, -1, 0), Arg((2, 3, 4)))
+add("movedim", "same", lambda m, a: m.movedim(a, 1, 1), Arg((3, 4)))
+add("movedim", "method-then-reshape", lambda m, a: a.movedim(2, 0).reshape(4, 6), Arg((2, 3, 4)))
 
 # ---------------------------------------------------------------------------------------- flip, repeat
 for _id, _s, _dims in (("dim0", (3, 4), (0,)), ("both", (3, 4), (0, 1)), ("last", (2, 3, 4), [-1]),

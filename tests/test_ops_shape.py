@@ -129,6 +129,18 @@ SHAPE_ERRORS = [
     ("gather-negative", lambda m: m.gather(_x(m), 1, m.tensor([[0, -1]]))),
     ("gather-size", lambda m: m.gather(_x(m), 1, m.ones(4, 1, dtype=m.int64))),
     ("gather-dim-out-of-range", lambda m: m.gather(_x(m), 2, m.ones(1, 1, dtype=m.int64))),
+    ("narrow-past-end", lambda m: _x(m).narrow(0, 2, 2)),
+    ("narrow-negative-length", lambda m: _x(m).narrow(0, 0, -1)),
+    ("narrow-start-out-of-range", lambda m: _x(m).narrow(0, 5, 0)),
+    ("narrow-negative-start-out-of-range", lambda m: m.narrow(_x(m), 0, -4, 1)),
+    ("narrow-0d", lambda m: m.tensor(1.0).narrow(0, 0, 1)),
+    ("narrow-dim-out-of-range", lambda m: _x(m).narrow(2, 0, 1)),
+    ("unbind-0d", lambda m: m.unbind(m.tensor(1.0))),
+    ("unbind-dim-out-of-range", lambda m: _x(m).unbind(2)),
+    ("movedim-repeated-source", lambda m: m.movedim(_x(m), (0, 0), (1, 0))),
+    ("movedim-repeated-destination", lambda m: m.movedim(_x(m), (0, 1), (1, 1))),
+    ("movedim-lengths", lambda m: m.movedim(_x(m), (0, 1), (1,))),
+    ("movedim-out-of-range", lambda m: _x(m).movedim(0, 2)),
     ("select-0d", lambda m: m.select(m.tensor(1.0), 0, 0)),
     ("select-negative-out-of-range", lambda m: m.select(m.ones(3, 2), 0, -4)),
     ("select-dim-out-of-range", lambda m: m.select(m.ones(3, 2), 2, 0)),
@@ -253,6 +265,7 @@ def _base_views(m):
         "broadcast-index-of-transposed": x.transpose(1, 2)[m.tensor([[0], [1]]), m.tensor([2, 0, 1])],
         "cat-of-transposed": m.cat([x.mT, x.mT]), "stack-of-transposed": m.stack([x.mT, x.mT]),
         "split-piece": m.split(x, 2, dim=2)[1], "chunk-piece": m.chunk(x, 3, dim=1)[2],
+        "narrow": x.narrow(2, 1, 2), "unbind-piece": x.unbind(1)[1], "movedim": m.movedim(x, 0, 2),
         "repeat": x.mT.repeat(1, 1, 1), "index-select": m.index_select(x.mT, 2, m.tensor([2, 0])),
         "gather": m.gather(x.mT, 1, m.zeros(2, 4, 2, dtype=m.int64)),
     }
@@ -328,8 +341,10 @@ def test_contiguous_and_clone(torch):
     pytest.param(lambda m, x: m.chunk(x, 4, dim=1), id="chunk-4-dim1"),
     pytest.param(lambda m, x: x.chunk(6, -1), id="chunk-more-than-size"),
     pytest.param(lambda m, x: m.chunk(x[:, :0], 3, dim=1), id="chunk-empty"),
+    pytest.param(lambda m, x: m.unbind(x, 1), id="unbind-dim1"),
+    pytest.param(lambda m, x: x.unbind(), id="unbind-method"),
 ])
-def test_split_and_chunk_outputs(call, torch):
+def test_split_chunk_unbind_outputs(call, torch):
     data = np.arange(30.0).reshape(5, 6)
     res = []
     for m in (G, torch):

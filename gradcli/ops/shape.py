@@ -1,5 +1,6 @@
-"""Shape ops: views (reshape/view, transpose/permute/T, squeeze/unsqueeze, expand), joins and splits (cat,
-stack, split, chunk), copies (flip, repeat, clone), gathers (index_select, gather) and ``Tensor.__getitem__``.
+"""Shape ops: views (reshape/view, transpose/permute/movedim/T, squeeze/unsqueeze, expand, narrow), joins and
+splits (cat, stack, split, chunk, unbind), copies (flip, repeat, clone), gathers (index_select, gather) and
+``Tensor.__getitem__``.
 
 Views and copies are told apart as PyTorch does, from strides: a tensor's ``data`` is a numpy array whose
 strides follow the same rules as PyTorch's (transpose, permute, expand and slicing return strided views; copies
@@ -367,6 +368,37 @@ def _(grad):
     return t(grad)
 
 
+def movedim(input, source, destination):
+    """``input`` with the dimensions ``source`` (an int or a sequence) moved to the positions ``destination``,
+    the others keeping their order (a permute: PermuteBackward0). Matches torch.movedim / torch.moveaxis.
+
+    Raises:
+        RuntimeError: for source/destination of different lengths or with repeated dims; IndexError for a dim
+            out of range (PyTorch's messages).
+    """
+    src = list(source) if isinstance(source, (list, tuple)) else [source]
+    dst = list(destination) if isinstance(destination, (list, tuple)) else [destination]
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) should contain the "
+                           f"same number of dims as destination ({dst} dims)")
+    nd = input.ndim
+    src_n = [normalize_dim(d, nd) for d in src]
+    dst_n = [normalize_dim(d, nd) for d in dst]
+    for name, given, dims in (("source", src, src_n), ("destination", dst, dst_n)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({given})")
+    order = [-1] * nd
+    for s_, d_ in zip(src_n, dst_n):
+        order[d_] = s_
+    rest = iter(d for d in range(nd) if d not in src_n)
+    order = [next(rest) if o == -1 else o for o in order]
+    return permute(input, *order) if nd else permute(input)
+
+
+_public("movedim", movedim, method=True, grad_fn="PermuteBackward0", note="permute the gradient back")
+_public("moveaxis", movedim, method=True, grad_fn="PermuteBackward0", note="permute the gradient back")
+
+
 def _T(self):
     """The tensor with all dimensions reversed (``x.T``; grad_fn PermuteBackward0), with PyTorch's deprecation
     warnings for tensors that are not matrices. Matches torch.Tensor.T."""
@@ -725,6 +757,58 @@ _SPLIT_NOTE = "each piece's gradient placed in zeros at its position"
 _public("split", split, grad_fn="SplitBackward0 (SplitWithSizesBackward0 for a list of sizes)", note=_SPLIT_NOTE)
 install_method("split", _split_method)
 _public("chunk", chunk, method=True, grad_fn="SplitBackward0", note=_SPLIT_NOTE)
+
+
+@op("UnbindBackward0", promote=None, name="_unbind_piece", note="the piece's gradient placed in zeros")
+def _unbind_piece(input, dim, index):
+    """One output of torch.unbind: ``input.select(dim, index)`` (a view)."""
+    return input[(slice(None),) * dim + (index,)]
+
+
+@_unbind_piece.defvjp
+def _(grad, input_shape, dim, index):
+    return _select_backward(grad, input_shape, dim, index)
+
+
+def unbind(input, dim=0):
+    """The slices of ``input`` along ``dim`` (that dimension removed), as a tuple of views. Matches
+    torch.unbind (grad_fn UnbindBackward0).
+
+    Raises:
+        IndexError: for a 0-d tensor or a dimension out of range (PyTorch's messages).
+    """
+    if input.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = normalize_dim(dim, input.ndim)
+    return tuple(_unbind_piece(input, d, i) for i in range(input.shape[d]))
+
+
+def narrow(input, dim, start, length):
+    """``length`` entries of ``input`` from ``start`` along ``dim`` (a view; SliceBackward0). Matches
+    torch.narrow.
+
+    Raises:
+        RuntimeError: for a 0-d tensor, a negative length or a range past the end; IndexError for a dim or
+            start out of range (PyTorch's messages).
+    """
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    start, length = operator.index(start), operator.index(length)
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    d = normalize_dim(dim, input.ndim)
+    size = input.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    if start < 0:
+        start += size
+    if start > size - length:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return _slice(input, d, start, start + length, 1)
+
+
+_public("unbind", unbind, method=True, grad_fn="UnbindBackward0", note="each slice's gradient placed in zeros")
+_public("narrow", narrow, method=True, grad_fn="SliceBackward0", note="the gradient placed in zeros at the range")
 
 
 # ---------------------------------------------------------------------------------------- flip, repeat
