@@ -165,6 +165,28 @@ def _store(obj, sizes, dim, out, kind) -> None:
         _store(v, sizes, dim + 1, out, kind)
 
 
+_PYTHON_NUMBERS = frozenset((bool, int, float))
+
+
+def _python_numbers_array(data, dtype):
+    """The fast path of :func:`_array_from_data` for regular nested lists of Python numbers (None otherwise):
+    numpy builds the array, the dtype is inferred from the types of the numbers."""
+    try:
+        leaves = np.array(data, dtype=object)
+    except ValueError:
+        return None
+    types = set(map(type, leaves.flat))
+    if not types <= _PYTHON_NUMBERS:
+        return None
+    if dtype is None:
+        dtype = (dtypes.get_default_dtype().np if float in types or not types else
+                 np.dtype(np.int64) if int in types else np.dtype(np.bool_))
+    try:
+        return np.array(data, dtype=dtype)
+    except OverflowError:
+        return None
+
+
 def _array_from_data(data, dtype) -> np.ndarray:
     """The values of ``torch.tensor(data, dtype=dtype)`` as a numpy array (not necessarily a copy).
 
@@ -176,6 +198,8 @@ def _array_from_data(data, dtype) -> np.ndarray:
     elif isinstance(data, np.ndarray):
         dtypes.from_numpy(data.dtype)
         arr = data
+    elif isinstance(data, (list, tuple)) and (arr := _python_numbers_array(data, dtype)) is not None:
+        return arr
     else:
         inferred = infer_scalar_type(data)
         sizes = []

@@ -1093,23 +1093,25 @@ def _(grad):
 @op("IndexBackward0", promote=None, name="_index", note="the gradient added into zeros at the indexed positions")
 def _index(input, key):
     """``input[key]`` for a key of full slices and int64 arrays (aten::index after its masks were expanded and
-    its indices checked by :func:`_advanced_index`). The result is contiguous, as PyTorch's.
+    its indices checked by :func:`_advanced_index`), laid out in memory as PyTorch lays it out.
 
     Raises:
         IndexError: for an index out of range: PyTorch's message, naming the position of the index among the
             indexed dimensions.
     """
     dims = [d for d, k in enumerate(key) if isinstance(k, np.ndarray)]
-    arrays = np.broadcast_arrays(*(key[d] for d in dims))
-    bad = [(a < -input.shape[d]) | (a >= input.shape[d]) for d, a in zip(dims, arrays)]
-    if any(b.any() for b in bad):
+    if any(key[d].size and (key[d].min() < -input.shape[d] or key[d].max() >= input.shape[d]) for d in dims):
+        arrays = np.broadcast_arrays(*(key[d] for d in dims))
+        bad = [(a < -input.shape[d]) | (a >= input.shape[d]) for d, a in zip(dims, arrays)]
         # the first output element (row-major) with a bad index, and its first bad index, as PyTorch's kernel
         first = np.flatnonzero(np.logical_or.reduce(bad))[0]
         pos = next(p for p, b in enumerate(bad) if b.flat[first])
         raise IndexError(f"index {arrays[pos].flat[first]} is out of bounds for dimension {pos} with size "
                          f"{input.shape[dims[pos]]}")
     out = input[key]
-    order = _index_output_order(input, key, dims, arrays, out.shape)
+    if is_contiguous(input) and all(key[d].flags.c_contiguous for d in dims):
+        return np.ascontiguousarray(out)  # then PyTorch's layout is row-major too
+    order = _index_output_order(input, key, dims, np.broadcast_arrays(*(key[d] for d in dims)), out.shape)
     if order == sorted(order):
         return np.ascontiguousarray(out)
     res = np.empty([out.shape[d] for d in order], dtype=out.dtype).transpose(np.argsort(order))
