@@ -175,6 +175,12 @@ def _python_numbers_array(data, dtype):
         leaves = np.array(data, dtype=object)
     except ValueError:
         return None
+    level = [data]  # every container must be a list or tuple (numpy would unpack arrays into Python numbers)
+    for depth in range(leaves.ndim):
+        if not all(isinstance(c, (list, tuple)) for c in level):
+            return None
+        if depth < leaves.ndim - 1:
+            level = [v for c in level for v in c]
     types = set(map(type, leaves.flat))
     if not types <= _PYTHON_NUMBERS:
         return None
