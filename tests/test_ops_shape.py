@@ -256,6 +256,8 @@ def _base_views(m):
         "squeeze-transposed": x[:, :1].transpose(0, 2).squeeze(1), "mul-of-transposed": x.transpose(0, 1) * 2,
         "exp-of-permuted": m.exp(x.permute(2, 0, 1)), "flip-of-transposed": x.transpose(1, 2).flip(0),
         "clone-of-permuted": x.permute(1, 0, 2).clone(), "contiguous-of-permuted": x.permute(1, 0, 2).contiguous(),
+        "clone-of-expanded": x[:, :1].expand(2, 3, 4).clone(), "clone-of-step-transposed": x.mT[:, ::2].clone(),
+        "flip-of-step-transposed": x.mT[:, ::2].flip(1),
         "index": x[:, [0, 2]], "index-of-transposed": x.transpose(0, 2)[[1, 0]], "mask": x[x > 5],
         "index-nonadjacent-of-permuted": x.permute(2, 0, 1)[[0, 1, 3], :, [1, 0, 2]],
         "index-middle-of-transposed": x.transpose(0, 2)[:, [2, 0, 1, 1]],
@@ -503,6 +505,13 @@ CREATION = [  # id, fn(m) -> Tensor; compared by dtype, shape, values, requires_
     ("full-like-negative-int", lambda m: m.full_like(m.ones(2, dtype=m.int64), -2.7)),
     ("full-like-bool-value", lambda m: m.full_like(m.ones(2), True)),
     ("full-like-tensor-value", lambda m: m.full_like(m.ones(2), m.tensor(3.0))),
+    ("new-zeros", lambda m: m.ones(2, dtype=m.int32).new_zeros(2, 3)),
+    ("new-ones-tuple", lambda m: m.ones(2, dtype=m.float64).new_ones((3,))),
+    ("new-ones-dtype-requires-grad", lambda m: m.ones(2, dtype=m.int64).new_ones(2, dtype=m.float32,
+                                                                                   requires_grad=True)),
+    ("new-full", lambda m: m.ones(2, dtype=m.int64).new_full((2, 2), 2.5)),
+    ("new-tensor", lambda m: m.ones(2, dtype=m.float64).new_tensor([1, 2])),
+    ("new-tensor-dtype", lambda m: m.ones(2).new_tensor([1.5, 2.5], dtype=m.int64)),
 ]
 
 

@@ -1,4 +1,5 @@
-"""Creation functions: tensor, zeros, ones, full, eye, arange, linspace, rand, randn, randint and the *_like forms.
+"""Creation functions: tensor, zeros, ones, full, eye, arange, linspace, rand, randn, randint, the *_like forms
+and the Tensor methods new_zeros, new_ones, new_full and new_tensor.
 
 Signatures, dtype inference and errors are PyTorch's: sizes may be given as ``ones(2, 3)``, ``ones((2, 3))``,
 ``ones([2, 3])`` or ``ones(size=(2, 3))`` (``full`` and ``randint`` take a tuple); ``dtype`` defaults to the
@@ -18,7 +19,7 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor
-from ._core import check_requires_grad, register
+from ._core import check_requires_grad, install_method, register
 
 _rng = np.random.default_rng()
 
@@ -528,6 +529,41 @@ def full_like(input, fill_value, dtype=None, requires_grad=False, device=None):
     d = dtypes.as_dtype(dtype).np if dtype is not None else a.dtype
     return _leaf(np.full(a.shape, _fill_scalar("full_like", fill_value), dtype=d), requires_grad)
 
+
+# ------------------------------------------------------------------------------------- Tensor.new_*
+
+
+def _new_dtype(self, dtype) -> np.dtype:
+    return dtypes.as_dtype(dtype).np if dtype is not None else self.data.dtype
+
+
+def _new_zeros(self, *size, dtype=None, requires_grad=False, device=None):
+    """Zeros of shape ``size`` with this tensor's dtype (unless ``dtype``). Matches torch.Tensor.new_zeros."""
+    return _leaf(np.zeros(_size("new_zeros", size), dtype=_new_dtype(self, dtype)), requires_grad)
+
+
+def _new_ones(self, *size, dtype=None, requires_grad=False, device=None):
+    """Ones of shape ``size`` with this tensor's dtype (unless ``dtype``). Matches torch.Tensor.new_ones."""
+    return _leaf(np.ones(_size("new_ones", size), dtype=_new_dtype(self, dtype)), requires_grad)
+
+
+def _new_full(self, size, fill_value, dtype=None, requires_grad=False, device=None):
+    """``fill_value`` in shape ``size`` (a tuple) with this tensor's dtype (unless ``dtype``). Matches
+    torch.Tensor.new_full."""
+    shape = _size_tuple("new_full", size, 1)
+    return _leaf(np.full(shape, _fill_scalar("new_full", fill_value), dtype=_new_dtype(self, dtype)),
+                 requires_grad)
+
+
+def _new_tensor(self, data, dtype=None, requires_grad=False, device=None):
+    """A new leaf holding a copy of ``data`` with this tensor's dtype (unless ``dtype``). Matches
+    torch.Tensor.new_tensor."""
+    return tensor(data, dtype=dtypes.from_numpy(_new_dtype(self, dtype)), requires_grad=requires_grad)
+
+
+for _name, _fn in (("new_zeros", _new_zeros), ("new_ones", _new_ones), ("new_full", _new_full),
+                   ("new_tensor", _new_tensor)):
+    install_method(_name, _fn)
 
 for _fn in (tensor, zeros, ones, full, eye, arange, linspace, rand, randn, randint, zeros_like, ones_like,
             rand_like, randn_like, full_like):

@@ -3,9 +3,11 @@ splits (cat, stack, split, chunk, unbind), copies (flip, repeat, clone), gathers
 ``Tensor.__getitem__``.
 
 Views and copies are told apart as PyTorch does, from strides: a tensor's ``data`` is a numpy array whose
-strides follow the same rules as PyTorch's (transpose, permute, expand and slicing return strided views; copies
-are contiguous), so ``reshape`` of a tensor that cannot be viewed with the new shape records PyTorch's
-``CloneBackward0`` + ``UnsafeViewBackward0`` and ``view`` raises PyTorch's error (at::detail::computeStride).
+strides follow the same rules as PyTorch's (transpose, permute, expand and slicing return strided views; cat,
+gather and the like are contiguous; flip and advanced indexing keep the input's layout as TensorIterator does).
+So ``reshape`` records ViewBackward0 for a contiguous tensor, ReshapeAliasBackward0 for a strided one that can
+still be viewed, and CloneBackward0 + UnsafeViewBackward0 when a copy is needed, and ``view`` raises PyTorch's
+error where it cannot view (at::native::reshape, at::detail::computeStride).
 
 Indexing follows PyTorch's ``THPVariable_getitem`` / ``applySlicing`` (torch/csrc/autograd/
 python_variable_indexing.cpp, ATen/TensorIndexing.h): an integer is a ``select`` (SelectBackward0), a slice a
@@ -32,13 +34,12 @@ _LEGACY_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "in
                  "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
-def _public(name: str, fn, *, grad_fn: str, note: str, method: bool | str = False, register_fn: bool = True):
-    """Register a composite function (one that calls ops) as an op of the table: its ``grad_fn`` and ``note``
-    are what ``gradcli ops`` shows."""
+def _public(name: str, fn, *, grad_fn: str, note: str, method: bool | str = False):
+    """Register a composite function (one that calls ops) as an op of the table, and as a Tensor method if
+    ``method``; its ``grad_fn`` and ``note`` attributes are what ``gradcli ops`` shows."""
     fn.grad_fn = grad_fn
     fn.note = note
-    if register_fn:
-        register(name, fn, "op")
+    register(name, fn, "op")
     if method:
         install_method(name if method is True else method, fn)
     return fn
@@ -185,9 +186,21 @@ def _(grad, input_shape):
 
 @op("CloneBackward0", promote=None, method=True, note="d/dx = 1 (the gradient passes through)")
 def clone(input):
-    """A copy of ``input`` with the same memory layout (memory_format=torch.preserve_format). Matches
-    torch.clone."""
-    return np.array(input, order="K", copy=True)
+    """A copy of ``input`` with its dimensions laid out in the same order in memory
+    (memory_format=torch.preserve_format). Matches torch.clone."""
+    return _copy_preserving_layout(input)
+
+
+def _copy_preserving_layout(a: np.ndarray) -> np.ndarray:
+    """A dense copy of ``a`` whose dimensions are ordered in memory as ``a``'s strides order them (empty_like
+    with torch.preserve_format: the same strides for a dense tensor, else at::infer_dense_strides, which
+    orders the dimensions like TensorIterator and leaves broadcast ones in place)."""
+    order = _iteration_order(a.shape, [_strides(a)])
+    if order == sorted(order):
+        return np.array(a, order="C", copy=True)
+    out = np.empty([a.shape[d] for d in order], dtype=a.dtype).transpose(np.argsort(order))
+    out[...] = a
+    return out
 
 
 @clone.defvjp
@@ -836,7 +849,10 @@ def flip(input, dims):
             out of range.
     """
     axes = _flip_dims(dims, input.ndim)
-    return np.array(np.flip(input, axes) if axes else input, order="K", copy=True)
+    out = _copy_preserving_layout(input)
+    if axes:
+        out[...] = np.flip(input, axes)
+    return out
 
 
 @flip.defvjp
