@@ -82,10 +82,12 @@ for _id, _s, _dims in (("dim0", (3, 4), (0,)), ("both", (3, 4), (0, 1)), ("last"
 add("flip", "method-varargs", lambda m, a: a.flip(0, 1), Arg((3, 4)))
 add("flip", "method-list", lambda m, a: a.flip([1]), Arg((3, 4)))
 add("flip", "transposed-input", lambda m, a: m.flip(a.t(), (1,)).reshape(-1), Arg((3, 4)))
-for _id, _s, _r in (("2x1", (3, 4), (2, 1)), ("1x3", (3, 4), (1, 3)), ("lead", (3, 4), (2, 1, 2)), ("0d", (), (2, 3)),
-                    ("1d", (4,), (3,)), ("zero", (3, 4), (2, 0)), ("same", (3, 4), (1, 1)), ("3d", (2, 1, 3), (1, 4, 2))):
+for _id, _s, _r in (("2x1", (3, 4), (2, 1)), ("1x3", (3, 4), (1, 3)), ("lead", (3, 4), (2, 1, 2)),
+                    ("0d", (), (2, 3)), ("1d", (4,), (3,)), ("zero", (3, 4), (2, 0)), ("same", (3, 4), (1, 1)),
+                    ("3d", (2, 1, 3), (1, 4, 2))):
     add("repeat", _id, (lambda r: lambda m, a: a.repeat(*r))(_r), Arg(_s))
 add("repeat", "tuple", lambda m, a: a.repeat((2, 2)), Arg((3, 4)))
+# gradcli also has repeat as a function (torch only as a method), like view and expand
 add("repeat", "function", lambda m, a: m.repeat(a, 2, 1) if m.__name__ == "gradcli" else a.repeat(2, 1),
     Arg((3, 4)))
 

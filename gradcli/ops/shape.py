@@ -1177,17 +1177,13 @@ def _index_output_order(input, key, dims, arrays, out_shape) -> list:
     rest = [d for d in range(input.ndim) if d not in dims]
     src_order = rest[:before] + dims + rest[before:]
     nb = arrays[0].ndim
-    after = len(out_shape) - before - nb
-    src = [in_strides[d] for d in src_order[:before]] + [0] * nb + [in_strides[d] for d in src_order[before + len(dims):]]
-    operands = [src]
-    for a in arrays:
-        st = list(_strides(a))
-        lead = (st[0] * a.shape[0]) if nb else 1
-        operands.append([lead] * before + st + [1] * after)
-    for st in operands:  # a size-1 operand dimension broadcast over a larger one has stride 0
-        for d, n in enumerate(out_shape):
-            if n != 1 and ((d < before or d >= before + nb) and st is not src):
-                st[d] = 0
+    src = ([in_strides[d] for d in src_order[:before]] + [0] * nb
+           + [in_strides[d] for d in src_order[before + len(dims):]])
+    # each index is viewed as [1] * before + its shape + [1] * after: broadcast (stride 0) where the result is
+    # larger than 1
+    pad_before = [0 if n != 1 else 1 for n in out_shape[:before]]
+    pad_after = [0 if n != 1 else 1 for n in out_shape[before + nb:]]
+    operands = [src] + [pad_before + list(_strides(a)) + pad_after for a in arrays]
     return _iteration_order(out_shape, operands)
 
 
