@@ -679,3 +679,68 @@ def test_subprocess_indexing_and_chunk(tmp_path):
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
     assert doc["grads"]["x"]["value"] == [[1.0, 1.0], [1.0, 1.0], [2.0, 2.0]]
+
+
+# ============================================================================== indexing: generated keys
+def _key_items():
+    from hypothesis import strategies as st
+
+    ints = st.integers(-5, 5)
+    bound = st.one_of(st.none(), st.integers(-6, 6))
+    slices = st.builds(slice, bound, bound, st.sampled_from([None, 1, 1, 2, 3, -1, 0]))
+    int_list = st.lists(ints, max_size=3)
+    bool_list = st.lists(st.booleans(), min_size=1, max_size=4)
+    int_tensor = st.tuples(st.just("long"), st.one_of(int_list, st.lists(st.lists(ints, min_size=2, max_size=2),
+                                                                         min_size=1, max_size=2)))
+    bool_tensor = st.tuples(st.just("bool"), st.one_of(bool_list, st.lists(
+        st.lists(st.booleans(), min_size=3, max_size=3), min_size=2, max_size=2)))
+    scalar_tensor = st.tuples(st.sampled_from(["long", "bool"]), st.one_of(ints, st.booleans()))
+    return st.one_of(ints, ints, slices, slices, st.none(), st.just(Ellipsis), st.booleans(), int_list, bool_list,
+                     int_tensor, bool_tensor, scalar_tensor)
+
+
+def _materialize(m, item):
+    if isinstance(item, tuple) and len(item) == 2 and item[0] in ("long", "bool"):
+        return m.tensor(item[1], dtype=m.int64 if item[0] == "long" else m.bool)
+    return item
+
+
+def _index_outcome(m, shape, key, as_tuple):
+    data = np.arange(float(np.prod(shape, dtype=int))).reshape(shape) - 3.0
+    x = m.tensor(data, requires_grad=True)
+    k = tuple(_materialize(m, i) for i in key) if as_tuple else _materialize(m, key[0])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = x[k]
+    except Exception as e:  # noqa: BLE001 - the type and message are what is compared
+        return ("error", type(e).__name__, str(e))
+    names = []
+    f = out.grad_fn
+    while f is not None:
+        names.append(f.name() if m is G else type(f).__name__)
+        nxt = [g for g, _ in f.next_functions if g is not None]
+        f = nxt[0] if nxt else None
+    v = m.tensor(np.linspace(-1.0, 1.0, out.numel()).reshape(tuple(out.shape)), dtype=out.dtype)
+    out.backward(v)
+    return ("ok", tuple(out.shape), to_np(out).tolist(), names, out.is_contiguous(), to_np(x.grad).tolist())
+
+
+def test_generated_index_keys_match_torch(torch):
+    """Random keys (ints, slices with any steps, None, Ellipsis, bools, lists, int and bool tensors, alone or
+    in tuples) on tensors of 0 to 3 dimensions: the result, its graph, its layout, the gradient, or the error
+    (type and message) equal PyTorch's."""
+    from hypothesis import assume, given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=400, derandomize=True, deadline=None, database=None)
+    @given(shape=st.lists(st.integers(0, 4), max_size=3).map(tuple), key=st.lists(_key_items(), min_size=1,
+                                                                                   max_size=4),
+           as_tuple=st.booleans())
+    def check(shape, key, as_tuple):
+        # (with several Ellipses PyTorch can index past the last dimension, reading unrelated memory)
+        assume(sum(k is Ellipsis for k in key) <= 1)
+        as_tuple = as_tuple or len(key) > 1
+        assert _index_outcome(G, shape, key, as_tuple) == _index_outcome(torch, shape, key, as_tuple)
+
+    check()

@@ -1116,6 +1116,14 @@ def _index(input, key):
             indexed dimensions.
     """
     dims = [d for d, k in enumerate(key) if isinstance(k, np.ndarray)]
+    index_shape = np.broadcast_shapes(*(key[d].shape for d in dims))
+    if any(input.shape[d] == 0 for d in dims) and 0 not in index_shape:
+        # AdvancedIndex: an empty dimension indexed by a non-empty index
+        raise IndexError("index is out of bounds for dimension with size 0")
+    if 0 in index_shape or any(n == 0 for d, n in enumerate(input.shape) if d not in dims):
+        # no element is read, so PyTorch checks no index: any in-range index gives the (empty) result's shape
+        return np.ascontiguousarray(input[tuple(np.zeros_like(k) if isinstance(k, np.ndarray) else k
+                                                for k in key)])
     if any(key[d].size and (key[d].min() < -input.shape[d] or key[d].max() >= input.shape[d]) for d in dims):
         arrays = np.broadcast_arrays(*(key[d] for d in dims))
         bad = [(a < -input.shape[d]) | (a >= input.shape[d]) for d, a in zip(dims, arrays)]
@@ -1197,7 +1205,8 @@ def _index_put_zeros(grad, input_shape, key):
     """Zeros of ``input_shape`` with ``grad`` added at ``key`` (repeated indices accumulate; index_put_ with
     accumulate=True)."""
     out = np.zeros(input_shape, dtype=grad.dtype)
-    np.add.at(out, key, grad)
+    if grad.size:
+        np.add.at(out, key, grad)
     return out
 
 
@@ -1280,7 +1289,13 @@ def _apply_select(result, dim, index, real_dim):
     if index == 0 and dim == 0 and not shape:
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
                          "C++ to convert a 0-dim tensor to a number")
-    size = shape[dim] if dim < len(shape) else 0  # (PyTorch reports size 0 for a 0-d tensor)
+    if dim < len(shape):
+        size = shape[dim]
+    else:
+        # Past the last dimension (a 0-d tensor, or several Ellipses): PyTorch reads its inline size/stride
+        # storage (5 sizes, then 5 strides), where unused sizes are 0, and select then rejects the dim.
+        strides = _strides(result.data) if isinstance(result, Tensor) else ()
+        size = 0 if dim < 5 or dim - 5 >= len(strides) else strides[dim - 5]
     if not (size > -1 - index and size > index):
         raise IndexError(f"index {index} is out of bounds for dimension {real_dim} with size {size}")
     return select(result, dim, index)
