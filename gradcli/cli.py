@@ -43,20 +43,10 @@ def report_error(err: GradcliError) -> int:
 
 def _read_program(program: str) -> tuple[str, str]:
     """``PROGRAM`` is the text itself, ``@path`` for a file, or ``-`` for standard input."""
-    if program == "-":
-        return sys.stdin.read(), "<stdin>"
-    if program.startswith("@"):
-        from pathlib import Path
+    from .runner import read_source
 
-        path = Path(program[1:])
-        try:
-            return path.read_text(encoding="utf-8"), program[1:]
-        except FileNotFoundError:
-            raise InputError(f"no such file: {program[1:]}", type="FileNotFoundError") from None
-        except IsADirectoryError:
-            raise InputError(f"{program[1:]} is a directory", type="IsADirectoryError") from None
-        except (OSError, UnicodeDecodeError) as e:
-            raise InputError(f"cannot read {program[1:]}: {e}", type="OSError") from None
+    if program == "-" or program.startswith("@"):
+        return read_source(program if program == "-" else program[1:])
     return program, "<expr>"
 
 
@@ -103,6 +93,35 @@ def grad(
         from .render.table import render_grad
 
         render_grad(result, _stdout_console(), dtypes.get_default_dtype().np)
+
+
+@app.command()
+def run(
+    path: Annotated[str, typer.Argument(metavar="PATH", help="The program file; '-' reads standard input.")],
+    keep_going: Annotated[bool, typer.Option("--keep-going", help="Report an error and go on with the next "
+                                                                 "top-level statement; exit 1 at the end if any "
+                                                                 "failed.")] = False,
+    notebook: Annotated[bool, typer.Option("--notebook", help="Show the value of each cell's last expression as "
+                                                              "Jupyter does (cells begin at '# In[n]:' or '# %%' "
+                                                              "lines; without them the file is one cell).")] = False,
+    seed: Annotated[Optional[int], typer.Option(help="Seed for rand/randn/randint.")] = None,
+    dtype: Annotated[str, typer.Option(help="Default float dtype: float32 (PyTorch's default) or float64.")] = "float32",
+    max_steps: Annotated[Optional[int], typer.Option(min=1, help="Stop the program after this many statement "
+                                                                 "executions (default 5,000,000).")] = None,
+) -> None:
+    """Run a program like a Python script: print() shows values as PyTorch prints them, warnings go to
+    standard error, an error shows file:line:col, the line with a caret and PyTorch's message (exit 1).
+    Syntax errors stop the run before anything runs (exit 2)."""
+    from .runner import RunRequest, read_source, run_program
+
+    try:
+        source, filename = read_source(path)
+        req = RunRequest(source=source, filename=filename, keep_going=keep_going, notebook=notebook,
+                         max_steps=max_steps, seed=seed, dtype=dtype)
+        result = run_program(req, write=sys.stdout.write, warn=sys.stderr.write, report=report_error)
+    except GradcliError as err:
+        raise typer.Exit(report_error(err))
+    raise typer.Exit(result.exit_code)
 
 
 def main() -> None:
