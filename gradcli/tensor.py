@@ -23,7 +23,7 @@ _NONLEAF_GRAD_WARNING = (
 )
 REQUIRES_GRAD_DTYPE_ERROR = "Only Tensors of floating point and complex dtype can require gradients"
 # requires_grad_() words it differently in PyTorch 2.13.
-REQUIRES_GRAD_INPLACE_ERROR = "Only Tensors of floating point dtype can require gradients"
+REQUIRES_GRAD_INPLACE_ERROR = "only Tensors of floating point dtype can require gradients"
 
 
 class Size(tuple):

@@ -744,9 +744,10 @@ ERRORS = [  # id, fn(m) that raises
     ("requires-grad-int-tensor", lambda m: m.tensor([1, 2], requires_grad=True)),
     ("requires-grad-bool-tensor", lambda m: m.tensor([True], requires_grad=True)),
     ("requires-grad-int-ones", lambda m: m.ones(2, dtype=m.int64, requires_grad=True)),
-    ("requires-grad-inplace-int-tensor", lambda m: m.tensor([1, 2]).requires_grad_(),
-     "BUG requires_grad_(): gradcli says 'Only Tensors of floating point dtype ...', torch 2.13 'only Tensors "
-     "of floating point dtype can require gradients' (lower-case o)"),
+    ("requires-grad-inplace-int-tensor", lambda m: m.tensor([1, 2]).requires_grad_()),
+    ("broadcast-mismatch", lambda m: m.ones(3) * m.ones(2, 2)),
+    ("broadcast-mismatch-3d", lambda m: m.ones(3, 1, 2) + m.ones(4, 3)),
+    ("broadcast-mismatch-where", lambda m: m.where(m.ones(3) > 0, m.ones(2), 0.0)),
     ("mm-shape-mismatch", lambda m: m.mm(m.ones(2, 3), m.ones(4, 5))),
     ("mm-not-matrix", lambda m: m.mm(m.ones(3), m.ones(3, 2))),
     ("matmul-2-2-mismatch", lambda m: m.ones(2, 3) @ m.ones(4, 5)),

@@ -438,8 +438,11 @@ class Interpreter:
     def set_attribute(self, obj, name, value, node):
         try:
             if isinstance(obj, Tensor) and name == "requires_grad":
-                if obj.grad_fn is not None:
+                # PyTorch's setter: its own texts, then requires_grad_()'s (the long one for a non-leaf)
+                if obj.grad_fn is not None and value:
                     raise RuntimeError("you can only change requires_grad flags of leaf variables.")
+                if value and not obj.is_floating_point():
+                    raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
                 obj.requires_grad_(bool(value))
             elif isinstance(obj, Tensor) and name == "grad":
                 obj.grad = value
