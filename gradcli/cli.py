@@ -97,7 +97,7 @@ def grad(
 
 @app.command()
 def run(
-    path: Annotated[str, typer.Argument(metavar="PATH", help="The program file; '-' reads standard input.")],
+    path: Annotated[str, typer.Argument(help="The program file; '-' reads standard input.")],
     keep_going: Annotated[bool, typer.Option("--keep-going", help="Report an error and go on with the next "
                                                                  "top-level statement; exit 1 at the end if any "
                                                                  "failed.")] = False,
@@ -105,7 +105,8 @@ def run(
                                                               "Jupyter does (cells begin at '# In[n]:' or '# %%' "
                                                               "lines; without them the file is one cell).")] = False,
     seed: Annotated[Optional[int], typer.Option(help="Seed for rand/randn/randint.")] = None,
-    dtype: Annotated[str, typer.Option(help="Default float dtype: float32 (PyTorch's default) or float64.")] = "float32",
+    dtype: Annotated[str, typer.Option(help="Default float dtype: float32 (PyTorch's default) or "
+                                             "float64.")] = "float32",
     max_steps: Annotated[Optional[int], typer.Option(min=1, help="Stop the program after this many statement "
                                                                  "executions (default 5,000,000).")] = None,
 ) -> None:

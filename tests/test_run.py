@@ -436,9 +436,9 @@ def test_python_outside_the_language_is_refused(tmp_path, snippet, type_, fragme
 
 
 def test_notebook_shows_each_cells_last_value(tmp_path):
-    text = ("# %%\nx = torch.arange(3., requires_grad=True).detach()\nx * 2\nx + 1\n"      # only the last value of a cell is shown
-            "# %%\ny = x.sum()\n"                               # an assignment shows nothing
-            "# In[3]:\nx.grad\n"                                # None shows nothing
+    text = ("# %%\nx = torch.arange(3.)\nx * 2\nx + 1\n"  # only the last value of a cell is shown
+            "# %%\ny = x.sum()\n"                           # an assignment shows nothing
+            "# In[3]:\nx.grad\n"                            # None shows nothing
             "# In[4]:\n(x, x * 2, 'text')\n"
             "# In[5]:\n(x.requires_grad_() * 2).grad_fn\n")
     path = tmp_path / "nb.py"
