@@ -136,6 +136,11 @@ def main() -> None:
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         sys.exit(130)
+    except BrokenPipeError:  # `gradcli run prog.py | head`: the reader has gone; stop quietly
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error when Python flushes at exit
+        sys.exit(EXIT_EVAL)
     except Exception as exc:  # a bug in gradcli: say so, without a traceback
         sys.stderr.write(f"gradcli: internal error: {type(exc).__name__}: {exc}\n"
                          "Please report this with the command that caused it.\n")

@@ -67,7 +67,7 @@ def read_source(path: str, stdin=None) -> tuple[str, str]:
     if path == "-":
         return (stdin or sys.stdin).read(), "<stdin>"
     try:
-        return Path(path).read_text(encoding="utf-8"), path
+        return Path(path).read_text(encoding="utf-8-sig"), path  # a byte-order mark is allowed, as in Python
     except FileNotFoundError:
         raise InputError(f"no such file: {path}", type="FileNotFoundError") from None
     except IsADirectoryError:

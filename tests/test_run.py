@@ -476,3 +476,23 @@ def test_unreadable_program_exits_2(tmp_path):
     assert r.exit_code == 2 and "no such file" in r.stderr and r.stdout == ""
     r = run(str(tmp_path))
     assert r.exit_code == 2 and "is a directory" in r.stderr
+
+
+def test_output_closed_early_ends_quietly(tmp_path):
+    """`gradcli run prog.py | head -1`: the run stops when the reader goes, without an error report."""
+    path = tmp_path / "many.py"
+    path.write_text("for i in range(200000):\n    print(torch.ones(2) * i)\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    with subprocess.Popen([sys.executable, "-m", "gradcli", "run", str(path)], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path) as p:
+        assert p.stdout.readline() == "tensor([0., 0.])\n"
+        p.stdout.close()
+        stderr = p.stderr.read()
+        assert p.wait(timeout=120) == 1
+    assert stderr == ""
+
+
+def test_byte_order_mark_is_allowed(tmp_path):
+    path = tmp_path / "bom.py"
+    path.write_bytes("\ufeffprint('ok')\n".encode("utf-8"))
+    assert run(str(path)).stdout == "ok\n"

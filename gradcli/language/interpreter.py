@@ -621,7 +621,7 @@ class Interpreter:
             raise self.error(TypeError(f"'{_type_name(func)}' object is not callable"), e)
         try:
             return func(*args, **kwargs)
-        except GradcliError:
+        except (GradcliError, BrokenPipeError):  # a closed stdout ends the run (see cli.main), not an error here
             raise
         except RecursionError:
             raise self.error(RecursionError("maximum recursion depth exceeded"), e) from None
