@@ -126,6 +126,29 @@ def grad(
         raise typer.Exit(EXIT_EVAL)
 
 
+@app.command()
+def ops(
+    name: Annotated[Optional[str], typer.Argument(help="Show only names containing this text.")] = None,
+    kind: Annotated[Optional[str], typer.Option(help="Show only this kind: op, creation or function.")] = None,
+    json_: Annotated[bool, typer.Option("--json", help="Print a JSON array instead of a table.")] = False,
+) -> None:
+    """List the supported ops: name, signature, grad_fn and derivative note, from the op table itself."""
+    from .catalog import list_ops
+
+    if kind is not None and kind not in ("op", "creation", "function"):
+        raise typer.Exit(report_error(InputError(f"--kind must be op, creation or function, got {kind!r}",
+                                                 type="UsageError")))
+    infos = list_ops(kind=kind, name=name)
+    if json_:
+        from .render.json import dumps
+
+        sys.stdout.write(dumps([i.to_dict() for i in infos]) + "\n")
+        return
+    from .render.table import render_ops
+
+    render_ops(infos, _stdout_console())
+
+
 def main() -> None:
     """Entry point of the ``gradcli`` console script and ``python -m gradcli``."""
     import numpy as np

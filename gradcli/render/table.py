@@ -83,3 +83,20 @@ def render_check(check, console) -> None:
         t.add_row(Text(i.name), Text(f"{i.max_abs_diff:.3e}"), Text(f"{i.max_rel_diff:.3e}"),
                   Text("ok" if i.ok else "FAIL", style="green" if i.ok else "bold red"))
     console.print(t)
+
+
+def render_ops(infos, console) -> None:
+    """Print the ``gradcli ops`` table (one row per name: signature, grad_fn, derivative note)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    t = Table(title=f"{len(infos)} names (gradcli ops --json for all fields)", title_justify="left")
+    for col in ("name", "kind", "signature", "grad_fn", "derivative"):
+        t.add_column(col, overflow="fold")
+    for i in infos:
+        derivative = i.derivative or ("-" if i.grad_fn is None else "")
+        if i.alias_of:
+            derivative = f"alias of {i.alias_of}"
+        t.add_row(Text(i.name + (" (method)" if i.method else "")), Text(i.kind), Text(i.signature),
+                  Text(i.grad_fn or "-"), Text(derivative))
+    console.print(t)
