@@ -71,6 +71,13 @@ def grad(
     json_: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
     max_steps: Annotated[Optional[int], typer.Option(help="Stop programs after this many statement "
                                                           "executions (default 5,000,000).")] = None,
+    check: Annotated[bool, typer.Option("--check", help="Compare the gradients with central finite differences "
+                                                        "in float64; exit 1 above tolerance.")] = False,
+    eps: Annotated[float, typer.Option(help="--check: finite-difference step.")] = 1e-6,
+    atol: Annotated[float, typer.Option(help="--check: absolute tolerance.")] = 1e-5,
+    rtol: Annotated[float, typer.Option(help="--check: relative tolerance.")] = 1e-3,
+    check_max_evaluations: Annotated[int, typer.Option(help="--check: most program runs (two per input "
+                                                            "element).")] = 20_000,
 ) -> None:
     """Compute a program's output, the gradient of every input, and show the autograd graph."""
     from .calculator import GradRequest, compute
@@ -81,7 +88,13 @@ def grad(
                           zero_grad=zero_grad, seed=seed, dtype=dtype, filename=filename, max_steps=max_steps)
         # Program prints go to stdout with tables, to stderr with --json (stdout is one JSON document).
         write = sys.stderr.write if json_ else sys.stdout.write
-        result = compute(req, write=write)
+        if check:
+            from .check import compute_checked
+
+            result = compute_checked(req, write=write, eps=eps, atol=atol, rtol=rtol,
+                                     max_evaluations=check_max_evaluations)
+        else:
+            result = compute(req, write=write)
     except GradcliError as err:
         raise typer.Exit(report_error(err))
     if json_:
@@ -90,9 +103,40 @@ def grad(
         sys.stdout.write(dumps(grad_result_to_dict(result)) + "\n")
     else:
         from . import dtypes
-        from .render.table import render_grad
+        from .render.table import render_check, render_grad
 
-        render_grad(result, _stdout_console(), dtypes.get_default_dtype().np)
+        console = _stdout_console()
+        render_grad(result, console, dtypes.get_default_dtype().np)
+        if result.check is not None:
+            render_check(result.check, console)
+    if result.check is not None and not result.check.ok:
+        bad = ", ".join(f"{i.name} (max abs diff {i.max_abs_diff:.3e})" for i in result.check.inputs if not i.ok)
+        sys.stderr.write(f"gradcli: --check failed: gradients differ from finite differences beyond "
+                         f"atol={atol:g}, rtol={rtol:g}: {bad}\n")
+        raise typer.Exit(EXIT_EVAL)
+
+
+@app.command()
+def ops(
+    name: Annotated[Optional[str], typer.Argument(help="Show only names containing this text.")] = None,
+    kind: Annotated[Optional[str], typer.Option(help="Show only this kind: op, creation or function.")] = None,
+    json_: Annotated[bool, typer.Option("--json", help="Print a JSON array instead of a table.")] = False,
+) -> None:
+    """List the supported ops: name, signature, grad_fn and derivative note, from the op table itself."""
+    from .catalog import list_ops
+
+    if kind is not None and kind not in ("op", "creation", "function"):
+        raise typer.Exit(report_error(InputError(f"--kind must be op, creation or function, got {kind!r}",
+                                                 type="UsageError")))
+    infos = list_ops(kind=kind, name=name)
+    if json_:
+        from .render.json import dumps
+
+        sys.stdout.write(dumps([i.to_dict() for i in infos]) + "\n")
+        return
+    from .render.table import render_ops
+
+    render_ops(infos, _stdout_console())
 
 
 @app.command()

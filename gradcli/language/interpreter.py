@@ -181,6 +181,21 @@ _SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "m
 _ALLOWED_MODULES = {"torch", "torch.nn", "torch.nn.functional", "torch.autograd"}
 
 
+def _missing(owner: str, name: str) -> Exception:
+    """The error for ``owner.name`` that gradcli does not have: NotImplementedError naming it when PyTorch has
+    it (gradcli/torch_names.py), else the AttributeError PyTorch would raise."""
+    from .. import torch_names
+
+    known = {"torch": torch_names.TORCH, "torch.nn.functional": torch_names.FUNCTIONAL,
+             "Tensor": torch_names.TENSOR}.get(owner, ())
+    if name in known:
+        return NotImplementedError(f"'{owner}.{name}' is not supported by gradcli (run `gradcli ops` for the "
+                                   "supported ops)")
+    if owner == "Tensor":
+        return AttributeError(f"'Tensor' object has no attribute '{name}'")
+    return AttributeError(f"module '{owner}' has no attribute '{name}'")
+
+
 class Interpreter:
     """Runs programs against one global environment.
 
@@ -532,7 +547,13 @@ class Interpreter:
             return self.globals[name]
         if name in self.builtins:
             return self.builtins[name]
-        raise self.error(NameError(f"name '{name}' is not defined"), e)
+        err = self.error(NameError(f"name '{name}' is not defined"), e)
+        from .. import torch_names
+
+        if name in torch_names.TORCH or name in torch_names.FUNCTIONAL:
+            err.hint = (f"PyTorch has {name}, but gradcli does not support it (run `gradcli ops` for the "
+                        "supported ops)")
+        raise err
 
     def truth(self, value, node) -> bool:
         try:
@@ -573,7 +594,7 @@ class Interpreter:
                                      "expose names starting with '_')")
             if isinstance(obj, Tensor):
                 if name not in TENSOR_ATTRS and name not in METHODS:
-                    raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+                    raise _missing("Tensor", name)
                 if name == "data":
                     return obj.detach()
                 if name == "grad":
@@ -587,8 +608,7 @@ class Interpreter:
             if isinstance(obj, Namespace):
                 if name in obj.members:
                     return obj.members[name]
-                raise NotImplementedError(f"'{obj.name}.{name}' is not supported by gradcli (run `gradcli ops` "
-                                          "for the supported ops)")
+                raise _missing(obj.name, name)
             if isinstance(obj, (autograd.Node, autograd.AccumulateGrad)) and name in NODE_ATTRS:
                 return getattr(obj, name)
             if isinstance(obj, dtypes.DType) and name in ("is_floating_point", "itemsize"):

@@ -13,7 +13,7 @@ Importing this package fills :data:`REGISTRY` (name → callable, the namespace 
 
 from ..tensor import Tensor
 from . import creation, elementwise, linalg, loss, reduction, shape  # noqa: F401  (fill the registry)
-from ._core import KINDS, REGISTRY, Op, to_tensor
+from ._core import KINDS, REGISTRY, Op, install_method, to_tensor
 from .elementwise import (abs, add, bitwise_and, bitwise_or, bitwise_xor, div, eq, exp, ge, gt, le, log, lt,
                           mul, ne, neg, pow, reciprocal, relu, rsub, sigmoid, sign, sqrt, sub, tanh, to, where)
 from .linalg import dot, matmul, mm, mv, outer
@@ -51,5 +51,13 @@ _OPERATORS = {
 }
 for _name, _fn in _OPERATORS.items():
     setattr(Tensor, _name, _fn)
+
+
+def _where_method(self, condition, other):
+    """``x.where(condition, y)`` is ``where(condition, x, y)``. Matches torch.Tensor.where."""
+    return where(condition, self, other)
+
+
+install_method("where", _where_method)
 
 __all__ = ["REGISTRY", "KINDS", "Op", "to_tensor"] + sorted(n for n in REGISTRY if not n.startswith("_"))

@@ -205,6 +205,8 @@ def op(grad_fn: str | None, *, inputs: int = 1, promote: str | None = "same", di
             register(a, o, "op")
         if method:
             _install_op_method(o, o.name if method is True else method)
+            for a in aliases:  # torch's aliases are methods too (Tensor.absolute, Tensor.multiply)
+                _install_op_method(o, a)
         return o
 
     return wrap
