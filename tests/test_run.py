@@ -496,3 +496,17 @@ def test_byte_order_mark_is_allowed(tmp_path):
     path = tmp_path / "bom.py"
     path.write_bytes("\ufeffprint('ok')\n".encode("utf-8"))
     assert run(str(path)).stdout == "ok\n"
+
+
+@pytest.mark.parametrize("seed", SEEDS, ids=lambda p: p.name[:3])
+def test_seed_example_without_torch_prefixes(seed_runs, seed, tmp_path):
+    """The tutorials' calls written without `torch.` / `torch.nn.functional.` print the same."""
+    example, _, r0, _ = seed_runs[seed.name[:3]]
+    bare = re.sub(r"\btorch\.(?:nn\.functional\.)?(?=\w+\()", "", example.read_text(encoding="utf-8"))
+    assert "torch.ones(" not in bare and "torch.no_grad()" not in bare
+    path = tmp_path / example.name
+    path.write_text(bare, encoding="utf-8")
+    r = run("--notebook", "--keep-going", "--seed", "0", str(path))
+    mask = lambda s: re.sub(r"0x[0-9a-f]+", "0x?", s)  # noqa: E731
+    assert (r.exit_code, mask(r.stdout)) == (r0.exit_code, mask(r0.stdout))
+    assert mask(r.stderr).replace(str(path), str(example)) == mask(r0.stderr)
