@@ -3,7 +3,9 @@
 Importing this package fills :data:`REGISTRY` (name → callable, the namespace of the language and of
 ``import gradcli``) and installs Tensor methods and operators. Families:
 
-* :mod:`.elementwise` — arithmetic, powers, exp/log, activations, comparisons, dtype casts
+* :mod:`.elementwise` — arithmetic, powers, exp/log, trigonometry, clamp/maximum/minimum, where, comparisons,
+  dtype casts
+* :mod:`.activation` — relu, relu6, leaky_relu, elu, selu, gelu, silu, softplus, hardtanh
 * :mod:`.reduction` — sum, mean, norm, sum_to_size
 * :mod:`.linalg` — dot, mv, mm, outer, matmul
 * :mod:`.shape` — reshape/view, transpose/permute/T, squeeze/unsqueeze, expand, indexing
@@ -13,9 +15,12 @@ Importing this package fills :data:`REGISTRY` (name → callable, the namespace 
 
 from ..tensor import Tensor
 from . import creation, elementwise, linalg, loss, reduction, shape  # noqa: F401  (fill the registry)
+from . import activation  # noqa: F401
 from ._core import KINDS, REGISTRY, Op, to_tensor
+from .activation import relu
 from .elementwise import (abs, add, bitwise_and, bitwise_or, bitwise_xor, div, eq, exp, ge, gt, le, log, lt,
-                          mul, ne, neg, pow, reciprocal, relu, rsub, sigmoid, sign, sqrt, sub, tanh, to, where)
+                          mul, ne, neg, pow, reciprocal, rsub, sigmoid, sign, sqrt, sub, tanh, to, true_divide,
+                          where)
 from .linalg import dot, matmul, mm, mv, outer
 from .loss import binary_cross_entropy_with_logits
 from .reduction import mean, norm, sum, sum_to_size
@@ -30,7 +35,7 @@ _OPERATORS = {
     "__rsub__": lambda a, b: rsub(a, b),
     "__mul__": lambda a, b: mul(a, b),
     "__rmul__": lambda a, b: mul(b, a) if isinstance(b, Tensor) else mul(a, b),
-    "__truediv__": lambda a, b: div(a, b),
+    "__truediv__": lambda a, b: true_divide(a, b),
     "__rtruediv__": lambda a, b: mul(reciprocal(a), b),
     "__matmul__": lambda a, b: matmul(a, to_tensor(b)),
     "__rmatmul__": lambda a, b: matmul(to_tensor(b), a),
