@@ -115,8 +115,8 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 @public(grad_fn="HardtanhBackward0", note="d/dx = 1 where 0 < x < 6, else 0")
 def relu6(input, inplace=False):
-    """``min(max(input, 0), 6)``: hardtanh(input, 0, 6) as torch.nn.functional.relu6 (grad_fn
-    HardtanhBackward0)."""
+    """``min(max(input, 0), 6)``, computed as hardtanh(input, 0, 6) (grad_fn HardtanhBackward0). Matches
+    torch.nn.functional.relu6: the gradient is 0 at 0 and at 6."""
     return _inplace(input, _hardtanh(input, 0.0, 6.0), inplace)
 
 

@@ -399,7 +399,8 @@ def _(grad, input, exponent, result, needs_input_grad):
     if needs_input_grad[0]:
         gi = where(exponent == 0, 0.0, grad * (exponent * _pow_tensor(input, exponent - 1)))
     if needs_input_grad[1]:
-        ge = where((input == 0) & (exponent >= 0), 0.0, grad * (result * log(input)))
+        # pow_backward_exponent: grad multiplies the masked factor, so a nan gradient stays nan (as PyTorch)
+        ge = grad * where((input == 0) & (exponent >= 0), 0.0, result * log(input))
     return gi, ge
 
 
@@ -411,7 +412,7 @@ def _pow_rscalar(input, exponent):
 
 @_pow_rscalar.defvjp
 def _(grad, input, exponent, result):
-    return None, where((input == 0) & (exponent >= 0), 0.0, grad * (result * log(input)))
+    return None, grad * where((input == 0) & (exponent >= 0), 0.0, result * log(input))
 
 
 @public(grad_fn="PowBackward0 (number exponent) | PowBackward1 (tensor exponent) | PowBackward2 (number base)",
@@ -441,7 +442,7 @@ def pow(input, exponent):
 
 @public(grad_fn="PowBackward0", note="d/dx = 2 * x", method=True)
 def square(input):
-    """``input * input``, computed as ``pow(input, 2)`` (grad_fn PowBackward0; bool gives int64) as
+    """``input * input``, computed as ``pow(input, 2)`` (grad_fn PowBackward0; bool gives int64). Matches
     torch.square."""
     return pow(input, 2)
 
@@ -632,8 +633,9 @@ def _atan2(input, other):
 
 @_atan2.defvjp
 def _(grad, input, other, needs_input_grad):
-    # atan2_backward (FunctionsManual.cpp): recip = 1 / (self^2 + other^2)
-    recip = reciprocal(input * input + other * other)
+    # atan2_backward (FunctionsManual.cpp): recip = 1 / (self^2 + other^2), 0 where that is 0 (the origin)
+    denom = input * input + other * other
+    recip = where(denom == 0, 0.0, reciprocal(denom))
     return (grad * other * recip if needs_input_grad[0] else None,
             grad * -input * recip if needs_input_grad[1] else None)
 
