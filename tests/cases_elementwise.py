@@ -119,3 +119,15 @@ BOOK.add("pow", "bool-base-square", lambda m, a, b: (b.pow(2) * a), Arg((3, 4)),
 BOOK.add("composite", "trig-chain", lambda m, a: m.atan2(m.sin(a), m.cos(a)) * m.cosh(a).rsqrt(), Arg((3, 4), UNIT))
 BOOK.add("composite", "log-family", lambda m, a: m.log2(a) + m.log10(a) * m.log1p(a) - m.exp2(-a) * m.expm1(a),
          Arg((3, 4), POS))
+
+# ----------------------------------------------------------------------------------- remainder (Python's %)
+for _sa, _sb in BINARY_SHAPES[:5]:
+    BOOK.add("remainder", f"{sh(_sa)}-{sh(_sb)}", call("remainder"), Arg(_sa), Arg(_sb, NZ))
+BOOK.add("remainder", "scalar", lambda m, a: m.remainder(a * 3, 1.25), Arg((3, 4)))
+BOOK.add("remainder", "negative-scalar", lambda m, a: m.remainder(a * 3, -0.75), Arg((3, 4)))
+BOOK.add("remainder", "method", method("remainder"), Arg((3, 4)), Arg((4,), NZ))
+BOOK.add("__mod__", "tensor", lambda m, a, b: a % b, Arg((3, 4)), Arg((3, 1), NZ))
+BOOK.add("__mod__", "scalar", lambda m, a: (a * 5) % 2, Arg((3, 4)))
+# floor_divide (Python's //) records PyTorch's NotImplemented node, whose backward fails in both libraries
+BOOK.excluded["floor_divide"] = ("no derivative (torch's backward raises too): values, dtypes, grad_fn and the "
+                                 "backward error are compared in tests/test_ops_elementwise.py")

@@ -216,6 +216,18 @@ DTYPES = [  # id, fn(m) -> Tensor: dtype and values equal torch's
     ("div-trunc-by-zero", lambda m: m.div(m.tensor([1.0, -2.0, 0.0]), 0.0, rounding_mode="trunc")),
     ("div-none-int", lambda m: m.div(m.tensor([7, -7]), m.tensor([2, 2]), rounding_mode=None)),
     ("div-int", lambda m: m.div(m.tensor([7, -7]), 2)),
+    ("floordiv-float", lambda m: m.tensor([3.5, -2.5, 4.0]) // m.tensor([2.0, 2.0, -3.0])),
+    ("floordiv-int", lambda m: m.tensor([7, -7, 7]) // m.tensor([2, 2, -2])),
+    ("floordiv-int-float-scalar", lambda m: m.tensor([7, -7]) // 2.5),
+    ("rfloordiv-scalar", lambda m: 7 // m.tensor([2.0, -3.0])),
+    ("floor-divide-function", lambda m: m.floor_divide(m.tensor([7, -7]), m.tensor([2, 2]))),
+    ("floor-divide-method", lambda m: m.tensor([7.5, -7.5]).floor_divide(2)),
+    ("mod-float", lambda m: m.tensor([3.5, -2.5, 4.0, -4.0]) % m.tensor([2.0, 2.0, -3.0, 2.0])),
+    ("mod-int", lambda m: m.tensor([7, -7, 7, -7]) % m.tensor([2, 2, -2, -2])),
+    ("mod-int-float-scalar", lambda m: m.tensor([7, -7]) % 2.5),
+    ("mod-float-by-zero", lambda m: m.tensor([1.0, -2.0]) % 0.0),
+    ("rmod-scalar", lambda m: 7 % m.tensor([2.0, -3.0])),
+    ("remainder-method", lambda m: m.tensor([7.5, -7.5]).remainder(2)),
     ("true-divide-int", lambda m: m.true_divide(m.tensor([7, -7]), m.tensor([2, 4]))),
     ("where-scalars", lambda m: m.where(m.tensor([True, False]), 1.0, 0)),
     ("where-int-scalars", lambda m: m.where(m.tensor([True, False]), 1, 0)),
@@ -314,6 +326,14 @@ ERRORS = [  # id, fn(m) that raises: same exception type and message as torch
     ("clamp-tensor-size-mismatch", lambda m: m.clamp(m.ones(3), m.zeros(4), m.ones(3))),
     ("clamp-tensor-max-size-mismatch", lambda m: m.clamp(m.ones(3), m.zeros(3), m.ones(2))),
     ("int-negative-power", lambda m: m.pow(m.tensor(i3), -2)),
+    ("floordiv-int-by-zero", lambda m: m.tensor(i3) // 0),
+    ("floordiv-bool", lambda m: m.tensor(b3) // m.tensor(b3)),
+    ("mod-int-by-zero", lambda m: m.tensor(i3) % m.tensor([1, 0, 1])),
+    ("mod-bool", lambda m: m.tensor(b3) % m.tensor(b3)),
+    ("mod-size-mismatch", lambda m: m.ones(3) % m.ones(2)),
+    ("floordiv-backward", lambda m: (m.ones(3, requires_grad=True) // 2).sum().backward()),
+    ("rfloordiv-backward", lambda m: (2 // m.ones(3, requires_grad=True)).sum().backward()),
+    ("rmod-backward", lambda m: (2 % m.ones(3, requires_grad=True)).sum().backward()),
     ("relu-inplace-leaf-requires-grad", lambda m: F(m).relu(m.ones(3, requires_grad=True), inplace=True)),
 ]
 
@@ -327,6 +347,16 @@ def test_error_message_matches_torch(fn, torch):
         with pytest.raises(Exception) as eg:
             fn(G)
     assert (type(eg.value).__name__, str(eg.value)) == (type(et.value).__name__, str(et.value))
+
+
+@pytest.mark.parametrize("fn", [lambda m, x: x // 2, lambda m, x: 3 // x, lambda m, x: m.floor_divide(x, x),
+                                lambda m, x: 3 % x], ids=["floordiv", "rfloordiv", "floor_divide", "rmod"])
+def test_ops_without_derivative_record_not_implemented_like_torch(fn, torch):
+    for m in (G, torch):
+        out = fn(m, m.tensor([1.5, -2.0], requires_grad=True))
+        assert out.requires_grad and grad_fn_name(out) == "NotImplemented"
+        with m.no_grad():
+            assert fn(m, m.tensor([1.5, -2.0], requires_grad=True)).grad_fn is None
 
 
 def test_clamp_mixed_bounds_is_a_type_error(torch):
@@ -414,6 +444,8 @@ CLI = [  # program, inputs (name -> list), the same computation in torch
     ("(x.exp2() + x.expm1() + x.sin() * x.cosh() + torch.erf(x) + F.hardtanh(x, -0.5, 0.5)).sum()",
      {"x": [-1.0, 0.25, 0.5]},
      lambda t, F, x: (x.exp2() + x.expm1() + x.sin() * x.cosh() + t.erf(x) + F.hardtanh(x, -0.5, 0.5)).sum()),
+    ("(x % y * (x // y).detach()).sum() + (x % 0.75).sum()", {"x": [3.5, -2.5], "y": [2.0, 1.5]},
+     lambda t, F, x, y: (x % y * (x // y).detach()).sum() + (x % 0.75).sum()),
 ]
 
 
@@ -438,6 +470,7 @@ def test_cli_gradients_match_torch(program, inputs, ref, torch):
     ("x + ones(4)", "RuntimeError: The size of tensor a (3) must match the size of tensor b (4) at non-singleton "
                     "dimension 0"),
     ("x.div(x, rounding_mode='nearest')", "div expected rounding_mode to be one of None, 'trunc', or 'floor'"),
+    ("(x // 2).sum()", "RuntimeError: derivative for aten::floor_divide is not implemented"),
 ])
 def test_cli_errors(program, message):
     r = runner.invoke(app, ["grad", program, "-i", "x=[1.0, 2.0, 3.0]"])

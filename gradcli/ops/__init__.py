@@ -18,9 +18,9 @@ from . import creation, elementwise, linalg, loss, reduction, shape  # noqa: F40
 from . import activation  # noqa: F401
 from ._core import KINDS, REGISTRY, Op, to_tensor
 from .activation import relu
-from .elementwise import (abs, add, bitwise_and, bitwise_or, bitwise_xor, div, eq, exp, ge, gt, le, log, lt,
-                          mul, ne, neg, pow, reciprocal, rsub, sigmoid, sign, sqrt, sub, tanh, to, true_divide,
-                          where)
+from .elementwise import (abs, add, bitwise_and, bitwise_or, bitwise_xor, div, eq, exp, floor_divide, ge, gt, le,
+                          log, lt, mul, ne, neg, pow, reciprocal, remainder, rsub, sigmoid, sign, sqrt, sub, tanh,
+                          to, true_divide, where)
 from .linalg import dot, matmul, mm, mv, outer
 from .loss import binary_cross_entropy_with_logits
 from .reduction import mean, norm, sum, sum_to_size
@@ -37,6 +37,10 @@ _OPERATORS = {
     "__rmul__": lambda a, b: mul(b, a) if isinstance(b, Tensor) else mul(a, b),
     "__truediv__": lambda a, b: true_divide(a, b),
     "__rtruediv__": lambda a, b: mul(reciprocal(a), b),
+    "__floordiv__": lambda a, b: floor_divide(a, b),
+    "__rfloordiv__": lambda a, b: floor_divide(b, a),
+    "__mod__": lambda a, b: remainder(a, b),
+    "__rmod__": lambda a, b: remainder(b, a),
     "__matmul__": lambda a, b: matmul(a, to_tensor(b)),
     "__rmatmul__": lambda a, b: matmul(to_tensor(b), a),
     "__pow__": lambda a, b: pow(a, b),

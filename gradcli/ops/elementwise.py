@@ -334,6 +334,77 @@ def div(input, other, *, rounding_mode=_NOT_GIVEN):
     return _div_rounding(input, other, rounding_mode)
 
 
+def _not_differentiable(aten: str):
+    def rule(grad):
+        raise RuntimeError(f"derivative for aten::{aten} is not implemented")
+
+    return rule
+
+
+@op("NotImplemented", inputs=2, method=True, note="no derivative: backward raises, as in PyTorch")
+def floor_divide(input, other):
+    """``input // other``: the quotient rounded down, in the promoted dtype (integers stay integers). Matches
+    torch.floor_divide and Python's ``//`` on tensors: PyTorch records a grad_fn named NotImplemented whose
+    backward fails, and so does gradcli.
+
+    Raises:
+        RuntimeError: for integer division by zero; NotImplementedError for bool tensors.
+    """
+    return _div_rounding.forward(input, other, "floor")
+
+
+floor_divide.defvjp(_not_differentiable("floor_divide"))
+
+
+def _remainder_forward(input, other):
+    """The remainder of floor division, with the sign of ``other`` (Python's ``%``), as torch.remainder."""
+    if input.dtype.kind == "b":
+        raise not_implemented_for("remainder_cpu", input.dtype)
+    try:
+        np.broadcast_shapes(np.shape(input), np.shape(other))
+    except ValueError as e:
+        raise _size_error(e, input, other) from None
+    if input.dtype.kind in "iu" and np.any(other == 0):
+        raise RuntimeError("ZeroDivisionError")
+    return np.remainder(input, other)
+
+
+_remainder_tensor = dispatched("RemainderBackward1", inputs=2, name="remainder")(_remainder_forward)
+_remainder_scalar = dispatched("RemainderBackward0", inputs=2, name="remainder")(_remainder_forward)
+_remainder_rscalar = dispatched("NotImplemented", inputs=2, name="remainder")(_remainder_forward)
+
+
+@_remainder_tensor.defvjp
+def _(grad, input, other, needs_input_grad):
+    # derivatives.yaml remainder.Tensor: self: grad; other: -grad * self.div(other, rounding_mode="floor")
+    return grad, (-grad * div(input, other, rounding_mode="floor") if needs_input_grad[1] else None)
+
+
+@_remainder_scalar.defvjp
+def _(grad):
+    return grad, None
+
+
+_remainder_rscalar.defvjp(_not_differentiable("remainder"))
+
+
+@public(grad_fn="RemainderBackward1 (tensor other) | RemainderBackward0 (number other)", method=True,
+        note="d/dinput = 1, d/dother = -floor(input / other)")
+def remainder(input, other):
+    """``input - other * floor(input / other)``: the remainder with the sign of ``other`` (Python's ``%``), with
+    broadcasting and type promotion. Matches torch.remainder (grad_fn RemainderBackward1 for a tensor ``other``,
+    RemainderBackward0 for a number; a number ``input`` has no derivative, as in PyTorch).
+
+    Raises:
+        RuntimeError: for integer division by zero; NotImplementedError for bool tensors.
+    """
+    if isinstance(other, (Tensor, np.ndarray)):
+        if not isinstance(input, (Tensor, np.ndarray)):
+            return _remainder_rscalar(input, other)
+        return _remainder_tensor(input, other)
+    return _remainder_scalar(input, other)
+
+
 @op("NegBackward0", method=True, aliases=("negative",), note="d/dx = -1")
 def neg(input):
     """``-input``. Matches torch.neg.
