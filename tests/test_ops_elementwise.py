@@ -3,6 +3,7 @@
 * kinks and edges at exact points (relu/abs/sign/leaky_relu/elu at 0, hardtanh/clamp at their bounds,
   maximum/minimum ties, sqrt at 0, softplus at its threshold, nan inputs): values, grad_fn names, first and
   second derivatives equal PyTorch's, in float32 and float64;
+* special values (0, -0, tiny, huge, inf, nan, and every pair of them for binary ops): the same, op by op;
 * dtypes and values for integer and bool inputs;
 * error types and messages for common misuse;
 * ``inplace=True``;
@@ -163,6 +164,86 @@ def test_kink_conventions_explicitly():
     b = G.tensor([1.0, 3.0], requires_grad=True)
     G.maximum(a, b).sum().backward()
     assert a.grad.tolist() == [0.5, 0.0] and b.grad.tolist() == [0.5, 1.0]
+
+
+# =============================================================================== special values
+SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 1e-30, -1e-30, 1e-8, 30.0, -30.0, 100.0, -100.0, 1e30, -1e30,
+           INF, -INF, NAN]
+UNARY_SPECIAL = {  # fn(m, x) applied to every value of SPECIAL at once
+    "exp": lambda m, x: m.exp(x), "exp2": lambda m, x: m.exp2(x), "expm1": lambda m, x: m.expm1(x),
+    "log": lambda m, x: m.log(x), "log2": lambda m, x: m.log2(x), "log10": lambda m, x: m.log10(x),
+    "log1p": lambda m, x: m.log1p(x), "sqrt": lambda m, x: m.sqrt(x), "rsqrt": lambda m, x: m.rsqrt(x),
+    "square": lambda m, x: m.square(x), "reciprocal": lambda m, x: m.reciprocal(x), "abs": lambda m, x: m.abs(x),
+    "sign": lambda m, x: m.sign(x), "neg": lambda m, x: m.neg(x), "sin": lambda m, x: m.sin(x),
+    "cos": lambda m, x: m.cos(x), "tan": lambda m, x: m.tan(x), "asin": lambda m, x: m.asin(x),
+    "acos": lambda m, x: m.acos(x), "atan": lambda m, x: m.atan(x), "sinh": lambda m, x: m.sinh(x),
+    "cosh": lambda m, x: m.cosh(x), "tanh": lambda m, x: m.tanh(x), "sigmoid": lambda m, x: m.sigmoid(x),
+    "erf": lambda m, x: m.erf(x), "relu": lambda m, x: F(m).relu(x), "relu6": lambda m, x: F(m).relu6(x),
+    "leaky_relu": lambda m, x: F(m).leaky_relu(x, 0.1), "elu": lambda m, x: F(m).elu(x),
+    "selu": lambda m, x: F(m).selu(x), "gelu": lambda m, x: F(m).gelu(x),
+    "gelu-tanh": lambda m, x: F(m).gelu(x, approximate="tanh"), "silu": lambda m, x: F(m).silu(x),
+    "softplus": lambda m, x: F(m).softplus(x), "softplus-beta": lambda m, x: F(m).softplus(x, beta=2, threshold=5),
+    "hardtanh": lambda m, x: F(m).hardtanh(x), "clamp": lambda m, x: m.clamp(x, -1, 1),
+    "pow-2.5": lambda m, x: x ** 2.5, "pow--1": lambda m, x: x ** -1, "pow-0": lambda m, x: x ** 0,
+    "pow-3": lambda m, x: x ** 3, "rpow": lambda m, x: 2.0 ** x, "remainder": lambda m, x: x % 1.5,
+    "div-floor": lambda m, x: m.div(x, 0.7, rounding_mode="floor"),
+    "div-trunc": lambda m, x: m.div(x, -0.7, rounding_mode="trunc"),
+    "maximum": lambda m, x: m.maximum(x, m.zeros_like(x)), "atan2": lambda m, x: m.atan2(x, m.ones_like(x) * 0.5),
+    "atan2-other": lambda m, x: m.atan2(m.ones_like(x) * 0.5, x), "atan2-same": lambda m, x: m.atan2(x, x),
+}
+# every pair of these (1e-30 is left out: torch's vectorised float32 fmod returns nan for 1e30 % 1e-30, where the
+# exact remainder is tiny)
+PAIR_VALUES = [0.0, -0.0, 1.0, -1.0, 0.5, -2.0, 30.0, -100.0, 1e30, INF, -INF, NAN]
+BINARY_SPECIAL = {
+    "add": lambda m, a, b: a + b, "sub": lambda m, a, b: a - b, "mul": lambda m, a, b: a * b,
+    "div": lambda m, a, b: a / b, "rsub": lambda m, a, b: m.rsub(a, b), "pow": lambda m, a, b: m.pow(a, b),
+    "atan2": lambda m, a, b: m.atan2(a, b), "maximum": lambda m, a, b: m.maximum(a, b),
+    "minimum": lambda m, a, b: m.minimum(a, b), "remainder": lambda m, a, b: a % b,
+    "div-floor": lambda m, a, b: m.div(a, b, rounding_mode="floor"),
+    "div-trunc": lambda m, a, b: m.div(a, b, rounding_mode="trunc"),
+    "clamp-min": lambda m, a, b: m.clamp(a, min=b), "clamp-max": lambda m, a, b: m.clamp(a, max=b),
+    "clamp": lambda m, a, b: m.clamp(a, b, b + 1), "where": lambda m, a, b: m.where(a > b, a, b),
+}
+
+
+def _first_and_second(m, fn, values, dtype):
+    xs = [m.tensor(v, dtype=getattr(m, dtype), requires_grad=True) for v in values]
+    out = fn(m, *xs)
+    first = autograd_grad(m)(out.sum(), xs, create_graph=True)
+    terms = [g.sum() * (k + 1) for k, g in enumerate(first) if g.requires_grad]
+    second = autograd_grad(m)(sum(terms[1:], terms[0]), xs, allow_unused=True) if terms else [None] * len(xs)
+    return [out] + list(first) + list(second)
+
+
+def _compare_special(fn, values, dtype, torch):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = _first_and_second(G, fn, values, dtype)
+        want = _first_and_second(torch, fn, values, dtype)
+    rtol = 1e-5 if dtype == "float32" else 1e-10
+    n = len(values)
+    labels = ["value"] + [f"first derivative {k}" for k in range(n)] + [f"second derivative {k}" for k in range(n)]
+    for label, a, b in zip(labels, got, want):
+        a = np.zeros(len(values[0])) if a is None else to_np(a)
+        b = np.zeros(len(values[0])) if b is None else to_np(b)
+        bad = ~np.isclose(a, b, rtol=rtol, atol=1e-30, equal_nan=True)
+        assert not bad.any(), (f"{label} at {[tuple(v[i] for v in values) for i in np.nonzero(bad)[0]]}: "
+                               f"{a[bad]} vs {b[bad]}")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", list(UNARY_SPECIAL))
+def test_unary_special_values_against_torch(name, dtype, torch):
+    """0, -0, tiny, huge, inf and nan: values, first and second derivatives equal PyTorch's."""
+    _compare_special(UNARY_SPECIAL[name], [SPECIAL], dtype, torch)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", list(BINARY_SPECIAL))
+def test_binary_special_values_against_torch(name, dtype, torch):
+    a = [x for x in PAIR_VALUES for _ in PAIR_VALUES]
+    b = [y for _ in PAIR_VALUES for y in PAIR_VALUES]
+    _compare_special(BINARY_SPECIAL[name], [a, b], dtype, torch)
 
 
 # ======================================================================================= dtypes

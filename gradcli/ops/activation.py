@@ -3,9 +3,10 @@
 Forwards follow PyTorch's CPU kernels (aten/src/ATen/native/cpu/Activation.cpp), derivatives its
 derivatives.yaml, including the conventions at the kinks: relu's gradient is 0 at 0 (threshold_backward),
 leaky_relu's is ``negative_slope`` at 0, elu's is ``alpha * scale`` at 0, hardtanh's is 0 at both bounds.
-elu and softplus record PyTorch's ``*BackwardBackward0`` nodes, whose own derivatives (elu_double_backward,
-softplus_double_backward) differ from the naive ones exactly at the kink (elu at 0) and at the threshold
-(softplus); the other second derivatives come from composing the first-derivative rules.
+elu, gelu and softplus record PyTorch's ``*BackwardBackward0`` nodes with their own derivatives
+(elu_double_backward, gelu_double_backward, softplus_double_backward), which differ from the naive ones exactly
+at the kink (elu at 0), at the threshold (softplus) and where PyTorch's formula gives nan; the other second
+derivatives come from composing the first-derivative rules.
 
 Like PyTorch, the activations other than relu and hardtanh have no integer kernels: an integer tensor raises
 NotImplementedError with PyTorch's message. ``inplace=True`` writes the result into ``input`` when it does not
@@ -20,7 +21,7 @@ import numpy as np
 from .. import autograd
 from ..tensor import Tensor
 from ._core import op
-from .elementwise import dispatched, erf, exp, not_implemented_for, public, sigmoid, tanh, where
+from .elementwise import cosh, dispatched, erf, exp, not_implemented_for, pow, public, sigmoid, tanh, where
 
 _SQRT1_2 = 0.7071067811865476  # M_SQRT1_2
 _GELU_PDF = 0.3989422804014327  # M_2_SQRTPI * M_SQRT1_2 * 0.5 = 1 / sqrt(2 pi)
@@ -177,11 +178,11 @@ def _elu_backward(grad_output, input, alpha, scale, input_scale):
 @_elu_backward.defvjp
 def _(grad, grad_output, input, alpha, scale, input_scale, needs_input_grad):
     # derivatives.yaml elu_backward: grad_output: elu_backward(grad, ...); self: elu_double_backward, which is
-    # elu_backward(grad * grad_output * input_scale, ...) masked to input < 0 (zero at 0, unlike elu_backward).
+    # elu_backward(grad * grad_output * input_scale, ...) times (input < 0): zero at 0, unlike elu_backward.
     gg = _elu_backward(grad, input, alpha, scale, input_scale) if needs_input_grad[0] else None
     gi = None
     if needs_input_grad[1]:
-        gi = where(input < 0, _elu_backward(grad * grad_output * input_scale, input, alpha, scale, input_scale), 0.0)
+        gi = _elu_backward(grad * grad_output * input_scale, input, alpha, scale, input_scale) * (input < 0)
     return gg, gi
 
 
@@ -237,18 +238,47 @@ def gelu(input, approximate="none"):
 
 @gelu.defvjp
 def _(grad, input, approximate):
-    # gelu_backward (GeluKernel.cpp), written with ops of the table so that it differentiates again
+    return _gelu_backward(grad, input, approximate)
+
+
+@dispatched("GeluBackwardBackward0", inputs=2, promote=None, name="gelu_backward")
+def _gelu_backward(grad_output, input, approximate):
+    """gelu_backward (GeluKernel.cpp): ``grad_output * (Phi(x) + x * phi(x))``, or the derivative of the tanh
+    formula, ``grad_output * (0.5 * (1 + tanh(u)) + 0.5 * x * (1 - tanh(u)^2) * beta * (1 + 3 * kappa * x^2))``."""
+    t = input.dtype.type
     if approximate == "tanh":
         x_sq = input * input
-        inner = _GELU_TANH_BETA * (input + _GELU_TANH_KAPPA * x_sq * input)
+        tanh_inner = np.tanh(t(_GELU_TANH_BETA) * (input + t(_GELU_TANH_KAPPA) * x_sq * input))
+        left_derivative = t(0.5) * (t(1) + tanh_inner)
+        right_derivative = t(0.5) * input * (t(1) - tanh_inner * tanh_inner) * t(_GELU_TANH_BETA) * (
+            t(1) + t(3 * _GELU_TANH_KAPPA) * x_sq)
+        return grad_output * (left_derivative + right_derivative)
+    cdf = t(0.5) * (t(1) + erf(input * t(_SQRT1_2)))
+    pdf = t(_GELU_PDF) * np.exp(input * input * t(-0.5))
+    return grad_output * (cdf + input * pdf)
+
+
+@_gelu_backward.defvjp
+def _(grad, grad_output, input, approximate, needs_input_grad):
+    # derivatives.yaml gelu_backward: grad_output: gelu_backward(grad, self); self: gelu_double_backward
+    # (FunctionsManual.cpp), written with ops of the table so that it differentiates again.
+    gg = _gelu_backward(grad, input, approximate) if needs_input_grad[0] else None
+    if not needs_input_grad[1]:
+        return gg, None
+    if approximate == "tanh":
+        inner = _GELU_TANH_BETA * (input + _GELU_TANH_KAPPA * pow(input, 3))
         tanh_inner = tanh(inner)
-        left_derivative = 0.5 * (1 + tanh_inner)
-        right_derivative = 0.5 * input * (1 - tanh_inner * tanh_inner) * _GELU_TANH_BETA * (
-            1 + 3 * _GELU_TANH_KAPPA * x_sq)
-        return grad * (left_derivative + right_derivative)
-    cdf = 0.5 * (1 + erf(input * _SQRT1_2))
-    pdf = _GELU_PDF * exp(input * input * -0.5)
-    return grad * (cdf + input * pdf)
+        sech_inner = 1 / cosh(inner)
+        f = 0.5 * input
+        g = 1 - tanh_inner * tanh_inner
+        h = _GELU_TANH_BETA * (1 + 3 * _GELU_TANH_KAPPA * input * input)
+        f_prime_gh = 0.5 * g * h
+        g_prime_fh = f * h * ((2 * sech_inner) * (-sech_inner * tanh_inner) * h)
+        h_prime_fg = f * g * (6 * _GELU_TANH_KAPPA * input * _GELU_TANH_BETA)
+        return gg, grad * grad_output * (f_prime_gh + f_prime_gh + g_prime_fh + h_prime_fg)
+    input_sq = input * input
+    pdf = _GELU_PDF * exp(-0.5 * input_sq)
+    return gg, grad * grad_output * (2 * pdf - input_sq * pdf)
 
 
 # -------------------------------------------------------------------------------------------------- silu
@@ -323,5 +353,5 @@ def _(grad, grad_output, input, beta, threshold, needs_input_grad):
     if needs_input_grad[1]:
         x = input * beta
         s = sigmoid(x)
-        gi = where(x < threshold, grad * grad_output * (1 - s) * s * beta, 0.0)
+        gi = grad * grad_output * (1 - s) * s * (x < threshold) * beta
     return gg, gi

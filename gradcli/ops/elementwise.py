@@ -809,9 +809,12 @@ def _(grad, input):
 
 @op("SignBackward0", method=True, note="d/dx = 0")
 def sign(input):
-    """-1, 0 or 1 by the sign of each element (bool stays bool). Matches torch.sign; its gradient is zero."""
+    """-1, 0 or 1 by the sign of each element, 0 for nan (bool stays bool). Matches torch.sign, computed as its
+    kernel does, ``(0 < x) - (x < 0)``; its gradient is zero."""
     if input.dtype.kind == "b":
         return input.copy()
+    if input.dtype.kind == "f":
+        return (input > 0).astype(input.dtype) - (input < 0).astype(input.dtype)
     return np.sign(input)
 
 
