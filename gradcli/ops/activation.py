@@ -8,7 +8,7 @@ elu, gelu and softplus record PyTorch's ``*BackwardBackward0`` nodes with their 
 at the kink (elu at 0), at the threshold (softplus) and where PyTorch's formula gives nan; the other second
 derivatives come from composing the first-derivative rules.
 
-Like PyTorch, the activations other than relu and hardtanh have no integer kernels: an integer tensor raises
+Like PyTorch, the activations other than relu, relu6 and hardtanh have no integer kernels: an integer tensor raises
 NotImplementedError with PyTorch's message. ``inplace=True`` writes the result into ``input`` when it does not
 require grad (PyTorch's in-place semantics); on a tensor that requires grad it raises PyTorch's error for a leaf
 and NotImplementedError otherwise (gradcli does not rebase graphs in place).
