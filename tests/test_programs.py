@@ -202,6 +202,39 @@ TEMPLATES.append(Template("cat", 2, lambda a, b: f"cat([{a}, {b}], dim=0)[:3]", 
 TEMPLATES.append(Template("stack", 2, lambda a, b: f"stack([{a}, {b}]).sum(0)", lambda a, b: T.stack([a, b]).sum(0),
                           lambda sa, sb: sa if sa == sb else None, ("real", "real")))
 
+
+def _last4(s):
+    """The shape with its last dimension (of size 4) reduced to 1."""
+    return s[:-1] + (1,) if s and s[-1] == 4 else None
+
+
+def _repeated(s):
+    padded = (1,) * (2 - len(s)) + s
+    out = (padded[0], padded[1] * 4)
+    return out if len(s) <= 2 and out in SHAPES else None
+
+
+reduction("split", lambda a: f"split({a}, 1, dim=-1)[2]", lambda a: T.split(a, 1, dim=-1)[2], _last4)
+reduction("split", lambda a: f"({a}).split([2, 1, 1], -1)[1]", lambda a: a.split([2, 1, 1], -1)[1], _last4)
+reduction("chunk", lambda a: f"chunk({a}, 4, dim=-1)[1]", lambda a: T.chunk(a, 4, dim=-1)[1], _last4)
+reduction("unbind", lambda a: f"unbind({a}, -1)[3].unsqueeze(-1)", lambda a: T.unbind(a, -1)[3].unsqueeze(-1),
+          _last4)
+reduction("narrow", lambda a: f"({a}).narrow(-1, 2, 1)", lambda a: a.narrow(-1, 2, 1), _last4)
+reduction("index_select", lambda a: f"index_select({a}, -1, tensor([3, 0, 0, 1]))",
+          lambda a: T.index_select(a, -1, T.tensor([3, 0, 0, 1])), lambda s: s if s and s[-1] == 4 else None)
+reduction("movedim", lambda a: f"movedim({a}, 0, -1).t()", lambda a: T.movedim(a, 0, -1).t(),
+          lambda s: s if len(s) == 2 else None)
+reduction("repeat", lambda a: f"({a}).repeat(1, 4)", lambda a: a.repeat(1, 4), _repeated)
+reduction("clone", lambda a: f"({a}).t().clone().t()", lambda a: a.t().clone().t(),
+          lambda s: s if len(s) == 2 else None)
+TEMPLATES.append(Template("expand_as", 2, lambda a, b: f"({a}).expand_as({b})", lambda a, b: a.expand_as(b),
+                          lambda sa, sb: sb if bshape(sa, sb) == sb else None, ("real", "real")))
+TEMPLATES.append(Template("view_as", 2, lambda a, b: f"({a}).contiguous().view_as({b})",
+                          lambda a, b: a.contiguous().view_as(b),
+                          lambda sa, sb: sb if np.prod(sa) == np.prod(sb) else None, ("real", "real")))
+TEMPLATES.append(Template("reshape_as", 2, lambda a, b: f"({a}).reshape_as({b})", lambda a, b: a.reshape_as(b),
+                          lambda sa, sb: sb if np.prod(sa) == np.prod(sb) else None, ("real", "real")))
+
 #: Differentiable registry ops the generator does not produce, and why (their cases in tests/test_ops.py and
 #: tests/cases_*.py cover them).
 NOT_GENERATED = {
