@@ -4,15 +4,18 @@ Importing this package fills :data:`REGISTRY` (name → callable, the namespace 
 ``import gradcli``) and installs Tensor methods and operators. Families:
 
 * :mod:`.elementwise` — arithmetic, powers, exp/log, activations, comparisons, dtype casts
-* :mod:`.reduction` — sum, mean, norm, sum_to_size
-* :mod:`.linalg` — dot, mv, mm, outer, matmul
+* :mod:`.reduction` — sum, mean, prod, max/min, amax/amin, argmax/argmin, var/std, logsumexp, norm, cumsum,
+  sum_to_size
+* :mod:`.linalg` — dot, mv, mm, bmm, outer, matmul, linear, einsum
 * :mod:`.shape` — reshape/view, transpose/permute/T, squeeze/unsqueeze, expand, indexing
-* :mod:`.loss` — binary_cross_entropy_with_logits
+* :mod:`.nn` — softmax, log_softmax
+* :mod:`.loss` — cross_entropy, nll_loss, mse_loss, l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy,
+  binary_cross_entropy_with_logits, kl_div
 * :mod:`.creation` — tensor, zeros, ones, full, eye, arange, linspace, rand, randn, *_like
 """
 
 from ..tensor import Tensor
-from . import creation, elementwise, linalg, loss, reduction, shape  # noqa: F401  (fill the registry)
+from . import creation, elementwise, linalg, loss, nn, reduction, shape  # noqa: F401  (fill the registry)
 from ._core import KINDS, REGISTRY, Op, to_tensor
 from .elementwise import (abs, add, bitwise_and, bitwise_or, bitwise_xor, div, eq, exp, ge, gt, le, log, lt,
                           mul, ne, neg, pow, reciprocal, relu, rsub, sigmoid, sign, sqrt, sub, tanh, to, where)
