@@ -456,7 +456,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 def _nll_parts(input, target, weight, ignore_index):
     """(input with classes last, targets as an int array of the batch shape, their weights with ignored targets
-    weighing 0) for nll_loss's forward and backward."""
+    weighing 0, which targets count) for nll_loss's forward and backward."""
     x = input[None] if input.ndim == 1 else np.moveaxis(input, 1, -1)
     t = target.reshape(x.shape[:-1])
     valid = t != ignore_index
@@ -466,11 +466,11 @@ def _nll_parts(input, target, weight, ignore_index):
         raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
     safe = np.where(valid, t, 0)
     w = np.ones(t.shape, dtype=input.dtype) if weight is None else weight.astype(input.dtype)[safe]
-    return x, safe, np.where(valid, w, input.dtype.type(0))
+    return x, safe, np.where(valid, w, input.dtype.type(0)), valid
 
 
 def _nll_forward(input, target, weight, reduction, ignore_index):
-    x, safe, w = _nll_parts(input, target, weight, ignore_index)
+    x, safe, w, _ = _nll_parts(input, target, weight, ignore_index)
     picked = np.take_along_axis(x, safe[..., None], axis=-1)[..., 0]
     loss = -w * picked
     if reduction == "none":
@@ -486,14 +486,13 @@ def _nll_backward_forward(grad, target, weight, reduction, ignore_index, shape):
     """The gradient of nll_loss w.r.t. its input: ``-w_i * grad`` (divided by the total weight for 'mean') at
     each target class, 0 elsewhere (LossNLL.cpp nll_loss_backward)."""
     input = np.zeros(shape, dtype=grad.dtype)
-    x, safe, w = _nll_parts(input, target, weight, ignore_index)
-    if reduction == "none":
-        g = grad.reshape(safe.shape)
-    elif reduction == "mean":
-        g = grad / np.sum(w)
-    else:
-        g = grad
-    np.put_along_axis(x, safe[..., None], (-w * g)[..., None], axis=-1)
+    x, safe, w, valid = _nll_parts(input, target, weight, ignore_index)
+    g = grad.reshape(safe.shape) if reduction == "none" else grad
+    with np.errstate(all="ignore"):  # all targets ignored: 0 / 0, but only counted targets are written
+        if reduction == "mean":
+            g = g / np.sum(w)
+        value = np.where(valid, -w * g, input.dtype.type(0))
+    np.put_along_axis(x, safe[..., None], value[..., None], axis=-1)
     return input
 
 
