@@ -130,7 +130,8 @@ def _(grad, input, other, needs_input_grad):
 
 
 def _broadcast_pair(input, target):
-    """F.mse_loss & co: warn when the shapes differ, then torch.broadcast_tensors (ExpandBackward0 on both)."""
+    """F.mse_loss & co: warn when the shapes differ, then torch.broadcast_tensors (ExpandBackward0 on the
+    operand whose shape changes)."""
     from .shape import expand
 
     if input.shape == target.shape:
@@ -147,7 +148,7 @@ def _broadcast_pair(input, target):
             raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton "
                                f"dimension {i}")
         shape.append(max(x, y))
-    return expand(input, *shape), expand(target, *shape)
+    return tuple(t if tuple(t.shape) == tuple(shape) else expand(t, *shape) for t in (input, target))
 
 
 def _weighted(errors, weight, input, reduction):
@@ -345,23 +346,52 @@ def _binary_cross_entropy(input, target, weight, reduction):
 
 @_binary_cross_entropy.defvjp
 def _(grad, input, target, weight, reduction, input_shape, needs_input_grad):
-    # binary_cross_entropy_backward and _target_backward (FunctionsManual.cpp / Loss.cpp)
-    from .elementwise import log, where
+    # derivatives.yaml: binary_cross_entropy_backward (an op of its own, with PyTorch's double-backward
+    # formulas) and binary_cross_entropy_target_backward (-logit(input) * grad, composite)
+    from .elementwise import log
 
-    gi = gt = None
-    if needs_input_grad[0]:
-        p = (1 - input) * input
-        gi = grad * (input - target) / where(p < _BCE_EPSILON, _BCE_EPSILON, p)
+    gi = _bce_backward(grad, input, target, weight, reduction) if needs_input_grad[0] else None
+    gt = None
     if needs_input_grad[1]:
         gt = (log(1 - input) - log(input)) * grad
-    out = []
-    for g in (gi, gt):
-        if g is not None and weight is not None:
-            g = g * weight
-        if g is not None and reduction == "mean":
-            g = g / _numel(input_shape)
-        out.append(g)
-    return out[0], out[1], None
+        if weight is not None:
+            gt = gt * weight
+        if reduction == "mean":
+            gt = gt / _numel(input_shape)
+    return gi, gt, None
+
+
+@op("BinaryCrossEntropyBackwardBackward0", inputs=4, name="_bce_backward")
+def _bce_backward(grad, input, target, weight, reduction):
+    """binary_cross_entropy's derivative w.r.t. its input (Loss.cpp binary_cross_entropy_backward):
+    ``grad * (input - target) / max(input (1 - input), 1e-12) * weight`` (divided by numel for 'mean')."""
+    eps = input.dtype.type(_BCE_EPSILON)
+    out = grad * (input - target) / np.maximum((1 - input) * input, eps)
+    if weight is not None:
+        out = out * weight
+    return out / input.dtype.type(input.size) if reduction == "mean" else out
+
+
+@_bce_backward.defvjp
+def _(gg, grad, input, target, weight, reduction, input_shape, needs_input_grad):
+    # FunctionsManual.cpp binary_cross_entropy_double_backward{,_grad_output,_target}
+    from .elementwise import where
+    from .reduction import mean, sum
+
+    eps = _BCE_EPSILON
+    w = 1.0 if weight is None else weight
+    n = _numel(input_shape) if reduction == "mean" else 1
+    g_grad = g_input = g_target = None
+    if needs_input_grad[0]:
+        g_grad = (input - target) / ((input + eps) * (1 - input + eps)) * w * gg
+        g_grad = {"none": lambda: g_grad, "sum": lambda: sum(g_grad), "mean": lambda: mean(g_grad)}[reduction]()
+    if needs_input_grad[1]:
+        g_input = ((input * input - 2 * input * target + target) / (((input + eps) ** 2) * ((1 - input + eps) ** 2))
+                   * (grad * gg) * w / n)
+    if needs_input_grad[2]:
+        p = (1 - input) * input
+        g_target = -grad * gg * w / where(p < eps, eps, p) / n
+    return g_grad, g_input, g_target, None
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -530,8 +560,8 @@ def _(grad, target, weight, reduction, ignore_index):
 
 def _class_indices(input, target, weight, ignore_index):
     """Check class-index targets and weights as PyTorch does; returns (target array, weight array or None)."""
-    if target.data.dtype != np.int64:
-        raise RuntimeError(f"expected scalar type Long but found {_scalar_name(target)}")
+    if target.data.dtype not in (np.int64, np.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_scalar_name(target)}")
     n_classes = input.shape[0] if input.ndim == 1 else input.shape[1]
     if weight is not None:
         if weight.requires_grad:
@@ -539,7 +569,7 @@ def _class_indices(input, target, weight, ignore_index):
         if weight.ndim != 1 or weight.numel() != n_classes:
             raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes or no classes "
                                f"but got weight tensor of shape: {list(weight.shape)}")
-    return target.data, None if weight is None else weight.data
+    return target.data.astype(np.int64), None if weight is None else weight.data
 
 
 def _nll_loss_nd(input, target, weight, reduction, ignore_index):
@@ -577,8 +607,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     torch.nn.functional.nll_loss (grad_fn NllLossBackward0, NllLoss2DBackward0 for 3-d+ inputs).
 
     Raises:
-        ValueError: for an unknown ``reduction`` or mismatched batch sizes; RuntimeError for a non-int64
-            target or a bad weight; IndexError for a class index out of range.
+        ValueError: for an unknown ``reduction`` or mismatched batch sizes; RuntimeError for a target that
+            is not int64 (or uint8) or a bad weight; IndexError for a class index out of range.
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
