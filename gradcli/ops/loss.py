@@ -327,6 +327,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
 # ------------------------------------------------------------------------------------------ binary losses
 _BCE_EPSILON = 1e-12
+# Loss.cpp's EPSILON for binary_cross_entropy_backward is a float: 1e-12 rounded to float32 (9.99999996e-13)
+_BCE_BACKWARD_EPSILON = float(np.float32(1e-12))
 
 
 @op("BinaryCrossEntropyBackward0", inputs=3, name="_binary_cross_entropy",
@@ -364,8 +366,9 @@ def _(grad, input, target, weight, reduction, input_shape, needs_input_grad):
 @op("BinaryCrossEntropyBackwardBackward0", inputs=4, name="_bce_backward")
 def _bce_backward(grad, input, target, weight, reduction):
     """binary_cross_entropy's derivative w.r.t. its input (Loss.cpp binary_cross_entropy_backward):
-    ``grad * (input - target) / max(input (1 - input), 1e-12) * weight`` (divided by numel for 'mean')."""
-    eps = input.dtype.type(_BCE_EPSILON)
+    ``grad * (input - target) / max(input (1 - input), eps) * weight`` (divided by numel for 'mean'), eps
+    1e-12 in float32."""
+    eps = input.dtype.type(_BCE_BACKWARD_EPSILON)
     out = grad * (input - target) / np.maximum((1 - input) * input, eps)
     if weight is not None:
         out = out * weight
