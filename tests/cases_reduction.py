@@ -122,7 +122,8 @@ BOOK.add("logsumexp", "int", call("logsumexp", 1), Arg((3, 4), INT))
 
 # --------------------------------------------------------------------------------------------------- cumsum
 for _id, _s, _d in (("4-dim0", (4,), 0), ("3x4-dim1", (3, 4), 1), ("3x4-dim0", (3, 4), 0),
-                    ("2x3x4-dim-1", (2, 3, 4), -1), ("2x3x4-dim1", (2, 3, 4), 1), ("0d", (), 0), ("3x1-dim1", (3, 1), 1)):
+                    ("2x3x4-dim-1", (2, 3, 4), -1), ("2x3x4-dim1", (2, 3, 4), 1), ("0d", (), 0),
+                    ("3x1-dim1", (3, 1), 1)):
     BOOK.add("cumsum", _id, call("cumsum", _d), Arg(_s))
 BOOK.add("cumsum", "method", method("cumsum", 1), Arg((3, 4)))
 BOOK.add("cumsum", "dtype-float64", lambda m, a: m.cumsum(a, 1, dtype=m.float64), Arg((3, 4)))
@@ -133,7 +134,8 @@ BOOK.add("cumsum", "bool", call("cumsum", 0), Arg((4,), BOOL))
 for _id, _s, _dom, _kw in (("p1.5-3x4", (3, 4), NZ, {"p": 1.5}), ("p4-dim1", (3, 4), NZ, {"p": 4, "dim": 1}),
                            ("p-inf-dim0-keepdim", (3, 4), NZ, {"p": float("-inf"), "dim": 0, "keepdim": True}),
                            ("p0.5-dim-1", (2, 3, 4), NZ, {"p": 0.5, "dim": -1}),
-                           ("fro-dim-tuple", (2, 3, 4), R, {"dim": (1, 2)}), ("p0-dim1", (3, 4), NZ, {"p": 0, "dim": 1})):
+                           ("fro-dim-tuple", (2, 3, 4), R, {"dim": (1, 2)}),
+                           ("p0-dim1", (3, 4), NZ, {"p": 0, "dim": 1})):
     BOOK.add("norm", _id, call("norm", **_kw), Arg(_s, _dom))
 
 BOOK.add("norm", "dtype-float64", lambda m, a: m.norm(a, dtype=m.float64), Arg((3, 4)))

@@ -156,7 +156,8 @@ def _(grad, input, mat2, needs_input_grad):
             bmm(input.mT, grad) if needs_input_grad[1] else None)
 
 
-@op("AddmmBackward0", inputs=3, promote=None, name="_addmm")
+@op("AddmmBackward0", inputs=3, promote=None, name="_addmm",
+    note="d/dinput = grad, d/dmat1 = grad @ mat2^T, d/dmat2 = mat1^T @ grad")
 def _addmm(input, mat1, mat2):
     """``input + mat1 @ mat2`` with ``input`` broadcast to (n×p): torch.addmm with beta = alpha = 1, which
     F.linear calls."""
@@ -209,7 +210,7 @@ def _(grad, input, vec2, needs_input_grad):
 # -------------------------------------------------------------------------------- matmul and its pieces
 
 
-@op("UnsafeViewBackward0", promote=None, name="_unsafe_view")
+@op("UnsafeViewBackward0", promote=None, name="_unsafe_view", note="d/dx = grad reshaped back")
 def _unsafe_view(input, shape):
     """``input`` with a new shape of the same size (aten's ``_unsafe_view``, which matmul ends with)."""
     return np.reshape(input, shape)
@@ -222,7 +223,7 @@ def _(grad, input_shape):
     return reshape(grad, input_shape)
 
 
-@op("CloneBackward0", promote=None, name="_clone")
+@op("CloneBackward0", promote=None, name="_clone", note="d/dx = grad")
 def _clone(input):
     """A copy of ``input`` in row-major order (``clone``/``contiguous()``)."""
     return np.array(input, order="C", copy=True)
@@ -348,7 +349,8 @@ def _squeeze_result_forward(input, dim):
 
 
 # matmul's in-place squeeze_ records SqueezeBackward4, not squeeze's SqueezeBackward1.
-_squeeze_result = op("SqueezeBackward4", promote=None, name="_squeeze_result")(_squeeze_result_forward)
+_squeeze_result = op("SqueezeBackward4", promote=None, name="_squeeze_result",
+                     note="d/dx = grad reshaped back")(_squeeze_result_forward)
 
 
 @_squeeze_result.defvjp
@@ -476,6 +478,7 @@ def _einsum_grad_fn(equation: str) -> str:
 
 
 _EINSUM_OPS: dict = {}
+einsum_note = "d/doperand_k = einsum of grad with the other operands (diagonal for repeated subscripts)"
 
 
 def _einsum_op(n: int):
@@ -491,7 +494,8 @@ def _einsum_op(n: int):
     forward.__signature__ = inspect.Signature([P(x, P.POSITIONAL_OR_KEYWORD) for x in names + ["equation"]])
     forward.__name__ = f"_einsum{n}"
     forward.__doc__ = "numpy.einsum of the operands with an explicit, letters-only equation."
-    o = op(lambda equation: _einsum_grad_fn(equation), inputs=n, promote=None, name=f"_einsum{n}")(forward)
+    o = op(lambda equation: _einsum_grad_fn(equation), inputs=n, promote=None, name=f"_einsum{n}",
+           note=einsum_note)(forward)
 
     def rule(grad, *args):
         operands, equation, needs = args[:n], args[n], args[n + 1]
@@ -573,4 +577,4 @@ def einsum(equation, *operands):
 
 
 register("einsum", einsum, "op")
-einsum.note = "d/doperand_k = einsum of grad with the other operands (diagonal for repeated subscripts)"
+einsum.note = einsum_note

@@ -68,7 +68,7 @@ def _tensors(*values):
 # ------------------------------------------------------------- the C++ Scalar overloads PyTorch's losses use
 
 
-@op("MulBackward1", promote=None, name="_mul_scalar")
+@op("MulBackward1", promote=None, name="_mul_scalar", note="d/dx = grad * other")
 def _mul_scalar(input, other):
     """``input * other`` for a Python number ``other`` (aten's mul.Scalar, as C++ code calls it)."""
     return input * input.dtype.type(other)
@@ -79,7 +79,7 @@ def _(grad, other):
     return grad * other
 
 
-@op("DivBackward1", promote=None, name="_div_scalar")
+@op("DivBackward1", promote=None, name="_div_scalar", note="d/dx = grad / other")
 def _div_scalar(input, other):
     """``input / other`` for a Python number ``other`` (aten's div.Scalar)."""
     return input / input.dtype.type(other)
@@ -90,7 +90,7 @@ def _(grad, other):
     return grad / other
 
 
-@op("AddBackward1", promote=None, name="_add_scalar")
+@op("AddBackward1", promote=None, name="_add_scalar", note="d/dx = grad")
 def _add_scalar(input, other):
     """``input + other`` for a Python number ``other`` (aten's add.Scalar)."""
     return input + input.dtype.type(other)
@@ -101,7 +101,7 @@ def _(grad):
     return grad
 
 
-@op("MaskedFillBackward0", promote=None, name="_masked_fill")
+@op("MaskedFillBackward0", promote=None, name="_masked_fill", note="d/dx = grad, 0 where filled")
 def _masked_fill(input, mask, value):
     """``input`` with ``value`` where the bool array ``mask`` is true (torch.Tensor.masked_fill)."""
     return np.where(mask, input.dtype.type(value), input)
@@ -114,7 +114,8 @@ def _(grad, mask):
     return where(mask, 0.0, grad)
 
 
-@op("XlogyBackward0", inputs=2, promote="float", name="_xlogy")
+@op("XlogyBackward0", inputs=2, promote="float", name="_xlogy",
+    note="d/dinput = log(other) (0 where input is 0), d/dother = input / other")
 def _xlogy(input, other):
     """``input * log(other)``, 0 where ``input`` is 0 (NaN where ``other`` is NaN). Matches torch.xlogy."""
     with np.errstate(all="ignore"):
@@ -363,7 +364,8 @@ def _(grad, input, target, weight, reduction, input_shape, needs_input_grad):
     return gi, gt, None
 
 
-@op("BinaryCrossEntropyBackwardBackward0", inputs=4, name="_bce_backward")
+@op("BinaryCrossEntropyBackwardBackward0", inputs=4, name="_bce_backward",
+    note="PyTorch's binary_cross_entropy_double_backward formulas")
 def _bce_backward(grad, input, target, weight, reduction):
     """binary_cross_entropy's derivative w.r.t. its input (Loss.cpp binary_cross_entropy_backward):
     ``grad * (input - target) / max(input (1 - input), eps) * weight`` (divided by numel for 'mean'), eps
@@ -550,7 +552,8 @@ _nll_loss = _nll_op("NllLossBackward0", "_nll_loss")
 _nll_loss2d = _nll_op("NllLoss2DBackward0", "_nll_loss2d")
 
 
-@op("NllLossBackwardBackward0", promote=None, name="_nll_backward")
+@op("NllLossBackwardBackward0", promote=None, name="_nll_backward",
+    note="d/dgrad = nll_loss of the incoming gradient (linear in grad)")
 def _nll_backward(grad, target, weight, reduction, ignore_index, shape):
     """nll_loss's derivative as an op, so that it can be differentiated again (it is linear in ``grad``)."""
     return _nll_backward_forward(grad, target, weight, reduction, ignore_index, shape)

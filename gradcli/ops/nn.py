@@ -25,7 +25,7 @@ def _check_float(input, kernel: str, dim: int) -> None:
         raise NotImplementedError(f'"{kernel}_{where}" not implemented for \'{name}\'')
 
 
-@op("SoftmaxBackward0", promote=None, name="_softmax")
+@op("SoftmaxBackward0", promote=None, name="_softmax", note="d/dx = y * (grad - sum(grad * y, dim))")
 def _softmax(input, dim):
     """``exp(x) / sum(exp(x), dim)`` along ``dim`` (already checked), computed with the maximum subtracted."""
     axis = normalize_dim(dim, input.ndim)
@@ -43,7 +43,7 @@ def _(grad, result, dim):
     return result * (grad - sum(grad * result, dim, True))
 
 
-@op("LogSoftmaxBackward0", promote=None, name="_log_softmax")
+@op("LogSoftmaxBackward0", promote=None, name="_log_softmax", note="d/dx = grad - exp(y) * sum(grad, dim)")
 def _log_softmax(input, dim):
     """``x - logsumexp(x, dim)`` along ``dim`` (already checked), computed with the maximum subtracted."""
     axis = normalize_dim(dim, input.ndim)

@@ -259,7 +259,7 @@ def _min_all(input):
 _min_all.defvjp(_evenly_distribute)
 
 
-@op("GatherBackward0", promote=None, name="_take_along")
+@op("GatherBackward0", promote=None, name="_take_along", note="d/dinput = grad scattered back to the indices")
 def _take_along(input, indices, dim, keepdim):
     """``input`` at ``indices`` (int64, reduced dimension kept as size 1) along ``dim``: the values that max/min
     over ``dim`` selected."""
@@ -269,7 +269,8 @@ def _take_along(input, indices, dim, keepdim):
     return out if keepdim else np.squeeze(out, axis=dim)
 
 
-@op("ValueSelectingReductionBackward0", promote=None, name="_scatter_along")
+@op("ValueSelectingReductionBackward0", promote=None, name="_scatter_along",
+    note="d/dvalues = grad gathered at the indices")
 def _scatter_along(values, indices, dim, keepdim, shape):
     """Zeros of ``shape`` with ``values`` placed at ``indices`` along ``dim``: the derivative of max/min over
     ``dim`` (PyTorch's value_selecting_reduction_backward)."""
@@ -359,6 +360,8 @@ def _max_min(name, all_op, dim_op, result_type, pairwise):
     """
     register(name, fn, "op")
     install_method(name, fn)
+    fn.note = (f"{name}(): d/dx = 1/k at each of the k tied extrema; {name}(dim): 1 at the selected index of "
+               "each slice")
     return fn
 
 
@@ -573,7 +576,7 @@ def cumsum(input, dim, dtype=None):
     return np.cumsum(input, axis=axis, dtype=out_dtype)
 
 
-@op("FlipBackward0", promote=None, name="_reverse_cumsum")
+@op("FlipBackward0", promote=None, name="_reverse_cumsum", note="d/dx = cumsum(grad)")
 def _reverse_cumsum(input, dim):
     """Cumulative sum from the end along ``dim`` (PyTorch's reversed_cumsum: ``flip(cumsum(flip(x)))``)."""
     axis = normalize_dim(dim, input.ndim)
@@ -596,7 +599,8 @@ def _(grad, dim):
 # --------------------------------------------------------------------------------------------------- norm
 
 
-@op("LinalgVectorNormBackward0", promote=None, name="_vector_norm")
+@op("LinalgVectorNormBackward0", promote=None, name="_vector_norm",
+    note="d/dx = sign(x) |x|^(p-1) / norm^(p-1); 0 where the norm is 0; none for p = 0")
 def _vector_norm(input, ord=2, dim=None, keepdim=False):
     """The vector ``ord``-norm over ``dim`` (all elements when None). Matches torch.linalg.vector_norm."""
     axes = normalize_dims(dim, input.ndim)
