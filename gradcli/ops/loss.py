@@ -764,3 +764,11 @@ binary_cross_entropy_with_logits.note = _binary_cross_entropy_with_logits.note
 nll_loss.note = "d/dinput = -weight[target] at the target class (divided by the total weight for 'mean')"
 cross_entropy.note = "d/dinput = softmax(input) - target distribution (through log_softmax and nll_loss)"
 kl_div.note = "d/dinput = -target (or -exp(target) with log_target), reduced"
+
+# What `gradcli ops` shows as the grad_fn (gradcli.catalog reads ``grad_fn``): the loss's own node, or "varies"
+# where the arguments decide (weight=, beta=0, reduction, the input's rank).
+for _fn, _op in ((binary_cross_entropy, _binary_cross_entropy),
+                 (binary_cross_entropy_with_logits, _binary_cross_entropy_with_logits)):
+    _fn.grad_fn = _op.grad_fn
+for _fn in (mse_loss, l1_loss, smooth_l1_loss, huber_loss, nll_loss, cross_entropy, kl_div):
+    _fn.grad_fn = "varies"

@@ -100,3 +100,7 @@ def _normalising(name: str, inner, note: str):
 softmax = _normalising("softmax", _softmax, "y = exp(x) / sum(exp(x)); d/dx = y * (grad - sum(grad * y))")
 log_softmax = _normalising("log_softmax", _log_softmax,
                            "y = x - logsumexp(x); d/dx = grad - exp(y) * sum(grad)")
+
+# What `gradcli ops` shows as the grad_fn (gradcli.catalog reads ``grad_fn``).
+softmax.grad_fn = _softmax.grad_fn
+log_softmax.grad_fn = _log_softmax.grad_fn
