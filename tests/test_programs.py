@@ -197,6 +197,42 @@ TEMPLATES.append(Template("mv", 2, lambda a, b: f"mv({a}, {b}).unsqueeze(1)", la
                           lambda sa, sb: (3, 1) if sa == (3, 4) and sb == (4,) else None, ("real", "real")))
 TEMPLATES.append(Template("mse_loss", 2, lambda a, b: f"F.mse_loss({a}, {b})", lambda a, b: F.mse_loss(a, b),
                           lambda sa, sb: () if sa == sb else None, ("real", "real")))
+# linear algebra and losses over (3, 4) operands, results brought back into SHAPES
+_SQUARE = lambda sa, sb: (3, 4) if sa == sb == (3, 4) else None  # noqa: E731
+TEMPLATES.append(Template("bmm", 2, lambda a, b: f"bmm(({a}).unsqueeze(0), ({b}).t().unsqueeze(0))[0] @ ({a})",
+                          lambda a, b: T.bmm(a.unsqueeze(0), b.t().unsqueeze(0))[0] @ a, _SQUARE, ("real", "real")))
+TEMPLATES.append(Template("einsum", 2, lambda a, b: f"einsum('ij,kj,kl->il', {a}, {b}, {a})",
+                          lambda a, b: T.einsum("ij,kj,kl->il", a, b, a), _SQUARE, ("real", "real")))
+TEMPLATES.append(Template("einsum", 2, lambda a, b: f"einsum('ij,j->i', {a}, {b}).unsqueeze(1)",
+                          lambda a, b: T.einsum("ij,j->i", a, b).unsqueeze(1),
+                          lambda sa, sb: (3, 1) if sa == (3, 4) and sb == (4,) else None, ("real", "real")))
+TEMPLATES.append(Template("linear", 2, lambda a, b: f"F.linear({a}, ({b}).t() @ ({b}), ({b})[0])",
+                          lambda a, b: F.linear(a, b.t() @ b, b[0]), _SQUARE, ("real", "real")))
+TEMPLATES.append(Template("cross_entropy", 1, lambda a: f"F.cross_entropy({a}, tensor([1, 0, 3]))",
+                          lambda a: F.cross_entropy(a, T.tensor([1, 0, 3])),
+                          lambda s: () if s == (3, 4) else None, ("real",)))
+TEMPLATES.append(Template("cross_entropy", 2,
+                          lambda a, b: f"F.cross_entropy({a}, F.softmax({b}, dim=1), label_smoothing=0.1)",
+                          lambda a, b: F.cross_entropy(a, F.softmax(b, dim=1), label_smoothing=0.1),
+                          lambda sa, sb: () if sa == sb == (3, 4) else None, ("real", "real")))
+TEMPLATES.append(Template("nll_loss", 1,
+                          lambda a: f"F.nll_loss(F.log_softmax({a}, dim=1), tensor([2, 0, 1]), reduction='none')"
+                                    ".unsqueeze(1)",
+                          lambda a: F.nll_loss(F.log_softmax(a, dim=1), T.tensor([2, 0, 1]), reduction="none")
+                          .unsqueeze(1), lambda s: (3, 1) if s == (3, 4) else None, ("real",)))
+for _name, _kw, _text in (("l1_loss", {}, ""), ("smooth_l1_loss", {"beta": 0.5}, ", beta=0.5"),
+                          ("huber_loss", {"reduction": "none", "delta": 0.7}, ", reduction='none', delta=0.7")):
+    TEMPLATES.append(Template(_name, 2, (lambda n, t: lambda a, b: f"F.{n}({a}, {b}{t})")(_name, _text),
+                              (lambda n, kw: lambda a, b: getattr(F, n)(a, b, **kw))(_name, _kw),
+                              (lambda n: lambda sa, sb: (sa if n == "huber_loss" else ()) if sa == sb else None)(_name),
+                              ("real", "real")))
+TEMPLATES.append(Template("binary_cross_entropy", 2, lambda a, b: f"F.binary_cross_entropy({a}, {b})",
+                          lambda a, b: F.binary_cross_entropy(a, b), lambda sa, sb: () if sa == sb else None,
+                          ("unit", "unit")))
+TEMPLATES.append(Template("kl_div", 2,
+                          lambda a, b: f"F.kl_div(F.log_softmax({a}, dim=-1), {b}, reduction='batchmean')",
+                          lambda a, b: F.kl_div(F.log_softmax(a, dim=-1), b, reduction="batchmean"),
+                          lambda sa, sb: () if sa == sb and sa else None, ("real", "unit")))
 TEMPLATES.append(Template("cat", 2, lambda a, b: f"cat([{a}, {b}], dim=0)[:3]", lambda a, b: T.cat([a, b], dim=0)[:3],
                           lambda sa, sb: (3, 4) if sa == sb == (3, 4) else None, ("real", "real")))
 TEMPLATES.append(Template("stack", 2, lambda a, b: f"stack([{a}, {b}]).sum(0)", lambda a, b: T.stack([a, b]).sum(0),
