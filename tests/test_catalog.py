@@ -118,3 +118,10 @@ def test_every_op_is_reachable_where_pytorch_has_it():
         if kind == "op" and name in torch_names.TENSOR and not hasattr(G.Tensor, name):
             missing.append(f"Tensor.{name}")
     assert not missing, missing
+
+
+def test_every_differentiable_op_has_a_derivative_note():
+    from gradcli.catalog import list_ops
+
+    missing = [i.name for i in list_ops(kind="op") if i.grad_fn and not i.alias_of and not i.derivative]
+    assert not missing, f"declare note= on these ops for gradcli ops: {missing}"
