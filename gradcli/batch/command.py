@@ -1,0 +1,271 @@
+"""The ``gradcli batch`` command: open the input, run the entries, write each result as a whole line as soon
+as it is done, and a summary on standard error; behave in pipes (a closed pipe ends quietly, Ctrl-C leaves
+only whole lines, output is UTF-8 whatever the locale: the CLI sets that up).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import sys
+import threading
+import time
+from contextlib import closing
+
+from ..errors import EXIT_EVAL, EXIT_INPUT, EXIT_OK, GradcliError, InputError
+from .entries import FORMATS, Defaults, format_for, read_entries
+from .runner import run_entries
+
+#: Exit status when interrupted (SIGINT, Ctrl-C): 128 + SIGINT, as shells report it.
+EXIT_INTERRUPTED = 130
+#: Exit status when the reader of standard output went away (``| head -1``): 128 + SIGPIPE, as shells report
+#: a process killed by SIGPIPE.
+EXIT_BROKEN_PIPE = 141
+
+#: Seconds a batch runs before the progress bar appears (short runs never show it).
+PROGRESS_DELAY = 0.5
+
+
+class OutputClosed(Exception):
+    """Standard output was closed by its reader (``| head -1``)."""
+
+
+class LineWriter:
+    """Writes whole lines to a text stream and flushes them; a Ctrl-C (SIGINT) that arrives during a write
+    takes effect right after it, so an interrupted batch leaves only whole lines. A closed pipe raises
+    :class:`OutputClosed`."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self._writing = False
+        self._interrupted = False
+
+    def write(self, text: str) -> None:
+        """Write and flush ``text`` (one or more whole lines).
+
+        Raises:
+            OutputClosed: the reader went away.
+            KeyboardInterrupt: a SIGINT arrived during the write.
+        """
+        self._writing = True
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except BrokenPipeError:
+            raise OutputClosed() from None
+        finally:
+            self._writing = False
+        if self._interrupted:
+            raise KeyboardInterrupt
+
+    def on_sigint(self, signum, frame) -> None:
+        """The SIGINT handler while a batch runs."""
+        if self._writing:
+            self._interrupted = True
+        else:
+            raise KeyboardInterrupt
+
+    def silence(self) -> None:
+        """After the reader went away: send what is still buffered to the null device, so that Python's
+        final flush does not report a BrokenPipeError."""
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self.stream.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, io.UnsupportedOperation):
+            pass
+
+
+class Progress:
+    """A rich progress bar on standard error, shown only when ``enabled`` (standard error is a terminal and
+    results go elsewhere) and the batch has run for :data:`PROGRESS_DELAY` seconds. ``total`` is the input's
+    size in bytes (None for a pipe: the bar then just pulses)."""
+
+    def __init__(self, total: int | None, enabled: bool):
+        self.enabled = enabled
+        self._lock = threading.Lock()
+        self._started = False
+        self._stopped = False
+        self._state = (0, 0, 0)
+        if not enabled:
+            return
+        from rich.console import Console
+        from rich.progress import (BarColumn, Progress as RichProgress, SpinnerColumn, TaskProgressColumn,
+                                   TextColumn, TimeElapsedColumn)
+
+        self._bar = RichProgress(SpinnerColumn(), BarColumn(), TaskProgressColumn(),
+                                 TextColumn("{task.fields[entries]} entries, {task.fields[failed]} failed"),
+                                 TimeElapsedColumn(), console=Console(stderr=True), transient=True,
+                                 redirect_stdout=False, redirect_stderr=False)
+        self._task = self._bar.add_task("batch", total=total, entries=0, failed=0)
+        self._timer = threading.Timer(PROGRESS_DELAY, self._start)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _start(self) -> None:
+        with self._lock:
+            if not self._stopped:
+                self._bar.start()
+                self._started = True
+
+    def update(self, end: int, entries: int, failed: int) -> None:
+        """After an entry: ``end`` bytes of input consumed, ``entries`` done, ``failed`` of them failed."""
+        if self.enabled:
+            self._bar.update(self._task, completed=end, entries=entries, failed=failed)
+
+    def message(self, text: str) -> None:
+        """Write ``text`` to standard error (above the bar when it is shown)."""
+        with self._lock:
+            if self._started and not self._stopped:
+                from rich.text import Text
+
+                self._bar.console.print(Text(text.rstrip("\n")))
+                return
+        _stderr(text)
+
+    def stop(self) -> None:
+        """Remove the bar (idempotent)."""
+        if not self.enabled:
+            return
+        with self._lock:
+            self._stopped = True
+            self._timer.cancel()
+            if self._started:
+                self._bar.stop()
+
+
+def _stderr(text: str) -> None:
+    try:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def report_error(err: GradcliError) -> int:
+    """Write an error to standard error (``file:line:col:``, caret, ``Type: message``); returns its exit code."""
+    _stderr(err.format() + "\n")
+    return err.exit_code
+
+
+def _prefixed(messages: str, name: str, line: int) -> str:
+    return "".join(f"{name}:{line}: {m}\n" for m in messages.rstrip("\n").split("\n"))
+
+
+def run(path: str, *, fmt: str = "auto", jobs: int = 1, as_json: bool = False, dtype: str = "float32",
+        seed: int | None = None, max_steps: int | None = None) -> int:
+    """``gradcli batch``: read entries from ``path`` (``-``: standard input), write one JSON line
+    (``as_json``) or table row per entry to standard output as each is done, and a summary to standard error.
+
+    Returns the exit status: 0 every entry succeeded, 1 some failed, 2 the input cannot be read (or a bad
+    option), 130 interrupted (SIGINT), 141 standard output closed by its reader. Never raises for bad input.
+    """
+    start = time.perf_counter()
+    stdout = sys.stdout
+    if fmt not in FORMATS:
+        return report_error(InputError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}",
+                                       type="UsageError"))
+    if dtype not in ("float32", "float64"):
+        return report_error(InputError(f"--dtype must be float32 or float64, got {dtype!r}", type="UsageError"))
+    if jobs < 1:
+        return report_error(InputError(f"--jobs must be at least 1, got {jobs}", type="UsageError"))
+
+    total = None
+    if path == "-":
+        stream, name = sys.stdin.buffer, "<stdin>"
+    else:
+        name = path
+        try:
+            stream = open(path, "rb")
+        except FileNotFoundError:
+            return report_error(InputError(f"no such file: {path}", type="FileNotFoundError"))
+        except IsADirectoryError:
+            return report_error(InputError(f"{path} is a directory", type="IsADirectoryError"))
+        except OSError as e:
+            return report_error(InputError(f"cannot read {path}: {e.strerror or e}", type="OSError"))
+        try:
+            st = os.fstat(stream.fileno())
+            import stat
+
+            if stat.S_ISDIR(st.st_mode):
+                stream.close()
+                return report_error(InputError(f"{path} is a directory", type="IsADirectoryError"))
+            if stat.S_ISREG(st.st_mode):
+                total = st.st_size
+        except (OSError, ValueError):
+            pass
+
+    defaults = Defaults(dtype=dtype, seed=seed, max_steps=max_steps, filename=name)
+    entries = read_entries(stream, format_for(path, fmt), defaults)
+
+    from rich.console import Console
+
+    probe = Console(file=stdout)
+    err_probe = Console(stderr=True)
+    progress = Progress(total, enabled=err_probe.is_terminal and not probe.is_terminal)
+    table = None
+    if not as_json:
+        from ..render.table import BatchTable
+
+        table = BatchTable(probe.width if probe.is_terminal else 160,
+                           color=probe.is_terminal and not probe.no_color)
+    writer = LineWriter(stdout)
+    done = failed = 0
+    failed_lines: list[int] = []
+    status = None
+
+    def summary(prefix: str) -> str:
+        elapsed = time.perf_counter() - start
+        where = ""
+        if failed_lines:
+            shown = ", ".join(str(n) for n in failed_lines[:10]) + (", ..." if failed > 10 else "")
+            where = f" (line{'s' if failed > 1 else ''} {shown})"
+        rate = f", {done / elapsed:,.0f} entries/s" if done and elapsed > 0 else ""
+        return (f"gradcli batch: {prefix}{done} entr{'y' if done == 1 else 'ies'}, {failed} failed{where}, "
+                f"{elapsed:.2f} s{rate}\n")
+
+    in_main = threading.current_thread() is threading.main_thread()
+    old_handler = signal.signal(signal.SIGINT, writer.on_sigint) if in_main else None
+    from contextlib import closing
+
+    try:
+        with closing(run_entries(entries, as_json, jobs)) as outcomes:
+            if table is not None:
+                writer.write(table.header())
+            for entry, outcome in outcomes:
+                if outcome.messages:
+                    progress.message(_prefixed(outcome.messages, name, entry.line))
+                if outcome.json is not None:
+                    writer.write(outcome.json + "\n")
+                else:
+                    text, output, grads_or_error = outcome.cells
+                    writer.write(table.row(entry.line, text, output, grads_or_error, not outcome.ok))
+                done += 1
+                if not outcome.ok:
+                    failed += 1
+                    failed_lines.append(entry.line)
+                progress.update(entry.end, done, failed)
+    except KeyboardInterrupt:
+        progress.stop()
+        _stderr(summary("interrupted after "))
+        status = EXIT_INTERRUPTED
+    except OutputClosed:
+        progress.stop()
+        writer.silence()
+        status = EXIT_BROKEN_PIPE
+    except InputError as err:  # the input became unreadable part-way
+        progress.stop()
+        report_error(err)
+        _stderr(summary(""))
+        status = EXIT_INPUT
+    finally:
+        progress.stop()
+        if in_main:
+            signal.signal(signal.SIGINT, old_handler)
+        if path != "-":
+            stream.close()
+    if status is not None:
+        return status
+    _stderr(summary(""))
+    return EXIT_EVAL if failed else EXIT_OK
