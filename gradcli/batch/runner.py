@@ -98,14 +98,16 @@ def run_entry(entry: Entry, as_json: bool) -> Outcome:
     return Outcome(entry.line, error is None, cells=cells, messages="".join(messages))
 
 
-def run_entries(entries: Iterable[Entry], as_json: bool, jobs: int = 1) -> Iterator[tuple[Entry, Outcome]]:
+def run_entries(entries: Iterable[Entry], as_json: bool, jobs: int = 1,
+                notice=None) -> Iterator[tuple[Entry, Outcome]]:
     """Run entries and yield ``(entry, outcome)`` in input order, each as soon as it and all before it are
-    done. ``jobs > 1`` runs them in that many worker processes (:class:`ParallelRunner`)."""
+    done. ``jobs > 1`` runs them in that many worker processes (:class:`ParallelRunner`; ``notice`` receives
+    its messages for standard error)."""
     if jobs <= 1:
         for entry in entries:
             yield entry, run_entry(entry, as_json)
     else:
-        yield from ParallelRunner(entries, as_json, jobs)
+        yield from ParallelRunner(entries, as_json, jobs, notice=notice)
 
 
 _END = object()
@@ -146,8 +148,9 @@ class ParallelRunner:
     as failed and no entry is lost.
     """
 
-    def __init__(self, entries: Iterable[Entry], as_json: bool, jobs: int, chunk: int = 16):
+    def __init__(self, entries: Iterable[Entry], as_json: bool, jobs: int, chunk: int = 16, notice=None):
         self.entries = entries
+        self.notice = notice or (lambda text: None)
         self.as_json = as_json
         self.jobs = jobs
         self.chunk = chunk
@@ -228,6 +231,9 @@ class ParallelRunner:
                 try:
                     outcomes = future.result()
                 except BrokenProcessPool:
+                    n = sum(len(c) for c, _ in pending)
+                    self.notice(f"gradcli batch: a worker process died; running the {n} entries that were in "
+                                f"flight again, one at a time (from line {chunk[0].line})\n")
                     self._new_executor()
                     while pending:
                         for entry in pending.popleft()[0]:
