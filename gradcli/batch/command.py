@@ -11,7 +11,7 @@ import signal
 import sys
 import threading
 import time
-from contextlib import closing
+from contextlib import closing, contextmanager
 
 from ..errors import EXIT_EVAL, EXIT_INPUT, EXIT_OK, GradcliError, InputError
 from .entries import FORMATS, Defaults, format_for, read_entries
@@ -32,36 +32,60 @@ class OutputClosed(Exception):
 
 
 class LineWriter:
-    """Writes whole lines to a text stream and flushes them; a Ctrl-C (SIGINT) that arrives during a write
-    takes effect right after it, so an interrupted batch leaves only whole lines. A closed pipe raises
-    :class:`OutputClosed`."""
+    """Writes whole lines to standard output, in UTF-8, each flushed at once; a Ctrl-C (SIGINT) that arrives
+    during a write takes effect right after it, so an interrupted batch leaves only whole lines. A closed pipe
+    raises :class:`OutputClosed`.
+
+    Lines go straight to the file descriptor with ``os.write`` in a loop: a write to a full pipe that a signal
+    interrupts after part of the data returns the part's size, and Python's buffered writer reports that
+    short count without writing the rest (CPython 3.11), which would leave half a line. Streams without a
+    file descriptor (tests' captured output) are written through their text layer.
+    """
 
     def __init__(self, stream):
         self.stream = stream
-        self._writing = False
+        try:
+            self._fd = stream.fileno()
+        except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+            self._fd = None
+        self._deferring = 0  # depth of nested deferring_sigint blocks
         self._interrupted = False
 
+    @contextmanager
+    def deferring_sigint(self):
+        """A block in which a SIGINT waits (it is raised as KeyboardInterrupt at the end of the block): a line
+        is written whole and counted."""
+        self._deferring += 1
+        try:
+            yield
+        finally:
+            self._deferring -= 1
+        if self._interrupted and not self._deferring:
+            raise KeyboardInterrupt
+
     def write(self, text: str) -> None:
-        """Write and flush ``text`` (one or more whole lines).
+        """Write ``text`` (one or more whole lines) and flush it, with SIGINT deferred.
 
         Raises:
             OutputClosed: the reader went away.
             KeyboardInterrupt: a SIGINT arrived during the write.
         """
-        self._writing = True
-        try:
-            self.stream.write(text)
-            self.stream.flush()
-        except BrokenPipeError:
-            raise OutputClosed() from None
-        finally:
-            self._writing = False
-        if self._interrupted:
-            raise KeyboardInterrupt
+        with self.deferring_sigint():
+            try:
+                if self._fd is None:
+                    self.stream.write(text)
+                    self.stream.flush()
+                else:
+                    self.stream.flush()  # anything written through sys.stdout before goes first
+                    data = memoryview(text.encode("utf-8"))
+                    while data:
+                        data = data[os.write(self._fd, data):]
+            except BrokenPipeError:
+                raise OutputClosed() from None
 
     def on_sigint(self, signum, frame) -> None:
         """The SIGINT handler while a batch runs."""
-        if self._writing:
+        if self._deferring:
             self._interrupted = True
         else:
             raise KeyboardInterrupt
@@ -69,11 +93,13 @@ class LineWriter:
     def silence(self) -> None:
         """After the reader went away: send what is still buffered to the null device, so that Python's
         final flush does not report a BrokenPipeError."""
+        if self._fd is None:
+            return
         try:
             devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, self.stream.fileno())
+            os.dup2(devnull, self._fd)
             os.close(devnull)
-        except (OSError, ValueError, io.UnsupportedOperation):
+        except OSError:
             pass
 
 
@@ -256,11 +282,11 @@ def run(path: str, *, fmt: str = "auto", jobs: int = 1, as_json: bool = False, d
             for entry, outcome in outcomes:
                 if outcome.messages:
                     progress.message(_prefixed(outcome.messages, name, entry.line))
-                if outcome.json is not None:
-                    writer.write(outcome.json + "\n")
-                else:
-                    writer.write(table.row(entry.line, *outcome.cells, failed=not outcome.ok))
-                summary.add(entry.line, outcome.ok)
+                text = (outcome.json + "\n" if outcome.json is not None
+                        else table.row(entry.line, *outcome.cells, failed=not outcome.ok))
+                with writer.deferring_sigint():  # a line written is a line counted
+                    writer.write(text)
+                    summary.add(entry.line, outcome.ok)
                 progress.update(entry.end, summary.done, summary.failed)
     except KeyboardInterrupt:
         status = EXIT_INTERRUPTED

@@ -135,17 +135,72 @@ def run_chunk(entries: list, as_json: bool) -> list:
     return [run_entry(entry, as_json) for entry in entries]
 
 
-class ParallelRunner:
-    """Runs entries in ``jobs`` worker processes (``concurrent.futures.ProcessPoolExecutor``, "spawn" start
-    method) and yields ``(entry, outcome)`` in input order.
+def _worker_main(conn) -> None:
+    """A worker process: run the chunks it receives, one at a time, and send back their outcomes; stop at
+    None or when the main process goes away."""
+    _worker_init()
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        entries, as_json = task
+        conn.send(run_chunk(entries, as_json))
 
-    A reader thread takes entries from the input into a bounded queue; the main thread sends what is
-    available to the workers in chunks of up to ``chunk`` entries (at most 2 chunks per worker in flight),
-    then waits for the oldest chunk, so output order is input order and memory is bounded (a few chunks per
-    worker). Input that has arrived is started without waiting for more (standard input streams: a lone
-    line is a chunk of one). If a worker process dies (killed, out of memory), the entries that were in
-    flight run again one at a time in a fresh pool, so that only an entry that kills its worker is reported
-    as failed and no entry is lost.
+
+class _Job:
+    """A chunk of consecutive entries and its outcomes once done. ``alone``: a single entry run again after
+    its worker died."""
+
+    __slots__ = ("entries", "outcomes", "alone", "deaths")
+
+    def __init__(self, entries: list, alone: bool = False):
+        self.entries = entries
+        self.outcomes = None
+        self.alone = alone
+        self.deaths = 0  # how many times a worker died running it
+
+
+class _Worker:
+    """One worker process ("spawn" start method) and the pipe to it; ``job`` is what it is running."""
+
+    def __init__(self, ctx):
+        conn, child = ctx.Pipe()
+        self.process = ctx.Process(target=_worker_main, args=(child,), name="gradcli-batch-worker", daemon=True)
+        self.process.start()
+        child.close()  # only the worker holds its end: if it dies, reading from conn ends (EOFError)
+        self.conn = conn
+        self.job: _Job | None = None
+
+    def stop(self, kill: bool) -> None:
+        """End the process: at once with ``kill``, else after asking it to stop."""
+        if not kill:
+            try:
+                self.conn.send(None)
+            except OSError:
+                kill = True
+        if kill:
+            self.process.kill()
+        self.process.join(None if kill else 10)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        self.conn.close()
+
+
+class ParallelRunner:
+    """Runs entries in ``jobs`` worker processes and yields ``(entry, outcome)`` in input order.
+
+    Built on multiprocessing's Process, Pipe and ``connection.wait`` (a pool that can be killed at once:
+    Ctrl-C and a closed pipe must not wait for running entries). A reader thread takes entries from the input
+    into a bounded queue; the main thread gives each idle worker a chunk of up to ``chunk`` entries (what has
+    arrived: on standard input a lone line is a chunk of one, started at once), collects results as workers
+    finish, and yields the oldest chunk's outcomes as soon as they are there, so output order is input order.
+    At most ``2 * jobs`` chunks are pending (memory is bounded). If a worker process dies (killed, out of
+    memory), it is replaced and the entries of its chunk run again one at a time, so that only an entry that
+    kills its worker (twice) is reported as failed and no entry is lost.
     """
 
     def __init__(self, entries: Iterable[Entry], as_json: bool, jobs: int, chunk: int = 16, notice=None):
@@ -157,7 +212,8 @@ class ParallelRunner:
         self.window = 2 * jobs
         self._queue: queue.Queue = queue.Queue(maxsize=chunk * jobs)
         self._stop = threading.Event()
-        self._executor = None
+        self._eof = False
+        self._failure = None
 
     def _put(self, item) -> bool:
         while not self._stop.is_set():
@@ -178,75 +234,111 @@ class ParallelRunner:
         else:
             self._put(_END)
 
-    def _new_executor(self) -> None:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        if self._executor is not None:
-            _stop_pool(self._executor, kill=True)
-        self._executor = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_worker_init)
-
-    def _run_alone(self, entry: Entry) -> Outcome:
-        from concurrent.futures.process import BrokenProcessPool
-
-        try:
-            return self._executor.submit(run_entry, entry, self.as_json).result()
-        except BrokenProcessPool:
-            self._new_executor()
-            return _died(entry, self.as_json)
+    def _take(self, block: bool) -> list:
+        """The entries that have arrived, up to a chunk; waits for the first one only if ``block``."""
+        chunk = []
+        while len(chunk) < self.chunk and not self._eof:
+            try:
+                item = self._queue.get(block=block and not chunk)
+            except queue.Empty:
+                break
+            if item is _END:
+                self._eof = True
+            elif isinstance(item, _ReadFailed):
+                self._failure, self._eof = item.exc, True
+            else:
+                chunk.append(item)
+        return chunk
 
     def __iter__(self) -> Iterator[tuple[Entry, Outcome]]:
-        from concurrent.futures.process import BrokenProcessPool
+        import multiprocessing
+        from multiprocessing.connection import wait
 
-        self._new_executor()
-        reader = threading.Thread(target=self._read, name="gradcli-batch-reader", daemon=True)
-        reader.start()
-        pending: deque = deque()  # (entries, future), oldest first
-        failure = None
-        eof = False
+        ctx = multiprocessing.get_context("spawn")
+        workers = [_Worker(ctx) for _ in range(self.jobs)]
+        threading.Thread(target=self._read, name="gradcli-batch-reader", daemon=True).start()
+        pending: deque[_Job] = deque()  # input order; done or running
+        rerun: deque[_Job] = deque()  # jobs to run (again) after a worker died, before new input
         finished = False
         try:
             while True:
-                while not eof and len(pending) < self.window:
-                    chunk = []
-                    while len(chunk) < self.chunk:
-                        try:  # wait for input only when there is nothing else to wait for
-                            item = self._queue.get(block=not pending and not chunk)
-                        except queue.Empty:
-                            break
-                        if item is _END:
-                            eof = True
-                            break
-                        if isinstance(item, _ReadFailed):
-                            failure, eof = item.exc, True
-                            break
-                        chunk.append(item)
-                    if not chunk:
-                        break
-                    pending.append((chunk, self._executor.submit(run_chunk, chunk, self.as_json)))
+                while pending and pending[0].outcomes is not None:
+                    job = pending.popleft()
+                    yield from zip(job.entries, job.outcomes)
+                for k, w in enumerate(workers):
+                    if w.job is not None:
+                        continue
+                    if rerun:
+                        job = rerun.popleft()
+                    elif not self._eof and len(pending) < self.window:
+                        chunk = self._take(block=not pending)  # wait for input only when there is nothing else
+                        if not chunk:
+                            continue
+                        job = _Job(chunk)
+                        pending.append(job)
+                    else:
+                        continue
+                    try:
+                        w.conn.send((job.entries, self.as_json))
+                    except OSError:  # it died while idle: the job did not start; another worker takes it
+                        w.stop(kill=True)
+                        workers[k] = _Worker(ctx)
+                        rerun.appendleft(job)
+                        continue
+                    w.job = job
                 if not pending:
-                    break
-                chunk, future = pending[0]
-                try:
-                    outcomes = future.result()
-                except BrokenProcessPool:
-                    n = sum(len(c) for c, _ in pending)
-                    self.notice(f"gradcli batch: a worker process died; running the {n} entries that were in "
-                                f"flight again, one at a time (from line {chunk[0].line})\n")
-                    self._new_executor()
-                    while pending:
-                        for entry in pending.popleft()[0]:
-                            yield entry, self._run_alone(entry)
+                    if self._eof:
+                        break
                     continue
-                pending.popleft()
-                yield from zip(chunk, outcomes)
+                busy = [k for k, w in enumerate(workers) if w.job is not None]
+                if not busy:
+                    continue  # the jobs to run again go to fresh workers first
+                more_input = len(busy) < len(workers) and not self._eof and len(pending) < self.window
+                handles = {}
+                for k in busy:  # a result, or the end of the process (a death is seen even mid-message)
+                    handles[workers[k].conn] = handles[workers[k].process.sentinel] = k
+                ready = wait(list(handles), timeout=0.05 if more_input else None)
+                for k in sorted({handles[h] for h in ready}):
+                    w = workers[k]
+                    if w.process.sentinel in ready:
+                        workers[k] = self._replace(w, ctx, pending, rerun)
+                        continue
+                    try:
+                        outcomes = w.conn.recv()
+                    except (EOFError, OSError):
+                        workers[k] = self._replace(w, ctx, pending, rerun)
+                        continue
+                    w.job.outcomes = outcomes
+                    w.job = None
             finished = True
-            if failure is not None:
-                raise failure
+            if self._failure is not None:
+                raise self._failure
         finally:
             self._stop.set()
-            _stop_pool(self._executor, kill=not finished)
+            for w in workers:
+                w.stop(kill=not finished)
+
+    def _replace(self, worker: _Worker, ctx, pending: deque, rerun: deque) -> _Worker:
+        """A worker died running ``worker.job``: run the chunk's entries again one at a time (in its place in
+        the output order); a lone entry whose worker dies twice is reported as failed. Returns a new
+        worker."""
+        job = worker.job
+        worker.stop(kill=True)
+        job.deaths += 1
+        if job.alone and job.deaths >= 2:
+            job.outcomes = [_died(job.entries[0], self.as_json)]
+        elif job.alone:
+            rerun.appendleft(job)
+        else:
+            self.notice(f"gradcli batch: a worker process died; running its {len(job.entries)} entries again, "
+                        f"one at a time (from line {job.entries[0].line})\n")
+            singles = [_Job([entry], alone=True) for entry in job.entries]
+            at = pending.index(job)
+            del pending[at]
+            for offset, single in enumerate(singles):
+                pending.insert(at + offset, single)
+            rerun.extendleft(reversed(singles))
+        return _Worker(ctx)
 
 
 def _died(entry: Entry, as_json: bool) -> Outcome:
@@ -254,15 +346,3 @@ def _died(entry: Entry, as_json: bool) -> Outcome:
                        type="WorkerProcessError")
     return run_entry(Entry(entry.line, entry.text, entry.end, error=err, id=entry.id, has_id=entry.has_id),
                      as_json)
-
-
-def _stop_pool(executor, kill: bool) -> None:
-    """Shut a pool down; with ``kill``, end its workers now (an interrupt, a closed pipe) instead of letting
-    them finish their entries."""
-    if kill:
-        if hasattr(executor, "terminate_workers"):  # Python 3.14+
-            executor.terminate_workers()
-        else:
-            for process in list((getattr(executor, "_processes", None) or {}).values()):
-                process.terminate()
-    executor.shutdown(wait=True, cancel_futures=True)
