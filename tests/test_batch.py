@@ -324,6 +324,20 @@ def test_shipped_examples(tmp_path):
     assert docs["vjp"]["grads"]["x"]["value"] == [0.2, 2.0, 0.0002]
     assert docs["one_layer_net"]["output"]["grad_fn"] == "BinaryCrossEntropyWithLogitsBackward0"
     assert docs["no_gradient"]["error"]["type"] == "RuntimeError"
+    # cat examples/cases.jsonl | gradcli batch - --json | jq -c 'select(.error) | .line'
+    r = batch("-", "--json", input=(ROOT / "examples" / "cases.jsonl").read_text())
+    assert [d["line"] for d in json_lines(r) if "error" in d] == [5]
+    r = batch(str(ROOT / "examples" / "exprs.txt"))  # the table
+    assert r.exit_code == 1 and "a: tensor(2048.)" in r.stdout
+
+
+def test_readme_example():
+    r = batch("-", "--json", input="x = tensor([1., 2.], requires_grad=True); 2 * dot(x, x)\n2 * dot(x, x)\n")
+    first, second = json_lines(r)
+    assert first["line"] == 1 and first["output"] == {"value": 10.0, "shape": [], "dtype": "float32",
+                                                      "grad_fn": "MulBackward0"}
+    assert second == {"line": 2, "error": {"type": "NameError", "message": "name 'x' is not defined", "line": 1,
+                                           "column": 9}}
 
 
 # ------------------------------------------------------------------------------------ streaming, bounded

@@ -49,8 +49,8 @@ def readline(stream, timeout: float = TIMEOUT) -> bytes:
 
 def loop_entry(n: int, value: float) -> str:
     """A text entry that runs n loop iterations (about 0.1 s per 20,000 here) and outputs value * 2."""
-    return (f"def g(n):\n    i = 0\n    while i < n:\n        i += 1\n    return tensor({value}, requires_grad=True) * 2\n"
-            f"g({n})\n---\n")
+    return ("def g(n):\n    i = 0\n    while i < n:\n        i += 1\n"
+            f"    return tensor({value}, requires_grad=True) * 2\ng({n})\n---\n")
 
 
 def fast_entry(value: float) -> str:
