@@ -205,6 +205,8 @@ def op(grad_fn: str | None, *, inputs: int = 1, promote: str | None = "same", di
             register(a, o, "op")
         if method:
             _install_op_method(o, o.name if method is True else method)
+            for a in aliases:  # torch's aliases are methods too (Tensor.absolute, Tensor.multiply)
+                _install_op_method(o, a)
         return o
 
     return wrap
@@ -276,12 +278,36 @@ def _apply(o: Op, args):
     datas, dtype = _fast_promote(o, tensors)
     if datas is None:
         datas, dtype = _promote(o, tensors)
-    out = o.forward(*datas, *params)
+    try:
+        out = o.forward(*datas, *params)
+    except ValueError as e:
+        if "could not be broadcast" not in str(e):
+            raise
+        raise RuntimeError(_broadcast_message(datas)) from None
     if type(out) is tuple:
         # (values, indices)-style results: only the first output is differentiable.
         first = _wrap_output(o, out[0], tensors, datas, params, dtype)
         return (first,) + tuple(Tensor(np.asarray(x)) for x in out[1:])
     return _wrap_output(o, out, tensors, datas, params, dtype)
+
+
+def _broadcast_message(datas) -> str:
+    """PyTorch's error for operands that do not broadcast (``infer_size``: the operands' shapes are combined
+    left to right, each pair compared from the last dimension)."""
+    shape = ()
+    for d in datas:
+        if d is None:
+            continue
+        s = np.shape(d)
+        ndim = max(len(shape), len(s))
+        a = (1,) * (ndim - len(shape)) + tuple(shape)
+        b = (1,) * (ndim - len(s)) + tuple(s)
+        for i in range(ndim - 1, -1, -1):
+            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+                return (f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at non-singleton "
+                        f"dimension {i}")
+        shape = tuple(y if x == 1 else x for x, y in zip(a, b))
+    return "operands could not be broadcast together"
 
 
 def _fast_promote(o: Op, tensors):

@@ -53,10 +53,19 @@ def _grad(g, shape) -> dict:
     return {"value": None if g is None else array_to_json(g), "shape": list(shape)}
 
 
-def grad_result_to_dict(r: GradResult) -> dict:
-    """The ``gradcli grad --json`` document (schema: ``gradcli schema grad``)."""
-    shapes = {i.name: i.value.shape for i in r.inputs}
+def check_to_dict(c) -> dict:
+    """The ``"check"`` member of ``gradcli grad --check --json``."""
     return {
+        "ok": c.ok, "eps": c.eps, "atol": c.atol, "rtol": c.rtol, "evaluations": c.evaluations,
+        "inputs": {i.name: {"ok": i.ok, "max_abs_diff": _scalar(i.max_abs_diff), "max_rel_diff": _scalar(i.max_rel_diff),
+                            "numerical": array_to_json(i.numerical)} for i in c.inputs},
+    }
+
+
+def grad_result_to_dict(r: GradResult) -> dict:
+    """The ``gradcli grad --json`` document (schema: ``gradcli schema grad``); ``"check"`` only with --check."""
+    shapes = {i.name: i.value.shape for i in r.inputs}
+    doc = {
         "output": _tensor(r.output),
         "inputs": {i.name: dict(_tensor(i.value), requires_grad=i.value.requires_grad, kind=i.kind)
                    for i in r.inputs},
@@ -68,6 +77,9 @@ def grad_result_to_dict(r: GradResult) -> dict:
             "edges": [{"from": a, "to": b} for a, b in r.graph.edges],
         },
     }
+    if r.check is not None:
+        doc["check"] = check_to_dict(r.check)
+    return doc
 
 
 def dumps(doc) -> str:

@@ -69,6 +69,39 @@ def render_grad(result: GradResult, console, default_dtype) -> None:
         console.print(t)
 
 
+def render_check(check, console) -> None:
+    """Print the ``--check`` table: per input, the largest absolute and relative difference between the
+    gradient and central finite differences in float64, and whether it is within tolerance."""
+    from rich.table import Table
+    from rich.text import Text
+
+    t = Table(title=f"check: central differences in float64 (eps {check.eps:g}; pass when |grad - numerical| "
+                    f"<= {check.atol:g} + {check.rtol:g} * |numerical|)", title_justify="left")
+    for col in ("name", "max abs diff", "max rel diff", "result"):
+        t.add_column(col)
+    for i in check.inputs:
+        t.add_row(Text(i.name), Text(f"{i.max_abs_diff:.3e}"), Text(f"{i.max_rel_diff:.3e}"),
+                  Text("ok" if i.ok else "FAIL", style="green" if i.ok else "bold red"))
+    console.print(t)
+
+
+def render_ops(infos, console) -> None:
+    """Print the ``gradcli ops`` table (one row per name: signature, grad_fn, derivative note)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    t = Table(title=f"{len(infos)} names (gradcli ops --json for all fields)", title_justify="left")
+    for col in ("name", "kind", "signature", "grad_fn", "derivative"):
+        t.add_column(col, overflow="fold")
+    for i in infos:
+        derivative = i.derivative or ("-" if i.grad_fn is None else "")
+        if i.alias_of:
+            derivative = f"alias of {i.alias_of}"
+        t.add_row(Text(i.name + (" (method)" if i.method else "")), Text(i.kind), Text(i.signature),
+                  Text(i.grad_fn or "-"), Text(derivative))
+    console.print(t)
+
+
 def batch_cells(result: GradResult, default_dtype) -> tuple[str, str]:
     """The output and gradients cells of a ``gradcli batch`` table row: the output as PyTorch prints it, and
     ``name: grad`` for each leaf that requires grad (its gradient after the last backward call)."""
