@@ -78,6 +78,13 @@ def processes_in_session(sid: int) -> list[int]:
     return out
 
 
+def cpu_ticks(pid: int) -> int:
+    """User + system CPU time of a process, in clock ticks (usually 1/100 s)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2:].split()
+    return int(fields[11]) + int(fields[12])
+
+
 def children(pid: int) -> list[int]:
     out = []
     for d in Path("/proc").iterdir():
@@ -235,12 +242,16 @@ def test_a_worker_that_dies_loses_no_entry():
         p.stdin.write(fast_entry(2.0).encode())
         p.stdin.flush()
         assert json.loads(readline(p.stdout))["line"] == 1  # the workers are up
-        p.stdin.write(loop_entry(300_000, 1.0).encode())  # runs for a second or more
-        p.stdin.flush()
-        time.sleep(0.5)
         workers = [c for c in children(p.pid) if b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes()]
         assert len(workers) == 2
-        for w in workers:  # one of them is running the loop
+        before = {w: cpu_ticks(w) for w in workers}
+        p.stdin.write(loop_entry(300_000, 1.0).encode())  # runs for a second or more
+        p.stdin.flush()
+        deadline = time.monotonic() + TIMEOUT
+        while all(cpu_ticks(w) - before[w] < 20 for w in workers):  # until one of them runs it (0.2 s of CPU)
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        for w in workers:
             os.kill(w, signal.SIGKILL)
         p.stdin.write(fast_entry(3.0).encode())
         p.stdin.close()
@@ -251,8 +262,8 @@ def test_a_worker_that_dies_loses_no_entry():
         p.wait()
     assert p.returncode == 0, err
     docs = [json.loads(line) for line in out.splitlines()]
-    assert [(d["line"], d["output"]["value"]) for d in docs] == [(2, 2.0), (9, 9.0)]
-    assert b"gradcli batch: a worker process died; running its 1 entries again, one at a time (from line 2)" in err
+    assert [(d["line"], d["output"]["value"]) for d in docs] == [(2, 2.0), (9, 9.0)], (out, err)
+    assert b"gradcli batch: a worker process died; running its entry again (from line 2)" in err
     assert err.decode().splitlines()[-1].startswith("gradcli batch: 3 entries, 0 failed")
 
 
@@ -274,7 +285,7 @@ def test_progress_bar_only_when_stderr_is_a_terminal(tmp_path):
     import pty
 
     path = tmp_path / "slow.txt"
-    path.write_text(loop_entry(150_000, 1.0) + fast_entry(2.0))
+    path.write_text(loop_entry(400_000, 1.0) + fast_entry(2.0))  # runs well over PROGRESS_DELAY
     master, slave = pty.openpty()
     p = popen(str(path), "--json", "--max-steps", "100000000", stderr=slave, env=env(COLUMNS="100"))
     os.close(slave)

@@ -330,8 +330,9 @@ class ParallelRunner:
         elif job.alone:
             rerun.appendleft(job)
         else:
-            self.notice(f"gradcli batch: a worker process died; running its {len(job.entries)} entries again, "
-                        f"one at a time (from line {job.entries[0].line})\n")
+            n = len(job.entries)
+            what = "its entry again" if n == 1 else f"its {n} entries again, one at a time"
+            self.notice(f"gradcli batch: a worker process died; running {what} (from line {job.entries[0].line})\n")
             singles = [_Job([entry], alone=True) for entry in job.entries]
             at = pending.index(job)
             del pending[at]
