@@ -48,7 +48,7 @@ TEXT = """\
 
 x = tensor([1., 2.], requires_grad=True); (x * x).sum()
    # an indented comment
-def f(x):
+def f(x):  # (a comment after the colon)
     return (x ** 3).sum()
 
 x = tensor([1., 2.], requires_grad=True)
@@ -70,7 +70,8 @@ def test_text_file_json_lines_one_per_entry_with_lines(tmp_path):
     # Each line carries exactly what `gradcli grad --json` gives for the same program.
     assert without(docs[0], "line") == grad_json("x = tensor([1., 2.], requires_grad=True); (x * x).sum()")
     assert without(docs[1], "line") == grad_json(
-        "def f(x):\n    return (x ** 3).sum()\n\nx = tensor([1., 2.], requires_grad=True)\nf(x)")
+        "def f(x):  # (a comment after the colon)\n    return (x ** 3).sum()\n\nx = tensor([1., 2.], requires_grad=True)\n"
+        "f(x)")
     assert r.stderr.startswith("gradcli batch: 3 entries, 0 failed, ")
 
 

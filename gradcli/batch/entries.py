@@ -68,7 +68,7 @@ class Defaults:
 
 
 def read_lines(stream, name: str = "<stdin>") -> Iterator[Line]:
-    """Number the lines of a binary stream as they arrive (nothing is read ahead, so standard input streams).
+    """Number the lines of a binary stream, each yielded as soon as it has arrived (standard input streams).
 
     Each line is decoded as UTF-8 on its own (a leading byte-order mark is dropped), so one bad line is one
     bad entry, not an unreadable file.
@@ -103,8 +103,8 @@ def opens_block(text: str) -> bool:
     from ..language.grammar import parse
 
     s = text.rstrip()
-    # Most lines are plainly complete: parse only those that may not be.
-    if not (s.endswith((":", "\\", ",")) or s.count("(") + s.count("[") + s.count("{")
+    # Most lines are plainly complete: parse only those that may not be (a comment may hide the ':').
+    if not (s.endswith((":", "\\", ",")) or "#" in s or s.count("(") + s.count("[") + s.count("{")
             > s.count(")") + s.count("]") + s.count("}")):
         return False
     try:
