@@ -1,6 +1,6 @@
-"""The ``gradcli batch`` command: open the input, run the entries, write each result as a whole line as soon
-as it is done, and a summary on standard error; behave in pipes (a closed pipe ends quietly, Ctrl-C leaves
-only whole lines, output is UTF-8 whatever the locale: the CLI sets that up).
+"""The ``gradcli batch`` command: open the input, run the entries, write each result as whole lines as soon as
+it is done, and a summary on standard error; behave in pipes (a closed pipe ends quietly with status 141,
+Ctrl-C ends with status 130 leaving only whole lines, output is UTF-8 whatever the locale).
 """
 
 from __future__ import annotations
@@ -113,7 +113,6 @@ class Progress:
         self._lock = threading.Lock()
         self._started = False
         self._stopped = False
-        self._state = (0, 0, 0)
         if not enabled:
             return
         from rich.console import Console
