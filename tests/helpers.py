@@ -35,16 +35,19 @@ class Arg:
         "unit"    uniform [0.05, 0.95]      (probabilities: a BCE target)
         "bool"    random booleans           (where's condition, masks; never differentiable)
         "int"     integers in [-3, 3]       (never differentiable)
+        "index"   integers in [0, high)     (class indices of a loss; never differentiable)
     grad: whether the input requires grad (only float domains).
+    high: the number of classes for the "index" domain.
     """
 
     shape: tuple
     domain: str = "real"
     grad: bool = True
+    high: int = 0
 
     @property
     def is_float(self) -> bool:
-        return self.domain not in ("bool", "int")
+        return self.domain not in ("bool", "int", "index")
 
     @property
     def differentiable(self) -> bool:
@@ -80,6 +83,8 @@ def _draw(arg: Arg, rng: np.random.Generator):
         return np.asarray(a)
     if arg.domain == "int":
         return np.asarray(rng.integers(-3, 4, shape), dtype=np.int64)
+    if arg.domain == "index":
+        return np.asarray(rng.integers(0, arg.high, shape), dtype=np.int64)
     raise ValueError(f"unknown domain {arg.domain!r}")
 
 

@@ -197,10 +197,79 @@ TEMPLATES.append(Template("mv", 2, lambda a, b: f"mv({a}, {b}).unsqueeze(1)", la
                           lambda sa, sb: (3, 1) if sa == (3, 4) and sb == (4,) else None, ("real", "real")))
 TEMPLATES.append(Template("mse_loss", 2, lambda a, b: f"F.mse_loss({a}, {b})", lambda a, b: F.mse_loss(a, b),
                           lambda sa, sb: () if sa == sb else None, ("real", "real")))
+# linear algebra and losses over (3, 4) operands, results brought back into SHAPES
+_SQUARE = lambda sa, sb: (3, 4) if sa == sb == (3, 4) else None  # noqa: E731
+TEMPLATES.append(Template("bmm", 2, lambda a, b: f"bmm(({a}).unsqueeze(0), ({b}).t().unsqueeze(0))[0] @ ({a})",
+                          lambda a, b: T.bmm(a.unsqueeze(0), b.t().unsqueeze(0))[0] @ a, _SQUARE, ("real", "real")))
+TEMPLATES.append(Template("einsum", 2, lambda a, b: f"einsum('ij,kj,kl->il', {a}, {b}, {a})",
+                          lambda a, b: T.einsum("ij,kj,kl->il", a, b, a), _SQUARE, ("real", "real")))
+TEMPLATES.append(Template("einsum", 2, lambda a, b: f"einsum('ij,j->i', {a}, {b}).unsqueeze(1)",
+                          lambda a, b: T.einsum("ij,j->i", a, b).unsqueeze(1),
+                          lambda sa, sb: (3, 1) if sa == (3, 4) and sb == (4,) else None, ("real", "real")))
+TEMPLATES.append(Template("linear", 2, lambda a, b: f"F.linear({a}, ({b}).t() @ ({b}), ({b})[0])",
+                          lambda a, b: F.linear(a, b.t() @ b, b[0]), _SQUARE, ("real", "real")))
+TEMPLATES.append(Template("cross_entropy", 1, lambda a: f"F.cross_entropy({a}, tensor([1, 0, 3]))",
+                          lambda a: F.cross_entropy(a, T.tensor([1, 0, 3])),
+                          lambda s: () if s == (3, 4) else None, ("real",)))
+TEMPLATES.append(Template("cross_entropy", 2,
+                          lambda a, b: f"F.cross_entropy({a}, F.softmax({b}, dim=1), label_smoothing=0.1)",
+                          lambda a, b: F.cross_entropy(a, F.softmax(b, dim=1), label_smoothing=0.1),
+                          lambda sa, sb: () if sa == sb == (3, 4) else None, ("real", "real")))
+TEMPLATES.append(Template("nll_loss", 1,
+                          lambda a: f"F.nll_loss(F.log_softmax({a}, dim=1), tensor([2, 0, 1]), reduction='none')"
+                                    ".unsqueeze(1)",
+                          lambda a: F.nll_loss(F.log_softmax(a, dim=1), T.tensor([2, 0, 1]), reduction="none")
+                          .unsqueeze(1), lambda s: (3, 1) if s == (3, 4) else None, ("real",)))
+for _name, _kw, _text in (("l1_loss", {}, ""), ("smooth_l1_loss", {"beta": 0.5}, ", beta=0.5"),
+                          ("huber_loss", {"reduction": "none", "delta": 0.7}, ", reduction='none', delta=0.7")):
+    TEMPLATES.append(Template(_name, 2, (lambda n, t: lambda a, b: f"F.{n}({a}, {b}{t})")(_name, _text),
+                              (lambda n, kw: lambda a, b: getattr(F, n)(a, b, **kw))(_name, _kw),
+                              (lambda n: lambda sa, sb: (sa if n == "huber_loss" else ()) if sa == sb else None)(_name),
+                              ("real", "real")))
+TEMPLATES.append(Template("binary_cross_entropy", 2, lambda a, b: f"F.binary_cross_entropy({a}, {b})",
+                          lambda a, b: F.binary_cross_entropy(a, b), lambda sa, sb: () if sa == sb else None,
+                          ("unit", "unit")))
+TEMPLATES.append(Template("kl_div", 2,
+                          lambda a, b: f"F.kl_div(F.log_softmax({a}, dim=-1), {b}, reduction='batchmean')",
+                          lambda a, b: F.kl_div(F.log_softmax(a, dim=-1), b, reduction="batchmean"),
+                          lambda sa, sb: () if sa == sb and sa else None, ("real", "unit")))
 TEMPLATES.append(Template("cat", 2, lambda a, b: f"cat([{a}, {b}], dim=0)[:3]", lambda a, b: T.cat([a, b], dim=0)[:3],
                           lambda sa, sb: (3, 4) if sa == sb == (3, 4) else None, ("real", "real")))
 TEMPLATES.append(Template("stack", 2, lambda a, b: f"stack([{a}, {b}]).sum(0)", lambda a, b: T.stack([a, b]).sum(0),
                           lambda sa, sb: sa if sa == sb else None, ("real", "real")))
+
+
+def _last4(s):
+    """The shape with its last dimension (of size 4) reduced to 1."""
+    return s[:-1] + (1,) if s and s[-1] == 4 else None
+
+
+def _repeated(s):
+    padded = (1,) * (2 - len(s)) + s
+    out = (padded[0], padded[1] * 4)
+    return out if len(s) <= 2 and out in SHAPES else None
+
+
+reduction("split", lambda a: f"split({a}, 1, dim=-1)[2]", lambda a: T.split(a, 1, dim=-1)[2], _last4)
+reduction("split", lambda a: f"({a}).split([2, 1, 1], -1)[1]", lambda a: a.split([2, 1, 1], -1)[1], _last4)
+reduction("chunk", lambda a: f"chunk({a}, 4, dim=-1)[1]", lambda a: T.chunk(a, 4, dim=-1)[1], _last4)
+reduction("unbind", lambda a: f"unbind({a}, -1)[3].unsqueeze(-1)", lambda a: T.unbind(a, -1)[3].unsqueeze(-1),
+          _last4)
+reduction("narrow", lambda a: f"({a}).narrow(-1, 2, 1)", lambda a: a.narrow(-1, 2, 1), _last4)
+reduction("index_select", lambda a: f"index_select({a}, -1, tensor([3, 0, 0, 1]))",
+          lambda a: T.index_select(a, -1, T.tensor([3, 0, 0, 1])), lambda s: s if s and s[-1] == 4 else None)
+reduction("movedim", lambda a: f"movedim({a}, 0, -1).t()", lambda a: T.movedim(a, 0, -1).t(),
+          lambda s: s if len(s) == 2 else None)
+reduction("repeat", lambda a: f"({a}).repeat(1, 4)", lambda a: a.repeat(1, 4), _repeated)
+reduction("clone", lambda a: f"({a}).t().clone().t()", lambda a: a.t().clone().t(),
+          lambda s: s if len(s) == 2 else None)
+TEMPLATES.append(Template("expand_as", 2, lambda a, b: f"({a}).expand_as({b})", lambda a, b: a.expand_as(b),
+                          lambda sa, sb: sb if bshape(sa, sb) == sb else None, ("real", "real")))
+TEMPLATES.append(Template("view_as", 2, lambda a, b: f"({a}).contiguous().view_as({b})",
+                          lambda a, b: a.contiguous().view_as(b),
+                          lambda sa, sb: sb if np.prod(sa) == np.prod(sb) else None, ("real", "real")))
+TEMPLATES.append(Template("reshape_as", 2, lambda a, b: f"({a}).reshape_as({b})", lambda a, b: a.reshape_as(b),
+                          lambda sa, sb: sb if np.prod(sa) == np.prod(sb) else None, ("real", "real")))
 
 #: Differentiable registry ops the generator does not produce, and why (their cases in tests/test_ops.py and
 #: tests/cases_*.py cover them).

@@ -619,6 +619,8 @@ class Interpreter:
                 return getattr(obj, name)
             if isinstance(obj, list) and name in LIST_METHODS:
                 return getattr(obj, name)
+            if isinstance(obj, tuple) and name in getattr(type(obj), "_fields", ()):  # max(dim).values
+                return getattr(obj, name)
             raise AttributeError(f"'{_type_name(obj)}' object has no attribute '{name}'")
         except GradcliError:
             raise

@@ -6,15 +6,19 @@ Importing this package fills :data:`REGISTRY` (name → callable, the namespace 
 * :mod:`.elementwise` — arithmetic, powers, exp/log, trigonometry, clamp/maximum/minimum, where, comparisons,
   dtype casts
 * :mod:`.activation` — relu, relu6, leaky_relu, elu, selu, gelu, silu, softplus, hardtanh
-* :mod:`.reduction` — sum, mean, norm, sum_to_size
-* :mod:`.linalg` — dot, mv, mm, outer, matmul
-* :mod:`.shape` — reshape/view, transpose/permute/T, squeeze/unsqueeze, expand, indexing
-* :mod:`.loss` — binary_cross_entropy_with_logits
-* :mod:`.creation` — tensor, zeros, ones, full, eye, arange, linspace, rand, randn, *_like
+* :mod:`.reduction` — sum, mean, prod, max/min, amax/amin, argmax/argmin, var/std, logsumexp, norm, cumsum,
+  sum_to_size
+* :mod:`.linalg` — dot, mv, mm, bmm, outer, matmul, linear, einsum
+* :mod:`.shape` — reshape/view, transpose/permute/movedim/T, squeeze/unsqueeze, expand, narrow, cat/stack,
+  split/chunk/unbind, flip, repeat, clone, index_select, gather, indexing
+* :mod:`.nn` — softmax, log_softmax
+* :mod:`.loss` — cross_entropy, nll_loss, mse_loss, l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy,
+  binary_cross_entropy_with_logits, kl_div
+* :mod:`.creation` — tensor, zeros, ones, full, eye, arange, linspace, rand, randn, randint, *_like, new_*
 """
 
 from ..tensor import Tensor
-from . import creation, elementwise, linalg, loss, reduction, shape  # noqa: F401  (fill the registry)
+from . import creation, elementwise, linalg, loss, nn, reduction, shape  # noqa: F401  (fill the registry)
 from . import activation  # noqa: F401
 from ._core import KINDS, REGISTRY, Op, to_tensor
 from .activation import relu
