@@ -20,8 +20,9 @@ from .tensor import Tensor
 
 @dataclass
 class GradRequest:
-    """What to compute. ``inputs``/``consts`` are ``NAME=SPEC`` strings (``-i``/``-c``); ``gradient`` is a
-    SPEC for v of the vector-Jacobian product; ``dtype`` the default float dtype ("float32" or "float64")."""
+    """What to compute. ``inputs``/``consts`` are ``NAME=SPEC`` strings (``-i``/``-c``) or ``(name, value)``
+    pairs (value: SPEC text, or a number or nested lists); ``gradient`` is a SPEC (or such a value) for v of
+    the vector-Jacobian product; ``dtype`` the default float dtype ("float32" or "float64")."""
     program: str
     inputs: list = field(default_factory=list)
     consts: list = field(default_factory=list)
@@ -70,7 +71,9 @@ def compute(req: GradRequest, write=None, warn=None) -> GradResult:
     if req.gradient is not None:
         from .language.specs import Spec
 
-        gradient = evaluate_spec(Spec("gradient", req.gradient, False, "--gradient"), interp)
+        spec = (Spec("gradient", req.gradient, False, "--gradient") if isinstance(req.gradient, str)
+                else Spec("gradient", "", False, "--gradient", data=req.gradient))
+        gradient = evaluate_spec(spec, interp)
         if gradient.data.dtype.kind != "f":
             gradient = Tensor(gradient.data.astype(output.data.dtype))
 
@@ -113,7 +116,7 @@ def prepare(req: GradRequest, write, warn, globals_: dict | None = None):
     """
     from .language.build import build_program
     from .language.interpreter import DEFAULT_MAX_STEPS, Interpreter
-    from .language.specs import evaluate_spec, parse_spec
+    from .language.specs import evaluate_spec, make_spec
     from .ops import creation
 
     try:
@@ -127,7 +130,7 @@ def prepare(req: GradRequest, write, warn, globals_: dict | None = None):
     if globals_ is not None:
         interp.globals = globals_
     program = build_program(req.program, req.filename)  # syntax errors before anything runs
-    specs = [parse_spec(s, True) for s in req.inputs] + [parse_spec(s, False) for s in req.consts]
+    specs = [make_spec(s, True) for s in req.inputs] + [make_spec(s, False) for s in req.consts]
     seen = set()
     named = []
     for spec in specs:

@@ -8,6 +8,7 @@ output carries only results.
 from __future__ import annotations
 
 import sys
+from enum import Enum
 from typing import Annotated, List, Optional
 
 import typer
@@ -39,6 +40,16 @@ def report_error(err: GradcliError) -> int:
     sys.stderr.write(err.format() + "\n")
     sys.stderr.flush()
     return err.exit_code
+
+
+def use_utf8(stream) -> None:
+    """Make a text stream write UTF-8 whatever the locale (JSON and tables may hold any character)."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(encoding="utf-8")
+        except (ValueError, OSError):
+            pass
 
 
 def _read_program(program: str) -> tuple[str, str]:
@@ -169,9 +180,64 @@ def run(
     raise typer.Exit(result.exit_code)
 
 
+class InputFormat(str, Enum):
+    auto = "auto"
+    text = "text"
+    jsonl = "jsonl"
+
+
+@app.command()
+def batch(
+    file: Annotated[str, typer.Argument(help="The entries: a text file (one program per line; a block ended "
+                                             "by '---' for a multi-line entry) or JSON Lines; '-' reads "
+                                             "standard input, streaming.")],
+    json_: Annotated[bool, typer.Option("--json", help="Write JSON Lines: one object per entry, in input "
+                                                       "order.")] = False,
+    format: Annotated[InputFormat, typer.Option("--format", help="The input format; auto: .jsonl/.ndjson are "
+                                                                 "JSON Lines, .txt/.gc text, otherwise JSON "
+                                                                 "Lines if the first line starts with '{'.")
+                      ] = InputFormat.auto,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Worker processes (the output keeps the "
+                                                                  "input order).")] = 1,
+    seed: Annotated[Optional[int], typer.Option(help="Seed rand/randn/randint in every entry (an entry's "
+                                                     "own 'seed' wins).")] = None,
+    dtype: Annotated[str, typer.Option(help="Default float dtype: float32 or float64 (an entry's own "
+                                            "'dtype' wins).")] = "float32",
+    max_steps: Annotated[Optional[int], typer.Option(help="Stop each program after this many statement "
+                                                          "executions (default 5,000,000).")] = None,
+) -> None:
+    """Evaluate a file of entries: one result per entry (a table row, or a JSON line with --json), written
+    as soon as it is done; a summary on standard error. Exit 0 if every entry succeeded, 1 if any failed,
+    2 if the file cannot be read."""
+    from .batch import run
+
+    use_utf8(sys.stdout)
+    use_utf8(sys.stderr)
+    raise typer.Exit(run(file, fmt=format.value, jobs=jobs, as_json=json_, dtype=dtype, seed=seed,
+                         max_steps=max_steps))
+
+
+@app.command()
+def schema(
+    name: Annotated[str, typer.Argument(help="grad, batch or ops: the JSON output it describes.")],
+) -> None:
+    """Print the JSON Schema (draft 2020-12) of a JSON output: 'grad' (gradcli grad --json), 'batch' (one
+    line of gradcli batch --json), 'ops' (gradcli ops --json)."""
+    from .schemas import NAMES, schema_text
+
+    if name not in NAMES:
+        raise typer.Exit(report_error(InputError(f"no schema named {name!r}; the schemas are: "
+                                                 f"{', '.join(NAMES)}", type="UsageError")))
+    sys.stdout.write(schema_text(name))
+
+
 def main() -> None:
     """Entry point of the ``gradcli`` console script and ``python -m gradcli``."""
     import numpy as np
+
+    # JSON and tables may hold any character: write UTF-8 whatever the locale.
+    use_utf8(sys.stdout)
+    use_utf8(sys.stderr)
 
     # PyTorch never warns about overflow or invalid values; NaN/inf show in the results instead.
     np.seterr(all="ignore")

@@ -85,3 +85,18 @@ def grad_result_to_dict(r: GradResult) -> dict:
 def dumps(doc) -> str:
     """Strict JSON text (``allow_nan=False``: a stray NaN is a bug, not output)."""
     return json.dumps(doc, allow_nan=False, ensure_ascii=False)
+
+
+def batch_entry_to_dict(line: int, result: GradResult | None = None, error: dict | None = None,
+                        id=None, has_id: bool = False) -> dict:
+    """One ``gradcli batch --json`` line (schema: ``gradcli schema batch``): ``line`` (1-based line of the entry
+    in its file), ``id`` when the entry gave one, then either the fields of ``gradcli grad --json`` or
+    ``error`` (``{"type", "message", "line", "column"}``, the position relative to the entry's text)."""
+    doc = {"line": line}
+    if has_id:
+        doc["id"] = id
+    if error is not None:
+        doc["error"] = error
+    else:
+        doc.update(grad_result_to_dict(result))
+    return doc
