@@ -248,9 +248,15 @@ def _fit(grad, shape, dtype, create_graph: bool):
         if not isinstance(grad, Tensor):
             grad = Tensor(np.asarray(grad, dtype=dtype))
         if grad.data.shape != shape:
-            from .ops import sum_to_size, expand
+            from .ops import expand, sum as sum_
 
-            grad = sum_to_size(grad, shape)
+            gshape = grad.data.shape
+            lead = len(gshape) - len(shape)
+            if lead > 0:
+                grad = sum_(grad, tuple(range(lead)))
+            axes = tuple(i for i, s in enumerate(shape) if s == 1 and i < grad.data.ndim and grad.data.shape[i] != 1)
+            if axes:
+                grad = sum_(grad, axes, keepdim=True)
             if grad.data.shape != shape:
                 grad = expand(grad, shape)
         if grad.data.dtype != dtype:

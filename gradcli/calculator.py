@@ -20,8 +20,9 @@ from .tensor import Tensor
 
 @dataclass
 class GradRequest:
-    """What to compute. ``inputs``/``consts`` are ``NAME=SPEC`` strings (``-i``/``-c``); ``gradient`` is a
-    SPEC for v of the vector-Jacobian product; ``dtype`` the default float dtype ("float32" or "float64")."""
+    """What to compute. ``inputs``/``consts`` are ``NAME=SPEC`` strings (``-i``/``-c``) or ``(name, value)``
+    pairs (value: SPEC text, or a number or nested lists); ``gradient`` is a SPEC (or such a value) for v of
+    the vector-Jacobian product; ``dtype`` the default float dtype ("float32" or "float64")."""
     program: str
     inputs: list = field(default_factory=list)
     consts: list = field(default_factory=list)
@@ -52,46 +53,13 @@ def compute(req: GradRequest, write=None, warn=None) -> GradResult:
         GradcliSyntaxError: the program or a spec does not parse (exit 2).
         EvalError: the program or backward fails (exit 1), with PyTorch's type and message.
     """
-    from .language.build import build_program
-    from .language.interpreter import DEFAULT_MAX_STEPS, Interpreter
-    from .language.specs import evaluate_spec, parse_spec
-    from .ops import creation, to_tensor
+    from .language.specs import evaluate_spec
 
     if req.repeat < 1:
         raise InputError(f"--repeat must be at least 1, got {req.repeat}", type="UsageError")
-    try:
-        dtypes.set_default_dtype(req.dtype)
-    except TypeError:
-        raise InputError(f"--dtype must be float32 or float64, got {req.dtype!r}", type="UsageError") from None
-    if req.seed is not None:
-        creation.manual_seed(req.seed)
-
     printed = []
-    interp = Interpreter(write=write or printed.append, warn=warn,
-                         max_steps=req.max_steps or DEFAULT_MAX_STEPS)
-    program = build_program(req.program, req.filename)  # syntax errors before anything runs
-    specs = [parse_spec(s, True) for s in req.inputs] + [parse_spec(s, False) for s in req.consts]
-    seen = set()
-    named = []
-    for spec in specs:
-        if spec.name in seen:
-            raise InputError(f"{spec.name} is defined twice by -i/-c", type="InputSpecError")
-        seen.add(spec.name)
-        t = evaluate_spec(spec, interp)
-        interp.globals[spec.name] = t
-        named.append((spec.name, t, "input" if spec.requires_grad else "const"))
-
-    output = interp.run(program)
-    if output is None:
-        raise EvalError("the program has no output: its last statement must be an expression (or an "
-                        "assignment)", type="ValueError")
-    if not isinstance(output, Tensor):
-        try:
-            output = to_tensor(output)
-        except (TypeError, ValueError):
-            raise EvalError(f"the output must be a tensor or a number, not {type(output).__name__}",
-                            type="TypeError") from None
-
+    interp, program, named = prepare(req, write or printed.append, warn)
+    output = run_output(interp, program)
     # Leaves the program made itself (x = tensor(..., requires_grad=True)) are reported too, by name.
     ids = {id(t) for _, t, _ in named}
     for name, value in interp.globals.items():
@@ -103,7 +71,9 @@ def compute(req: GradRequest, write=None, warn=None) -> GradResult:
     if req.gradient is not None:
         from .language.specs import Spec
 
-        gradient = evaluate_spec(Spec("gradient", req.gradient, False, "--gradient"), interp)
+        spec = (Spec("gradient", req.gradient, False, "--gradient") if isinstance(req.gradient, str)
+                else Spec("gradient", "", False, "--gradient", data=req.gradient))
+        gradient = evaluate_spec(spec, interp)
         if gradient.data.dtype.kind != "f":
             gradient = Tensor(gradient.data.astype(output.data.dtype))
 
@@ -133,6 +103,65 @@ def compute(req: GradRequest, write=None, warn=None) -> GradResult:
                         grad=None if t._grad is None else np.array(t._grad.data)) for name, t, kind in named]
     return GradResult(program=req.program, output=tensor_info(output), inputs=inputs, calls=calls, graph=graph,
                       printed="".join(printed))
+
+
+def prepare(req: GradRequest, write, warn, globals_: dict | None = None):
+    """Set the default dtype and seed, parse the program, and bind the ``-i``/``-c`` specs.
+
+    Returns ``(interpreter, program, named)`` where ``named`` lists ``(name, tensor, kind)`` of the specs.
+    ``globals_`` replaces the interpreter's global namespace (a dict subclass may watch assignments).
+
+    Raises:
+        InputError, GradcliSyntaxError: bad options, specs or program text (exit 2).
+    """
+    from .language.build import build_program
+    from .language.interpreter import DEFAULT_MAX_STEPS, Interpreter
+    from .language.specs import evaluate_spec, make_spec
+    from .ops import creation
+
+    try:
+        dtypes.set_default_dtype(req.dtype)
+    except TypeError:
+        raise InputError(f"--dtype must be float32 or float64, got {req.dtype!r}", type="UsageError") from None
+    if req.seed is not None:
+        creation.manual_seed(req.seed)
+
+    interp = Interpreter(write=write, warn=warn, max_steps=req.max_steps or DEFAULT_MAX_STEPS)
+    if globals_ is not None:
+        interp.globals = globals_
+    program = build_program(req.program, req.filename)  # syntax errors before anything runs
+    specs = [make_spec(s, True) for s in req.inputs] + [make_spec(s, False) for s in req.consts]
+    seen = set()
+    named = []
+    for spec in specs:
+        if spec.name in seen:
+            raise InputError(f"{spec.name} is defined twice by -i/-c", type="InputSpecError")
+        seen.add(spec.name)
+        t = evaluate_spec(spec, interp)
+        interp.globals[spec.name] = t
+        named.append((spec.name, t, "input" if spec.requires_grad else "const"))
+    return interp, program, named
+
+
+def run_output(interp, program) -> Tensor:
+    """Run the program; its last expression (or assignment) is the output, as a Tensor.
+
+    Raises:
+        EvalError: the program fails or has no numeric output (exit 1).
+    """
+    from .ops import to_tensor
+
+    output = interp.run(program)
+    if output is None:
+        raise EvalError("the program has no output: its last statement must be an expression (or an "
+                        "assignment)", type="ValueError")
+    if not isinstance(output, Tensor):
+        try:
+            output = to_tensor(output)
+        except (TypeError, ValueError):
+            raise EvalError(f"the output must be a tensor or a number, not {type(output).__name__}",
+                            type="TypeError") from None
+    return output
 
 
 def build_graph(output: Tensor, leaf_names: dict) -> Graph:

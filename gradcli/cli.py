@@ -8,6 +8,7 @@ output carries only results.
 from __future__ import annotations
 
 import sys
+from enum import Enum
 from typing import Annotated, List, Optional
 
 import typer
@@ -41,22 +42,22 @@ def report_error(err: GradcliError) -> int:
     return err.exit_code
 
 
+def use_utf8(stream) -> None:
+    """Make a text stream write UTF-8 whatever the locale (JSON and tables may hold any character)."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(encoding="utf-8")
+        except (ValueError, OSError):
+            pass
+
+
 def _read_program(program: str) -> tuple[str, str]:
     """``PROGRAM`` is the text itself, ``@path`` for a file, or ``-`` for standard input."""
-    if program == "-":
-        return sys.stdin.read(), "<stdin>"
-    if program.startswith("@"):
-        from pathlib import Path
+    from .runner import read_source
 
-        path = Path(program[1:])
-        try:
-            return path.read_text(encoding="utf-8"), program[1:]
-        except FileNotFoundError:
-            raise InputError(f"no such file: {program[1:]}", type="FileNotFoundError") from None
-        except IsADirectoryError:
-            raise InputError(f"{program[1:]} is a directory", type="IsADirectoryError") from None
-        except (OSError, UnicodeDecodeError) as e:
-            raise InputError(f"cannot read {program[1:]}: {e}", type="OSError") from None
+    if program == "-" or program.startswith("@"):
+        return read_source(program if program == "-" else program[1:])
     return program, "<expr>"
 
 
@@ -81,6 +82,13 @@ def grad(
     json_: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
     max_steps: Annotated[Optional[int], typer.Option(help="Stop programs after this many statement "
                                                           "executions (default 5,000,000).")] = None,
+    check: Annotated[bool, typer.Option("--check", help="Compare the gradients with central finite differences "
+                                                        "in float64; exit 1 above tolerance.")] = False,
+    eps: Annotated[float, typer.Option(help="--check: finite-difference step.")] = 1e-6,
+    atol: Annotated[float, typer.Option(help="--check: absolute tolerance.")] = 1e-5,
+    rtol: Annotated[float, typer.Option(help="--check: relative tolerance.")] = 1e-3,
+    check_max_evaluations: Annotated[int, typer.Option(help="--check: most program runs (two per input "
+                                                            "element).")] = 20_000,
 ) -> None:
     """Compute a program's output, the gradient of every input, and show the autograd graph."""
     from .calculator import GradRequest, compute
@@ -91,7 +99,13 @@ def grad(
                           zero_grad=zero_grad, seed=seed, dtype=dtype, filename=filename, max_steps=max_steps)
         # Program prints go to stdout with tables, to stderr with --json (stdout is one JSON document).
         write = sys.stderr.write if json_ else sys.stdout.write
-        result = compute(req, write=write)
+        if check:
+            from .check import compute_checked
+
+            result = compute_checked(req, write=write, eps=eps, atol=atol, rtol=rtol,
+                                     max_evaluations=check_max_evaluations)
+        else:
+            result = compute(req, write=write)
     except GradcliError as err:
         raise typer.Exit(report_error(err))
     if json_:
@@ -100,14 +114,130 @@ def grad(
         sys.stdout.write(dumps(grad_result_to_dict(result)) + "\n")
     else:
         from . import dtypes
-        from .render.table import render_grad
+        from .render.table import render_check, render_grad
 
-        render_grad(result, _stdout_console(), dtypes.get_default_dtype().np)
+        console = _stdout_console()
+        render_grad(result, console, dtypes.get_default_dtype().np)
+        if result.check is not None:
+            render_check(result.check, console)
+    if result.check is not None and not result.check.ok:
+        bad = ", ".join(f"{i.name} (max abs diff {i.max_abs_diff:.3e})" for i in result.check.inputs if not i.ok)
+        sys.stderr.write(f"gradcli: --check failed: gradients differ from finite differences beyond "
+                         f"atol={atol:g}, rtol={rtol:g}: {bad}\n")
+        raise typer.Exit(EXIT_EVAL)
+
+
+@app.command()
+def ops(
+    name: Annotated[Optional[str], typer.Argument(help="Show only names containing this text.")] = None,
+    kind: Annotated[Optional[str], typer.Option(help="Show only this kind: op, creation or function.")] = None,
+    json_: Annotated[bool, typer.Option("--json", help="Print a JSON array instead of a table.")] = False,
+) -> None:
+    """List the supported ops: name, signature, grad_fn and derivative note, from the op table itself."""
+    from .catalog import list_ops
+
+    if kind is not None and kind not in ("op", "creation", "function"):
+        raise typer.Exit(report_error(InputError(f"--kind must be op, creation or function, got {kind!r}",
+                                                 type="UsageError")))
+    infos = list_ops(kind=kind, name=name)
+    if json_:
+        from .render.json import dumps
+
+        sys.stdout.write(dumps([i.to_dict() for i in infos]) + "\n")
+        return
+    from .render.table import render_ops
+
+    render_ops(infos, _stdout_console())
+
+
+@app.command()
+def run(
+    path: Annotated[str, typer.Argument(help="The program file; '-' reads standard input.")],
+    keep_going: Annotated[bool, typer.Option("--keep-going", help="Report an error and go on with the next "
+                                                                 "top-level statement; exit 1 at the end if any "
+                                                                 "failed.")] = False,
+    notebook: Annotated[bool, typer.Option("--notebook", help="Show the value of each cell's last expression as "
+                                                              "Jupyter does (cells begin at '# In[n]:' or '# %%' "
+                                                              "lines; without them the file is one cell).")] = False,
+    seed: Annotated[Optional[int], typer.Option(help="Seed for rand/randn/randint.")] = None,
+    dtype: Annotated[str, typer.Option(help="Default float dtype: float32 (PyTorch's default) or "
+                                             "float64.")] = "float32",
+    max_steps: Annotated[Optional[int], typer.Option(min=1, help="Stop the program after this many statement "
+                                                                 "executions (default 5,000,000).")] = None,
+) -> None:
+    """Run a program like a Python script: print() shows values as PyTorch prints them, warnings go to
+    standard error, an error shows file:line:col, the line with a caret and PyTorch's message (exit 1).
+    Syntax errors stop the run before anything runs (exit 2)."""
+    from .runner import RunRequest, read_source, run_program
+
+    try:
+        source, filename = read_source(path)
+        req = RunRequest(source=source, filename=filename, keep_going=keep_going, notebook=notebook,
+                         max_steps=max_steps, seed=seed, dtype=dtype)
+        result = run_program(req, write=sys.stdout.write, warn=sys.stderr.write, report=report_error)
+    except GradcliError as err:
+        raise typer.Exit(report_error(err))
+    raise typer.Exit(result.exit_code)
+
+
+class InputFormat(str, Enum):
+    auto = "auto"
+    text = "text"
+    jsonl = "jsonl"
+
+
+@app.command()
+def batch(
+    file: Annotated[str, typer.Argument(help="The entries: a text file (one program per line; a block ended "
+                                             "by '---' for a multi-line entry) or JSON Lines; '-' reads "
+                                             "standard input, streaming.")],
+    json_: Annotated[bool, typer.Option("--json", help="Write JSON Lines: one object per entry, in input "
+                                                       "order.")] = False,
+    format: Annotated[InputFormat, typer.Option("--format", help="The input format; auto: .jsonl/.ndjson are "
+                                                                 "JSON Lines, .txt/.gc text, otherwise JSON "
+                                                                 "Lines if the first line starts with '{'.")
+                      ] = InputFormat.auto,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Worker processes (the output keeps the "
+                                                                  "input order).")] = 1,
+    seed: Annotated[Optional[int], typer.Option(help="Seed rand/randn/randint in every entry (an entry's "
+                                                     "own 'seed' wins).")] = None,
+    dtype: Annotated[str, typer.Option(help="Default float dtype: float32 or float64 (an entry's own "
+                                            "'dtype' wins).")] = "float32",
+    max_steps: Annotated[Optional[int], typer.Option(help="Stop each program after this many statement "
+                                                          "executions (default 5,000,000).")] = None,
+) -> None:
+    """Evaluate a file of entries: one result per entry (a table row, or a JSON line with --json), written
+    as soon as it is done; a summary on standard error. Exit 0 if every entry succeeded, 1 if any failed,
+    2 if the file cannot be read."""
+    from .batch import run
+
+    use_utf8(sys.stdout)
+    use_utf8(sys.stderr)
+    raise typer.Exit(run(file, fmt=format.value, jobs=jobs, as_json=json_, dtype=dtype, seed=seed,
+                         max_steps=max_steps))
+
+
+@app.command()
+def schema(
+    name: Annotated[str, typer.Argument(help="grad, batch or ops: the JSON output it describes.")],
+) -> None:
+    """Print the JSON Schema (draft 2020-12) of a JSON output: 'grad' (gradcli grad --json), 'batch' (one
+    line of gradcli batch --json), 'ops' (gradcli ops --json)."""
+    from .schemas import NAMES, schema_text
+
+    if name not in NAMES:
+        raise typer.Exit(report_error(InputError(f"no schema named {name!r}; the schemas are: "
+                                                 f"{', '.join(NAMES)}", type="UsageError")))
+    sys.stdout.write(schema_text(name))
 
 
 def main() -> None:
     """Entry point of the ``gradcli`` console script and ``python -m gradcli``."""
     import numpy as np
+
+    # JSON and tables may hold any character: write UTF-8 whatever the locale.
+    use_utf8(sys.stdout)
+    use_utf8(sys.stderr)
 
     # PyTorch never warns about overflow or invalid values; NaN/inf show in the results instead.
     np.seterr(all="ignore")
@@ -116,6 +246,11 @@ def main() -> None:
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         sys.exit(130)
+    except BrokenPipeError:  # `gradcli run prog.py | head`: the reader has gone; stop quietly
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error when Python flushes at exit
+        sys.exit(EXIT_EVAL)
     except Exception as exc:  # a bug in gradcli: say so, without a traceback
         sys.stderr.write(f"gradcli: internal error: {type(exc).__name__}: {exc}\n"
                          "Please report this with the command that caused it.\n")

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-__all__ = ["format_tensor", "format_value"]
+__all__ = ["format_tensor", "format_value", "format_display"]
 
 # torch.set_printoptions(profile="default"); gradcli offers no way to change them.
 _PRECISION = 4
@@ -354,3 +354,85 @@ def format_value(value, *, default_dtype=np.float32) -> str:
     ):
         return _repr(value, default_dtype, set())
     return str(value)
+
+
+# IPython's RepresentationPrinter default: lines are broken to stay within 79 columns.
+_DISPLAY_WIDTH = 79
+_BRACKETS = {tuple: ("(", ")"), list: ("[", "]"), set: ("{", "}")}
+
+
+def format_display(value, *, default_dtype=np.float32) -> str | None:
+    """Return what a Jupyter notebook shows as the ``Out[n]`` of a cell whose last expression has this value
+    (IPython's display hook, ``text/plain``), or None for None (which Jupyter does not show).
+
+    Inputs:
+        value: anything :func:`format_value` takes.  Tensors show as ``repr()`` (the same text as ``str()``);
+            a graph node as ``<MulBackward0 at 0x...>`` (IPython's form for an object without its own
+            ``repr``, which is what PyTorch's grad_fn classes are); strings with their quotes; tuples, lists
+            and sets laid out as IPython's pretty printer does: on one line when it fits in 79 columns,
+            otherwise one element per line aligned after the opening bracket (a set's elements sorted, by
+            ``str`` when they do not compare); a multi-line element forces that layout and its further
+            lines are indented to the bracket.  Everything else shows as its ``repr()``.
+        default_dtype: as in :func:`format_tensor`.
+
+    Raises:
+        Whatever :func:`format_tensor` or the value's ``repr()`` raises.
+
+    Convention: ``IPython.lib.pretty.pretty`` (a Wadler-style layout, from Ruby's prettyprint) for the values
+    gradcli's language has.  The layout of nested containers that hold multi-line elements is simplified:
+    each container decides on its own whether it fits.
+    """
+    if value is None:
+        return None
+    return _display(value, 0, 0, 0, np.dtype(default_dtype), set())
+
+
+def _display_items(value) -> list:
+    items = list(value)
+    if type(value) is set:
+        for key in (None, str):
+            try:
+                return sorted(items, key=key)
+            except Exception:  # IPython falls back to str order, then to iteration order
+                continue
+    return items
+
+
+def _display(value, col: int, indent: int, trail: int, default_dtype, active: set) -> str:
+    """Lay ``value`` out starting at column ``col``, continuation lines indented by ``indent``, with ``trail``
+    characters (closing brackets, a comma) following it on its last line."""
+    kind = type(value)
+    if kind not in _BRACKETS:
+        return ("\n" + " " * indent).join(_display_atom(value, default_dtype).split("\n"))
+    open_, close = _BRACKETS[kind]
+    if id(value) in active:
+        return open_ + "..." + close
+    items = _display_items(value)
+    if kind is set and not items:
+        return "set()"
+    one_tuple = kind is tuple and len(items) == 1
+    close = ("," if one_tuple else "") + close
+    active.add(id(value))
+    try:
+        flat = [_display(v, 0, 0, 0, default_dtype, active) for v in items]
+        text = open_ + ", ".join(flat) + close
+        if "\n" not in text and col + len(text) + trail <= _DISPLAY_WIDTH:
+            return text
+        inner = indent + len(open_)
+        parts = []
+        c = col + len(open_)
+        for k, v in enumerate(items):
+            last = k == len(items) - 1
+            parts.append(_display(v, c, inner, len(close) + trail if last else 1, default_dtype, active))
+            c = inner
+        return open_ + (",\n" + " " * inner).join(parts) + close
+    finally:
+        active.discard(id(value))
+
+
+def _display_atom(value, default_dtype) -> str:
+    if _is_tensor_like(value):
+        return _repr(value, default_dtype, set())
+    if _is_grad_fn_like(value):
+        return f"<{value.name()} at {id(value):#x}>"
+    return repr(value)

@@ -59,6 +59,7 @@ class GradResult:
     calls: list
     graph: Graph
     printed: str = ""
+    check: object = None  # a gradcli.check.CheckResult with --check
 
     def grads(self) -> dict:
         """Name → final gradient (None if the output does not depend on it) of the leaves requiring grad."""

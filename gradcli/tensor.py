@@ -23,7 +23,7 @@ _NONLEAF_GRAD_WARNING = (
 )
 REQUIRES_GRAD_DTYPE_ERROR = "Only Tensors of floating point and complex dtype can require gradients"
 # requires_grad_() words it differently in PyTorch 2.13.
-REQUIRES_GRAD_INPLACE_ERROR = "Only Tensors of floating point dtype can require gradients"
+REQUIRES_GRAD_INPLACE_ERROR = "only Tensors of floating point dtype can require gradients"
 
 
 class Size(tuple):
@@ -245,14 +245,19 @@ class Tensor:
 
     def __bool__(self) -> bool:
         if self.data.size != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+            how = "no values" if self.data.size == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {how} is ambiguous")
         return bool(self.data.reshape(()))
 
     def __float__(self) -> float:
-        return float(self.item())
+        if self.data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return float(self.data.reshape(()))
 
     def __int__(self) -> int:
-        return int(self.item())
+        if self.data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return int(self.data.reshape(()))
 
     def __index__(self) -> int:
         if self.data.dtype.kind not in "iub" or self.data.size != 1:

@@ -9,7 +9,8 @@ compared with central finite differences computed by perturbing each input's ``.
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -34,16 +35,19 @@ class Arg:
         "unit"    uniform [0.05, 0.95]      (probabilities: a BCE target)
         "bool"    random booleans           (where's condition, masks; never differentiable)
         "int"     integers in [-3, 3]       (never differentiable)
+        "index"   integers in [0, high)     (class indices of a loss; never differentiable)
     grad: whether the input requires grad (only float domains).
+    high: the number of classes for the "index" domain.
     """
 
     shape: tuple
     domain: str = "real"
     grad: bool = True
+    high: int = 0
 
     @property
     def is_float(self) -> bool:
-        return self.domain not in ("bool", "int")
+        return self.domain not in ("bool", "int", "index")
 
     @property
     def differentiable(self) -> bool:
@@ -79,6 +83,8 @@ def _draw(arg: Arg, rng: np.random.Generator):
         return np.asarray(a)
     if arg.domain == "int":
         return np.asarray(rng.integers(-3, 4, shape), dtype=np.int64)
+    if arg.domain == "index":
+        return np.asarray(rng.integers(0, arg.high, shape), dtype=np.int64)
     raise ValueError(f"unknown domain {arg.domain!r}")
 
 
@@ -197,3 +203,115 @@ def gradcheck(fn, inputs: list, eps: float = GRADCHECK_EPS, atol: float = GRADCH
                 f"Jacobian mismatch for input {j} (shape {wrt[j].data.shape}) at output {r}, input element {c}:"
                 f" analytical {a[r, c]!r} vs numerical {n[r, c]!r}\nanalytical:\n{a}\nnumerical:\n{n}")
     return True
+
+
+def gradgradcheck(fn, inputs: list, eps: float = GRADCHECK_EPS, atol: float = GRADCHECK_ATOL,
+                  rtol: float = GRADCHECK_RTOL, seed: int = 0) -> bool:
+    """Check second derivatives, like ``torch.autograd.gradgradcheck``: the first-order gradients
+    ``grad(fn(*inputs), wrt, grad_outputs=v, create_graph=True)`` (``v`` random, fixed) are themselves
+    gradchecked as functions of the inputs.
+
+    A first gradient that does not require grad (the op is linear in every input) must be constant: its
+    finite-difference Jacobian must vanish within ``atol``.
+    Raises GradcheckError with the worst mismatch; returns True otherwise.
+    """
+    wrt_idx = [i for i, t in enumerate(inputs) if t.requires_grad]
+    out = fn(*inputs)
+    v = G.tensor(np.random.default_rng(seed + 1).standard_normal(out.data.shape))
+
+    def first_grads(*xs):
+        with G.enable_grad():  # also inside numerical_jacobians' no_grad
+            o = fn(*xs)
+            return G.grad(o, [xs[i] for i in wrt_idx], grad_outputs=v, create_graph=True, allow_unused=True)
+
+    first = first_grads(*inputs)
+    for k, g in enumerate(first):
+        if g is None:
+            continue
+
+        def fn_k(*xs, k=k):
+            return first_grads(*xs)[k]
+
+        if g.requires_grad:
+            try:
+                gradcheck(fn_k, inputs, eps, atol, rtol, seed)
+            except GradcheckError as e:
+                raise GradcheckError(f"second derivative through the gradient of input {wrt_idx[k]}: {e}") from None
+        else:
+            for j, n in enumerate(numerical_jacobians(fn_k, inputs, [inputs[i] for i in wrt_idx], eps)):
+                if n.size and np.abs(n).max() > atol:
+                    raise GradcheckError(f"the gradient of input {wrt_idx[k]} does not require grad, but it "
+                                         f"varies with input {wrt_idx[j]}: max |d/dx| {np.abs(n).max()!r}")
+    return True
+
+
+# ------------------------------------------------------------------------------------------------ cases
+def api(m, name: str):
+    """``m.<name>`` for gradcli; for torch, where torch keeps the same function: ``torch.nn.functional.X``
+    if it exists (except the deprecated F.tanh/F.sigmoid), else ``torch.X``, and a few Tensor-only methods."""
+    if m is G:
+        return getattr(G, name)
+    elsewhere = {
+        "view": lambda: m.Tensor.view,
+        "expand": lambda: m.Tensor.expand,
+        "sum_to_size": lambda: m.Tensor.sum_to_size,
+    }
+    if name in elsewhere:
+        return elsewhere[name]()
+    if name not in ("tanh", "sigmoid") and hasattr(m.nn.functional, name):  # F.tanh/F.sigmoid are deprecated
+        return getattr(m.nn.functional, name)  # losses: torch.X takes reduction as an int, F.X as a string
+    return getattr(m, name)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One differentiable op call.
+
+    op: the REGISTRY name it covers (or an operator/method name such as "__getitem__" for Tensor syntax).
+    id: a readable test id (unique over all case books).
+    fn: ``fn(m, *tensors)`` with ``m`` gradcli or torch; returns one Tensor.
+    args: the tensor inputs (shape, domain, requires grad).
+    marks: extra pytest marks.
+    """
+
+    op: str
+    id: str
+    fn: Callable
+    args: tuple
+    marks: tuple = field(default=())
+
+
+@dataclass(frozen=True)
+class NDCase:
+    """One call of a non-differentiable op (comparisons, bitwise, argmax...): values and dtypes only."""
+
+    op: str
+    id: str
+    fn: Callable
+    args: tuple
+
+
+class CaseBook:
+    """The cases of one area of the op table (a ``tests/cases_*.py`` module defines ``BOOK = CaseBook()``;
+    tests/test_ops.py collects every book).
+
+    known_torch_mismatch / known_gradcheck_fail / known_gradgrad_fail: case id -> reason; those cases are strict
+    xfails in the corresponding test (a fix turns them into failures that ask for the entry to be removed).
+    excluded: REGISTRY op name -> reason it has no case.
+    """
+
+    def __init__(self):
+        self.cases: list[Case] = []
+        self.nondiff: list[NDCase] = []
+        self.known_torch_mismatch: dict[str, str] = {}
+        self.known_gradcheck_fail: dict[str, str] = {}
+        self.known_gradgrad_fail: dict[str, str] = {}
+        self.excluded: dict[str, str] = {}
+
+    def add(self, op: str, id: str, fn: Callable, *args: Arg, marks=()) -> None:
+        """A differentiable case with id ``f"{op}-{id}"``."""
+        self.cases.append(Case(op, f"{op}-{id}", fn, tuple(args), marks=tuple(marks)))
+
+    def add_nd(self, op: str, id: str, fn: Callable, *args: Arg) -> None:
+        """A non-differentiable case with id ``f"{op}-{id}"``."""
+        self.nondiff.append(NDCase(op, f"{op}-{id}", fn, tuple(args)))

@@ -30,3 +30,16 @@ def test_non_editable_install_from_another_directory(tmp_path):
     assert p.stdout.startswith(str(target))  # really the installed copy, not the checkout
     script = target / "bin" / "gradcli"
     assert script.is_file()  # the console script is declared
+
+    # The JSON Schemas ship in the wheel, and the installed console script runs a batch with worker processes
+    # (which import the main module again: it must be guarded).
+    for name in ("grad", "batch", "ops"):
+        assert (target / "gradcli" / "schemas" / f"{name}.schema.json").is_file()
+    p = subprocess.run([sys.executable, "-m", "gradcli", "schema", "batch"], capture_output=True, text=True,
+                       cwd=work, env=env, timeout=60)
+    assert p.returncode == 0 and json.loads(p.stdout)["$id"] == "urn:gradcli:schema:batch"
+    entries = "".join(f"x = tensor([{k}.], requires_grad=True); (x * x).sum()\n" for k in range(40))
+    p = subprocess.run([sys.executable, str(script), "batch", "-", "--json", "--jobs", "2"], input=entries,
+                       capture_output=True, text=True, cwd=work, env=env, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert [json.loads(line)["grads"]["x"]["value"] for line in p.stdout.splitlines()] == [[2.0 * k] for k in range(40)]

@@ -79,7 +79,7 @@ def test_syntax_errors_have_positions(text, line, col):
     ("x.__class__", "AttributeError", "'_'"), ("__import__('os')", "NameError", "__import__"),
     ("().__class__", "AttributeError", "'_'"), ("getattr(1, 'real')", "NameError", "getattr"),
     ("eval('1')", "NameError", "eval"), ("import os", "ModuleNotFoundError", "os"),
-    ("torch.does_not_exist(1)", "NotImplementedError", "torch.does_not_exist"),
+    ("torch.does_not_exist(1)", "AttributeError", "module 'torch' has no attribute 'does_not_exist'"),
     ("ones(2, 2).numpy", "RuntimeError", ""),
 ])
 def test_language_refuses_python_escapes(text, type_, fragment):

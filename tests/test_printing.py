@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from gradcli.printing import format_tensor, format_value
+from gradcli.printing import format_display, format_tensor, format_value
 
 f32 = np.float32
 SUPPORTED_DTYPES = [
@@ -164,6 +164,45 @@ def test_format_value_grad_fn_object():
     text = format_value(node)
     assert text == f"<MulBackward0 object at {hex(id(node))}>"
     assert format_value((node,)) == f"(<MulBackward0 object at {hex(id(node))}>,)"
+
+
+# Jupyter's Out[n] (IPython's pretty printer, width 79). The expected strings are IPython 9.18's
+# IPython.lib.pretty.pretty() of the same values built with torch 2.13.
+_ROW = FakeTensor(np.array([0, 4, 8, 12], f32))
+_ROW_GRAD = FakeTensor(np.array([0, 4, 8, 12], f32), grad_fn="MulBackward0")
+_SQUARE = FakeTensor(np.ones((2, 2), f32))
+
+
+@pytest.mark.parametrize("value, expected", [
+    ((FakeTensor(np.array(100, f32), requires_grad=True), FakeTensor(np.array(1600, f32))),
+     "(tensor(100., requires_grad=True), tensor(1600.))"),
+    ((_ROW_GRAD, _ROW), "(tensor([ 0.,  4.,  8., 12.], grad_fn=<MulBackward0>),\n tensor([ 0.,  4.,  8., 12.]))"),
+    ((_SQUARE, _ROW), "(tensor([[1., 1.],\n         [1., 1.]]),\n tensor([ 0.,  4.,  8., 12.]))"),
+    ([1, _SQUARE], "[1,\n tensor([[1., 1.],\n         [1., 1.]])]"),
+    ([(1, 2), ["a" * 30, "b" * 30], {3, 1, 2}],
+     "[(1, 2),\n ['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb'],\n {1, 2, 3}]"),
+    (([1.5] * 12, ["abc"] * 3),
+     "([1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5],\n ['abc', 'abc', 'abc'])"),
+    (([1.5] * 12, ["abc"] * 12), "([1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5],\n ['abc',\n"
+     + "  'abc',\n" * 10 + "  'abc'])"),
+    ((_ROW,), "(tensor([ 0.,  4.,  8., 12.]),)"),
+    ("it's", '"it\'s"'),
+    (set(), "set()"),
+    ({"b", "a"}, "{'a', 'b'}"),
+    (0.1 + 0.2, "0.30000000000000004"),
+    (_ROW_GRAD, "tensor([ 0.,  4.,  8., 12.], grad_fn=<MulBackward0>)"),
+])
+def test_format_display_is_ipythons_layout(value, expected):
+    assert format_display(value) == expected
+
+
+def test_format_display_none_and_grad_fn():
+    assert format_display(None) is None  # Jupyter shows nothing
+    node = FakeNode("AddBackward0")
+    assert format_display(node) == f"<AddBackward0 at {hex(id(node))}>"  # IPython's form, not repr's
+    loop = [1]
+    loop.append(loop)
+    assert format_display(loop) == "[1, [...]]"
 
 
 def test_module_does_not_import_torch():

@@ -108,6 +108,15 @@ class _Builder(Transformer_NonRecursive):
     def return_stmt(self, meta, children):
         return n.Return(*_pos(meta), children[0])
 
+    def magic_stmt(self, meta, children):
+        line, col = _pos(children[0])
+        magic = str(children[0])
+        name = re.match(r"%(\w+)", magic).group(1)
+        if name != "matplotlib":
+            raise self._error(f"IPython magic %{name} is not part of gradcli's language (only %matplotlib lines "
+                              "are accepted, and do nothing)", line, col)
+        return [n.Pass(line, col)]
+
     def pass_stmt(self, meta, children):
         return n.Pass(*_pos(meta))
 

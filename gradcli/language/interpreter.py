@@ -14,6 +14,7 @@ import builtins as _py
 import operator
 import sys
 import warnings
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -25,7 +26,7 @@ from ..tensor import Size, Tensor
 from . import nodes as n
 
 DEFAULT_MAX_STEPS = 5_000_000
-DEFAULT_MAX_DEPTH = 200
+DEFAULT_MAX_DEPTH = 1000  # Python's default recursion limit
 MAX_INT_BITS = 100_000  # larger Python integers are refused before they are computed
 
 
@@ -180,6 +181,21 @@ _SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "m
 _ALLOWED_MODULES = {"torch", "torch.nn", "torch.nn.functional", "torch.autograd"}
 
 
+def _missing(owner: str, name: str) -> Exception:
+    """The error for ``owner.name`` that gradcli does not have: NotImplementedError naming it when PyTorch has
+    it (gradcli/torch_names.py), else the AttributeError PyTorch would raise."""
+    from .. import torch_names
+
+    known = {"torch": torch_names.TORCH, "torch.nn.functional": torch_names.FUNCTIONAL,
+             "Tensor": torch_names.TENSOR}.get(owner, ())
+    if name in known:
+        return NotImplementedError(f"'{owner}.{name}' is not supported by gradcli (run `gradcli ops` for the "
+                                   "supported ops)")
+    if owner == "Tensor":
+        return AttributeError(f"'Tensor' object has no attribute '{name}'")
+    return AttributeError(f"module '{owner}' has no attribute '{name}'")
+
+
 class Interpreter:
     """Runs programs against one global environment.
 
@@ -202,6 +218,7 @@ class Interpreter:
         self.steps = 0
         self.depth = 0
         self.program = None
+        self.warned: set = set()
         torch, functional = _namespaces()
         self.modules = {"torch": torch, "torch.nn": torch.members["nn"], "torch.nn.functional": functional,
                         "torch.autograd": torch.members["autograd"]}
@@ -223,25 +240,33 @@ class Interpreter:
         Raises:
             EvalError: for any error while running, with the position of the failing expression.
         """
-        self.program = program
         last = None
+        with self.running(program):
+            for stmt in program.body:
+                last = self.exec_top(stmt)
+        return last
+
+    @contextmanager
+    def running(self, program: n.Program):
+        """Make ``program`` the current one (for error positions and warnings) while its top-level statements
+        are run one by one with :meth:`exec_top`, and give Python's stack room for ``max_depth`` calls."""
+        self.program = program
         # Each call of a program function takes several Python frames; max_depth bounds the program's own
         # nesting, and this limit leaves room for it (a RecursionError that still happens is reported).
         old_limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(old_limit, 12 * self.max_depth + 2000))
         try:
-            for stmt in program.body:
-                try:
-                    last = self.exec_top(stmt)
-                except RecursionError:
-                    raise self.error(RecursionError("maximum recursion depth exceeded (the program nests calls "
-                                                    "or expressions too deeply)"), stmt) from None
+            yield self
         finally:
             sys.setrecursionlimit(old_limit)
-        return last
 
     def exec_top(self, stmt):
-        """Run one top-level statement; returns its value (expression or assigned value) or None."""
+        """Run one top-level statement (inside :meth:`running`); returns its value (the value of an expression
+        statement, the assigned value of ``name = ...``) or None.
+
+        Raises:
+            EvalError: for any error while running it, with the position of the failing expression.
+        """
         try:
             if isinstance(stmt, n.ExprStmt):
                 self.step(stmt)
@@ -251,9 +276,12 @@ class Interpreter:
                 return self.globals.get(stmt.target.id)
             return None
         except _Return:
-            raise self.error(SyntaxError("'return' outside function"), stmt)
+            raise self.error(SyntaxError("'return' outside function"), stmt) from None
         except (_Break, _Continue):
-            raise self.error(SyntaxError("'break' outside loop"), stmt)
+            raise self.error(SyntaxError("'break' outside loop"), stmt) from None
+        except RecursionError:
+            raise self.error(RecursionError("maximum recursion depth exceeded (the program nests calls or "
+                                            "expressions too deeply)"), stmt) from None
 
     def step(self, node):
         self.steps += 1
@@ -265,6 +293,21 @@ class Interpreter:
         p = self.program
         return dict(line=node.line, column=node.col, source=p.source if p else None,
                     filename=p.filename if p else None)
+
+    def warning(self, category: str, message: str, node) -> None:
+        """Write a warning raised at ``node`` as Python's warnings module does by default: once per source
+        line and message, as ``file:line: Category: message`` and the source line indented by two spaces."""
+        key = (node.line, category, message)
+        if key in self.warned:
+            return
+        self.warned.add(key)
+        p = self.program
+        if p is None:
+            self.warn(f"{category}: {message}\n")
+            return
+        lines = p.source.splitlines()
+        source = lines[node.line - 1].strip() if 1 <= node.line <= len(lines) else ""
+        self.warn(f"{p.filename}:{node.line}: {category}: {message}\n" + (f"  {source}\n" if source else ""))
 
     def error(self, exc: BaseException, node) -> GradcliError:
         """Wrap a Python exception raised while evaluating ``node`` as an EvalError at its position."""
@@ -410,8 +453,11 @@ class Interpreter:
     def set_attribute(self, obj, name, value, node):
         try:
             if isinstance(obj, Tensor) and name == "requires_grad":
-                if obj.grad_fn is not None:
+                # PyTorch's setter: its own texts, then requires_grad_()'s (the long one for a non-leaf)
+                if obj.grad_fn is not None and value:
                     raise RuntimeError("you can only change requires_grad flags of leaf variables.")
+                if value and not obj.is_floating_point():
+                    raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
                 obj.requires_grad_(bool(value))
             elif isinstance(obj, Tensor) and name == "grad":
                 obj.grad = value
@@ -501,7 +547,13 @@ class Interpreter:
             return self.globals[name]
         if name in self.builtins:
             return self.builtins[name]
-        raise self.error(NameError(f"name '{name}' is not defined"), e)
+        err = self.error(NameError(f"name '{name}' is not defined"), e)
+        from .. import torch_names
+
+        if name in torch_names.TORCH or name in torch_names.FUNCTIONAL:
+            err.hint = (f"PyTorch has {name}, but gradcli does not support it (run `gradcli ops` for the "
+                        "supported ops)")
+        raise err
 
     def truth(self, value, node) -> bool:
         try:
@@ -542,7 +594,7 @@ class Interpreter:
                                      "expose names starting with '_')")
             if isinstance(obj, Tensor):
                 if name not in TENSOR_ATTRS and name not in METHODS:
-                    raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+                    raise _missing("Tensor", name)
                 if name == "data":
                     return obj.detach()
                 if name == "grad":
@@ -550,15 +602,13 @@ class Interpreter:
                         warnings.simplefilter("always")
                         value = obj.grad
                     for w in caught:
-                        where = f"{self.program.filename}:{node.line}: " if self.program else ""
-                        self.warn(f"{where}{w.category.__name__}: {w.message}\n")
+                        self.warning(w.category.__name__, str(w.message), node)
                     return value
                 return getattr(obj, name)
             if isinstance(obj, Namespace):
                 if name in obj.members:
                     return obj.members[name]
-                raise NotImplementedError(f"'{obj.name}.{name}' is not supported by gradcli (run `gradcli ops` "
-                                          "for the supported ops)")
+                raise _missing(obj.name, name)
             if isinstance(obj, (autograd.Node, autograd.AccumulateGrad)) and name in NODE_ATTRS:
                 return getattr(obj, name)
             if isinstance(obj, dtypes.DType) and name in ("is_floating_point", "itemsize"):
@@ -568,6 +618,8 @@ class Interpreter:
             if isinstance(obj, str) and name in STR_METHODS:
                 return getattr(obj, name)
             if isinstance(obj, list) and name in LIST_METHODS:
+                return getattr(obj, name)
+            if isinstance(obj, tuple) and name in getattr(type(obj), "_fields", ()):  # max(dim).values
                 return getattr(obj, name)
             raise AttributeError(f"'{_type_name(obj)}' object has no attribute '{name}'")
         except GradcliError:
@@ -591,7 +643,7 @@ class Interpreter:
             raise self.error(TypeError(f"'{_type_name(func)}' object is not callable"), e)
         try:
             return func(*args, **kwargs)
-        except GradcliError:
+        except (GradcliError, BrokenPipeError):  # a closed stdout ends the run (see cli.main), not an error here
             raise
         except RecursionError:
             raise self.error(RecursionError("maximum recursion depth exceeded"), e) from None

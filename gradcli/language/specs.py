@@ -23,13 +23,24 @@ _NAME_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(.*)$", re.S)
 MAX_FILE_BYTES = 512 * 1024 * 1024
 
 
+_NO_DATA = object()
+
+
 @dataclass
 class Spec:
-    """One ``NAME=SPEC`` option: ``requires_grad`` is True for ``-i``, False for ``-c``."""
+    """One ``NAME=SPEC`` option: ``requires_grad`` is True for ``-i``, False for ``-c``.
+
+    ``data``, when given, is the value itself (a number or nested lists, as read from JSON: a ``gradcli batch``
+    JSON Lines entry) and ``text`` is unused."""
     name: str
     text: str
     requires_grad: bool
     option: str  # "-i" or "-c", for messages
+    data: object = _NO_DATA
+
+    @property
+    def has_data(self) -> bool:
+        return self.data is not _NO_DATA
 
 
 def parse_spec(option_value: str, requires_grad: bool) -> Spec:
@@ -44,6 +55,25 @@ def parse_spec(option_value: str, requires_grad: bool) -> Spec:
         raise InputError(f"{flag} expects NAME=SPEC (for example {flag} 'x=[1., 2.]'), got {option_value!r}",
                          type="InputSpecError")
     return Spec(m.group(1), m.group(2).strip(), requires_grad, flag)
+
+
+def make_spec(item, requires_grad: bool) -> Spec:
+    """A :class:`Spec` from a ``"NAME=SPEC"`` string (``-i``/``-c``) or a ``(name, value)`` pair, where value is
+    SPEC text (a str) or the data itself (a number or nested lists of numbers, e.g. from JSON).
+
+    Raises:
+        InputError: for a malformed ``NAME=SPEC`` or a name that is not an identifier.
+    """
+    if isinstance(item, str):
+        return parse_spec(item, requires_grad)
+    name, value = item
+    flag = "-i" if requires_grad else "-c"
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise InputError(f"input name {name!r} is not a valid name (letters, digits and '_', not starting with a "
+                         "digit)", type="InputSpecError")
+    if isinstance(value, str):
+        return Spec(name, value.strip(), requires_grad, flag)
+    return Spec(name, "", requires_grad, flag, data=value)
 
 
 def load_file(path_text: str) -> np.ndarray:
@@ -137,7 +167,9 @@ def evaluate_spec(spec: Spec, interpreter) -> Tensor:
     from .nodes import Program
 
     filename = f"{spec.option} {spec.name}"
-    if spec.text.startswith("@"):
+    if spec.has_data:
+        value = spec.data
+    elif spec.text.startswith("@"):
         value = load_file(spec.text[1:])
     else:
         if not spec.text:

@@ -3,19 +3,28 @@
 Importing this package fills :data:`REGISTRY` (name → callable, the namespace of the language and of
 ``import gradcli``) and installs Tensor methods and operators. Families:
 
-* :mod:`.elementwise` — arithmetic, powers, exp/log, activations, comparisons, dtype casts
-* :mod:`.reduction` — sum, mean, norm, sum_to_size
-* :mod:`.linalg` — dot, mv, mm, outer, matmul
-* :mod:`.shape` — reshape/view, transpose/permute/T, squeeze/unsqueeze, expand, indexing
-* :mod:`.loss` — binary_cross_entropy_with_logits
-* :mod:`.creation` — tensor, zeros, ones, full, eye, arange, linspace, rand, randn, *_like
+* :mod:`.elementwise` — arithmetic, powers, exp/log, trigonometry, clamp/maximum/minimum, where, comparisons,
+  dtype casts
+* :mod:`.activation` — relu, relu6, leaky_relu, elu, selu, gelu, silu, softplus, hardtanh
+* :mod:`.reduction` — sum, mean, prod, max/min, amax/amin, argmax/argmin, var/std, logsumexp, norm, cumsum,
+  sum_to_size
+* :mod:`.linalg` — dot, mv, mm, bmm, outer, matmul, linear, einsum
+* :mod:`.shape` — reshape/view, transpose/permute/movedim/T, squeeze/unsqueeze, expand, narrow, cat/stack,
+  split/chunk/unbind, flip, repeat, clone, index_select, gather, indexing
+* :mod:`.nn` — softmax, log_softmax
+* :mod:`.loss` — cross_entropy, nll_loss, mse_loss, l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy,
+  binary_cross_entropy_with_logits, kl_div
+* :mod:`.creation` — tensor, zeros, ones, full, eye, arange, linspace, rand, randn, randint, *_like, new_*
 """
 
 from ..tensor import Tensor
-from . import creation, elementwise, linalg, loss, reduction, shape  # noqa: F401  (fill the registry)
+from . import creation, elementwise, linalg, loss, nn, reduction, shape  # noqa: F401  (fill the registry)
+from . import activation  # noqa: F401
 from ._core import KINDS, REGISTRY, Op, positional, to_tensor
-from .elementwise import (abs, add, bitwise_and, bitwise_or, bitwise_xor, div, eq, exp, ge, gt, le, log, lt,
-                          mul, ne, neg, pow, reciprocal, relu, rsub, sigmoid, sign, sqrt, sub, tanh, to, where)
+from .activation import relu
+from .elementwise import (abs, add, bitwise_and, bitwise_or, bitwise_xor, div, eq, exp, floor_divide, ge, gt, le,
+                          log, lt, mul, ne, neg, pow, reciprocal, remainder, rsub, sigmoid, sign, sqrt, sub, tanh,
+                          to, true_divide, where)
 from .linalg import dot, matmul, mm, mv, outer
 from .loss import binary_cross_entropy_with_logits
 from .reduction import mean, norm, sum, sum_to_size
@@ -26,12 +35,16 @@ from .shape import expand, flatten, getitem, permute, reshape, select, squeeze, 
 _OPERATORS = {
     "__add__": positional(add, 2),  # positional(): the hottest operators skip Op.__call__'s argument handling
     "__radd__": lambda a, b: add(b, a) if isinstance(b, Tensor) else add(a, b),
-    "__sub__": positional(sub, 2),
+    "__sub__": lambda a, b: sub(a, b),
     "__rsub__": lambda a, b: rsub(a, b),
     "__mul__": positional(mul, 2),
     "__rmul__": lambda a, b: mul(b, a) if isinstance(b, Tensor) else mul(a, b),
-    "__truediv__": positional(div, 2),
+    "__truediv__": positional(true_divide, 2),
     "__rtruediv__": lambda a, b: mul(reciprocal(a), b),
+    "__floordiv__": lambda a, b: floor_divide(a, b),
+    "__rfloordiv__": lambda a, b: floor_divide(b, a),
+    "__mod__": lambda a, b: remainder(a, b),
+    "__rmod__": lambda a, b: remainder(b, a),
     "__matmul__": lambda a, b: matmul(a, to_tensor(b)),
     "__rmatmul__": lambda a, b: matmul(to_tensor(b), a),
     "__pow__": lambda a, b: pow(a, b),
@@ -51,5 +64,6 @@ _OPERATORS = {
 }
 for _name, _fn in _OPERATORS.items():
     setattr(Tensor, _name, _fn)
+
 
 __all__ = ["REGISTRY", "KINDS", "Op", "to_tensor"] + sorted(n for n in REGISTRY if not n.startswith("_"))

@@ -243,6 +243,8 @@ def op(grad_fn: str | None, *, inputs: int = 1, promote: str | None = "same", di
             register(a, o, "op")
         if method:
             _install_op_method(o, o.name if method is True else method)
+            for a in aliases:  # torch's aliases are methods too (Tensor.absolute, Tensor.multiply)
+                _install_op_method(o, a)
         return o
 
     return wrap
@@ -356,10 +358,13 @@ def _apply(o: Op, args, params=None):
             if n == 1 or db is not None:
                 if params is None:
                     params = args[n:]
-                if n == 1:
-                    out = o.forward(da, *params) if params else o.forward(da)
-                else:
-                    out = o.forward(da, db, *params) if params else o.forward(da, db)
+                try:
+                    if n == 1:
+                        out = o.forward(da, *params) if params else o.forward(da)
+                    else:
+                        out = o.forward(da, db, *params) if params else o.forward(da, db)
+                except ValueError as e:
+                    raise _forward_error(e, (da, db)) from None
                 if type(out) is not np.ndarray:
                     if type(out) is tuple:
                         return _tuple_output(o, out, args, (da,) if n == 1 else (da, db), dtype)
@@ -399,10 +404,39 @@ def _apply(o: Op, args, params=None):
     datas, dtype = _fast_promote(o, args)
     if datas is None:
         datas, dtype = _promote(o, args[:n])
-    out = o.forward(*datas, *args[n:]) if len(args) > n else o.forward(*datas)
+    try:
+        out = o.forward(*datas, *args[n:]) if len(args) > n else o.forward(*datas)
+    except ValueError as e:
+        raise _forward_error(e, datas) from None
     if type(out) is tuple:
         return _tuple_output(o, out, args, datas, dtype)
     return _wrap_output(o, out, args, datas, dtype)
+
+
+def _forward_error(e: ValueError, datas) -> Exception:
+    """What a forward's ValueError becomes: PyTorch's RuntimeError for operands that do not broadcast."""
+    if "could not be broadcast" not in str(e):
+        return e
+    return RuntimeError(_broadcast_message(datas))
+
+
+def _broadcast_message(datas) -> str:
+    """PyTorch's error for operands that do not broadcast (``infer_size``: the operands' shapes are combined
+    left to right, each pair compared from the last dimension)."""
+    shape = ()
+    for d in datas:
+        if d is None:
+            continue
+        s = np.shape(d)
+        ndim = max(len(shape), len(s))
+        a = (1,) * (ndim - len(shape)) + tuple(shape)
+        b = (1,) * (ndim - len(s)) + tuple(s)
+        for i in range(ndim - 1, -1, -1):
+            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+                return (f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at non-singleton "
+                        f"dimension {i}")
+        shape = tuple(y if x == 1 else x for x, y in zip(a, b))
+    return "operands could not be broadcast together"
 
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)

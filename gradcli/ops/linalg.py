@@ -1,27 +1,56 @@
-"""Linear algebra: dot, mv, mm, and matmul composed from them the way PyTorch composes it.
+"""Linear algebra: dot, mv, mm, bmm, outer, matmul and linear composed the way PyTorch composes them, and einsum.
 
-torch.matmul is not one autograd function: for 1-d @ 1-d it calls dot (DotBackward0), for 2-d @ 1-d mv
-(MvBackward0), for 2-d @ 2-d mm (MmBackward0), and for 1-d @ 2-d it unsqueezes, calls mm and squeezes
-(SqueezeBackward4 on top of MmBackward0), see aten/src/ATen/native/LinearAlgebra.cpp ``_matmul_impl``. gradcli
-composes matmul the same way so the recorded graph is PyTorch's. Batched (>2-d) products are one node here.
+torch.matmul is not one autograd function (aten/src/ATen/native/LinearAlgebra.cpp ``_matmul_impl``): 1-d @ 1-d
+is dot (DotBackward0), 2-d @ 1-d mv, 2-d @ 2-d mm, 1-d @ 2-d unsqueeze → mm → squeeze_ (SqueezeBackward4); a
+>=3-d operand with a 1-d/2-d one is folded into one mm/mv (UnsafeViewBackward0 on top; for 2-d @ 3-d through
+the transposed product, then ``.contiguous()``: CloneBackward0) when the smaller operand requires grad or the
+larger one folds without a copy; anything else is expand → reshape → bmm → _unsafe_view. gradcli composes
+matmul the same way, so the recorded graph is PyTorch's. Memory layout (contiguity, which PyTorch's choices
+depend on) is read from the numpy arrays' strides, which follow PyTorch's for the same sequence of views.
+
+F.linear follows at::linear: addmm for a 2-d input with bias (AddmmBackward0), flatten → addmm → view for a
+contiguous input of another rank with a 1-d bias, else matmul with ``weight.t()`` (+ bias).
+
+einsum is one node computed with numpy.einsum, its derivatives einsums too; PyTorch decomposes it into
+permute/diagonal/mul/bmm/view/sum. gradcli records the top node PyTorch records (see :func:`einsum`), not the
+chain below it.
 """
 
 from __future__ import annotations
 
+import inspect
+import string
+
 import numpy as np
 
+from .. import dtypes
+from ..tensor import Tensor
 from ._core import install_method, op, register
 
-
-def _check_same_dtype(a, b, what):
-    if a.dtype != b.dtype:
-        from .. import dtypes
-
-        raise RuntimeError(f"{what} must have the same dtype, but got {dtypes.from_numpy(a.dtype).name.capitalize()} "
-                           f"and {dtypes.from_numpy(b.dtype).name.capitalize()}")
+_SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
 
 
-@op("DotBackward0", inputs=2, promote=None, method=True)
+def _scalar_name(a) -> str:
+    """PyTorch's ScalarType name of an array's dtype ("Float", "Long")."""
+    return _SCALAR_NAMES[dtypes.from_numpy(a.dtype).name]
+
+
+def _cpp_name(a) -> str:
+    """The C++ type name PyTorch's mm messages use ("float", "long int")."""
+    return _CPP_NAMES[dtypes.from_numpy(a.dtype).name]
+
+
+def _data(x) -> np.ndarray:
+    return x.data if isinstance(x, Tensor) else np.asarray(x)
+
+
+# --------------------------------------------------------------------------------------- dot, mv, mm, bmm
+
+
+@op("DotBackward0", inputs=2, promote=None, method=True, note="d/dinput = grad * tensor, d/dtensor = grad * input")
 def dot(input, tensor):
     """Inner product of two 1-d tensors of the same size and dtype. Matches torch.dot.
 
@@ -34,7 +63,9 @@ def dot(input, tensor):
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
                            f"[{tensor.shape[0]}] to have the same number of elements, but got {input.shape[0]} "
                            f"and {tensor.shape[0]} elements respectively")
-    _check_same_dtype(input, tensor, "dot : expected both vectors to have same dtype, but found")
+    if input.dtype != tensor.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_scalar_name(input)} and "
+                           f"{_scalar_name(tensor)}")
     return np.asarray(np.dot(input, tensor))
 
 
@@ -43,56 +74,130 @@ def _(grad, input, tensor, needs_input_grad):
     return (grad * tensor if needs_input_grad[0] else None, grad * input if needs_input_grad[1] else None)
 
 
-@op("MvBackward0", inputs=2, promote=None, method=True)
+@op("MvBackward0", inputs=2, promote=None, method=True,
+    note="d/dinput = outer(grad, vec), d/dvec = input^T @ grad")
 def mv(input, vec):
     """Matrix (n×m) times vector (m) → (n). Matches torch.mv.
 
     Raises:
-        RuntimeError: for wrong ranks or sizes (PyTorch's messages).
+        RuntimeError: for wrong ranks, sizes or dtypes (PyTorch's messages).
     """
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
     if input.shape[1] != vec.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({input.shape[0]}), mat ({input.shape[0]}x{input.shape[1]}), "
                            f"vec ({vec.shape[0]})")
-    _check_same_dtype(input, vec, "expected m1 and m2 to have the same dtype, but got:")
+    if input.dtype != vec.dtype:
+        v, m = _scalar_name(vec), _scalar_name(input)
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {v}, {m}, and {v}")
     return input @ vec
 
 
 @mv.defvjp
 def _(grad, input, vec, needs_input_grad):
     return (outer(grad, vec) if needs_input_grad[0] else None,
-            input.mT @ grad if needs_input_grad[1] else None)
+            mv(input.mT, grad) if needs_input_grad[1] else None)
 
 
-@op("MmBackward0", inputs=2, promote=None, method=True)
-def mm(input, mat2):
-    """Matrix product of an (n×m) and an (m×p) matrix. Matches torch.mm.
-
-    Raises:
-        RuntimeError: for non-2-d inputs or mismatched inner sizes (PyTorch's messages).
-    """
-    if input.ndim != 2:
-        raise RuntimeError("self must be a matrix")
-    if mat2.ndim != 2:
-        raise RuntimeError("mat2 must be a matrix")
+def _check_mm(input, mat2, first="self", got=False):
+    for name, m in ((first, input), ("mat2", mat2)):
+        if m.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix" + (f", got {m.ndim}-D tensor" if got else ""))
     if input.shape[1] != mat2.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x{input.shape[1]} and "
                            f"{mat2.shape[0]}x{mat2.shape[1]})")
-    _check_same_dtype(input, mat2, "expected m1 and m2 to have the same dtype, but got:")
+
+
+@op("MmBackward0", inputs=2, promote=None, method=True,
+    note="d/dinput = grad @ mat2^T, d/dmat2 = input^T @ grad")
+def mm(input, mat2):
+    """Matrix product of an (n×m) and an (m×p) matrix of one dtype. Matches torch.mm.
+
+    Raises:
+        RuntimeError: for non-2-d inputs, mismatched inner sizes or dtypes (PyTorch's messages).
+    """
+    _check_mm(input, mat2)
+    if input.dtype != mat2.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cpp_name(input)} != "
+                           f"{_cpp_name(mat2)}")
     return input @ mat2
 
 
 @mm.defvjp
 def _(grad, input, mat2, needs_input_grad):
-    return (grad @ mat2.mT if needs_input_grad[0] else None,
-            input.mT @ grad if needs_input_grad[1] else None)
+    return (mm(grad, mat2.mT) if needs_input_grad[0] else None,
+            mm(input.mT, grad) if needs_input_grad[1] else None)
 
 
-@op("MulBackward0", inputs=2, promote=None, method=True, aliases=("ger",))
+@op("BmmBackward0", inputs=2, promote=None, method=True,
+    note="d/dinput = grad @ mat2^T, d/dmat2 = input^T @ grad, batch by batch")
+def bmm(input, mat2):
+    """Batched matrix product of (b×n×m) and (b×m×p) tensors of one dtype → (b×n×p); no broadcasting.
+    Matches torch.bmm.
+
+    Raises:
+        RuntimeError: for non-3-d inputs, mismatched batch or inner sizes, or dtypes (PyTorch's messages).
+    """
+    if input.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if mat2.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if mat2.shape[:2] != (input.shape[0], input.shape[2]):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{input.shape[0]}, "
+                           f"{input.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
+    if input.dtype != mat2.dtype:
+        raise RuntimeError(f"expected scalar type {_scalar_name(input)} but found {_scalar_name(mat2)}")
+    return np.matmul(input, mat2)
+
+
+@bmm.defvjp
+def _(grad, input, mat2, needs_input_grad):
+    return (bmm(grad, mat2.mT) if needs_input_grad[0] else None,
+            bmm(input.mT, grad) if needs_input_grad[1] else None)
+
+
+@op("AddmmBackward0", inputs=3, promote=None, name="_addmm",
+    note="d/dinput = grad, d/dmat1 = grad @ mat2^T, d/dmat2 = mat1^T @ grad")
+def _addmm(input, mat1, mat2):
+    """``input + mat1 @ mat2`` with ``input`` broadcast to (n×p): torch.addmm with beta = alpha = 1, which
+    F.linear calls."""
+    _check_mm(mat1, mat2, "mat1", got=True)
+    if mat1.dtype != mat2.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_scalar_name(mat1)} and "
+                           f"{_scalar_name(mat2)}")
+    if input.dtype != mat1.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_scalar_name(input)} and "
+                           f"{_scalar_name(mat2)}")
+    target = (mat1.shape[0], mat2.shape[1])
+    lead = len(target) - input.ndim
+    for i, s in enumerate(target):
+        have = input.shape[i - lead] if i >= lead else 1
+        if lead < 0 or (have != 1 and have != s):
+            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({have}) at "
+                               f"non-singleton dimension {i}.  Target sizes: {list(target)}.  Tensor sizes: "
+                               f"{list(input.shape)}")
+    return mat1 @ mat2 + input
+
+
+@_addmm.defvjp
+def _(grad, mat1, mat2, needs_input_grad):
+    # derivatives.yaml addmm: self: grad (the engine sums it to the bias's shape); mat1/mat2 as mm
+    return (grad if needs_input_grad[0] else None,
+            mm(grad, mat2.mT) if needs_input_grad[1] else None,
+            mm(mat1.mT, grad) if needs_input_grad[2] else None)
+
+
+@op("MulBackward0", inputs=2, method=True, aliases=("ger",), note="d/dinput = grad @ vec2, d/dvec2 = grad^T @ input")
 def outer(input, vec2):
-    """Outer product of two 1-d tensors: (n) and (m) → (n×m). Matches torch.outer (which is a product of
-    broadcast views, hence grad_fn MulBackward0)."""
+    """Outer product of two 1-d tensors: (n) and (m) → (n×m), with type promotion. Matches torch.outer (a
+    product of broadcast views, hence grad_fn MulBackward0).
+
+    Raises:
+        RuntimeError: for operands that are not 1-d (PyTorch's message).
+    """
+    for name, v in (("self", input), ("vec2", vec2)):
+        if v.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v.ndim}-D")
     return np.multiply.outer(input, vec2)
 
 
@@ -102,68 +207,140 @@ def _(grad, input, vec2, needs_input_grad):
             mv(grad.mT, input) if needs_input_grad[1] else None)
 
 
-@op("UnsafeViewBackward0", inputs=2, promote=None, name="_matmul_batched")
-def _matmul_batched(input, other):
-    """Batched matrix product with broadcast batch dimensions (numpy.matmul semantics)."""
-    return np.matmul(input, other)
+# -------------------------------------------------------------------------------- matmul and its pieces
 
 
-@_matmul_batched.defvjp
-def _(grad, input, other, needs_input_grad):
-    # A 1-d operand was treated as a row (left) or column (right) matrix; the engine sums batch dimensions.
-    from .shape import reshape, unsqueeze
+@op("UnsafeViewBackward0", promote=None, name="_unsafe_view", note="d/dx = grad reshaped back")
+def _unsafe_view(input, shape):
+    """``input`` with a new shape of the same size (aten's ``_unsafe_view``, which matmul ends with)."""
+    return np.reshape(input, shape)
 
-    gi = go = None
-    if input.ndim == 1:
-        if needs_input_grad[0]:
-            gi = matmul(unsqueeze(grad, -2), other.mT)
-        if needs_input_grad[1]:
-            go = matmul(reshape(input, (-1, 1)), unsqueeze(grad, -2))
-        return gi, go
-    if other.ndim == 1:
-        if needs_input_grad[0]:
-            gi = matmul(unsqueeze(grad, -1), reshape(other, (1, -1)))
-        if needs_input_grad[1]:
-            go = matmul(input.mT, unsqueeze(grad, -1))
-            go = reshape(go, tuple(go.shape[:-1]))
-        return gi, go
-    return (matmul(grad, other.mT) if needs_input_grad[0] else None,
-            matmul(input.mT, grad) if needs_input_grad[1] else None)
+
+@_unsafe_view.defvjp
+def _(grad, input_shape):
+    from .shape import reshape
+
+    return reshape(grad, input_shape)
+
+
+@op("CloneBackward0", promote=None, name="_clone", note="d/dx = grad")
+def _clone(input):
+    """A copy of ``input`` in row-major order (``clone``/``contiguous()``)."""
+    return np.array(input, order="C", copy=True)
+
+
+@_clone.defvjp
+def _(grad):
+    return grad
+
+
+def _contiguous(t):
+    """``t.contiguous()``: ``t`` itself if its layout is row-major (size-1 dimensions' strides ignored, as in
+    both PyTorch and numpy), else a clone (CloneBackward0)."""
+    return t if t.data.flags.c_contiguous else _clone(t)
+
+
+def _reshape_copying(t, shape):
+    """``t.reshape(shape)`` as PyTorch records it: a view (ViewBackward0) when the layout allows one, else
+    clone + _unsafe_view (CloneBackward0, UnsafeViewBackward0)."""
+    from .shape import reshape
+
+    if not np.may_share_memory(np.reshape(t.data, shape), t.data):  # numpy copies exactly when torch does
+        return _unsafe_view(_clone(t), shape)
+    return reshape(t, shape)
+
+
+def _foldable(t1: Tensor) -> bool:
+    """Whether the leading dimensions of ``t1`` merge into one without a copy (should_fold's stride test)."""
+    if t1.data.size == 0:
+        return True
+    shape, strides = t1.data.shape, t1.data.strides
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
+
+
+def _should_fold(a: Tensor, b: Tensor) -> bool:
+    """aten's should_fold: a >=3-d operand with a 1-d/2-d one goes through one mm/mv if the smaller operand
+    requires grad, or (unless the left operand is the 2-d one) the larger folds without a copy."""
+    a_larger = a.ndim >= b.ndim
+    t1_dim, t2_dim = (a.ndim, b.ndim) if a_larger else (b.ndim, a.ndim)
+    if not (t1_dim >= 3 and t2_dim <= 2):
+        return False
+    if (b if a_larger else a).requires_grad:
+        return True
+    if a.ndim == 2:
+        return False
+    return _foldable(a if a_larger else b.mT)
+
+
+def _broadcast_batch(sa: tuple, sb: tuple) -> tuple:
+    n = max(len(sa), len(sb))
+    sa, sb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
+    out = []
+    for i, (x, y) in enumerate(zip(sa, sb)):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton "
+                               f"dimension {i}")
+        out.append(max(x, y))
+    return tuple(out)
 
 
 def matmul(input, other):
-    """Matrix product with PyTorch's rules for 1-d, 2-d and batched operands. Matches torch.matmul (and ``@``),
-    including the recorded graph (dot, mv, mm, or unsqueeze → mm → squeeze for 1-d @ 2-d).
+    """Matrix product with PyTorch's rules for 1-d, 2-d and batched (broadcast) operands. Matches torch.matmul
+    (and ``@``), including the recorded graph (see the module docstring).
 
     Raises:
-        RuntimeError: for 0-d operands, mismatched sizes or dtypes (PyTorch's messages).
+        RuntimeError: for 0-d operands, mismatched sizes or dtypes (the messages of the op PyTorch reaches:
+            dot, mv, mm or bmm).
     """
-    a_nd, b_nd = input.ndim, other.ndim
-    if a_nd == 0 or b_nd == 0:
-        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a_nd}D and {b_nd}D")
-    if a_nd == 1 and b_nd == 1:
-        return dot(input, other)
-    if a_nd == 2 and b_nd == 1:
-        return mv(input, other)
-    if a_nd == 1 and b_nd == 2:
-        from .shape import unsqueeze
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        return np.matmul(input, other)  # derivative rules on numpy arrays
+    from ._core import to_tensor
+    from .shape import expand, squeeze, t, unsqueeze
 
-        if input.shape[0] != other.shape[0]:
-            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied (1x{input.shape[0]} and "
-                               f"{other.shape[0]}x{other.shape[1]})")
-        return _squeeze_result(mm(unsqueeze(input, 0), other), 0)
-    if a_nd == 2 and b_nd == 2:
-        return mm(input, other)
-    ka = input.shape[-1]
-    kb = other.shape[-2] if b_nd >= 2 else other.shape[0]
-    if ka != kb:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{input.shape[0] if a_nd > 2 else 1}, {ka}] but got: "
-                           f"[{other.shape[0] if b_nd > 2 else 1}, {kb}].")
-    if isinstance(input, np.ndarray) and isinstance(other, np.ndarray):
-        return np.matmul(input, other)
-    _check_same_dtype(input.data, other.data, "expected m1 and m2 to have the same dtype, but got:")
-    return _matmul_batched(input, other)
+    a, b = to_tensor(input), to_tensor(other)
+    da, db = a.ndim, b.ndim
+    if da == 0 or db == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
+    if da == 1 and db == 1:
+        return dot(a, b)
+    if da == 2 and db == 1:
+        return mv(a, b)
+    if da == 1 and db == 2:
+        return _squeeze_result(mm(unsqueeze(a, 0), b), 0)
+    if da == 2 and db == 2:
+        return mm(a, b)
+    # A 3-d operand with a batch of one that requires grad, against a real batch, is squeezed to a matrix
+    # first (what PyTorch 2.13 records: SqueezeBackward1, then the folded product).
+    if da == 3 and db == 3 and (a.shape[0] == 1) != (b.shape[0] == 1):
+        if a.shape[0] == 1 and a.requires_grad:
+            a, da = squeeze(a, 0), 2
+        elif b.shape[0] == 1 and b.requires_grad:
+            b, db = squeeze(b, 0), 2
+    if _should_fold(a, b):
+        transpose = db > da
+        t1 = b.mT if transpose else a
+        t2 = (t(a) if da == 2 else a) if transpose else b
+        out_shape = tuple(t1.shape[:-1])
+        folded = int(np.prod(out_shape))
+        t1_folded = _reshape_copying(t1, (folded, t1.shape[-1]))
+        if t2.ndim == 2:
+            out = _unsafe_view(mm(t1_folded, t2), out_shape + (t2.shape[1],))
+            return _contiguous(out.mT) if transpose else out
+        return _unsafe_view(mv(t1_folded, t2), out_shape)
+    n = a.shape[-2] if da > 1 else 1
+    m1 = a.shape[-1]
+    m2 = b.shape[-2] if db > 1 else b.shape[0]
+    p = b.shape[-1] if db > 1 else 1
+    batch = _broadcast_batch(tuple(a.shape[:max(da - 2, 0)]), tuple(b.shape[:max(db - 2, 0)]))
+    count = int(np.prod(batch))
+    a3 = _reshape_copying(expand(a, *(batch + (n, m1))), (count, n, m1))
+    vector_rhs = db == 1
+    b3 = _reshape_copying(expand(unsqueeze(b, -1) if vector_rhs else b, *(batch + (m2, p))), (count, m2, p))
+    out = bmm(a3, b3)
+    if vector_rhs:
+        out = squeeze(out, -1)
+    out_shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
+    return _unsafe_view(out, out_shape)
 
 
 def _squeeze_result_forward(input, dim):
@@ -172,7 +349,8 @@ def _squeeze_result_forward(input, dim):
 
 
 # matmul's in-place squeeze_ records SqueezeBackward4, not squeeze's SqueezeBackward1.
-_squeeze_result = op("SqueezeBackward4", promote=None, name="_squeeze_result")(_squeeze_result_forward)
+_squeeze_result = op("SqueezeBackward4", promote=None, name="_squeeze_result",
+                     note="d/dx = grad reshaped back")(_squeeze_result_forward)
 
 
 @_squeeze_result.defvjp
@@ -184,3 +362,223 @@ def _(grad, dim, input_shape):
 
 register("matmul", matmul, "op")
 install_method("matmul", matmul)
+matmul.note = "d/dinput = grad @ other^T, d/dother = input^T @ grad (through the ops it is composed of)"
+
+
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias``: input (*, in), weight (out, in) or (in,), bias broadcastable to the output
+    (or None). Matches torch.nn.functional.linear and its recorded graph (see the module docstring).
+
+    Raises:
+        RuntimeError: for 0-d operands and mismatched sizes or dtypes (PyTorch's messages).
+    """
+    from ._core import to_tensor
+    from .shape import reshape, t
+
+    input, weight = to_tensor(input), to_tensor(weight)
+    if input.ndim == 0 or weight.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.ndim}D and "
+                           f"{weight.ndim}D")
+    if bias is not None:
+        bias = to_tensor(bias)
+        if input.ndim == 2:
+            return _addmm(bias, input, t(weight))
+        if bias.ndim == 1 and input.data.flags.c_contiguous:
+            lead = tuple(input.shape[:-1])
+            out = _addmm(bias, reshape(input, (int(np.prod(lead)), input.shape[-1])), t(weight))
+            return reshape(out, lead + (out.shape[1],))
+    out = matmul(input, t(weight))
+    return out if bias is None else out + bias
+
+
+register("linear", linear, "op")
+linear.note = "d/dinput = grad @ weight, d/dweight = grad^T @ input, d/dbias = grad summed over the batch"
+
+
+# --------------------------------------------------------------------------------------------------- einsum
+_LETTERS = string.ascii_uppercase + string.ascii_lowercase
+
+
+def _parse_einsum(equation: str, shapes: list) -> tuple:
+    """The equation with the ellipsis replaced by letters and the output made explicit (PyTorch's rules:
+    implicit output = ellipsis dimensions, then the labels used once, in alphabetical order, uppercase first).
+
+    Returns (operand subscripts, output subscripts), each a string of letters.
+    Raises:
+        RuntimeError: PyTorch's einsum messages for malformed equations and mismatched operands or sizes.
+    """
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) > len(shapes):
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+    if len(terms) < len(shapes):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    for term in terms + [rhs]:
+        for ch in term.replace("...", ""):
+            if ch not in _LETTERS:
+                raise RuntimeError(f"einsum(): invalid subscript given at index {eq.index(ch)} in the equation "
+                                   f"string, subscripts must be in [a-zA-Z]")
+    used = set(eq)
+    free = [c for c in _LETTERS if c not in used]
+    ell = 0
+    for k, (term, shape) in enumerate(zip(terms, shapes)):
+        labels = len(term.replace("...", ""))
+        if "..." in term:
+            if labels > len(shape):
+                raise RuntimeError(f"einsum(): the number of subscripts in the equation ({labels}) is more than the "
+                                   f"number of dimensions ({len(shape)}) for operand {k}")
+            ell = max(ell, len(shape) - labels)
+        elif labels != len(shape):
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({labels}) does not match the "
+                               f"number of dimensions ({len(shape)}) for operand {k} and no ellipsis was given")
+    ell_letters = "".join(free[:ell])
+    subs = []
+    for term, shape in zip(terms, shapes):
+        if "..." in term:
+            n = len(shape) - len(term.replace("...", ""))
+            term = term.replace("...", ell_letters[ell - n:] if n else "")
+        subs.append(term)
+    if arrow:
+        out = rhs.replace("...", ell_letters)
+        for ch in out:
+            if out.count(ch) > 1:
+                raise RuntimeError(f"einsum(): output subscript {ch} appears more than once in the output")
+            if not any(ch in s for s in subs):
+                raise RuntimeError(f"einsum(): output subscript {ch} does not appear in the equation for any "
+                                   "input operand")
+    else:
+        counts = {}
+        for s in subs:
+            for ch in s:
+                counts[ch] = counts.get(ch, 0) + 1
+        out = ell_letters + "".join(sorted((c for c, k in counts.items() if k == 1 and c not in ell_letters),
+                                           key=_LETTERS.index))
+    sizes = {}
+    for k, (s, shape) in enumerate(zip(subs, shapes)):
+        for ch, size in zip(s, shape):
+            seen = sizes.get(ch)
+            if seen is None or seen == 1:
+                sizes[ch] = size
+            elif size != 1 and size != seen:
+                raise RuntimeError(f"einsum(): subscript {ch} has size {size} for operand {k} which does not "
+                                   f"broadcast with previously seen size {seen}")
+    return subs, out
+
+
+def _einsum_grad_fn(equation: str) -> str:
+    """The node PyTorch's einsum ends with: a permute (one operand, nothing summed), a sum (one operand), a mul
+    (several operands, nothing contracted) or the view after the contraction (several operands)."""
+    lhs, out = equation.split("->")
+    terms = lhs.split(",")
+    summed = any(ch not in out for term in terms for ch in term)
+    if len(terms) == 1:
+        return "SumBackward1" if summed else "PermuteBackward0"
+    return "ViewBackward0" if summed else "MulBackward0"
+
+
+_EINSUM_OPS: dict = {}
+einsum_note = "d/doperand_k = einsum of grad with the other operands (diagonal for repeated subscripts)"
+
+
+def _einsum_op(n: int):
+    """The einsum node for ``n`` operands (one Op per arity: ``equation`` is its only non-tensor parameter)."""
+    if n in _EINSUM_OPS:
+        return _EINSUM_OPS[n]
+    names = [f"operand{i}" for i in range(n)]
+    P = inspect.Parameter
+
+    def forward(*args):
+        return np.asarray(np.einsum(args[-1], *args[:-1]))
+
+    forward.__signature__ = inspect.Signature([P(x, P.POSITIONAL_OR_KEYWORD) for x in names + ["equation"]])
+    forward.__name__ = f"_einsum{n}"
+    forward.__doc__ = "numpy.einsum of the operands with an explicit, letters-only equation."
+    o = op(lambda equation: _einsum_grad_fn(equation), inputs=n, promote=None, name=f"_einsum{n}",
+           note=einsum_note)(forward)
+
+    def rule(grad, *args):
+        operands, equation, needs = args[:n], args[n], args[n + 1]
+        return tuple(_einsum_operand_grad(grad, operands, equation, k) if needs[k] else None for k in range(n))
+
+    rule.__signature__ = inspect.Signature(
+        [P("grad", P.POSITIONAL_OR_KEYWORD)] + [P(x, P.POSITIONAL_OR_KEYWORD) for x in names]
+        + [P("equation", P.POSITIONAL_OR_KEYWORD), P("needs_input_grad", P.POSITIONAL_OR_KEYWORD)])
+    o.defvjp(rule)
+    _EINSUM_OPS[n] = o
+    return o
+
+
+def _einsum_operand_grad(grad, operands, equation: str, k: int):
+    """The gradient of operand ``k``: one einsum of the output's gradient with the other operands, plus
+    identity matrices that put it on the diagonal for repeated subscripts (``ii``) and vectors of ones that
+    broadcast it along subscripts only operand ``k`` has (summed in the forward)."""
+    lhs, out = equation.split("->")
+    subs = lhs.split(",")
+    mine = subs[k]
+    others = [s for j, s in enumerate(subs) if j != k]
+    elsewhere = set(out) | set("".join(others))
+    free = [c for c in _LETTERS if c not in equation]
+    target, extra_subs, extra_ops = [], [], []
+    first = set()
+    dtype = _data(operands[k]).dtype
+    for ch, size in zip(mine, _data(operands[k]).shape):
+        if ch in first:  # a repeated subscript: a new letter tied to the first by an identity matrix
+            new = free.pop(0)
+            extra_subs.append(ch + new)
+            extra_ops.append(np.eye(size, dtype=dtype))
+            target.append(new)
+            continue
+        first.add(ch)
+        if ch not in elsewhere:  # summed in the forward: the gradient is constant along it
+            extra_subs.append(ch)
+            extra_ops.append(np.ones(size, dtype=dtype))
+        target.append(ch)
+    eq = ",".join([out] + others + extra_subs) + "->" + "".join(target)
+    ops = [grad] + [x for j, x in enumerate(operands) if j != k]
+    if isinstance(grad, Tensor):
+        extra_ops = [Tensor(x) for x in extra_ops]
+    return _einsum_explicit(eq, ops + extra_ops)
+
+
+def _einsum_explicit(equation: str, operands: list):
+    if not any(isinstance(x, Tensor) for x in operands):
+        return np.asarray(np.einsum(equation, *operands))
+    return _einsum_op(len(operands))(*operands, equation)
+
+
+def einsum(equation, *operands):
+    """Einstein summation over the operands by ``equation`` (``"ij,jk->ik"``; ``...`` for broadcast
+    dimensions; without ``->`` the output is the ellipsis then the subscripts used once, alphabetically);
+    the operands may also be given as one list. Operands must share one dtype. Matches torch.einsum, computed
+    with numpy.einsum, whose derivative for each operand is an einsum too.
+
+    grad_fn is the node PyTorch's einsum ends with: PermuteBackward0 (one operand, nothing summed),
+    SumBackward1 (one operand, summed subscripts), MulBackward0 (several operands, nothing contracted) or
+    ViewBackward0 (several operands, contracted); the permute/bmm/diagonal nodes PyTorch records below it are
+    not reproduced.
+
+    Raises:
+        RuntimeError: PyTorch's messages for malformed equations, wrong operand counts, ranks, sizes or dtypes.
+    """
+    from ._core import to_tensor
+
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    if not isinstance(equation, str):
+        raise TypeError(f"einsum(): argument 'equation' must be str, not {type(equation).__name__}")
+    tensors = [to_tensor(x) for x in operands]
+    subs, out = _parse_einsum(equation, [tuple(x.shape) for x in tensors])
+    for x in tensors[1:]:
+        if x.data.dtype != tensors[0].data.dtype:
+            raise RuntimeError(f"expected scalar type {_scalar_name(tensors[0].data)} but found "
+                               f"{_scalar_name(x.data)}")
+    return _einsum_op(len(tensors))(*tensors, ",".join(subs) + "->" + out)
+
+
+register("einsum", einsum, "op")
+einsum.note = einsum_note
+
+# What `gradcli ops` shows as the grad_fn of the functions above (gradcli.catalog reads ``grad_fn``).
+for _fn in (matmul, linear, einsum):
+    _fn.grad_fn = "varies"

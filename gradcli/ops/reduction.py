@@ -1,24 +1,54 @@
-"""Reductions: sum, mean, norm, and the broadcasting pair sum_to_size / expand.
+"""Reductions: sum, mean, prod, max/min, amax/amin, argmax/argmin, var/std, logsumexp, norm, cumsum, and the
+broadcasting pair sum_to_size / expand.
 
-``dim`` is None (all dimensions), an int or a tuple of ints, negative counting from the end; ``keepdim``
-keeps reduced dimensions with size 1. Derivatives re-insert the reduced dimensions (:func:`_unsqueeze_to`)
-and let the engine broadcast the gradient back to the input's shape. Names, dtype rules and grad_fn names
-(SumBackward0 for a full reduction, SumBackward1 with ``dim``) match PyTorch.
+``dim`` is None (all dimensions), an int or a tuple of ints (where PyTorch takes one), negative counting from
+the end; ``keepdim`` keeps reduced dimensions with size 1. Derivatives re-insert the reduced dimensions
+(:func:`_unsqueeze_to`) and let the engine broadcast the gradient back to the input's shape. Names, dtype rules,
+grad_fn names (SumBackward0 for a full reduction, SumBackward1 with ``dim``; MaxBackward1 for ``max()``,
+MaxBackward0 for ``max(dim)``), subgradients at ties and zeros, and error texts follow PyTorch 2.13
+(tools/autograd/derivatives.yaml and torch/csrc/autograd/FunctionsManual.cpp).
 """
 
 from __future__ import annotations
 
+import builtins as _py
+import warnings
+
 import numpy as np
 
 from .. import dtypes
-from ._core import install_method, normalize_dims, op
+from ..tensor import Tensor
+from ._core import REGISTRY, install_method, normalize_dim, normalize_dims, op, register
+
+_DTYPE_WORDS = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+                "float32": "Float", "float64": "Double", "float16": "Half"}
+
+
+def _word(np_dtype) -> str:
+    """PyTorch's C++ name of a dtype ("Float", "Long") for error messages."""
+    return _DTYPE_WORDS.get(dtypes.from_numpy(np.dtype(np_dtype)).name, "Float")
+
+
+def _np(x) -> np.ndarray:
+    """The numpy values of a rule argument (a Tensor under create_graph, else an array)."""
+    return x.data if isinstance(x, Tensor) else np.asarray(x)
+
+
+def _axes(dim, ndim: int) -> tuple:
+    """The reduced axes, non-negative and sorted: all of them for None or an empty tuple (PyTorch reduces
+    every dimension for ``dim=()``).
+
+    Raises:
+        IndexError: for a dimension out of range; RuntimeError for a repeated one.
+    """
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        return tuple(range(ndim))
+    return normalize_dims(dim, ndim)
 
 
 def _reduced_shape(shape, dim, keepdim):
     """The shape of the gradient of a reduction over ``dim`` with the reduced dimensions kept as size 1."""
-    if dim is None:
-        return (1,) * len(shape)
-    axes = normalize_dims(dim, len(shape))
+    axes = _axes(dim, len(shape))
     return tuple(1 if i in axes else s for i, s in enumerate(shape))
 
 
@@ -31,18 +61,29 @@ def _unsqueeze_to(grad, input_shape, dim, keepdim):
     return reshape(grad, _reduced_shape(input_shape, dim, keepdim))
 
 
+def _numel(shape, dim) -> int:
+    """How many elements of a tensor of ``shape`` a reduction over ``dim`` (None: all) combines."""
+    n = 1
+    for a in _axes(dim, len(shape)):
+        n *= shape[a]
+    return n
+
+
+# ------------------------------------------------------------------------------------------------- sum, mean
+
+
 def _sum_grad_fn(dim=None, keepdim=False, dtype=None):
     return "SumBackward0" if dim is None else "SumBackward1"
 
 
-@op(_sum_grad_fn, promote=None, method=True)
+@op(_sum_grad_fn, promote=None, method=True, note="d/dx = 1 (the gradient broadcast over the reduced dims)")
 def sum(input, dim=None, keepdim=False, dtype=None):
     """Sum over ``dim`` (all elements when None). Bool and integer tensors sum to int64 as in torch.sum.
 
     Raises:
         IndexError: for a dimension out of range.
     """
-    axes = normalize_dims(dim, input.ndim)
+    axes = _axes(dim, input.ndim)
     out_dtype = dtypes.as_dtype(dtype).np if dtype is not None else (
         np.dtype(np.int64) if input.dtype.kind in "iub" else input.dtype)
     return np.sum(input, axis=axes, keepdims=keepdim if dim is not None else False, dtype=out_dtype)
@@ -57,10 +98,7 @@ def _mean_grad_fn(dim=None, keepdim=False, dtype=None):
     return "MeanBackward0" if dim is None else "MeanBackward1"
 
 
-_DTYPE_WORDS = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-
-
-@op(_mean_grad_fn, promote=None, method=True)
+@op(_mean_grad_fn, promote=None, method=True, note="d/dx = 1/n, n the number of reduced elements")
 def mean(input, dim=None, keepdim=False, dtype=None):
     """Arithmetic mean over ``dim`` (all elements when None). Matches torch.mean.
 
@@ -71,26 +109,498 @@ def mean(input, dim=None, keepdim=False, dtype=None):
     if dtype is not None:
         input = input.astype(dtypes.as_dtype(dtype).np)
     if input.dtype.kind != "f":
-        word = _DTYPE_WORDS.get(dtypes.from_numpy(input.dtype).name, "Long")
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point "
-                           f"or complex dtype. Got: {word}")
-    axes = normalize_dims(dim, input.ndim)
-    return np.mean(input, axis=axes, keepdims=keepdim if dim is not None else False)
+                           f"or complex dtype. Got: {_word(input.dtype)}")
+    return np.mean(input, axis=_axes(dim, input.ndim), keepdims=keepdim if dim is not None else False)
 
 
 @mean.defvjp
 def _(grad, input_shape, dim, keepdim):
-    n = 1
+    return _unsqueeze_to(grad, input_shape, dim, keepdim) / _numel(input_shape, dim)
+
+
+# ------------------------------------------------------------------------------------------------------ prod
+
+
+def _prod_grad_fn(dim=None, keepdim=False, dtype=None):
+    return "ProdBackward0" if dim is None else "ProdBackward1"
+
+
+@op(_prod_grad_fn, promote=None, method=True,
+    note="d/dx_i = prod_{j != i} x_j (result / x_i where no element is 0)")
+def prod(input, dim=None, keepdim=False, dtype=None):
+    """Product over one dimension ``dim`` (an int), or of all elements when None. Bool and integer tensors give
+    int64 as in torch.prod; ``dtype`` casts the input first.
+
+    Raises:
+        TypeError: for a tuple ``dim`` (torch.prod takes one dimension).
+        IndexError: for a dimension out of range.
+    """
+    if isinstance(dim, (tuple, list)):
+        raise TypeError("prod(): argument 'dim' must be int, not tuple")
+    out_dtype = dtypes.as_dtype(dtype).np if dtype is not None else (
+        np.dtype(np.int64) if input.dtype.kind in "iub" else input.dtype)
     if dim is None:
-        for s in input_shape:
-            n *= s
-    else:
-        for a in normalize_dims(dim, len(input_shape)):
-            n *= input_shape[a]
-    return _unsqueeze_to(grad, input_shape, dim, keepdim) / n
+        return np.prod(input, dtype=out_dtype)
+    axis = normalize_dim(dim, input.ndim)
+    if input.ndim == 0:
+        return input.astype(out_dtype)
+    return np.prod(input, axis=axis, keepdims=keepdim, dtype=out_dtype)
 
 
-@op("LinalgVectorNormBackward0", promote=None, name="_vector_norm")
+def _prod_others(input, axis: int):
+    """For each element along ``axis``, the product of the other elements of its slice (exact with zeros).
+
+    Built from ops of the table (an (n, n) masked copy of each slice, reduced with prod) so that it can be
+    differentiated again; PyTorch's prod_safe_zeros_backward computes the same with exclusive cumprods."""
+    from .elementwise import where
+    from .shape import expand, transpose, unsqueeze
+
+    x = transpose(input, axis, -1)
+    n = x.shape[-1]
+    rows = expand(unsqueeze(x, -2), *(tuple(x.shape[:-1]) + (n, n)))
+    return transpose(prod(where(np.eye(n, dtype=bool), 1.0, rows), -1), axis, -1)
+
+
+@prod.defvjp
+def _(grad, input, result, dim, keepdim):
+    # derivatives.yaml prod_backward: grad * result / input where no element is 0, else the products of the
+    # other elements (prod_safe_zeros_backward).
+    from .shape import reshape
+
+    if input.ndim == 0:
+        return grad
+    zeros = bool((_np(input) == 0).any())
+    if dim is None:
+        if not zeros:
+            return grad * (result / input)
+        return grad * reshape(_prod_others(reshape(input, (-1,)), 0), tuple(input.shape))
+    axis = normalize_dim(dim, input.ndim)
+    g = _unsqueeze_to(grad, input.shape, axis, keepdim)
+    if not zeros:
+        return g * (_unsqueeze_to(result, input.shape, axis, keepdim) / input)
+    return g * _prod_others(input, axis)
+
+
+# -------------------------------------------------------------------------------------- max, min and friends
+
+
+def _return_type(name: str):
+    """A ``torch.return_types.<name>`` look-alike: a (values, indices) tuple with ``.values`` and ``.indices``
+    that prints like PyTorch's."""
+
+    class ReturnType(tuple):
+        __slots__ = ()
+        _fields = ("values", "indices")
+
+        def __new__(cls, values, indices):
+            return tuple.__new__(cls, (values, indices))
+
+        @property
+        def values(self):
+            """The reduced values (differentiable)."""
+            return self[0]
+
+        @property
+        def indices(self):
+            """Where the values were found along the reduced dimension (int64)."""
+            return self[1]
+
+        def __repr__(self) -> str:
+            return f"torch.return_types.{name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+        __str__ = __repr__
+
+    ReturnType.__name__ = ReturnType.__qualname__ = name
+    ReturnType.__doc__ = f"torch.return_types.{name}: the (values, indices) result of {name}(input, dim)."
+    return ReturnType
+
+
+return_types_max = _return_type("max")
+return_types_min = _return_type("min")
+
+
+def _selected(input, result):
+    """Where ``input`` equals the reduced ``result`` (NaN counting as equal to NaN, as PyTorch's masks do)."""
+    return (input == result) | ((input != input) & (result != result))
+
+
+def _check_nonempty(input, name: str) -> None:
+    if input.size == 0:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                           "reduction dim with the 'dim' argument.")
+
+
+def _evenly_distribute(grad, input, result):
+    # FunctionsManual.cpp evenly_distribute_backward: the gradient is shared equally by all the maxima.
+    from .elementwise import where
+
+    mask = _selected(input, result)
+    return where(mask, grad / sum(mask), 0.0)
+
+
+@op("MaxBackward1", promote=None, name="_max_all", note="d/dx = 1/k at each of the k maxima, 0 elsewhere")
+def _max_all(input):
+    """The largest element (NaN if there is one). Matches torch.max(input)."""
+    _check_nonempty(input, "max")
+    return np.max(input)
+
+
+_max_all.defvjp(_evenly_distribute)
+
+
+@op("MinBackward1", promote=None, name="_min_all", note="d/dx = 1/k at each of the k minima, 0 elsewhere")
+def _min_all(input):
+    """The smallest element (NaN if there is one). Matches torch.min(input)."""
+    _check_nonempty(input, "min")
+    return np.min(input)
+
+
+_min_all.defvjp(_evenly_distribute)
+
+
+@op("GatherBackward0", promote=None, name="_take_along", note="d/dinput = grad scattered back to the indices")
+def _take_along(input, indices, dim, keepdim):
+    """``input`` at ``indices`` (int64, reduced dimension kept as size 1) along ``dim``: the values that max/min
+    over ``dim`` selected."""
+    if input.ndim == 0:
+        return input.copy()
+    out = np.take_along_axis(input, indices, axis=dim)
+    return out if keepdim else np.squeeze(out, axis=dim)
+
+
+@op("ValueSelectingReductionBackward0", promote=None, name="_scatter_along",
+    note="d/dvalues = grad gathered at the indices")
+def _scatter_along(values, indices, dim, keepdim, shape):
+    """Zeros of ``shape`` with ``values`` placed at ``indices`` along ``dim``: the derivative of max/min over
+    ``dim`` (PyTorch's value_selecting_reduction_backward)."""
+    out = np.zeros(shape, dtype=values.dtype)
+    if out.ndim == 0:
+        return values.reshape(()).copy()
+    np.put_along_axis(out, indices, values if keepdim else np.expand_dims(values, dim), axis=dim)
+    return out
+
+
+@_take_along.defvjp
+def _(grad, indices, dim, keepdim, input_shape):
+    return _scatter_along(grad, indices, dim, keepdim, input_shape)
+
+
+@_scatter_along.defvjp
+def _(grad, indices, dim, keepdim):
+    return _take_along(grad, indices, dim, keepdim)
+
+
+def _dim_indices(data: np.ndarray, dim: int, largest: bool) -> np.ndarray:
+    """The index of the first maximum (minimum) along ``dim``, NaN winning as in PyTorch, with ``dim`` kept."""
+    if data.ndim == 0:
+        return np.zeros((), dtype=np.int64)
+    f = np.argmax if largest else np.argmin
+    return np.expand_dims(f(data, axis=dim), dim).astype(np.int64)
+
+
+def _dim_reduction(largest: bool):
+    def forward(input, dim, keepdim):
+        axis = normalize_dim(dim, input.ndim)
+        if input.ndim and input.shape[axis] == 0:
+            raise IndexError(f"{'max' if largest else 'min'}(): Expected reduction dim {axis} to have non-zero "
+                             "size.")
+        idx = _dim_indices(input, axis, largest)
+        values = _take_along(input, idx, axis, True)
+        if not keepdim and input.ndim:
+            values, idx = np.squeeze(values, axis), np.squeeze(idx, axis)
+        return values, idx
+
+    def rule(grad, input, dim, keepdim):
+        # The indices are recomputed from the saved input: the same first maximum the forward picked.
+        axis = normalize_dim(dim, input.ndim)
+        return _scatter_along(grad, _dim_indices(_np(input), axis, largest), axis, keepdim, tuple(input.shape))
+
+    name = "_max_dim" if largest else "_min_dim"
+    forward.__name__ = name
+    forward.__doc__ = (f"The {'largest' if largest else 'smallest'} element along ``dim`` and its first index. "
+                       f"Matches torch.{'max' if largest else 'min'}(input, dim, keepdim).")
+    o = op("MaxBackward0" if largest else "MinBackward0", promote=None, name=name,
+           note="d/dx = 1 at the selected index of each slice, 0 elsewhere")(forward)
+    o.defvjp(rule)
+    return o
+
+
+_max_dim = _dim_reduction(True)
+_min_dim = _dim_reduction(False)
+
+
+def _max_min(name, all_op, dim_op, result_type, pairwise):
+    def fn(input, dim=None, keepdim=False, other=None):
+        if isinstance(dim, Tensor) or other is not None:
+            other = dim if other is None else other
+            if pairwise not in REGISTRY:
+                raise NotImplementedError(f"{name}(input, other) needs torch.{pairwise}, which gradcli does not "
+                                          "support yet")
+            return REGISTRY[pairwise](input, other)
+        if dim is None:
+            return all_op(input)
+        if isinstance(dim, (tuple, list)):
+            raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+        values, indices = dim_op(input, dim, keepdim)
+        return result_type(values, indices)
+
+    fn.__name__ = name
+    word = "largest" if name == "max" else "smallest"
+    fn.__doc__ = f"""The {word} element; or, with ``dim``, a ``(values, indices)`` result along ``dim``; or, with a
+    tensor ``other``, torch.{pairwise}(input, other). Matches torch.{name}.
+
+    ``{name}(input)``: 0-d, grad_fn {all_op.grad_fn}; the gradient is shared evenly by tied elements.
+    ``{name}(input, dim, keepdim=False)``: ``torch.return_types.{name}(values, indices)`` (indexable, unpackable,
+    ``.values``/``.indices``); values have grad_fn {dim_op.grad_fn} and the gradient goes to the first {word}
+    element of each slice only (its index); indices are int64.
+
+    Raises:
+        RuntimeError: for an empty tensor without ``dim``; IndexError for a dimension out of range.
+    """
+    register(name, fn, "op")
+    install_method(name, fn)
+    fn.note = (f"{name}(): d/dx = 1/k at each of the k tied extrema; {name}(dim): 1 at the selected index of "
+               "each slice")
+    return fn
+
+
+max = _max_min("max", _max_all, _max_dim, return_types_max, "maximum")
+min = _max_min("min", _min_all, _min_dim, return_types_min, "minimum")
+
+
+def _amax_like(name: str, npfn, grad_fn: str, word: str):
+    def forward(input, dim=(), keepdim=False):
+        axes = _axes(dim, input.ndim)
+        empty = [a for a in axes if input.shape[a] == 0]
+        if empty:
+            raise IndexError(f"{name}(): Expected reduction dim {empty[0]} to have non-zero size.")
+        return npfn(input, axis=axes, keepdims=keepdim)
+
+    def rule(grad, input, result, dim, keepdim):
+        # derivatives.yaml: scale_grad_by_count(restore_reduced_dims(grad), restore_reduced_dims(result) == self)
+        shape = tuple(input.shape)
+        mask = input == _unsqueeze_to(result, shape, dim, keepdim)
+        return (_unsqueeze_to(grad, shape, dim, keepdim) / sum(mask, _axes(dim, len(shape)), True)) * mask
+
+    forward.__name__ = name
+    forward.__doc__ = (f"The {word} over ``dim`` (an int or a tuple; ``()`` or None: all dimensions). Matches "
+                       f"torch.{name}; the gradient is shared evenly by tied elements.\n\n    Raises:\n"
+                       "        IndexError: for a dimension out of range.")
+    o = op(grad_fn, promote=None, method=True, name=name,
+           note="d/dx = 1/k at each of the k tied extrema of a slice, 0 elsewhere")(forward)
+    o.defvjp(rule)
+    return o
+
+
+amax = _amax_like("amax", np.max, "AmaxBackward0", "maximum")
+amin = _amax_like("amin", np.min, "AminBackward0", "minimum")
+
+
+def _arg_reduction(name: str, npfn, largest: bool):
+    def forward(input, dim=None, keepdim=False):
+        if dim is None:
+            if input.size == 0:
+                raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+            out = np.asarray(npfn(input.reshape(-1)), dtype=np.int64)
+            return out.reshape((1,) * input.ndim) if keepdim else out
+        axis = normalize_dim(dim, input.ndim)
+        if input.ndim == 0:
+            return np.zeros((), dtype=np.int64)
+        if input.shape[axis] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
+        return npfn(input, axis=axis, keepdims=keepdim).astype(np.int64)
+
+    forward.__name__ = name
+    forward.__doc__ = (f"The index (int64) of the first {'maximum' if largest else 'minimum'} along ``dim``, or "
+                       f"in the flattened tensor when None. Matches torch.{name}; not differentiable.\n\n"
+                       "    Raises:\n        IndexError: for a dimension out of range or an empty tensor.")
+    return op(None, promote=None, differentiable=False, method=True, name=name,
+              note="not differentiable (integer output)")(forward)
+
+
+argmax = _arg_reduction("argmax", np.argmax, True)
+argmin = _arg_reduction("argmin", np.argmin, False)
+
+
+# -------------------------------------------------------------------------------------------------- var, std
+
+
+def _dof_warning(name: str) -> None:
+    warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+                  "factor (input numel divided by output numel).", UserWarning, stacklevel=4)
+
+
+def _var_forward(name):
+    def forward(input, dim, correction, keepdim):
+        if input.dtype.kind != "f":
+            raise RuntimeError("std and var only support floating point and complex dtypes")
+        axes = _axes(dim, input.ndim)
+        n = _numel(input.shape, dim)
+        if n - correction <= 0:
+            _dof_warning(name)
+        d = input - np.mean(input, axis=axes, keepdims=True)
+        with np.errstate(all="ignore"):  # 0 degrees of freedom: inf, or NaN for 0 / 0, as PyTorch
+            out = np.sum(d * d, axis=axes, keepdims=keepdim) / input.dtype.type(_py.max(0, n - correction))
+        return np.sqrt(out) if name == "std" else out
+
+    forward.__name__ = f"_{name}"
+    forward.__doc__ = f"torch.{name} with ``correction`` and ``dim`` normalised (see :func:`{name}`)."
+    return forward
+
+
+_var = op("VarBackward0", promote=None, name="_var",
+          note="d/dx = 2 (x - mean) / (n - correction)")(_var_forward("var"))
+_std = op("StdBackward0", promote=None, name="_std",
+          note="d/dx = (x - mean) / ((n - correction) std); 0 where std is 0")(_var_forward("std"))
+
+
+def _var_backward(grad, input, dim, correction, keepdim):
+    # FunctionsManual.cpp var_backward
+    from .elementwise import where
+
+    shape = tuple(input.shape)
+    n = _numel(shape, dim)
+    dof = n - correction
+    if dim is None or len(shape) == 0 or dim == ():
+        if dof <= 0:
+            return grad * where(input == mean(input), float("nan"), float("inf"))
+        return (2.0 / dof) * grad * (input - mean(input))
+    g = _unsqueeze_to(grad, shape, dim, keepdim)
+    scale = 2.0 / dof if dof != 0 else float("inf")
+    return scale * g * (input - mean(input, _axes(dim, len(shape)), True))
+
+
+_var.defvjp(_var_backward)
+
+
+@_std.defvjp
+def _(grad, input, result, dim, correction, keepdim):
+    # FunctionsManual.cpp std_backward: var_backward of grad / (2 std), masked to 0 where std is 0
+    from .elementwise import where
+
+    return _var_backward(where(result == 0, 0.0, grad / (result * 2)), input, dim, correction, keepdim)
+
+
+def _var_args(name, dim, unbiased, keepdim, correction):
+    if isinstance(dim, bool):  # var(input, unbiased)
+        if unbiased is not None:
+            raise TypeError(f"{name}() received an invalid combination of arguments")
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got both 'unbiased' and "
+                        "'correction'")
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    if isinstance(dim, list):
+        dim = tuple(dim)
+    return None if dim == () else dim, correction, bool(keepdim)
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, correction=None):
+    """Variance over ``dim`` (int or tuple; all elements when None) with Bessel's ``correction`` (default 1;
+    ``unbiased=False`` means 0). Matches torch.var, including ``var(input, unbiased)`` and grad_fn VarBackward0;
+    with ``n - correction <= 0`` the result is NaN (and a UserWarning, as PyTorch).
+
+    Raises:
+        RuntimeError: for integer tensors; TypeError for both ``unbiased`` and ``correction``.
+    """
+    dim, correction, keepdim = _var_args("var", dim, unbiased, keepdim, correction)
+    return _var(input, dim, correction, keepdim)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, correction=None):
+    """Standard deviation, the square root of :func:`var` (same arguments). Matches torch.std (grad_fn
+    StdBackward0); its gradient where the result is 0 is 0.
+
+    Raises:
+        RuntimeError: for integer tensors; TypeError for both ``unbiased`` and ``correction``.
+    """
+    dim, correction, keepdim = _var_args("std", dim, unbiased, keepdim, correction)
+    return _std(input, dim, correction, keepdim)
+
+
+for _name, _fn, _note in (("var", var, _var.note), ("std", std, _std.note)):
+    register(_name, _fn, "op")
+    install_method(_name, _fn)
+    _fn.note = _note
+
+
+# ------------------------------------------------------------------------------------------- logsumexp
+
+
+@op("LogsumexpBackward0", promote="float", method=True, note="d/dx = exp(x - logsumexp(x)) (softmax)")
+def logsumexp(input, dim, keepdim=False):
+    """``log(sum(exp(input), dim))`` computed stably (the maximum is subtracted first; infinite maxima are
+    handled as PyTorch does). ``dim`` is an int or a tuple. Integer inputs give the default float dtype.
+    Matches torch.logsumexp.
+
+    Raises:
+        IndexError: for a dimension out of range.
+    """
+    axes = _axes(dim, input.ndim)
+    if input.ndim == 0:
+        return input.copy()
+    m = np.max(input, axis=axes, keepdims=True) if input.size else np.zeros([1] * input.ndim, input.dtype)
+    m = np.where(np.isinf(m), input.dtype.type(0), m)
+    out = np.log(np.sum(np.exp(input - m), axis=axes, keepdims=True)) + m
+    return out if keepdim else np.squeeze(out, axis=axes)
+
+
+@logsumexp.defvjp
+def _(grad, input, result, dim, keepdim):
+    from .elementwise import exp
+
+    shape = tuple(input.shape)
+    if not shape:
+        return grad * exp(input - result)
+    return _unsqueeze_to(grad, shape, dim, keepdim) * exp(input - _unsqueeze_to(result, shape, dim, keepdim))
+
+
+# ------------------------------------------------------------------------------------------------- cumsum
+
+
+@op("CumsumBackward0", promote=None, method=True, note="d/dx_i = sum of the gradient over positions j >= i")
+def cumsum(input, dim, dtype=None):
+    """Cumulative sum along ``dim``. Bool and integer tensors give int64 (``dtype`` casts the input first), as
+    torch.cumsum.
+
+    Raises:
+        IndexError: for a dimension out of range.
+    """
+    axis = normalize_dim(dim, input.ndim)
+    out_dtype = dtypes.as_dtype(dtype).np if dtype is not None else (
+        np.dtype(np.int64) if input.dtype.kind in "iub" else input.dtype)
+    if input.ndim == 0:
+        return input.astype(out_dtype)
+    return np.cumsum(input, axis=axis, dtype=out_dtype)
+
+
+@op("FlipBackward0", promote=None, name="_reverse_cumsum", note="d/dx = cumsum(grad)")
+def _reverse_cumsum(input, dim):
+    """Cumulative sum from the end along ``dim`` (PyTorch's reversed_cumsum: ``flip(cumsum(flip(x)))``)."""
+    axis = normalize_dim(dim, input.ndim)
+    return np.flip(np.cumsum(np.flip(input, axis), axis=axis), axis)
+
+
+@cumsum.defvjp
+def _(grad, dim, input_shape):
+    # FunctionsManual.cpp cumsum_backward
+    if not input_shape or input_shape[normalize_dim(dim, len(input_shape))] <= 1:
+        return grad
+    return _reverse_cumsum(grad, dim)
+
+
+@_reverse_cumsum.defvjp
+def _(grad, dim):
+    return cumsum(grad, dim)
+
+
+# --------------------------------------------------------------------------------------------------- norm
+
+
+@op("LinalgVectorNormBackward0", promote=None, name="_vector_norm",
+    note="d/dx = sign(x) |x|^(p-1) / norm^(p-1); 0 where the norm is 0; none for p = 0")
 def _vector_norm(input, ord=2, dim=None, keepdim=False):
     """The vector ``ord``-norm over ``dim`` (all elements when None). Matches torch.linalg.vector_norm."""
     axes = normalize_dims(dim, input.ndim)
@@ -111,29 +621,33 @@ def _vector_norm(input, ord=2, dim=None, keepdim=False):
 
 @_vector_norm.defvjp
 def _(grad, input, result, ord, dim, keepdim):
-    # derivatives.yaml linalg_vector_norm_backward; the gradient where the norm is 0 is 0.
+    # FunctionsManual.cpp norm_backward, case by case; p = 0 has no gradient (undefined, the leaf's .grad stays
+    # None), and the gradient where the norm (or, for p < 1, the element) is 0 is 0.
     from .elementwise import abs, pow, sign, where
 
-    shape = input.shape
+    if ord == 0:
+        return None
+    shape = tuple(input.shape)
     g = _unsqueeze_to(grad, shape, dim, keepdim)
     r = _unsqueeze_to(result, shape, dim, keepdim)
-    if ord == 0:
-        return input * 0
     if ord == 1:
         return sign(input) * g
     if ord == 2:
-        return input * where(r == 0, 0.0, g / r)
+        return g * where(r == 0, 0.0, input / r)
     if ord in (float("inf"), float("-inf")):
-        mask = abs(input) == r
-        count = sum(mask * 1.0, dim, True) if dim is not None else sum(mask * 1.0)
-        return sign(input) * where(mask, g / count, 0.0)
-    return input * pow(abs(input), ord - 2) * where(r == 0, 0.0, g / pow(r, ord - 1))
+        mask = _selected(abs(input), r)
+        return sign(input) * ((g / sum(mask, _axes(dim, len(shape)), True)) * mask)
+    if ord < 1:
+        scaled = sign(input) * where(input == 0, 0.0, pow(abs(input), ord - 1))
+        return scaled * g * pow(r, 1 - ord)
+    scaled = sign(input) * pow(abs(input), ord - 1) if ord < 2 else input * pow(abs(input), ord - 2)
+    return scaled * where(r == 0, 0.0, g / pow(r, ord - 1))
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """The ``p``-norm of ``input`` over ``dim`` (all elements when None); ``"fro"`` is the 2-norm.
-    Matches torch.norm, which computes it with torch.linalg.vector_norm (grad_fn LinalgVectorNormBackward0);
-    its gradient at 0 is 0.
+    Matches torch.norm, which computes it with torch.linalg.vector_norm (grad_fn LinalgVectorNormBackward0):
+    the gradient at 0 is 0, and p = 0 (the count of non-zeros) has no gradient at all.
 
     Raises:
         RuntimeError: for integer tensors; ValueError for an unsupported ``p``.
@@ -146,35 +660,45 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         input = input.to(dtype)
     if input.data.dtype.kind != "f":
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
-                           f"{_DTYPE_WORDS.get(input.dtype.name, 'Long')}")
+                           f"{_word(input.data.dtype)}")
     return _vector_norm(input, float(p), dim, keepdim)
 
 
-from ._core import register  # noqa: E402
-
 register("norm", norm, "op")
 install_method("norm", norm)
+norm.note = "d/dx = sign(x) |x|^(p-1) / norm^(p-1); 0 where the norm is 0; none for p = 0"
 
 
-@op("SumBackward1", promote=None, method=True)
+# ------------------------------------------------------------------------------------------- sum_to_size
+
+
 def sum_to_size(input, *size):
-    """Sum ``input`` down to the broadcast-compatible shape ``size``. Matches torch.Tensor.sum_to_size.
+    """Sum ``input`` down to the broadcast-compatible shape ``size``. Matches torch.Tensor.sum_to_size, which
+    is ``sum(dims, keepdim=True)`` then ``view`` when leading dimensions go (SumBackward1, ViewBackward0), and
+    returns ``input`` itself when nothing is summed.
 
     Raises:
-        RuntimeError: if ``size`` is not expandable to ``input``'s shape.
+        RuntimeError: if ``size`` is not expandable to ``input``'s shape (PyTorch's message).
     """
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        size = tuple(size[0])
-    from ..autograd import sum_to
+    from .shape import _shape_arg, reshape
 
-    out = sum_to(input, tuple(size))
-    if out.shape != tuple(size):
-        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(input.shape)}}}.")
-    return out
+    size = _shape_arg(size)
+    shape = tuple(input.shape)
+    lead = len(shape) - len(size)
+    if lead < 0 or _py.any(s != 1 and s != shape[lead + i] for i, s in enumerate(size)):
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
+    if not size:
+        return sum(input)
+    axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size) if s == 1 and shape[lead + i] != 1)
+    out = sum(input, axes, True) if axes else input
+    return reshape(out, size) if lead > 0 else out
 
 
-@sum_to_size.defvjp
-def _(grad, input_shape):
-    from .shape import expand
+register("sum_to_size", sum_to_size, "op")
+install_method("sum_to_size", sum_to_size)
+sum_to_size.note = "d/dx = 1 (the gradient expanded back)"
 
-    return expand(grad, input_shape)
+# What `gradcli ops` shows as the grad_fn of the functions above (gradcli.catalog reads ``grad_fn``).
+for _fn, _grad_fn in ((max, "varies"), (min, "varies"), (var, "VarBackward0"), (std, "StdBackward0"),
+                      (norm, "LinalgVectorNormBackward0"), (sum_to_size, "varies")):
+    _fn.grad_fn = _grad_fn

@@ -53,10 +53,19 @@ def _grad(g, shape) -> dict:
     return {"value": None if g is None else array_to_json(g), "shape": list(shape)}
 
 
-def grad_result_to_dict(r: GradResult) -> dict:
-    """The ``gradcli grad --json`` document (schema: ``gradcli schema grad``)."""
-    shapes = {i.name: i.value.shape for i in r.inputs}
+def check_to_dict(c) -> dict:
+    """The ``"check"`` member of ``gradcli grad --check --json``."""
     return {
+        "ok": c.ok, "eps": c.eps, "atol": c.atol, "rtol": c.rtol, "evaluations": c.evaluations,
+        "inputs": {i.name: {"ok": i.ok, "max_abs_diff": _scalar(i.max_abs_diff), "max_rel_diff": _scalar(i.max_rel_diff),
+                            "numerical": array_to_json(i.numerical)} for i in c.inputs},
+    }
+
+
+def grad_result_to_dict(r: GradResult) -> dict:
+    """The ``gradcli grad --json`` document (schema: ``gradcli schema grad``); ``"check"`` only with --check."""
+    shapes = {i.name: i.value.shape for i in r.inputs}
+    doc = {
         "output": _tensor(r.output),
         "inputs": {i.name: dict(_tensor(i.value), requires_grad=i.value.requires_grad, kind=i.kind)
                    for i in r.inputs},
@@ -68,8 +77,26 @@ def grad_result_to_dict(r: GradResult) -> dict:
             "edges": [{"from": a, "to": b} for a, b in r.graph.edges],
         },
     }
+    if r.check is not None:
+        doc["check"] = check_to_dict(r.check)
+    return doc
 
 
 def dumps(doc) -> str:
     """Strict JSON text (``allow_nan=False``: a stray NaN is a bug, not output)."""
     return json.dumps(doc, allow_nan=False, ensure_ascii=False)
+
+
+def batch_entry_to_dict(line: int, result: GradResult | None = None, error: dict | None = None,
+                        id=None, has_id: bool = False) -> dict:
+    """One ``gradcli batch --json`` line (schema: ``gradcli schema batch``): ``line`` (1-based line of the entry
+    in its file), ``id`` when the entry gave one, then either the fields of ``gradcli grad --json`` or
+    ``error`` (``{"type", "message", "line", "column"}``, the position relative to the entry's text)."""
+    doc = {"line": line}
+    if has_id:
+        doc["id"] = id
+    if error is not None:
+        doc["error"] = error
+    else:
+        doc.update(grad_result_to_dict(result))
+    return doc

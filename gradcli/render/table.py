@@ -67,3 +67,105 @@ def render_grad(result: GradResult, console, default_dtype) -> None:
             t.add_row(*(Text(c) for c in (node.id, node.name, _shape(node.shape), node.dtype,
                                           ", ".join(node.inputs) or "-")))
         console.print(t)
+
+
+def render_check(check, console) -> None:
+    """Print the ``--check`` table: per input, the largest absolute and relative difference between the
+    gradient and central finite differences in float64, and whether it is within tolerance."""
+    from rich.table import Table
+    from rich.text import Text
+
+    t = Table(title=f"check: central differences in float64 (eps {check.eps:g}; pass when |grad - numerical| "
+                    f"<= {check.atol:g} + {check.rtol:g} * |numerical|)", title_justify="left")
+    for col in ("name", "max abs diff", "max rel diff", "result"):
+        t.add_column(col)
+    for i in check.inputs:
+        t.add_row(Text(i.name), Text(f"{i.max_abs_diff:.3e}"), Text(f"{i.max_rel_diff:.3e}"),
+                  Text("ok" if i.ok else "FAIL", style="green" if i.ok else "bold red"))
+    console.print(t)
+
+
+def render_ops(infos, console) -> None:
+    """Print the ``gradcli ops`` table (one row per name: signature, grad_fn, derivative note)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    t = Table(title=f"{len(infos)} names (gradcli ops --json for all fields)", title_justify="left")
+    for col in ("name", "kind", "signature", "grad_fn", "derivative"):
+        t.add_column(col, overflow="fold")
+    for i in infos:
+        derivative = i.derivative or ("-" if i.grad_fn is None else "")
+        if i.alias_of:
+            derivative = f"alias of {i.alias_of}"
+        t.add_row(Text(i.name + (" (method)" if i.method else "")), Text(i.kind), Text(i.signature),
+                  Text(i.grad_fn or "-"), Text(derivative))
+    console.print(t)
+
+
+def batch_cells(result: GradResult, default_dtype) -> tuple[str, str]:
+    """The output and gradients cells of a ``gradcli batch`` table row: the output as PyTorch prints it, and
+    ``name: grad`` for each leaf that requires grad (its gradient after the last backward call)."""
+    out = result.output
+    output = format_tensor(out.value, grad_fn=out.grad_fn, requires_grad=out.requires_grad,
+                           default_dtype=default_dtype)
+    grads = []
+    for name, g in result.grads().items():
+        text = "None" if g is None else format_tensor(g, default_dtype=default_dtype)
+        grads.append(f"{name}: " + text.replace("\n", "\n" + " " * (len(name) + 2)))
+    return output, "\n".join(grads) or "-"
+
+
+class BatchTable:
+    """The ``gradcli batch`` table, printed one row at a time as entries finish (it streams): columns line,
+    entry, output, gradients or error. Columns have fixed proportions of the width so that separately printed
+    rows line up under the header.
+
+    Args:
+        width: the width in characters (the terminal's, or a fixed width when piped).
+        color: whether to write colors (only for a terminal without ``NO_COLOR``).
+    """
+
+    COLUMNS = (("line", None), ("entry", 3), ("output", 3), ("gradients or error", 4))
+
+    def __init__(self, width: int, color: bool):
+        import io
+
+        from rich.console import Console
+
+        self.color = color
+        self.console = Console(file=io.StringIO(), width=width, force_terminal=color, no_color=not color,
+                               color_system="auto" if color else None, highlight=False, emoji=False)
+
+    def _table(self, header: bool):
+        from rich import box
+        from rich.table import Table
+
+        t = Table(box=box.MINIMAL_HEAVY_HEAD if header else box.MINIMAL, show_header=header, show_edge=False,
+                  pad_edge=False, expand=True)
+        for name, ratio in self.COLUMNS:
+            if ratio is None:
+                t.add_column(name, width=6, justify="right", no_wrap=True)
+            else:
+                t.add_column(name, ratio=ratio, overflow="fold")
+        return t
+
+    def _render(self, table) -> str:
+        with self.console.capture() as capture:
+            self.console.print(table)
+        text = capture.get()
+        if not self.color:  # cells are padded to the column width: drop the trailing blanks
+            text = "\n".join(line.rstrip() for line in text.split("\n"))
+        return text
+
+    def header(self) -> str:
+        """The header lines (printed once, before the first row)."""
+        return self._render(self._table(True))
+
+    def row(self, line: int, entry: str, output: str | None, grads_or_error: str, failed: bool) -> str:
+        """The lines of one row; ``output`` is None for a failed entry, whose error fills the last column."""
+        from rich.text import Text  # Text, so that "[...]" in values is never read as rich markup
+
+        t = self._table(False)
+        t.add_row(Text(str(line)), Text(entry), Text("-" if output is None else output),
+                  Text(grads_or_error, style="red" if failed else ""))
+        return self._render(t)

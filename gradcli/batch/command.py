@@ -1,0 +1,307 @@
+"""The ``gradcli batch`` command: open the input, run the entries, write each result as whole lines as soon as
+it is done, and a summary on standard error; behave in pipes (a closed pipe ends quietly with status 141,
+Ctrl-C ends with status 130 leaving only whole lines, output is UTF-8 whatever the locale).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import sys
+import threading
+import time
+from contextlib import closing, contextmanager
+
+from ..errors import EXIT_EVAL, EXIT_INPUT, EXIT_OK, GradcliError, InputError
+from .entries import FORMATS, Defaults, format_for, read_entries
+from .runner import run_entries
+
+#: Exit status when interrupted (SIGINT, Ctrl-C): 128 + SIGINT, as shells report it.
+EXIT_INTERRUPTED = 130
+#: Exit status when the reader of standard output went away (``| head -1``): 128 + SIGPIPE, as shells report
+#: a process killed by SIGPIPE.
+EXIT_BROKEN_PIPE = 141
+
+#: Seconds a batch runs before the progress bar appears (short runs never show it).
+PROGRESS_DELAY = 0.5
+
+
+class OutputClosed(Exception):
+    """Standard output was closed by its reader (``| head -1``)."""
+
+
+class LineWriter:
+    """Writes whole lines to standard output, in UTF-8, each flushed at once; a Ctrl-C (SIGINT) that arrives
+    during a write takes effect right after it, so an interrupted batch leaves only whole lines. A closed pipe
+    raises :class:`OutputClosed`.
+
+    Lines go straight to the file descriptor with ``os.write`` in a loop: a write to a full pipe that a signal
+    interrupts after part of the data returns the part's size, and Python's buffered writer reports that
+    short count without writing the rest (CPython 3.11), which would leave half a line. Streams without a
+    file descriptor (tests' captured output) are written through their text layer.
+    """
+
+    def __init__(self, stream):
+        self.stream = stream
+        try:
+            self._fd = stream.fileno()
+        except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+            self._fd = None
+        self._deferring = 0  # depth of nested deferring_sigint blocks
+        self._interrupted = False
+
+    @contextmanager
+    def deferring_sigint(self):
+        """A block in which a SIGINT waits (it is raised as KeyboardInterrupt at the end of the block): a line
+        is written whole and counted."""
+        self._deferring += 1
+        try:
+            yield
+        finally:
+            self._deferring -= 1
+        if self._interrupted and not self._deferring:
+            raise KeyboardInterrupt
+
+    def write(self, text: str) -> None:
+        """Write ``text`` (one or more whole lines) and flush it, with SIGINT deferred.
+
+        Raises:
+            OutputClosed: the reader went away.
+            KeyboardInterrupt: a SIGINT arrived during the write.
+        """
+        with self.deferring_sigint():
+            try:
+                if self._fd is None:
+                    self.stream.write(text)
+                    self.stream.flush()
+                else:
+                    self.stream.flush()  # anything written through sys.stdout before goes first
+                    data = memoryview(text.encode("utf-8"))
+                    while data:
+                        data = data[os.write(self._fd, data):]
+            except BrokenPipeError:
+                raise OutputClosed() from None
+
+    def on_sigint(self, signum, frame) -> None:
+        """The SIGINT handler while a batch runs."""
+        if self._deferring:
+            self._interrupted = True
+        else:
+            raise KeyboardInterrupt
+
+    def silence(self) -> None:
+        """After the reader went away: send what is still buffered to the null device, so that Python's
+        final flush does not report a BrokenPipeError."""
+        if self._fd is None:
+            return
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._fd)
+            os.close(devnull)
+        except OSError:
+            pass
+
+
+class Progress:
+    """A rich progress bar on standard error, shown only when ``enabled`` (standard error is a terminal and
+    results go elsewhere) and the batch has run for :data:`PROGRESS_DELAY` seconds. ``total`` is the input's
+    size in bytes (None for a pipe: the bar then just pulses)."""
+
+    def __init__(self, total: int | None, enabled: bool):
+        self.enabled = enabled
+        self._lock = threading.Lock()
+        self._started = False
+        self._stopped = False
+        if not enabled:
+            return
+        from rich.console import Console
+        from rich.progress import (BarColumn, Progress as RichProgress, SpinnerColumn, TaskProgressColumn,
+                                   TextColumn, TimeElapsedColumn)
+
+        self._bar = RichProgress(SpinnerColumn(), BarColumn(), TaskProgressColumn(),
+                                 TextColumn("{task.fields[entries]} entries, {task.fields[failed]} failed"),
+                                 TimeElapsedColumn(), console=Console(stderr=True), transient=True,
+                                 redirect_stdout=False, redirect_stderr=False)
+        self._task = self._bar.add_task("batch", total=total, entries=0, failed=0)
+        self._timer = threading.Timer(PROGRESS_DELAY, self._start)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _start(self) -> None:
+        with self._lock:
+            if not self._stopped:
+                self._bar.start()
+                self._started = True
+
+    def update(self, end: int, entries: int, failed: int) -> None:
+        """After an entry: ``end`` bytes of input consumed, ``entries`` done, ``failed`` of them failed."""
+        if self.enabled:
+            self._bar.update(self._task, completed=end, entries=entries, failed=failed)
+
+    def message(self, text: str) -> None:
+        """Write ``text`` to standard error (above the bar when it is shown)."""
+        with self._lock:
+            if self._started and not self._stopped:
+                from rich.text import Text
+
+                self._bar.console.print(Text(text.rstrip("\n")))
+                return
+        _stderr(text)
+
+    def stop(self) -> None:
+        """Remove the bar (idempotent)."""
+        if not self.enabled:
+            return
+        with self._lock:
+            self._stopped = True
+            self._timer.cancel()
+            if self._started:
+                self._bar.stop()
+
+
+def _stderr(text: str) -> None:
+    try:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def report_error(err: GradcliError) -> int:
+    """Write an error to standard error (``file:line:col:``, caret, ``Type: message``); returns its exit code."""
+    _stderr(err.format() + "\n")
+    return err.exit_code
+
+
+def _prefixed(messages: str, name: str, line: int) -> str:
+    return "".join(f"{name}:{line}: {m}\n" for m in messages.rstrip("\n").split("\n"))
+
+
+def open_input(path: str):
+    """Open the batch input: ``(binary stream, name for messages, size in bytes or None)``; ``-`` is standard
+    input.
+
+    Raises:
+        InputError: the file cannot be opened, or is a directory (exit 2).
+    """
+    if path == "-":
+        return sys.stdin.buffer, "<stdin>", None
+    try:
+        stream = open(path, "rb")
+    except FileNotFoundError:
+        raise InputError(f"no such file: {path}", type="FileNotFoundError") from None
+    except IsADirectoryError:
+        raise InputError(f"{path} is a directory", type="IsADirectoryError") from None
+    except OSError as e:
+        raise InputError(f"cannot read {path}: {e.strerror or e}", type="OSError") from None
+    import stat
+
+    try:
+        st = os.fstat(stream.fileno())
+    except OSError:
+        return stream, path, None
+    if stat.S_ISDIR(st.st_mode):
+        stream.close()
+        raise InputError(f"{path} is a directory", type="IsADirectoryError")
+    return stream, path, st.st_size if stat.S_ISREG(st.st_mode) else None
+
+
+class Summary:
+    """Counts entries and failures (remembering the first few failed lines) and says so at the end."""
+
+    SHOWN = 10
+
+    def __init__(self):
+        self.start = time.perf_counter()
+        self.done = 0
+        self.failed = 0
+        self.failed_lines: list[int] = []
+
+    def add(self, line: int, ok: bool) -> None:
+        self.done += 1
+        if not ok:
+            self.failed += 1
+            if len(self.failed_lines) < self.SHOWN:
+                self.failed_lines.append(line)
+
+    def text(self, interrupted: bool = False) -> str:
+        """``gradcli batch: 12 entries, 1 failed (line 7), 0.84 s, 14 entries/s``."""
+        elapsed = time.perf_counter() - self.start
+        where = ""
+        if self.failed_lines:
+            shown = ", ".join(str(n) for n in self.failed_lines) + (", ..." if self.failed > self.SHOWN else "")
+            where = f" (line{'s' if self.failed > 1 else ''} {shown})"
+        rate = ""
+        if self.done and elapsed > 0:
+            per_s = self.done / elapsed
+            rate = f", {per_s:,.0f} entries/s" if per_s >= 10 else f", {per_s:.2g} entries/s"
+        return (f"gradcli batch: {'interrupted after ' if interrupted else ''}{self.done} "
+                f"entr{'y' if self.done == 1 else 'ies'}, {self.failed} failed{where}, {elapsed:.2f} s{rate}\n")
+
+
+def run(path: str, *, fmt: str = "auto", jobs: int = 1, as_json: bool = False, dtype: str = "float32",
+        seed: int | None = None, max_steps: int | None = None) -> int:
+    """``gradcli batch``: read entries from ``path`` (``-``: standard input), write one JSON line
+    (``as_json``) or table row per entry to standard output as each is done, and a summary to standard error.
+
+    Returns the exit status: 0 every entry succeeded, 1 some failed, 2 the input cannot be read (or a bad
+    option), 130 interrupted (SIGINT), 141 standard output closed by its reader. Never raises for bad input.
+    """
+    from rich.console import Console
+
+    summary = Summary()
+    try:
+        if fmt not in FORMATS:
+            raise InputError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}", type="UsageError")
+        if dtype not in ("float32", "float64"):
+            raise InputError(f"--dtype must be float32 or float64, got {dtype!r}", type="UsageError")
+        if jobs < 1:
+            raise InputError(f"--jobs must be at least 1, got {jobs}", type="UsageError")
+        stream, name, size = open_input(path)
+    except InputError as err:
+        return report_error(err)
+
+    entries = read_entries(stream, format_for(path, fmt), Defaults(dtype, seed, max_steps, name))
+    out = Console(file=sys.stdout)
+    progress = Progress(size, enabled=Console(stderr=True).is_terminal and not out.is_terminal)
+    table = None
+    if not as_json:
+        from ..render.table import BatchTable
+
+        table = BatchTable(out.width if out.is_terminal else 160, color=out.is_terminal and not out.no_color)
+    writer = LineWriter(sys.stdout)
+    in_main = threading.current_thread() is threading.main_thread()
+    old_handler = signal.signal(signal.SIGINT, writer.on_sigint) if in_main else None
+    status = None
+    try:
+        with closing(run_entries(entries, as_json, jobs, notice=progress.message)) as outcomes:
+            if table is not None:
+                writer.write(table.header())
+            for entry, outcome in outcomes:
+                if outcome.messages:
+                    progress.message(_prefixed(outcome.messages, name, entry.line))
+                text = (outcome.json + "\n" if outcome.json is not None
+                        else table.row(entry.line, *outcome.cells, failed=not outcome.ok))
+                with writer.deferring_sigint():  # a line written is a line counted
+                    writer.write(text)
+                    summary.add(entry.line, outcome.ok)
+                progress.update(entry.end, summary.done, summary.failed)
+    except KeyboardInterrupt:
+        status = EXIT_INTERRUPTED
+    except OutputClosed:
+        writer.silence()
+        return EXIT_BROKEN_PIPE  # quietly: whoever reads our output has gone
+    except InputError as err:  # the input became unreadable part-way
+        progress.stop()
+        status = report_error(err)
+    finally:
+        progress.stop()
+        if in_main:
+            signal.signal(signal.SIGINT, old_handler if old_handler is not None else signal.SIG_DFL)
+        if path != "-":
+            stream.close()
+    _stderr(summary.text(interrupted=status == EXIT_INTERRUPTED))
+    if status is not None:
+        return status
+    return EXIT_EVAL if summary.failed else EXIT_OK

@@ -1,0 +1,275 @@
+"""Reading ``gradcli batch`` input: numbered lines, then entries (text or JSON Lines), lazily.
+
+* text: one entry per line, a program that declares its own inputs
+  (``x = tensor([1., 2.], requires_grad=True); (x * x).sum()``). Blank lines and ``#`` comment lines are
+  skipped. A line that is incomplete on its own (a block header ending in ``:``, an open bracket, a trailing
+  backslash: the rule of Python's interactive prompt) starts a multi-line entry, which runs to a line ``---``
+  (or the end of the input).
+* JSON Lines: one object per line with the fields of :data:`JSONL_FIELDS`, meaning what ``gradcli grad``'s
+  arguments and options mean; blank lines are skipped.
+
+Nothing is read ahead of need, so standard input streams; a bad line is a bad entry (with an ``error``),
+never an exception.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from ..calculator import GradRequest
+from ..errors import GradcliError, GradcliSyntaxError, InputError
+
+FORMATS = ("auto", "text", "jsonl")
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+TEXT_SUFFIXES = (".txt", ".gc")
+BLOCK_END = "---"
+
+#: The fields of a JSON Lines entry: what ``gradcli grad``'s arguments and options mean, plus ``id``.
+JSONL_FIELDS = ("program", "inputs", "consts", "gradient", "repeat", "zero_grad", "seed", "dtype", "id")
+
+
+@dataclass
+class Line:
+    """One physical line of the input: ``number`` is 1-based, ``text`` has no line ending (None if the line
+    is not valid UTF-8, then ``error`` says so), ``end`` is the byte offset just after it (for progress)."""
+    number: int
+    text: str | None
+    end: int
+    error: GradcliError | None = None
+
+
+@dataclass
+class Entry:
+    """One unit of work: the 1-based ``line`` where it starts, its ``text`` (shown in the table), the byte
+    offset after it (``end``), and either the :class:`~gradcli.calculator.GradRequest` to run or the ``error``
+    that makes it unrunnable (a malformed JSON line, an undecodable line). ``id`` is echoed back when
+    ``has_id``."""
+    line: int
+    text: str
+    end: int
+    request: GradRequest | None = None
+    error: GradcliError | None = None
+    id: object = None
+    has_id: bool = False
+
+
+@dataclass
+class Defaults:
+    """Batch-wide defaults for every entry (``--dtype``, ``--seed``, ``--max-steps``), and the input's name
+    (``<stdin>`` or the path) used in messages."""
+    dtype: str = "float32"
+    seed: int | None = None
+    max_steps: int | None = None
+    filename: str = "<stdin>"
+
+
+def read_lines(stream, name: str = "<stdin>") -> Iterator[Line]:
+    """Number the lines of a binary stream, each yielded as soon as it has arrived (standard input streams).
+
+    Each line is decoded as UTF-8 on its own (a leading byte-order mark is dropped), so one bad line is one
+    bad entry, not an unreadable file.
+
+    Raises:
+        InputError: if reading fails (an I/O error; exit 2).
+    """
+    end = 0
+    number = 0
+    try:
+        for raw in stream:
+            number += 1
+            end += len(raw)
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                yield Line(number, None, end, InputError(
+                    f"line {number} is not valid UTF-8 (byte {e.start + 1}: {raw[e.start:e.start + 1]!r})",
+                    type="UnicodeDecodeError"))
+                continue
+            if number == 1 and text.startswith("\ufeff"):
+                text = text[1:]
+            yield Line(number, text.rstrip("\r\n"), end)
+    except OSError as e:
+        raise InputError(f"cannot read {name}: {e.strerror or e}", type="OSError") from None
+
+
+def opens_block(text: str) -> bool:
+    """Whether a line is incomplete on its own and so starts a multi-line entry: it parses up to the end of
+    the input but needs more (``def f(x):``, ``y = [1,``, a trailing backslash). This is the rule of
+    Python's interactive prompt (``codeop``), decided by gradcli's own grammar."""
+    from ..language.grammar import parse
+
+    s = text.rstrip()
+    # Most lines are plainly complete: parse only those that may not be (a comment may hide the ':').
+    if not (s.endswith((":", "\\", ",")) or "#" in s or s.count("(") + s.count("[") + s.count("{")
+            > s.count(")") + s.count("]") + s.count("}")):
+        return False
+    try:
+        parse(text)
+    except GradcliSyntaxError as e:
+        return e.message == "unexpected end of input"
+    return False
+
+
+def text_entries(lines: Iterable[Line], defaults: Defaults) -> Iterator[Entry]:
+    """The entries of a text file (see the module docstring). A line ``---`` with no multi-line entry open
+    is reported as a failed entry (it usually means the entry above it was meant to be one block)."""
+    block: list[Line] = []
+    for ln in lines:
+        if block:
+            if ln.text is not None and ln.text.strip() == BLOCK_END:
+                yield _block_entry(block, ln.end, defaults)
+                block = []
+            else:
+                block.append(ln)
+            continue
+        if ln.error is not None:
+            yield Entry(ln.number, "", ln.end, error=ln.error.with_position(line=1, column=None, source=None,
+                                                                            filename=None))
+            continue
+        s = ln.text.strip()
+        if not s or s.startswith("#"):
+            continue
+        if s == BLOCK_END:
+            yield Entry(ln.number, ln.text, ln.end, error=InputError(
+                f"'{BLOCK_END}' ends a multi-line entry, but none is open", type="FileFormatError", line=1,
+                column=1, hint="a multi-line entry starts with a line that is incomplete on its own (ending with "
+                               "':' or leaving a bracket open); join simple statements on one line with ';'"))
+        elif opens_block(ln.text):
+            block = [ln]
+        else:
+            yield Entry(ln.number, ln.text, ln.end, request=_request(ln.text, defaults))
+    if block:
+        yield _block_entry(block, block[-1].end, defaults)
+
+
+def _request(program: str, defaults: Defaults, **fields) -> GradRequest:
+    fields.setdefault("dtype", defaults.dtype)
+    fields.setdefault("seed", defaults.seed)
+    return GradRequest(program=program, filename=defaults.filename, max_steps=defaults.max_steps, **fields)
+
+
+def _block_entry(block: list[Line], end: int, defaults: Defaults) -> Entry:
+    start = block[0].number
+    bad = next((ln for ln in block if ln.error is not None), None)
+    text = "\n".join(ln.text or "" for ln in block)
+    if bad is not None:
+        return Entry(start, text, end, error=bad.error.with_position(line=bad.number - start + 1, column=None,
+                                                                     source=None, filename=None))
+    return Entry(start, text, end, request=_request(text, defaults))
+
+
+def jsonl_entries(lines: Iterable[Line], defaults: Defaults) -> Iterator[Entry]:
+    """The entries of a JSON Lines file: one object per non-blank line (see :func:`jsonl_entry`)."""
+    for ln in lines:
+        if ln.error is not None:
+            yield Entry(ln.number, "", ln.end, error=ln.error.with_position(line=1, column=None, source=None,
+                                                                            filename=None))
+        elif ln.text.strip():
+            yield jsonl_entry(ln, defaults)
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON (RFC 8259 has no NaN or Infinity)")
+
+
+def jsonl_entry(ln: Line, defaults: Defaults) -> Entry:
+    """One JSON Lines entry: ``{"program": str, "inputs": {name: SPEC or data}, "consts": {...},
+    "gradient": SPEC or data, "repeat": int, "zero_grad": bool, "seed": int, "dtype": str, "id": any}``.
+    Only ``program`` is required. A SPEC is a string (an expression or ``@file``, as for ``-i``); data is a
+    number or nested lists, with PyTorch's dtype inference for ``consts``.
+
+    Malformed lines give an :class:`Entry` with an ``error`` (never an exception)."""
+    def bad(message, **kw):
+        return Entry(ln.number, ln.text, ln.end, error=InputError(message, type=kw.pop("type", "InputError"),
+                                                                  **kw), id=obj_id, has_id=has_id)
+
+    obj_id, has_id = None, False
+    try:
+        obj = json.loads(ln.text, parse_constant=_no_constant)
+    except json.JSONDecodeError as e:
+        return bad(f"invalid JSON: {e.msg}", type="JSONDecodeError", line=e.lineno, column=e.colno,
+                   source=ln.text)
+    except ValueError as e:
+        return bad(f"invalid JSON: {e}", type="JSONDecodeError")
+    if not isinstance(obj, dict):
+        return bad(f"expected a JSON object per line ({{\"program\": ...}}), got {_json_type(obj)}")
+    has_id, obj_id = "id" in obj, obj.get("id")
+    unknown = [k for k in obj if k not in JSONL_FIELDS]
+    if unknown:
+        return bad(f"unknown field {unknown[0]!r}; the fields are: {', '.join(JSONL_FIELDS)}")
+    program = obj.get("program")
+    if not isinstance(program, str):
+        return bad("the field 'program' (a string) is required" if program is None else
+                   f"'program' must be a string, got {_json_type(program)}")
+    fields = {}
+    for key, option in (("inputs", "-i"), ("consts", "-c")):
+        value = obj.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, dict):
+            return bad(f"'{key}' must be an object of name: SPEC or data (like {option} NAME=SPEC), got "
+                       f"{_json_type(value)}")
+        fields[key] = list(value.items())
+    if obj.get("gradient") is not None:
+        fields["gradient"] = obj["gradient"]
+    for key, kind, check in (("repeat", "an integer >= 1", lambda v: _is_int(v) and v >= 1),
+                             ("zero_grad", "true or false", lambda v: isinstance(v, bool)),
+                             ("seed", "an integer", _is_int),
+                             ("dtype", '"float32" or "float64"', lambda v: v in ("float32", "float64"))):
+        value = obj.get(key)
+        if value is None:
+            continue
+        if not check(value):
+            return bad(f"'{key}' must be {kind}, got {json.dumps(value, ensure_ascii=False)}")
+        fields[key] = value
+    return Entry(ln.number, program, ln.end, request=_request(program, defaults, **fields), id=obj_id,
+                 has_id=has_id)
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _json_type(v) -> str:
+    for t, name in ((bool, "a boolean"), (int, "a number"), (float, "a number"), (str, "a string"),
+                    (list, "an array"), (dict, "an object")):
+        if isinstance(v, t):
+            return name
+    return "null"
+
+
+def format_for(path: str, fmt: str = "auto") -> str:
+    """The input format: ``fmt`` unless it is "auto"; then by the file's extension (``.jsonl``/``.ndjson``:
+    "jsonl"; ``.txt``/``.gc``: "text"), and "auto" (decided by the first line) for other names and ``-``."""
+    if fmt != "auto" or path == "-":
+        return fmt
+    suffix = Path(path).suffix.lower()
+    if suffix in JSONL_SUFFIXES:
+        return "jsonl"
+    if suffix in TEXT_SUFFIXES:
+        return "text"
+    return "auto"
+
+
+def read_entries(stream, fmt: str, defaults: Defaults) -> Iterator[Entry]:
+    """The entries of a binary stream in format ``fmt`` ("text", "jsonl", or "auto": JSON Lines if the first
+    non-blank line starts with ``{``, else text), read lazily.
+
+    Raises:
+        InputError: if the stream cannot be read (exit 2).
+    """
+    lines = read_lines(stream, defaults.filename)
+    if fmt == "auto":
+        head = []
+        for ln in lines:
+            head.append(ln)
+            if ln.text is None or ln.text.strip():
+                break
+        first = head[-1].text if head else None
+        fmt = "jsonl" if first is not None and first.lstrip().startswith("{") else "text"
+        lines = itertools.chain(head, lines)
+    return (jsonl_entries if fmt == "jsonl" else text_entries)(lines, defaults)

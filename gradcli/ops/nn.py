@@ -1,0 +1,106 @@
+"""Normalising activations along a dimension: softmax and log_softmax (torch.nn.functional).
+
+Forward as PyTorch's CPU kernels (the maximum subtracted first); derivatives as derivatives.yaml's
+``_softmax_backward_data`` / ``_log_softmax_backward_data``, written with ops of the table so that they can be
+differentiated again. The cross-entropy loss (gradcli.ops.loss) is log_softmax followed by nll_loss, as in
+PyTorch.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .. import dtypes
+from ._core import install_method, normalize_dim, op, register
+
+_LONG_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def _check_float(input, kernel: str, dim: int) -> None:
+    if input.dtype.kind != "f":
+        name = _LONG_NAMES[dtypes.from_numpy(input.dtype).name]
+        where = "lastdim_kernel_impl" if dim == max(input.ndim, 1) - 1 else "kernel_impl"
+        raise NotImplementedError(f'"{kernel}_{where}" not implemented for \'{name}\'')
+
+
+@op("SoftmaxBackward0", promote=None, name="_softmax", note="d/dx = y * (grad - sum(grad * y, dim))")
+def _softmax(input, dim):
+    """``exp(x) / sum(exp(x), dim)`` along ``dim`` (already checked), computed with the maximum subtracted."""
+    axis = normalize_dim(dim, input.ndim)
+    _check_float(input, "softmax", axis)
+    if input.ndim == 0:
+        return np.ones_like(input)
+    e = np.exp(input - np.max(input, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+@_softmax.defvjp
+def _(grad, result, dim):
+    from .reduction import sum
+
+    return result * (grad - sum(grad * result, dim, True))
+
+
+@op("LogSoftmaxBackward0", promote=None, name="_log_softmax", note="d/dx = grad - exp(y) * sum(grad, dim)")
+def _log_softmax(input, dim):
+    """``x - logsumexp(x, dim)`` along ``dim`` (already checked), computed with the maximum subtracted."""
+    axis = normalize_dim(dim, input.ndim)
+    _check_float(input, "log_softmax", axis)
+    if input.ndim == 0:
+        return np.zeros_like(input)
+    shifted = input - np.max(input, axis=axis, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+
+@_log_softmax.defvjp
+def _(grad, result, dim):
+    from .elementwise import exp
+    from .reduction import sum
+
+    return grad - exp(result) * sum(grad, dim, True)
+
+
+def _implicit_dim(name: str, ndim: int) -> int:
+    # torch.nn.functional._get_softmax_dim
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+                  "as an argument.", UserWarning, stacklevel=4)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def _normalising(name: str, inner, note: str):
+    def fn(input, dim=None, _stacklevel=3, dtype=None):
+        from ._core import to_tensor
+
+        if dtype is None and not isinstance(_stacklevel, int):  # torch.softmax(x, dim, dtype) positionally
+            dtype = _stacklevel
+        input = to_tensor(input)
+        if dim is None:
+            dim = _implicit_dim(name, input.ndim)
+        if dtype is not None:
+            input = input.to(dtype)
+        return inner(input, dim)
+
+    fn.__name__ = name
+    fn.__doc__ = f"""{'Softmax' if name == 'softmax' else 'Log-softmax'} along ``dim``: {note}. ``dtype`` casts the
+    input first (ToCopyBackward0). Without ``dim`` the dimension is chosen as PyTorch does (0 for 0-, 1- and 3-d
+    inputs, else 1) with its deprecation warning. Matches torch.nn.functional.{name} (grad_fn
+    {inner.grad_fn}).
+
+    Raises:
+        IndexError: for a dimension out of range; NotImplementedError for integer inputs (PyTorch's message).
+    """
+    register(name, fn, "op")
+    install_method(name, fn)
+    fn.note = note
+    return fn
+
+
+softmax = _normalising("softmax", _softmax, "y = exp(x) / sum(exp(x)); d/dx = y * (grad - sum(grad * y))")
+log_softmax = _normalising("log_softmax", _log_softmax,
+                           "y = x - logsumexp(x); d/dx = grad - exp(y) * sum(grad)")
+
+# What `gradcli ops` shows as the grad_fn (gradcli.catalog reads ``grad_fn``).
+softmax.grad_fn = _softmax.grad_fn
+log_softmax.grad_fn = _log_softmax.grad_fn
