@@ -118,7 +118,8 @@ class Node:
     __slots__ = ("op", "edges", "saved", "params", "in_shapes", "out_shape", "out_dtype", "dtype", "seq",
                  "retained", "uses", "__weakref__")
 
-    def __init__(self, op, edges, saved, params, in_shapes, out_shape, out_dtype, dtype):
+    def __init__(self, op, edges, saved, params, in_shapes, out_shape, out_dtype, dtype, counted=False):
+        # counted: the caller has already added one use to each Node in ``edges``
         self.op = op
         self.edges = edges
         self.saved = saved
@@ -130,9 +131,10 @@ class Node:
         self.seq = next(_sequence)
         self.retained = None
         self.uses = 0
-        for e in edges:
-            if type(e) is Node:
-                e.uses += 1
+        if not counted:
+            for e in edges:
+                if type(e) is Node:
+                    e.uses += 1
 
     def name(self) -> str:
         """PyTorch's class name of this backward function, e.g. ``"MulBackward0"``."""

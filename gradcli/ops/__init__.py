@@ -30,12 +30,23 @@ from .loss import binary_cross_entropy_with_logits
 from .reduction import mean, norm, sum, sum_to_size
 from .shape import expand, flatten, getitem, permute, reshape, select, squeeze, t, transpose, unsqueeze
 
+_sub_positional = positional(elementwise._sub, 2)
+
+
+def _sub_operator(a, b):
+    """``a - b``: sub(a, b), without its checks for bool operands when neither can be one."""
+    if type(b) is float or type(b) is int or type(b) is Tensor and b.data.dtype.kind != "b":
+        if a.data.dtype.kind != "b":
+            return _sub_positional(a, b)
+    return sub(a, b)
+
+
 # Python's operator protocol -> op. Reflected forms (__radd__ for ``2 + x``) swap the operands; ``2 / x`` is
 # ``reciprocal(x) * 2`` as in PyTorch (grad_fn MulBackward0).
 _OPERATORS = {
     "__add__": positional(add, 2),  # positional(): the hottest operators skip Op.__call__'s argument handling
     "__radd__": lambda a, b: add(b, a) if isinstance(b, Tensor) else add(a, b),
-    "__sub__": lambda a, b: sub(a, b),
+    "__sub__": _sub_operator,
     "__rsub__": lambda a, b: rsub(a, b),
     "__mul__": positional(mul, 2),
     "__rmul__": lambda a, b: mul(b, a) if isinstance(b, Tensor) else mul(a, b),

@@ -400,7 +400,11 @@ def _apply(o: Op, args, params=None):
                     in_shapes = (_shape(da.shape),) if n == 1 else (_shape(da.shape), _shape(db.shape))
                 shape = out.shape
                 shape = _SHAPES.get(shape) or _shape(shape)
-                return Tensor(out, True, Node(o, edges, saved, params, in_shapes, shape, odt, dtype))
+                if type(ea) is Node:  # Node.uses, counted here rather than in Node.__init__
+                    ea.uses += 1
+                if n == 2 and type(eb) is Node:
+                    eb.uses += 1
+                return Tensor(out, True, Node(o, edges, saved, params, in_shapes, shape, odt, dtype, True))
     datas, dtype = _fast_promote(o, args)
     if datas is None:
         datas, dtype = _promote(o, args[:n])
