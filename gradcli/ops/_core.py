@@ -405,6 +405,12 @@ def _apply(o: Op, args, params=None):
                 if n == 2 and type(eb) is Node:
                     eb.uses += 1
                 return Tensor(out, True, Node(o, edges, saved, params, in_shapes, shape, odt, dtype, True))
+    return _apply_general(o, args)
+
+
+def _apply_general(o: Op, args):
+    """:func:`_apply` for any arguments: promotion, forward, :func:`_wrap_output`."""
+    n = o.ninputs
     datas, dtype = _fast_promote(o, args)
     if datas is None:
         datas, dtype = _promote(o, args[:n])
