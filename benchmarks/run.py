@@ -349,7 +349,13 @@ def _env():
     # An installed gradcli has its bytecode compiled (pip does it), like numpy and typer: let the warm-up run
     # write this checkout's __pycache__ rather than measure Python compiling gradcli's sources every time.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    if THREADS:
+        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            env[var] = str(THREADS)
     return env
+
+
+THREADS = None  # --threads: BLAS/OpenMP threads of every worker (None: the libraries' defaults)
 
 
 def have_torch() -> bool:
@@ -492,12 +498,14 @@ def bench_chain(n, rounds, impls):
     mem = {k: statistics.median(e["delta_kib"] for e in v["extra"]) / 1024 for k, v in res.items()}
     peak = {k: statistics.median(e["peak_kib"] for e in v["extra"]) / 1024 for k, v in res.items()}
     ref = "torch" if "torch" in res else None
-    ok = _agree(res["gradcli"]["check"], res[ref or "numpy"]["check"], rtol=1e-3, atol=1e-6)
+    # Checked against numpy, which computes the same float32 formulas: over a million float32 steps PyTorch's
+    # kernels (its tanh differs from numpy's in the last bit now and then) drift apart by ~1e-3 relative.
+    ok = _agree(res["gradcli"]["check"], res["numpy"]["check"], rtol=1e-5, atol=0)
     label = f"{n:,}-node chain"
     rows = [_row(f"{label}: time (fwd+bwd)", "s CPU", res["gradcli"]["median"],
                  res["torch"]["median"] if ref else None, res["numpy"]["median"],
                  ratio=res["gradcli"]["median"] / res["torch"]["median"] if ref else None, ratio_of="torch",
-                 target=("<=", 0.5), agree=ok, checked_against="PyTorch" if ref else "numpy"),
+                 target=("<=", 0.5), agree=ok, checked_against="numpy"),
             _row(f"{label}: peak memory above baseline", "MiB", mem["gradcli"], mem.get("torch"), mem["numpy"],
                  ratio=mem["gradcli"] / mem["torch"] if ref else None, ratio_of="torch", target=("<=", 0.5),
                  note="peak RSS: " + ", ".join(f"{k} {v:,.0f} MiB" for k, v in peak.items()))]
@@ -648,8 +656,8 @@ def print_table(rows, info, elapsed):
     print(f"machine: {info.get('cpu')}, {info.get('cores')} cores; Python {info.get('python')}, numpy "
           f"{info.get('numpy')} ({info.get('blas', '?')}), torch {info.get('torch', 'not installed')}, typer "
           f"{info.get('typer')}, lark {info.get('lark')}")
-    print(f"load average (1 min) at start {info['loadavg_start'][0]:.2f}, at end {info['loadavg_end'][0]:.2f}; "
-          f"medians; total {elapsed:.0f} s")
+    print(f"BLAS/OpenMP threads: {info['threads']}; load average (1 min) at start {info['loadavg_start'][0]:.2f}, "
+          f"at end {info['loadavg_end'][0]:.2f}; medians; total {elapsed:.0f} s")
 
 
 def main(argv=None):
@@ -658,7 +666,12 @@ def main(argv=None):
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--only", default="", help="comma-separated: startup,perop,matmul,mlp,chain,batch")
     ap.add_argument("--no-torch", action="store_true", help="leave PyTorch out even if it is installed")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="BLAS/OpenMP threads for every run (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, "
+                         "MKL_NUM_THREADS); default: the libraries' own (all cores)")
     args = ap.parse_args(argv)
+    global THREADS
+    THREADS = args.threads
     only = {s.strip() for s in args.only.split(",") if s.strip()}
     known = {"startup", "perop", "matmul", "mlp", "chain", "batch"}
     if only - known:
@@ -674,7 +687,7 @@ def main(argv=None):
         ("startup", lambda: bench_startup(3 if q else 10, torch_ok)),
         ("perop", lambda: bench_perop(2 if q else 3, 2 if q else 5, impls)),
         ("matmul", lambda: bench_matmul(2 if q else 3, 1 if q else 2, impls)),
-        ("mlp", lambda: bench_mlp(5 if q else 15, 1 if q else 2, impls)),
+        ("mlp", lambda: bench_mlp(5 if q else 10, 1 if q else 3, impls)),
         ("chain", lambda: bench_chain(CHAIN_N_QUICK if q else CHAIN_N, 1, impls)),
         ("batch", lambda: bench_batch(10_000, 2 if q else 3, torch_ok)),
     ]
@@ -686,6 +699,7 @@ def main(argv=None):
             rows += r
             raw[name] = detail
     info["loadavg_end"] = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
+    info["threads"] = THREADS or "library defaults"
     elapsed = time.perf_counter() - t0
     if args.json:
         json.dump({"machine": info, "quick": q, "rows": rows, "samples": raw, "seconds": elapsed}, sys.stdout,
