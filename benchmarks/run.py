@@ -62,12 +62,11 @@ CHAIN_N_QUICK = 200_000
 # The chain: y*1.0001, y+c, tanh(y), y*w, y-0.001, repeated. The values are chosen so that neither the values
 # nor the gradients blow up or underflow over a million steps (float32 denormals would measure the FPU's slow
 # path, not the frameworks): y stays near 1e-3, where tanh' is ~1, and 1.0001 * 0.9999 ~ 1.
-def _chain_gradcli(n):
-    import gradcli as G
-
-    x = G.tensor([0.001, -0.002, 0.003], requires_grad=True)
-    c = G.tensor([0.001, 0.001, 0.001])
-    w = G.tensor([0.9999, 0.9999, 0.9999])
+def _chain(m, n):
+    """The chain in ``m`` (gradcli or torch: the same code runs on both); returns ``x.grad``."""
+    x = m.tensor([0.001, -0.002, 0.003], requires_grad=True)
+    c = m.tensor([0.001, 0.001, 0.001])
+    w = m.tensor([0.9999, 0.9999, 0.9999])
     y = x
     for i in range(n):
         k = i % 5
@@ -82,30 +81,19 @@ def _chain_gradcli(n):
         else:
             y = y - 0.001
     y.sum().backward()
-    return x.grad.data
+    return x.grad
+
+
+def _chain_gradcli(n):
+    import gradcli as G
+
+    return _chain(G, n).data
 
 
 def _chain_torch(n):
     import torch
 
-    x = torch.tensor([0.001, -0.002, 0.003], requires_grad=True)
-    c = torch.tensor([0.001, 0.001, 0.001])
-    w = torch.tensor([0.9999, 0.9999, 0.9999])
-    y = x
-    for i in range(n):
-        k = i % 5
-        if k == 0:
-            y = y * 1.0001
-        elif k == 1:
-            y = y + c
-        elif k == 2:
-            y = y.tanh()
-        elif k == 3:
-            y = y * w
-        else:
-            y = y - 0.001
-    y.sum().backward()
-    return x.grad.numpy()
+    return _chain(torch, n).numpy()
 
 
 def _chain_numpy(n):

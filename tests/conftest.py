@@ -7,6 +7,12 @@ import pytest
 import gradcli as G
 
 
+@pytest.fixture
+def torch():
+    """The torch module (the test is skipped where torch is not installed; CI installs it)."""
+    return pytest.importorskip("torch")
+
+
 @pytest.fixture(autouse=True)
 def _default_dtype():
     G.set_default_dtype(G.float32)

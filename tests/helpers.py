@@ -8,11 +8,13 @@ compared with central finite differences computed by perturbing each input's ``.
 
 from __future__ import annotations
 
+import warnings
 import zlib
 from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
+import pytest
 
 import gradcli as G
 
@@ -315,3 +317,37 @@ class CaseBook:
     def add_nd(self, op: str, id: str, fn: Callable, *args: Arg) -> None:
         """A non-differentiable case with id ``f"{op}-{id}"``."""
         self.nondiff.append(NDCase(op, f"{op}-{id}", fn, tuple(args)))
+
+
+# ---------------------------------------------------------------------------------------- torch oracle
+def to_np(t) -> np.ndarray:
+    """The values of a gradcli or torch tensor as a numpy array (torch's efficient zero tensors, e.g. abs's
+    second derivative, as zeros)."""
+    if isinstance(t, G.Tensor):
+        return t.data
+    if t._is_zerotensor():
+        return np.zeros(tuple(t.shape))
+    return t.detach().numpy()
+
+
+def grad_fn_name(t):
+    """The grad_fn class name of a gradcli or torch tensor (None for a leaf)."""
+    if t.grad_fn is None:
+        return None
+    return t.grad_fn.name() if isinstance(t, G.Tensor) else type(t.grad_fn).__name__
+
+
+def autograd_grad(m):
+    """``gradcli.grad`` or ``torch.autograd.grad``."""
+    return G.grad if m is G else m.autograd.grad
+
+
+def assert_raises_like_torch(fn, torch) -> None:
+    """``fn(torch)`` and ``fn(gradcli)`` both raise, with the same exception type name and message."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(Exception) as et:
+            fn(torch)
+        with pytest.raises(Exception) as eg:
+            fn(G)
+    assert (type(eg.value).__name__, str(eg.value)) == (type(et.value).__name__, str(et.value))

@@ -23,24 +23,14 @@ import pytest
 from typer.testing import CliRunner
 
 import gradcli as G
+
+try:
+    from tests.helpers import grad_fn_name, to_np
+except ImportError:  # tests/ on sys.path
+    from helpers import grad_fn_name, to_np
 from gradcli.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture
-def torch():
-    return pytest.importorskip("torch")
-
-
-def to_np(t):
-    return t.data if isinstance(t, G.Tensor) else t.detach().numpy()
-
-
-def grad_fn_name(t):
-    if t.grad_fn is None:
-        return None
-    return t.grad_fn.name() if isinstance(t, G.Tensor) else type(t.grad_fn).__name__
 
 
 def _raised(fn, m):

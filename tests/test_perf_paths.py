@@ -18,13 +18,7 @@ import numpy as np
 import pytest
 
 import gradcli as G
-from gradcli.autograd import Node
 from gradcli.ops import _core
-
-
-@pytest.fixture
-def torch():
-    return pytest.importorskip("torch")
 
 
 def leaf(values, dtype):
