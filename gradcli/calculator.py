@@ -17,6 +17,8 @@ from .errors import EvalError, GradcliError, InputError
 from .result import GradResult, Graph, GraphNode, InputInfo, TensorInfo
 from .tensor import Tensor
 
+MAX_REPEAT = 10_000  # backward calls of one request (--repeat)
+
 
 @dataclass
 class GradRequest:
@@ -31,7 +33,8 @@ class GradRequest:
     seed: int | None = None
     dtype: str = "float32"
     filename: str = "<expr>"
-    max_steps: int | None = None
+    max_steps: int | None = None  # None: the ``steps`` limit (gradcli.limits)
+    anomaly: bool = False  # name the first op whose backward produces NaN/inf (torch.autograd.detect_anomaly)
 
 
 def tensor_info(t: Tensor) -> TensorInfo:
@@ -51,14 +54,24 @@ def compute(req: GradRequest, write=None, warn=None) -> GradResult:
         InputError: bad options or input specs (exit 2).
         GradcliSyntaxError: the program or a spec does not parse (exit 2).
         EvalError: the program or backward fails (exit 1), with PyTorch's type and message.
+        LimitError: a limit of :mod:`gradcli.limits` was reached (exit 1; InputLimitError, exit 2, for input).
     """
+    if req.anomaly:
+        from .anomaly import detect_anomaly
+
+        with detect_anomaly():
+            return _compute(req, write, warn)
+    return _compute(req, write, warn)
+
+
+def _compute(req: GradRequest, write, warn) -> GradResult:
     from .language.build import build_program
-    from .language.interpreter import DEFAULT_MAX_STEPS, Interpreter
+    from .language.interpreter import Interpreter
     from .language.specs import evaluate_spec, parse_spec
     from .ops import creation, to_tensor
 
-    if req.repeat < 1:
-        raise InputError(f"--repeat must be at least 1, got {req.repeat}", type="UsageError")
+    if not 1 <= req.repeat <= MAX_REPEAT:
+        raise InputError(f"--repeat must be between 1 and {MAX_REPEAT:,}, got {req.repeat}", type="UsageError")
     try:
         dtypes.set_default_dtype(req.dtype)
     except TypeError:
@@ -67,8 +80,7 @@ def compute(req: GradRequest, write=None, warn=None) -> GradResult:
         creation.manual_seed(req.seed)
 
     printed = []
-    interp = Interpreter(write=write or printed.append, warn=warn,
-                         max_steps=req.max_steps or DEFAULT_MAX_STEPS)
+    interp = Interpreter(write=write or printed.append, warn=warn, max_steps=req.max_steps)
     program = build_program(req.program, req.filename)  # syntax errors before anything runs
     specs = [parse_spec(s, True) for s in req.inputs] + [parse_spec(s, False) for s in req.consts]
     seen = set()
@@ -88,7 +100,7 @@ def compute(req: GradRequest, write=None, warn=None) -> GradResult:
     if not isinstance(output, Tensor):
         try:
             output = to_tensor(output)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError, RecursionError):
             raise EvalError(f"the output must be a tensor or a number, not {type(output).__name__}",
                             type="TypeError") from None
 

@@ -12,6 +12,10 @@ code  meaning
 2     bad input: syntax errors, unreadable files, bad options or input specs
 ====  =====================================================================
 
+Limits (:mod:`gradcli.limits`) raise :class:`LimitError` (exit 1) or, for input that is too large or too
+deeply nested, :class:`InputLimitError` (exit 2); both are shown as ``LimitError: ...`` with a hint saying
+how to raise the limit.
+
 The engine itself raises plain Python exceptions (``RuntimeError``, ``TypeError``, ...) with PyTorch's texts,
 so that ``import gradcli`` behaves like ``import torch``; the language layer wraps them into
 :class:`EvalError` with the position of the expression that failed.
@@ -112,3 +116,19 @@ class EvalError(GradcliError):
         """Wrap an engine exception, keeping its Python type name as the shown type."""
         message = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
         return cls(message, type=type(exc).__name__)
+
+
+class LimitError(EvalError):
+    """A resource limit was reached while running (exit code 1): tensor elements, steps, graph nodes, ...
+    ``limit`` names the limit (see :mod:`gradcli.limits`)."""
+
+    default_type = "LimitError"
+    limit = ""
+
+
+class InputLimitError(InputError):
+    """A resource limit was reached while reading input (exit code 2): program length, nesting depth, file
+    size. ``limit`` names the limit."""
+
+    default_type = "LimitError"
+    limit = ""

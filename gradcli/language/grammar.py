@@ -84,10 +84,14 @@ def parse(text: str, start: str = "file_input", filename: str = "<input>"):
 
     Raises:
         GradcliSyntaxError: with line, column, the source line and what was expected.
+        InputLimitError: for text longer than the ``chars`` limit (checked before parsing).
     """
     from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
     from lark.indenter import DedentError
 
+    from .. import limits
+
+    limits.check_source(text, filename)
     if not text.endswith("\n"):
         text += "\n"
     try:

@@ -36,7 +36,7 @@ import inspect
 
 import numpy as np
 
-from .. import autograd, dtypes
+from .. import autograd, dtypes, limits
 from ..autograd import Node
 from ..tensor import REQUIRES_GRAD_DTYPE_ERROR, Tensor
 
@@ -276,6 +276,8 @@ def _apply(o: Op, args):
     datas, dtype = _fast_promote(o, tensors)
     if datas is None:
         datas, dtype = _promote(o, tensors)
+    if n > 1:
+        limits.check_operands(datas)  # before the forward allocates a broadcast result
     out = o.forward(*datas, *params)
     if type(out) is tuple:
         # (values, indices)-style results: only the first output is differentiable.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, limits
 from ..tensor import Tensor
 from ._core import check_requires_grad, register, to_tensor
 
@@ -54,6 +54,7 @@ def _size(size, kw_size) -> tuple:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
         out.append(int(s))
+    limits.check_numel(out, "the new tensor")
     return tuple(out)
 
 
@@ -92,6 +93,7 @@ def full(size, fill_value, dtype=None, requires_grad=False):
 
 def eye(n, m=None, dtype=None, requires_grad=False):
     """The n×m identity matrix (m defaults to n). Matches torch.eye."""
+    limits.check_numel((int(n), int(n) if m is None else int(m)), "eye()")
     return _leaf(np.eye(int(n), None if m is None else int(m), dtype=_float_dtype(dtype)), requires_grad)
 
 
@@ -113,11 +115,13 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False):
     else:
         d = dtypes.infer_dtype([start, end, step])
     n = int(np.ceil((end - start) / step))
+    limits.check_numel((n,), "arange()")
     return _leaf((start + np.arange(n, dtype=np.float64) * step).astype(d), requires_grad)
 
 
 def linspace(start, end, steps, dtype=None, requires_grad=False):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive. Matches torch.linspace."""
+    limits.check_numel((int(steps),), "linspace()")
     return _leaf(np.linspace(start, end, int(steps)).astype(_float_dtype(dtype)), requires_grad)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import limits
 from ._core import install_method, op, register
 
 
@@ -80,6 +81,7 @@ def mm(input, mat2):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x{input.shape[1]} and "
                            f"{mat2.shape[0]}x{mat2.shape[1]})")
     _check_same_dtype(input, mat2, "expected m1 and m2 to have the same dtype, but got:")
+    limits.check_matmul(input.shape, mat2.shape)
     return input @ mat2
 
 
@@ -93,6 +95,7 @@ def _(grad, input, mat2, needs_input_grad):
 def outer(input, vec2):
     """Outer product of two 1-d tensors: (n) and (m) → (n×m). Matches torch.outer (which is a product of
     broadcast views, hence grad_fn MulBackward0)."""
+    limits.check_numel(np.shape(input) + np.shape(vec2), "outer()")
     return np.multiply.outer(input, vec2)
 
 
@@ -105,6 +108,7 @@ def _(grad, input, vec2, needs_input_grad):
 @op("UnsafeViewBackward0", inputs=2, promote=None, name="_matmul_batched")
 def _matmul_batched(input, other):
     """Batched matrix product with broadcast batch dimensions (numpy.matmul semantics)."""
+    limits.check_matmul(input.shape, other.shape)
     return np.matmul(input, other)
 
 
@@ -161,6 +165,7 @@ def matmul(input, other):
                            f"[{input.shape[0] if a_nd > 2 else 1}, {ka}] but got: "
                            f"[{other.shape[0] if b_nd > 2 else 1}, {kb}].")
     if isinstance(input, np.ndarray) and isinstance(other, np.ndarray):
+        limits.check_matmul(input.shape, other.shape)
         return np.matmul(input, other)
     _check_same_dtype(input.data, other.data, "expected m1 and m2 to have the same dtype, but got:")
     return _matmul_batched(input, other)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import limits
 from ..tensor import Tensor
 from ._core import install_method, normalize_dim, op, register
 
@@ -246,6 +247,7 @@ def expand(input, *sizes):
                                f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
                                f"{list(input.shape)}")
         target.append(s)
+    limits.check_numel(target, "expand()")  # a view, but what is computed from it is not
     return np.broadcast_to(input, tuple(target))
 
 
@@ -385,6 +387,7 @@ def getitem(input, key):
         key = (key,)
     key = tuple(_index_key_part(k) for k in key)
     if any(isinstance(k, np.ndarray) for k in key):
+        limits.check_index(input.shape, key)
         return _index(input, key)
     n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
     if n_real > input.ndim:
