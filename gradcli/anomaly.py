@@ -78,14 +78,15 @@ def _kind(g) -> str | None:
 
 
 def check_node(node, grads) -> None:
-    """The engine's hook: raise if a gradient ``node``'s backward returned holds NaN or infinity.
+    """The engine's hook: raise if a gradient ``node``'s backward returned for an input that requires grad holds
+    NaN or infinity.
 
     Raises:
         EvalError: RuntimeError ``Function 'XBackward0' returned nan values in its 0th output.`` positioned at
             the expression that created the node (if known), with a hint naming it.
     """
-    for i, g in enumerate(grads):
-        if g is None:
+    for i, (edge, g) in enumerate(zip(node.edges, grads)):
+        if g is None or edge is None:  # a gradient nobody receives (an input that does not require grad)
             continue
         kind = _kind(g)
         if kind is None:
