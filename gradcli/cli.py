@@ -153,13 +153,14 @@ def main() -> None:
     """Entry point of the ``gradcli`` console script and ``python -m gradcli``: the limits from the
     environment, the process guards (memory, time), and no traceback for anything that escapes a command
     (``--debug`` or ``GRADCLI_DEBUG=1`` show it)."""
-    global _process_guards
+    global _process_guards, _debug
     import numpy as np
 
     from . import limits
 
     # PyTorch never warns about overflow or invalid values; NaN/inf show in the results instead.
     np.seterr(all="ignore")
+    _debug = False
     try:
         limits.configure()
         limits.install_process_guards()
@@ -180,6 +181,8 @@ def main() -> None:
         sys.stderr.write(f"gradcli: internal error: {type(exc).__name__}: {exc}\n"
                          "Please report this with the command that caused it (add --debug for the traceback).\n")
         sys.exit(EXIT_EVAL)
+    finally:
+        _process_guards = False
 
 
 __all__ = ["app", "main", "EXIT_INPUT"]

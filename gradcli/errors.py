@@ -26,6 +26,7 @@ from __future__ import annotations
 EXIT_OK = 0
 EXIT_EVAL = 1
 EXIT_INPUT = 2
+CARET_WIDTH = 100  # longest source excerpt shown above a caret
 
 
 class GradcliError(Exception):
@@ -65,7 +66,8 @@ class GradcliError(Exception):
         return self
 
     def caret_lines(self) -> list[str]:
-        """The offending source line and a caret under the column, or [] without a position."""
+        """The offending source line and a caret under the column, or [] without a position. A line longer
+        than :data:`CARET_WIDTH` is cut to a window around the column, with ``...`` where text is left out."""
         if self.source is None or self.line is None:
             return []
         lines = self.source.splitlines() or [""]
@@ -73,6 +75,12 @@ class GradcliError(Exception):
             return []
         text = lines[self.line - 1].expandtabs(1)
         col = max(1, self.column or 1)
+        if len(text) > CARET_WIDTH:
+            start = max(0, min(col - 1 - CARET_WIDTH // 2, len(text) - CARET_WIDTH))
+            window = text[start:start + CARET_WIDTH]
+            prefix = "..." if start > 0 else ""
+            suffix = "..." if start + CARET_WIDTH < len(text) else ""
+            text, col = prefix + window + suffix, col - start + len(prefix)
         return ["    " + text, "    " + " " * (col - 1) + "^"]
 
     def format(self) -> str:

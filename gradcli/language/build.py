@@ -17,7 +17,7 @@ import re
 from lark import Token, Transformer_NonRecursive, v_args
 
 from .. import limits
-from ..errors import GradcliSyntaxError
+from ..errors import GradcliError, GradcliSyntaxError
 from . import nodes as n
 from .grammar import parse
 
@@ -380,7 +380,7 @@ def _transform(builder, tree):
     try:
         built = builder.transform(tree)
     except VisitError as e:  # Lark wraps errors raised in callbacks; ours are meant for the user
-        if isinstance(e.orig_exc, GradcliSyntaxError):
+        if isinstance(e.orig_exc, GradcliError):
             raise e.orig_exc from None
         raise
     deep = n.max_depth(built, limits.current.nesting)

@@ -352,6 +352,8 @@ class Interpreter:
                                                     "or expressions too deeply)"), stmt) from None
                 except MemoryError as exc:
                     raise limits.memory_error(exc).with_position(**self._where(stmt)) from None
+                except GradcliError as exc:  # e.g. the time limit, wherever it struck
+                    raise self.error(exc, stmt) from None
         finally:
             limits.end_run()
             sys.setrecursionlimit(old_limit)

@@ -79,6 +79,16 @@ def read_bytes(path_text: str) -> bytes:
     return data
 
 
+def _check_exists(path_text: str) -> None:
+    try:
+        if stat.S_ISDIR(Path(path_text).expanduser().stat().st_mode):
+            raise InputError(f"{path_text} is a directory, not a file", type="IsADirectoryError")
+    except FileNotFoundError:
+        raise InputError(f"no such file: {path_text}", type="FileNotFoundError") from None
+    except OSError:
+        pass
+
+
 def read_stdin(stream=None) -> str:
     """Standard input as text, read within the ``file_bytes`` limit and decoded as UTF-8.
 
@@ -170,7 +180,7 @@ def load_file(path_text: str) -> np.ndarray:
     elif suffix == ".csv":
         arr = _load_csv(decode_text(read_bytes(path_text), path_text), path_text)
     else:
-        read_bytes(path_text)  # a missing file or a directory is reported as such first
+        _check_exists(path_text)  # a missing file or a directory is reported as such first
         raise InputError(f"{path_text}: unknown data file type {suffix or '(none)'!r}; use .npy, .json or .csv",
                          type="FileFormatError")
     limits.check_numel(arr.shape, path_text)
