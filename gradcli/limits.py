@@ -30,7 +30,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 
 from .errors import InputError, InputLimitError, LimitError
 
@@ -67,24 +67,31 @@ SPECS = {s.name: s for s in [
 ]}
 
 
-class Limits:
-    """The active values, one attribute per limit name (``UNLIMITED`` when removed)."""
-
-    def __init__(self, **values):
-        for name, spec in SPECS.items():
-            default = spec.default if spec.default is not None else _default_memory()
-            setattr(self, name, values.get(name, default))
-
-    def as_dict(self) -> dict:
-        """Name → value."""
-        return {name: vars(self)[name] for name in SPECS}
-
-
 def _default_memory() -> int:
     try:
         return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") * 3 // 4
     except (ValueError, OSError, AttributeError):
         return 8 * 1024 ** 3
+
+
+@dataclass
+class Limits:
+    """The active values, one attribute per limit of :data:`SPECS` (``UNLIMITED`` when removed)."""
+    elements: int = SPECS["elements"].default
+    items: int = SPECS["items"].default
+    int_bits: int = SPECS["int_bits"].default
+    chars: int = SPECS["chars"].default
+    nesting: int = SPECS["nesting"].default
+    steps: int = SPECS["steps"].default
+    call_depth: int = SPECS["call_depth"].default
+    graph_nodes: int = SPECS["graph_nodes"].default
+    file_bytes: int = SPECS["file_bytes"].default
+    memory: int = field(default_factory=_default_memory)
+    time: int = SPECS["time"].default
+
+    def as_dict(self) -> dict:
+        """Name → value."""
+        return asdict(self)
 
 
 #: The active limits. Hot paths read attributes of this object; :func:`configure` replaces it.
