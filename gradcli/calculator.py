@@ -77,7 +77,10 @@ def _compute(req: GradRequest, write, warn) -> GradResult:
     except TypeError:
         raise InputError(f"--dtype must be float32 or float64, got {req.dtype!r}", type="UsageError") from None
     if req.seed is not None:
-        creation.manual_seed(req.seed)
+        try:
+            creation.manual_seed(req.seed)
+        except (ValueError, TypeError, OverflowError):
+            raise InputError(f"--seed must be a non-negative integer, got {req.seed}", type="UsageError") from None
 
     printed = []
     interp = Interpreter(write=write or printed.append, warn=warn, max_steps=req.max_steps)

@@ -212,7 +212,7 @@ def _load_npy(path_text: str) -> np.ndarray:
         raise InputError(f"permission denied: {path_text}", type="PermissionError") from None
     except OSError as e:
         raise InputError(f"cannot read {path_text}: {e.strerror or e}", type="OSError") from None
-    except (ValueError, SyntaxError, TypeError, EOFError) as e:
+    except Exception as e:  # numpy's header parser raises ValueError, SyntaxError, tokenize errors, ...
         raise InputError(f"{path_text} is not a valid .npy file: {e}", type="FileFormatError") from None
     if dtype.hasobject:
         raise InputError(f"{path_text} holds Python objects; gradcli loads only numeric .npy files "
@@ -234,7 +234,7 @@ def _load_npy(path_text: str) -> np.ndarray:
                          f"header says {need:,})", type="FileFormatError")
     try:
         return npy.read_array(io.BytesIO(data[:need]), allow_pickle=False)
-    except (ValueError, OSError, EOFError) as e:
+    except Exception as e:  # the data does not match the header
         raise InputError(f"{path_text} is not a valid .npy file: {e}", type="FileFormatError") from None
 
 
