@@ -154,12 +154,16 @@ def main() -> None:
     environment, the process guards (memory, time), and no traceback for anything that escapes a command
     (``--debug`` or ``GRADCLI_DEBUG=1`` show it)."""
     global _process_guards, _debug
+    import warnings
+
     import numpy as np
 
     from . import limits
 
-    # PyTorch never warns about overflow or invalid values; NaN/inf show in the results instead.
+    # PyTorch never warns about overflow or invalid values (or the mean of nothing); NaN/inf show in the results
+    # instead, flagged as nonfinite.
     np.seterr(all="ignore")
+    warnings.filterwarnings("ignore", category=RuntimeWarning, module="numpy")
     _debug = False
     try:
         limits.configure()

@@ -189,13 +189,15 @@ def load_file(path_text: str) -> np.ndarray:
 
 def _load_npy(path_text: str) -> np.ndarray:
     import io
+    import warnings
 
     from numpy.lib import format as npy
 
     # Read the file (within file_bytes, or what its header says it needs), check the header, then the data.
     path = Path(path_text).expanduser()
     try:
-        with open(path, "rb") as f:
+        with open(path, "rb") as f, warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a malformed header makes Python warn about its escapes
             version = npy.read_magic(f)
             if version == (1, 0):
                 shape, fortran, dtype = npy.read_array_header_1_0(f)
