@@ -32,6 +32,8 @@ import re
 import sys
 from dataclasses import asdict, dataclass, field
 
+import numpy as np
+
 from .errors import InputError, InputLimitError, LimitError
 
 UNLIMITED = sys.maxsize
@@ -201,8 +203,10 @@ def check_operands(arrays) -> None:
     Operands that do not broadcast are left to the op, which reports its own error. ``arrays`` holds numpy
     arrays, numbers or None.
     """
-    import numpy as np
-
+    if len(arrays) == 2:  # the common case, kept cheap: this runs for every binary op
+        a, b = arrays
+        if type(a) is np.ndarray and type(b) is np.ndarray and a.size * b.size <= current.elements:
+            return
     bound = 1
     for a in arrays:
         if type(a) is np.ndarray:
