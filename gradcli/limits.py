@@ -224,8 +224,6 @@ def check_operands(arrays) -> None:
 def matmul_shape(a: tuple, b: tuple) -> tuple | None:
     """The shape of ``matmul`` of operands of shapes ``a`` and ``b`` (numpy/PyTorch rules, batch dimensions
     broadcast), or None when they do not multiply (the op reports that)."""
-    import numpy as np
-
     if not a or not b:
         return None
     a2 = (1,) + tuple(a) if len(a) == 1 else tuple(a)
@@ -260,8 +258,6 @@ def index_numel(shape: tuple, key: tuple) -> int:
     """An upper bound of the number of elements of ``x[key]`` for ``x`` of ``shape``, where ``key`` holds
     ints, slices, None, Ellipsis, bools and integer or boolean numpy arrays (advanced indexing). Computed from
     shapes only. Keys that do not apply to ``shape`` give 0 (the indexing op reports them)."""
-    import numpy as np
-
     arrays, size, dim = [], 1, 0
     rest = sum(1 for k in key if k is not None and k is not Ellipsis and not isinstance(k, (bool, np.bool_))
                and not (isinstance(k, np.ndarray) and k.dtype.kind == "b")) + \
