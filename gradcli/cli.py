@@ -119,7 +119,9 @@ def grad(
 ) -> None:
     """Compute a program's output, the gradient of every input, and show the autograd graph."""
     global _debug
+    from . import limits
     from .calculator import GradRequest, compute
+    from .limits import TimeLimitError
 
     _debug = debug
     try:
@@ -132,6 +134,8 @@ def grad(
         write = sys.stderr.write if json_ else sys.stdout.write
         result = compute(req, write=write)
     except GradcliError as err:
+        if isinstance(err, TimeLimitError):
+            limits.disarm_time()
         raise typer.Exit(report_error(err))
     if json_:
         from .render.json import dumps, grad_result_to_dict
@@ -171,15 +175,20 @@ def main() -> None:
         _process_guards = True
         app()
     except KeyboardInterrupt:
+        limits.disarm_time()
         sys.stderr.write("interrupted\n")
         sys.exit(130)
     except GradcliError as err:  # e.g. the time limit while writing results
+        limits.disarm_time()
         sys.exit(report_error(err))
     except MemoryError as exc:
+        limits.disarm_time()
         sys.exit(report_error(limits.memory_error(exc)))
     except RecursionError as exc:
+        limits.disarm_time()
         sys.exit(report_error(EvalError.from_exception(exc)))
     except Exception as exc:  # a bug in gradcli: say so, without a traceback unless --debug
+        limits.disarm_time()
         if _debug_enabled():
             sys.stderr.write(_traceback(exc))
         sys.stderr.write(f"gradcli: internal error: {type(exc).__name__}: {exc}\n"

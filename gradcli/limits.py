@@ -415,6 +415,14 @@ def install_process_guards() -> None:
     signal.setitimer(signal.ITIMER_REAL, float(current.time), 1.0)
 
 
+def disarm_time() -> None:
+    """Stop the ``time`` guard (before reporting the error the process ends with)."""
+    import signal
+
+    if hasattr(signal, "setitimer"):
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
 def exceeded_time() -> TimeLimitError:
     """The error raised when the ``time`` limit runs out."""
     err = TimeLimitError(f"gradcli ran for {current.time:,} seconds; the limit is {current.time:,} seconds "

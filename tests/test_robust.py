@@ -180,7 +180,7 @@ def test_without_the_nesting_limit_deep_programs_are_still_clean_errors(program)
 def test_nesting_limit_can_be_raised_and_lowered():
     program = "(" * 300 + "x" + ")" * 300 + ".sum()"
     assert ok(program, "-i", "x=[1.]")["output"]["value"] == 1.0
-    fails(run(program, "-i", "x=[1.]", "--limit", "nesting=100"), 2, "brackets nest more than 100 deep")
+    fails(run(program, "-i", "x=[1.]", "--limit", "nesting=100"), 2, "brackets nest too deeply here; the limit is 100 ")
     chain = "x" + " + x" * 1_500
     fails(run(chain, "-i", "x=1."), 2, "nests expressions or blocks too deeply")
     assert ok(chain, "-i", "x=1.", "--limit", "nesting=2000")["grads"]["x"]["value"] == 1501.0

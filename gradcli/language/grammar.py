@@ -50,7 +50,7 @@ def parser():
             limit = limits.current.nesting
             for token in super()._process(stream):
                 if self.paren_level >= limit and token.type in self.OPEN_PAREN_types:
-                    err = limits.exceeded("nesting", f"brackets nest more than {limit:,} deep here")
+                    err = limits.exceeded("nesting", "brackets nest too deeply here")
                     err.line, err.column = token.line, token.column
                     raise err
                 yield token
