@@ -5,10 +5,10 @@ Inputs come from five sources, each fed to the parser, the interpreter (through 
 which also runs backward, and the renderers) or the CLI:
 
 * random text, and random sequences of the language's tokens;
-* programs and expressions derived from the grammar itself (``hypothesis.extra.lark`` on
-  ``grammars/gradcli.lark``; indentation is laid out after generation, names come from the op table, so a new
-  op is fuzzed as soon as it exists);
-* mutations of valid programs (the shipped examples and the README's commands);
+* programs and expressions derived from the grammar itself (``hypothesis.extra.lark``'s strategy on
+  ``grammars/gradcli.lark``, with a size budget; indentation is laid out after generation, names come from the
+  op table, so a new op is fuzzed as soon as it exists);
+* mutations of valid programs (the shipped examples, with their inputs, and programs like the README's);
 * command lines mixing those with every option of ``gradcli grad``;
 * random and mutated ``.json``, ``.csv`` and ``.npy`` files.
 
@@ -301,14 +301,14 @@ def mutants(draw) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------- the tests
-@fuzz(300)
+@fuzz(600)
 @given(st.text(max_size=200))
 def test_random_text(text):
     check_parse(text)
     check_program(text)
 
 
-@fuzz(400)
+@fuzz(600)
 @given(TOKEN_SOUP)
 def test_token_soup(text):
     check_program(text)
@@ -413,7 +413,7 @@ def data_files(draw):
     return suffix, content
 
 
-@fuzz(300)
+@fuzz(400)
 @given(data_files())
 def test_data_files(tmp_path_factory, file):
     from gradcli.language.specs import load_file
