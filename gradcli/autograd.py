@@ -21,6 +21,7 @@ import itertools
 
 import numpy as np
 
+from . import limits as _limits
 from .tensor import Tensor
 
 ERR_BACKWARD_TWICE = (
@@ -94,6 +95,8 @@ class enable_grad(_GradModeContext):
 # ------------------------------------------------------------------------------------------------------ graph
 _FREED = object()
 _sequence = itertools.count()
+#: Set by gradcli.anomaly.detect_anomaly: called with (node, grads) after each node's backward.
+anomaly_hook = None
 
 
 class Node:
@@ -129,6 +132,8 @@ class Node:
         self.out_dtype = out_dtype
         self.dtype = dtype
         self.seq = next(_sequence)
+        if self.seq >= _limits.graph_stop:  # a program run recorded more nodes than the graph_nodes limit
+            _limits.graph_exceeded(self.seq)
         self.retained = None
         self.uses = 0
         if not counted:
@@ -399,6 +404,8 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
                     grads = node.apply(grad, create_graph)  # raises the error about the rule
             else:
                 grads = node.apply(grad, create_graph)
+            if anomaly_hook is not None:
+                anomaly_hook(node, grads)
             grad = None
             if not retain_graph:
                 node.saved = _FREED

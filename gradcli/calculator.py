@@ -17,6 +17,8 @@ from .errors import EvalError, GradcliError, InputError
 from .result import GradResult, Graph, GraphNode, InputInfo, TensorInfo
 from .tensor import Tensor
 
+MAX_REPEAT = 10_000  # backward calls of one request (--repeat)
+
 
 @dataclass
 class GradRequest:
@@ -32,7 +34,8 @@ class GradRequest:
     seed: int | None = None
     dtype: str = "float32"
     filename: str = "<expr>"
-    max_steps: int | None = None
+    max_steps: int | None = None  # None: the ``steps`` limit (gradcli.limits)
+    anomaly: bool = False  # name the first op whose backward produces NaN/inf (torch.autograd.detect_anomaly)
 
 
 def tensor_info(t: Tensor) -> TensorInfo:
@@ -52,11 +55,21 @@ def compute(req: GradRequest, write=None, warn=None) -> GradResult:
         InputError: bad options or input specs (exit 2).
         GradcliSyntaxError: the program or a spec does not parse (exit 2).
         EvalError: the program or backward fails (exit 1), with PyTorch's type and message.
+        LimitError: a limit of :mod:`gradcli.limits` was reached (exit 1; InputLimitError, exit 2, for input).
     """
+    if req.anomaly:
+        from .anomaly import detect_anomaly
+
+        with detect_anomaly():
+            return _compute(req, write, warn)
+    return _compute(req, write, warn)
+
+
+def _compute(req: GradRequest, write, warn) -> GradResult:
     from .language.specs import evaluate_spec
 
-    if req.repeat < 1:
-        raise InputError(f"--repeat must be at least 1, got {req.repeat}", type="UsageError")
+    if not 1 <= req.repeat <= MAX_REPEAT:
+        raise InputError(f"--repeat must be between 1 and {MAX_REPEAT:,}, got {req.repeat}", type="UsageError")
     printed = []
     interp, program, named = prepare(req, write or printed.append, warn)
     output = run_output(interp, program)
@@ -115,7 +128,7 @@ def prepare(req: GradRequest, write, warn, globals_: dict | None = None):
         InputError, GradcliSyntaxError: bad options, specs or program text (exit 2).
     """
     from .language.build import build_program
-    from .language.interpreter import DEFAULT_MAX_STEPS, Interpreter
+    from .language.interpreter import Interpreter
     from .language.specs import evaluate_spec, make_spec
     from .ops import creation
 
@@ -124,9 +137,12 @@ def prepare(req: GradRequest, write, warn, globals_: dict | None = None):
     except TypeError:
         raise InputError(f"--dtype must be float32 or float64, got {req.dtype!r}", type="UsageError") from None
     if req.seed is not None:
-        creation.manual_seed(req.seed)
+        try:
+            creation.manual_seed(req.seed)
+        except (ValueError, TypeError, OverflowError):
+            raise InputError(f"--seed must be a non-negative integer, got {req.seed}", type="UsageError") from None
 
-    interp = Interpreter(write=write, warn=warn, max_steps=req.max_steps or DEFAULT_MAX_STEPS)
+    interp = Interpreter(write=write, warn=warn, max_steps=req.max_steps)
     if globals_ is not None:
         interp.globals = globals_
     program = build_program(req.program, req.filename)  # syntax errors before anything runs
@@ -158,7 +174,7 @@ def run_output(interp, program) -> Tensor:
     if not isinstance(output, Tensor):
         try:
             output = to_tensor(output)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError, RecursionError):
             raise EvalError(f"the output must be a tensor or a number, not {type(output).__name__}",
                             type="TypeError") from None
     return output

@@ -167,13 +167,16 @@ def infer_dtype(value) -> np.dtype:
 
     Raises:
         TypeError: for values that are not numbers or nested lists of numbers.
+        ValueError: for lists nested deeper than a tensor's 64 dimensions (or containing themselves).
     """
     kinds = set()
-    stack = [value]
+    stack = [(value, 0)]
     while stack:
-        v = stack.pop()
+        v, depth = stack.pop()
         if isinstance(v, (list, tuple)):
-            stack.extend(v)
+            if depth >= 64:
+                raise ValueError("lists nested more than 64 deep (a tensor has at most 64 dimensions)")
+            stack.extend((item, depth + 1) for item in v)
         elif isinstance(v, (bool, np.bool_)):
             kinds.add("b")
         elif isinstance(v, (int, np.integer)):

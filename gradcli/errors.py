@@ -12,6 +12,10 @@ code  meaning
 2     bad input: syntax errors, unreadable files, bad options or input specs
 ====  =====================================================================
 
+Limits (:mod:`gradcli.limits`) raise :class:`LimitError` (exit 1) or, for input that is too large or too
+deeply nested, :class:`InputLimitError` (exit 2); both are shown as ``LimitError: ...`` with a hint saying
+how to raise the limit.
+
 The engine itself raises plain Python exceptions (``RuntimeError``, ``TypeError``, ...) with PyTorch's texts,
 so that ``import gradcli`` behaves like ``import torch``; the language layer wraps them into
 :class:`EvalError` with the position of the expression that failed.
@@ -22,6 +26,7 @@ from __future__ import annotations
 EXIT_OK = 0
 EXIT_EVAL = 1
 EXIT_INPUT = 2
+CARET_WIDTH = 100  # longest source excerpt shown above a caret
 
 
 class GradcliError(Exception):
@@ -61,7 +66,8 @@ class GradcliError(Exception):
         return self
 
     def caret_lines(self) -> list[str]:
-        """The offending source line and a caret under the column, or [] without a position."""
+        """The offending source line and a caret under the column, or [] without a position. A line longer
+        than :data:`CARET_WIDTH` is cut to a window around the column, with ``...`` where text is left out."""
         if self.source is None or self.line is None:
             return []
         lines = self.source.splitlines() or [""]
@@ -69,6 +75,12 @@ class GradcliError(Exception):
             return []
         text = lines[self.line - 1].expandtabs(1)
         col = max(1, self.column or 1)
+        if len(text) > CARET_WIDTH:
+            start = max(0, min(col - 1 - CARET_WIDTH // 2, len(text) - CARET_WIDTH))
+            window = text[start:start + CARET_WIDTH]
+            prefix = "..." if start > 0 else ""
+            suffix = "..." if start + CARET_WIDTH < len(text) else ""
+            text, col = prefix + window + suffix, col - start + len(prefix)
         return ["    " + text, "    " + " " * (col - 1) + "^"]
 
     def format(self) -> str:
@@ -112,3 +124,19 @@ class EvalError(GradcliError):
         """Wrap an engine exception, keeping its Python type name as the shown type."""
         message = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
         return cls(message, type=type(exc).__name__)
+
+
+class LimitError(EvalError):
+    """A resource limit was reached while running (exit code 1): tensor elements, steps, graph nodes, ...
+    ``limit`` names the limit (see :mod:`gradcli.limits`)."""
+
+    default_type = "LimitError"
+    limit = ""
+
+
+class InputLimitError(InputError):
+    """A resource limit was reached while reading input (exit code 2): program length, nesting depth, file
+    size. ``limit`` names the limit."""
+
+    default_type = "LimitError"
+    limit = ""

@@ -10,6 +10,26 @@ from dataclasses import dataclass, field
 import numpy as np
 
 
+def nonfinite(value) -> list:
+    """Which non-finite values an array (or None) holds: a sublist of ``["nan", "inf", "-inf"]``, empty when
+    every value is finite (always for integer and bool arrays)."""
+    if value is None:
+        return []
+    a = np.asarray(value)
+    if a.dtype.kind not in "fc" or a.size == 0:
+        return []
+    if np.isfinite(a).all():
+        return []
+    kinds = []
+    if np.isnan(a).any():
+        kinds.append("nan")
+    if np.isposinf(a).any():
+        kinds.append("inf")
+    if np.isneginf(a).any():
+        kinds.append("-inf")
+    return kinds
+
+
 @dataclass
 class TensorInfo:
     """A tensor's value and metadata. ``grad_fn`` is PyTorch's class name or None for leaves."""

@@ -20,3 +20,14 @@ def _default_dtype():
     yield
     np.seterr(**old)
     G.set_default_dtype(G.float32)
+
+
+@pytest.fixture(autouse=True)
+def _default_limits():
+    """Every test starts and ends with the default limits (a CLI test may have changed them)."""
+    from gradcli import limits
+
+    limits.current = limits.Limits()
+    yield
+    limits.current = limits.Limits()
+    limits.end_run()

@@ -336,7 +336,7 @@ def test_readme_example():
     r = batch("-", "--json", input="x = tensor([1., 2.], requires_grad=True); 2 * dot(x, x)\n2 * dot(x, x)\n")
     first, second = json_lines(r)
     assert first["line"] == 1 and first["output"] == {"value": 10.0, "shape": [], "dtype": "float32",
-                                                      "grad_fn": "MulBackward0"}
+                                                      "grad_fn": "MulBackward0", "nonfinite": False}
     assert second == {"line": 2, "error": {"type": "NameError", "message": "name 'x' is not defined", "line": 1,
                                            "column": 9}}
 

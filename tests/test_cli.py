@@ -30,8 +30,9 @@ def run_json(*args):
 
 def test_dot_gradient_json():
     doc = run_json("2 * dot(x, x)", "-i", "x=arange(4.0)")
-    assert doc["output"] == {"value": 28.0, "shape": [], "dtype": "float32", "grad_fn": "MulBackward0"}
-    assert doc["grads"]["x"] == {"value": [0.0, 4.0, 8.0, 12.0], "shape": [4]}
+    assert doc["output"] == {"value": 28.0, "shape": [], "dtype": "float32", "grad_fn": "MulBackward0",
+                             "nonfinite": False}
+    assert doc["grads"]["x"] == {"value": [0.0, 4.0, 8.0, 12.0], "shape": [4], "nonfinite": False}
     names = [n["name"] for n in doc["graph"]["nodes"]]
     assert names == ["MulBackward0", "DotBackward0", "AccumulateGrad"]
     assert {"from": "x", "to": "n1"} in doc["graph"]["edges"]

@@ -2,7 +2,11 @@
 
 The grammar parses assignment targets and keyword-argument names as expressions (that keeps it LALR(1));
 the builder checks them and reports ``cannot assign to ...`` with the position. The transformer is Lark's
-non-recursive one, so deeply nested input does not exhaust Python's stack here. String literals are decoded
+non-recursive one, so deeply nested input does not exhaust Python's stack here; the built program is then
+measured (iteratively) against the ``nesting`` limit, so that running it cannot either.
+
+The language reaches nothing of Python's object model: names starting with ``__`` and attributes starting
+with ``_`` are refused here, as syntax, before anything runs. String literals are decoded
 by :func:`decode_string` (no Python ``eval``); f-string fields are parsed with the same grammar.
 """
 
@@ -12,7 +16,8 @@ import re
 
 from lark import Token, Transformer_NonRecursive, v_args
 
-from ..errors import GradcliSyntaxError
+from .. import limits
+from ..errors import GradcliError, GradcliSyntaxError
 from . import nodes as n
 from .grammar import parse
 
@@ -82,17 +87,28 @@ class _Builder(Transformer_NonRecursive):
         line, col = _at(children[0])
         return n.ExprStmt(line, col, children[0])
 
-    def _check_target(self, t):
-        if isinstance(t, (n.Name, n.Attribute, n.Subscript)):
-            if isinstance(t, n.Name) and t.id in ("True", "False", "None"):
-                raise self._error(f"cannot assign to {t.id}", t.line, t.col)
-            return
-        if isinstance(t, n.Seq) and t.kind in ("tuple", "list"):
-            for item in t.items:
-                self._check_target(item)
-            return
-        what = {"Call": "function call", "Const": "literal", "BinOp": "expression", "Compare": "comparison"}
-        raise self._error(f"cannot assign to {what.get(type(t).__name__, 'expression')}", t.line, t.col)
+    def _check_target(self, target):
+        stack = [target]  # iterative: targets like ((((a,),),),) nest arbitrarily
+        while stack:
+            t = stack.pop()
+            if isinstance(t, (n.Name, n.Attribute, n.Subscript)):
+                if isinstance(t, n.Name) and t.id in ("True", "False", "None"):
+                    raise self._error(f"cannot assign to {t.id}", t.line, t.col)
+            elif isinstance(t, n.Seq) and t.kind in ("tuple", "list"):
+                stack.extend(reversed(t.items))
+            else:
+                what = {"Call": "function call", "Const": "literal", "BinOp": "expression", "Compare": "comparison"}
+                raise self._error(f"cannot assign to {what.get(type(t).__name__, 'expression')}", t.line, t.col)
+
+    def _check_name(self, tok, attribute: bool = False):
+        """Refuse Python's internals: ``__import__``, ``__class__``, ``x._private`` (a language error)."""
+        name = str(tok)
+        if name.startswith("__") or (attribute and name.startswith("_")):
+            kind = "attribute" if attribute else "name"
+            raise self._error(f"gradcli does not allow the {kind} {name!r}: names starting with "
+                              f"{'_' if attribute else '__'} reach Python's internals, not the language",
+                              *_pos(tok))
+        return name
 
     def assign(self, meta, children):
         target, value = children
@@ -127,15 +143,16 @@ class _Builder(Transformer_NonRecursive):
         return n.Continue(*_pos(meta))
 
     def dotted_name(self, meta, children):
-        return ".".join(str(c) for c in children)
+        return ".".join(self._check_name(c, attribute=i > 0) for i, c in enumerate(children))
 
     def import_stmt(self, meta, children):
         module, alias = children
-        return n.Import(*_pos(meta), module, None if alias is None else str(alias))
+        return n.Import(*_pos(meta), module, None if alias is None else self._check_name(alias))
 
     def from_import(self, meta, children):
         module, name, alias = children
-        return n.Import(*_pos(meta), module, None if alias is None else str(alias), str(name))
+        return n.Import(*_pos(meta), module, None if alias is None else self._check_name(alias),
+                        self._check_name(name, attribute=True))
 
     def if_stmt(self, meta, children):
         test, body, *rest = children
@@ -156,7 +173,7 @@ class _Builder(Transformer_NonRecursive):
 
     def funcdef(self, meta, children):
         name, params, body = children
-        return n.FunctionDef(*_pos(meta), str(name), params or [], body)
+        return n.FunctionDef(*_pos(meta), self._check_name(name), params or [], body)
 
     def parameters(self, meta, children):
         names = [p[0] for p in children]
@@ -165,11 +182,11 @@ class _Builder(Transformer_NonRecursive):
         return children
 
     def param(self, meta, children):
-        return (str(children[0]), children[1])
+        return (self._check_name(children[0]), children[1])
 
     def with_stmt(self, meta, children):
         ctx, alias, body = children
-        return n.With(*_pos(meta), ctx, None if alias is None else str(alias), body)
+        return n.With(*_pos(meta), ctx, None if alias is None else self._check_name(alias), body)
 
     # ---------------------------------------------------------------------------------------- expressions
     def tuple(self, meta, children):
@@ -221,7 +238,7 @@ class _Builder(Transformer_NonRecursive):
 
     def getattr(self, meta, children):
         value, name = children
-        return n.Attribute(value.line, value.col, value, str(name))
+        return n.Attribute(value.line, value.col, value, self._check_name(name, attribute=True))
 
     def call(self, meta, children):
         func, args = children
@@ -267,7 +284,7 @@ class _Builder(Transformer_NonRecursive):
         return n.SliceExpr(*_pos(meta), start, stop, step)
 
     def name(self, meta, children):
-        return n.Name(*_pos(children[0]), str(children[0]))
+        return n.Name(*_pos(children[0]), self._check_name(children[0]))
 
     def int(self, meta, children):
         return n.Const(*_pos(children[0]), int(children[0]))
@@ -358,7 +375,9 @@ def build_program(text: str, filename: str = "<input>") -> n.Program:
     """Parse and build a program.
 
     Raises:
-        GradcliSyntaxError: for text that does not parse or assigns to something that is not a target.
+        GradcliSyntaxError: for text that does not parse, assigns to something that is not a target, or uses
+            names starting with ``__`` (attributes starting with ``_``).
+        InputLimitError: for text over the ``chars`` limit or nesting deeper than the ``nesting`` limit.
     """
     tree = parse(text, "file_input", filename)
     return n.Program(_transform(_Builder(text, filename), tree), text, filename)
@@ -368,11 +387,16 @@ def _transform(builder, tree):
     from lark.exceptions import VisitError
 
     try:
-        return builder.transform(tree)
+        built = builder.transform(tree)
     except VisitError as e:  # Lark wraps errors raised in callbacks; ours are meant for the user
-        if isinstance(e.orig_exc, GradcliSyntaxError):
+        if isinstance(e.orig_exc, GradcliError):
             raise e.orig_exc from None
         raise
+    deep = n.max_depth(built, limits.current.nesting)
+    if deep is not None:
+        err = limits.exceeded("nesting", "the program nests expressions or blocks too deeply here")
+        raise err.with_position(line=deep.line, column=deep.col, source=builder.source, filename=builder.filename)
+    return built
 
 
 def build_expression(tree, text: str, filename: str = "<input>"):

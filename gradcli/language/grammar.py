@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from ..errors import GradcliSyntaxError
+from ..errors import GradcliSyntaxError, InputLimitError
 
 GRAMMAR_NAME = "gradcli.lark"
 
@@ -41,6 +41,19 @@ def parser():
         INDENT_type = "_INDENT"
         DEDENT_type = "_DEDENT"
         tab_len = 8
+
+        def _process(self, stream):
+            # Brackets nested past the nesting limit are refused as they are read: ((((1)))) builds no tree
+            # nodes, but is still input nobody writes by hand.
+            from .. import limits
+
+            limit = limits.current.nesting
+            for token in super()._process(stream):
+                if self.paren_level >= limit and token.type in self.OPEN_PAREN_types:
+                    err = limits.exceeded("nesting", "brackets nest too deeply here")
+                    err.line, err.column = token.line, token.column
+                    raise err
+                yield token
 
     return Lark(grammar_path().read_text(encoding="utf-8"), parser="lalr", postlex=_Indenter(),
                 start=["file_input", "spec_input"], propagate_positions=True, maybe_placeholders=True,
@@ -84,10 +97,14 @@ def parse(text: str, start: str = "file_input", filename: str = "<input>"):
 
     Raises:
         GradcliSyntaxError: with line, column, the source line and what was expected.
+        InputLimitError: for text longer than the ``chars`` limit (checked before parsing).
     """
     from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
     from lark.indenter import DedentError
 
+    from .. import limits
+
+    limits.check_source(text, filename)
     if not text.endswith("\n"):
         text += "\n"
     try:
@@ -116,6 +133,9 @@ def parse(text: str, start: str = "file_input", filename: str = "<input>"):
         line, col = _end_position(text)
         raise GradcliSyntaxError("unexpected end of input", line=line, column=col, source=text, filename=filename,
                                  hint=_expected_hint(e.expected)) from None
+    except InputLimitError as e:  # raised while lexing (brackets nested too deeply)
+        e.source, e.filename = text, filename
+        raise
     except DedentError as e:
         raise GradcliSyntaxError(f"unindent does not match any outer indentation level ({e})", source=text,
                                  filename=filename) from None

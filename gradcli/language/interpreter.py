@@ -4,30 +4,41 @@ Only this language runs: values are Tensors, Python numbers, strings, None, list
 functions, and the namespaces ``torch``/``F``. No Python ``eval``/``exec``; attributes are reachable only
 through the allow-lists below (the tensor API, a grad_fn's ``name``/``next_functions``), never dunder names.
 Engine exceptions become :class:`~gradcli.errors.EvalError` with the position of the expression that failed,
-keeping PyTorch's type name and message. Runaway programs end with a clear error: a step limit on statement
-executions and a limit on function-call depth.
+keeping PyTorch's type name and message. Runaway programs end with a clear error before they exhaust the
+machine (:mod:`gradcli.limits`): statement executions, function-call depth, the bits of Python integers, the
+items of Python lists, tuples and strings (``[0] * n``, ``s + s``, ``list(range(n))``, ``str.replace``), and
+the autograd nodes a run records.
+
+Attribute access goes through explicit tables of accessors (no ``getattr`` with a name from the program), and
+the builder already refused names starting with ``__`` and attributes starting with ``_``.
 """
 
 from __future__ import annotations
 
 import builtins as _py
+import itertools
 import operator
+import re
 import sys
+import types
 import warnings
 from contextlib import contextmanager
 
 import numpy as np
 
-from .. import autograd, dtypes
+from .. import anomaly, autograd, dtypes, limits
 from ..errors import EvalError, GradcliError
 from ..ops import REGISTRY
 from ..ops._core import METHODS
 from ..tensor import Size, Tensor
 from . import nodes as n
 
-DEFAULT_MAX_STEPS = 5_000_000
-DEFAULT_MAX_DEPTH = 1000  # Python's default recursion limit
-MAX_INT_BITS = 100_000  # larger Python integers are refused before they are computed
+DEFAULT_MAX_STEPS = limits.SPECS["steps"].default
+DEFAULT_MAX_DEPTH = limits.SPECS["call_depth"].default
+# Python's recursion limit while a program runs: each level of a program (an expression, a call of a program
+# function) takes a few Python frames; deeper nesting ends in a RecursionError, reported as a gradcli error,
+# well before the C stack could overflow.
+RECURSION_LIMIT = 20_000
 
 
 class Namespace:
@@ -71,15 +82,69 @@ class _Continue(Exception):
     pass
 
 
-# Tensor attributes and methods the language may use (besides the op-table methods in METHODS).
+def _tolist(t: Tensor):
+    def tolist():
+        limits.check_items(t.data.size, "tolist()")
+        return t.tolist()
+
+    return tolist
+
+
+def _str_join(sep: str):
+    def join(iterable):
+        items = _materialize(iterable, "str.join()")
+        limits.check_items(sum(len(s) if isinstance(s, str) else 0 for s in items) + len(sep) * len(items),
+                           "str.join()")
+        return sep.join(items)
+
+    return join
+
+
+def _str_replace(s: str):
+    def replace(old, new, count=-1):
+        if isinstance(old, str) and isinstance(new, str) and isinstance(count, int):
+            hits = len(s) + 1 if old == "" else s.count(old)
+            if count >= 0:
+                hits = _py.min(hits, count)
+            limits.check_items(len(s) + hits * (len(new) - len(old)), "str.replace()")
+        return s.replace(old, new, count)
+
+    return replace
+
+
+# The attributes the language may read, one accessor each (written out: no getattr with a program's name).
+# Tensor methods of the op table (METHODS) are added by _tensor_member.
 TENSOR_ATTRS = {
-    "shape", "dtype", "ndim", "grad", "grad_fn", "requires_grad", "is_leaf", "data", "T", "mT", "backward",
-    "detach", "detach_", "requires_grad_", "retain_grad", "retains_grad", "zero_", "item", "tolist", "size",
-    "dim", "numel", "is_floating_point", "numpy",
+    "shape": lambda t: t.shape, "dtype": lambda t: t.dtype, "ndim": lambda t: t.ndim,
+    "grad_fn": lambda t: t.grad_fn, "requires_grad": lambda t: t.requires_grad, "is_leaf": lambda t: t.is_leaf,
+    "data": lambda t: t.detach(), "T": lambda t: t.T, "mT": lambda t: t.mT, "backward": lambda t: t.backward,
+    "detach": lambda t: t.detach, "detach_": lambda t: t.detach_, "requires_grad_": lambda t: t.requires_grad_,
+    "retain_grad": lambda t: t.retain_grad, "retains_grad": lambda t: t.retains_grad, "zero_": lambda t: t.zero_,
+    "item": lambda t: t.item, "tolist": _tolist, "size": lambda t: t.size, "dim": lambda t: t.dim,
+    "numel": lambda t: t.numel, "is_floating_point": lambda t: t.is_floating_point, "numpy": lambda t: t.numpy,
+    "grad": None,  # read with its warning, in get_attribute
 }
-NODE_ATTRS = {"name", "next_functions", "variable"}
-STR_METHODS = {"upper", "lower", "strip", "split", "join", "replace", "startswith", "endswith"}
-LIST_METHODS = {"append", "pop", "index", "count"}
+NODE_ATTRS = {"name": lambda f: f.name, "next_functions": lambda f: f.next_functions,
+              "variable": lambda f: f.variable}
+DTYPE_ATTRS = {"is_floating_point": lambda d: d.is_floating_point, "itemsize": lambda d: d.itemsize}
+STR_METHODS = {"upper": lambda s: s.upper, "lower": lambda s: s.lower, "strip": lambda s: s.strip,
+               "split": lambda s: s.split, "join": _str_join, "replace": _str_replace,
+               "startswith": lambda s: s.startswith, "endswith": lambda s: s.endswith}
+LIST_METHODS = {"append": lambda v: v.append, "pop": lambda v: v.pop, "index": lambda v: v.index,
+                "count": lambda v: v.count}
+
+
+def _tensor_member(t: Tensor, name: str):
+    """An op-table method of Tensor (``x.sum``, ``x.pow``) bound to ``t``, or None if ``name`` is not one. Looked
+    up in the class's own namespace, among the names the op table installed."""
+    if name not in METHODS:
+        return None
+    member = vars(Tensor).get(name)
+    if isinstance(member, property):
+        return member.fget(t)
+    if isinstance(member, types.FunctionType):
+        return types.MethodType(member, t)
+    return None
 
 
 def _type_name(v) -> str:
@@ -109,6 +174,32 @@ def _len(x):
     return len(x)
 
 
+def _materialize(iterable, what: str) -> list:
+    """The items of ``iterable`` as a list, refusing more than the ``items`` limit before building it (a
+    ``range`` or a tensor by its length, an iterator by reading one item past the limit)."""
+    try:
+        size = len(iterable)
+    except OverflowError:  # len(range(10 ** 30))
+        raise limits.exceeded("items", f"{what} would have more than {sys.maxsize:,} items") from None
+    except TypeError:
+        size = None
+    if size is not None:
+        limits.check_items(size, what)
+        return list(iterable)
+    out = list(itertools.islice(iterable, limits.current.items + 1))
+    if len(out) > limits.current.items:
+        raise limits.exceeded("items", f"{what} would have more than {limits.current.items:,} items")
+    return out
+
+
+def _list(iterable=()):
+    return _materialize(iterable, "list()")
+
+
+def _tuple(iterable=()):
+    return tuple(_materialize(iterable, "tuple()"))
+
+
 def _range(*args):
     ints = [int(a) if isinstance(a, Tensor) else a for a in args]
     for a in ints:
@@ -117,11 +208,16 @@ def _range(*args):
     return range(*ints)
 
 
-def _poly(torch_name, py_fn):
-    """A builtin that is PyTorch's op for tensors and Python's function otherwise (max, min, sum, abs)."""
+def _poly(torch_name, py_fn, iterates=False):
+    """A builtin that is PyTorch's op for tensors and Python's function otherwise (max, min, sum, abs).
+    ``iterates``: Python's form may take one iterable, read within the ``items`` limit."""
     def fn(*args, **kwargs):
         if args and isinstance(args[0], Tensor):
             return REGISTRY[torch_name](*args, **kwargs)
+        if iterates and args and not isinstance(args[0], (int, float, complex)):
+            args = (_materialize(args[0], f"{torch_name}()"),) + args[1:]
+            if torch_name == "sum" and len(args) > 1 and isinstance(args[1], (str, list, tuple)):
+                raise TypeError("sum() adds numbers and tensors in gradcli; join sequences with +")
         return py_fn(*args, **kwargs)
 
     fn.__name__ = torch_name
@@ -147,7 +243,21 @@ def _str(x=""):
 
 
 def _round(x, ndigits=None):
+    if type(ndigits) is int and ndigits < 0 and isinstance(x, int):
+        limits.check_int_bits(int(-ndigits * 3.33), f"round(..., {ndigits})")  # Python computes 10 ** -ndigits
     return round(x) if ndigits is None else round(x, ndigits)
+
+
+def _torch_tensor_constructor(*args):
+    """``torch.Tensor(data)`` or ``torch.Tensor(*sizes)``: PyTorch's legacy constructor, always of the default
+    float dtype (sizes give zeros where PyTorch leaves memory uninitialized)."""
+    if not args:
+        return REGISTRY["zeros"](0)
+    if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+        return REGISTRY["zeros"](*args)
+    if len(args) > 1:
+        raise TypeError("Tensor(): expected sizes (ints) or one sequence of data")
+    return REGISTRY["tensor"](args[0], dtype=dtypes.get_default_dtype())
 
 
 BUILTIN_NAMES = ("print", "len", "range", "abs", "min", "max", "sum", "float", "int", "bool", "str", "round",
@@ -160,7 +270,7 @@ def _namespaces():
     members.update({
         "no_grad": autograd.no_grad, "enable_grad": autograd.enable_grad,
         "set_grad_enabled": autograd.set_grad_enabled, "is_grad_enabled": autograd.is_grad_enabled,
-        "Tensor": Tensor, "Size": Size, "get_default_dtype": dtypes.get_default_dtype,
+        "Tensor": _torch_tensor_constructor, "Size": Size, "get_default_dtype": dtypes.get_default_dtype,
     })
     functional = Namespace("torch.nn.functional", members)
     nn = Namespace("torch.nn", {"functional": functional})
@@ -209,12 +319,11 @@ class Interpreter:
         globals: the program's variables (name → value).
     """
 
-    def __init__(self, *, write=None, warn=None, max_steps: int = DEFAULT_MAX_STEPS,
-                 max_depth: int = DEFAULT_MAX_DEPTH):
+    def __init__(self, *, write=None, warn=None, max_steps: int | None = None, max_depth: int | None = None):
         self.write = write or (lambda s: sys.stdout.write(s))
         self.warn = warn or (lambda s: sys.stderr.write(s))
-        self.max_steps = max_steps
-        self.max_depth = max_depth
+        self.max_steps = limits.current.steps if max_steps is None else max_steps
+        self.max_depth = limits.current.call_depth if max_depth is None else max_depth
         self.steps = 0
         self.depth = 0
         self.program = None
@@ -225,9 +334,10 @@ class Interpreter:
         self.builtins = {k: v for k, v in REGISTRY.items() if not k.startswith("_")}
         self.builtins.update({
             "print": _print_factory(self), "len": _len, "range": _range, "abs": _poly("abs", _py.abs),
-            "min": _poly("min", _py.min), "max": _poly("max", _py.max), "sum": _poly("sum", _py.sum),
-            "float": _float, "int": _int, "bool": _bool, "str": _str, "round": _round, "list": list,
-            "tuple": tuple, "enumerate": enumerate, "zip": zip,
+            "min": _poly("min", _py.min, True), "max": _poly("max", _py.max, True),
+            "sum": _poly("sum", _py.sum, True),
+            "float": _float, "int": _int, "bool": _bool, "str": _str, "round": _round, "list": _list,
+            "tuple": _tuple, "enumerate": enumerate, "zip": zip,
             "torch": torch, "F": functional, "no_grad": autograd.no_grad, "enable_grad": autograd.enable_grad,
         })
         self.globals: dict = {}
@@ -239,6 +349,7 @@ class Interpreter:
 
         Raises:
             EvalError: for any error while running, with the position of the failing expression.
+            LimitError: when the program reaches a limit (steps, call depth, graph nodes, elements, ...).
         """
         last = None
         with self.running(program):
@@ -254,11 +365,25 @@ class Interpreter:
         # Each call of a program function takes several Python frames; max_depth bounds the program's own
         # nesting, and this limit leaves room for it (a RecursionError that still happens is reported).
         old_limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(old_limit, 12 * self.max_depth + 2000))
+        sys.setrecursionlimit(max(old_limit, min(12 * self.max_depth + 2000, RECURSION_LIMIT)))
+        limits.begin_run()
+        if anomaly.enabled():
+            self.eval_expr = self._eval_recording_positions
         try:
             yield self
         finally:
+            limits.end_run()
             sys.setrecursionlimit(old_limit)
+            self.__dict__.pop("eval_expr", None)
+
+    def _eval_recording_positions(self, e, env):
+        # --anomaly: the graph nodes this expression creates remember where it is in the source, so that a
+        # backward that produces NaN/inf can name it (innermost expression first: nested calls tag their own).
+        mark = anomaly.mark()
+        value = Interpreter.eval_expr(self, e, env)
+        if isinstance(value, Tensor) and value.grad_fn is not None:
+            anomaly.tag(value.grad_fn, mark, self._where(e))
+        return value
 
     def exec_top(self, stmt):
         """Run one top-level statement (inside :meth:`running`); returns its value (the value of an expression
@@ -282,12 +407,19 @@ class Interpreter:
         except RecursionError:
             raise self.error(RecursionError("maximum recursion depth exceeded (the program nests calls or "
                                             "expressions too deeply)"), stmt) from None
+        except MemoryError as exc:
+            raise limits.memory_error(exc).with_position(**self._where(stmt)) from None
+        except GradcliError as exc:  # e.g. the time limit, wherever it struck
+            raise self.error(exc, stmt) from None
 
     def step(self, node):
         self.steps += 1
         if self.steps > self.max_steps:
-            raise EvalError(f"the program ran more than {self.max_steps:,} statements (raise the limit with "
-                            f"--max-steps)", type="StepLimitError").with_position(**self._where(node))
+            err = limits.exceeded("steps", f"the program ran more than {self.max_steps:,} statements",
+                                  self.max_steps)
+            err.type = "StepLimitError"  # a LimitError; the name says which limit stopped the program
+            err.hint += " (or --max-steps N)"
+            raise err.with_position(**self._where(node))
 
     def _where(self, node):
         p = self.program
@@ -330,7 +462,11 @@ class Interpreter:
         elif t is n.AugAssign:
             current = self.eval_expr(s.target, env)
             value = self.eval_expr(s.value, env)
-            self.assign(s.target, self.binop(s.op, current, value, s), env)
+            mark = anomaly.mark() if anomaly.enabled() else None
+            result = self.binop(s.op, current, value, s)
+            if mark is not None and isinstance(result, Tensor) and result.grad_fn is not None:
+                anomaly.tag(result.grad_fn, mark, self._where(s))
+            self.assign(s.target, result, env)
         elif t is n.If:
             for test, body in s.branches:
                 if self.truth(self.eval_expr(test, env), test):
@@ -440,11 +576,11 @@ class Interpreter:
                     obj.data = np.array(obj.data)
                     obj.data[_np_key(key)] = value.data if isinstance(value, Tensor) else value
                 elif isinstance(obj, list):
+                    if isinstance(key, slice):
+                        limits.check_items(len(obj) + len(value), "the list")
                     obj[key] = value
                 else:
                     raise TypeError(f"'{_type_name(obj)}' object does not support item assignment")
-            except GradcliError:
-                raise
             except Exception as e:
                 raise self.error(e, target) from None
         else:  # pragma: no cover
@@ -463,8 +599,6 @@ class Interpreter:
                 obj.grad = value
             else:
                 raise AttributeError(f"cannot set attribute '{name}' of '{_type_name(obj)}' object")
-        except GradcliError:
-            raise
         except Exception as e:
             raise self.error(e, node) from None
 
@@ -486,8 +620,6 @@ class Interpreter:
             key = self.subscript_key(e, env)
             try:
                 return obj[key]
-            except GradcliError:
-                raise
             except Exception as exc:
                 raise self.error(exc, e) from None
         if t is n.UnaryOp:
@@ -500,8 +632,6 @@ class Interpreter:
                 if e.op == "pos":
                     return +v
                 return ~v
-            except GradcliError:
-                raise
             except Exception as exc:
                 raise self.error(exc, e) from None
         if t is n.Compare:
@@ -563,13 +693,11 @@ class Interpreter:
 
     def binop(self, op, left, right, node):
         try:
-            if op == "pow" and type(left) is int and type(right) is int:
-                _check_int_pow(left, right)
-            if op == "mul" and (isinstance(left, (str, list, tuple)) or isinstance(right, (str, list, tuple))):
-                _check_repeat(left, right)
+            if type(left) is not Tensor or type(right) is not Tensor:
+                _check_python_op(op, left, right)
             return _OPERATORS[op](left, right)
-        except GradcliError:
-            raise
+        except GradcliError as exc:
+            raise self.error(exc, node) from None
         except TypeError as exc:
             if "unsupported operand" in str(exc) or "can't multiply" in str(exc):
                 exc = TypeError(f"unsupported operand type(s) for {_SYMBOLS[op]}: '{_type_name(left)}' and "
@@ -593,10 +721,6 @@ class Interpreter:
                 raise AttributeError(f"'{_type_name(obj)}' object has no attribute '{name}' (gradcli does not "
                                      "expose names starting with '_')")
             if isinstance(obj, Tensor):
-                if name not in TENSOR_ATTRS and name not in METHODS:
-                    raise _missing("Tensor", name)
-                if name == "data":
-                    return obj.detach()
                 if name == "grad":
                     with warnings.catch_warnings(record=True) as caught:
                         warnings.simplefilter("always")
@@ -604,26 +728,34 @@ class Interpreter:
                     for w in caught:
                         self.warning(w.category.__name__, str(w.message), node)
                     return value
-                return getattr(obj, name)
+                accessor = TENSOR_ATTRS.get(name)
+                if accessor is not None:
+                    return accessor(obj)
+                member = _tensor_member(obj, name)
+                if member is None:
+                    raise _missing("Tensor", name)
+                return member
             if isinstance(obj, Namespace):
                 if name in obj.members:
                     return obj.members[name]
                 raise _missing(obj.name, name)
-            if isinstance(obj, (autograd.Node, autograd.AccumulateGrad)) and name in NODE_ATTRS:
-                return getattr(obj, name)
-            if isinstance(obj, dtypes.DType) and name in ("is_floating_point", "itemsize"):
-                return getattr(obj, name)
-            if isinstance(obj, Size) and name == "numel":
-                return obj.numel
-            if isinstance(obj, str) and name in STR_METHODS:
-                return getattr(obj, name)
-            if isinstance(obj, list) and name in LIST_METHODS:
-                return getattr(obj, name)
-            if isinstance(obj, tuple) and name in getattr(type(obj), "_fields", ()):  # max(dim).values
-                return getattr(obj, name)
+            table = None
+            if isinstance(obj, (autograd.Node, autograd.AccumulateGrad)):
+                table = NODE_ATTRS
+            elif isinstance(obj, dtypes.DType):
+                table = DTYPE_ATTRS
+            elif isinstance(obj, Size):
+                table = {"numel": lambda s: s.numel}
+            elif isinstance(obj, str):
+                table = STR_METHODS
+            elif isinstance(obj, list):
+                table = LIST_METHODS
+            if table is not None and name in table:
+                return table[name](obj)
+            fields = getattr(type(obj), "_fields", ()) if isinstance(obj, tuple) else ()
+            if name in fields:  # max(dim).values, .indices
+                return obj[fields.index(name)]
             raise AttributeError(f"'{_type_name(obj)}' object has no attribute '{name}'")
-        except GradcliError:
-            raise
         except Exception as exc:
             raise self.error(exc, node) from None
 
@@ -647,6 +779,8 @@ class Interpreter:
             raise
         except RecursionError:
             raise self.error(RecursionError("maximum recursion depth exceeded"), e) from None
+        except MemoryError as exc:
+            raise limits.memory_error(exc).with_position(**self._where(e)) from None
         except Exception as exc:
             raise self.error(exc, e) from None
 
@@ -668,8 +802,10 @@ class Interpreter:
                     raise self.error(TypeError(f"{f.name}() missing 1 required positional argument: '{p}'"), node)
                 local[p] = default
         if self.depth >= self.max_depth:
-            raise self.error(RecursionError(f"maximum recursion depth exceeded ({self.max_depth} nested calls)"),
-                             node)
+            err = limits.exceeded("call_depth", f"maximum recursion depth exceeded: {f.name}() nests calls more "
+                                                f"than {self.max_depth:,} deep", self.max_depth)
+            err.type = "RecursionError"
+            raise err.with_position(**self._where(node))
         self.depth += 1
         try:
             self.exec_block(f.body, local)
@@ -696,11 +832,10 @@ class Interpreter:
                     v = value.item() if isinstance(value, Tensor) else value
                     if not isinstance(v, (int, float, str, bool)):
                         raise TypeError(f"unsupported format string passed to {_type_name(value)}.__format__")
+                    _check_format_widths(spec, "the f-string format")
                     text = format(v, spec)
                 else:
                     text = _str(value)
-            except GradcliError:
-                raise
             except Exception as exc:
                 raise self.error(exc, e) from None
             out.append(text)
@@ -713,12 +848,40 @@ def _np_key(key):
     return key.data if isinstance(key, Tensor) else key
 
 
-def _check_int_pow(base: int, exp: int) -> None:
-    if exp > 0 and _py.abs(base) > 1 and exp * _py.abs(base).bit_length() > MAX_INT_BITS:
-        raise OverflowError(f"integer power {base} ** {exp} is too large (over {MAX_INT_BITS:,} bits)")
+_SEQUENCES = (str, list, tuple)
+_PERCENT_RE = re.compile(r"%(?:\([^)]*\))?[#0\- +]*(\*|\d+)?(?:\.(\*|\d+))?")
 
 
-def _check_repeat(left, right) -> None:
-    seq, count = (left, right) if isinstance(left, (str, list, tuple)) else (right, left)
-    if isinstance(count, int) and count * _py.max(len(seq), 1) > 10_000_000:
-        raise MemoryError("sequence repetition is too large (over 10,000,000 items)")
+def _check_python_op(op: str, left, right) -> None:
+    """Refuse, before computing it, a Python operation whose result would pass the ``int_bits`` or ``items``
+    limits: ``10 ** 10 ** 10``, squaring huge integers, ``[0] * 10 ** 10``, ``s + s`` doubling, ``'%9999999d'``."""
+    if op == "pow":
+        if type(left) is int and type(right) is int and right > 0 and _py.abs(left) > 1:
+            limits.check_int_bits(right * (_py.abs(left).bit_length() - 1) + 1, f"the integer power {left} ** {right}")
+    elif op == "mul":
+        if isinstance(left, _SEQUENCES) or (isinstance(right, _SEQUENCES) and not isinstance(left, Tensor)):
+            seq, count = (left, right) if isinstance(left, _SEQUENCES) else (right, left)
+            try:
+                count = operator.index(count)
+            except TypeError:
+                return
+            limits.check_items(count * len(seq), "the repeated sequence")
+        elif type(left) is int and type(right) is int:
+            limits.check_int_bits(left.bit_length() + right.bit_length(), "the integer product")
+    elif op == "add":
+        if isinstance(left, _SEQUENCES) and isinstance(right, _SEQUENCES):
+            limits.check_items(len(left) + len(right), "the concatenation")
+    elif op == "mod" and isinstance(left, str):
+        for m in _PERCENT_RE.finditer(left):
+            for width in m.groups():
+                if width == "*":
+                    raise ValueError("gradcli does not support '*' widths in %-formatting; write the width")
+            _check_format_widths(m.group(0), "the %-format")
+
+
+def _check_format_widths(spec: str, what: str) -> None:
+    """Refuse a format whose width or precision would build a string over the ``items`` limit."""
+    for digits in re.findall(r"\d+", spec):
+        if len(digits) > 18 or int(digits) > limits.current.items:
+            raise limits.exceeded("items", f"{what} {spec!r} would make a string of more than "
+                                           f"{limits.current.items:,} characters")

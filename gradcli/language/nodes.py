@@ -7,7 +7,7 @@ the language has. The tree node names of the grammar map onto these one to one (
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 
 @dataclass(slots=True)
@@ -189,3 +189,31 @@ class Program:
     body: list
     source: str
     filename: str = "<input>"
+
+
+def _children(value, out: list) -> None:
+    """Append the program nodes directly inside ``value`` (a node's field: a node, or lists and tuples of
+    nodes, strings and None, as in Call.kwargs or If.branches)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, Node):
+            out.append(v)
+        elif isinstance(v, (list, tuple)):
+            stack.extend(v)
+
+
+def max_depth(body: list, limit: int):
+    """The first node nested deeper than ``limit`` levels in ``body`` (a statement list or one expression),
+    or None. Every statement and expression node is one level (``f(g(x))`` is three, ``a + b + c`` two).
+    Iterative, so any depth can be measured."""
+    stack = [(n, 1) for n in (body if isinstance(body, list) else [body]) if isinstance(n, Node)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return node
+        kids: list = []
+        for f in fields(node):
+            _children(getattr(node, f.name), kids)  # noqa: B009 - dataclass fields of our own nodes
+        stack.extend((k, depth + 1) for k in kids)
+    return None

@@ -37,7 +37,7 @@ import operator
 
 import numpy as np
 
-from .. import autograd, dtypes
+from .. import autograd, dtypes, limits
 from ..autograd import Node, _mode
 from ..tensor import REQUIRES_GRAD_DTYPE_ERROR, Tensor
 
@@ -356,6 +356,8 @@ def _apply(o: Op, args, params=None):
                     if db is None:
                         db = _number_array(b, dtype)
             if n == 1 or db is not None:
+                if n == 2 and da.size * db.size > limits.current.elements:
+                    limits.check_operands((da, db))  # before the forward allocates a broadcast result
                 if params is None:
                     params = args[n:]
                 try:
@@ -414,6 +416,8 @@ def _apply_general(o: Op, args):
     datas, dtype = _fast_promote(o, args)
     if datas is None:
         datas, dtype = _promote(o, args[:n])
+    if n > 1:
+        limits.check_operands(datas)  # before the forward allocates a broadcast result
     try:
         out = o.forward(*datas, *args[n:]) if len(args) > n else o.forward(*datas)
     except ValueError as e:

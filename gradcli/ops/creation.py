@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, limits
 from ..tensor import Tensor
 from ._core import check_requires_grad, install_method, register
 
@@ -90,6 +90,7 @@ def _size(name: str, size: tuple, kw_size=None) -> tuple:
             if name == "zeros":
                 raise RuntimeError("zeros: Dimension size must be non-negative.")
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
+    limits.check_numel(shape, "the new tensor")
     return shape
 
 
@@ -118,12 +119,14 @@ def infer_scalar_type(data) -> np.dtype:
     promotion over the elements of a list.
 
     Raises:
-        TypeError: for strings and other non-numeric values; RuntimeError for None (PyTorch's messages).
+        TypeError: for strings and other non-numeric values, and a list that holds itself; RuntimeError for
+            None; ValueError for lists nested deeper than a tensor's 64 dimensions, which also ends a walk
+            through lists that hold each other (PyTorch's messages, tensor_new.cpp).
     """
     result = None
-    stack = [data]
+    stack = [(data, 0)]
     while stack:
-        v = stack.pop()
+        v, depth = stack.pop()
         if isinstance(v, Tensor):
             d = v.data.dtype
         elif isinstance(v, (np.ndarray, np.generic)) and not isinstance(v, (np.str_, np.bytes_)):
@@ -140,7 +143,12 @@ def infer_scalar_type(data) -> np.dtype:
             if len(v) == 0:
                 d = dtypes.get_default_dtype().np
             else:
-                stack.extend(v)
+                if depth >= 64:
+                    raise ValueError(f"too many dimensions '{type(v).__name__}'")
+                for item in v:
+                    if item is v:
+                        raise TypeError("new(): self-referential lists are incompatible")
+                    stack.append((item, depth + 1))
                 continue
         else:
             raise RuntimeError(f"Could not infer dtype of {type(v).__name__}")
@@ -215,14 +223,16 @@ def _array_from_data(data, dtype) -> np.ndarray:
     elif isinstance(data, (list, tuple)) and (arr := _python_numbers_array(data, dtype)) is not None:
         return arr
     else:
-        inferred = infer_scalar_type(data)
         sizes = []
         seq = data
         while _is_seq(seq):
+            if len(sizes) == 64:  # PyTorch's compute_sizes: a tensor has at most 64 dimensions
+                raise ValueError(f"too many dimensions '{type(seq).__name__}'")
             sizes.append(len(seq))
             if not len(seq):
                 break
             seq = seq[0]
+        inferred = infer_scalar_type(data)
         target = dtype if dtype is not None else inferred
         flat: list = []
         _store(data, sizes, 0, flat, target.kind)
@@ -326,6 +336,7 @@ def eye(n, m=None, dtype=None, requires_grad=False, device=None):
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    limits.check_numel((n, m), "eye()")
     return _leaf(np.eye(n, m, dtype=_float_dtype(dtype)), requires_grad)
 
 
@@ -374,6 +385,7 @@ def arange(start=None, end=None, step=1, dtype=None, requires_grad=False, device
     if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = math.ceil(float(end - start) / step) if integral else math.ceil((float(end) - float(start)) / float(step))
+    limits.check_numel((n,), "arange()")
     if integral:
         values = start + np.arange(n, dtype=np.int64) * step
     else:
@@ -396,6 +408,7 @@ def linspace(start, end, steps, dtype=None, requires_grad=False, device=None):
         raise RuntimeError("number of steps must be non-negative")
     start, end = _number("linspace", "start", start), _number("linspace", "end", end)
     d = _float_dtype(dtype)
+    limits.check_numel((steps,), "linspace()")
     idx = np.arange(steps)
     if d.kind == "f":
         s, e = d.type(start), d.type(end)

@@ -23,7 +23,7 @@ import string
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, limits
 from ..tensor import Tensor
 from ._core import install_method, op, register
 
@@ -120,6 +120,7 @@ def mm(input, mat2):
     if input.dtype != mat2.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cpp_name(input)} != "
                            f"{_cpp_name(mat2)}")
+    limits.check_matmul(input.shape, mat2.shape)
     return input @ mat2
 
 
@@ -198,6 +199,7 @@ def outer(input, vec2):
     for name, v in (("self", input), ("vec2", vec2)):
         if v.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v.ndim}-D")
+    limits.check_numel(np.shape(input) + np.shape(vec2), "outer()")
     return np.multiply.outer(input, vec2)
 
 

@@ -26,6 +26,7 @@ import warnings
 
 import numpy as np
 
+from .. import limits
 from ..tensor import Tensor
 from ._core import Op, install_method, normalize_dim, op, register
 
@@ -521,6 +522,7 @@ def expand(input, *sizes):
     if any(s < 0 for s in target):
         bad = next(s for s in target if s < 0)
         raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {target}")
+    limits.check_numel(target, "expand()")  # a view, but what is computed from it is not
     return np.broadcast_to(input, tuple(target))
 
 

@@ -3,6 +3,8 @@
 Arrays become nested lists; NaN and the infinities become the strings ``"NaN"``, ``"Infinity"`` and
 ``"-Infinity"`` (JSON has no such numbers). float32 values are written with the shortest decimal that reads
 back to the same float32 (``0.2``, not ``0.20000000298023224``); float64 values with Python's repr.
+Every tensor object (the output, each input, each gradient) carries ``"nonfinite": true`` when its values hold
+NaN or an infinity, ``false`` otherwise, so that numerical trouble is never hidden in a long list.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import math
 
 import numpy as np
 
-from ..result import GradResult, TensorInfo
+from ..result import GradResult, TensorInfo, nonfinite
 
 
 def _scalar(v: float):
@@ -46,11 +48,12 @@ def _map(x):
 
 
 def _tensor(t: TensorInfo) -> dict:
-    return {"value": array_to_json(t.value), "shape": list(t.shape), "dtype": t.dtype, "grad_fn": t.grad_fn}
+    return {"value": array_to_json(t.value), "shape": list(t.shape), "dtype": t.dtype, "grad_fn": t.grad_fn,
+            "nonfinite": bool(nonfinite(t.value))}
 
 
 def _grad(g, shape) -> dict:
-    return {"value": None if g is None else array_to_json(g), "shape": list(shape)}
+    return {"value": None if g is None else array_to_json(g), "shape": list(shape), "nonfinite": bool(nonfinite(g))}
 
 
 def check_to_dict(c) -> dict:

@@ -1,12 +1,36 @@
 """Rich tables for ``gradcli grad``: the output, the inputs, their gradients (one row per backward call with
 --repeat), and the graph. Values are shown exactly as PyTorch prints them. Rich writes plain text without
 escape codes when stdout is not a terminal or NO_COLOR is set.
+
+A table whose values hold NaN or infinities gets a ``nonfinite`` column naming them per row, and
+:func:`nonfinite_warning` gives the one-line summary the CLI writes to standard error. The graph table shows
+the first :data:`GRAPH_ROWS` nodes (``--json`` lists every node).
 """
 
 from __future__ import annotations
 
 from ..printing import format_tensor
-from ..result import GradResult
+from ..result import GradResult, nonfinite
+
+GRAPH_ROWS = 200
+
+
+def _flag(value) -> str:
+    kinds = nonfinite(value)
+    return ", ".join({"nan": "NaN"}.get(k, k) for k in kinds) if kinds else "-"
+
+
+def nonfinite_warning(result: GradResult) -> str | None:
+    """A warning naming the output, inputs and gradients that hold NaN or infinity, or None if all are finite."""
+    where = []
+    if nonfinite(result.output.value):
+        where.append("output")
+    where += [f"input {i.name}" for i in result.inputs if nonfinite(i.value.value)]
+    where += [f"grad of {i.name}" for i in result.inputs if nonfinite(i.grad)]
+    if not where:
+        return None
+    return ("warning: NaN or infinity in " + ", ".join(where) +
+            " (gradcli grad --anomaly names the first op whose backward produces one)")
 
 
 def _shape(shape) -> str:
@@ -26,20 +50,23 @@ def render_grad(result: GradResult, console, default_dtype) -> None:
         return Text(format_tensor(value, grad_fn=grad_fn, requires_grad=requires_grad, default_dtype=default_dtype))
 
     out = result.output
+    flag = bool(nonfinite(out.value))
     t = Table(title="output", title_justify="left")
-    for col in ("value", "shape", "dtype", "grad_fn"):
+    for col in ("value", "shape", "dtype", "grad_fn") + (("nonfinite",) if flag else ()):
         t.add_column(col)
     t.add_row(fmt(out.value, out.grad_fn, out.requires_grad), Text(_shape(out.shape)), Text(out.dtype),
-              Text(out.grad_fn or "-"))
+              Text(out.grad_fn or "-"), *([Text(_flag(out.value))] if flag else []))
     console.print(t)
 
     if result.inputs:
+        flag = any(nonfinite(inp.value.value) for inp in result.inputs)
         t = Table(title="inputs", title_justify="left")
-        for col in ("name", "kind", "value", "shape", "dtype"):
+        for col in ("name", "kind", "value", "shape", "dtype") + (("nonfinite",) if flag else ()):
             t.add_column(col)
         for inp in result.inputs:
             t.add_row(Text(inp.name), Text(inp.kind), fmt(inp.value.value, requires_grad=inp.value.requires_grad),
-                      Text(_shape(inp.value.shape)), Text(inp.value.dtype))
+                      Text(_shape(inp.value.shape)), Text(inp.value.dtype),
+                      *([Text(_flag(inp.value.value))] if flag else []))
         console.print(t)
 
     names = [i.name for i in result.inputs if i.value.requires_grad]
@@ -51,21 +78,28 @@ def render_grad(result: GradResult, console, default_dtype) -> None:
         if multi:
             t.add_column("call")
         t.add_column("grad")
+        flag = any(nonfinite(call.get(name)) for name in names for call in result.calls)
+        if flag:
+            t.add_column("nonfinite")
         for name in names:
             for k, call in enumerate(result.calls):
                 g = call.get(name)
                 cells = [Text(name)] + ([Text(str(k + 1))] if multi else []) + \
-                        [Text("None") if g is None else fmt(g)]
+                        [Text("None") if g is None else fmt(g)] + ([Text(_flag(g))] if flag else [])
                 t.add_row(*cells)
         console.print(t)
 
     if result.graph.nodes:
+        nodes = result.graph.nodes
         t = Table(title="graph (root first; inputs feed each node)", title_justify="left")
         for col in ("id", "grad_fn", "shape", "dtype", "inputs"):
             t.add_column(col)
-        for node in result.graph.nodes:
+        for node in nodes[:GRAPH_ROWS]:
             t.add_row(*(Text(c) for c in (node.id, node.name, _shape(node.shape), node.dtype,
                                           ", ".join(node.inputs) or "-")))
+        if len(nodes) > GRAPH_ROWS:
+            t.add_row(Text("..."), Text(f"{len(nodes) - GRAPH_ROWS:,} more nodes (--json lists all)"),
+                      Text(""), Text(""), Text(""))
         console.print(t)
 
 

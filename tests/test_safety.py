@@ -1,0 +1,223 @@
+"""Language safety: a program runs gradcli's language and nothing else.
+
+1. Known ways out of Python sandboxes (``__import__``, ``().__class__.__mro__``, ``getattr``, string-format
+   field lookups, f-strings, builtins like ``open``) are each a gradcli error, through the interpreter and the
+   CLI, and none of them has an effect.
+2. A static check of the package source (Python's ``ast``): no ``eval``/``exec``/``compile``/``__import__``
+   calls, no pickle/marshal/shelve (or subprocess/ctypes) imports, no ``getattr``/``setattr``/``hasattr`` with a
+   computed name outside a short list of reviewed places, and ``numpy.load``/``read_array`` only with
+   ``allow_pickle=False``. The checker is itself tested on code that breaks each rule.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import gradcli as G
+from gradcli.cli import app
+from gradcli.errors import GradcliError, GradcliSyntaxError
+from gradcli.language.build import build_program
+from gradcli.language.interpreter import (DTYPE_ATTRS, LIST_METHODS, NODE_ATTRS, STR_METHODS, TENSOR_ATTRS,
+                                          Interpreter)
+
+PACKAGE = Path(G.__file__).resolve().parent
+SENTINEL = "/tmp/gradcli-safety-sentinel"
+
+STATIC = [  # Python's internals by name: refused by the builder, before anything runs (exit 2)
+    "__import__('os')", "__import__('os').system('touch " + SENTINEL + "')", "__builtins__",
+    "x.__class__", "x.__class__.__mro__", "().__class__", "().__class__.__bases__[0].__subclasses__()",
+    "[].__class__.__base__", "''.__class__.__mro__[1].__subclasses__()", "print.__globals__", "F.__dict__",
+    "torch.__dict__", "x.backward.__func__", "torch.autograd.grad.__code__", "x._grad", "x.grad_fn._sequence",
+    "(x * 2).grad_fn.__class__", "torch.Tensor.__init__", "no_grad.__enter__", "x.dtype.__class__",
+    "f'{x.__class__}'", "f'{__import__(\"os\")}'", "f'{().__class__.__mro__}'", "def __init__(a):\n    return a",
+    "def f(__a):\n    return __a", "import torch as __t", "from torch import __file__", "import os.__init__",
+    "f(__x=1)", "__name__",
+]
+RUNTIME = [
+    # Python's builtins and reflection: not in the language (exit 1)
+    "getattr(x, '__class__')", "getattr(x, 'data')", "setattr(x, 'requires_grad', False)", "globals()",
+    "locals()", "vars(x)", "dir(x)", "type(x)", "open('" + SENTINEL + "', 'w')", "eval('1')", "exec('1')",
+    "compile('1', 'f', 'eval')", "breakpoint()", "input()", "exit()", "quit()", "help()", "memoryview(b'')",
+    "import os", "from os import system", "import subprocess", "import torch.os", "from torch import os",
+    "import torch.nn.functional.os",
+    # string-formatting field lookups: str.format is not there, %-format has no attribute access
+    "'{0.__class__}'.format(x)", "'{.__class__}'.format(x)", "'{0.grad_fn}'.format(x)", "'%(a)s' % x",
+    "'{}'.format_map", "''.join.__self__", "'a'.encode()", "'a'.maketrans('a', 'b')",
+    # attributes outside the allow-lists
+    "x.grad_fn", "(x * 2).grad_fn.op", "(x * 2).grad_fn.saved", "(x * 2).grad_fn.edges", "x.dtype.np",
+    "x.numpy().ctypes", "x.detach().numpy().tofile('" + SENTINEL + "')", "x.data.base", "[].copy()", "[].sort()",
+    "torch.nn.functional.F", "torch.Tensor.add", "torch.Size.index", "x.shape.count(1)",
+    # syntax Python has and the language does not (no lambdas, comprehensions, decorators, class)
+    "lambda: 1", "[c for c in 'ab']", "class A:\n    pass", "@no_grad\ndef f():\n    return 1",
+    "x = yield 1", "async def f():\n    pass", "global x",
+]
+ESCAPES = STATIC + RUNTIME
+
+
+@pytest.mark.parametrize("program", ESCAPES)
+def test_escape_attempts_are_language_errors(program):
+    x = G.ones(2, requires_grad=True)
+    it = Interpreter(write=lambda s: None)
+    it.globals["x"] = x
+    try:
+        value = it.run(build_program(program))
+    except GradcliError as e:
+        assert e.type and e.message
+        if program in STATIC:
+            assert isinstance(e, GradcliSyntaxError) and e.exit_code == 2  # refused before running
+            assert "gradcli does not allow" in e.message
+    else:
+        # a few are legitimate language: reading x.grad_fn (None for a leaf) is allowed, and returns data only
+        assert program in ("x.grad_fn",) and value is None
+    assert not Path(SENTINEL).exists()
+
+
+@pytest.mark.parametrize("program", [p for p in ESCAPES if p != "x.grad_fn"][::4])
+def test_escape_attempts_through_the_cli_exit_cleanly(program):
+    r = CliRunner().invoke(app, ["grad", "-i", "x=[1., 2.]", "--", program])
+    assert r.exit_code in (1, 2), r.output
+    assert r.exception is None or isinstance(r.exception, SystemExit)
+    assert "Traceback" not in r.stderr and r.stdout == ""
+    assert not Path(SENTINEL).exists()
+
+
+def test_attribute_tables_name_only_public_members_that_exist():
+    x = G.ones(2, 2, requires_grad=True)
+    y = x * 2
+    for table, obj in [(TENSOR_ATTRS, y), (NODE_ATTRS, y.grad_fn), (DTYPE_ATTRS, x.dtype), (STR_METHODS, "a b"),
+                       (LIST_METHODS, [1])]:
+        for name, accessor in table.items():
+            assert not name.startswith("_")
+            if accessor is not None and not (table is NODE_ATTRS and name == "variable"):
+                accessor(obj)  # every entry reaches a real member
+
+
+# ------------------------------------------------------------------------------------ the source check
+FORBIDDEN_CALLS = {"eval", "exec", "compile", "__import__", "breakpoint"}
+FORBIDDEN_MODULES = {"pickle", "cPickle", "_pickle", "marshal", "shelve", "dill", "cloudpickle", "joblib",
+                     "subprocess", "ctypes"}
+DYNAMIC_ATTR_CALLS = {"getattr", "setattr", "delattr", "hasattr"}
+FORBIDDEN_ATTRIBUTES = {"__globals__", "__builtins__", "__subclasses__", "__code__", "__getattribute__"}
+# Computed attribute names that were reviewed: (file relative to the package, enclosing function or "<module>").
+REVIEWED_DYNAMIC_ATTRS = {
+    ("ops/_core.py", "install_method"): "installs op-table methods on Tensor at import time",
+    ("ops/__init__.py", "<module>"): "installs Python's operator methods on Tensor at import time",
+    ("language/build.py", "<module>"): "defines the builder's binary-operator methods at import time",
+    ("language/nodes.py", "max_depth"): "reads the dataclass fields of gradcli's own program nodes",
+}
+
+
+def _literal_str(node) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def check_source(source: str, filename: str) -> list[str]:
+    """Problems found in one file's source: ``"file:line: what"`` strings."""
+    tree = ast.parse(source, filename)
+    problems = []
+
+    def walk(node, func):
+        for child in ast.iter_child_nodes(node):
+            inner = child.name if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else func
+            check(child, inner)
+            walk(child, inner)
+
+    def report(node, what):
+        problems.append(f"{filename}:{node.lineno}: {what}")
+
+    def check(node, func):
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.id if isinstance(f, ast.Name) else None
+            if name in FORBIDDEN_CALLS or (isinstance(f, ast.Attribute) and f.attr in FORBIDDEN_CALLS
+                                           and isinstance(f.value, ast.Name) and f.value.id == "builtins"):
+                report(node, f"calls {name or f.attr}()")
+            if name in DYNAMIC_ATTR_CALLS and (len(node.args) < 2 or not _literal_str(node.args[1])):
+                if (filename, func) not in REVIEWED_DYNAMIC_ATTRS:
+                    report(node, f"{name}() with a computed attribute name (in {func})")
+            if isinstance(f, ast.Attribute) and f.attr == "attrgetter":
+                if not all(_literal_str(a) for a in node.args):
+                    report(node, "operator.attrgetter() with a computed name")
+            is_np_load = isinstance(f, ast.Attribute) and f.attr == "load" and isinstance(f.value, ast.Name) \
+                and f.value.id in ("np", "numpy")
+            if is_np_load or (isinstance(f, ast.Attribute) and f.attr == "read_array") or name == "read_array":
+                ok = any(k.arg == "allow_pickle" and isinstance(k.value, ast.Constant) and k.value.value is False
+                         for k in node.keywords)
+                if not ok:
+                    report(node, f"{f.attr if isinstance(f, ast.Attribute) else name}() without allow_pickle=False")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] in FORBIDDEN_MODULES:
+                    report(node, f"imports {alias.name}")
+        elif isinstance(node, ast.ImportFrom):
+            if (node.module or "").split(".")[0] in FORBIDDEN_MODULES:
+                report(node, f"imports from {node.module}")
+        elif isinstance(node, ast.Attribute) and node.attr in FORBIDDEN_ATTRIBUTES:
+            report(node, f"uses .{node.attr}")
+
+    walk(tree, "<module>")
+    return problems
+
+
+def test_package_source_has_no_code_execution_paths():
+    files = sorted(PACKAGE.rglob("*.py"))
+    assert len(files) > 10
+    problems = []
+    for path in files:
+        problems += check_source(path.read_text(encoding="utf-8"), path.relative_to(PACKAGE).as_posix())
+    assert problems == []
+
+
+def test_limits_dataclass_has_every_limit():
+    from gradcli import limits
+
+    assert list(limits.Limits().as_dict()) == list(limits.SPECS)
+
+
+def test_reviewed_dynamic_attribute_sites_still_exist():
+    # a stale entry would let a new computed getattr in the same place pass unreviewed
+    for (file, func) in REVIEWED_DYNAMIC_ATTRS:
+        source = (PACKAGE / file).read_text(encoding="utf-8")
+        assert func == "<module>" or f"def {func}(" in source, (file, func)
+
+
+BAD = '''
+import pickle
+from marshal import loads
+import subprocess as sp
+x = eval("1")
+exec("x = 1")
+code = compile("1", "f", "eval")
+os = __import__("os")
+import builtins
+builtins.eval("2")
+name = "a"
+getattr(x, name)
+setattr(x, name, 1)
+hasattr(x, name)
+import numpy as np
+np.load("a.npy")
+np.load("a.npy", allow_pickle=True)
+np.lib.format.read_array(f)
+g = print.__globals__
+import operator
+operator.attrgetter(name)
+def fine():
+    return getattr(x, "literal"), np.load("a.npy", allow_pickle=False), re.compile("x")
+'''
+
+
+def test_the_source_check_finds_each_forbidden_pattern():
+    problems = check_source(BAD, "bad.py")
+    expected = ["imports pickle", "imports from marshal", "imports subprocess", "calls eval()", "calls exec()",
+                "calls compile()", "calls __import__()", "calls eval()", "getattr() with a computed",
+                "setattr() with a computed", "hasattr() with a computed", "load() without allow_pickle=False",
+                "load() without allow_pickle=False", "read_array() without allow_pickle=False", "uses .__globals__",
+                "operator.attrgetter() with a computed name"]
+    assert len(problems) == len(expected), problems
+    for p, e in zip(problems, expected):
+        assert e in p, (p, e)
