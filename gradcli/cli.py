@@ -96,6 +96,13 @@ def _configure_limits(options, **overrides) -> None:
         limits.install_process_guards()
 
 
+_LIMIT_HELP = ("Raise or lower a limit (repeatable): elements, items, int_bits, chars, nesting, steps, call_depth, "
+               "graph_nodes, file_bytes, memory, time; 'none' removes it. Also GRADCLI_MAX_<NAME>.")
+_ANOMALY_HELP = ("Stop at the first op whose backward produces NaN or infinity and show where the program called "
+                 "it (torch.autograd.detect_anomaly).")
+_DEBUG_HELP = "Show the internal traceback with errors (for bug reports)."
+
+
 @app.command()
 def grad(
     program: Annotated[str, typer.Argument(help="The program: an expression or statements separated by ';' or "
@@ -117,16 +124,9 @@ def grad(
     json_: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
     max_steps: Annotated[Optional[int], typer.Option(min=1, help="Stop programs after this many statement "
                                                                  "executions (default 5,000,000).")] = None,
-    limit: Annotated[Optional[List[str]], typer.Option("--limit", metavar="NAME=N",
-                                                       help="Raise or lower a limit (repeatable): elements, items, "
-                                                            "int_bits, chars, nesting, steps, call_depth, "
-                                                            "graph_nodes, file_bytes, memory, time; 'none' removes "
-                                                            "it. Also GRADCLI_MAX_<NAME>.")] = None,
-    anomaly: Annotated[bool, typer.Option("--anomaly", help="Stop at the first op whose backward produces NaN or "
-                                                            "infinity and show where the program called it "
-                                                            "(torch.autograd.detect_anomaly).")] = False,
-    debug: Annotated[bool, typer.Option("--debug", help="Show the internal traceback with errors (for bug "
-                                                        "reports).")] = False,
+    limit: Annotated[Optional[List[str]], typer.Option("--limit", metavar="NAME=N", help=_LIMIT_HELP)] = None,
+    anomaly: Annotated[bool, typer.Option("--anomaly", help=_ANOMALY_HELP)] = False,
+    debug: Annotated[bool, typer.Option("--debug", help=_DEBUG_HELP)] = False,
     check: Annotated[bool, typer.Option("--check", help="Compare the gradients with central finite differences "
                                                         "in float64; exit 1 above tolerance.")] = False,
     eps: Annotated[float, typer.Option(help="--check: finite-difference step.")] = 1e-6,
@@ -222,18 +222,27 @@ def run(
                                              "float64.")] = "float32",
     max_steps: Annotated[Optional[int], typer.Option(min=1, help="Stop the program after this many statement "
                                                                  "executions (default 5,000,000).")] = None,
+    limit: Annotated[Optional[List[str]], typer.Option("--limit", metavar="NAME=N", help=_LIMIT_HELP)] = None,
+    anomaly: Annotated[bool, typer.Option("--anomaly", help=_ANOMALY_HELP)] = False,
+    debug: Annotated[bool, typer.Option("--debug", help=_DEBUG_HELP)] = False,
 ) -> None:
     """Run a program like a Python script: print() shows values as PyTorch prints them, warnings go to
     standard error, an error shows file:line:col, the line with a caret and PyTorch's message (exit 1).
     Syntax errors stop the run before anything runs (exit 2)."""
+    global _debug
+    from . import limits
     from .runner import RunRequest, read_source, run_program
 
+    _debug = debug
     try:
+        _configure_limits(limit, steps=max_steps)
         source, filename = read_source(path)
         req = RunRequest(source=source, filename=filename, keep_going=keep_going, notebook=notebook,
-                         max_steps=max_steps, seed=seed, dtype=dtype)
+                         max_steps=max_steps, seed=seed, dtype=dtype, anomaly=anomaly)
         result = run_program(req, write=sys.stdout.write, warn=sys.stderr.write, report=report_error)
     except GradcliError as err:
+        if isinstance(err, limits.TimeLimitError):
+            limits.disarm_time()
         raise typer.Exit(report_error(err))
     raise typer.Exit(result.exit_code)
 
@@ -261,18 +270,32 @@ def batch(
                                                      "own 'seed' wins).")] = None,
     dtype: Annotated[str, typer.Option(help="Default float dtype: float32 or float64 (an entry's own "
                                             "'dtype' wins).")] = "float32",
-    max_steps: Annotated[Optional[int], typer.Option(help="Stop each program after this many statement "
-                                                          "executions (default 5,000,000).")] = None,
+    max_steps: Annotated[Optional[int], typer.Option(min=1, help="Stop each program after this many statement "
+                                                                 "executions (default 5,000,000).")] = None,
+    limit: Annotated[Optional[List[str]], typer.Option("--limit", metavar="NAME=N",
+                                                       help=_LIMIT_HELP + " In batch, time is per entry.")] = None,
+    anomaly: Annotated[bool, typer.Option("--anomaly", help=_ANOMALY_HELP)] = False,
+    debug: Annotated[bool, typer.Option("--debug", help=_DEBUG_HELP)] = False,
 ) -> None:
     """Evaluate a file of entries: one result per entry (a table row, or a JSON line with --json), written
     as soon as it is done; a summary on standard error. Exit 0 if every entry succeeded, 1 if any failed,
     2 if the file cannot be read."""
+    global _debug
+    from . import limits
     from .batch import run
 
     use_utf8(sys.stdout)
     use_utf8(sys.stderr)
+    _debug = debug
+    if debug:
+        os.environ["GRADCLI_DEBUG"] = "1"  # for the entries, in this process and in --jobs workers
+    try:
+        _configure_limits(limit, steps=max_steps)
+    except GradcliError as err:
+        raise typer.Exit(report_error(err))
+    limits.disarm_time()  # in batch, the time limit applies to each entry (batch.runner.run_entry)
     raise typer.Exit(run(file, fmt=format.value, jobs=jobs, as_json=json_, dtype=dtype, seed=seed,
-                         max_steps=max_steps))
+                         max_steps=max_steps, anomaly=anomaly))
 
 
 @app.command()

@@ -17,7 +17,7 @@ call_depth  1,000           nested calls of functions defined in the program (Py
 graph_nodes 5,000,000       autograd graph nodes one program run records
 file_bytes  64 MiB          size of a program file, standard input or a .json/.csv file (.npy: ``elements``)
 memory      3/4 of RAM      address space of the ``gradcli`` process (an OS limit: allocations fail cleanly)
-time        300             wall-clock seconds of the ``gradcli`` process
+time        300             wall-clock seconds of the ``gradcli`` process (of each entry in ``gradcli batch``)
 ==========  ==============  ===================================================================================
 
 ``memory`` and ``time`` are process guards that only the ``gradcli`` command installs (they would affect a
@@ -65,7 +65,7 @@ SPECS = {s.name: s for s in [
     LimitSpec("graph_nodes", 5_000_000, "autograd graph nodes per program run"),
     LimitSpec("file_bytes", 64 * 1024 * 1024, "bytes per program or data file", "bytes", input_error=True),
     LimitSpec("memory", None, "bytes of address space of the gradcli process", "bytes"),
-    LimitSpec("time", 300, "seconds of wall-clock time of the gradcli process", "seconds"),
+    LimitSpec("time", 300, "seconds of wall-clock time of the gradcli process, or of one batch entry", "seconds"),
 ]}
 
 
@@ -423,9 +423,40 @@ def disarm_time() -> None:
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
-def exceeded_time() -> TimeLimitError:
-    """The error raised when the ``time`` limit runs out."""
-    err = TimeLimitError(f"gradcli ran for {current.time:,} seconds; the limit is {current.time:,} seconds "
+def time_guard(what: str = "gradcli"):
+    """A context manager applying the ``time`` limit to its block alone (``gradcli batch``: each entry), in
+    the main thread where SIGALRM exists; otherwise it does nothing. Restores the previous SIGALRM handler.
+
+    Raises:
+        TimeLimitError: ``what`` ran for longer than ``time`` seconds (raised where the block is).
+    """
+    import contextlib
+    import signal
+    import threading
+
+    if (current.time >= UNLIMITED or not hasattr(signal, "setitimer")
+            or threading.current_thread() is not threading.main_thread()):
+        return contextlib.nullcontext()
+
+    @contextlib.contextmanager
+    def guard():
+        def on_alarm(signum, frame):
+            raise exceeded_time(what)
+
+        old = signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, float(current.time), 1.0)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+
+    return guard()
+
+
+def exceeded_time(what: str = "gradcli") -> TimeLimitError:
+    """The error raised when the ``time`` limit runs out (``what`` ran too long)."""
+    err = TimeLimitError(f"{what} ran for {current.time:,} seconds; the limit is {current.time:,} seconds "
                          f"({SPECS['time'].doc})",
                          hint=f"raise it with --limit time=N or the environment variable {SPECS['time'].env}=N")
     err.limit = "time"

@@ -11,6 +11,7 @@ VS Code and Spyder (``# %%``). Nothing here parses command-line options or write
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass, field
 
@@ -33,6 +34,8 @@ class RunRequest:
         max_steps: the most statement executions (None: the interpreter's default, 5,000,000).
         seed: seed of ``rand``/``randn``/``randint`` (numpy's generator, not PyTorch's stream).
         dtype: the default float dtype, "float32" (PyTorch's default) or "float64".
+        anomaly: stop at the first op whose backward produces NaN or infinity, pointing at the expression
+            that created it (torch.autograd.detect_anomaly, see :mod:`gradcli.anomaly`).
     """
     source: str
     filename: str = "<stdin>"
@@ -41,6 +44,7 @@ class RunRequest:
     max_steps: int | None = None
     seed: int | None = None
     dtype: str = "float32"
+    anomaly: bool = False
 
 
 @dataclass
@@ -57,23 +61,17 @@ class RunResult:
 
 def read_source(path: str, stdin=None) -> tuple[str, str]:
     """The text of a program file and the name to show for it; ``-`` reads ``stdin`` (default sys.stdin).
+    Read within the ``file_bytes`` limit, as UTF-8 (a byte-order mark is allowed, as in Python).
 
     Raises:
-        InputError: the file does not exist, is a directory, or cannot be read as UTF-8 (exit code 2).
+        InputError: the file does not exist, is a directory, cannot be read, is binary or not UTF-8 (with the
+            line and column of the first bad byte), or is over the ``file_bytes`` limit (exit code 2).
     """
-    import sys
-    from pathlib import Path
+    from .language.specs import read_stdin, read_text_file
 
     if path == "-":
-        return (stdin or sys.stdin).read(), "<stdin>"
-    try:
-        return Path(path).read_text(encoding="utf-8-sig"), path  # a byte-order mark is allowed, as in Python
-    except FileNotFoundError:
-        raise InputError(f"no such file: {path}", type="FileNotFoundError") from None
-    except IsADirectoryError:
-        raise InputError(f"{path} is a directory", type="IsADirectoryError") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"cannot read {path}: {e}", type="OSError") from None
+        return read_stdin(stdin), "<stdin>"
+    return read_text_file(path), path
 
 
 def cell_starts(source: str) -> list[int]:
@@ -109,11 +107,11 @@ def run_program(req: RunRequest, *, write, warn, report) -> RunResult:
         top-level statement runs, except after the step limit (``max_steps`` bounds the whole program).
 
     Raises:
-        InputError: a bad ``dtype`` (exit code 2).
+        InputError: a bad ``dtype`` or ``seed`` (exit code 2).
         GradcliSyntaxError: the program does not parse (exit code 2); nothing has run.
     """
     from .language.build import build_program
-    from .language.interpreter import DEFAULT_MAX_STEPS, Interpreter
+    from .language.interpreter import Interpreter
     from .ops import creation
     from .printing import format_display
 
@@ -123,11 +121,20 @@ def run_program(req: RunRequest, *, write, warn, report) -> RunResult:
         raise InputError(f"--dtype must be float32 or float64, got {req.dtype!r}", type="UsageError") from None
     program = build_program(req.source, req.filename)
     if req.seed is not None:
-        creation.manual_seed(req.seed)
+        try:
+            creation.manual_seed(req.seed)
+        except (ValueError, TypeError, OverflowError):
+            raise InputError(f"--seed must be a non-negative integer, got {req.seed}", type="UsageError") from None
     shown = displayed_statements(program, req.source) if req.notebook else set()
-    interp = Interpreter(write=write, warn=warn, max_steps=req.max_steps or DEFAULT_MAX_STEPS)
+    interp = Interpreter(write=write, warn=warn, max_steps=req.max_steps)
     result = RunResult()
-    with interp.running(program):
+    if req.anomaly:
+        from .anomaly import detect_anomaly
+
+        guard = detect_anomaly()
+    else:
+        guard = contextlib.nullcontext()
+    with guard, interp.running(program):
         for stmt in program.body:
             try:
                 value = interp.exec_top(stmt)

@@ -241,7 +241,7 @@ class Summary:
 
 
 def run(path: str, *, fmt: str = "auto", jobs: int = 1, as_json: bool = False, dtype: str = "float32",
-        seed: int | None = None, max_steps: int | None = None) -> int:
+        seed: int | None = None, max_steps: int | None = None, anomaly: bool = False) -> int:
     """``gradcli batch``: read entries from ``path`` (``-``: standard input), write one JSON line
     (``as_json``) or table row per entry to standard output as each is done, and a summary to standard error.
 
@@ -262,7 +262,7 @@ def run(path: str, *, fmt: str = "auto", jobs: int = 1, as_json: bool = False, d
     except InputError as err:
         return report_error(err)
 
-    entries = read_entries(stream, format_for(path, fmt), Defaults(dtype, seed, max_steps, name))
+    entries = read_entries(stream, format_for(path, fmt), Defaults(dtype, seed, max_steps, name, anomaly))
     out = Console(file=sys.stdout)
     progress = Progress(size, enabled=Console(stderr=True).is_terminal and not out.is_terminal)
     table = None

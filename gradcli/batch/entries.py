@@ -60,11 +60,12 @@ class Entry:
 @dataclass
 class Defaults:
     """Batch-wide defaults for every entry (``--dtype``, ``--seed``, ``--max-steps``), and the input's name
-    (``<stdin>`` or the path) used in messages."""
+    (``<stdin>`` or the path) used in messages; ``anomaly`` (``--anomaly``) applies to every entry."""
     dtype: str = "float32"
     seed: int | None = None
     max_steps: int | None = None
     filename: str = "<stdin>"
+    anomaly: bool = False
 
 
 def read_lines(stream, name: str = "<stdin>") -> Iterator[Line]:
@@ -149,7 +150,8 @@ def text_entries(lines: Iterable[Line], defaults: Defaults) -> Iterator[Entry]:
 def _request(program: str, defaults: Defaults, **fields) -> GradRequest:
     fields.setdefault("dtype", defaults.dtype)
     fields.setdefault("seed", defaults.seed)
-    return GradRequest(program=program, filename=defaults.filename, max_steps=defaults.max_steps, **fields)
+    return GradRequest(program=program, filename=defaults.filename, max_steps=defaults.max_steps,
+                       anomaly=defaults.anomaly, **fields)
 
 
 def _block_entry(block: list[Line], end: int, defaults: Defaults) -> Entry:

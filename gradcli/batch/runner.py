@@ -7,6 +7,7 @@ between processes.
 
 from __future__ import annotations
 
+import os
 import queue
 import re
 import signal
@@ -68,19 +69,31 @@ def _error_text(err: GradcliError, entry: Entry) -> str:
 
 def run_entry(entry: Entry, as_json: bool) -> Outcome:
     """Run one entry and render its output (in the worker process with ``--jobs``). Never raises for a
-    bad entry: the error is the outcome (an unexpected exception is reported as ``InternalError``)."""
-    from .. import dtypes
+    bad entry: the error is the outcome. The ``time`` limit applies to each entry; running out of memory is
+    a MemoryError of the entry; an unexpected exception is reported as ``InternalError`` (with its traceback
+    on standard error under ``--debug`` or ``GRADCLI_DEBUG=1``)."""
+    from .. import dtypes, limits
     from ..calculator import compute
+    from ..errors import EvalError
 
     messages: list[str] = []
     result = None
     error = entry.error
     if error is None:
         try:
-            result = compute(entry.request, write=messages.append, warn=messages.append)
+            with limits.time_guard("the entry"):
+                result = compute(entry.request, write=messages.append, warn=messages.append)
         except GradcliError as e:
             error = e
+        except MemoryError as e:
+            error = limits.memory_error(e)
+        except RecursionError as e:
+            error = EvalError.from_exception(e)
         except Exception as e:  # a bug in gradcli: report it on this entry and go on
+            if os.environ.get("GRADCLI_DEBUG", "") not in ("", "0"):
+                import traceback
+
+                messages.append("".join(traceback.format_exception(e)))
             error = GradcliError(f"{type(e).__name__}: {e} (a bug in gradcli; please report it)",
                                  type="InternalError")
     if as_json:
@@ -135,9 +148,13 @@ def run_chunk(entries: list, as_json: bool) -> list:
     return [run_entry(entry, as_json) for entry in entries]
 
 
-def _worker_main(conn) -> None:
+def _worker_main(conn, limit_values: dict | None = None) -> None:
     """A worker process: run the chunks it receives, one at a time, and send back their outcomes; stop at
-    None or when the main process goes away."""
+    None or when the main process goes away. ``limit_values`` are the main process's limits (--limit)."""
+    if limit_values is not None:
+        from .. import limits
+
+        limits.configure(limit_values)
     _worker_init()
     while True:
         try:
@@ -168,7 +185,10 @@ class _Worker:
 
     def __init__(self, ctx):
         conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=_worker_main, args=(child,), name="gradcli-batch-worker", daemon=True)
+        from .. import limits
+
+        self.process = ctx.Process(target=_worker_main, args=(child, limits.current.as_dict()),
+                                   name="gradcli-batch-worker", daemon=True)
         self.process.start()
         child.close()  # only the worker holds its end: if it dies, reading from conn ends (EOFError)
         self.conn = conn
