@@ -775,7 +775,9 @@ class Interpreter:
             raise self.error(TypeError(f"'{_type_name(func)}' object is not callable"), e)
         try:
             return func(*args, **kwargs)
-        except (GradcliError, BrokenPipeError):  # a closed stdout ends the run (see cli.main), not an error here
+        except GradcliError as exc:  # e.g. a LimitError of an op: at this call, unless it has a position
+            raise exc.with_position(**self._where(e))
+        except BrokenPipeError:  # a closed stdout ends the run (see cli.main), not an error here
             raise
         except RecursionError:
             raise self.error(RecursionError("maximum recursion depth exceeded"), e) from None
