@@ -112,6 +112,15 @@ def test_inputs_from_files(tmp_path, ext):
     assert doc["grads"]["w"]["value"] == (2 * data).tolist()
 
 
+def test_fortran_ordered_npy_is_a_contiguous_leaf(tmp_path):
+    """torch.tensor(np.asfortranarray(a)) is C-contiguous: view() works on it (it would not on a transposed
+    layout)."""
+    path = tmp_path / "f.npy"
+    np.save(path, np.asfortranarray(np.arange(6.0).reshape(2, 3)))
+    doc = run_json("(x.view(6) * arange(6.)).sum()", "-i", f"x=@{path}")
+    assert doc["output"]["value"] == 55.0 and doc["grads"]["x"]["value"] == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+
+
 def test_npy_with_objects_is_refused(tmp_path):
     path = tmp_path / "obj.npy"
     np.save(path, np.array([{"a": 1}], dtype=object), allow_pickle=True)

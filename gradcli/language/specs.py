@@ -370,7 +370,7 @@ def evaluate_spec(spec: Spec, interpreter) -> Tensor:
                          f"{type(value).__name__} ({e})", type="InputSpecError") from None
     except GradcliError:
         raise
-    data = np.array(t.data, copy=True)
+    data = np.array(t.data, copy=True, order="C")  # a fresh, C-contiguous leaf, as torch.tensor makes
     if spec.requires_grad:
         default = dtypes.get_default_dtype().np
         return Tensor(data if data.dtype == default else data.astype(default), True)
