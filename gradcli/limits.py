@@ -254,58 +254,6 @@ def check_matmul(a_shape, b_shape) -> None:
         check_numel(shape, f"the matrix product of {list(a_shape)} and {list(b_shape)}")
 
 
-def index_numel(shape: tuple, key: tuple) -> int:
-    """An upper bound of the number of elements of ``x[key]`` for ``x`` of ``shape``, where ``key`` holds
-    ints, slices, None, Ellipsis, bools and integer or boolean numpy arrays (advanced indexing). Computed from
-    shapes only. Keys that do not apply to ``shape`` give 0 (the indexing op reports them)."""
-    arrays, size, dim = [], 1, 0
-    rest = sum(1 for k in key if k is not None and k is not Ellipsis and not isinstance(k, (bool, np.bool_))
-               and not (isinstance(k, np.ndarray) and k.dtype.kind == "b")) + \
-        sum(k.ndim for k in key if isinstance(k, np.ndarray) and k.dtype.kind == "b")
-    for k in key:
-        if k is Ellipsis:
-            n = max(len(shape) - rest, 0)
-            size *= _numel(shape[dim:dim + n])
-            dim += n
-        elif k is None or isinstance(k, (bool, np.bool_)):
-            continue
-        elif isinstance(k, slice):
-            if dim >= len(shape):
-                return 0
-            size *= len(range(*k.indices(shape[dim])))
-            dim += 1
-        elif isinstance(k, np.ndarray):
-            if k.dtype.kind == "b":
-                arrays.append((int(np.count_nonzero(k)),))
-                dim += k.ndim
-            else:
-                arrays.append(k.shape)
-                dim += 1
-        else:
-            dim += 1
-    if dim > len(shape):
-        return 0
-    size *= _numel(shape[dim:])
-    if arrays:
-        try:
-            size *= _numel(np.broadcast_shapes(*arrays))
-        except ValueError:
-            return 0
-    return size
-
-
-def check_index(shape, key) -> None:
-    """Refuse advanced indexing (``x[idx]`` with index tensors or lists) whose result would have more than
-    ``elements`` elements: index arrays broadcast against each other, so small ones can ask for a huge result.
-
-    Raises:
-        LimitError: before indexing.
-    """
-    n = index_numel(tuple(shape), tuple(key))
-    if n > current.elements:
-        raise exceeded("elements", f"indexing a tensor of shape {list(shape)} would give {n:,} elements")
-
-
 def check_items(n: int, what: str = "the result") -> None:
     """Refuse a Python list, tuple or string of more than ``items`` items.
 

@@ -138,6 +138,7 @@ def bmm(input, mat2):
 
     Raises:
         RuntimeError: for non-3-d inputs, mismatched batch or inner sizes, or dtypes (PyTorch's messages).
+        LimitError: for a result of more than the ``elements`` limit (before it is computed).
     """
     if input.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -148,6 +149,7 @@ def bmm(input, mat2):
                            f"{input.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
     if input.dtype != mat2.dtype:
         raise RuntimeError(f"expected scalar type {_scalar_name(input)} but found {_scalar_name(mat2)}")
+    limits.check_matmul(input.shape, mat2.shape)
     return np.matmul(input, mat2)
 
 
@@ -177,6 +179,7 @@ def _addmm(input, mat1, mat2):
             raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({have}) at "
                                f"non-singleton dimension {i}.  Target sizes: {list(target)}.  Tensor sizes: "
                                f"{list(input.shape)}")
+    limits.check_matmul(mat1.shape, mat2.shape)
     return mat1 @ mat2 + input
 
 
@@ -562,6 +565,7 @@ def einsum(equation, *operands):
 
     Raises:
         RuntimeError: PyTorch's messages for malformed equations, wrong operand counts, ranks, sizes or dtypes.
+        LimitError: for a result of more than the ``elements`` limit (before it is computed).
     """
     from ._core import to_tensor
 
@@ -575,6 +579,12 @@ def einsum(equation, *operands):
         if x.data.dtype != tensors[0].data.dtype:
             raise RuntimeError(f"expected scalar type {_scalar_name(tensors[0].data)} but found "
                                f"{_scalar_name(x.data)}")
+    sizes = {}
+    for s, x in zip(subs, tensors):  # each output subscript's size, as _parse_einsum broadcasts them
+        for ch, size in zip(s, x.shape):
+            if sizes.get(ch, 1) == 1:
+                sizes[ch] = size
+    limits.check_numel([sizes[ch] for ch in out], "einsum()")
     return _einsum_op(len(tensors))(*tensors, ",".join(subs) + "->" + out)
 
 

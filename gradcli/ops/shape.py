@@ -613,6 +613,7 @@ def cat(tensors, dim=0):
     Raises:
         ValueError: for an empty list; RuntimeError for 0-d tensors or mismatching sizes; IndexError for a
             dimension out of range (PyTorch's messages).
+        LimitError: for a result of more than the ``elements`` limit (before it is allocated).
     """
     tensors = _tensor_list("cat", tensors)
     if not tensors:
@@ -633,6 +634,10 @@ def cat(tensors, dim=0):
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
                                    f"{first.shape[k]} but got size {x.shape[k]} for tensor number {i} in the "
                                    "list.")
+    if sum(x.data.size for x in tensors) > limits.current.elements:  # the result's size, checked cheaply
+        shape = list(first.shape)
+        shape[d] = sum(x.shape[d] for _, x in kept)
+        limits.check_numel(shape, "cat()")
     return _nary_op("cat", len(tensors))(*tensors, d)
 
 
@@ -642,6 +647,7 @@ def stack(tensors, dim=0):
 
     Raises:
         RuntimeError: for an empty list or tensors of different sizes; IndexError for a dimension out of range.
+        LimitError: for a result of more than the ``elements`` limit (before it is allocated).
     """
     tensors = _tensor_list("stack", tensors)
     if not tensors:
@@ -652,6 +658,10 @@ def stack(tensors, dim=0):
         if tuple(x.shape) != tuple(first.shape):
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(first.shape)} at "
                                f"entry 0 and {list(x.shape)} at entry {i}")
+    if len(tensors) * first.data.size > limits.current.elements:
+        shape = list(first.shape)
+        shape.insert(d, len(tensors))
+        limits.check_numel(shape, "stack()")
     return _nary_op("stack", len(tensors))(*tensors, d)
 
 
@@ -878,6 +888,7 @@ def repeat(input, *repeats):
     Raises:
         RuntimeError: for fewer repeats than dimensions or a negative repeat (PyTorch's messages).
         TypeError: without repeats.
+        LimitError: for a result of more than the ``elements`` limit (before it is allocated).
     """
     if not repeats:
         raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
@@ -890,6 +901,7 @@ def repeat(input, *repeats):
     for s in target:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {target}")
+    limits.check_numel(target, "repeat()")
     return np.ascontiguousarray(np.tile(input, repeats))
 
 
@@ -925,6 +937,7 @@ def index_select(input, dim, index):
     Raises:
         IndexError: for an index out of range (negative ones too), a dim out of range or an index that is not a
             vector; RuntimeError for a non-integer index; TypeError if ``index`` is not a tensor.
+        LimitError: for a result of more than the ``elements`` limit (before it is allocated).
     """
     idx = _index_array("index_select", index)
     d = normalize_dim(dim, input.ndim)
@@ -940,6 +953,8 @@ def index_select(input, dim, index):
         raise IndexError("index out of range in self")
     if input.ndim == 0:
         return input.copy()
+    if flat.size * (input.size // size if size else 0) > limits.current.elements:
+        limits.check_numel(input.shape[:d] + (flat.size,) + input.shape[d + 1:], "index_select()")
     return np.ascontiguousarray(np.take(input, flat, axis=d))
 
 
@@ -1116,9 +1131,12 @@ def _index(input, key):
     Raises:
         IndexError: for an index out of range: PyTorch's message, naming the position of the index among the
             indexed dimensions.
+        LimitError: for a result of more than the ``elements`` limit (index tensors broadcast against each
+            other, so small ones can ask for a huge result): checked before anything of that size is made.
     """
     dims = [d for d, k in enumerate(key) if isinstance(k, np.ndarray)]
     index_shape = np.broadcast_shapes(*(key[d].shape for d in dims))
+    _check_index_result(input.shape, dims, index_shape)
     if any(input.shape[d] == 0 for d in dims) and 0 not in index_shape:
         # AdvancedIndex: an empty dimension indexed by a non-empty index
         raise IndexError("index is out of bounds for dimension with size 0")
@@ -1143,6 +1161,31 @@ def _index(input, key):
     res = np.empty([out.shape[d] for d in order], dtype=out.dtype).transpose(np.argsort(order))
     res[...] = out
     return res
+
+
+def _check_index_result(shape: tuple, dims: list, index_shape: tuple) -> None:
+    """Refuse ``x[key]`` for ``x`` of ``shape`` whose result would have more than ``elements`` elements:
+    the dimensions ``dims`` are indexed by arrays broadcasting to ``index_shape``, the others are kept whole.
+    Its size is computed first; the shape (numpy's rule: the index dimensions in place of adjacent indexed
+    dimensions, else in front) only for the message.
+
+    Raises:
+        LimitError: before the result, or any array of the index shape, is allocated.
+    """
+    n = 1
+    for s in index_shape:
+        n *= s
+    for d, s in enumerate(shape):
+        if d not in dims:
+            n *= s
+    if n <= limits.current.elements:
+        return
+    rest = [s for d, s in enumerate(shape) if d not in dims]
+    if dims == list(range(dims[0], dims[-1] + 1)):
+        out = rest[:dims[0]] + list(index_shape) + rest[dims[0]:]
+    else:
+        out = list(index_shape) + rest
+    limits.check_numel(out, f"indexing a tensor of shape {list(shape)}")
 
 
 def _iteration_order(shape, operand_strides) -> list:
