@@ -248,3 +248,36 @@ def test_batch_debug_shows_the_traceback_of_an_internal_error(monkeypatch):
     r = gc("batch", "-", "--json", "--debug", input="1\n")
     assert "Traceback (most recent call last)" in r.stderr and "in compute" in r.stderr
     assert json_lines(r)[0]["error"]["type"] == "InternalError"
+
+
+@pytest.mark.parametrize("long_line", [b"a" * 5000 + b"\n", b"\0" * 5000 + b"\n", b'{"program": "' + b"x" * 5000 + b'"}\n'])
+def test_batch_line_over_the_file_bytes_limit_is_one_failed_entry(long_line):
+    entries = (b"x = tensor(2., requires_grad=True); x * x\n" + long_line
+               + b"x = tensor(3., requires_grad=True); x * x\n")
+    p = subprocess_gradcli("batch", "-", "--json", "--format", "text", "--limit", "file_bytes=1000", input=entries)
+    docs = [json.loads(line) for line in p.stdout.splitlines()]
+    assert p.returncode == 1 and [d["line"] for d in docs] == [1, 2, 3]
+    assert docs[1]["error"]["message"].startswith("line 2 of <stdin> is more than 1,000 bytes; the limit is 1,000")
+    assert docs[0]["output"]["value"] == 4.0 and docs[2]["output"]["value"] == 9.0
+
+
+def test_batch_never_holds_a_line_longer_than_the_limit():
+    """An endless line (``/dev/zero``) is read in pieces, each at most the limit (+1 byte to see it is over)."""
+    import io
+
+    from gradcli.batch.entries import read_lines
+
+    class Recording(io.BytesIO):
+        largest = 0
+
+        def readline(self, size=-1):
+            data = super().readline(size)
+            Recording.largest = max(Recording.largest, len(data))
+            return data
+
+    limits.configure({"file_bytes": 1000})
+    stream = Recording(b"\0" * 10_000_000 + b"\nok\n")
+    lines = list(read_lines(stream))
+    assert [(ln.number, ln.text) for ln in lines] == [(1, None), (2, "ok")]
+    assert lines[0].error.limit == "file_bytes" and lines[1].end == 10_000_004
+    assert Recording.largest <= 1 << 20

@@ -72,17 +72,29 @@ def read_lines(stream, name: str = "<stdin>") -> Iterator[Line]:
     """Number the lines of a binary stream, each yielded as soon as it has arrived (standard input streams).
 
     Each line is decoded as UTF-8 on its own (a leading byte-order mark is dropped), so one bad line is one
-    bad entry, not an unreadable file.
+    bad entry, not an unreadable file. A line longer than the ``file_bytes`` limit is one bad entry too: it is
+    read past in pieces, never held whole (``/dev/zero`` is not a line).
 
     Raises:
         InputError: if reading fails (an I/O error; exit 2).
     """
+    from .. import limits
+
     end = 0
     number = 0
+    longest = limits.current.file_bytes
+    size = longest + 1 if longest < limits.UNLIMITED else -1
     try:
-        for raw in stream:
+        while raw := stream.readline(size):
             number += 1
             end += len(raw)
+            if len(raw) > longest and not raw.endswith(b"\n"):
+                while (more := stream.readline(1 << 20)) and not more.endswith(b"\n"):
+                    end += len(more)
+                end += len(more)
+                yield Line(number, None, end, limits.exceeded("file_bytes", f"line {number} of {name} is more than "
+                                                                            f"{longest:,} bytes"))
+                continue
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as e:
