@@ -110,6 +110,10 @@ def test_elements_limit_applies_to_data_files(tmp_path):
     ("len(('x' * 10 ** 6).replace('x', 'yy' * 10))", "str.replace() would have 20,000,000 items"),
     ("len(f'{1:999999999}')", "the f-string format '999999999'"),
     ("len('%999999999d' % 1)", "the %-format"),
+    # converting Python values one by one: refused before the first (this took minutes and gigabytes)
+    ("tensor(range(10 ** 9))", "the data of tensor() would have 1,000,000,000 items"),
+    ("tensor([range(10 ** 4)] * 10 ** 4)", "the data of tensor() would have 100,000,000 items"),
+    ("tensor([[1.] * 10 ** 4] * 10 ** 4, dtype=torch.float64)", "the data of tensor() would have 100,000,000"),
 ])
 def test_items_limit_bounds_python_sequences(program, fragment):
     fails(run(program), 1, "LimitError: ", fragment, "--limit items=N")
@@ -120,6 +124,13 @@ def test_items_limit_reads_iterators_one_item_past_it():
           "max() would have more than 1,000 items")
     doc = ok("x * max(zip(range(1000), range(1000)))[0]", "-i", "x=1.", "--limit", "items=1000")
     assert doc["output"]["value"] == 999.0
+
+
+def test_tensor_data_within_the_items_limit_is_converted():
+    doc = ok("(x * tensor([range(100)] * 10)).sum()", "-i", "x=1.", "--limit", "items=1000")
+    assert doc["output"]["value"] == 49500.0
+    fails(run("(x * tensor([range(100)] * 11)).sum()", "-i", "x=1.", "--limit", "items=1000"), 1,
+          "the data of tensor() would have 1,100 items; the limit is 1,000")
 
 
 def test_tolist_counts_items():

@@ -209,29 +209,47 @@ def _python_numbers_array(data, dtype):
         return None
 
 
+def _data_sizes(data) -> list:
+    """The shape of nested sequences, from their first elements (PyTorch's compute_sizes).
+
+    Raises:
+        ValueError: for more than 64 dimensions (PyTorch's message).
+        LimitError: for more values than the ``items`` or ``elements`` limit (before any is read: converting
+            Python values takes time in proportion to their number, ``tensor(range(10 ** 9))``).
+    """
+    sizes = []
+    seq = data
+    while _is_seq(seq):
+        if len(sizes) == 64:  # a tensor has at most 64 dimensions
+            raise ValueError(f"too many dimensions '{type(seq).__name__}'")
+        sizes.append(len(seq))
+        if not len(seq):
+            break
+        seq = seq[0]
+    n = math.prod(sizes)
+    if n > limits.current.items:
+        limits.check_items(n, "the data of tensor()")
+    limits.check_numel(sizes, "tensor()")
+    return sizes
+
+
 def _array_from_data(data, dtype) -> np.ndarray:
     """The values of ``torch.tensor(data, dtype=dtype)`` as a numpy array (not necessarily a copy).
 
     Raises:
         TypeError, ValueError, RuntimeError: PyTorch's messages for non-numeric data and ragged lists.
+        LimitError: see :func:`_data_sizes`.
     """
     if isinstance(data, Tensor):
         arr = data.data
     elif isinstance(data, np.ndarray):
         dtypes.from_numpy(data.dtype)
         arr = data
-    elif isinstance(data, (list, tuple)) and (arr := _python_numbers_array(data, dtype)) is not None:
+    elif (isinstance(data, (list, tuple)) and _data_sizes(data) is not None
+          and (arr := _python_numbers_array(data, dtype)) is not None):
         return arr
     else:
-        sizes = []
-        seq = data
-        while _is_seq(seq):
-            if len(sizes) == 64:  # PyTorch's compute_sizes: a tensor has at most 64 dimensions
-                raise ValueError(f"too many dimensions '{type(seq).__name__}'")
-            sizes.append(len(seq))
-            if not len(seq):
-                break
-            seq = seq[0]
+        sizes = _data_sizes(data)
         inferred = infer_scalar_type(data)
         target = dtype if dtype is not None else inferred
         flat: list = []
