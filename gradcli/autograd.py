@@ -148,14 +148,17 @@ class Node:
 
     @property
     def next_functions(self) -> tuple:
-        """Pairs ``(node, 0)`` per input as in PyTorch: a Node, an :class:`AccumulateGrad` for a leaf that
-        requires grad, or None."""
+        """Pairs ``(node, output_nr)`` per input as in PyTorch: a Node (``output_nr`` the input's place among
+        the outputs of a :class:`MultiNode`, else 0), an :class:`AccumulateGrad` for a leaf that requires grad,
+        or None."""
         out = []
         for e in self.edges:
             if e is None:
                 out.append((None, 0))
             elif isinstance(e, Node):
                 out.append((e, 0))
+            elif type(e) is OutputEdge:
+                out.append((e.node, e.nr))
             else:
                 out.append((AccumulateGrad(e), 0))
         return tuple(out)
@@ -224,7 +227,91 @@ class Node:
                 return Tensor(d, True, e)
             # the op computed on a cast of the input (promotion widens, so casting back is exact)
             return Tensor(d.astype(e.out_dtype), True, e).to(self.dtype)
+        if type(e) is OutputEdge:  # one output of a MultiNode
+            t = Tensor(d if d.dtype == e.out_dtype else d.astype(e.out_dtype), True, e.node)
+            t._output_nr = e.nr
+            return t if d.dtype == e.out_dtype else t.to(self.dtype)
         return e if e.data.dtype == self.dtype else e.to(self.dtype)
+
+
+class OutputEdge:
+    """The edge to one output of a :class:`MultiNode`: what a consumer's ``Node.edges`` holds for an input
+    that is output ``nr`` of ``node`` (PyTorch's Edge(function, input_nr)).
+
+    Attributes:
+        node: the MultiNode.
+        nr: the output's index (``Tensor.output_nr``).
+        out_shape, out_dtype: the output's shape and numpy dtype (gradients for it are fitted to them).
+        retained: a weak reference to the output tensor after ``retain_grad()``, else None.
+    """
+
+    __slots__ = ("node", "nr", "out_shape", "out_dtype", "retained")
+
+    def __init__(self, node, nr: int, out_shape: tuple, out_dtype):
+        self.node = node
+        self.nr = nr
+        self.out_shape = out_shape
+        self.out_dtype = out_dtype
+        self.retained = None
+
+    def __repr__(self) -> str:
+        return f"OutputEdge({self.node!r}, {self.nr})"
+
+
+class MultiNode(Node):
+    """A recorded operation with several differentiable outputs, PyTorch's one backward node for them all:
+    ``a, b = x.split(2)`` gives ``a.grad_fn is b.grad_fn`` (SplitBackward0) with ``a.output_nr == 0`` and
+    ``b.output_nr == 1``.
+
+    ``outputs`` holds one :class:`OutputEdge` per output; consumers' edges are those objects, never the node
+    itself. The engine gathers the gradients of each output separately and runs the derivative rule once
+    with a tuple of them, one per output in order, zeros of the output's shape and dtype for outputs that
+    received none (as PyTorch's engine materializes undefined gradients for these functions). Rules of such
+    ops (``Op.multi_output``) take that tuple as their first argument. ``out_shape`` and ``out_dtype`` are
+    those of output 0.
+    """
+
+    __slots__ = ("outputs",)
+
+    def __init__(self, op, edges, saved, params, in_shapes, out_shapes, out_dtype, dtype):
+        super().__init__(op, edges, saved, params, in_shapes, out_shapes[0] if out_shapes else (), out_dtype,
+                         dtype)
+        self.outputs = tuple(OutputEdge(self, k, s, out_dtype) for k, s in enumerate(out_shapes))
+
+    def apply(self, grads, create_graph: bool):
+        """Run the derivative rule on the gradients of the outputs (a list with None for outputs that got
+        none): fills each retained output's ``.grad``, replaces None by zeros, and calls :meth:`Node.apply`."""
+        filled = []
+        for out, g in zip(self.outputs, grads):
+            if g is None:
+                g = np.zeros(out.out_shape, dtype=out.out_dtype)
+                if create_graph:
+                    g = Tensor(g)
+            elif out.retained is not None:
+                t = out.retained()
+                if t is not None:
+                    _accumulate_leaf(t, g, create_graph)
+            filled.append(g)
+        return Node.apply(self, tuple(filled), create_graph)
+
+
+def _output_gradient(e: OutputEdge, g, buffers: dict, deps: dict, create_graph: bool):
+    """The engine's step for a gradient ``g`` flowing into output ``e.nr`` of a MultiNode: fitted to the
+    output, added to the node's buffer (one slot per output). Returns (node, buffer) when that was the last
+    gradient the node waited for, else (None, None)."""
+    if create_graph or type(g) is not np.ndarray or g.shape != e.out_shape or g.dtype != e.out_dtype:
+        g = _fit(g, e.out_shape, e.out_dtype, create_graph)
+    m = e.node
+    buf = buffers.get(m)
+    if buf is None:
+        buf = buffers[m] = [None] * len(m.outputs)
+    prev = buf[e.nr]
+    buf[e.nr] = g if prev is None else prev + g
+    n = deps[m] - 1
+    deps[m] = n
+    if n:
+        return None, None
+    return m, buffers.pop(m)
 
 
 class AccumulateGrad:
@@ -326,7 +413,9 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
     capture_nodes = {}
     if capture is not None:
         for t in capture.values():
-            if t.grad_fn is not None:
+            if type(t.grad_fn) is MultiNode:  # outputs of one node: a list of them
+                capture_nodes.setdefault(t.grad_fn, []).append(t)
+            elif t.grad_fn is not None:
                 capture_nodes[t.grad_fn] = t
 
     deps = {}
@@ -338,7 +427,12 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
         if node is None:
             leaf_buffers[id(root)] = (root, _add(leaf_buffers.get(id(root), (None, None))[1], g))
             continue
-        buffers[node] = _add(buffers.get(node), g)
+        if type(node) is MultiNode:  # one output of several: the node's buffer has a slot per output
+            buf = buffers.get(node) or [None] * len(node.outputs)
+            buf[root._output_nr] = _add(buf[root._output_nr], g)
+            buffers[node] = buf
+        else:
+            buffers[node] = _add(buffers.get(node), g)
         if node not in deps:
             deps[node] = 0
             stack.append(node)
@@ -354,6 +448,14 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
                 if single and e.uses == 1:
                     stack.append(e)
                     continue
+                n = deps.get(e)
+                if n is None:
+                    deps[e] = 1
+                    stack.append(e)
+                else:
+                    deps[e] = n + 1
+            elif type(e) is OutputEdge:  # an output of a MultiNode: always counted
+                e = e.node
                 n = deps.get(e)
                 if n is None:
                     deps[e] = 1
@@ -381,7 +483,13 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
                 if t is not None:
                     _accumulate_leaf(t, grad, create_graph)
             if capture_nodes and node in capture_nodes:
-                captured[id(capture_nodes[node])] = grad
+                c = capture_nodes[node]
+                if type(c) is list:  # grad is a list with a slot per output
+                    for t in c:
+                        if grad[t._output_nr] is not None:
+                            captured[id(t)] = grad[t._output_nr]
+                else:
+                    captured[id(c)] = grad
             op = node.op
             saved = node.saved
             call = op.vjp_call
@@ -413,29 +521,36 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
             for e, g in zip(node.edges, grads):
                 if e is None or g is None:
                     continue
-                if type(e) is not Node:  # a leaf that requires grad
-                    d = e.data
-                    if create_graph or type(g) is not np.ndarray or g.shape != d.shape or g.dtype != d.dtype:
-                        g = _fit(g, d.shape, d.dtype, create_graph)
-                    k = id(e)
-                    prev = leaf_buffers.get(k)
-                    leaf_buffers[k] = (e, g if prev is None else prev[1] + g)
-                    continue
-                # _fit is a no-op for a gradient that already has its input's shape and dtype (most of them)
-                dtype = e.out_dtype
-                if (create_graph or type(g) is not np.ndarray or g.shape != e.out_shape or
-                        (g.dtype is not dtype and g.dtype != dtype)):
-                    g = _fit(g, e.out_shape, dtype, create_graph)
-                if not (single and e.uses == 1):
-                    n = deps[e] - 1
-                    if n:  # more gradients to come: accumulate in the node's buffer
-                        deps[e] = n
-                        prev = buffers.get(e)
-                        buffers[e] = g if prev is None else prev + g
+                if type(e) is not Node:
+                    if type(e) is OutputEdge:  # an output of a MultiNode
+                        e, g = _output_gradient(e, g, buffers, deps, create_graph)
+                        if e is None:
+                            continue
+                    else:  # a leaf that requires grad
+                        d = e.data
+                        if (create_graph or type(g) is not np.ndarray or g.shape != d.shape or
+                                g.dtype != d.dtype):
+                            g = _fit(g, d.shape, d.dtype, create_graph)
+                        k = id(e)
+                        prev = leaf_buffers.get(k)
+                        leaf_buffers[k] = (e, g if prev is None else prev[1] + g)
                         continue
-                    prev = buffers.pop(e, None)
-                    if prev is not None:
-                        g = prev + g
+                else:
+                    # _fit is a no-op for a gradient that already has its input's shape and dtype (most of them)
+                    dtype = e.out_dtype
+                    if (create_graph or type(g) is not np.ndarray or g.shape != e.out_shape or
+                            (g.dtype is not dtype and g.dtype != dtype)):
+                        g = _fit(g, e.out_shape, dtype, create_graph)
+                    if not (single and e.uses == 1):
+                        n = deps[e] - 1
+                        if n:  # more gradients to come: accumulate in the node's buffer
+                            deps[e] = n
+                            prev = buffers.get(e)
+                            buffers[e] = g if prev is None else prev + g
+                            continue
+                        prev = buffers.pop(e, None)
+                        if prev is not None:
+                            g = prev + g
                 # the last gradient for e: e is ready
                 if nxt is None and not heap:
                     nxt, nxt_grad = e, g

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import dtypes
-from .autograd import AccumulateGrad, Node
+from .autograd import AccumulateGrad, MultiNode, Node, OutputEdge
 from .errors import EvalError, GradcliError, InputError
 from .result import GradResult, Graph, GraphNode, InputInfo, TensorInfo
 from .tensor import Tensor
@@ -182,7 +182,9 @@ def run_output(interp, program) -> Tensor:
 
 def build_graph(output: Tensor, leaf_names: dict) -> Graph:
     """The graph under ``output`` (root first, breadth first, without recursion): one node per grad_fn and per
-    leaf that requires grad; leaves are named from ``leaf_names`` (id(tensor) → name) or ``leaf0``, ``leaf1``."""
+    leaf that requires grad; leaves are named from ``leaf_names`` (id(tensor) → name) or ``leaf0``, ``leaf1``.
+    A node with several outputs (SplitBackward0) is one node, with an edge to each consumer of each output
+    (the edge's ``output_nr`` says which)."""
     graph = Graph()
     root = output.grad_fn
     if root is None:
@@ -200,6 +202,9 @@ def build_graph(output: Tensor, leaf_names: dict) -> Graph:
         for e in node.edges:
             if e is None:
                 continue
+            nr = 0
+            if isinstance(e, OutputEdge):  # output nr of a node with several: an edge from that node
+                e, nr = e.node, e.nr
             key = e if isinstance(e, Node) else id(e)
             if key not in ids:
                 if isinstance(e, Node):
@@ -215,9 +220,13 @@ def build_graph(output: Tensor, leaf_names: dict) -> Graph:
                     graph.nodes.append(GraphNode(id=name, name=AccumulateGrad(e).name(), shape=tuple(e.data.shape),
                                                  dtype=e.dtype.name, inputs=[], leaf=name))
             inputs.append(ids[key])
-            graph.edges.append((ids[key], ids[node]))
+            graph.edges.append((ids[key], ids[node], nr))
+        output_shapes = None
+        if isinstance(node, MultiNode):
+            output_shapes = [tuple(o.out_shape) for o in node.outputs]
         graph.nodes.append(GraphNode(id=ids[node], name=node.name(), shape=tuple(node.out_shape),
-                                     dtype=dtypes.from_numpy(node.out_dtype).name, inputs=inputs))
+                                     dtype=dtypes.from_numpy(node.out_dtype).name, inputs=inputs,
+                                     output_shapes=output_shapes))
     # Root first, then the other grad_fns in discovery order, leaves last.
     order = {n.id: k for k, n in enumerate(graph.nodes)}
     graph.nodes.sort(key=lambda n: (n.leaf is not None, int(n.id[1:]) if n.leaf is None else order[n.id]))

@@ -53,18 +53,22 @@ class InputInfo:
 class GraphNode:
     """One node of the autograd graph: a grad_fn, or a leaf (``name`` "AccumulateGrad", ``leaf`` its name).
 
-    ``inputs`` lists the ids of the nodes that feed it (its ``next_functions``)."""
+    ``inputs`` lists the ids of the nodes that feed it (its ``next_functions``). ``shape`` is the output's;
+    for a node with several outputs (SplitBackward0) that of output 0, and ``output_shapes`` lists them all
+    (None for a node with one output)."""
     id: str
     name: str
     shape: tuple
     dtype: str
     inputs: list
     leaf: str | None = None
+    output_shapes: list | None = None
 
 
 @dataclass
 class Graph:
-    """The recorded graph of the output, root first. ``edges`` are (from id, to id): gradient flows to→from."""
+    """The recorded graph of the output, root first. ``edges`` are (from id, to id, output_nr): gradient flows
+    to→from; output_nr is which output of 'from' feeds 'to' (0 unless 'from' has several outputs)."""
     nodes: list = field(default_factory=list)
     edges: list = field(default_factory=list)
 

@@ -55,9 +55,11 @@ class Tensor:
         requires_grad: whether operations on this tensor are recorded.
         grad_fn: the graph :class:`~gradcli.autograd.Node` that produced this tensor, None for leaves.
         grad: the accumulated gradient (a Tensor of the same shape and dtype) of a leaf, or None.
+        output_nr: which output of ``grad_fn`` this tensor is (0 unless grad_fn has several outputs).
     """
 
-    __slots__ = ("data", "requires_grad", "grad_fn", "_grad", "_retains_grad", "__weakref__")
+    # _output_nr is set only on outputs of a node with several (see output_nr), so other tensors pay nothing
+    __slots__ = ("data", "requires_grad", "grad_fn", "_grad", "_retains_grad", "_output_nr", "__weakref__")
     # Make numpy defer to Tensor's reflected operators in ``ndarray * Tensor``.
     __array_priority__ = 1000
     __hash__ = object.__hash__
@@ -100,6 +102,17 @@ class Tensor:
     def numel(self) -> int:
         """The number of elements."""
         return int(self.data.size)
+
+    @property
+    def output_nr(self) -> int:
+        """Which output of ``grad_fn`` this tensor is: ``b.output_nr == 1`` for ``a, b = x.split(2)``, 0 for
+        a tensor made by a node with one output and for leaves (torch.Tensor.output_nr)."""
+        if self.grad_fn is None:  # a leaf, or detached by detach_()
+            return 0
+        try:
+            return self._output_nr
+        except AttributeError:
+            return 0
 
     @property
     def is_leaf(self) -> bool:
@@ -194,7 +207,9 @@ class Tensor:
             import weakref
 
             self._retains_grad = True
-            self.grad_fn.retained = weakref.ref(self)
+            fn = self.grad_fn
+            # an output of a node with several keeps its weak reference on its own edge (autograd.OutputEdge)
+            (fn.outputs[self._output_nr] if hasattr(fn, "outputs") else fn).retained = weakref.ref(self)
 
     @property
     def retains_grad(self) -> bool:

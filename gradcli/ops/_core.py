@@ -38,7 +38,7 @@ import operator
 import numpy as np
 
 from .. import autograd, dtypes, limits
-from ..autograd import Node, _mode
+from ..autograd import MultiNode, Node, _mode
 from ..tensor import REQUIRES_GRAD_DTYPE_ERROR, Tensor
 
 #: Every callable of the language and of ``import gradcli``, by PyTorch name: Op instances and plain
@@ -82,10 +82,14 @@ class Op:
             needs_input_grad)``, 3 ``rule(grad, *saved, *params)``, 4 both, 0 by the plan (slower).
         needs_shapes: the rule takes an input's shape (nodes then record the input shapes).
         note: a one-line description of the derivative for ``gradcli ops``.
+        multi_output: the forward returns a tuple of arrays that are all differentiable outputs of one
+            :class:`~gradcli.autograd.MultiNode` (torch.split's SplitBackward0); the rule's first argument is
+            then the tuple of their gradients (zeros for outputs that got none).
     """
 
     def __init__(self, forward, *, grad_fn: str | None, inputs: int = 1, promote: str | None = "same",
-                 differentiable: bool = True, name: str | None = None, note: str = ""):
+                 differentiable: bool = True, name: str | None = None, note: str = "",
+                 multi_output: bool = False):
         self.forward = forward
         self.name = name or forward.__name__
         self.grad_fn = grad_fn
@@ -102,6 +106,7 @@ class Op:
         self.needs_shapes = False
         self.save_getter = None
         self.note = note
+        self.multi_output = multi_output
         self.signature = inspect.signature(forward)
         params = list(self.signature.parameters.values())
         self.input_names = [p.name for p in params[:inputs]]
@@ -157,6 +162,10 @@ class Op:
         self.saved_inputs = tuple(i for i in save_plan if i != self.ninputs)
         self.saves_result = self.ninputs in save_plan
         self.vjp_call = _vjp_call(plan, len(save_plan), len(self.param_names) if self.defaults is not None else -1)
+        if self.multi_output:
+            if self.saves_result:
+                raise TypeError(f"{self.name}: the rule of an op with several outputs cannot take 'result'")
+            self.vjp_call = 0  # MultiNode.apply builds the tuple of output gradients, then the plan
         self.needs_shapes = any(k == 3 for k, _ in plan)
         self.save_getter = operator.itemgetter(*save_plan) if len(save_plan) > 1 else None
         resolved = []
@@ -221,7 +230,8 @@ def _vjp_call(plan, nsaved: int, nparams: int) -> int:
 
 
 def op(grad_fn: str | None, *, inputs: int = 1, promote: str | None = "same", differentiable: bool = True,
-       method: bool | str = False, name: str | None = None, aliases: tuple = (), note: str = ""):
+       method: bool | str = False, name: str | None = None, aliases: tuple = (), note: str = "",
+       multi_output: bool = False):
     """Declare an op (decorator). See the module docstring.
 
     Args:
@@ -233,10 +243,11 @@ def op(grad_fn: str | None, *, inputs: int = 1, promote: str | None = "same", di
         name: the op's name if not the function's.
         aliases: other names in the namespace (``"true_divide"`` for div).
         note: a one-line derivative note for ``gradcli ops``.
+        multi_output: every output of the tuple the forward returns is differentiable (see :class:`Op`).
     """
     def wrap(forward):
         o = Op(forward, grad_fn=grad_fn, inputs=inputs, promote=promote, differentiable=differentiable,
-               name=name, note=note)
+               name=name, note=note, multi_output=multi_output)
         if not o.name.startswith("_"):  # "_name" ops are building blocks of a public function
             register(o.name, o, "op")
         for a in aliases:
@@ -404,8 +415,13 @@ def _apply(o: Op, args, params=None):
                 shape = _SHAPES.get(shape) or _shape(shape)
                 if type(ea) is Node:  # Node.uses, counted here rather than in Node.__init__
                     ea.uses += 1
-                if n == 2 and type(eb) is Node:
-                    eb.uses += 1
+                elif type(ea) is MultiNode:  # an output of a node with several: the edge says which
+                    edges = _output_edges(edges, args)
+                if n == 2:
+                    if type(eb) is Node:
+                        eb.uses += 1
+                    elif type(eb) is MultiNode:
+                        edges = _output_edges(edges, args)
                 return Tensor(out, True, Node(o, edges, saved, params, in_shapes, shape, odt, dtype, True))
     return _apply_general(o, args)
 
@@ -482,10 +498,44 @@ def _shape(shape: tuple) -> tuple:
     return s
 
 
+def _output_edges(edges, args) -> tuple:
+    """``edges`` (per tensor input: its grad_fn, the leaf itself, or None) with each MultiNode replaced by the
+    :class:`~gradcli.autograd.OutputEdge` of the output that the input is."""
+    return tuple([e.outputs[t._output_nr] if type(e) is MultiNode else e for e, t in zip(edges, args)])
+
+
 def _tuple_output(o: Op, out, args, datas, dtype):
+    if o.multi_output:
+        return _multi_output(o, out, args, datas, dtype)
     # (values, indices)-style results: only the first output is differentiable.
     first = _wrap_output(o, out[0], args, datas, dtype)
     return (first,) + tuple(Tensor(np.asarray(x)) for x in out[1:])
+
+
+def _multi_output(o: Op, out, args, datas, dtype) -> tuple:
+    """The outputs of an op with several differentiable ones (``Op.multi_output``) as Tensors sharing one
+    :class:`~gradcli.autograd.MultiNode` (each tensor's ``output_nr`` its index), when recording."""
+    outs = [x if type(x) is np.ndarray else np.asarray(x) for x in out]
+    n = o.ninputs
+    if not (o.differentiable and _mode.enabled and outs and outs[0].dtype.kind == "f" and
+            any(type(t) is Tensor and t.requires_grad for t in args[:n])):
+        return tuple(Tensor(x) for x in outs)
+    if o.vjp is None:
+        raise RuntimeError(f"the derivative for '{o.name}' is not implemented.")
+    edges = _output_edges([(t.grad_fn or t) if type(t) is Tensor and t.requires_grad else None
+                           for t in args[:n]], args)
+    plan = o.save_plan
+    saved = tuple(datas[i] for i in plan)
+    odt = outs[0].dtype
+    node = MultiNode(o, edges, saved, args[n:],
+                     tuple([None if d is None else _shape(d.shape) for d in datas]) if o.needs_shapes else None,
+                     tuple([_shape(x.shape) for x in outs]), odt, odt if dtype is None else dtype)
+    result = []
+    for k, x in enumerate(outs):
+        t = Tensor(x, True, node)
+        t._output_nr = k
+        result.append(t)
+    return tuple(result)
 
 
 def _fast_promote(o: Op, args):
@@ -569,7 +619,7 @@ def _wrap_output(o: Op, out, args, datas, dtype):
             edges.append(None)
     if not requires:
         return Tensor(out)
-    edges = tuple(edges)
+    edges = _output_edges(edges, args)
     return Tensor(out, True, _node(o, out, odt, edges, args[n:], datas, dtype))
 
 

@@ -675,27 +675,41 @@ _public("stack", stack, grad_fn="StackBackward0",
 # ------------------------------------------------------------------------------------------ split, chunk
 
 
-@op("SplitBackward0", promote=None, name="_split_piece", note="the piece's gradient placed in zeros")
-def _split_piece(input, dim, start, length):
-    """One output of torch.split with an int size: ``input.narrow(dim, start, length)`` (a view)."""
-    return input[(slice(None),) * dim + (slice(start, start + length),)]
+def _split_forward(input, dim, sizes):
+    """The pieces of ``input`` along ``dim`` (already normalized) of ``sizes`` entries each (summing to the
+    dimension's size), as views: ``input.narrow(dim, start, size)`` for each."""
+    out = []
+    start = 0
+    for size in sizes:
+        out.append(input[(slice(None),) * dim + (slice(start, start + size),)])
+        start += size
+    return tuple(out)
 
 
-@_split_piece.defvjp
-def _(grad, input_shape, dim, start, length):
-    return _slice_backward(grad, input_shape, dim, start, start + length, 1)
+def _split_backward(grads, dim):
+    # derivatives.yaml split/split_with_sizes: split_backward, the pieces' gradients (zeros for pieces that
+    # got none, filled by the engine) joined back along dim
+    return _nary_op("cat", len(grads))(*grads, dim)
 
 
-@op("SplitWithSizesBackward0", promote=None, name="_split_with_sizes_piece",
-    note="the piece's gradient placed in zeros")
-def _split_with_sizes_piece(input, dim, start, length):
-    """One output of torch.split with a list of sizes: ``input.narrow(dim, start, length)`` (a view)."""
-    return input[(slice(None),) * dim + (slice(start, start + length),)]
+@op("SplitBackward0", promote=None, name="_split", multi_output=True,
+    note="the pieces' gradients joined along dim (zeros for unused pieces)")
+def _split(input, dim, sizes):
+    """torch.split with an int size: the pieces of ``sizes`` entries along ``dim`` (normalized), as views;
+    all of them outputs of one SplitBackward0 node."""
+    return _split_forward(input, dim, sizes)
 
 
-@_split_with_sizes_piece.defvjp
-def _(grad, input_shape, dim, start, length):
-    return _slice_backward(grad, input_shape, dim, start, start + length, 1)
+@op("SplitWithSizesBackward0", promote=None, name="_split_with_sizes", multi_output=True,
+    note="the pieces' gradients joined along dim (zeros for unused pieces)")
+def _split_with_sizes(input, dim, sizes):
+    """torch.split with a list of sizes: the pieces of ``sizes`` entries along ``dim`` (normalized), as
+    views; all of them outputs of one SplitWithSizesBackward0 node."""
+    return _split_forward(input, dim, sizes)
+
+
+_split.defvjp(_split_backward)
+_split_with_sizes.defvjp(_split_backward)
 
 
 def _split_sizes(tensor, split_size, dim):
@@ -714,16 +728,7 @@ def _split_sizes(tensor, split_size, dim):
     return d, [split_size if i < n - 1 else size - split_size * (n - 1) for i in range(n)]
 
 
-def _pieces(piece_op, tensor, d, sizes):
-    out = []
-    start = 0
-    for s in sizes:
-        out.append(piece_op(tensor, d, start, s))
-        start += s
-    return tuple(out)
-
-
-def _split_with_sizes(tensor, sizes, dim):
+def _split_sizes_list(tensor, sizes, dim):
     if tensor.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     sizes = list(_shape_arg((sizes,), "split_sizes"))
@@ -734,7 +739,7 @@ def _split_with_sizes(tensor, sizes, dim):
     if sum(sizes) != tensor.shape[d]:
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {tensor.shape[d]} (input "
                            f"tensor's size at dimension {d}), but got split_sizes={sizes}")
-    return _pieces(_split_with_sizes_piece, tensor, d, sizes)
+    return _split_with_sizes(tensor, d, tuple(sizes))
 
 
 def split(tensor, split_size_or_sections, dim=0):
@@ -747,9 +752,9 @@ def split(tensor, split_size_or_sections, dim=0):
             (PyTorch's messages).
     """
     if isinstance(split_size_or_sections, (list, tuple)):
-        return _split_with_sizes(tensor, split_size_or_sections, dim)
+        return _split_sizes_list(tensor, split_size_or_sections, dim)
     d, sizes = _split_sizes(tensor, split_size_or_sections, dim)
-    return _pieces(_split_piece, tensor, d, sizes)
+    return _split(tensor, d, tuple(sizes))
 
 
 def _split_method(self, split_size, dim=0):
@@ -774,7 +779,7 @@ def chunk(input, chunks, dim=0):
     size = input.shape[d]
     split_size = -(-size // chunks)
     if split_size == 0 and size == 0:
-        return _split_with_sizes(input, [0] * chunks, d)
+        return _split_sizes_list(input, [0] * chunks, d)
     return split(input, split_size, d)
 
 
@@ -784,15 +789,18 @@ install_method("split", _split_method)
 _public("chunk", chunk, method=True, grad_fn="SplitBackward0", note=_SPLIT_NOTE)
 
 
-@op("UnbindBackward0", promote=None, name="_unbind_piece", note="the piece's gradient placed in zeros")
-def _unbind_piece(input, dim, index):
-    """One output of torch.unbind: ``input.select(dim, index)`` (a view)."""
-    return input[(slice(None),) * dim + (index,)]
+@op("UnbindBackward0", promote=None, name="_unbind", multi_output=True,
+    note="the slices' gradients stacked along dim (zeros for unused slices)")
+def _unbind(input, dim):
+    """torch.unbind along ``dim`` (normalized): ``input.select(dim, i)`` for each i, as views (0-d arrays for
+    a 1-d input); all of them outputs of one UnbindBackward0 node."""
+    return tuple(input[(slice(None),) * dim + (i, Ellipsis)] for i in range(input.shape[dim]))
 
 
-@_unbind_piece.defvjp
-def _(grad, input_shape, dim, index):
-    return _select_backward(grad, input_shape, dim, index)
+@_unbind.defvjp
+def _(grads, dim):
+    # derivatives.yaml unbind: unbind_backward, the slices' gradients stacked along dim
+    return _nary_op("stack", len(grads))(*grads, dim)
 
 
 def unbind(input, dim=0):
@@ -805,7 +813,7 @@ def unbind(input, dim=0):
     if input.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = normalize_dim(dim, input.ndim)
-    return tuple(_unbind_piece(input, d, i) for i in range(input.shape[d]))
+    return _unbind(input, d)
 
 
 def narrow(input, dim, start, length):

@@ -65,9 +65,17 @@ def check_to_dict(c) -> dict:
     }
 
 
+def _graph_node(n) -> dict:
+    d = {"id": n.id, "name": n.name, "shape": list(n.shape), "dtype": n.dtype, "inputs": n.inputs, "leaf": n.leaf}
+    if n.output_shapes is not None:
+        d["output_shapes"] = [list(s) for s in n.output_shapes]
+    return d
+
+
 def grad_result_to_dict(r: GradResult) -> dict:
     """The ``gradcli grad --json`` document (schema: ``gradcli schema grad``); ``"check"`` only with --check."""
     shapes = {i.name: i.value.shape for i in r.inputs}
+    multi = {n.id for n in r.graph.nodes if n.output_shapes is not None}  # nodes with several outputs
     doc = {
         "output": _tensor(r.output),
         "inputs": {i.name: dict(_tensor(i.value), requires_grad=i.value.requires_grad, kind=i.kind)
@@ -75,9 +83,9 @@ def grad_result_to_dict(r: GradResult) -> dict:
         "grads": {name: _grad(g, shapes[name]) for name, g in r.grads().items()},
         "calls": [{"grads": {name: _grad(g, shapes[name]) for name, g in call.items()}} for call in r.calls],
         "graph": {
-            "nodes": [{"id": n.id, "name": n.name, "shape": list(n.shape), "dtype": n.dtype, "inputs": n.inputs,
-                       "leaf": n.leaf} for n in r.graph.nodes],
-            "edges": [{"from": a, "to": b} for a, b in r.graph.edges],
+            "nodes": [_graph_node(n) for n in r.graph.nodes],
+            "edges": [{"from": a, "to": b, "output_nr": nr} if a in multi else {"from": a, "to": b}
+                      for a, b, nr in r.graph.edges],
         },
     }
     if r.check is not None:

@@ -95,8 +95,10 @@ def render_grad(result: GradResult, console, default_dtype) -> None:
         for col in ("id", "grad_fn", "shape", "dtype", "inputs"):
             t.add_column(col)
         for node in nodes[:GRAPH_ROWS]:
-            t.add_row(*(Text(c) for c in (node.id, node.name, _shape(node.shape), node.dtype,
-                                          ", ".join(node.inputs) or "-")))
+            # a node with several outputs (SplitBackward0) shows each output's shape
+            shape = (_shape(node.shape) if node.output_shapes is None else
+                     ", ".join(_shape(s) for s in node.output_shapes))
+            t.add_row(*(Text(c) for c in (node.id, node.name, shape, node.dtype, ", ".join(node.inputs) or "-")))
         if len(nodes) > GRAPH_ROWS:
             t.add_row(Text("..."), Text(f"{len(nodes) - GRAPH_ROWS:,} more nodes (--json lists all)"),
                       Text(""), Text(""), Text(""))
