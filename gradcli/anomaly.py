@@ -57,7 +57,11 @@ def tag(node, since: int, where: dict) -> None:
         if n.seq <= since or n in _positions:
             continue
         _positions[n] = where
-        stack.extend(e for e in n.edges if type(e) is autograd.Node)
+        for e in n.edges:
+            if type(e) is autograd.Node:
+                stack.append(e)
+            elif type(e) is autograd.OutputEdge:  # an output of a node with several
+                stack.append(e.node)
 
 
 def position(node) -> dict | None:

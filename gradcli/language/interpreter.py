@@ -116,7 +116,7 @@ def _str_replace(s: str):
 # Tensor methods of the op table (METHODS) are added by _tensor_member.
 TENSOR_ATTRS = {
     "shape": lambda t: t.shape, "dtype": lambda t: t.dtype, "ndim": lambda t: t.ndim,
-    "grad_fn": lambda t: t.grad_fn, "requires_grad": lambda t: t.requires_grad, "is_leaf": lambda t: t.is_leaf,
+    "grad_fn": lambda t: t.grad_fn, "output_nr": lambda t: t.output_nr, "requires_grad": lambda t: t.requires_grad, "is_leaf": lambda t: t.is_leaf,
     "data": lambda t: t.detach(), "T": lambda t: t.T, "mT": lambda t: t.mT, "backward": lambda t: t.backward,
     "detach": lambda t: t.detach, "detach_": lambda t: t.detach_, "requires_grad_": lambda t: t.requires_grad_,
     "retain_grad": lambda t: t.retain_grad, "retains_grad": lambda t: t.retains_grad, "zero_": lambda t: t.zero_,
