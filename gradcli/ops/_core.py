@@ -28,6 +28,10 @@ operators and other ops of the table, so the same rule runs on numpy arrays (ord
 
 Called with Tensors (or Python numbers and lists), an op returns a Tensor and records the graph; called with
 numpy arrays only (as rules do), it computes on them and returns an array.
+
+A forward may return a tuple: by default only its first array is differentiable (``max(x, dim)``'s values, not
+its indices); with ``multi_output=True`` (split, unbind) every array is an output of one graph node, as in
+PyTorch, and the rule's first argument is the tuple of the outputs' gradients.
 """
 
 from __future__ import annotations
