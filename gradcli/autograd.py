@@ -657,7 +657,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
         A tuple with one Tensor (or None) per input.
 
     Raises:
-        RuntimeError: PyTorch's messages, including "One of the differentiated Tensors appears to not have
+        RuntimeError: PyTorch's messages, including "The differentiated Tensor at index i appears to not have
             been used in the graph" and "One of the differentiated Tensors does not require grad".
 
     Matches torch.autograd.grad.
@@ -672,11 +672,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
     grads = _make_grads(outputs, _as_list(grad_outputs), create_graph)
     captured = _run(outputs, grads, retain_graph, create_graph, capture={id(t): t for t in inputs})
     result = []
-    for t in inputs:
+    for i, t in enumerate(inputs):
         g = captured.get(id(t))
         if g is None:
             if not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the "
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
                                    "graph. Set allow_unused=True if this is the desired behavior.")
             result.append(None)
         else:
