@@ -20,6 +20,7 @@ Importing this package fills :data:`REGISTRY` (name → callable, the namespace 
 from ..tensor import Tensor
 from . import creation, elementwise, linalg, loss, nn, reduction, shape  # noqa: F401  (fill the registry)
 from . import activation  # noqa: F401
+from . import inplace  # noqa: F401  (in-place methods: add_, mul_, zero_, fill_, copy_, ...)
 from ._core import KINDS, REGISTRY, Op, positional, to_tensor
 from .activation import relu
 from .elementwise import (abs, add, bitwise_and, bitwise_or, bitwise_xor, div, eq, exp, floor_divide, ge, gt, le,
