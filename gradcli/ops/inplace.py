@@ -131,16 +131,37 @@ def _type_string(a: np.ndarray) -> str:
     return f"torch.{_SCALAR_NAMES.get(a.dtype.name, a.dtype.name)}Tensor [{', '.join(map(str, a.shape))}]"
 
 
-def check_saved(roots) -> None:
-    """Raise PyTorch's RuntimeError if a node of the graph of ``roots`` (output Tensors) saved a value whose
-    buffer was modified in place after the node was made. Called by the backward engine before it runs, and only
-    while some buffer has been modified in place.
+class _Modified(np.ndarray):
+    """A saved value whose buffer was modified in place after it was saved: any computation with it (a ufunc, a
+    numpy function, reading an element) raises PyTorch's error, so a derivative rule that does not need it (``x *
+    2`` saves ``x``, which only ``2``'s gradient would use) still runs, as in PyTorch, which saves only what the
+    needed formulas use."""
 
-    Raises:
-        RuntimeError: "one of the variables needed for gradient computation has been modified by an inplace
-            operation: [torch.FloatTensor [2]], which is output 0 of Mul, is at version 1; expected version 0
-            instead. Hint: ..." (PyTorch's SavedVariable::unpack; the "which is" part names the tensor's current
-            grad_fn, or the node itself for a saved result, and is absent for leaves and constants).
+    def __array_finalize__(self, obj):
+        self.message = getattr(obj, "message", None)
+
+    def __array_ufunc__(self, *args, **kwargs):
+        raise RuntimeError(self.message)
+
+    def __array_function__(self, *args, **kwargs):
+        raise RuntimeError(self.message)
+
+    def __getitem__(self, key):
+        raise RuntimeError(self.message)
+
+    def tolist(self):
+        raise RuntimeError(self.message)
+
+
+def check_saved(roots) -> None:
+    """Mark the values saved by the nodes of the graph of ``roots`` (output Tensors) whose buffer was modified in
+    place after the node was made, so that a derivative rule using one raises PyTorch's RuntimeError. Called by
+    the backward engine before it runs, and only while some buffer has been modified in place.
+
+    The error (PyTorch's SavedVariable::unpack): "one of the variables needed for gradient computation has been
+    modified by an inplace operation: [torch.FloatTensor [2]], which is output 0 of Mul, is at version 1;
+    expected version 0 instead. Hint: ..." (the "which is" part names the tensor's current grad_fn, or the node
+    itself for a saved result, and is absent for leaves and constants).
     """
     if not _modified:
         autograd.saved_check = None
@@ -154,11 +175,18 @@ def check_saved(roots) -> None:
         seen.add(node)
         saved = node.saved
         if saved is not _FREED and saved:
+            marked = None
             for slot, a in enumerate(saved):
                 if type(a) is np.ndarray:
                     rec = _record(a)
                     if rec is not None and rec.positions[-1] > node.seq:
-                        _raise_modified(node, slot, a, rec)
+                        if marked is None:
+                            marked = list(saved)
+                        m = a.view(_Modified)
+                        m.message = _modified_message(node, slot, a, rec)
+                        marked[slot] = m
+            if marked is not None:
+                node.saved = tuple(marked)
         for e in node.edges:
             if type(e) is OutputEdge:
                 stack.append(e.node)
@@ -166,7 +194,7 @@ def check_saved(roots) -> None:
                 stack.append(e)
 
 
-def _raise_modified(node, slot: int, a: np.ndarray, rec: _Record):
+def _modified_message(node, slot: int, a: np.ndarray, rec: _Record) -> str:
     expected = bisect.bisect_right(rec.positions, node.seq)
     current = len(rec.positions)
     owner = None  # (grad_fn, output_nr) of the tensor the value belongs to
@@ -183,10 +211,10 @@ def _raise_modified(node, slot: int, a: np.ndarray, rec: _Record):
                 owner = (e.node, e.nr)
             elif isinstance(e, Node):
                 owner = (e, 0)
-    which = "" if owner is None else f", which is output {owner[1]} of {_short_name(owner[0])}"
-    raise RuntimeError(f"one of the variables needed for gradient computation has been modified by an inplace "
-                       f"operation: [{_type_string(a)}]{which}, is at version {current}; expected version "
-                       f"{expected} instead. {VERSION_HINT}")
+    which = "" if owner is None else f", which is output {owner[1]} of {_short_name(owner[0])},"
+    return (f"one of the variables needed for gradient computation has been modified by an inplace operation: "
+            f"[{_type_string(a)}]{which} is at version {current}; expected version {expected} instead. "
+            f"{VERSION_HINT}")
 
 
 def _short_name(node) -> str:
@@ -459,7 +487,7 @@ def fill_(self, value):
 
 def copy_(self, src, non_blocking=False):
     """Copy ``src`` (broadcast to self's shape, cast to self's dtype) into self; returns self. Matches
-    torch.Tensor.copy_ (grad_fn CopyBackwards; ``src`` gets the gradient summed to its shape and dtype).
+    torch.Tensor.copy_ (grad_fn CopyBackwards, though PyTorch's name() says "torch::autograd::CopyBackwards"; ``src`` gets the gradient summed to its shape and dtype).
 
     Raises:
         RuntimeError: for a ``src`` that does not broadcast to self's shape, and see :func:`apply`.
@@ -496,6 +524,20 @@ def augmented(op_name: str, t: Tensor, value):
     return fn(t, value)
 
 
+def _operator(fn):
+    def method(self, other):
+        return fn(self, other)
+
+    return method
+
+
+# Python's in-place operators on Tensor (``x += 1`` in a program that imports gradcli as a library)
+for _name, _op in (("__iadd__", "add"), ("__isub__", "sub"), ("__imul__", "mul"), ("__itruediv__", "div"),
+                   ("__ipow__", "pow"), ("__ifloordiv__", "floordiv"), ("__imod__", "mod"), ("__iand__", "bitand"),
+                   ("__ior__", "bitor"), ("__ixor__", "bitxor")):
+    setattr(Tensor, _name, _operator(AUGMENTED[_op]))
+
+
 def setitem(t: Tensor, key, value) -> None:
     """``t[key] = value`` in place (numpy's indexing on the buffer; ``key`` already in numpy form): aliases and
     views of ``t`` see it. Matches torch.Tensor.__setitem__ when nothing is recorded.
@@ -507,8 +549,8 @@ def setitem(t: Tensor, key, value) -> None:
     """
     enabled = _mode.enabled
     if enabled:
-        if t.requires_grad and t.grad_fn is None:
-            raise RuntimeError(LEAF_ERROR)
+        if t.requires_grad and t.grad_fn is None:  # t[key] is a view of t: PyTorch's words for it
+            raise RuntimeError("a view of " + LEAF_ERROR)
         if t.requires_grad or (isinstance(value, Tensor) and value.requires_grad):
             raise NotImplementedError("gradcli does not support recording an assignment into a tensor "
                                       "(t[key] = value with t or value requiring grad: PyTorch's CopySlices); "
