@@ -31,6 +31,7 @@ an inplace operation" otherwise. So programs without in-place operations pay not
 
 from __future__ import annotations
 
+import array
 import bisect
 import re
 import sys
@@ -66,15 +67,16 @@ _C_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "in
 # ------------------------------------------------------------------------------------------ version counter
 class _Record:
     """The modifications of one buffer: ``positions`` (the value of the node sequence counter when each was
-    made: nodes with a smaller ``seq`` were made before it) and, per modification, the node that became the
-    modified tensor's grad_fn when it was recorded (else None)."""
+    made: nodes with a smaller ``seq`` were made before it; 8 bytes each, so a training loop's updates cost
+    little) and, for those that were recorded, (position, name) of the node that became the modified tensor's
+    grad_fn (names, not nodes: the registry must not keep graphs alive)."""
 
-    __slots__ = ("ref", "positions", "nodes")
+    __slots__ = ("ref", "positions", "recorded")
 
     def __init__(self, root: np.ndarray):
         self.ref = weakref.ref(root)
-        self.positions = []
-        self.nodes = []
+        self.positions = array.array("q")
+        self.recorded = []
 
 
 #: id(root buffer) -> _Record; empty until the first in-place write.
@@ -115,8 +117,10 @@ def _next_seq() -> int:
 def bump(a: np.ndarray, node=None) -> None:
     """Count one in-place modification of ``a``'s buffer; ``node`` is the tensor's new grad_fn if recorded."""
     rec = _record(a, create=True)
-    rec.positions.append(_next_seq())
-    rec.nodes.append(node)
+    pos = _next_seq()
+    rec.positions.append(pos)
+    if node is not None:
+        rec.recorded.append((pos, _short_name(node)))
 
 
 def version(a: np.ndarray) -> int:
@@ -197,21 +201,21 @@ def check_saved(roots) -> None:
 def _modified_message(node, slot: int, a: np.ndarray, rec: _Record) -> str:
     expected = bisect.bisect_right(rec.positions, node.seq)
     current = len(rec.positions)
-    owner = None  # (grad_fn, output_nr) of the tensor the value belongs to
+    owner = None  # (output_nr, grad_fn name) of the tensor the value belongs to
     i = node.op.save_plan[slot] if slot < len(node.op.save_plan) else None
     if i == node.op.ninputs:  # the node's own result
-        owner = (node, 0)
+        owner = (0, _short_name(node))
     else:
-        for pos, n in zip(rec.positions, rec.nodes):
-            if n is not None and pos > node.seq:
-                owner = (n, 0)
+        for pos, name in rec.recorded:  # the last recorded modification after the node made the current grad_fn
+            if pos > node.seq:
+                owner = (0, name)
         if owner is None and i is not None:
             e = node.edges[i]
             if type(e) is OutputEdge:
-                owner = (e.node, e.nr)
+                owner = (e.nr, _short_name(e.node))
             elif isinstance(e, Node):
-                owner = (e, 0)
-    which = "" if owner is None else f", which is output {owner[1]} of {_short_name(owner[0])},"
+                owner = (0, _short_name(e))
+    which = "" if owner is None else f", which is output {owner[0]} of {owner[1]},"
     return (f"one of the variables needed for gradient computation has been modified by an inplace operation: "
             f"[{_type_string(a)}]{which} is at version {current}; expected version {expected} instead. "
             f"{VERSION_HINT}")
@@ -524,18 +528,22 @@ def augmented(op_name: str, t: Tensor, value):
     return fn(t, value)
 
 
-def _operator(fn):
+def _operator(op_name: str):
+    fn = AUGMENTED[op_name]
+
     def method(self, other):
         return fn(self, other)
 
+    method.__name__ = f"__i{op_name}__"
     return method
 
 
-# Python's in-place operators on Tensor (``x += 1`` in a program that imports gradcli as a library)
-for _name, _op in (("__iadd__", "add"), ("__isub__", "sub"), ("__imul__", "mul"), ("__itruediv__", "div"),
-                   ("__ipow__", "pow"), ("__ifloordiv__", "floordiv"), ("__imod__", "mod"), ("__iand__", "bitand"),
-                   ("__ior__", "bitor"), ("__ixor__", "bitxor")):
-    setattr(Tensor, _name, _operator(AUGMENTED[_op]))
+#: Python's in-place operators on Tensor (``x += 1`` in a program that imports gradcli as a library), installed
+#: by gradcli.ops with the other operators.
+OPERATORS = {"__iadd__": _operator("add"), "__isub__": _operator("sub"), "__imul__": _operator("mul"),
+             "__itruediv__": _operator("div"), "__ipow__": _operator("pow"), "__ifloordiv__": _operator("floordiv"),
+             "__imod__": _operator("mod"), "__iand__": _operator("bitand"), "__ior__": _operator("bitor"),
+             "__ixor__": _operator("bitxor")}
 
 
 def setitem(t: Tensor, key, value) -> None:
