@@ -284,6 +284,27 @@ PROGRAMS = {
         l = torch.ones(3, requires_grad=True)
         l.zero_()
     """,
+    "error_view_of_leaf": """
+        l = torch.ones(2, 3, requires_grad=True)
+        l[0] += 1
+    """,
+    "error_view_of_leaf_t": """
+        l = torch.ones(2, 3, requires_grad=True)
+        v = l.t()[1:]
+        v.mul_(2)
+    """,
+    "view_of_leaf_no_grad": """
+        l = torch.ones(2, 3, requires_grad=True)
+        with torch.no_grad():
+            l[0] += 1
+            l[:, 1] *= torch.tensor([2., 3.])
+            l.data[1, 2] = 7.
+        print(l, l.is_leaf)
+        w = torch.tensor([1., 2.], requires_grad=True)
+        (w * w).sum().backward()
+        w.data -= 0.5 * w.grad
+        print(w, w.grad)
+    """,
     "error_leaf_setitem": """
         l = torch.ones(3, requires_grad=True)
         l[0] = 2.

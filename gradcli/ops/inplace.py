@@ -254,6 +254,24 @@ def _shared(t: Tensor) -> bool:
     return False
 
 
+# The grad_fn names of ops whose output is a view of their first input (PyTorch's view functions).
+_VIEW_NODES = {"ViewBackward0", "ReshapeAliasBackward0", "PermuteBackward0", "TransposeBackward0", "TBackward0",
+               "UnsqueezeBackward0", "SqueezeBackward0", "SqueezeBackward1", "ExpandBackward0", "SelectBackward0",
+               "SliceBackward0", "AliasBackward0", "AsStridedBackward0"}
+
+
+def _views_a_leaf(t: Tensor) -> bool:
+    """Whether ``t`` was made by view ops from a leaf that requires grad (``w[0]`` of a weight ``w``), which
+    PyTorch refuses to modify in place in grad mode with its own message."""
+    fn = t.grad_fn
+    while isinstance(fn, Node) and type(fn) is not MultiNode and fn.name() in _VIEW_NODES:
+        e = fn.edges[0]
+        if type(e) is Tensor:
+            return e.requires_grad and e.grad_fn is None
+        fn = e
+    return False
+
+
 def _check_writable(t: Tensor) -> None:
     a = t.data
     if a.flags.writeable:
@@ -302,6 +320,8 @@ def apply(t: Tensor, compute, others=(), *, cast: str = "scalar", anomaly_mark=N
     record = enabled and (t.requires_grad or any(type(o) is Tensor and o.requires_grad for o in others))
     if record:
         if _shared(t):
+            if _views_a_leaf(t):
+                raise RuntimeError("a view of " + LEAF_ERROR)
             raise NotImplementedError(SHARED_ERROR)
         # the node computes on a copy of the old values: the write below must not change what it saved
         src = Tensor(t.data.copy(), t.requires_grad, fn)
