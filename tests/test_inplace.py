@@ -444,6 +444,16 @@ PROGRAMS = {
         print(y)
         torch.autograd.grad(y.sum(), [x])
     """,
+    "error_version_saved_result_in_loop": """
+        w = torch.tensor([0.5, 0.4], requires_grad=True)
+        b = torch.tensor([0.1, 0.2], requires_grad=True)
+        h = torch.ones(2)
+        for i in range(3):
+            h = torch.tanh(h * w)
+            h += b
+        print(h)
+        h.sum().backward()
+    """,
     "version_unaffected_nodes_run": """
         x = torch.ones(2, requires_grad=True)
         y = x * 2

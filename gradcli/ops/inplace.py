@@ -236,6 +236,11 @@ def _shared(t: Tensor) -> bool:
     a = t.data
     # holders of ``a`` here: t's slot, the local ``a``, getrefcount's argument
     extra = sys.getrefcount(a) - 3
+    fn = t.grad_fn
+    if extra > 0 and isinstance(fn, Node) and type(fn.saved) is tuple:
+        # the common holder, found without a search: t's own node saved its result (tanh, exp, sigmoid, relu)
+        if extra == sum(1 for x in fn.saved if x is a):
+            extra = 0
     if extra > 0:
         import gc
 
