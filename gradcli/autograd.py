@@ -97,6 +97,9 @@ _FREED = object()
 _sequence = itertools.count()
 #: Set by gradcli.anomaly.detect_anomaly: called with (node, grads) after each node's backward.
 anomaly_hook = None
+#: Set by gradcli.ops.inplace once a buffer has been modified in place: called with the roots before a backward
+#: runs, it raises PyTorch's error if a node saved a value that was modified after the node was made.
+saved_check = None
 
 
 class Node:
@@ -409,6 +412,8 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
     """The engine. ``roots``: output Tensors; ``root_grads``: their gradients (ndarray, or Tensor when
     create_graph). With ``capture`` (id(tensor) -> tensor) the gradients of those tensors are returned in a
     dict instead of being accumulated into ``.grad``."""
+    if saved_check is not None:  # only after an in-place modification (gradcli.ops.inplace)
+        saved_check(roots)
     captured = {}
     capture_nodes = {}
     if capture is not None:

@@ -216,21 +216,13 @@ class Tensor:
         """True for a non-leaf tensor after ``retain_grad()``."""
         return self._retains_grad
 
-    def zero_(self) -> "Tensor":
-        """Fill with zeros in place and return self (torch.Tensor.zero_).
+    @property
+    def _version(self) -> int:
+        """How many times this tensor's memory (shared with its views) was modified in place: PyTorch's version
+        counter (see :mod:`gradcli.ops.inplace`; the in-place methods ``add_``, ``zero_``, ... live there)."""
+        from .ops.inplace import version
 
-        Raises:
-            RuntimeError: on a leaf that requires grad while grad mode is on (PyTorch's message).
-        """
-        from .autograd import is_grad_enabled
-
-        if self.requires_grad and self.grad_fn is None and is_grad_enabled():
-            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-        if self.data.flags.writeable:
-            self.data[...] = 0
-        else:
-            self.data = np.zeros_like(self.data)
-        return self
+        return version(self.data)
 
     # ---------------------------------------------------------------------------------------- conversions
     def item(self):

@@ -29,6 +29,7 @@ import numpy as np
 from .. import anomaly, autograd, dtypes, limits
 from ..errors import EvalError, GradcliError
 from ..ops import REGISTRY
+from ..ops import inplace
 from ..ops._core import METHODS
 from ..tensor import Size, Tensor
 from . import nodes as n
@@ -463,10 +464,18 @@ class Interpreter:
             current = self.eval_expr(s.target, env)
             value = self.eval_expr(s.value, env)
             mark = anomaly.mark() if anomaly.enabled() else None
-            result = self.binop(s.op, current, value, s)
+            result = None
+            if type(current) is Tensor:  # t += v on a tensor is in place, as in PyTorch (Tensor.__iadd__)
+                try:
+                    result = inplace.augmented(s.op, current, value)
+                except Exception as exc:
+                    raise self.error(exc, s) from None
+            if result is None:
+                result = self.binop(s.op, current, value, s)
             if mark is not None and isinstance(result, Tensor) and result.grad_fn is not None:
                 anomaly.tag(result.grad_fn, mark, self._where(s))
-            self.assign(s.target, result, env)
+            if not (result is current and type(s.target) is n.Attribute and s.target.attr == "data"):
+                self.assign(s.target, result, env)  # (``w.data -= ...`` wrote into w: nothing to rebind)
         elif t is n.If:
             for test, body in s.branches:
                 if self.truth(self.eval_expr(test, env), test):
@@ -570,11 +579,7 @@ class Interpreter:
             key = self.subscript_key(target, env)
             try:
                 if isinstance(obj, Tensor):
-                    if obj.requires_grad:
-                        raise RuntimeError("gradcli does not support in-place assignment into a tensor that "
-                                           "requires grad")
-                    obj.data = np.array(obj.data)
-                    obj.data[_np_key(key)] = value.data if isinstance(value, Tensor) else value
+                    inplace.setitem(obj, _np_key(key), value)
                 elif isinstance(obj, list):
                     if isinstance(key, slice):
                         limits.check_items(len(obj) + len(value), "the list")

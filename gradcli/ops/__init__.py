@@ -14,12 +14,15 @@ Importing this package fills :data:`REGISTRY` (name → callable, the namespace 
 * :mod:`.nn` — softmax, log_softmax
 * :mod:`.loss` — cross_entropy, nll_loss, mse_loss, l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy,
   binary_cross_entropy_with_logits, kl_div
+* :mod:`.inplace` — the in-place methods (add_, sub_, mul_, div_, pow_, clamp_, fill_, zero_, copy_), ``t += v``,
+  ``t[key] = v``, and the version counter that guards saved values
 * :mod:`.creation` — tensor, zeros, ones, full, eye, arange, linspace, rand, randn, randint, *_like, new_*
 """
 
 from ..tensor import Tensor
 from . import creation, elementwise, linalg, loss, nn, reduction, shape  # noqa: F401  (fill the registry)
 from . import activation  # noqa: F401
+from . import inplace  # noqa: F401  (in-place methods: add_, mul_, zero_, fill_, copy_, ...)
 from ._core import KINDS, REGISTRY, Op, positional, to_tensor
 from .activation import relu
 from .elementwise import (abs, add, bitwise_and, bitwise_or, bitwise_xor, div, eq, exp, floor_divide, ge, gt, le,
@@ -73,6 +76,7 @@ _OPERATORS = {
     "__or__": lambda a, b: bitwise_or(a, b),
     "__xor__": lambda a, b: bitwise_xor(a, b),
 }
+_OPERATORS.update(inplace.OPERATORS)  # x += 1 and the other augmented assignments: in place (Tensor.__iadd__)
 for _name, _fn in _OPERATORS.items():
     setattr(Tensor, _name, _fn)
 

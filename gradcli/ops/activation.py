@@ -45,11 +45,9 @@ def _inplace(input, out, inplace: bool):
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         raise NotImplementedError("in-place activations (inplace=True) on a tensor that requires grad are not "
                                   "supported by gradcli; use inplace=False")
-    if not input.data.flags.writeable:
-        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
-                           "single memory location. Please clone() the tensor before performing the operation.")
-    input.data[...] = out.data
-    return input
+    from .inplace import apply  # the checks, the write into the buffer and the version counter of every in-place op
+
+    return apply(input, lambda _: out)
 
 
 # ------------------------------------------------------------------------------------------------- relu

@@ -1,0 +1,593 @@
+"""In-place operations: ``t += v`` and the other augmented assignments on tensors, the ``_``-suffixed methods
+(``add_``, ``sub_``, ``mul_``, ``div_``, ``pow_``, ``clamp_``, ``fill_``, ``zero_``, ``copy_``), ``t[key] = v``,
+and PyTorch's version counter that guards saved values against them.
+
+All of them go through :func:`apply`: the result is computed by the ordinary (out-of-place) op, checked, and
+written into the tensor's existing numpy buffer, so aliases and views of it (and the base of a view) see the new
+values, as in PyTorch. Checks and messages follow PyTorch 2.13 (c10/core/TensorImpl, ATen TensorIterator,
+torch/csrc/autograd/VariableTypeUtils.h):
+
+* a leaf that requires grad cannot be modified in place while grad mode is on;
+* an output of split/chunk/unbind (one node with several outputs) cannot be modified in place in grad mode;
+* a tensor whose elements overlap in memory (``expand``) cannot be written;
+* the result must have the tensor's shape (no broadcasting of the tensor itself) and its dtype must be castable
+  to the tensor's (``int_t += 1.5`` fails: "result type Float can't be cast to the desired output type Long").
+
+When the operation is recorded (grad mode on and the tensor or an operand requires grad), the tensor's history
+becomes the op's node (``t.grad_fn`` is ``AddBackward0`` after ``t += v``, ``MulBackward0`` after ``mul_``) and the
+node computes on a copy of the old values, so its gradient is exact. PyTorch also records in place on views
+(CopySlices on the base); gradcli does not track which tensors share a buffer with which history, so a recorded
+in-place operation on a tensor whose memory is shared with another live tensor (a view, the base of a view, a
+detached alias) raises NotImplementedError instead of giving a silently wrong gradient. Values saved for backward
+may share it: the version counter guards them.
+
+The version counter: each in-place write counts as a modification of the buffer it wrote (the root
+``ndarray.base`` of the tensor's data, shared by every view, as PyTorch's counter is shared by a storage's
+views). The registry of modifications is empty until the first in-place write, and only then does backward
+check (:func:`check_saved`, installed as ``autograd.saved_check``) that no value a node saved was modified after
+the node was made, raising PyTorch's "one of the variables needed for gradient computation has been modified by
+an inplace operation" otherwise. So programs without in-place operations pay nothing for it.
+"""
+
+from __future__ import annotations
+
+import array
+import bisect
+import re
+import sys
+import weakref
+
+import numpy as np
+
+from .. import autograd
+from ..autograd import _FREED, MultiNode, Node, OutputEdge, _mode
+from ..tensor import Tensor
+from ._core import _broadcast_message, install_method, op
+from .elementwise import (add, bitwise_and, bitwise_or, bitwise_xor, clamp, div, floor_divide, mul, pow, remainder,
+                          sub)
+
+LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
+OVERLAP_ERROR = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
+                 "location. Please clone() the tensor before performing the operation.")
+SHARED_ERROR = ("gradcli does not support an in-place operation that records autograd history on a tensor whose "
+                "memory is shared with another live tensor (a view, the base of a view, a detached "
+                "alias): PyTorch would rewrite the history of every view "
+                "(CopySlices). Use an out-of-place operation instead (t = t + v), or modify it under "
+                "torch.no_grad()")
+VERSION_HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
+                "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+# PyTorch's names of dtypes in messages: ScalarType names (toString), and the C type names its clamp kernel uses.
+_SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
+                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+_C_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+# ------------------------------------------------------------------------------------------ version counter
+class _Record:
+    """The modifications of one buffer: ``positions`` (the value of the node sequence counter when each was
+    made: nodes with a smaller ``seq`` were made before it; 8 bytes each, so a training loop's updates cost
+    little) and, for those that were recorded, (position, name) of the node that became the modified tensor's
+    grad_fn (names, not nodes: the registry must not keep graphs alive)."""
+
+    __slots__ = ("ref", "positions", "recorded")
+
+    def __init__(self, root: np.ndarray):
+        self.ref = weakref.ref(root)
+        self.positions = array.array("q")
+        self.recorded = []
+
+
+#: id(root buffer) -> _Record; empty until the first in-place write.
+_modified: dict = {}
+_prune_at = 64
+
+
+def _root(a: np.ndarray) -> np.ndarray:
+    """The array that owns ``a``'s memory (following ``ndarray.base``), shared by all views of it."""
+    b = a.base
+    while type(b) is np.ndarray:
+        a, b = b, b.base
+    return a
+
+
+def _record(a: np.ndarray, create: bool = False):
+    root = _root(a)
+    rec = _modified.get(id(root))
+    if rec is not None and rec.ref() is not root:  # an entry of a dead buffer whose id was reused
+        del _modified[id(root)]
+        rec = None
+    if rec is None and create:
+        global _prune_at
+        if len(_modified) >= _prune_at:
+            for k in [k for k, r in _modified.items() if r.ref() is None]:
+                del _modified[k]
+            _prune_at = max(64, 2 * len(_modified))
+        rec = _modified[id(root)] = _Record(root)
+        autograd.saved_check = check_saved
+    return rec
+
+
+def _next_seq() -> int:
+    # the next node sequence number, without using one up (itertools.count's state)
+    return autograd._sequence.__reduce__()[1][0]
+
+
+def bump(a: np.ndarray, node=None) -> None:
+    """Count one in-place modification of ``a``'s buffer; ``node`` is the tensor's new grad_fn if recorded."""
+    rec = _record(a, create=True)
+    pos = _next_seq()
+    rec.positions.append(pos)
+    if node is not None:
+        rec.recorded.append((pos, _short_name(node)))
+
+
+def version(a: np.ndarray) -> int:
+    """How many times ``a``'s buffer was modified in place (PyTorch's ``Tensor._version``)."""
+    if not _modified:
+        return 0
+    rec = _record(a)
+    return 0 if rec is None else len(rec.positions)
+
+
+def _type_string(a: np.ndarray) -> str:
+    return f"torch.{_SCALAR_NAMES.get(a.dtype.name, a.dtype.name)}Tensor [{', '.join(map(str, a.shape))}]"
+
+
+class _Modified(np.ndarray):
+    """A saved value whose buffer was modified in place after it was saved: any computation with it (a ufunc, a
+    numpy function, reading an element) raises PyTorch's error, so a derivative rule that does not need it (``x *
+    2`` saves ``x``, which only ``2``'s gradient would use) still runs, as in PyTorch, which saves only what the
+    needed formulas use."""
+
+    def __array_finalize__(self, obj):
+        self.message = getattr(obj, "message", None)
+
+    def __array_ufunc__(self, *args, **kwargs):
+        raise RuntimeError(self.message)
+
+    def __array_function__(self, *args, **kwargs):
+        raise RuntimeError(self.message)
+
+    def __getitem__(self, key):
+        raise RuntimeError(self.message)
+
+    def tolist(self):
+        raise RuntimeError(self.message)
+
+
+def check_saved(roots) -> None:
+    """Mark the values saved by the nodes of the graph of ``roots`` (output Tensors) whose buffer was modified in
+    place after the node was made, so that a derivative rule using one raises PyTorch's RuntimeError. Called by
+    the backward engine before it runs, and only while some buffer has been modified in place.
+
+    The error (PyTorch's SavedVariable::unpack): "one of the variables needed for gradient computation has been
+    modified by an inplace operation: [torch.FloatTensor [2]], which is output 0 of Mul, is at version 1;
+    expected version 0 instead. Hint: ..." (the "which is" part names the tensor's current grad_fn, or the node
+    itself for a saved result, and is absent for leaves and constants).
+    """
+    if not _modified:
+        autograd.saved_check = None
+        return
+    stack = [r.grad_fn for r in roots if r.grad_fn is not None]
+    seen = set()
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        saved = node.saved
+        if saved is not _FREED and saved:
+            marked = None
+            for slot, a in enumerate(saved):
+                if type(a) is np.ndarray:
+                    rec = _record(a)
+                    if rec is not None and rec.positions[-1] > node.seq:
+                        if marked is None:
+                            marked = list(saved)
+                        m = a.view(_Modified)
+                        m.message = _modified_message(node, slot, a, rec)
+                        marked[slot] = m
+            if marked is not None:
+                node.saved = tuple(marked)
+        for e in node.edges:
+            if type(e) is OutputEdge:
+                stack.append(e.node)
+            elif isinstance(e, Node):
+                stack.append(e)
+
+
+def _modified_message(node, slot: int, a: np.ndarray, rec: _Record) -> str:
+    expected = bisect.bisect_right(rec.positions, node.seq)
+    current = len(rec.positions)
+    owner = None  # (output_nr, grad_fn name) of the tensor the value belongs to
+    i = node.op.save_plan[slot] if slot < len(node.op.save_plan) else None
+    if i == node.op.ninputs:  # the node's own result
+        owner = (0, _short_name(node))
+    else:
+        for pos, name in rec.recorded:  # the last recorded modification after the node made the current grad_fn
+            if pos > node.seq:
+                owner = (0, name)
+        if owner is None and i is not None:
+            e = node.edges[i]
+            if type(e) is OutputEdge:
+                owner = (e.nr, _short_name(e.node))
+            elif isinstance(e, Node):
+                owner = (0, _short_name(e))
+    which = "" if owner is None else f", which is output {owner[0]} of {owner[1]},"
+    return (f"one of the variables needed for gradient computation has been modified by an inplace operation: "
+            f"[{_type_string(a)}]{which} is at version {current}; expected version {expected} instead. "
+            f"{VERSION_HINT}")
+
+
+def _short_name(node) -> str:
+    # PyTorch 2.13 names nodes without the "BackwardN" suffix in these messages ("output 0 of Mul")
+    return re.sub(r"Backward\d*$", "", node.name())
+
+
+# --------------------------------------------------------------------------------------------- the write
+def _shared(t: Tensor) -> bool:
+    """Whether another live tensor may share ``t``'s memory: a view of it, its base or a view of its base, or a
+    tensor with the same array (``t.data``, ``detach()``). Every such holder holds a reference to ``t.data`` or to
+    one of its bases, so reference counts tell: references to ``t.data`` beyond ``t``'s own may only come from
+    the tuples of values that graph nodes saved (the version counter guards those), and its bases may have none
+    beyond their child's."""
+    a = t.data
+    # holders of ``a`` here: t's slot, the local ``a``, getrefcount's argument
+    extra = sys.getrefcount(a) - 3
+    fn = t.grad_fn
+    if extra > 0 and isinstance(fn, Node) and type(fn.saved) is tuple:
+        # the common holder, found without a search: t's own node saved its result (tanh, exp, sigmoid, relu)
+        if extra == sum(1 for x in fn.saved if x is a):
+            extra = 0
+    if extra > 0:
+        import gc
+
+        saved = 0
+        for r in gc.get_referrers(a):  # tuples are graph nodes' saved values (arrays are not gc-tracked)
+            if type(r) is tuple:
+                saved += sum(1 for x in r if x is a)
+        if extra > saved:
+            return True
+    b = a.base
+    while b is not None:
+        # holders of a base here: the child's .base, the local ``b``, getrefcount's argument
+        if sys.getrefcount(b) > 3:
+            return True
+        b = b.base if type(b) is np.ndarray else None
+    return False
+
+
+# The grad_fn names of ops whose output is a view of their first input (PyTorch's view functions).
+_VIEW_NODES = {"ViewBackward0", "ReshapeAliasBackward0", "PermuteBackward0", "TransposeBackward0", "TBackward0",
+               "UnsqueezeBackward0", "SqueezeBackward0", "SqueezeBackward1", "ExpandBackward0", "SelectBackward0",
+               "SliceBackward0", "AliasBackward0", "AsStridedBackward0"}
+
+
+def _views_a_leaf(t: Tensor) -> bool:
+    """Whether ``t`` was made by view ops from a leaf that requires grad (``w[0]`` of a weight ``w``), which
+    PyTorch refuses to modify in place in grad mode with its own message."""
+    fn = t.grad_fn
+    while isinstance(fn, Node) and type(fn) is not MultiNode and fn.name() in _VIEW_NODES:
+        e = fn.edges[0]
+        if type(e) is Tensor:
+            return e.requires_grad and e.grad_fn is None
+        fn = e
+    return False
+
+
+def _check_writable(t: Tensor) -> None:
+    a = t.data
+    if a.flags.writeable:
+        return
+    if any(s == 0 and n > 1 for s, n in zip(a.strides, a.shape)):
+        raise RuntimeError(OVERLAP_ERROR)
+    raise NotImplementedError("gradcli cannot write into this tensor's memory (a read-only array); clone() it "
+                              "before modifying it in place")
+
+
+def _cast_ok(src: np.dtype, dst: np.dtype) -> bool:
+    # c10::canCast: no float -> integral/bool, no non-bool -> bool
+    if src.kind == "f" and dst.kind != "f":
+        return False
+    return not (dst.kind == "b" and src.kind != "b")
+
+
+def apply(t: Tensor, compute, others=(), *, cast: str = "scalar", anomaly_mark=None) -> Tensor:
+    """Run ``compute(t)`` (an out-of-place op giving a Tensor) and write its result into ``t``'s buffer.
+
+    Args:
+        t: the tensor to modify.
+        compute: the out-of-place computation, called with ``t`` or, when recording, with a Tensor holding a copy
+            of ``t``'s values and its history.
+        others: the other arguments (tensors among them that require grad make the operation recorded).
+        cast: how a result dtype that ``t``'s cannot hold is reported: "scalar" (ScalarType names, "Long"),
+            "c" (C type names, "long int", as PyTorch's clamp kernel does), or None for operations that cast
+            freely (fill_, copy_).
+
+    Returns:
+        ``t``, with its new values (and its new grad_fn when recorded).
+
+    Raises:
+        RuntimeError: PyTorch's messages for a leaf that requires grad, an output of split/unbind in grad mode,
+            overlapping memory, a result of another shape or of a dtype that cannot be cast.
+        NotImplementedError: for a recorded operation on a tensor whose memory is shared (see the module docs).
+    """
+    enabled = _mode.enabled
+    fn = t.grad_fn
+    if enabled:
+        if type(fn) is MultiNode:
+            raise RuntimeError(_multi_output_message(t))
+        if t.requires_grad and fn is None:
+            raise RuntimeError(LEAF_ERROR)
+    _check_writable(t)
+    record = enabled and (t.requires_grad or any(type(o) is Tensor and o.requires_grad for o in others))
+    if record:
+        if _shared(t):
+            if _views_a_leaf(t):
+                raise RuntimeError("a view of " + LEAF_ERROR)
+            raise NotImplementedError(SHARED_ERROR)
+        # the node computes on a copy of the old values: the write below must not change what it saved
+        src = Tensor(t.data.copy(), t.requires_grad, fn)
+    else:
+        src = t
+    result = compute(src)
+    out = result.data
+    data = t.data
+    if out.shape != data.shape:
+        raise RuntimeError(f"output with shape {list(data.shape)} doesn't match the broadcast shape "
+                           f"{list(out.shape)}")
+    if cast is not None and not _cast_ok(out.dtype, data.dtype):
+        names = _C_NAMES if cast == "c" else _SCALAR_NAMES
+        raise RuntimeError(f"result type {_SCALAR_NAMES.get(out.dtype.name, out.dtype.name)} can't be cast to the "
+                           f"desired output type {names.get(data.dtype.name, data.dtype.name)}")
+    data[...] = out
+    node = result.grad_fn if record else None
+    bump(data, node)
+    if node is not None:
+        _rebase(t, node)
+    return t
+
+
+def _rebase(t: Tensor, node) -> None:
+    """Make ``node`` the history of ``t`` (torch's rebase_history for a tensor that is not a view)."""
+    node.out_dtype = t.data.dtype  # gradients flowing into it are t's (the op may have computed wider)
+    if t._retains_grad and t.grad_fn is not None:  # retain_grad() follows the tensor to its new history
+        t.grad_fn.retained = None
+        node.retained = weakref.ref(t)
+    t.grad_fn = node
+    t.requires_grad = True
+    try:
+        del t._output_nr
+    except AttributeError:
+        pass
+
+
+def _multi_output_message(t: Tensor) -> str:
+    return (f"Output {t.output_nr} of {_short_name(t.grad_fn)} is a view and is being modified inplace. This view "
+            "is the output of a function that returns multiple views. Such functions do not allow the output "
+            "views to be modified inplace. You should replace the inplace operation by an out-of-place one.")
+
+
+# --------------------------------------------------------------------------- ops that only exist in place
+def _zeros_like(grad):
+    if isinstance(grad, Tensor):
+        return Tensor(np.zeros(grad.data.shape, dtype=grad.data.dtype))
+    return np.zeros(np.shape(grad), dtype=np.asarray(grad).dtype)
+
+
+@op("ZeroBackward0", promote=None, name="_zero", note="d/dself = 0")
+def _zero(input):
+    """Zeros of ``input``'s shape and dtype (what ``zero_`` writes)."""
+    return np.zeros(input.shape, dtype=input.dtype)
+
+
+@_zero.defvjp
+def _(grad):
+    return _zeros_like(grad)
+
+
+@op("FillBackward2", promote=None, name="_fill_scalar", note="d/dself = 0")
+def _fill_scalar(input, value):
+    """``input``'s shape and dtype filled with the number ``value`` (cast as PyTorch casts, e.g. 2.7 -> 2)."""
+    return np.full(input.shape, value, dtype=input.dtype)
+
+
+@_fill_scalar.defvjp
+def _(grad):
+    return _zeros_like(grad)
+
+
+@op("FillBackward3", inputs=2, promote=None, name="_fill_tensor", note="d/dself = 0, d/dvalue = sum(grad)")
+def _fill_tensor(input, value):
+    """``input``'s shape and dtype filled with the 0-d array ``value``."""
+    return np.full(input.shape, value, dtype=input.dtype)
+
+
+@_fill_tensor.defvjp
+def _(grad):
+    return _zeros_like(grad), grad.sum()
+
+
+@op("CopyBackwards", inputs=2, promote=None, name="_copy", note="d/dself = 0, d/dsrc = grad (summed to src)")
+def _copy(input, src):
+    """``src`` broadcast to ``input``'s shape (or the broadcast shape, which then fails the shape check) and cast
+    to ``input``'s dtype (torch.Tensor.copy_ casts freely)."""
+    try:
+        shape = np.broadcast_shapes(input.shape, src.shape)
+    except ValueError:
+        raise RuntimeError(_broadcast_message((input, src))) from None
+    return np.broadcast_to(src, shape).astype(input.dtype)
+
+
+@_copy.defvjp
+def _(grad):
+    return _zeros_like(grad), grad
+
+
+# ------------------------------------------------------------------------------------------- the methods
+def add_(self, other, alpha=1):
+    """``self += alpha * other`` in place; returns self. Matches torch.Tensor.add_ (grad_fn AddBackward0).
+
+    Raises:
+        RuntimeError: see :func:`apply`, and add's own errors (operands that do not broadcast, float alpha).
+    """
+    return apply(self, lambda s: add(s, other, alpha), (other,))
+
+
+def sub_(self, other, alpha=1):
+    """``self -= alpha * other`` in place; returns self. Matches torch.Tensor.sub_ (grad_fn SubBackward0).
+
+    Raises:
+        RuntimeError: see :func:`apply`, and sub's own errors (bool operands, broadcasting, float alpha).
+    """
+    return apply(self, lambda s: sub(s, other, alpha), (other,))
+
+
+def mul_(self, other):
+    """``self *= other`` in place; returns self. Matches torch.Tensor.mul_ (grad_fn MulBackward0).
+
+    Raises:
+        RuntimeError: see :func:`apply`.
+    """
+    return apply(self, lambda s: mul(s, other), (other,))
+
+
+def div_(self, other, *, rounding_mode=None):
+    """``self /= other`` in place (true division, or rounded with ``rounding_mode`` "trunc"/"floor"); returns
+    self. Matches torch.Tensor.div_ (grad_fn DivBackward0; DivBackward2 with a rounding_mode). An integer tensor
+    cannot hold a true quotient: "result type Float can't be cast to the desired output type Long".
+
+    Raises:
+        RuntimeError: see :func:`apply`, and div's own errors.
+    """
+    if rounding_mode is None:
+        return apply(self, lambda s: div(s, other), (other,))
+    return apply(self, lambda s: div(s, other, rounding_mode=rounding_mode), (other,))
+
+
+def pow_(self, exponent):
+    """``self **= exponent`` in place; returns self. Matches torch.Tensor.pow_ (grad_fn PowBackward0/1).
+
+    Raises:
+        RuntimeError: see :func:`apply`.
+    """
+    return apply(self, lambda s: pow(s, exponent), (exponent,))
+
+
+def clamp_(self, min=None, max=None):
+    """Limit ``self`` to ``[min, max]`` in place; returns self. Matches torch.Tensor.clamp_ (alias clip_;
+    grad_fn ClampBackward1 for number bounds, ClampBackward0 for tensor bounds), including its message naming C
+    types ("result type Float can't be cast to the desired output type long int").
+
+    Raises:
+        RuntimeError: see :func:`apply`, and clamp's own errors (no bound given).
+    """
+    return apply(self, lambda s: clamp(s, min, max), (min, max), cast="c")
+
+
+def zero_(self):
+    """Fill with zeros in place; returns self. Matches torch.Tensor.zero_ (grad_fn ZeroBackward0 when recorded).
+
+    Raises:
+        RuntimeError: see :func:`apply` (a leaf that requires grad in grad mode).
+    """
+    return apply(self, _zero, cast=None)
+
+
+def fill_(self, value):
+    """Fill with ``value`` (a number, or a 0-d tensor) in place, cast to self's dtype; returns self. Matches
+    torch.Tensor.fill_ (grad_fn FillBackward2 for a number, FillBackward3 for a tensor, whose gradient is the sum
+    of the output's).
+
+    Raises:
+        RuntimeError: for a value tensor that is not 0-d (PyTorch's message), and see :func:`apply`.
+    """
+    if isinstance(value, Tensor):
+        if value.data.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value.data.ndim} dimensions.")
+        return apply(self, lambda s: _fill_tensor(s, value), (value,), cast=None)
+    if not isinstance(value, (bool, int, float, np.number, np.bool_)):
+        raise TypeError(f"fill_(): argument 'value' must be Number, not {type(value).__name__}")
+    return apply(self, lambda s: _fill_scalar(s, value), cast=None)
+
+
+def copy_(self, src, non_blocking=False):
+    """Copy ``src`` (broadcast to self's shape, cast to self's dtype) into self; returns self. Matches
+    torch.Tensor.copy_ (grad_fn CopyBackwards, though PyTorch's name() says "torch::autograd::CopyBackwards"; ``src`` gets the gradient summed to its shape and dtype).
+
+    Raises:
+        RuntimeError: for a ``src`` that does not broadcast to self's shape, and see :func:`apply`.
+        TypeError: for a ``src`` that is not a Tensor.
+    """
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
+    return apply(self, lambda s: _copy(s, src), (src,), cast=None)
+
+
+for _fn in (add_, sub_, mul_, div_, pow_, clamp_, zero_, fill_, copy_):
+    install_method(_fn.__name__, _fn)
+install_method("clip_", clamp_)
+
+
+# Augmented assignment: Python's operator name (as the language's AST names it) -> the in-place operation.
+# ``t @= m`` is not in place in PyTorch (Tensor has no __imatmul__), so it is not here.
+AUGMENTED = {
+    "add": add_, "sub": sub_, "mul": mul_, "div": div_, "pow": pow_,
+    "floordiv": lambda t, v: apply(t, lambda s: floor_divide(s, v), (v,)),
+    "mod": lambda t, v: apply(t, lambda s: remainder(s, v), (v,)),
+    "bitand": lambda t, v: apply(t, lambda s: bitwise_and(s, v), (v,)),
+    "bitor": lambda t, v: apply(t, lambda s: bitwise_or(s, v), (v,)),
+    "bitxor": lambda t, v: apply(t, lambda s: bitwise_xor(s, v), (v,)),
+}
+
+
+def augmented(op_name: str, t: Tensor, value):
+    """``t <op>= value`` as PyTorch runs it: in place for ``+ - * / // % ** & | ^`` (Tensor.__iadd__ and
+    friends), out of place (a new tensor) for ``@``. Returns the tensor to bind to the target."""
+    fn = AUGMENTED.get(op_name)
+    if fn is None:
+        return None
+    return fn(t, value)
+
+
+def _operator(op_name: str):
+    fn = AUGMENTED[op_name]
+
+    def method(self, other):
+        return fn(self, other)
+
+    method.__name__ = f"__i{op_name}__"
+    return method
+
+
+#: Python's in-place operators on Tensor (``x += 1`` in a program that imports gradcli as a library), installed
+#: by gradcli.ops with the other operators.
+OPERATORS = {"__iadd__": _operator("add"), "__isub__": _operator("sub"), "__imul__": _operator("mul"),
+             "__itruediv__": _operator("div"), "__ipow__": _operator("pow"), "__ifloordiv__": _operator("floordiv"),
+             "__imod__": _operator("mod"), "__iand__": _operator("bitand"), "__ior__": _operator("bitor"),
+             "__ixor__": _operator("bitxor")}
+
+
+def setitem(t: Tensor, key, value) -> None:
+    """``t[key] = value`` in place (numpy's indexing on the buffer; ``key`` already in numpy form): aliases and
+    views of ``t`` see it. Matches torch.Tensor.__setitem__ when nothing is recorded.
+
+    Raises:
+        RuntimeError: for a leaf that requires grad in grad mode, and overlapping memory (PyTorch's messages).
+        NotImplementedError: when the assignment would be recorded (``t`` or ``value`` requires grad in grad mode;
+            PyTorch records CopySlices, which gradcli does not).
+    """
+    enabled = _mode.enabled
+    if enabled:
+        if t.requires_grad and t.grad_fn is None:  # t[key] is a view of t: PyTorch's words for it
+            raise RuntimeError("a view of " + LEAF_ERROR)
+        if t.requires_grad or (isinstance(value, Tensor) and value.requires_grad):
+            raise NotImplementedError("gradcli does not support recording an assignment into a tensor "
+                                      "(t[key] = value with t or value requiring grad: PyTorch's CopySlices); "
+                                      "assign under torch.no_grad() or build the tensor with cat/stack/where")
+    _check_writable(t)
+    t.data[key] = value.data if isinstance(value, Tensor) else value
+    bump(t.data)

@@ -1,0 +1,618 @@
+"""In-place operations (``t += v``, ``add_``/``sub_``/``mul_``/``div_``/``pow_``/``clamp_``/``fill_``/``zero_``/
+``copy_``, ``t[key] = v``) and the version counter, against PyTorch.
+
+Most cases are programs run by ``gradcli run`` and by Python with torch on the same text: stdout must be equal,
+and an error must have the same type and message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+import gradcli as G
+from gradcli.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+runner = CliRunner()
+HEX = re.compile(r"0x[0-9a-f]+")
+
+
+@pytest.fixture(scope="module")
+def torch():
+    return pytest.importorskip("torch")
+
+
+def _gradcli(tmp_path, program: str):
+    src = tmp_path / "prog.py"
+    src.write_text("import torch\n" + program)
+    r = runner.invoke(app, ["run", str(src)])
+    error = None
+    if r.exit_code != 0:
+        m = re.search(r"^(\w+): (.*)$", r.stderr, re.M)
+        assert m, r.stderr
+        error = (m.group(1), m.group(2))
+    return r.stdout, error
+
+
+def _torch(torch, program: str):
+    out = io.StringIO()
+    error = None
+    with contextlib.redirect_stdout(out):
+        try:
+            exec(compile("import torch\n" + program, "prog.py", "exec"), {})  # the oracle's run of the program
+        except Exception as e:  # noqa: BLE001 - the error is compared
+            error = (type(e).__name__, str(e))
+    return out.getvalue(), error
+
+
+def _same(tmp_path, torch, program: str):
+    program = textwrap.dedent(program)
+    got, want = _gradcli(tmp_path, program), _torch(torch, program)
+    assert (HEX.sub("0x", got[0]), got[1]) == (HEX.sub("0x", want[0]), want[1])
+    assert got[1] == want[1]
+    return got
+
+
+SGD = """
+w = torch.tensor([1., 2.], requires_grad=True)
+for i in range(3):
+    loss = (w * w).sum()
+    loss.backward()
+    with torch.no_grad():
+        w -= 0.1 * w.grad
+    w.grad.zero_()
+print(w)
+print(w.grad, w.is_leaf, w.requires_grad)
+"""
+
+PROGRAMS = {
+    "sgd": SGD,
+    "alias": """
+        x = torch.zeros(3)
+        y = x
+        y += 1
+        print(x, y)
+    """,
+    "view_and_base": """
+        x = torch.zeros(3)
+        v = x[0:2]
+        v += 5
+        print(x)
+        x *= 2
+        print(v)
+        x[2] = 7
+        print(x, v)
+        m = torch.arange(6.).reshape(2, 3)
+        c = m.t()
+        c[0] -= 10
+        print(m)
+        r = m.view(6)
+        r.mul_(-1)
+        print(m)
+        s = m[1]
+        s.zero_()
+        print(m)
+        m[:, 0] = torch.tensor([4., 5.])
+        m[0] += torch.tensor([1., 1., 1.])
+        print(m, r)
+    """,
+    "methods": """
+        t = torch.tensor([1., -2., 3.])
+        print(t.add_(1), t.sub_(torch.tensor([1., 1., 1.]), alpha=2), t.mul_(3), t.div_(2))
+        print(t.clamp_(-2, 1), t.clip_(min=0), t.fill_(2.5), t.pow_(2), t.zero_(), t.copy_(torch.tensor([7., 8., 9.])))
+        print(t.div_(torch.tensor([2., 3., 4.]), rounding_mode="floor"), t.fill_(torch.tensor(4.)))
+        d = torch.zeros(2, 3, dtype=torch.float64)
+        d.copy_(torch.tensor([1, 2, 3]))
+        print(d)
+    """,
+    "augmented_operators": """
+        t = torch.tensor([7., -7., 2.5])
+        t += 1
+        t -= 2
+        t *= torch.tensor([1., 2., 3.])
+        t /= 2
+        t **= 2
+        print(t)
+        i = torch.tensor([6, 3, -5])
+        j = i
+        i += 1
+        i -= torch.tensor([1, 1, 1])
+        i *= 2
+        i **= 2
+        print(i, j, i.dtype)
+        b = torch.tensor([True, False])
+        b += True
+        print(b)
+        m = torch.ones(2, 2)
+        k = m
+        m @= torch.ones(2, 2) * 2
+        print(m, k)
+    """,
+    "dtypes": """
+        h = torch.ones(2, dtype=torch.float16)
+        h += torch.tensor([1 / 3, 1 / 3], dtype=torch.float64)
+        print(h)
+        f = torch.ones(2)
+        f += torch.tensor([0.1, 0.1], dtype=torch.float64)
+        print(f)
+        i = torch.tensor([1, 5, 9])
+        i.fill_(2.7)
+        print(i)
+        i.copy_(torch.tensor([1.7, -2.2, 3.9]))
+        print(i)
+        i.clamp_(0, 2)
+        print(i)
+    """,
+    "zero_dim_and_broadcast": """
+        s = torch.tensor(2.)
+        s *= 3
+        s += torch.tensor(1.)
+        print(s)
+        t = torch.zeros(2, 3)
+        t += torch.tensor([1., 2., 3.])
+        t -= torch.tensor([[1.], [2.]])
+        print(t)
+    """,
+    "python_values_unchanged": """
+        n = 1
+        n += 2
+        l = [1]
+        l += [2]
+        s = "a"
+        s += "b"
+        u = 2
+        u += torch.tensor([1., 2.])
+        print(n, l, s, u)
+    """,
+    "recorded": """
+        x = torch.tensor([1., 2., 3.], requires_grad=True)
+        b = torch.tensor([0.5, -1., 2.], requires_grad=True)
+        y = x * 2
+        y += b
+        print(y, y.grad_fn.name(), y.is_leaf)
+        y *= b
+        print(y.grad_fn, y.grad_fn.next_functions[0][0].name())
+        y /= torch.tensor([2., 4., 8.])
+        y -= 1
+        y **= 2
+        y.clamp_(0, 3)
+        y.sub_(b, alpha=0.5)
+        print(y)
+        y.sum().backward()
+        print(x.grad, b.grad)
+    """,
+    "recorded_grad_fn_names": """
+        x = torch.tensor([1., 2., 3.], requires_grad=True)
+        for f in ["add", "sub", "mul", "div", "pow", "clamp", "clampt", "fill", "fillt", "zero", "copy"]:
+            y = x * 1
+            if f == "add":
+                y.add_(1)
+            elif f == "sub":
+                y.sub_(torch.ones(3))
+            elif f == "mul":
+                y.mul_(2)
+            elif f == "div":
+                y.div_(2)
+            elif f == "pow":
+                y.pow_(2)
+            elif f == "clamp":
+                y.clamp_(max=2)
+            elif f == "clampt":
+                y.clamp_(min=torch.zeros(3))
+            elif f == "fill":
+                y.fill_(1)
+            elif f == "fillt":
+                y.fill_(torch.tensor(3., requires_grad=True))
+            elif f == "zero":
+                y.zero_()
+            else:
+                y.copy_(torch.tensor([1., 2., 3.], dtype=torch.float64, requires_grad=True))
+            print(f, y.grad_fn.name() if f != "copy" else y.grad_fn, y)
+            y.sum().backward()
+            print(x.grad)
+            x.grad = None
+    """,
+    "recorded_from_constant": """
+        w = torch.tensor([1., 2.], requires_grad=True)
+        t = torch.zeros(2)
+        t += w * 3
+        print(t, t.requires_grad, t.is_leaf)
+        src = torch.tensor([2., 3.], dtype=torch.float64, requires_grad=True)
+        u = torch.ones(2, 2)
+        u.copy_(src)
+        (t.sum() + (u * u).sum()).backward()
+        print(w.grad, src.grad, src.grad.dtype)
+        v = torch.tensor(1.5, requires_grad=True)
+        f = torch.ones(3)
+        f.fill_(v)
+        (f * torch.tensor([1., 2., 3.])).sum().backward()
+        print(v.grad)
+    """,
+    "recorded_mul_uses_old_values": """
+        x = torch.ones(2, requires_grad=True)
+        a = x * 3
+        b = torch.full((2,), 2., requires_grad=True)
+        a.mul_(b)
+        a.sum().backward()
+        print(x.grad, b.grad, a.grad_fn.next_functions)
+    """,
+    "retain_grad_follows": """
+        x = torch.ones(3, requires_grad=True)
+        y = x * 1
+        y.retain_grad()
+        y += 1
+        (y * 2).sum().backward()
+        print(y.grad, x.grad)
+    """,
+    "no_grad_keeps_history_and_leaf": """
+        x = torch.tensor([1., 2.], requires_grad=True)
+        y = x * 2
+        with torch.no_grad():
+            y += 1
+            x.add_(1)
+        print(y, x, x.is_leaf)
+        y.sum().backward()
+        print(x.grad)
+    """,
+    "split_no_grad_allowed": """
+        s = torch.ones(4, requires_grad=True) * 1
+        a, b = s.split(2)
+        with torch.no_grad():
+            b.mul_(2)
+        print(s)
+        p, q = torch.ones(4).split(2)
+        p += 1
+        print(p)
+    """,
+    "error_leaf": """
+        l = torch.ones(3, requires_grad=True)
+        l += 1
+    """,
+    "error_leaf_method": """
+        l = torch.ones(3, requires_grad=True)
+        l.mul_(torch.ones(2, 3))
+    """,
+    "error_leaf_zero": """
+        l = torch.ones(3, requires_grad=True)
+        l.zero_()
+    """,
+    "error_view_of_leaf": """
+        l = torch.ones(2, 3, requires_grad=True)
+        l[0] += 1
+    """,
+    "error_view_of_leaf_t": """
+        l = torch.ones(2, 3, requires_grad=True)
+        v = l.t()[1:]
+        v.mul_(2)
+    """,
+    "view_of_leaf_no_grad": """
+        l = torch.ones(2, 3, requires_grad=True)
+        with torch.no_grad():
+            l[0] += 1
+            l[:, 1] *= torch.tensor([2., 3.])
+            l.data[1, 2] = 7.
+        print(l, l.is_leaf)
+        w = torch.tensor([1., 2.], requires_grad=True)
+        (w * w).sum().backward()
+        w.data -= 0.5 * w.grad
+        print(w, w.grad)
+    """,
+    "error_leaf_setitem": """
+        l = torch.ones(3, requires_grad=True)
+        l[0] = 2.
+    """,
+    "error_cast": """
+        t = torch.tensor([1, 2, 3])
+        t += 1.5
+    """,
+    "error_cast_div": """
+        t = torch.tensor([1, 2, 3])
+        t /= 2
+    """,
+    "error_cast_bool": """
+        b = torch.tensor([True, False])
+        b += 1
+    """,
+    "error_cast_tensor": """
+        t = torch.ones(3, dtype=torch.int64)
+        t.mul_(torch.tensor(2.0))
+    """,
+    "error_cast_clamp": """
+        t = torch.tensor([1, 5, 9])
+        t.clamp_(2, 6.5)
+    """,
+    "error_cast_clamp_int32": """
+        t = torch.tensor([1, 5, 9], dtype=torch.int32)
+        t.clamp_(2, 6.5)
+    """,
+    "error_shape": """
+        t = torch.zeros(3)
+        t += torch.ones(2, 3)
+    """,
+    "error_shape_before_cast": """
+        t = torch.ones(3, dtype=torch.int64)
+        t += torch.ones(2, 3) * 1.5
+    """,
+    "error_shape_0d": """
+        t = torch.tensor(2.)
+        t *= torch.tensor([3.])
+    """,
+    "error_shape_copy": """
+        t = torch.ones(3)
+        t.copy_(torch.ones(2, 3))
+    """,
+    "error_broadcast": """
+        t = torch.ones(3)
+        t += torch.ones(2)
+    """,
+    "error_expanded": """
+        t = torch.zeros(1, 3).expand(2, 3)
+        t += 1
+    """,
+    "error_expanded_first": """
+        t = torch.ones(1, 3, dtype=torch.int64).expand(2, 3)
+        t += 1.5
+    """,
+    "error_fill_dim": """
+        torch.ones(3).fill_(torch.tensor([1.]))
+    """,
+    "error_split": """
+        s = torch.ones(4, requires_grad=True) * 1
+        a, b = s.split(2)
+        b += 1
+    """,
+    "error_split_sizes": """
+        s = torch.ones(4, requires_grad=True) * 1
+        a, b = s.split([1, 3])
+        a.mul_(2)
+    """,
+    "error_unbind": """
+        s = torch.ones(2, 2, requires_grad=True) * 1
+        a, b = s.unbind(0)
+        b.zero_()
+    """,
+    "error_chunk": """
+        s = torch.ones(4, requires_grad=True) * 1
+        a, b = s.chunk(2)
+        a -= 1
+    """,
+    "error_version_input": """
+        x = torch.ones(2, requires_grad=True)
+        y = x * 1
+        z = y * y
+        y += 1
+        print(y)
+        z.sum().backward()
+    """,
+    "error_version_result": """
+        x = torch.ones(2, requires_grad=True)
+        y = x.exp()
+        y += 1
+        y.add_(1)
+        y.sum().backward()
+    """,
+    "error_version_leaf": """
+        x = torch.ones(2, 3, requires_grad=True)
+        z = (x * x).sum()
+        with torch.no_grad():
+            x += 1
+        z.backward()
+    """,
+    "error_version_constant": """
+        x = torch.ones(2, requires_grad=True)
+        y = torch.ones(2)
+        z = (x * y).sum()
+        y += 1
+        z.backward()
+    """,
+    "error_version_double_0d": """
+        x = torch.ones((), dtype=torch.float64, requires_grad=True)
+        y = x.clamp(0, 2)
+        z = y * y
+        y.mul_(2)
+        z.backward()
+    """,
+    "error_version_self_operand": """
+        x = torch.tensor([2., 3.], requires_grad=True)
+        a = x * 1
+        a.mul_(a)
+        a.sum().backward()
+    """,
+    "error_version_after_retain_graph": """
+        x = torch.ones(2, requires_grad=True)
+        y = x * 2
+        z = (y * y).sum()
+        z.backward(retain_graph=True)
+        print(x.grad)
+        with torch.no_grad():
+            y += 1
+        z.backward()
+    """,
+    "error_version_autograd_grad": """
+        x = torch.ones(2, requires_grad=True)
+        y = x.sigmoid()
+        v = y.detach()
+        v.zero_()
+        print(y)
+        torch.autograd.grad(y.sum(), [x])
+    """,
+    "error_version_saved_result_in_loop": """
+        w = torch.tensor([0.5, 0.4], requires_grad=True)
+        b = torch.tensor([0.1, 0.2], requires_grad=True)
+        h = torch.ones(2)
+        for i in range(3):
+            h = torch.tanh(h * w)
+            h += b
+        print(h)
+        h.sum().backward()
+    """,
+    "version_unaffected_nodes_run": """
+        x = torch.ones(2, requires_grad=True)
+        y = x * 2
+        z = y.sum()
+        y *= 3
+        z.backward()
+        print(x.grad, y)
+        (y * 1).sum().backward()
+        print(x.grad)
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_program_like_torch(tmp_path, torch, name):
+    _same(tmp_path, torch, PROGRAMS[name])
+
+
+def test_sgd_loop_output(tmp_path, torch):
+    out, err = _same(tmp_path, torch, SGD)
+    assert err is None
+    assert out.splitlines()[0] == "tensor([0.5120, 1.0240], requires_grad=True)"
+
+
+def test_example_program_matches_torch(torch):
+    path = ROOT / "examples" / "sgd_inplace.py"
+    r = runner.invoke(app, ["run", str(path)])
+    assert r.exit_code == 0, r.output
+    assert r.stdout == _torch(torch, path.read_text().replace("import torch\n", "", 1))[0]
+
+
+# ------------------------------------------------------------------ what gradcli refuses rather than guess
+@pytest.mark.parametrize("program", [
+    # PyTorch records CopySlices on the base and rewrites the views' history; gradcli refuses
+    "x = torch.zeros(3)\nw = torch.ones(2, requires_grad=True)\nv = x[0:2]\nv += w\n",
+    "x = torch.zeros(3)\nw = torch.ones(3, requires_grad=True)\nv = x[0:2]\nx += w\n",
+    "x = torch.ones(3, requires_grad=True)\ny = x * 2\nv = y[0:2]\ny *= 3\n",
+    "x = torch.ones(3, requires_grad=True)\ny = x * 2\nv = y.t()\nv.add_(1)\n",
+    "x = torch.ones(3, requires_grad=True)\ny = x * 2\nd = y.detach()\ny.mul_(2)\n",
+])
+def test_recorded_inplace_on_shared_memory_is_not_implemented(tmp_path, program):
+    out, err = _gradcli(tmp_path, program)
+    assert err is not None and err[0] == "NotImplementedError" and "shared" in err[1]
+
+
+def test_recorded_assignment_is_not_implemented(tmp_path, torch):
+    program = "x = torch.zeros(3)\nw = torch.ones((), requires_grad=True)\nx[0] = w\n"
+    _, err = _gradcli(tmp_path, program)
+    assert err[0] == "NotImplementedError"
+    _, torch_err = _torch(torch, program)
+    assert torch_err is None  # PyTorch records it (CopySlices): gradcli says it cannot, rather than drop the grad
+
+
+def test_views_of_unreferenced_temporaries_are_not_shared(torch):
+    # a view whose base no other tensor holds (the transpose of a fresh tensor) can be recorded like any tensor
+    res = []
+    for m in (G, torch):
+        w = m.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+        t = m.zeros(2, 2).t()
+        t += w * w
+        t.sum().backward()
+        res.append((w.grad.tolist(), t.tolist()))
+    assert res[0] == res[1]
+
+
+# ------------------------------------------------------------------------------ the library and the counter
+def test_version_counter_like_torch(torch):
+    res = []
+    for m in (G, torch):
+        x = m.zeros(3)
+        v = x[0:2]
+        out = [x._version]
+        v += 1
+        out += [x._version, v._version]
+        x.mul_(2)
+        with m.no_grad():
+            x.zero_()
+        out += [x._version, v._version, (x + 1)._version]
+        res.append(out)
+    assert res[0] == res[1]
+
+
+def test_python_inplace_operators_like_torch(torch):
+    res = []
+    for m in (G, torch):
+        t = m.tensor([7., -7., 2.5])
+        same = t
+        t += 1
+        t -= 2
+        t *= m.tensor([1., 2., 3.])
+        t /= 2
+        t **= 2
+        t %= 5
+        t //= 0.5
+        i = m.tensor([6, 3, -5])
+        j = i
+        i += 1
+        i %= 7
+        i //= 2
+        i &= 3
+        i |= 8
+        i ^= 1
+        res.append((t.tolist(), same is t, i.tolist(), j is i))
+    assert res[0] == res[1]
+
+
+def test_inplace_keeps_identity_and_aliases():
+    w = G.tensor([1., 2.], requires_grad=True)
+    data = w.data
+    g = None
+    for _ in range(2):
+        (w * w).sum().backward()
+        if g is None:
+            g = w.grad
+        with G.no_grad():
+            w -= 0.1 * w.grad
+        w.grad.zero_()
+    assert w.grad is g and w.data is data and w.is_leaf and w.requires_grad
+
+
+def test_no_check_cost_until_an_inplace_write():
+    # the backward check is installed only once a buffer was modified in place (benchmarks rely on it)
+    from gradcli import autograd
+    from gradcli.ops import inplace
+
+    saved = dict(inplace._modified)
+    inplace._modified.clear()
+    autograd.saved_check = None
+    try:
+        x = G.ones(3, requires_grad=True)
+        (x * x).sum().backward()
+        assert autograd.saved_check is None
+        y = G.ones(3)
+        y += 1
+        assert autograd.saved_check is inplace.check_saved
+    finally:
+        inplace._modified.update(saved)
+
+
+def test_gradcheck_through_recorded_inplace():
+    from tests.helpers import gradcheck
+
+    def fn(x, b):
+        y = x * 1.5
+        y *= b
+        y += x
+        y /= b + 3
+        y.clamp_(-1, 1)
+        return y
+
+    rng = np.random.default_rng(0)
+    x = G.tensor(rng.uniform(-0.5, 0.5, (3, 2)), dtype=G.float64, requires_grad=True)
+    b = G.tensor(rng.uniform(0.5, 1.0, (2,)), dtype=G.float64, requires_grad=True)
+    assert gradcheck(fn, (x, b))
+
+
+def test_cli_program_sees_the_error_position(tmp_path):
+    src = tmp_path / "p.py"
+    src.write_text("import torch\nt = torch.tensor([1, 2])\nt += 0.5\n")
+    r = runner.invoke(app, ["run", str(src)])
+    assert r.exit_code == 1
+    assert "p.py:3:1" in r.stderr and "t += 0.5" in r.stderr
