@@ -470,6 +470,8 @@ class Interpreter:
                     result = inplace.augmented(s.op, current, value)
                 except Exception as exc:
                     raise self.error(exc, s) from None
+            elif type(current) is list and (s.op == "mul" or (s.op == "add" and isinstance(value, _SEQUENCES))):
+                result = self.list_inplace(s.op, current, value, s)  # Python's list.__iadd__/__imul__
             if result is None:
                 result = self.binop(s.op, current, value, s)
             if mark is not None and isinstance(result, Tensor) and result.grad_fn is not None:
@@ -694,6 +696,25 @@ class Interpreter:
         try:
             return bool(value)
         except Exception as exc:
+            raise self.error(exc, node) from None
+
+    def list_inplace(self, op: str, lst: list, value, node):
+        """``lst += seq`` (extend) and ``lst *= n`` (repeat) in place, as Python's list does, so that aliases
+        of the list see it; within the ``items`` limit. Returns the list, or None to use :meth:`binop` (for a
+        count that is not an integer: its TypeError)."""
+        try:
+            if op == "add":
+                limits.check_items(len(lst) + len(value), "the concatenation")
+                lst.extend(value)
+                return lst
+            try:
+                count = operator.index(value)
+            except TypeError:
+                return None
+            limits.check_items(len(lst) * max(count, 0), "the repeated sequence")
+            lst *= count
+            return lst
+        except GradcliError as exc:
             raise self.error(exc, node) from None
 
     def binop(self, op, left, right, node):
