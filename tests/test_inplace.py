@@ -499,12 +499,136 @@ def test_recorded_inplace_on_shared_memory_is_not_implemented(tmp_path, program)
     assert err is not None and err[0] == "NotImplementedError" and "shared" in err[1]
 
 
-def test_recorded_assignment_is_not_implemented(tmp_path, torch):
-    program = "x = torch.zeros(3)\nw = torch.ones((), requires_grad=True)\nx[0] = w\n"
-    _, err = _gradcli(tmp_path, program)
-    assert err[0] == "NotImplementedError"
-    _, torch_err = _torch(torch, program)
-    assert torch_err is None  # PyTorch records it (CopySlices): gradcli says it cannot, rather than drop the grad
+RECORDED_ASSIGNMENTS = {  # t[key] = v recorded as PyTorch's CopySlices: values, grad_fn and gradients
+    "number-into-non-leaf": """
+        x = torch.ones(3, requires_grad=True)
+        z = x * 3
+        z[0] = 0
+        print(z)
+        (z * z).sum().backward()
+        print(x.grad)
+    """,
+    "tensor-requiring-grad-into-constant": """
+        x = torch.zeros(3)
+        w = torch.tensor(2., requires_grad=True)
+        x[1] = w * w
+        print(x, x.grad_fn)
+        x.sum().backward()
+        print(w.grad)
+    """,
+    "broadcast-value": """
+        x = torch.arange(6.).view(2, 3).requires_grad_()
+        v = torch.tensor([1., 2., 3.], requires_grad=True)
+        z = x * 1
+        z[0:2] = v
+        print(z)
+        (z * torch.arange(6.).view(2, 3)).sum().backward()
+        print(x.grad, v.grad)
+    """,
+    "advanced-index-and-mask": """
+        x = torch.tensor([1., 2., 3., 4.], requires_grad=True)
+        z = x * 2
+        z[torch.tensor([0, 2])] = torch.tensor([10., 20.])
+        z[z > 7] = 0.5
+        print(z)
+        (z * z).sum().backward()
+        print(x.grad)
+    """,
+    "float64-value-into-float32": """
+        x = torch.ones(2, requires_grad=True)
+        v = torch.tensor(3., dtype=torch.float64, requires_grad=True)
+        z = x + 0
+        z[1] = v
+        print(z.dtype, z)
+        (z * 2).sum().backward()
+        print(x.grad, v.grad, v.grad.dtype)
+    """,
+    "double-backward": """
+        x = torch.tensor([1., 2., 3.], requires_grad=True)
+        z = x * x
+        z[1] = x[0] ** 3
+        g, = torch.autograd.grad(z.sum(), x, create_graph=True)
+        print(g)
+        g.sum().backward()
+        print(x.grad)
+    """,
+    "saved-value-modified": """
+        x = torch.tensor([1., 2.], requires_grad=True)
+        y = x * 2
+        s = y * y
+        y[0] = 0
+        s.sum().backward()
+    """,
+    "split-output-select": """
+        x = torch.arange(4.).requires_grad_()
+        a, b = (x * 1).split(2)
+        a[0] = 5
+    """,
+    "split-output-slice": "x = torch.arange(4.).requires_grad_()\na, b = (x * 1).split(2)\na[0:1] = 5\n",
+    "split-output-whole": "x = torch.arange(4.).requires_grad_()\na, b = (x * 1).split(2)\na[:] = 5\n",
+    "split-output-index": "x = torch.arange(4.).requires_grad_()\na, b = (x * 1).split(2)\na[a > 0] = 5\n",
+    "whole-number-is-fill": """
+        x = torch.ones(2, 3, requires_grad=True)
+        z = x * 1
+        z[:, 0:3] = 2
+        print(z.grad_fn)
+        w = torch.tensor(3., requires_grad=True)
+        z[...] = w
+        print(z.grad_fn)
+        z.sum().backward()
+        print(x.grad, w.grad)
+    """,
+    "whole-tensor-is-copy": """
+        x = torch.ones(3, requires_grad=True)
+        z = x * 1
+        v = torch.tensor([1., 2., 3.], requires_grad=True)
+        z[-5:] = v * 2
+        print(z)
+        (z * z).sum().backward()
+        print(x.grad, v.grad)
+    """,
+    "mixed-basic-and-advanced": """
+        x = torch.ones(3, 4, requires_grad=True)
+        z = x * 2
+        z[0, [1, 2]] = torch.tensor([5., 6.])
+        z[torch.tensor(1)] = 0
+        z[None] = z.detach() + 1
+        print(z)
+        (z * z).sum().backward()
+        print(x.grad)
+    """,
+    "leaf-errors": "w = torch.ones(3, requires_grad=True)\nw[w > 0] = 0\n",
+    "leaf-view-error": "w = torch.ones(3, requires_grad=True)\nw[0] = 0\n",
+    "version-after-index-put": """
+        x = torch.tensor([1., 2.], requires_grad=True)
+        y = x * 2
+        s = y.exp()
+        s[torch.tensor([0])] = 1
+        t = s * s
+        s[torch.tensor([1])] = 1
+        t.sum().backward()
+    """,
+}
+
+
+@pytest.mark.parametrize("program", RECORDED_ASSIGNMENTS.values(), ids=RECORDED_ASSIGNMENTS.keys())
+def test_recorded_assignment_is_copy_slices_like_torch(tmp_path, torch, program):
+    _same(tmp_path, torch, program)
+
+
+def test_recorded_assignment_gradcheck():
+    from helpers import gradcheck, gradgradcheck
+
+    def f(x, v):
+        z = x * x
+        z[1:, 0] = v * 2
+        z[G.tensor([0])] = x[2] * v.sum()
+        return z
+
+    x = G.tensor(np.random.default_rng(0).uniform(-1, 1, (3, 2)), requires_grad=True)
+    v = G.tensor(np.random.default_rng(1).uniform(-1, 1, (2,)), requires_grad=True)
+    assert gradcheck(f, (x, v))
+    assert gradgradcheck(f, (x, v))
 
 
 def test_views_of_unreferenced_temporaries_are_not_shared(torch):

@@ -581,7 +581,7 @@ class Interpreter:
             key = self.subscript_key(target, env)
             try:
                 if isinstance(obj, Tensor):
-                    inplace.setitem(obj, _np_key(key), value)
+                    inplace.setitem(obj, inplace.numpy_key(key), value)
                 elif isinstance(obj, list):
                     if isinstance(key, slice):
                         limits.check_items(len(obj) + len(value), "the list")
@@ -868,12 +868,6 @@ class Interpreter:
                 raise self.error(exc, e) from None
             out.append(text)
         return "".join(out)
-
-
-def _np_key(key):
-    if isinstance(key, tuple):
-        return tuple(k.data if isinstance(k, Tensor) else k for k in key)
-    return key.data if isinstance(key, Tensor) else key
 
 
 _SEQUENCES = (str, list, tuple)

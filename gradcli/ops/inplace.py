@@ -222,8 +222,12 @@ def _modified_message(node, slot: int, a: np.ndarray, rec: _Record) -> str:
 
 
 def _short_name(node) -> str:
-    # PyTorch 2.13 names nodes without the "BackwardN" suffix in these messages ("output 0 of Mul")
-    return re.sub(r"Backward\d*$", "", node.name())
+    # PyTorch 2.13 names nodes without the "BackwardN" suffix in these messages ("output 0 of Mul"), and its
+    # C++-only nodes by their full name ("output 0 of torch::autograd::CopySlices")
+    name = node.name()
+    if name in ("CopySlices", "CopyBackwards"):
+        return "torch::autograd::" + name
+    return re.sub(r"Backward\d*$", "", name)
 
 
 # --------------------------------------------------------------------------------------------- the write
@@ -572,22 +576,134 @@ OPERATORS = {"__iadd__": _operator("add"), "__isub__": _operator("sub"), "__imul
 
 
 def setitem(t: Tensor, key, value) -> None:
-    """``t[key] = value`` in place (numpy's indexing on the buffer; ``key`` already in numpy form): aliases and
-    views of ``t`` see it. Matches torch.Tensor.__setitem__ when nothing is recorded.
+    """``t[key] = value`` in place (numpy's indexing on the buffer; ``key`` in numpy form, see
+    :func:`numpy_key`): aliases and views of ``t`` see it. Matches torch.Tensor.__setitem__; when ``t`` or ``value`` requires grad in grad mode,
+    the assignment is recorded as PyTorch's ``CopySlices`` node (``t``'s new grad_fn): the gradient of the old
+    ``t`` is the incoming gradient with zeros at ``key``, and ``value``'s is the gradient at ``key`` (summed to
+    ``value``'s shape where it was broadcast).
 
     Raises:
-        RuntimeError: for a leaf that requires grad in grad mode, and overlapping memory (PyTorch's messages).
-        NotImplementedError: when the assignment would be recorded (``t`` or ``value`` requires grad in grad mode;
-            PyTorch records CopySlices, which gradcli does not).
+        RuntimeError: for a leaf that requires grad (or a view of one) in grad mode, an output of split/unbind
+            in grad mode, and overlapping memory (PyTorch's messages).
+        NotImplementedError: for a recorded assignment into a tensor whose memory is shared with another live
+            tensor (see :func:`apply`).
     """
     enabled = _mode.enabled
     if enabled:
+        view, advanced = _setitem_kind(key, t.data.shape)
         if t.requires_grad and t.grad_fn is None:  # t[key] is a view of t: PyTorch's words for it
-            raise RuntimeError("a view of " + LEAF_ERROR)
+            raise RuntimeError(("a view of " if view or not advanced else "") + LEAF_ERROR)
+        if view and type(t.grad_fn) is MultiNode:  # the view made by the index is what PyTorch refuses
+            raise RuntimeError(_multi_output_message(t).replace(
+                f"Output {t.output_nr} of {_short_name(t.grad_fn)}", f"Output 0 of {view}", 1))
         if t.requires_grad or (isinstance(value, Tensor) and value.requires_grad):
-            raise NotImplementedError("gradcli does not support recording an assignment into a tensor "
-                                      "(t[key] = value with t or value requiring grad: PyTorch's CopySlices); "
-                                      "assign under torch.no_grad() or build the tensor with cat/stack/where")
+            # PyTorch: index_put_ on t itself (IndexPutBackward0), else on a view (CopySlices); a key that
+            # leaves t whole is fill_ (FillBackward3) or copy_ (CopyBackwards) of t
+            v = value if isinstance(value, Tensor) else Tensor(np.asarray(value))
+            if view:
+                apply(t, lambda src: _copy_slices(src, v, key), (v,), cast=None)
+            elif advanced:
+                apply(t, lambda src: _index_put(src, v, key), (v,), cast=None)
+            elif v.data.ndim == 0:
+                apply(t, lambda src: _fill_tensor(src, v), (v,), cast=None)
+            else:
+                copy_(t, v)
+            return
     _check_writable(t)
     t.data[key] = value.data if isinstance(value, Tensor) else value
     bump(t.data)
+
+
+def _int_or_none(v):
+    return None if v is None else int(v.data if isinstance(v, Tensor) else v)
+
+
+def numpy_key(key):
+    """An index with Tensors (integer, boolean) replaced by their numpy arrays."""
+    if type(key) is tuple:
+        return tuple(k.data if isinstance(k, Tensor) else k for k in key)
+    return key.data if isinstance(key, Tensor) else key
+
+
+def _tensor_setitem(self, key, value) -> None:
+    """``Tensor.__setitem__`` for library users: :func:`setitem` (the language calls it directly)."""
+    setitem(self, numpy_key(key), value)
+
+
+setattr(Tensor, "__setitem__", _tensor_setitem)
+
+
+def _setitem_kind(key, shape: tuple) -> tuple:
+    """How PyTorch's ``t[key] = v`` proceeds (torch/csrc/autograd/python_variable_indexing.cpp): ``(view,
+    advanced)``, where ``view`` names the last view op the key's basic part makes ("Select", "Slice",
+    "Unsqueeze"; None when it leaves ``t`` itself: full slices ``0:len:1`` and ``...`` are skipped) and
+    ``advanced`` says whether index arrays (integer or boolean, ``ndim >= 1``) follow."""
+    items = key if type(key) is tuple else (key,)
+    specified = sum(1 for k in items if k is not None and k is not Ellipsis and type(k) is not bool
+                    and not (isinstance(k, np.ndarray) and k.dtype == np.bool_ and k.ndim))
+    specified += sum(k.ndim - 1 for k in items if isinstance(k, np.ndarray) and k.dtype == np.bool_ and k.ndim)
+    view, advanced, dim = None, False, 0
+    for k in items:
+        if k is Ellipsis:
+            dim += max(len(shape) - specified, 0)
+        elif k is None or type(k) is bool:
+            view = "Unsqueeze"
+        elif isinstance(k, slice):
+            # PyTorch's applySlice returns the tensor itself for start 0 (or none), stop past the end (or
+            # none) and step 1, compared before any clamping: ``-3:`` of 3 elements is a Slice view
+            size = shape[dim] if dim < len(shape) else 0
+            if not (_int_or_none(k.start) in (None, 0) and (k.stop is None or _int_or_none(k.stop) >= size)
+                    and _int_or_none(k.step) in (None, 1)):
+                view = "Slice"
+            dim += 1
+        elif isinstance(k, (list, np.ndarray)) and np.ndim(k):
+            advanced = True
+            dim += np.ndim(k) if np.asarray(k).dtype == np.bool_ else 1
+        else:  # an integer, or a 0-d integer array
+            view = "Select"
+            dim += 1
+    return view, advanced
+
+
+@op("CopySlices", inputs=2, promote=None, name="_copy_slices",
+    note="the gradient with zeros at the assigned positions; the value gets the gradient there")
+def _copy_slices(input, value, key):
+    """A copy of ``input`` (any shape and dtype) with ``value`` (broadcast, cast to ``input``'s dtype) written
+    at ``key`` (numpy's index form): the out-of-place half of the recorded ``t[key] = value`` (PyTorch's
+    CopySlices node, wrapping the copy into a slice of the old values)."""
+    out = np.array(input, copy=True)
+    out[key] = value
+    return out
+
+
+@_copy_slices.defvjp
+def _(grad, key, needs_input_grad):
+    return (_copy_slices(grad, 0.0, key) if needs_input_grad[0] else None,
+            _take_slices(grad, key) if needs_input_grad[1] else None)
+
+
+@op("IndexPutBackward0", inputs=2, promote=None, name="_index_put",
+    note="the gradient with zeros at the indexed positions; the values get the gradient there")
+def _index_put(input, values, key):
+    """A copy of ``input`` with ``values`` written at ``key`` (index arrays): torch.index_put's forward, the
+    out-of-place half of the recorded ``t[idx] = v`` on ``t`` itself."""
+    return _copy_slices(input, values, key)
+
+
+@_index_put.defvjp
+def _(grad, key, needs_input_grad):
+    return (_index_put(grad, 0.0, key) if needs_input_grad[0] else None,
+            _take_slices(grad, key) if needs_input_grad[1] else None)
+
+
+@op("IndexBackward0", promote=None, name="_take_slices", note="the gradient written into zeros at the positions")
+def _take_slices(input, key):
+    """``input[key]`` as a new array (numpy's indexing; the gradient of the assigned value of
+    :func:`_copy_slices`)."""
+    return np.array(input[key], copy=True)
+
+
+@_take_slices.defvjp
+def _(grad, input_shape, key):
+    return _copy_slices(np.zeros(input_shape, dtype=grad.dtype) if type(grad) is np.ndarray else
+                        Tensor(np.zeros(input_shape, dtype=grad.data.dtype)), grad, key)
