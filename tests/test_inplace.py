@@ -740,3 +740,10 @@ def test_cli_program_sees_the_error_position(tmp_path):
     r = runner.invoke(app, ["run", str(src)])
     assert r.exit_code == 1
     assert "p.py:3:1" in r.stderr and "t += 0.5" in r.stderr
+
+
+def test_every_augmented_operator_of_python(tmp_path, torch):
+    """``//= %= &= |= ^=`` as well as the arithmetic ones: in place on tensors (aliases see it), ordinary
+    rebinding on Python numbers; the same output as Python with torch."""
+    _same(tmp_path, torch, (Path(__file__).resolve().parent / "data" / "augmented_ops.py").read_text()
+          .replace("import torch\n", "", 1))

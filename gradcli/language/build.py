@@ -55,7 +55,8 @@ def _at(child):
 
 
 _BINOPS = ("add", "sub", "mul", "div", "floordiv", "mod", "matmul", "pow", "bitor", "bitxor", "bitand")
-_AUGOPS = {"+=": "add", "-=": "sub", "*=": "mul", "/=": "div", "@=": "matmul", "**=": "pow"}
+_AUGOPS = {"+=": "add", "-=": "sub", "*=": "mul", "/=": "div", "@=": "matmul", "**=": "pow", "//=": "floordiv",
+           "%=": "mod", "&=": "bitand", "|=": "bitor", "^=": "bitxor"}
 
 
 @v_args(meta=True)
