@@ -517,11 +517,14 @@ def test_seed_example_without_torch_prefixes(seed_runs, seed, tmp_path):
 def test_list_augmented_assignment_is_in_place_like_python(tmp_path):
     """``l += seq`` extends and ``l *= n`` repeats the list itself (aliases see it); tuples and strings are
     immutable, so ``+=`` makes a new one. The same program run by Python prints the same."""
-    text = ("l = [1]\nm = l\nl += [2]\nl += (3,)\nl += 'ab'\nprint(m)\nk = [0]\nj = k\nk *= 3\nprint(j)\n"
-            "t = (1,)\nu = t\nt += (2,)\nprint(u, t)\ns = 'a'\nr = s\ns += 'b'\nprint(r, s)\n")
+    text = ("l = [1]\nm = l\nl += [2]\nl += (3,)\nl += 'ab'\nl += range(2)\nprint(m)\nk = [0]\nj = k\nk *= 3\n"
+            "print(j)\nt = (1,)\nu = t\nt += (2,)\nprint(u, t)\ns = 'a'\nr = s\ns += 'b'\nprint(r, s)\nl += 1\n")
     r, path = run_text(tmp_path, text)
     python = subprocess.run([sys.executable, str(path)], capture_output=True, text=True)
-    assert r.exit_code == 0 and r.stdout == python.stdout == "[1, 2, 3, 'a', 'b']\n[0, 0, 0]\n(1,) (1, 2)\na ab\n"
+    assert r.stdout == python.stdout == "[1, 2, 3, 'a', 'b', 0, 1]\n[0, 0, 0]\n(1,) (1, 2)\na ab\n"
+    (rep,) = reported_errors(r.stderr)
+    assert r.exit_code == 1 and (rep["type"], rep["message"]) == ("TypeError", "'int' object is not iterable")
+    assert python.stderr.rstrip().endswith("TypeError: 'int' object is not iterable")
     r, _ = run_text(tmp_path, "l = [0] * 1000\nl *= 2000\n", "--limit", "items=1000000")
     (rep,) = reported_errors(r.stderr)
     assert r.exit_code == 1 and rep["type"] == "LimitError" and "the repeated sequence would have 2,000,000" in \

@@ -470,7 +470,7 @@ class Interpreter:
                     result = inplace.augmented(s.op, current, value)
                 except Exception as exc:
                     raise self.error(exc, s) from None
-            elif type(current) is list and (s.op == "mul" or (s.op == "add" and isinstance(value, _SEQUENCES))):
+            elif type(current) is list and s.op in ("add", "mul"):
                 result = self.list_inplace(s.op, current, value, s)  # Python's list.__iadd__/__imul__
             if result is None:
                 result = self.binop(s.op, current, value, s)
@@ -699,11 +699,13 @@ class Interpreter:
             raise self.error(exc, node) from None
 
     def list_inplace(self, op: str, lst: list, value, node):
-        """``lst += seq`` (extend) and ``lst *= n`` (repeat) in place, as Python's list does, so that aliases
+        """``lst += iterable`` (extend) and ``lst *= n`` (repeat) in place, as Python's list does, so that aliases
         of the list see it; within the ``items`` limit. Returns the list, or None to use :meth:`binop` (for a
         count that is not an integer: its TypeError)."""
         try:
             if op == "add":
+                if not isinstance(value, _SEQUENCES):  # any iterable, as Python's list.__iadd__ takes
+                    value = _materialize(value, "the concatenation")
                 limits.check_items(len(lst) + len(value), "the concatenation")
                 lst.extend(value)
                 return lst
@@ -714,7 +716,7 @@ class Interpreter:
             limits.check_items(len(lst) * max(count, 0), "the repeated sequence")
             lst *= count
             return lst
-        except GradcliError as exc:
+        except (GradcliError, TypeError) as exc:
             raise self.error(exc, node) from None
 
     def binop(self, op, left, right, node):
