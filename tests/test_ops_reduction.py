@@ -204,10 +204,29 @@ def _graph(t):
                  [(2, 3, 3)], id="cross-entropy-3d-smoothing"),
     pytest.param(lambda m, x, t: api(m, "mse_loss")(x, t), [(3, 4), (4,)], id="mse-broadcast"),
     pytest.param(lambda m, x, t: api(m, "kl_div")(x, t, reduction="batchmean"), [(3, 4), (3, 4)], id="kl-div"),
-    pytest.param(lambda m, a, b: m.einsum("ij,jk->ik", a, b), [(3, 4), (4, 5)], id="einsum",
-                 marks=pytest.mark.xfail(strict=True, reason=(
-                     "einsum is one numpy.einsum node in gradcli (grad_fn as PyTorch's top node); PyTorch records "
-                     "the permute/view/bmm decomposition below it"))),
+    pytest.param(lambda m, a, b: m.einsum("ij,jk->ik", a, b), [(3, 4), (4, 5)], id="einsum"),
+    *[pytest.param((lambda eq: lambda m, *xs: m.einsum(eq, *xs))(eq), shapes, id=f"einsum-{eq}") for eq, shapes in [
+        ("ij->ji", [(3, 4)]),
+        ("ij,ij->", [(3, 4), (3, 4)]),
+        ("i,j->ij", [(3,), (4,)]),
+        ("ij->", [(3, 4)]),
+        ("ii->i", [(3, 3)]),
+        ("ii->", [(3, 3)]),
+        ("iij->ji", [(3, 3, 2)]),
+        ("ii,i->i", [(3, 3), (3,)]),
+        ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+        ("bij,bjk->bik", [(1, 3, 4), (2, 4, 5)]),
+        ("ij,k->", [(3, 4), (5,)]),
+        ("ij,jk,kl->il", [(3, 4), (4, 5), (5, 2)]),
+        ("bn,anm,bm->ba", [(2, 3), (4, 3, 5), (2, 5)]),
+        ("...ij,...jk", [(1, 3, 4), (2, 4, 5)]),
+        ("i...,...i->...", [(3, 2, 1), (2, 4, 3)]),
+        ("ab...,b...->a", [(2, 3, 4, 1), (3, 1, 5)]),
+        ("bii,bi,j->bj", [(2, 3, 3), (1, 3), (4,)]),
+        ("ij,ij,ij->j", [(3, 4), (1, 4), (3, 1)]),
+        (",->", [(), ()]),
+        ("ij,jk->ik", [(3, 0), (0, 5)]),
+    ]],
 ])
 def test_whole_graph_like_torch(fn, shapes, torch):
     """Not only the output's grad_fn: every node of the recorded graph, in order."""
