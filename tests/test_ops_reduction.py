@@ -299,6 +299,10 @@ ERRORS = [  # (id, fn(m) that raises)
     ("einsum-output-unknown", lambda m: m.einsum("i->j", m.ones(3))),
     ("einsum-output-repeated", lambda m: m.einsum("ij->ii", m.ones(3, 3))),
     ("einsum-dtype", lambda m: m.einsum("i,i->", m.ones(3), m.ones(3, dtype=m.float64))),
+    ("einsum-repeated-sizes", lambda m: m.einsum("ii->i", m.ones(3, 4))),
+    ("einsum-ellipsis-sizes", lambda m: m.einsum("...i,...i", m.ones(2, 3), m.ones(4, 3))),
+    ("einsum-ellipsis-sizes-3d", lambda m: m.einsum("...i,...i", m.ones(5, 2, 3), m.ones(4, 3))),
+    ("einsum-diagonal-then-size", lambda m: m.einsum("ii,i", m.ones(3, 3), m.ones(4))),
     ("softmax-int", lambda m: api(m, "softmax")(m.tensor([[1, 2]]), dim=1)),
     ("softmax-int-dim0", lambda m: api(m, "softmax")(m.tensor([[1, 2]]), dim=0)),
     ("log-softmax-int", lambda m: api(m, "log_softmax")(m.tensor([[1, 2]]), dim=1)),
@@ -400,3 +404,30 @@ def test_loss_errors_through_the_cli():
     assert r.exit_code == 1
     assert "IndexError: Target 5 is out of bounds." in r.stderr
     assert "Traceback" not in r.output
+
+
+def test_einsum_graph_through_the_cli(torch):
+    """A trace times a contraction: the JSON graph lists PyTorch's nodes (diagonal, bmm), each once per node."""
+    program = "torch.einsum('ii,ij,jk->', a, a, b)"
+    r = CliRunner().invoke(app, ["grad", program, "-i", "a=[[1., -2.], [0.5, 3.]]", "-i", "b=[[1., 2., 0.], [0., -1., 4.]]",
+                                 "--json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    a = torch.tensor([[1.0, -2.0], [0.5, 3.0]], requires_grad=True)
+    b = torch.tensor([[1.0, 2.0, 0.0], [0.0, -1.0, 4.0]], requires_grad=True)
+    out = torch.einsum("ii,ij,jk->", a, a, b)
+    out.backward()
+    np.testing.assert_allclose(doc["output"]["value"], out.detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(doc["grads"]["a"]["value"], a.grad.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(doc["grads"]["b"]["value"], b.grad.numpy(), rtol=1e-5)
+    assert doc["output"]["grad_fn"] == type(out.grad_fn).__name__
+    names = sorted(n["name"] for n in doc["graph"]["nodes"])
+    seen, stack, torch_names = set(), [out.grad_fn], []
+    while stack:
+        f = stack.pop()
+        if f is None or f in seen:
+            continue
+        seen.add(f)
+        torch_names.append(type(f).__name__)
+        stack.extend(n for n, _ in f.next_functions)
+    assert names == sorted(torch_names)

@@ -462,13 +462,24 @@ def _parse_einsum(equation: str, shapes: list) -> tuple:
                                            key=_LETTERS.index))
     sizes = {}
     for k, (s, shape) in enumerate(zip(subs, shapes)):
-        for ch, size in zip(s, shape):
-            seen = sizes.get(ch)
-            if seen is None or seen == 1:
-                sizes[ch] = size
-            elif size != 1 and size != seen:
+        first = {}  # this operand's first dimension of each label
+        for dim, (ch, size) in enumerate(zip(s, shape)):
+            if ch in first:
+                if size != shape[first[ch]]:
+                    raise RuntimeError(f"einsum(): subscript {ch} is repeated for operand {k} but the sizes don't "
+                                       f"match, {size} != {shape[first[ch]]}")
+                continue
+            first[ch] = dim
+            seen = sizes.get(ch, 1)
+            if size != 1 and seen != 1 and size != seen:
+                if ch in ell_letters:  # PyTorch's message, its missing space included
+                    raise RuntimeError(f"einsum(): dimension {dim} covered by ellipsis in operand {k}has size {size} "
+                                       f"which does not broadcast with previously seen ellipsis with size {seen} for "
+                                       "the respective dimension")
                 raise RuntimeError(f"einsum(): subscript {ch} has size {size} for operand {k} which does not "
                                    f"broadcast with previously seen size {seen}")
+            if size != 1:
+                sizes[ch] = size
     return subs, out, ell_letters
 
 
