@@ -18,7 +18,6 @@ permute → reshape → bmm → view → permute per pair, so the recorded graph
 
 from __future__ import annotations
 
-import inspect
 import string
 
 import numpy as np
@@ -41,10 +40,6 @@ def _scalar_name(a) -> str:
 def _cpp_name(a) -> str:
     """The C++ type name PyTorch's mm messages use ("float", "long int")."""
     return _CPP_NAMES[dtypes.from_numpy(a.dtype).name]
-
-
-def _data(x) -> np.ndarray:
-    return x.data if isinstance(x, Tensor) else np.asarray(x)
 
 
 # --------------------------------------------------------------------------------------- dot, mv, mm, bmm
