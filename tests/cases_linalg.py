@@ -99,6 +99,19 @@ EINSUM = [  # (id, equation, shapes)
     ("spaces", "i j , j k -> i k", [(3, 4), (4, 5)]),
     ("uppercase", "Ij,jK->IK", [(3, 4), (4, 5)]),
     ("bilinear", "bn,anm,bm->ba", [(2, 3), (4, 3, 5), (2, 5)]),
+    ("diag-3d", "iij->ji", [(3, 3, 2)]),
+    ("diag-batch", "bii->bi", [(2, 3, 3)]),
+    ("diag-twice", "iijj->ij", [(2, 2, 3, 3)]),
+    ("bmm-bcast-both", "bij,bjk->bik", [(2, 3, 1), (1, 1, 5)]),
+    ("ellipsis-summed", "i...,...i->...", [(3, 2, 1), (2, 4, 3)]),
+    ("ellipsis-dropped", "ab...,b...->a", [(2, 3, 4, 1), (3, 1, 5)]),
+    ("ellipsis-only", "...->...", [(2, 3)]),
+    ("three-diag-bcast", "bii,bi,j->bj", [(2, 3, 3), (1, 3), (4,)]),
+    ("three-bcast", "ij,ij,ij->j", [(3, 4), (1, 4), (3, 1)]),
+    ("four", "ab,bc,cd,de->ae", [(2, 3), (3, 4), (4, 2), (2, 3)]),
+    ("sum-middle", "ijk->ik", [(2, 3, 4)]),
+    ("permute-3d", "ijk->kij", [(2, 3, 4)]),
+    ("size-one-summed", "ij,jk->ik", [(3, 1), (1, 5)]),
 ]
 for _id, _eq, _shapes in EINSUM:
     BOOK.add("einsum", _id, (lambda eq: lambda m, *xs: m.einsum(eq, *xs))(_eq), *[Arg(s) for s in _shapes])

@@ -55,6 +55,9 @@ HUGE = [
     ("einsum('...i,j', ones(1000, 1000), ones(100000))", "einsum() would have shape [1000, 1000, 100000]"),
     ("torch.einsum('ab,cd->abcd', ones(1000, 1000), ones(1000, 1000))", "einsum() would have shape "
      "[1000, 1000, 1000, 1000]"),
+    # a small result, a huge intermediate: the outer product torch.einsum forms of the first two operands
+    ("einsum('ij,kl,lm->ijk', ones(200, 200), ones(200, 200), ones(200, 1))",
+     "broadcasting [200, 200, 1, 1, 1] and [1, 1, 200, 200, 1] would have shape [200, 200, 200, 200, 1]"),
 ]
 
 

@@ -204,10 +204,29 @@ def _graph(t):
                  [(2, 3, 3)], id="cross-entropy-3d-smoothing"),
     pytest.param(lambda m, x, t: api(m, "mse_loss")(x, t), [(3, 4), (4,)], id="mse-broadcast"),
     pytest.param(lambda m, x, t: api(m, "kl_div")(x, t, reduction="batchmean"), [(3, 4), (3, 4)], id="kl-div"),
-    pytest.param(lambda m, a, b: m.einsum("ij,jk->ik", a, b), [(3, 4), (4, 5)], id="einsum",
-                 marks=pytest.mark.xfail(strict=True, reason=(
-                     "einsum is one numpy.einsum node in gradcli (grad_fn as PyTorch's top node); PyTorch records "
-                     "the permute/view/bmm decomposition below it"))),
+    pytest.param(lambda m, a, b: m.einsum("ij,jk->ik", a, b), [(3, 4), (4, 5)], id="einsum"),
+    *[pytest.param((lambda eq: lambda m, *xs: m.einsum(eq, *xs))(eq), shapes, id=f"einsum-{eq}") for eq, shapes in [
+        ("ij->ji", [(3, 4)]),
+        ("ij,ij->", [(3, 4), (3, 4)]),
+        ("i,j->ij", [(3,), (4,)]),
+        ("ij->", [(3, 4)]),
+        ("ii->i", [(3, 3)]),
+        ("ii->", [(3, 3)]),
+        ("iij->ji", [(3, 3, 2)]),
+        ("ii,i->i", [(3, 3), (3,)]),
+        ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+        ("bij,bjk->bik", [(1, 3, 4), (2, 4, 5)]),
+        ("ij,k->", [(3, 4), (5,)]),
+        ("ij,jk,kl->il", [(3, 4), (4, 5), (5, 2)]),
+        ("bn,anm,bm->ba", [(2, 3), (4, 3, 5), (2, 5)]),
+        ("...ij,...jk", [(1, 3, 4), (2, 4, 5)]),
+        ("i...,...i->...", [(3, 2, 1), (2, 4, 3)]),
+        ("ab...,b...->a", [(2, 3, 4, 1), (3, 1, 5)]),
+        ("bii,bi,j->bj", [(2, 3, 3), (1, 3), (4,)]),
+        ("ij,ij,ij->j", [(3, 4), (1, 4), (3, 1)]),
+        (",->", [(), ()]),
+        ("ij,jk->ik", [(3, 0), (0, 5)]),
+    ]],
 ])
 def test_whole_graph_like_torch(fn, shapes, torch):
     """Not only the output's grad_fn: every node of the recorded graph, in order."""
@@ -280,6 +299,10 @@ ERRORS = [  # (id, fn(m) that raises)
     ("einsum-output-unknown", lambda m: m.einsum("i->j", m.ones(3))),
     ("einsum-output-repeated", lambda m: m.einsum("ij->ii", m.ones(3, 3))),
     ("einsum-dtype", lambda m: m.einsum("i,i->", m.ones(3), m.ones(3, dtype=m.float64))),
+    ("einsum-repeated-sizes", lambda m: m.einsum("ii->i", m.ones(3, 4))),
+    ("einsum-ellipsis-sizes", lambda m: m.einsum("...i,...i", m.ones(2, 3), m.ones(4, 3))),
+    ("einsum-ellipsis-sizes-3d", lambda m: m.einsum("...i,...i", m.ones(5, 2, 3), m.ones(4, 3))),
+    ("einsum-diagonal-then-size", lambda m: m.einsum("ii,i", m.ones(3, 3), m.ones(4))),
     ("softmax-int", lambda m: api(m, "softmax")(m.tensor([[1, 2]]), dim=1)),
     ("softmax-int-dim0", lambda m: api(m, "softmax")(m.tensor([[1, 2]]), dim=0)),
     ("log-softmax-int", lambda m: api(m, "log_softmax")(m.tensor([[1, 2]]), dim=1)),
@@ -381,3 +404,30 @@ def test_loss_errors_through_the_cli():
     assert r.exit_code == 1
     assert "IndexError: Target 5 is out of bounds." in r.stderr
     assert "Traceback" not in r.output
+
+
+def test_einsum_graph_through_the_cli(torch):
+    """A trace times a contraction: the JSON graph lists PyTorch's nodes (diagonal, bmm), each once per node."""
+    program = "torch.einsum('ii,ij,jk->', a, a, b)"
+    r = CliRunner().invoke(app, ["grad", program, "-i", "a=[[1., -2.], [0.5, 3.]]", "-i", "b=[[1., 2., 0.], [0., -1., 4.]]",
+                                 "--json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    a = torch.tensor([[1.0, -2.0], [0.5, 3.0]], requires_grad=True)
+    b = torch.tensor([[1.0, 2.0, 0.0], [0.0, -1.0, 4.0]], requires_grad=True)
+    out = torch.einsum("ii,ij,jk->", a, a, b)
+    out.backward()
+    np.testing.assert_allclose(doc["output"]["value"], out.detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(doc["grads"]["a"]["value"], a.grad.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(doc["grads"]["b"]["value"], b.grad.numpy(), rtol=1e-5)
+    assert doc["output"]["grad_fn"] == type(out.grad_fn).__name__
+    names = sorted(n["name"] for n in doc["graph"]["nodes"])
+    seen, stack, torch_names = set(), [out.grad_fn], []
+    while stack:
+        f = stack.pop()
+        if f is None or f in seen:
+            continue
+        seen.add(f)
+        torch_names.append(type(f).__name__)
+        stack.extend(n for n, _ in f.next_functions)
+    assert names == sorted(torch_names)

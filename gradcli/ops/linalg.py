@@ -11,14 +11,13 @@ depend on) is read from the numpy arrays' strides, which follow PyTorch's for th
 F.linear follows at::linear: addmm for a 2-d input with bias (AddmmBackward0), flatten → addmm → view for a
 contiguous input of another rank with a 1-d bias, else matmul with ``weight.t()`` (+ bias).
 
-einsum is one node computed with numpy.einsum, its derivatives einsums too; PyTorch decomposes it into
-permute/diagonal/mul/bmm/view/sum. gradcli records the top node PyTorch records (see :func:`einsum`), not the
-chain below it.
+einsum is composed the way torch.einsum composes it without opt_einsum (aten/src/ATen/native/Linear.cpp):
+diagonal for repeated subscripts, unsqueeze and permute to align the operands, then left to right sum/mul or
+permute → reshape → bmm → view → permute per pair, so the recorded graph and its gradients are PyTorch's.
 """
 
 from __future__ import annotations
 
-import inspect
 import string
 
 import numpy as np
@@ -41,10 +40,6 @@ def _scalar_name(a) -> str:
 def _cpp_name(a) -> str:
     """The C++ type name PyTorch's mm messages use ("float", "long int")."""
     return _CPP_NAMES[dtypes.from_numpy(a.dtype).name]
-
-
-def _data(x) -> np.ndarray:
-    return x.data if isinstance(x, Tensor) else np.asarray(x)
 
 
 # --------------------------------------------------------------------------------------- dot, mv, mm, bmm
@@ -408,7 +403,8 @@ def _parse_einsum(equation: str, shapes: list) -> tuple:
     """The equation with the ellipsis replaced by letters and the output made explicit (PyTorch's rules:
     implicit output = ellipsis dimensions, then the labels used once, in alphabetical order, uppercase first).
 
-    Returns (operand subscripts, output subscripts), each a string of letters.
+    Returns (operand subscripts, output subscripts, the letters standing for the ellipsis' dimensions), each a
+    string of letters.
     Raises:
         RuntimeError: PyTorch's einsum messages for malformed equations and mismatched operands or sizes.
     """
@@ -461,107 +457,152 @@ def _parse_einsum(equation: str, shapes: list) -> tuple:
                                            key=_LETTERS.index))
     sizes = {}
     for k, (s, shape) in enumerate(zip(subs, shapes)):
-        for ch, size in zip(s, shape):
-            seen = sizes.get(ch)
-            if seen is None or seen == 1:
-                sizes[ch] = size
-            elif size != 1 and size != seen:
+        first = {}  # this operand's first dimension of each label
+        for dim, (ch, size) in enumerate(zip(s, shape)):
+            if ch in first:
+                if size != shape[first[ch]]:
+                    raise RuntimeError(f"einsum(): subscript {ch} is repeated for operand {k} but the sizes don't "
+                                       f"match, {size} != {shape[first[ch]]}")
+                continue
+            first[ch] = dim
+            seen = sizes.get(ch, 1)
+            if size != 1 and seen != 1 and size != seen:
+                if ch in ell_letters:  # PyTorch's message, its missing space included
+                    raise RuntimeError(f"einsum(): dimension {dim} covered by ellipsis in operand {k}has size {size} "
+                                       f"which does not broadcast with previously seen ellipsis with size {seen} for "
+                                       "the respective dimension")
                 raise RuntimeError(f"einsum(): subscript {ch} has size {size} for operand {k} which does not "
                                    f"broadcast with previously seen size {seen}")
-    return subs, out
+            if size != 1:
+                sizes[ch] = size
+    return subs, out, ell_letters
 
 
-def _einsum_grad_fn(equation: str) -> str:
-    """The node PyTorch's einsum ends with: a permute (one operand, nothing summed), a sum (one operand), a mul
-    (several operands, nothing contracted) or the view after the contraction (several operands)."""
-    lhs, out = equation.split("->")
-    terms = lhs.split(",")
-    summed = any(ch not in out for term in terms for ch in term)
-    if len(terms) == 1:
-        return "SumBackward1" if summed else "PermuteBackward0"
-    return "ViewBackward0" if summed else "MulBackward0"
+einsum_note = ("composed of permute/diagonal/unsqueeze/sum/mul/bmm/view as PyTorch composes it; each of those "
+               "carries its own derivative")
 
 
-_EINSUM_OPS: dict = {}
-einsum_note = "d/doperand_k = einsum of grad with the other operands (diagonal for repeated subscripts)"
+def _sumproduct_pair(left, right, sum_dims: list):
+    """``(left * right).sum(sum_dims, keepdim=True)`` for two operands of one rank whose dimensions are
+    aligned (size 1 where an operand lacks one): a mul when nothing is summed, else PyTorch's permute →
+    reshape → bmm → view → permute (aten/src/ATen/native/Linear.cpp ``sumproduct_pair``, keepdim=True)."""
+    from .elementwise import mul
+    from .reduction import sum as sum_
+    from .shape import permute, reshape, view
+
+    if not sum_dims:
+        return mul(left, right)
+    lro, lo, ro = [], [], []
+    lro_size = lo_size = ro_size = sum_size = 1
+    for i in range(left.ndim):
+        sl, sr = left.shape[i] != 1, right.shape[i] != 1
+        if i in sum_dims:
+            if sl and sr:
+                sum_size *= left.shape[i]
+            elif sl:  # in one operand only: summed right away
+                left = sum_(left, i, True)
+            elif sr:
+                right = sum_(right, i, True)
+        elif sl and sr:
+            lro.append(i)
+            lro_size *= left.shape[i]
+        elif sl:
+            lo.append(i)
+            lo_size *= left.shape[i]
+        else:
+            ro.append(i)
+            ro_size *= right.shape[i]
+    out_size = ([left.shape[d] for d in lro] + [left.shape[d] for d in lo] + [1] * len(sum_dims)
+                + [right.shape[d] for d in ro])
+    lperm = lro + lo + list(sum_dims) + ro
+    rperm = lro + list(sum_dims) + ro + lo
+    operm = [0] * len(out_size)
+    for i, d in enumerate(lro + lo + list(sum_dims) + ro):
+        operm[d] = i
+    left = reshape(permute(left, *lperm), lro_size, lo_size, sum_size)
+    right = reshape(permute(right, *rperm), lro_size, sum_size, ro_size)
+    return permute(view(bmm(left, right), *out_size), *operm)
 
 
-def _einsum_op(n: int):
-    """The einsum node for ``n`` operands (one Op per arity: ``equation`` is its only non-tensor parameter)."""
-    if n in _EINSUM_OPS:
-        return _EINSUM_OPS[n]
-    names = [f"operand{i}" for i in range(n)]
-    P = inspect.Parameter
+def _einsum_compose(tensors: list, subs: list, out: str, ell_letters: str):
+    """torch.einsum's computation (aten/src/ATen/native/Linear.cpp ``einsum`` without a contraction path, as
+    when opt_einsum is not installed), op by op so that the recorded graph is PyTorch's.
 
-    def forward(*args):
-        return np.asarray(np.einsum(args[-1], *args[:-1]))
+    Every operand is brought to one layout: the output's dimensions, then the summed ones (the ellipsis'
+    first when it is summed, then the other labels in label order, uppercase first). Repeated labels take a
+    diagonal (moved back to the label's first position), missing labels are unsqueezed, and the operand is
+    permuted. The operands are then contracted left to right, each pair summing first the dimensions that only
+    one of them still has, then through ``_sumproduct_pair``; what is left summed is viewed (several operands)
+    or summed (one operand) away.
+    """
+    from .reduction import sum as sum_
+    from .shape import _diagonal, movedim, permute, unsqueeze, view
 
-    forward.__signature__ = inspect.Signature([P(x, P.POSITIONAL_OR_KEYWORD) for x in names + ["equation"]])
-    forward.__name__ = f"_einsum{n}"
-    forward.__doc__ = "numpy.einsum of the operands with an explicit, letters-only equation."
-    o = op(lambda equation: _einsum_grad_fn(equation), inputs=n, promote=None, name=f"_einsum{n}",
-           note=einsum_note)(forward)
-
-    def rule(grad, *args):
-        operands, equation, needs = args[:n], args[n], args[n + 1]
-        return tuple(_einsum_operand_grad(grad, operands, equation, k) if needs[k] else None for k in range(n))
-
-    rule.__signature__ = inspect.Signature(
-        [P("grad", P.POSITIONAL_OR_KEYWORD)] + [P(x, P.POSITIONAL_OR_KEYWORD) for x in names]
-        + [P("equation", P.POSITIONAL_OR_KEYWORD), P("needs_input_grad", P.POSITIONAL_OR_KEYWORD)])
-    o.defvjp(rule)
-    _EINSUM_OPS[n] = o
-    return o
-
-
-def _einsum_operand_grad(grad, operands, equation: str, k: int):
-    """The gradient of operand ``k``: one einsum of the output's gradient with the other operands, plus
-    identity matrices that put it on the diagonal for repeated subscripts (``ii``) and vectors of ones that
-    broadcast it along subscripts only operand ``k`` has (summed in the forward)."""
-    lhs, out = equation.split("->")
-    subs = lhs.split(",")
-    mine = subs[k]
-    others = [s for j, s in enumerate(subs) if j != k]
-    elsewhere = set(out) | set("".join(others))
-    free = [c for c in _LETTERS if c not in equation]
-    target, extra_subs, extra_ops = [], [], []
-    first = set()
-    dtype = _data(operands[k]).dtype
-    for ch, size in zip(mine, _data(operands[k]).shape):
-        if ch in first:  # a repeated subscript: a new letter tied to the first by an identity matrix
-            new = free.pop(0)
-            extra_subs.append(ch + new)
-            extra_ops.append(np.eye(size, dtype=dtype))
-            target.append(new)
-            continue
-        first.add(ch)
-        if ch not in elsewhere:  # summed in the forward: the gradient is constant along it
-            extra_subs.append(ch)
-            extra_ops.append(np.ones(size, dtype=dtype))
-        target.append(ch)
-    eq = ",".join([out] + others + extra_subs) + "->" + "".join(target)
-    ops = [grad] + [x for j, x in enumerate(operands) if j != k]
-    if isinstance(grad, Tensor):
-        extra_ops = [Tensor(x) for x in extra_ops]
-    return _einsum_explicit(eq, ops + extra_ops)
-
-
-def _einsum_explicit(equation: str, operands: list):
-    if not any(isinstance(x, Tensor) for x in operands):
-        return np.asarray(np.einsum(equation, *operands))
-    return _einsum_op(len(operands))(*operands, equation)
+    position = {ch: i for i, ch in enumerate(out)}
+    out_num_dim = len(out)
+    summed = [ch for ch in ell_letters if ch not in position]
+    summed += sorted({ch for s in subs for ch in s if ch not in position and ch not in ell_letters},
+                     key=_LETTERS.index)
+    for ch in summed:
+        position[ch] = len(position)
+    ndim = len(position)
+    dim_counts = [0] * ndim  # how many operands have each dimension with a size other than 1
+    ops = []
+    for x, sub in zip(tensors, subs):
+        perm = [-1] * ndim
+        dim = 0
+        for ch in sub:
+            p = position[ch]
+            if perm[p] == -1:
+                if x.shape[dim] != 1:
+                    dim_counts[p] += 1
+                perm[p] = dim
+                dim += 1
+            else:  # a repeated label: the diagonal, moved to where the label first appeared
+                x = movedim(_diagonal(x, 0, perm[p], dim), -1, perm[p])
+        for p in range(ndim):
+            if perm[p] == -1:
+                x = unsqueeze(x, dim)
+                perm[p] = dim
+                dim += 1
+        ops.append(permute(x, *perm))
+    while len(ops) > 1:
+        a, b = ops.pop(0), ops.pop(0)
+        sum_dims, a_sum, b_sum = [], [], []
+        for d in range(out_num_dim, ndim):
+            if a.shape[d] != 1 and b.shape[d] != 1:
+                dim_counts[d] -= 1
+                if dim_counts[d] == 1:
+                    sum_dims.append(d)
+                    dim_counts[d] = 0
+            elif dim_counts[d] == 1:
+                if a.shape[d] != 1:
+                    a_sum.append(d)
+                    dim_counts[d] = 0
+                elif b.shape[d] != 1:
+                    b_sum.append(d)
+                    dim_counts[d] = 0
+        if a_sum:
+            a = sum_(a, a_sum, True)
+        if b_sum:
+            b = sum_(b, b_sum, True)
+        ops.insert(0, _sumproduct_pair(a, b, sum_dims))
+    result = ops[0]
+    if ndim > out_num_dim:
+        if len(tensors) > 1:  # the summed dimensions are of size 1 by now
+            return view(result, *result.shape[:out_num_dim])
+        return sum_(result, list(range(out_num_dim, ndim)))
+    return result
 
 
 def einsum(equation, *operands):
     """Einstein summation over the operands by ``equation`` (``"ij,jk->ik"``; ``...`` for broadcast
     dimensions; without ``->`` the output is the ellipsis then the subscripts used once, alphabetically);
-    the operands may also be given as one list. Operands must share one dtype. Matches torch.einsum, computed
-    with numpy.einsum, whose derivative for each operand is an einsum too.
-
-    grad_fn is the node PyTorch's einsum ends with: PermuteBackward0 (one operand, nothing summed),
-    SumBackward1 (one operand, summed subscripts), MulBackward0 (several operands, nothing contracted) or
-    ViewBackward0 (several operands, contracted); the permute/bmm/diagonal nodes PyTorch records below it are
-    not reproduced.
+    the operands may also be given as one list. Operands must share one dtype. Matches torch.einsum as it runs
+    without opt_einsum: the operands are contracted left to right, and the graph is PyTorch's
+    permute/diagonal/unsqueeze/sum/mul/bmm/view decomposition (aten/src/ATen/native/Linear.cpp), so grad_fn is
+    PermuteBackward0 (one operand, nothing summed), SumBackward1 (one operand, summed subscripts), MulBackward0
+    (several operands, nothing left to contract) or ViewBackward0 (several operands, contracted).
 
     Raises:
         RuntimeError: PyTorch's messages for malformed equations, wrong operand counts, ranks, sizes or dtypes.
@@ -574,7 +615,7 @@ def einsum(equation, *operands):
     if not isinstance(equation, str):
         raise TypeError(f"einsum(): argument 'equation' must be str, not {type(equation).__name__}")
     tensors = [to_tensor(x) for x in operands]
-    subs, out = _parse_einsum(equation, [tuple(x.shape) for x in tensors])
+    subs, out, ell_letters = _parse_einsum(equation, [tuple(x.shape) for x in tensors])
     for x in tensors[1:]:
         if x.data.dtype != tensors[0].data.dtype:
             raise RuntimeError(f"expected scalar type {_scalar_name(tensors[0].data)} but found "
@@ -585,7 +626,7 @@ def einsum(equation, *operands):
             if sizes.get(ch, 1) == 1:
                 sizes[ch] = size
     limits.check_numel([sizes[ch] for ch in out], "einsum()")
-    return _einsum_op(len(tensors))(*tensors, ",".join(subs) + "->" + out)
+    return _einsum_compose(tensors, subs, out, ell_letters)
 
 
 register("einsum", einsum, "op")

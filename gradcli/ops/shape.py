@@ -1044,6 +1044,40 @@ def _(grad, dim, index):
     return gather(grad, dim, index)
 
 
+# -------------------------------------------------------------------------------------------- diagonal
+
+
+@op("DiagonalBackward0", promote=None, name="_diagonal", note="the gradient placed on the diagonal of zeros")
+def _diagonal(input, offset, dim1, dim2):
+    """The diagonal of ``input`` in the plane of ``dim1`` and ``dim2`` (both removed, the diagonal appended as
+    the last dimension; a view), as torch.diagonal computes it. The building block of einsum's repeated
+    subscripts (``"ii->i"``).
+    """
+    return np.diagonal(input, offset, normalize_dim(dim1, input.ndim), normalize_dim(dim2, input.ndim))
+
+
+@_diagonal.defvjp
+def _(grad, input_shape, offset, dim1, dim2):
+    return _diagonal_backward(grad, input_shape, offset, dim1, dim2)
+
+
+@op("DiagonalBackwardBackward0", promote=None, name="_diagonal_backward",
+    note="take the same diagonal of the gradient")
+def _diagonal_backward(grad, input_shape, offset, dim1, dim2):
+    """Zeros of ``input_shape`` with ``grad`` (last dimension: the diagonal) written on the diagonal of
+    ``dim1``/``dim2`` at ``offset`` (torch.diagonal_backward)."""
+    out = np.zeros(input_shape, dtype=grad.dtype)
+    view = np.diagonal(out, offset, normalize_dim(dim1, len(input_shape)), normalize_dim(dim2, len(input_shape)))
+    view.setflags(write=True)
+    view[...] = grad
+    return out
+
+
+@_diagonal_backward.defvjp
+def _(grad, offset, dim1, dim2):
+    return _diagonal(grad, offset, dim1, dim2)
+
+
 # ---------------------------------------------------------------------------------------------- select
 
 
