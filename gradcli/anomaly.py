@@ -95,7 +95,7 @@ def check_node(node, grads) -> None:
         kind = _kind(g)
         if kind is None:
             continue
-        err = EvalError(f"Function '{node.name()}' returned {kind} values in its {i}th output.",
+        err = EvalError(f"Function '{autograd.torch_name(node)}' returned {kind} values in its {i}th output.",
                         type="RuntimeError")
         where = _positions.get(node)
         if where is not None:

@@ -317,6 +317,19 @@ def _output_gradient(e: OutputEdge, g, buffers: dict, deps: dict, create_graph: 
     return m, buffers.pop(m)
 
 
+#: Backward functions PyTorch defines in C++ only: their ``name()`` is namespaced
+#: (``"torch::autograd::CopySlices"``), while their class name (shown by repr and in a tensor's ``grad_fn=<...>``)
+#: is the short one.
+_CPP_FUNCTIONS = frozenset({"AccumulateGrad", "CopySlices", "CopyBackwards"})
+
+
+def torch_name(fn) -> str:
+    """What PyTorch's ``grad_fn.name()`` returns for the node (or AccumulateGrad) ``fn``: its class name, or
+    ``torch::autograd::`` and it for the functions of :data:`_CPP_FUNCTIONS`."""
+    name = fn.name()
+    return "torch::autograd::" + name if name in _CPP_FUNCTIONS else name
+
+
 class AccumulateGrad:
     """The graph node PyTorch shows for a leaf that requires grad; ``variable`` is the leaf."""
 

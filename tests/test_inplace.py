@@ -747,3 +747,17 @@ def test_every_augmented_operator_of_python(tmp_path, torch):
     rebinding on Python numbers; the same output as Python with torch."""
     _same(tmp_path, torch, (Path(__file__).resolve().parent / "data" / "augmented_ops.py").read_text()
           .replace("import torch\n", "", 1))
+
+
+def test_grad_fn_name_of_pytorch_cpp_functions(tmp_path, torch):
+    """``name()`` of CopySlices, CopyBackwards and AccumulateGrad is namespaced in PyTorch; their repr is not."""
+    _same(tmp_path, torch, """
+x = torch.ones(2, requires_grad=True)
+y = x * 1
+y[0] = 0
+print(y.grad_fn.name(), y.grad_fn, y.grad_fn.next_functions[0][0].name())
+z = torch.zeros(2)
+z.copy_(x)
+print(z.grad_fn.name(), z)
+print(x.sum().grad_fn.next_functions[0][0].name())
+""")

@@ -125,7 +125,7 @@ TENSOR_ATTRS = {
     "numel": lambda t: t.numel, "is_floating_point": lambda t: t.is_floating_point, "numpy": lambda t: t.numpy,
     "grad": None,  # read with its warning, in get_attribute
 }
-NODE_ATTRS = {"name": lambda f: f.name, "next_functions": lambda f: f.next_functions,
+NODE_ATTRS = {"name": lambda f: (lambda: autograd.torch_name(f)), "next_functions": lambda f: f.next_functions,
               "variable": lambda f: f.variable}
 DTYPE_ATTRS = {"is_floating_point": lambda d: d.is_floating_point, "itemsize": lambda d: d.itemsize}
 STR_METHODS = {"upper": lambda s: s.upper, "lower": lambda s: s.lower, "strip": lambda s: s.strip,

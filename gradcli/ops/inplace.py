@@ -224,10 +224,8 @@ def _modified_message(node, slot: int, a: np.ndarray, rec: _Record) -> str:
 def _short_name(node) -> str:
     # PyTorch 2.13 names nodes without the "BackwardN" suffix in these messages ("output 0 of Mul"), and its
     # C++-only nodes by their full name ("output 0 of torch::autograd::CopySlices")
-    name = node.name()
-    if name in ("CopySlices", "CopyBackwards"):
-        return "torch::autograd::" + name
-    return re.sub(r"Backward\d*$", "", name)
+    name = autograd.torch_name(node)
+    return name if name.startswith("torch::") else re.sub(r"Backward\d*$", "", name)
 
 
 # --------------------------------------------------------------------------------------------- the write
