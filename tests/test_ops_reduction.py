@@ -431,3 +431,23 @@ def test_einsum_graph_through_the_cli(torch):
         torch_names.append(type(f).__name__)
         stack.extend(n for n, _ in f.next_functions)
     assert names == sorted(torch_names)
+
+
+@pytest.mark.parametrize("name", ["std", "var"])
+def test_std_and_var_of_equal_values_are_exactly_zero_like_torch(name, torch):
+    """numpy's mean of [v, v, v] is 1 ulp off v for this v; PyTorch's Welford gives exactly 0, and std's
+    derivative there is 0 (a masked subgradient), while var's backward uses the plain mean (a tiny gradient,
+    the same in both). Found by the long random-program run."""
+    v = 1.6265404784005448
+    assert np.mean(np.full(3, v)) != v  # the case this test is about
+    grads = []
+    for m in (G, torch):
+        x = m.tensor([[v, 0.5], [0.1, 0.2]], dtype=m.float64, requires_grad=True)
+        t = m.amax(x, dim=0, keepdim=True).expand(3, 2)
+        out = getattr(m, name)(t, dim=0)
+        out.sum().backward()
+        assert out.detach().numpy().tolist() == [0.0, 0.0]
+        grads.append(x.grad.numpy())
+    np.testing.assert_array_equal(grads[0], grads[1])
+    if name == "std":
+        assert grads[0].tolist() == [[0.0, 0.0], [0.0, 0.0]]

@@ -439,7 +439,7 @@ def _var_forward(name):
         n = _numel(input.shape, dim)
         if n - correction <= 0:
             _dof_warning(name)
-        d = input - np.mean(input, axis=axes, keepdims=True)
+        d = _centered(input, axes)
         with np.errstate(all="ignore"):  # 0 degrees of freedom: inf, or NaN for 0 / 0, as PyTorch
             out = np.sum(d * d, axis=axes, keepdims=keepdim) / input.dtype.type(_py.max(0, n - correction))
         return np.sqrt(out) if name == "std" else out
@@ -455,6 +455,15 @@ _std = op("StdBackward0", promote=None, name="_std",
           note="d/dx = (x - mean) / ((n - correction) std); 0 where std is 0")(_var_forward("std"))
 
 
+def _centered(input: np.ndarray, axes: tuple) -> np.ndarray:
+    """``input - mean(input over axes)``, computed after shifting by the first element along ``axes``: values
+    that are all equal give exactly 0, as PyTorch's Welford algorithm does for var/std, where numpy's mean of
+    them can be 1 ulp off (a tiny std whose derivative is then not PyTorch's 0)."""
+    if all(input.shape[a] > 0 for a in axes):
+        input = input - input[tuple(slice(0, 1) if a in axes else slice(None) for a in range(len(input.shape)))]
+    return input - mean(input, axes, True)
+
+
 def _var_backward(grad, input, dim, correction, keepdim):
     # FunctionsManual.cpp var_backward
     from .elementwise import where
@@ -468,6 +477,8 @@ def _var_backward(grad, input, dim, correction, keepdim):
         return (2.0 / dof) * grad * (input - mean(input))
     g = _unsqueeze_to(grad, shape, dim, keepdim)
     scale = 2.0 / dof if dof != 0 else float("inf")
+    # (x - mean(x)) with the plain mean, as PyTorch's var_backward: for equal values a 1-ulp-off mean gives
+    # PyTorch's tiny gradient (only the forward is exact, by Welford's algorithm there and _centered here)
     return scale * g * (input - mean(input, _axes(dim, len(shape)), True))
 
 
@@ -479,7 +490,9 @@ def _(grad, input, result, dim, correction, keepdim):
     # FunctionsManual.cpp std_backward: var_backward of grad / (2 std), masked to 0 where std is 0
     from .elementwise import where
 
-    return _var_backward(where(result == 0, 0.0, grad / (result * 2)), input, dim, correction, keepdim)
+    with np.errstate(divide="ignore", invalid="ignore"):  # the 0 / 0 and x / 0 that the mask replaces
+        scaled = where(result == 0, 0.0, grad / (result * 2))
+    return _var_backward(scaled, input, dim, correction, keepdim)
 
 
 def _var_args(name, dim, unbiased, keepdim, correction):
