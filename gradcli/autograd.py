@@ -462,24 +462,20 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
     while stack:
         node = stack.pop()
         for e in node.edges:
-            if type(e) is Node:
-                if single and e.uses == 1:
-                    stack.append(e)
-                    continue
-                n = deps.get(e)
-                if n is None:
-                    deps[e] = 1
-                    stack.append(e)
-                else:
-                    deps[e] = n + 1
-            elif type(e) is OutputEdge:  # an output of a MultiNode: always counted
+            t = type(e)
+            if t is OutputEdge:  # an output of a MultiNode: always counted
                 e = e.node
-                n = deps.get(e)
-                if n is None:
-                    deps[e] = 1
-                    stack.append(e)
-                else:
-                    deps[e] = n + 1
+            elif t is not Node:  # a leaf or None
+                continue
+            elif single and e.uses == 1:
+                stack.append(e)
+                continue
+            n = deps.get(e)
+            if n is None:
+                deps[e] = 1
+                stack.append(e)
+            else:
+                deps[e] = n + 1
 
     # Ready nodes wait in a heap ordered by sequence number, except the common case of exactly one node
     # becoming ready with none waiting (a chain): that one runs next without going through the heap.

@@ -189,12 +189,10 @@ def open_input(path: str):
         return sys.stdin.buffer, "<stdin>", None
     try:
         stream = open(path, "rb")
-    except FileNotFoundError:
-        raise InputError(f"no such file: {path}", type="FileNotFoundError") from None
-    except IsADirectoryError:
-        raise InputError(f"{path} is a directory", type="IsADirectoryError") from None
     except OSError as e:
-        raise InputError(f"cannot read {path}: {e.strerror or e}", type="OSError") from None
+        from ..language.specs import file_error
+
+        raise file_error(e, path) from None
     import stat
 
     try:
@@ -203,7 +201,7 @@ def open_input(path: str):
         return stream, path, None
     if stat.S_ISDIR(st.st_mode):
         stream.close()
-        raise InputError(f"{path} is a directory", type="IsADirectoryError")
+        raise InputError(f"{path} is a directory, not a file", type="IsADirectoryError")
     return stream, path, st.st_size if stat.S_ISREG(st.st_mode) else None
 
 

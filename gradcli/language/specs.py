@@ -80,6 +80,18 @@ def make_spec(item, requires_grad: bool) -> Spec:
     return Spec(name, "", requires_grad, flag, data=value)
 
 
+def file_error(exc: OSError, path_text: str) -> InputError:
+    """The InputError (exit 2) for an OSError raised opening or reading the file ``path_text``: its type and a
+    message naming the file (no such file, a directory, permission denied, or the system's reason)."""
+    if isinstance(exc, FileNotFoundError):
+        return InputError(f"no such file: {path_text}", type="FileNotFoundError")
+    if isinstance(exc, IsADirectoryError):
+        return InputError(f"{path_text} is a directory, not a file", type="IsADirectoryError")
+    if isinstance(exc, PermissionError):
+        return InputError(f"permission denied: {path_text}", type="PermissionError")
+    return InputError(f"cannot read {path_text}: {exc.strerror or exc}", type="OSError")
+
+
 def read_bytes(path_text: str) -> bytes:
     """The bytes of the file ``path_text``, read within the ``file_bytes`` limit (a pipe or device is read one
     byte past it, never to its end).
@@ -97,14 +109,8 @@ def read_bytes(path_text: str) -> bytes:
             limits.check_file_size(st.st_size, path_text)
         with open(path, "rb") as f:
             data = f.read(limits.current.file_bytes + 1 if limits.current.file_bytes < limits.UNLIMITED else -1)
-    except FileNotFoundError:
-        raise InputError(f"no such file: {path_text}", type="FileNotFoundError") from None
-    except IsADirectoryError:
-        raise InputError(f"{path_text} is a directory, not a file", type="IsADirectoryError") from None
-    except PermissionError:
-        raise InputError(f"permission denied: {path_text}", type="PermissionError") from None
     except OSError as e:
-        raise InputError(f"cannot read {path_text}: {e.strerror or e}", type="OSError") from None
+        raise file_error(e, path_text) from None
     limits.check_file_size(len(data), path_text, stream=True)
     return data
 
@@ -112,9 +118,9 @@ def read_bytes(path_text: str) -> bytes:
 def _check_exists(path_text: str) -> None:
     try:
         if stat.S_ISDIR(Path(path_text).expanduser().stat().st_mode):
-            raise InputError(f"{path_text} is a directory, not a file", type="IsADirectoryError")
-    except FileNotFoundError:
-        raise InputError(f"no such file: {path_text}", type="FileNotFoundError") from None
+            raise file_error(IsADirectoryError(), path_text)
+    except FileNotFoundError as e:
+        raise file_error(e, path_text) from None
     except OSError:
         pass
 
@@ -236,14 +242,8 @@ def _load_npy(path_text: str) -> np.ndarray:
             else:
                 raise ValueError(f"unsupported .npy format version {version}")
             header_end = f.tell()
-    except FileNotFoundError:
-        raise InputError(f"no such file: {path_text}", type="FileNotFoundError") from None
-    except IsADirectoryError:
-        raise InputError(f"{path_text} is a directory, not a file", type="IsADirectoryError") from None
-    except PermissionError:
-        raise InputError(f"permission denied: {path_text}", type="PermissionError") from None
     except OSError as e:
-        raise InputError(f"cannot read {path_text}: {e.strerror or e}", type="OSError") from None
+        raise file_error(e, path_text) from None
     except Exception as e:  # numpy's header parser raises ValueError, SyntaxError, tokenize errors, ...
         raise InputError(f"{path_text} is not a valid .npy file: {e}", type="FileFormatError") from None
     if dtype.hasobject:

@@ -25,6 +25,7 @@ import numpy as np
 from .. import dtypes, limits
 from ..tensor import Tensor
 from ._core import install_method, op, register
+from .shape import _unsafe_view  # aten's _unsafe_view, which matmul ends with
 
 _SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
                  "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
@@ -208,19 +209,6 @@ def _(grad, input, vec2, needs_input_grad):
 
 
 # -------------------------------------------------------------------------------- matmul and its pieces
-
-
-@op("UnsafeViewBackward0", promote=None, name="_unsafe_view", note="d/dx = grad reshaped back")
-def _unsafe_view(input, shape):
-    """``input`` with a new shape of the same size (aten's ``_unsafe_view``, which matmul ends with)."""
-    return np.reshape(input, shape)
-
-
-@_unsafe_view.defvjp
-def _(grad, input_shape):
-    from .shape import reshape
-
-    return reshape(grad, input_shape)
 
 
 @op("CloneBackward0", promote=None, name="_clone", note="d/dx = grad")

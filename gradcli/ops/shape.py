@@ -176,7 +176,8 @@ def _(grad, input_shape):
 
 @op("UnsafeViewBackward0", promote=None, name="_unsafe_view", note="reshape the gradient back")
 def _unsafe_view(input, shape):
-    """The new shape of a fresh contiguous copy (aten::_unsafe_view, the second half of a copying reshape)."""
+    """The new shape of a fresh contiguous copy (aten::_unsafe_view: the second half of a copying reshape, and
+    the end of matmul's folded products)."""
     return np.reshape(input, shape)
 
 
