@@ -11,6 +11,7 @@ from __future__ import annotations
 import warnings
 import zlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -18,12 +19,28 @@ import pytest
 
 import gradcli as G
 
+#: The repository's top folder (examples/, grammars/, benchmarks/ live there).
+ROOT = Path(__file__).resolve().parent.parent
+
 GRADCHECK_EPS = 1e-6
 GRADCHECK_ATOL = 1e-5
 GRADCHECK_RTOL = 1e-3
 
 
 # ---------------------------------------------------------------------------------------------- inputs
+def sh(shape) -> str:
+    """A shape as a test id: ``(3, 4)`` -> ``"3x4"``, ``()`` -> ``"0d"``."""
+    return "x".join(map(str, shape)) if shape else "0d"
+
+
+#: The shapes every unary op is tried on: 0-d, a vector, a matrix, a size-1 dim, three dims.
+UNARY_SHAPES = [(), (4,), (3, 4), (3, 1), (2, 3, 4)]
+
+#: The shape pairs every binary op is tried on: equal shapes, 0-d with anything, and broadcasting both ways
+#: (size-1 dims and missing leading dims), after HIPS autograd's combinations.
+BINARY_SHAPES = [((), ()), ((4,), (4,)), ((3, 4), (3, 4)), ((3, 1), (1, 4)), ((2, 3, 4), (4,)), ((3, 4), ()),
+                 ((), (3, 4)), ((1, 4), (3, 4)), ((2, 1, 4), (3, 1))]
+
 @dataclass(frozen=True)
 class Arg:
     """One tensor input of a case.
@@ -295,7 +312,7 @@ class NDCase:
 
 class CaseBook:
     """The cases of one area of the op table (a ``tests/cases_*.py`` module defines ``BOOK = CaseBook()``;
-    tests/test_ops.py collects every book).
+    tests/ops/test_ops.py collects every book).
 
     known_torch_mismatch / known_gradcheck_fail / known_gradgrad_fail: case id -> reason; those cases are strict
     xfails in the corresponding test (a fix turns them into failures that ask for the entry to be removed).

@@ -1,26 +1,20 @@
-"""Case book of the elementwise ops (gradcli/ops/elementwise.py) beyond the arithmetic cases of tests/test_ops.py:
+"""Case book of the elementwise ops (gradcli/ops/elementwise.py) beyond the arithmetic cases of tests/ops/test_ops.py:
 exp2 expm1 log2 log10 log1p rsqrt square, the trigonometric and hyperbolic functions, erf, atan2, maximum,
 minimum, clamp/clip, div with rounding_mode, and Tensor methods and aliases.
 
-tests/test_ops.py runs every case through gradcheck, gradgradcheck and the PyTorch oracle (values, dtypes,
+tests/ops/test_ops.py runs every case through gradcheck, gradgradcheck and the PyTorch oracle (values, dtypes,
 grad_fn names, first and second derivatives). Inputs stay inside each op's smooth domain; the kinks themselves
 (ties of maximum/minimum, clamp at its bounds, sqrt at 0, ...) are compared with PyTorch at exact points in
-tests/test_ops_elementwise.py, where finite differences do not apply.
+tests/ops/test_ops_elementwise.py, where finite differences do not apply.
 """
 
 from __future__ import annotations
 
-try:
-    from tests.helpers import Arg, CaseBook, api
-except ImportError:  # tests/ on sys.path (pytest's rootdir-less import mode)
-    from helpers import Arg, CaseBook, api
+from helpers import BINARY_SHAPES, UNARY_SHAPES, Arg, CaseBook, api, sh
 
 BOOK = CaseBook()
 R, NZ, POS, UNIT = "real", "nonzero", "pos", "unit"
 
-
-def sh(shape) -> str:
-    return "x".join(map(str, shape)) if shape else "0d"
 
 
 def call(name, **kw):
@@ -33,9 +27,6 @@ def method(name, *args, **kw):
     return lambda m, x, *xs: getattr(x, name)(*xs, *args, **kw)
 
 
-UNARY_SHAPES = [(), (4,), (3, 4), (3, 1), (2, 3, 4)]
-BINARY_SHAPES = [((), ()), ((4,), (4,)), ((3, 4), (3, 4)), ((3, 1), (1, 4)), ((2, 3, 4), (4,)), ((3, 4), ()),
-                 ((), (3, 4)), ((2, 1, 4), (3, 1))]
 
 # ------------------------------------------------------------------------------------------- unary ops
 UNARY = {  # name -> domain where the op is smooth and well conditioned
@@ -130,4 +121,4 @@ BOOK.add("__mod__", "tensor", lambda m, a, b: a % b, Arg((3, 4)), Arg((3, 1), NZ
 BOOK.add("__mod__", "scalar", lambda m, a: (a * 5) % 2, Arg((3, 4)))
 # floor_divide (Python's //) records PyTorch's NotImplemented node, whose backward fails in both libraries
 BOOK.excluded["floor_divide"] = ("no derivative (torch's backward raises too): values, dtypes, grad_fn and the "
-                                 "backward error are compared in tests/test_ops_elementwise.py")
+                                 "backward error are compared in tests/ops/test_ops_elementwise.py")

@@ -15,7 +15,7 @@ from gradcli.cli import app
 from gradcli.language.build import build_program
 from gradcli.ops import KINDS, REGISTRY
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import ROOT
 
 runner = CliRunner()
 

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from gradcli.cli import app
 from gradcli.schemas import NAMES, schema
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import ROOT
 runner = CliRunner()
 
 

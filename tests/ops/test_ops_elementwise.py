@@ -1,4 +1,4 @@
-"""The elementwise ops and activations against PyTorch where the case books of tests/test_ops.py cannot go:
+"""The elementwise ops and activations against PyTorch where the case books of tests/ops/test_ops.py cannot go:
 
 * kinks and edges at exact points (relu/abs/sign/leaky_relu/elu at 0, hardtanh/clamp at their bounds,
   maximum/minimum ties, sqrt at 0, softplus at its threshold, nan inputs): values, grad_fn names, first and
@@ -22,10 +22,7 @@ from typer.testing import CliRunner
 
 import gradcli as G
 
-try:
-    from tests.helpers import assert_raises_like_torch, autograd_grad, grad_fn_name, to_np
-except ImportError:  # tests/ on sys.path
-    from helpers import assert_raises_like_torch, autograd_grad, grad_fn_name, to_np
+from helpers import assert_raises_like_torch, autograd_grad, grad_fn_name, to_np
 from gradcli.cli import app
 from gradcli.ops import REGISTRY
 

@@ -15,10 +15,7 @@ from typer.testing import CliRunner
 import gradcli as G
 from gradcli.cli import app
 
-try:
-    from tests.helpers import api, assert_raises_like_torch, autograd_grad, grad_fn_name, to_np
-except ImportError:  # tests/ on sys.path
-    from helpers import api, assert_raises_like_torch, autograd_grad, grad_fn_name, to_np
+from helpers import api, assert_raises_like_torch, autograd_grad, grad_fn_name, to_np
 
 
 # ============================================================================= max/min (values, indices)

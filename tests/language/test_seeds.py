@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 import gradcli as G
 from gradcli.cli import app
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import ROOT
 EXAMPLES = sorted((ROOT / "examples").glob("*.gc"))
 
 

@@ -2,23 +2,17 @@
 recorded graph depends on which operand requires grad or on memory layout (PyTorch's fold into mm/mv, the
 squeezed size-1 batch, non-contiguous operands).
 
-Every case runs through tests/test_ops.py: gradcheck, gradgradcheck and the torch oracle (values, dtypes,
-grad_fn names, first and second derivatives). Error messages are compared in tests/test_ops_reduction.py.
+Every case runs through tests/ops/test_ops.py: gradcheck, gradgradcheck and the torch oracle (values, dtypes,
+grad_fn names, first and second derivatives). Error messages are compared in tests/ops/test_ops_reduction.py.
 """
 
 from __future__ import annotations
 
-try:
-    from tests.helpers import Arg, CaseBook, api
-except ImportError:  # tests/ on sys.path
-    from helpers import Arg, CaseBook, api
+from helpers import Arg, CaseBook, api
 
 BOOK = CaseBook()
 INT = "int"
 
-
-def sh(shape) -> str:
-    return "x".join(map(str, shape)) if shape else "0d"
 
 
 # ------------------------------------------------------------------------------------------------------ bmm

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from gradcli.cli import app
 from gradcli.ops import REGISTRY
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import ROOT
 runner = CliRunner()
 
 

@@ -17,10 +17,7 @@ from typer.testing import CliRunner
 
 import gradcli as G
 
-try:
-    from tests.helpers import autograd_grad, grad_fn_name, gradcheck, gradgradcheck, to_np
-except ImportError:  # pragma: no cover - run from tests/
-    from helpers import autograd_grad, grad_fn_name, gradcheck, gradgradcheck, to_np
+from helpers import autograd_grad, grad_fn_name, gradcheck, gradgradcheck, to_np
 from gradcli.cli import app
 
 runner = CliRunner()

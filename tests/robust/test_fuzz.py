@@ -46,7 +46,7 @@ from gradcli.language.grammar import grammar_path, parse
 from gradcli.language.interpreter import BUILTIN_NAMES, TENSOR_ATTRS
 from gradcli.ops import REGISTRY
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import ROOT
 
 # ------------------------------------------------------------------------------------------------ profiles
 _COMMON = dict(deadline=None, print_blob=True, database=None,

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from gradcli.cli import app
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import ROOT
 runner = CliRunner()
 
 

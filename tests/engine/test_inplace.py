@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 import gradcli as G
 from gradcli.cli import app
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import ROOT
 runner = CliRunner()
 HEX = re.compile(r"0x[0-9a-f]+")
 
@@ -718,7 +718,7 @@ def test_no_check_cost_until_an_inplace_write():
 
 
 def test_gradcheck_through_recorded_inplace():
-    from tests.helpers import gradcheck
+    from helpers import gradcheck
 
     def fn(x, b):
         y = x * 1.5
@@ -745,7 +745,7 @@ def test_cli_program_sees_the_error_position(tmp_path):
 def test_every_augmented_operator_of_python(tmp_path, torch):
     """``//= %= &= |= ^=`` as well as the arithmetic ones: in place on tensors (aliases see it), ordinary
     rebinding on Python numbers; the same output as Python with torch."""
-    _same(tmp_path, torch, (Path(__file__).resolve().parent / "data" / "augmented_ops.py").read_text()
+    _same(tmp_path, torch, (ROOT / "tests" / "data" / "augmented_ops.py").read_text()
           .replace("import torch\n", "", 1))
 
 

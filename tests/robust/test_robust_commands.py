@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from gradcli import limits
 from gradcli.cli import app
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import ROOT
 runner = CliRunner()
 
 

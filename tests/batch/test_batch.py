@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from gradcli.batch import Defaults, ParallelRunner, read_entries, run_entries
 from gradcli.cli import app
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import ROOT
 runner = CliRunner()
 
 

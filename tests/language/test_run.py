@@ -28,7 +28,7 @@ from gradcli.cli import app
 from gradcli.language import nodes
 from gradcli.language.build import build_program
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import ROOT
 SEEDS = sorted((ROOT / "examples" / "seeds").glob("0*.txt"))
 runner = CliRunner()
 

@@ -1,17 +1,14 @@
 """Case book of the reductions (gradcli/ops/reduction.py): prod, max/min, amax/amin, argmax/argmin, var/std,
-logsumexp, cumsum, and more forms of sum/mean/norm than tests/test_ops.py has.
+logsumexp, cumsum, and more forms of sum/mean/norm than tests/ops/test_ops.py has.
 
-Every case runs through tests/test_ops.py: gradcheck, gradgradcheck and the torch oracle (values, dtypes,
+Every case runs through tests/ops/test_ops.py: gradcheck, gradgradcheck and the torch oracle (values, dtypes,
 grad_fn names, first and second derivatives). Subgradients at ties and zeros, which finite differences cannot
-check, are compared with PyTorch in tests/test_ops_reduction.py.
+check, are compared with PyTorch in tests/ops/test_ops_reduction.py.
 """
 
 from __future__ import annotations
 
-try:
-    from tests.helpers import Arg, CaseBook, api
-except ImportError:  # tests/ on sys.path
-    from helpers import Arg, CaseBook, api
+from helpers import Arg, CaseBook, api
 
 BOOK = CaseBook()
 R, NZ, POS, INT, BOOL = "real", "nonzero", "pos", "int", "bool"
@@ -64,10 +61,7 @@ for _name in ("max", "min"):
     BOOK.add(_name, "int-dim", lambda m, a, n=_name: getattr(m, n)(a, 1).values, Arg((3, 4), INT))
     BOOK.add(_name, "values-used-twice", lambda m, a, n=_name: (lambda r: r.values * r[0])(getattr(m, n)(a, 0)),
              Arg((3, 4)))
-try:  # max(a, b) is maximum(a, b): checked once the elementwise ops provide maximum/minimum
-    from gradcli.ops import REGISTRY as _REGISTRY
-except ImportError:  # pragma: no cover
-    _REGISTRY = {}
+from gradcli.ops import REGISTRY as _REGISTRY  # max(a, b) is maximum(a, b)
 for _name, _pair in (("max", "maximum"), ("min", "minimum")):
     if _pair in _REGISTRY:
         BOOK.add(_name, "two-tensors", lambda m, a, b, n=_name: getattr(m, n)(a, b), Arg((3, 4)), Arg((4,)))

@@ -1,25 +1,19 @@
 """Case book of the activations (gradcli/ops/activation.py): relu relu6 leaky_relu elu selu gelu silu softplus
 hardtanh, with their keyword arguments (negative_slope, alpha, approximate, beta, threshold, min_val, max_val).
 
-tests/test_ops.py runs every case through gradcheck, gradgradcheck and the PyTorch oracle (torch.nn.functional).
+tests/ops/test_ops.py runs every case through gradcheck, gradgradcheck and the PyTorch oracle (torch.nn.functional).
 Inputs avoid the kinks (domain "nonzero" where the kink is at 0); the kinks themselves are compared with PyTorch
-at exact points in tests/test_ops_elementwise.py.
+at exact points in tests/ops/test_ops_elementwise.py.
 """
 
 from __future__ import annotations
 
-try:
-    from tests.helpers import Arg, CaseBook, api
-except ImportError:  # tests/ on sys.path (pytest's rootdir-less import mode)
-    from helpers import Arg, CaseBook, api
+from helpers import Arg, CaseBook, api, sh
 
 BOOK = CaseBook()
 R, NZ = "real", "nonzero"
 SHAPES = [(), (4,), (3, 4), (3, 1), (2, 3, 4)]
 
-
-def sh(shape) -> str:
-    return "x".join(map(str, shape)) if shape else "0d"
 
 
 def call(name, *args, **kw):

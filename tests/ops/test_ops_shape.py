@@ -1,5 +1,5 @@
-"""Shape ops, indexing and creation functions against PyTorch, beyond the per-case checks of tests/test_ops.py
-(which gradchecks and compares every case of tests/cases_shape.py):
+"""Shape ops, indexing and creation functions against PyTorch, beyond the per-case checks of tests/ops/test_ops.py
+(which gradchecks and compares every case of tests/ops/cases_shape.py):
 
 * error messages (type and text) of shape ops, indexing and creation functions;
 * when a reshape is a view and when a copy, ``view``'s refusal and ``is_contiguous``, over many strided inputs;
@@ -24,13 +24,10 @@ from typer.testing import CliRunner
 
 import gradcli as G
 
-try:
-    from tests.helpers import grad_fn_name, to_np
-except ImportError:  # tests/ on sys.path
-    from helpers import grad_fn_name, to_np
+from helpers import grad_fn_name, to_np
 from gradcli.cli import app
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import ROOT
 
 
 def _raised(fn, m):

@@ -28,14 +28,8 @@ import pytest
 import gradcli as G
 from gradcli.ops import KINDS, REGISTRY
 
-try:
-    from tests.helpers import (Arg, Case, NDCase, api, assert_raises_like_torch, autograd_grad, g_inputs,
-                               grad_fn_name, gradcheck, gradgradcheck, make_arrays, seed_of, t_inputs, to_np)
-    _PKG = "tests."
-except ImportError:  # tests/ on sys.path (pytest's rootdir-less import mode)
-    from helpers import (Arg, Case, NDCase, api, assert_raises_like_torch, autograd_grad, g_inputs, grad_fn_name,
-                         gradcheck, gradgradcheck, make_arrays, seed_of, t_inputs, to_np)
-    _PKG = ""
+from helpers import (BINARY_SHAPES, UNARY_SHAPES, Arg, Case, NDCase, api, assert_raises_like_torch, autograd_grad,
+                     g_inputs, grad_fn_name, gradcheck, gradgradcheck, make_arrays, seed_of, sh, t_inputs, to_np)
 
 
 # ============================================================================================ the op table
@@ -46,14 +40,10 @@ def add_case(op: str, id: str, fn: Callable, *args: Arg, marks=()) -> None:
     CASES.append(Case(op, f"{op}-{id}", fn, tuple(args), marks=tuple(marks)))
 
 
-def sh(shape) -> str:
-    return "x".join(map(str, shape)) if shape else "0d"
-
 
 R, NZ, POS, UNIT, BOOL, INT = "real", "nonzero", "pos", "unit", "bool", "int"
 
 # ---------------------------------------------------------------------------------------- unary elementwise
-UNARY_SHAPES = [(), (4,), (3, 4), (3, 1), (2, 3, 4)]
 UNARY = {  # name -> domain (away from kinks and out of the domain's edges)
     "abs": NZ, "neg": R, "exp": R, "log": POS, "sqrt": POS, "sign": NZ, "sigmoid": R, "tanh": R,
     "relu": NZ, "reciprocal": NZ,
@@ -70,8 +60,6 @@ add_case("__abs__", "3x4", lambda m, a: abs(a), Arg((3, 4), NZ))
 add_case("relu", "mixed-signs", lambda m, a: m.relu(a), Arg((2, 3, 4), NZ))
 
 # --------------------------------------------------------------------------------------- binary elementwise
-BINARY_SHAPES = [((), ()), ((4,), (4,)), ((3, 4), (3, 4)), ((3, 1), (1, 4)), ((2, 3, 4), (4,)), ((3, 4), ()),
-                 ((), (3, 4)), ((1, 4), (3, 4)), ((2, 1, 4), (3, 1))]
 BINARY = {"add": R, "sub": R, "mul": R, "div": NZ, "rsub": R}  # name -> domain of `other`
 for _name, _dom in BINARY.items():
     for _sa, _sb in BINARY_SHAPES:
@@ -372,7 +360,7 @@ KNOWN_GRADGRAD_FAIL: dict[str, str] = {
 #: table, so that areas grow independently. Their cases join the lists above.
 CASE_BOOKS = sorted(p.stem for p in Path(__file__).parent.glob("cases_*.py"))
 for _mod in CASE_BOOKS:
-    _book = importlib.import_module(_PKG + _mod).BOOK
+    _book = importlib.import_module(_mod).BOOK
     CASES += _book.cases
     NONDIFF_CASES += _book.nondiff
     KNOWN_TORCH_MISMATCH.update(_book.known_torch_mismatch)
@@ -422,7 +410,7 @@ def _ops_of_kind_op() -> set:
 def test_every_registry_op_has_a_case():
     covered = {c.op for c in CASES} | {c.op for c in NONDIFF_CASES}
     missing = _ops_of_kind_op() - covered - set(EXCLUDED)
-    assert not missing, f"ops in gradcli.ops.REGISTRY without a test case in tests/test_ops.py: {sorted(missing)}"
+    assert not missing, f"ops in gradcli.ops.REGISTRY without a test case in tests/ops/test_ops.py: {sorted(missing)}"
 
 
 def test_exclusions_and_case_names_are_current():

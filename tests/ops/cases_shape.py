@@ -1,20 +1,17 @@
 """Case book of the shape ops (gradcli/ops/shape.py): cat/concat, stack, split, chunk, unbind, narrow, movedim,
 flip, repeat, clone,
 index_select, gather, expand_as/view_as/reshape_as, reshape/view/flatten of tensors that are not contiguous, and
-indexing beyond the basic cases of tests/test_ops.py (PyTorch's placement of advanced indices, masks, bools,
+indexing beyond the basic cases of tests/ops/test_ops.py (PyTorch's placement of advanced indices, masks, bools,
 aliases, 0-d index tensors).
 
-Collected by tests/test_ops.py: every case is gradchecked, gradgradchecked and compared with PyTorch (values,
+Collected by tests/ops/test_ops.py: every case is gradchecked, gradgradchecked and compared with PyTorch (values,
 dtypes, grad_fn names, first and second derivatives). A case returns one tensor: ops with several outputs
 (split, chunk) are checked through one piece or a combination of all of them.
 """
 
 from __future__ import annotations
 
-try:
-    from tests.helpers import Arg, CaseBook
-except ImportError:  # tests/ on sys.path
-    from helpers import Arg, CaseBook
+from helpers import Arg, CaseBook
 
 BOOK = CaseBook()
 add = BOOK.add

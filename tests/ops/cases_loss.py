@@ -1,26 +1,20 @@
 """Case book of softmax/log_softmax (gradcli/ops/nn.py) and the losses (gradcli/ops/loss.py).
 
-Every case runs through tests/test_ops.py: gradcheck, gradgradcheck and the torch oracle (values, dtypes,
+Every case runs through tests/ops/test_ops.py: gradcheck, gradgradcheck and the torch oracle (values, dtypes,
 grad_fn names, first and second derivatives). Class-index targets use the "index" domain of tests/helpers.py
 (int64 in [0, C)); they never require grad. Error messages and warnings are compared in
-tests/test_ops_reduction.py.
+tests/ops/test_ops_reduction.py.
 """
 
 from __future__ import annotations
 
 import warnings
 
-try:
-    from tests.helpers import Arg, CaseBook, api
-except ImportError:  # tests/ on sys.path
-    from helpers import Arg, CaseBook, api
+from helpers import Arg, CaseBook, api, sh
 
 BOOK = CaseBook()
 R, NZ, POS, UNIT, INT = "real", "nonzero", "pos", "unit", "int"
 
-
-def sh(shape) -> str:
-    return "x".join(map(str, shape)) if shape else "0d"
 
 
 def idx(shape, classes):
