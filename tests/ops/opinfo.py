@@ -21,6 +21,12 @@ Only extras that do not fit an op's samples stay outside the table: graphs of se
 (tests/ops/cases_graphs.py), subgradients at kinks and special values, error texts and warnings
 (tests/ops/test_ops_elementwise.py, test_ops_reduction.py, test_ops_shape.py).
 
+Adding an op: add its entry to its family's list below, with a generator when one fits
+(``OpInfo("cosh", "elementwise", unary_samples, domain=R, method=True)`` runs it on every shape of
+UNARY_SHAPES, as a function and as a method), else its samples in ``extra``; declare ``aliases``, the
+domain where the op is smooth (finite differences must not cross a kink), ``differentiable=False`` for an
+op without derivative, and a :class:`Skip` with its reason for a test that cannot apply.
+
 The table relies only on gradcli's public API and on ``gradcli.ops.REGISTRY``/``KINDS``, never on module
 paths inside ``gradcli/ops``.
 """
@@ -28,6 +34,7 @@ paths inside ``gradcli/ops``.
 from __future__ import annotations
 
 import operator
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
@@ -85,8 +92,9 @@ class Sample:
     id: the readable part of the test id after the op's name: ``"3x4"``, ``"3x1-1x4"``, ``"dim1-keepdim"``.
     inputs: the tensor inputs (helpers.Arg: shape, domain, requires grad); values are drawn from the
         domains with a seed from the test id.
-    args, kwargs: the other arguments. Unless ``In`` names the inputs, the call is
-        ``f(*inputs, *args, **kwargs)``; ``Lib`` values are built per library.
+    args, kwargs: the other arguments: the call is ``f(*inputs, *args, **kwargs)``, where the inputs that
+        ``In`` places elsewhere (a keyword, after a number, in a list) are left out of ``*inputs``; ``Lib``
+        values are built per library.
     name: call an alias (``"absolute"``) or a Python operator (``"__add__"``, ``"__radd__"``) instead of the
         op's function; the test id then starts with this name.
     method: call the Tensor method of that name on the first input: ``inputs[0].name(*rest, *args, **kwargs)``.
@@ -153,7 +161,8 @@ class OpInfo:
     op: ``op(m) -> callable`` for gradcli (``m = gradcli``) and torch; default ``helpers.api(m, name)``.
     domain: where the generators draw the inputs from: one domain ("pos" for log), or one per input
         (``("real", "nonzero")`` for div).
-    method: the op is also a Tensor method (the generators add a "method" sample).
+    method: the generators add a sample calling the op as a Tensor method (entries without a generator
+        list their method samples in ``extra``; every op that is a Tensor method must have one).
     aliases: other REGISTRY names of the same op (``absolute`` of ``abs``); the generators run each.
     differentiable: False for ops without derivative (comparisons, bitwise, argmax): their samples are
         compared with PyTorch by values and dtypes only.
@@ -217,6 +226,7 @@ class OpInfo:
 
 
 def _resolve(v, m, tensors):
+    """``v`` with its ``In`` replaced by the tensors and its ``Lib`` built for ``m`` (in tuples and lists too)."""
     if isinstance(v, In):
         return tensors[v.k]
     if isinstance(v, Lib):
@@ -229,6 +239,7 @@ def _resolve(v, m, tensors):
 
 
 def _inputs_named(v) -> set:
+    """The positions of the inputs that ``In`` names in ``v``."""
     if isinstance(v, In):
         return {v.k}
     if isinstance(v, (tuple, list)):
@@ -239,8 +250,6 @@ def _inputs_named(v) -> set:
 def _quietly(quiet: bool, f, *args, **kwargs):
     if not quiet:
         return f(*args, **kwargs)
-    import warnings
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return f(*args, **kwargs)
@@ -312,7 +321,7 @@ def variants(table) -> Callable[[OpInfo], Iterable[Sample]]:
 
 def comparison_samples(op: OpInfo) -> Iterable[Sample]:
     """A comparison (eq, lt, ...): int, float, bool and mixed dtypes, broadcasting, 0-d, Python numbers, the
-    Tensor method and the Python operator ``op.aliases[0]``."""
+    Tensor method and the Python operator (``__eq__`` for eq)."""
     for id_, args in (("int-3x4-3x4", (Arg((3, 4), INT), Arg((3, 4), INT))),
                       ("int-3x1-1x4", (Arg((3, 1), INT), Arg((1, 4), INT))),
                       ("float-3x4-4", (Arg((3, 4)), Arg((4,)))),
@@ -328,7 +337,8 @@ def comparison_samples(op: OpInfo) -> Iterable[Sample]:
 
 
 def bitwise_samples(op: OpInfo) -> Iterable[Sample]:
-    """A bitwise op: bool and int tensors, broadcasting, 0-d, a Python int, and the Python operator."""
+    """A bitwise op: bool and int tensors, broadcasting, 0-d, a Python int, the Tensor method and the Python
+    operator."""
     for id_, args in (("bool-bool", (Arg((3, 4), BOOL), Arg((3, 4), BOOL))),
                       ("int-int", (Arg((3, 4), INT), Arg((3, 4), INT))),
                       ("bool-int", (Arg((3, 4), BOOL), Arg((4,), INT))),
@@ -336,6 +346,7 @@ def bitwise_samples(op: OpInfo) -> Iterable[Sample]:
                       ("0d-0d", (Arg((), INT), Arg((), BOOL)))):
         yield S(id_, *args)
     yield S("int-scalar", Arg((3, 4), INT), args=(6,))
+    yield S("method", Arg((3, 4), INT), Arg((3, 4), INT), method=True)
     yield S("bool-bool", Arg((3, 4), BOOL), Arg((3, 4), BOOL), name=f"__{op.name[len('bitwise_'):]}__")
 
 
@@ -880,15 +891,19 @@ def _linear_samples(op: OpInfo) -> Iterable[Sample]:
 
 LINALG = [
     OpInfo("dot", "linalg", extra=(S("4-4", Arg((4,)), Arg((4,))), S("nograd-other", Arg((4,)), Arg((4,), grad=False)),
-                                   S("same-tensor", Arg((4,)), call=lambda m, f, a: f(a, a)))),
-    OpInfo("mv", "linalg", extra=(S("3x4-4", Arg((3, 4)), Arg((4,))), S("nograd-mat", Arg((3, 4), grad=False), Arg((4,))))),
+                                   S("same-tensor", Arg((4,)), call=lambda m, f, a: f(a, a)),
+                                   S("method", Arg((4,)), Arg((4,)), method=True))),
+    OpInfo("mv", "linalg", extra=(S("3x4-4", Arg((3, 4)), Arg((4,))), S("nograd-mat", Arg((3, 4), grad=False), Arg((4,))),
+                                  S("method", Arg((3, 4)), Arg((4,)), method=True))),
     OpInfo("mm", "linalg", extra=(
         S("3x4-4x2", Arg((3, 4)), Arg((4, 2))), S("1x4-4x1", Arg((1, 4)), Arg((4, 1))),
         S("nograd-mat2", Arg((3, 4)), Arg((4, 2), grad=False)),
-        S("transposed-input", Arg((4, 3)), Arg((4, 2)), call=lambda m, f, a, b: f(a.t(), b)))),
+        S("transposed-input", Arg((4, 3)), Arg((4, 2)), call=lambda m, f, a, b: f(a.t(), b)),
+        S("method", Arg((3, 4)), Arg((4, 2)), method=True))),
     OpInfo("outer", "linalg", aliases=("ger",), extra=(
         S("3-4", Arg((3,)), Arg((4,))), S("3-4", Arg((3,)), Arg((4,)), name="ger"),
-        S("nograd-vec2", Arg((3,)), Arg((4,), grad=False)))),
+        S("nograd-vec2", Arg((3,)), Arg((4,), grad=False)), S("method", Arg((3,)), Arg((4,)), method=True),
+        S("method", Arg((3,)), Arg((4,)), name="ger", method=True))),
     OpInfo("matmul", "linalg", _matmul_samples),
     OpInfo("bmm", "linalg", extra=(
         S("2x3x4-2x4x5", Arg((2, 3, 4)), Arg((2, 4, 5))), S("1x1x4-1x4x1", Arg((1, 1, 4)), Arg((1, 4, 1))),
@@ -909,7 +924,7 @@ def _m(expr: Callable, *inputs: Arg, id: str) -> Sample:
 
 
 SHAPE = [
-    OpInfo("reshape", "shape", method=True, extra=(
+    OpInfo("reshape", "shape", extra=(
         S("3x4-to-2x6", Arg((3, 4)), args=((2, 6),)), S("3x4-to-minus1", Arg((3, 4)), args=((-1,),)),
         S("2x3x4-to-4x-1", Arg((2, 3, 4)), args=((4, -1),)), S("0d-to-1x1", Arg(()), args=((1, 1),)),
         S("1-to-0d", Arg((1,)), args=((),)), S("method-varargs", Arg((3, 4)), args=(2, 6), method=True),
@@ -930,7 +945,7 @@ SHAPE = [
         S("flatten-permuted-partial", Arg((2, 3, 4)), call=lambda m, f, a: a.permute(0, 2, 1).flatten(0, 1)),
         S("flatten-permuted-viewable", Arg((2, 3, 4)), call=lambda m, f, a: a.permute(1, 0, 2).flatten(1)),
         _m(lambda f, a: f(f(a.t(), 2, 6), 12), Arg((3, 4)), id="twice"))),
-    OpInfo("view", "shape", method=True, extra=(
+    OpInfo("view", "shape", extra=(
         S("3x4-to-2x6", Arg((3, 4)), args=(2, 6)), S("method-tuple", Arg((3, 4)), args=((4, 3),), method=True),
         S("0d-to-1", Arg(()), args=(1,), method=True),
         _m(lambda f, a: f(a.t(), 4, 3), Arg((3, 4)), id="transposed-same-shape"),
@@ -949,7 +964,9 @@ SHAPE = [
         S("2x3x4-0-2", Arg((2, 3, 4)), args=(0, 2)), S("2x3x4-0-2", Arg((2, 3, 4)), args=(0, 2), name="swapaxes"),
         S("2x3x4-0-2", Arg((2, 3, 4)), args=(0, 2), name="swapdims"),
         S("3x4-neg", Arg((3, 4)), args=(-1, -2)), S("3x4-same", Arg((3, 4)), args=(1, 1)),
-        S("method", Arg((3, 4)), args=(0, 1), method=True))),
+        S("method", Arg((3, 4)), args=(0, 1), method=True),
+        S("method", Arg((2, 3, 4)), args=(2, 0), name="swapaxes", method=True),
+        S("method", Arg((2, 3, 4)), args=(-1, 1), name="swapdims", method=True))),
     OpInfo("t", "shape", extra=(*[S(sh(s), Arg(s)) for s in ((3, 4), (4,), (), (1, 4))],
                                 S("method", Arg((3, 4)), method=True))),
     OpInfo("T", "shape", syntax=True, op=lambda m: operator.attrgetter("T"),
@@ -1016,7 +1033,8 @@ SHAPE = [
         S("0-1", Arg((3, 4)), args=(0, 1)), S("0-1", Arg((3, 4)), args=(0, 1), name="moveaxis"),
         S("lists", Arg((2, 3, 4)), args=((0, 1), (2, 0))), S("negative", Arg((2, 3, 4)), args=(-1, 0)),
         S("same", Arg((3, 4)), args=(1, 1)),
-        _m(lambda f, a: f(a, 2, 0).reshape(4, 6), Arg((2, 3, 4)), id="method-then-reshape"))),
+        _m(lambda f, a: f(a, 2, 0).reshape(4, 6), Arg((2, 3, 4)), id="method-then-reshape"),
+        S("method", Arg((2, 3, 4)), args=((0, 1), (1, 2)), name="moveaxis", method=True))),
     OpInfo("flip", "shape", extra=(
         *_one_input([("dim0", (3, 4), ((0,),)), ("both", (3, 4), ((0, 1),)), ("last", (2, 3, 4), ([-1],)),
                      ("02", (2, 3, 4), ((0, 2),)), ("0d", (), ((0,),)), ("none", (3, 4), ((),)), ("4", (4,), ([0],))]),

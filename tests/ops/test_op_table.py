@@ -121,6 +121,15 @@ def test_every_entry_has_samples_and_runs_each_alias():
             assert any(_differentiable(op.case(s)) for s in samples), f"no sample of {op.name} requires grad"
 
 
+def test_every_tensor_method_is_called_as_a_method():
+    """An op (or alias) that is also a Tensor method has a sample calling the method."""
+    missing = []
+    for op in opinfo.OP_DB:
+        methods = {s.name or op.name for s in op.samples() if s.method}
+        missing += [n for n in (op.name, *op.aliases) if not op.syntax and hasattr(G.Tensor, n) and n not in methods]
+    assert not missing, f"Tensor methods without a method sample in tests/ops/opinfo.py: {missing}"
+
+
 @pytest.mark.parametrize("family", ["elementwise", "activation"])
 def test_elementwise_entries_cover_0d_and_size_1_dims(family):
     """Every elementwise op runs on a 0-d tensor and on one with a size-1 dim (broadcasting)."""
