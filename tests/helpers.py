@@ -284,13 +284,14 @@ def api(m, name: str):
 
 @dataclass(frozen=True)
 class Case:
-    """One differentiable op call.
+    """One op call the generic tests run (tests/ops/test_op_table.py): a sample of the op table
+    (tests/ops/opinfo.py) or a graph of several ops (tests/ops/cases_graphs.py).
 
-    op: the REGISTRY name it covers (or an operator/method name such as "__getitem__" for Tensor syntax).
-    id: a readable test id (unique over all case books).
+    op: the op table entry it belongs to ("composite" for a graph).
+    id: a readable test id, unique over the table and the graphs; it also seeds the input values.
     fn: ``fn(m, *tensors)`` with ``m`` gradcli or torch; returns one Tensor.
     args: the tensor inputs (shape, domain, requires grad).
-    marks: extra pytest marks.
+    marks: extra pytest marks (a strict xfail for a reported bug).
     """
 
     op: str
@@ -300,40 +301,16 @@ class Case:
     marks: tuple = field(default=())
 
 
-@dataclass(frozen=True)
-class NDCase:
-    """One call of a non-differentiable op (comparisons, bitwise, argmax...): values and dtypes only."""
-
-    op: str
-    id: str
-    fn: Callable
-    args: tuple
-
-
 class CaseBook:
-    """The cases of one area of the op table (a ``tests/cases_*.py`` module defines ``BOOK = CaseBook()``;
-    tests/ops/test_ops.py collects every book).
-
-    known_torch_mismatch / known_gradcheck_fail / known_gradgrad_fail: case id -> reason; those cases are strict
-    xfails in the corresponding test (a fix turns them into failures that ask for the entry to be removed).
-    excluded: REGISTRY op name -> reason it has no case.
-    """
+    """Cases that do not fit one op's samples (graphs of several ops): a ``tests/ops/cases_*.py`` module
+    defines ``BOOK = CaseBook()`` and adds to it."""
 
     def __init__(self):
         self.cases: list[Case] = []
-        self.nondiff: list[NDCase] = []
-        self.known_torch_mismatch: dict[str, str] = {}
-        self.known_gradcheck_fail: dict[str, str] = {}
-        self.known_gradgrad_fail: dict[str, str] = {}
-        self.excluded: dict[str, str] = {}
 
     def add(self, op: str, id: str, fn: Callable, *args: Arg, marks=()) -> None:
-        """A differentiable case with id ``f"{op}-{id}"``."""
+        """A case with id ``f"{op}-{id}"``."""
         self.cases.append(Case(op, f"{op}-{id}", fn, tuple(args), marks=tuple(marks)))
-
-    def add_nd(self, op: str, id: str, fn: Callable, *args: Arg) -> None:
-        """A non-differentiable case with id ``f"{op}-{id}"``."""
-        self.nondiff.append(NDCase(op, f"{op}-{id}", fn, tuple(args)))
 
 
 # ---------------------------------------------------------------------------------------- torch oracle

@@ -1,4 +1,5 @@
-"""The elementwise ops and activations against PyTorch where the case books of tests/ops/test_ops.py cannot go:
+"""The elementwise ops and activations against PyTorch where the op table's samples (tests/ops/opinfo.py, run by
+tests/ops/test_op_table.py) cannot go:
 
 * kinks and edges at exact points (relu/abs/sign/leaky_relu/elu at 0, hardtanh/clamp at their bounds,
   maximum/minimum ties, sqrt at 0, softplus at its threshold, nan inputs): values, grad_fn names, first and
@@ -23,8 +24,8 @@ from typer.testing import CliRunner
 import gradcli as G
 
 from helpers import assert_raises_like_torch, autograd_grad, grad_fn_name, to_np
+from opinfo import OP_DB
 from gradcli.cli import app
-from gradcli.ops import REGISTRY
 
 
 def F(m):
@@ -458,18 +459,20 @@ def test_inplace_writes_into_the_input_like_torch(fn, torch):
 
 
 # ============================================================================== the op table's notes
-MINE = ("gradcli.ops.elementwise", "gradcli.ops.activation")
-
-
-def test_every_op_of_these_modules_has_a_note_and_grad_fn():
-    names = [n for n, f in REGISTRY.items()
-             if getattr(getattr(f, "forward", f), "__module__", None) in MINE and not n.startswith("_")]
+def test_every_elementwise_op_and_activation_has_a_note_and_grad_fn():
+    """The ops of the elementwise and activation families of the op table (tests/ops/opinfo.py), aliases
+    included, show their derivative note, grad_fn (None for comparisons) and PyTorch counterpart in
+    ``gradcli ops --json``."""
+    names = [n for op in OP_DB if op.family in ("elementwise", "activation") for n in (op.name, *op.aliases)]
     assert {"gelu", "clamp", "maximum", "atan2", "square", "relu6", "div"} <= set(names)
+    r = runner.invoke(app, ["ops", "--json"])
+    assert r.exit_code == 0, r.output
+    listed = {e["name"]: e for e in json.loads(r.stdout)}
     for n in names:
-        f = REGISTRY[n]
-        assert getattr(f, "note", ""), f"{n} has no derivative note"
-        assert getattr(f, "grad_fn", "x") is None or getattr(f, "grad_fn", "")  # comparisons: None
-        assert f.__doc__ and "Matches torch" in " ".join(f.__doc__.split()), n
+        e = listed[n]
+        assert e["derivative"], f"{n} has no derivative note"
+        assert e["grad_fn"] is None or e["grad_fn"], n  # comparisons: None
+        assert "Matches torch" in e["summary"], n
 
 
 # ============================================================================================ CLI

@@ -1,4 +1,4 @@
-"""Reductions, linear algebra, softmax and losses beyond the case books: the (values, indices) results of
+"""Reductions, linear algebra, softmax and losses beyond the op table's samples (tests/ops/opinfo.py): the (values, indices) results of
 max/min, subgradients at ties, zeros and kinks, degenerate inputs (NaN/inf results), error messages and
 warnings, each compared with PyTorch; and the same ops used the way a user runs them (the language, the CLI).
 """

@@ -1,5 +1,5 @@
-"""Shape ops, indexing and creation functions against PyTorch, beyond the per-case checks of tests/ops/test_ops.py
-(which gradchecks and compares every case of tests/ops/cases_shape.py):
+"""Shape ops, indexing and creation functions against PyTorch, beyond the op table's samples (tests/ops/opinfo.py,
+gradchecked and compared with PyTorch by tests/ops/test_op_table.py):
 
 * error messages (type and text) of shape ops, indexing and creation functions;
 * when a reshape is a view and when a copy, ``view``'s refusal and ``is_contiguous``, over many strided inputs;
@@ -16,7 +16,6 @@ import os
 import subprocess
 import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest

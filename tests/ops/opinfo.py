@@ -1,0 +1,1162 @@
+"""The op table of the tests: one :class:`OpInfo` per op, declaring the op's sample inputs.
+
+This follows PyTorch's OpInfo pattern (``torch/testing/_internal/common_methods_invocations.py`` and
+``torch/testing/_internal/opinfo/core.py``): each op has one entry with a sample-input generator, the
+domain its inputs are drawn from, its method form and aliases, and the generic tests are generated from
+the table (tests/ops/test_op_table.py: gradcheck in float64, gradgradcheck, and the PyTorch comparisons
+of values, dtypes, ``grad_fn`` names, gradients and second derivatives in float32 and float64). A new op
+is tested the moment it has an entry here; a public op of kind "op" in ``gradcli.ops.REGISTRY`` without
+an entry fails ``test_every_registry_op_has_an_entry``.
+
+An entry names its op as ``gradcli`` and ``torch`` spell it (``helpers.api`` resolves the few that
+torch keeps in ``torch.nn.functional`` or on ``torch.Tensor``). Its samples are :class:`Sample`\\ s:
+tensor inputs described by :class:`helpers.Arg` (shape, domain, whether it requires grad), the other
+positional and keyword arguments, and the form of the call (function, Tensor method, alias, Python
+operator). The generators below give the common sets: every elementwise unary op runs on
+``helpers.UNARY_SHAPES`` (0-d, a vector, a matrix, a size-1 dim, 3-d), every binary one on
+``helpers.BINARY_SHAPES`` (equal shapes, 0-d with anything, broadcasting both ways), each in the op's
+domain (positive for ``log``, inside (-1, 1) for ``acos``, a nonzero divisor for ``div``...).
+
+Only extras that do not fit an op's samples stay outside the table: graphs of several ops
+(tests/ops/cases_graphs.py), subgradients at kinks and special values, error texts and warnings
+(tests/ops/test_ops_elementwise.py, test_ops_reduction.py, test_ops_shape.py).
+
+Adding an op: add its entry to its family's list below, with a generator when one fits
+(``OpInfo("cosh", "elementwise", unary_samples, domain=R, method=True)`` runs it on every shape of
+UNARY_SHAPES, as a function and as a method), else its samples in ``extra``; declare ``aliases``, the
+domain where the op is smooth (finite differences must not cross a kink), ``differentiable=False`` for an
+op without derivative, and a :class:`Skip` with its reason for a test that cannot apply.
+
+The table relies only on gradcli's public API and on ``gradcli.ops.REGISTRY``/``KINDS``, never on module
+paths inside ``gradcli/ops``.
+"""
+
+from __future__ import annotations
+
+import operator
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping
+
+import numpy as np
+
+import gradcli as G
+
+from helpers import BINARY_SHAPES, UNARY_SHAPES, Arg, Case, api, sh
+
+#: Domains of helpers.Arg: "real" [-2, 2], "nonzero" +-[0.5, 2], "pos" [0.5, 2], "unit" [0.05, 0.95],
+#: "bool", "int" [-3, 3], "index" [0, high).
+R, NZ, POS, UNIT, BOOL, INT = "real", "nonzero", "pos", "unit", "bool", "int"
+
+
+def idx(shape, classes: int) -> Arg:
+    """A class-index target of a loss: int64 in [0, classes), never requiring grad."""
+    return Arg(shape, "index", high=classes)
+
+
+# ================================================================================ samples
+@dataclass(frozen=True)
+class In:
+    """The ``k``-th tensor input of a sample where it is not simply the next positional argument: a
+    keyword argument (``kwargs={"weight": In(2)}``), an argument after a Python number
+    (``args=(2.0, In(0))`` for ``pow(2.0, a)``), or an element of a list (``args=([In(0), In(1)],)``).
+    Inputs named by ``In`` anywhere are not passed positionally."""
+
+    k: int
+
+
+@dataclass(frozen=True)
+class Lib:
+    """An argument built per library when the sample runs: ``Lib(lambda m: m.float64)`` is
+    ``gradcli.float64`` or ``torch.float64``."""
+
+    make: Callable
+
+
+def dtype(name: str) -> Lib:
+    """The dtype ``name`` ("float64", "int32") of gradcli or torch."""
+    return Lib(lambda m: getattr(m, name))
+
+
+def tensor(data, dtype: str | None = None) -> Lib:
+    """A constant tensor (an index, a bound) built by ``m.tensor(data[, dtype=m.<dtype>])``."""
+    if dtype is None:
+        return Lib(lambda m: m.tensor(data))
+    return Lib(lambda m: m.tensor(data, dtype=getattr(m, dtype)))
+
+
+@dataclass(frozen=True, eq=False)
+class Sample:
+    """One call of an op (PyTorch's SampleInput).
+
+    id: the readable part of the test id after the op's name: ``"3x4"``, ``"3x1-1x4"``, ``"dim1-keepdim"``.
+    inputs: the tensor inputs (helpers.Arg: shape, domain, requires grad); values are drawn from the
+        domains with a seed from the test id.
+    args, kwargs: the other arguments: the call is ``f(*inputs, *args, **kwargs)``, where the inputs that
+        ``In`` places elsewhere (a keyword, after a number, in a list) are left out of ``*inputs``; ``Lib``
+        values are built per library.
+    name: call an alias (``"absolute"``) or a Python operator (``"__add__"``, ``"__radd__"``) instead of the
+        op's function; the test id then starts with this name.
+    method: call the Tensor method of that name on the first input: ``inputs[0].name(*rest, *args, **kwargs)``.
+    call: ``call(m, f, *tensors)`` for the forms that are not one call (``f(a.t(), (12,))``: a
+        non-contiguous input; ``f(a, 2)[1]``: one output of several), ``f`` being the function chosen
+        by name/method.
+    quiet: silence warnings of the call (implicit-dim softmax, legacy loss arguments; their texts are
+        compared with PyTorch elsewhere).
+    """
+
+    id: str
+    inputs: tuple
+    args: tuple = ()
+    kwargs: Mapping = field(default_factory=dict)
+    name: str | None = None
+    method: bool = False
+    call: Callable | None = None
+    quiet: bool = False
+
+
+def S(id: str, *inputs: Arg, args=(), kwargs=None, name=None, method=False, call=None, quiet=False) -> Sample:
+    """A :class:`Sample` written on one line: ``S("3x4", Arg((3, 4)), kwargs={"dim": 1})``."""
+    return Sample(id, tuple(inputs), tuple(args), dict(kwargs or {}), name, method, call, quiet)
+
+
+#: The Python operators a sample can use (``name="__add__"``); the reflected ones are spelled with the number
+#: first in ``args`` (``S("scalar", Arg((3, 4)), args=(2.5, In(0)), name="__radd__")`` is ``2.5 + a``).
+OPERATORS: dict[str, Callable] = {
+    "__neg__": operator.neg, "__abs__": abs, "__getitem__": operator.getitem,
+    "__add__": operator.add, "__radd__": operator.add, "__sub__": operator.sub, "__rsub__": operator.sub,
+    "__mul__": operator.mul, "__rmul__": operator.mul, "__truediv__": operator.truediv,
+    "__rtruediv__": operator.truediv, "__pow__": operator.pow, "__rpow__": operator.pow,
+    "__mod__": operator.mod, "__matmul__": operator.matmul,
+    "__eq__": operator.eq, "__ne__": operator.ne, "__lt__": operator.lt, "__le__": operator.le,
+    "__gt__": operator.gt, "__ge__": operator.ge,
+    "__and__": operator.and_, "__or__": operator.or_, "__xor__": operator.xor,
+}
+
+
+# ================================================================================ the entry
+@dataclass(frozen=True)
+class Skip:
+    """Leave ``test`` (a test function name of tests/ops/test_op_table.py) out for the samples ``ids`` (all
+    samples when empty), with the reason. ``xfail=True`` makes it a strict xfail instead: a known gradcli bug
+    (reported), whose fix turns the xfail into a failure that asks for the entry to be removed."""
+
+    test: str
+    reason: str
+    ids: tuple = ()
+    xfail: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class OpInfo:
+    """One op of the table (PyTorch's OpInfo).
+
+    name: the op's public name (a ``gradcli.ops.REGISTRY`` name), or Tensor syntax (``__getitem__``,
+        ``T``, ``mT``) with ``syntax=True``.
+    family: the area of the op table ("elementwise", "activation", "reduction", "linalg", "shape",
+        "indexing", "nn", "loss").
+    sample_inputs: ``sample_inputs(op) -> Iterable[Sample]``, the generator of the op's samples; it reads
+        ``domain``, ``method`` and ``aliases``.
+    extra: samples beside the generator's (keyword variants, operator forms, non-contiguous inputs).
+    op: ``op(m) -> callable`` for gradcli (``m = gradcli``) and torch; default ``helpers.api(m, name)``.
+    domain: where the generators draw the inputs from: one domain ("pos" for log), or one per input
+        (``("real", "nonzero")`` for div).
+    method: the generators add a sample calling the op as a Tensor method (entries without a generator
+        list their method samples in ``extra``; every op that is a Tensor method must have one).
+    aliases: other REGISTRY names of the same op (``absolute`` of ``abs``); the generators run each.
+    differentiable: False for ops without derivative (comparisons, bitwise, argmax): their samples are
+        compared with PyTorch by values and dtypes only.
+    supports_autograd: False for an op that records a node whose backward raises, as PyTorch's
+        (floor_divide): values, dtypes and grad_fn are compared, and the backward error.
+    supports_gradgrad: False leaves out the second-derivative tests.
+    dtypes: the float dtypes of the PyTorch comparison.
+    skips: :class:`Skip` entries (tests left out, or strict xfails of known bugs), each with its reason.
+    """
+
+    name: str
+    family: str
+    sample_inputs: Callable[["OpInfo"], Iterable[Sample]] | None = None
+    extra: tuple = ()
+    op: Callable | None = None
+    domain: Any = R
+    method: bool = False
+    aliases: tuple = ()
+    differentiable: bool = True
+    supports_autograd: bool = True
+    supports_gradgrad: bool = True
+    dtypes: tuple = (np.float32, np.float64)
+    skips: tuple = ()
+    syntax: bool = False
+
+    def samples(self) -> list[Sample]:
+        """The generator's samples, then the extra ones."""
+        own = list(self.sample_inputs(self)) if self.sample_inputs else []
+        return own + list(self.extra)
+
+    def case_id(self, sample: Sample) -> str:
+        """The test id of a sample: ``"log-3x4"``, ``"absolute-3x4"`` (an alias), ``"__radd__-scalar"``."""
+        return f"{sample.name or self.name}-{sample.id}"
+
+    def function(self, m, sample: Sample) -> Callable:
+        """The callable a sample uses in library ``m`` (gradcli or torch): the op's function, an alias, a Python
+        operator, or a method called on the first argument."""
+        if sample.method:
+            mname = sample.name or self.name
+            return lambda t, *rest, **kw: getattr(t, mname)(*rest, **kw)
+        if sample.name in OPERATORS:
+            return OPERATORS[sample.name]
+        if sample.name:
+            return api(m, sample.name)
+        return self.op(m) if self.op else api(m, self.name)
+
+    def case(self, sample: Sample) -> Case:
+        """The sample as a helpers.Case: ``fn(m, *tensors)`` runs it in gradcli or torch."""
+
+        def fn(m, *tensors):
+            f = self.function(m, sample)
+            if sample.call is not None:
+                return _quietly(sample.quiet, sample.call, m, f, *tensors)
+            args = _resolve(sample.args, m, tensors)
+            kwargs = {k: _resolve(v, m, tensors) for k, v in sample.kwargs.items()}
+            named = _inputs_named(sample.args) | _inputs_named(list(sample.kwargs.values()))
+            positional = [t for i, t in enumerate(tensors) if i not in named]
+            return _quietly(sample.quiet, f, *positional, *args, **kwargs)
+
+        return Case(self.name, self.case_id(sample), fn, tuple(sample.inputs))
+
+
+def _resolve(v, m, tensors):
+    """``v`` with its ``In`` replaced by the tensors and its ``Lib`` built for ``m`` (in tuples and lists too)."""
+    if isinstance(v, In):
+        return tensors[v.k]
+    if isinstance(v, Lib):
+        return v.make(m)
+    if isinstance(v, tuple):
+        return tuple(_resolve(x, m, tensors) for x in v)
+    if isinstance(v, list):
+        return [_resolve(x, m, tensors) for x in v]
+    return v
+
+
+def _inputs_named(v) -> set:
+    """The positions of the inputs that ``In`` names in ``v``."""
+    if isinstance(v, In):
+        return {v.k}
+    if isinstance(v, (tuple, list)):
+        return set().union(*(_inputs_named(x) for x in v)) if v else set()
+    return set()
+
+
+def _quietly(quiet: bool, f, *args, **kwargs):
+    if not quiet:
+        return f(*args, **kwargs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return f(*args, **kwargs)
+
+
+# ================================================================================ sample generators
+def _domains(op: OpInfo, n: int) -> tuple:
+    """``op.domain`` as one domain per input."""
+    return tuple(op.domain) if isinstance(op.domain, tuple) else (op.domain,) * n
+
+
+def unary_samples(op: OpInfo) -> Iterable[Sample]:
+    """An elementwise unary op: every shape of UNARY_SHAPES (0-d, a vector, a matrix, a size-1 dim, 3-d) in
+    ``op.domain``; the Tensor method on 3x4 if ``op.method``; each alias on 3x4 (and as a method)."""
+    (d,) = _domains(op, 1)
+    for s in UNARY_SHAPES:
+        yield S(sh(s), Arg(s, d))
+    if op.method:
+        yield S("method", Arg((3, 4), d), method=True)
+    for alias in op.aliases:
+        yield S("3x4", Arg((3, 4), d), name=alias)
+        if op.method:
+            yield S("method", Arg((3, 4), d), name=alias, method=True)
+
+
+def binary_samples(op: OpInfo) -> Iterable[Sample]:
+    """An elementwise binary op: every pair of BINARY_SHAPES (equal shapes, 0-d with anything, broadcasting
+    both ways) in ``op.domain`` (one domain per input); one input without grad, either one; the same tensor
+    on both sides (fan-out inside one op); the Tensor method on 3x4 and 4 if ``op.method``; each alias on
+    3x1 and 1x4 (and as a method)."""
+    da, db = _domains(op, 2)
+    for sa, sb in BINARY_SHAPES:
+        yield S(f"{sh(sa)}-{sh(sb)}", Arg(sa, da), Arg(sb, db))
+    yield S("3x4-nograd-other", Arg((3, 4), da), Arg((3, 4), db, grad=False))
+    yield S("3x4-nograd-input", Arg((3, 4), da, grad=False), Arg((3, 4), db))
+    yield S("same-tensor", Arg((3, 4), NZ), call=lambda m, f, a: f(a, a))
+    if op.method:
+        yield S("method", Arg((3, 4), da), Arg((4,), db), method=True)
+    for alias in op.aliases:
+        yield S("3x1-1x4", Arg((3, 1), da), Arg((1, 4), db), name=alias)
+        if op.method:
+            yield S("method", Arg((3, 4), da), Arg((4,), db), name=alias, method=True)
+
+
+def python_number_samples(op: OpInfo) -> Iterable[Sample]:
+    """A Python number as the second argument, of a matrix and of a 0-d tensor."""
+    d = _domains(op, 2)[0]
+    yield S("3x4-scalar", Arg((3, 4), d), args=(2.5,))
+    yield S("0d-scalar", Arg((), d), args=(-1.5,))
+
+
+def chain(*generators) -> Callable[[OpInfo], Iterable[Sample]]:
+    """One generator running several in turn."""
+    def gen(op):
+        for g in generators:
+            yield from g(op)
+    return gen
+
+
+def variants(table) -> Callable[[OpInfo], Iterable[Sample]]:
+    """Keyword variants of a one-input op: ``table`` rows ``(id, shape, kwargs)`` or
+    ``(id, shape, domain, kwargs)`` (default domain ``op.domain``)."""
+    def gen(op):
+        for row in table:
+            id_, shape, d, kw = row if len(row) == 4 else (row[0], row[1], op.domain, row[2])
+            yield S(id_, Arg(shape, d), kwargs=kw)
+    return gen
+
+
+def comparison_samples(op: OpInfo) -> Iterable[Sample]:
+    """A comparison (eq, lt, ...): int, float, bool and mixed dtypes, broadcasting, 0-d, Python numbers, the
+    Tensor method and the Python operator (``__eq__`` for eq)."""
+    for id_, args in (("int-3x4-3x4", (Arg((3, 4), INT), Arg((3, 4), INT))),
+                      ("int-3x1-1x4", (Arg((3, 1), INT), Arg((1, 4), INT))),
+                      ("float-3x4-4", (Arg((3, 4)), Arg((4,)))),
+                      ("float-requires-grad", (Arg((3, 4)), Arg((3, 4)))),
+                      ("int-float", (Arg((3, 4), INT), Arg((3, 4)))),
+                      ("bool-bool", (Arg((4,), BOOL), Arg((4,), BOOL))),
+                      ("0d-0d", (Arg((), INT), Arg((), INT)))):
+        yield S(id_, *args)
+    yield S("scalar", Arg((3, 4), INT), args=(0,))
+    yield S("float-scalar", Arg((3, 4)), args=(0.5,))
+    yield S("method", Arg((3, 4), INT), Arg((3, 4), INT), method=True)
+    yield S("3x4-4", Arg((3, 4), INT), Arg((4,), INT), name=f"__{op.name}__")
+
+
+def bitwise_samples(op: OpInfo) -> Iterable[Sample]:
+    """A bitwise op: bool and int tensors, broadcasting, 0-d, a Python int, the Tensor method and the Python
+    operator."""
+    for id_, args in (("bool-bool", (Arg((3, 4), BOOL), Arg((3, 4), BOOL))),
+                      ("int-int", (Arg((3, 4), INT), Arg((3, 4), INT))),
+                      ("bool-int", (Arg((3, 4), BOOL), Arg((4,), INT))),
+                      ("bool-3x1-1x4", (Arg((3, 1), BOOL), Arg((1, 4), BOOL))),
+                      ("0d-0d", (Arg((), INT), Arg((), BOOL)))):
+        yield S(id_, *args)
+    yield S("int-scalar", Arg((3, 4), INT), args=(6,))
+    yield S("method", Arg((3, 4), INT), Arg((3, 4), INT), method=True)
+    yield S("bool-bool", Arg((3, 4), BOOL), Arg((3, 4), BOOL), name=f"__{op.name[len('bitwise_'):]}__")
+
+
+def reduction_samples(op: OpInfo) -> Iterable[Sample]:
+    """A reduction with ``dim`` (int or tuple) and ``keepdim``: all elements of 0-d to 3-d tensors, one dim,
+    negative dims, several dims, a size-1 dim, dim 0 of a 0-d tensor; the Tensor method."""
+    for id_, shape, kw in (
+            ("0d", (), {}), ("4", (4,), {}), ("3x4", (3, 4), {}), ("2x3x4", (2, 3, 4), {}),
+            ("3x4-dim0", (3, 4), {"dim": 0}), ("3x4-dim1", (3, 4), {"dim": 1}), ("3x4-dim-1", (3, 4), {"dim": -1}),
+            ("3x4-dim1-keepdim", (3, 4), {"dim": 1, "keepdim": True}),
+            ("3x4-dim0-keepdim", (3, 4), {"dim": 0, "keepdim": True}),
+            ("2x3x4-dim02", (2, 3, 4), {"dim": (0, 2)}),
+            ("2x3x4-dim-1-0-keepdim", (2, 3, 4), {"dim": (-1, 0), "keepdim": True}),
+            ("3x1-dim1", (3, 1), {"dim": 1}), ("4-dim0", (4,), {"dim": 0}), ("0d-dim0", (), {"dim": 0}),
+            ("0d-dim0-keepdim", (), {"dim": 0, "keepdim": True}),
+            ("dim-empty-tuple", (3, 4), {"dim": ()}), ("dim-list", (2, 3, 4), {"dim": [0, 2]}),
+            ("dtype-float64", (3, 4), {"dtype": dtype("float64")})):
+        yield S(id_, Arg(shape, op.domain), kwargs=kw)
+    yield S("method-dim1-keepdim", Arg((3, 4)), kwargs={"dim": 1, "keepdim": True}, method=True)
+    yield S("method-full", Arg((3, 4)), method=True)
+
+
+def _max_min_samples(op: OpInfo) -> Iterable[Sample]:
+    """max/min: of all elements, along a dim (a (values, indices) result, used by name, index, unpacking and
+    twice), of int tensors, and of two tensors (maximum/minimum)."""
+    for s in ((), (4,), (3, 4), (2, 3, 4)):
+        yield S(f"all-{sh(s)}", Arg(s))
+    yield S("dim1-values", Arg((3, 4)), call=lambda m, f, a: f(a, 1).values)
+    yield S("dim0-index0", Arg((3, 4)), call=lambda m, f, a: f(a, dim=0)[0])
+    yield S("dim-1-keepdim", Arg((2, 3, 4)), call=lambda m, f, a: f(a, -1, keepdim=True).values)
+    yield S("dim-unpacked", Arg((2, 3, 4)), call=lambda m, f, a: (lambda v, i: v * 2)(*f(a, 2)))
+    yield S("0d-dim0", Arg(()), call=lambda m, f, a: f(a, 0).values)
+    yield S("method-dim", Arg((3, 4)), method=True, call=lambda m, f, a: f(a, 1)[0])
+    yield S("method-all", Arg((3, 4)), method=True)
+    yield S("int-all", Arg((3, 4), INT))
+    yield S("int-dim", Arg((3, 4), INT), call=lambda m, f, a: f(a, 1).values)
+    yield S("values-used-twice", Arg((3, 4)), call=lambda m, f, a: (lambda r: r.values * r[0])(f(a, 0)))
+    yield S("two-tensors", Arg((3, 4)), Arg((4,)))
+    yield S("other-keyword", Arg((3, 4)), Arg((3, 4)), kwargs={"other": In(1)})
+
+
+def _combine(pieces):
+    """All outputs of split/chunk/unbind in one tensor, each weighted differently, so that every piece's
+    gradient is checked."""
+    out = pieces[0].sum() * 1.0
+    for k, p in enumerate(pieces[1:], 2):
+        out = out + p.sum() * k
+    return out
+
+
+def softmax_samples(op: OpInfo) -> Iterable[Sample]:
+    """softmax/log_softmax: each dim of 0-d to 3-d tensors and a size-1 dim, dtype=, torch's positional
+    dtype, the method, large logits, the deprecated implicit dim, int input with a float dtype."""
+    for s, d in (((4,), 0), ((3, 4), 1), ((3, 4), 0), ((3, 4), -1), ((2, 3, 4), 1), ((2, 3, 4), -1), ((), 0),
+                 ((3, 1), 1)):
+        yield S(f"{sh(s)}-dim{d}", Arg(s), kwargs={"dim": d})
+    yield S("dtype-float64", Arg((3, 4)), args=(1,), kwargs={"dtype": dtype("float64")})
+    yield S("torch-dtype-positional", Arg((3, 4)),  # torch.softmax, not F.softmax
+            call=lambda m, f, a, n=op.name: getattr(m, n)(a, 1, m.float64))
+    yield S("method", Arg((3, 4)), args=(-1,), method=True)
+    yield S("large-logits", Arg((3, 4)), call=lambda m, f, a: f(a * 50, dim=1))
+    for s in ((4,), (3, 4), (2, 3, 4)):
+        yield S(f"implicit-dim-{sh(s)}", Arg(s), quiet=True)
+    yield S("int-dtype", Arg((3, 4), INT), args=(1,), kwargs={"dtype": dtype("float32")})
+
+
+REDUCTIONS3 = ("mean", "sum", "none")
+
+
+def _regression_loss_samples(op: OpInfo) -> Iterable[Sample]:
+    """mse/l1/smooth_l1/huber: each reduction on 3x4, 4 and 0-d; gradients of the target, of both, of the
+    target only; broadcasting input and target (PyTorch warns); the same tensor on both sides."""
+    for red in REDUCTIONS3:
+        for s in ((3, 4), (4,), ()):
+            yield S(f"{sh(s)}-{red}", Arg(s), Arg(s, grad=False), kwargs={"reduction": red})
+    yield S("target-grad", Arg((3, 4)), Arg((3, 4)))
+    yield S("target-grad-none", Arg((3, 4)), Arg((3, 4)), kwargs={"reduction": "none"})
+    yield S("only-target-grad", Arg((3, 4), grad=False), Arg((3, 4)))
+    yield S("broadcast", Arg((3, 4)), Arg((4,)), quiet=True)
+    yield S("broadcast-target-grad-sum", Arg((3, 1)), Arg((1, 4)), kwargs={"reduction": "sum"}, quiet=True)
+    yield S("same-tensor", Arg((3, 4), NZ), call=lambda m, f, a: f(a, a * 0.5))
+
+
+def _weighted_loss_samples(op: OpInfo) -> Iterable[Sample]:
+    """gradcli's and PyTorch's ``weight=`` of mse_loss/l1_loss/huber_loss, for each reduction."""
+    for red in REDUCTIONS3:
+        yield S(f"weight-{red}", Arg((3, 4)), Arg((3, 4)), Arg((3, 4), POS), kwargs={"reduction": red, "weight": In(2)})
+
+
+def _cross_entropy_samples(op: OpInfo) -> Iterable[Sample]:
+    """cross_entropy with class indices (2-d to 5-d input, weight, ignore_index, label_smoothing, each
+    reduction) and with class probabilities (weight, smoothing, a target that requires grad)."""
+    for red in REDUCTIONS3:
+        r = {"reduction": red}
+        yield S(f"3x4-{red}", Arg((3, 4)), idx((3,), 4), kwargs=r)
+        yield S(f"3d-{red}", Arg((2, 4, 3)), idx((2, 3), 4), kwargs=r)
+        yield S(f"4d-{red}", Arg((2, 4, 3, 2)), idx((2, 3, 2), 4), kwargs=r)
+        yield S(f"weight-{red}", Arg((5, 4)), idx((5,), 4), Arg((4,), POS, grad=False), kwargs={**r, "weight": In(2)})
+        yield S(f"ignore-{red}", Arg((6, 3)), idx((6,), 3), kwargs={**r, "ignore_index": 1})
+        yield S(f"smoothing-{red}", Arg((3, 4)), idx((3,), 4), kwargs={**r, "label_smoothing": 0.1})
+        yield S(f"smoothing-weight-ignore-{red}", Arg((6, 3)), idx((6,), 3), Arg((3,), POS, grad=False),
+                kwargs={"weight": In(2), "ignore_index": 2, "label_smoothing": 0.2, **r})
+        yield S(f"smoothing-3d-{red}", Arg((2, 4, 3)), idx((2, 3), 4), kwargs={**r, "label_smoothing": 0.3})
+    yield S("1d-input", Arg((4,)), idx((), 4))
+    yield S("1d-input-none", Arg((4,)), idx((), 4), kwargs={"reduction": "none"})
+    yield S("1d-smoothing", Arg((4,)), idx((), 4), kwargs={"label_smoothing": 0.25})
+    yield S("weight-ignore-3d", Arg((2, 3, 5)), idx((2, 5), 3), Arg((3,), POS, grad=False), kwargs={"ignore_index": 0})
+    yield S("smoothing-one", Arg((3, 4)), idx((3,), 4), kwargs={"label_smoothing": 1.0})
+    yield S("5d", Arg((2, 3, 2, 2, 2)), idx((2, 2, 2, 2), 3))
+    yield S("5d-none", Arg((2, 3, 2, 2, 2)), idx((2, 2, 2, 2), 3), kwargs={"reduction": "none"})
+    for red in REDUCTIONS3:
+        r = {"reduction": red}
+        yield S(f"probs-{red}", Arg((3, 4)), Arg((3, 4), UNIT, grad=False), kwargs=r)
+        yield S(f"probs-weight-{red}", Arg((3, 4)), Arg((3, 4), UNIT, grad=False), Arg((4,), POS, grad=False),
+                kwargs={"weight": In(2), **r})
+        yield S(f"probs-smoothing-{red}", Arg((3, 4)), Arg((3, 4), UNIT, grad=False),
+                kwargs={"label_smoothing": 0.2, **r})
+    yield S("probs-target-grad", Arg((3, 4)), Arg((3, 4), UNIT))
+    yield S("probs-target-grad-smoothing", Arg((3, 4)), Arg((3, 4), UNIT), kwargs={"label_smoothing": 0.1})
+    yield S("probs-1d", Arg((4,)), Arg((4,), UNIT, grad=False))
+    yield S("probs-3d", Arg((2, 4, 3)), Arg((2, 4, 3), UNIT, grad=False))
+    yield S("probs-3d-weight-none", Arg((2, 4, 3)), Arg((2, 4, 3), UNIT, grad=False), Arg((4,), POS, grad=False),
+            kwargs={"weight": In(2), "reduction": "none"})
+    yield S("probs-from-softmax", Arg((3, 4)), Arg((3, 4)),
+            call=lambda m, f, x, y: f(x, api(m, "softmax")(y, dim=1)))
+
+
+def _nll_loss_samples(op: OpInfo) -> Iterable[Sample]:
+    """nll_loss: 1-d to 4-d input, weight with ignore_index, each reduction; of log_softmax; the legacy
+    size_average argument."""
+    for red in REDUCTIONS3:
+        r = {"reduction": red}
+        yield S(f"3x4-{red}", Arg((3, 4)), idx((3,), 4), kwargs=r)
+        yield S(f"1d-{red}", Arg((4,)), idx((), 4), kwargs=r)
+        yield S(f"3d-{red}", Arg((2, 4, 3)), idx((2, 3), 4), kwargs=r)
+        yield S(f"4d-{red}", Arg((2, 4, 3, 2)), idx((2, 3, 2), 4), kwargs=r)
+        yield S(f"weight-ignore-{red}", Arg((6, 3)), idx((6,), 3), Arg((3,), POS, grad=False),
+                kwargs={"ignore_index": 1, **r})
+    yield S("of-log-softmax", Arg((3, 4)), idx((3,), 4), call=lambda m, f, x, t: f(api(m, "log_softmax")(x, 1), t))
+    yield S("legacy-size-average", Arg((3, 4)), idx((3,), 4), kwargs={"size_average": False}, quiet=True)
+
+
+def _bce_samples(op: OpInfo) -> Iterable[Sample]:
+    """binary_cross_entropy: probabilities in (0, 1), each reduction on 3x4, 4 and 0-d, weight, a target
+    that requires grad, of sigmoid, the legacy size_average."""
+    for red in REDUCTIONS3:
+        for s in ((3, 4), (4,), ()):
+            yield S(f"{sh(s)}-{red}", Arg(s, UNIT), Arg(s, UNIT, grad=False), kwargs={"reduction": red})
+        yield S(f"weight-{red}", Arg((3, 4), UNIT), Arg((3, 4), UNIT, grad=False), Arg((4,), POS, grad=False),
+                kwargs={"reduction": red})
+    yield S("target-grad", Arg((3, 4), UNIT), Arg((3, 4), UNIT))
+    yield S("target-grad-weight-none", Arg((3, 4), UNIT), Arg((3, 4), UNIT), Arg((3, 1), POS, grad=False),
+            kwargs={"weight": In(2), "reduction": "none"})
+    yield S("of-sigmoid", Arg((3, 4)), Arg((3, 4), UNIT, grad=False), call=lambda m, f, x, y: f(m.sigmoid(x), y))
+    yield S("legacy-size-average", Arg((3, 4), UNIT), Arg((3, 4), UNIT, grad=False), kwargs={"size_average": False},
+            quiet=True)
+
+
+def _bce_with_logits_samples(op: OpInfo) -> Iterable[Sample]:
+    """binary_cross_entropy_with_logits: each reduction on 3x4, 4 and 0-d, a target that requires grad,
+    weight and pos_weight (broadcast), large logits."""
+    for s in ((3, 4), (4,), ()):
+        for red in REDUCTIONS3:
+            yield S(f"{sh(s)}-{red}", Arg(s), Arg(s, UNIT, grad=False), kwargs={"reduction": red})
+    yield S("target-grad-mean", Arg((3, 4)), Arg((3, 4), UNIT))
+    yield S("target-grad-none", Arg((3, 4)), Arg((3, 4), UNIT), kwargs={"reduction": "none"})
+    yield S("weight", Arg((3, 4)), Arg((3, 4), UNIT, grad=False), Arg((4,), POS, grad=False), kwargs={"weight": In(2)})
+    yield S("pos-weight", Arg((3, 4)), Arg((3, 4), UNIT, grad=False), Arg((4,), POS, grad=False),
+            kwargs={"pos_weight": In(2)})
+    yield S("pos-weight-target-grad-sum", Arg((3, 4)), Arg((3, 4), UNIT), Arg((4,), POS, grad=False),
+            kwargs={"pos_weight": In(2), "reduction": "sum"})
+    yield S("weight-and-pos-weight-none", Arg((3, 4)), Arg((3, 4), UNIT, grad=False), Arg((3, 1), POS, grad=False),
+            Arg((4,), POS, grad=False), kwargs={"weight": In(2), "pos_weight": In(3), "reduction": "none"})
+    yield S("large-logits", Arg((3, 4)), Arg((3, 4), UNIT, grad=False), call=lambda m, f, x, y: f(x * 20, y))
+    yield S("positional-weight", Arg((3, 4)), Arg((3, 4), UNIT), Arg((4,), POS, grad=False))
+    yield S("2x3x4-pos-weight-none", Arg((2, 3, 4)), Arg((2, 3, 4), UNIT, grad=False), Arg((4,), POS, grad=False),
+            kwargs={"pos_weight": In(2), "reduction": "none"})
+
+
+def _kl_div_samples(op: OpInfo) -> Iterable[Sample]:
+    """kl_div: each reduction (batchmean too) with probability and log targets, target gradients, 0-d and
+    3-d batchmean, of log_softmax, a zero target."""
+    for red in ("mean", "sum", "none", "batchmean"):
+        yield S(f"3x4-{red}", Arg((3, 4)), Arg((3, 4), UNIT, grad=False), kwargs={"reduction": red}, quiet=True)
+        yield S(f"log-target-{red}", Arg((3, 4)), Arg((3, 4), grad=False), kwargs={"reduction": red, "log_target": True},
+                quiet=True)
+    yield S("target-grad", Arg((3, 4)), Arg((3, 4), UNIT), kwargs={"reduction": "sum"})
+    yield S("log-target-grad", Arg((3, 4)), Arg((3, 4)), kwargs={"reduction": "batchmean", "log_target": True})
+    yield S("0d-batchmean", Arg(()), Arg((), UNIT, grad=False), kwargs={"reduction": "batchmean"})
+    yield S("2x3x4-batchmean", Arg((2, 3, 4)), Arg((2, 3, 4), UNIT, grad=False), kwargs={"reduction": "batchmean"})
+    yield S("of-log-softmax", Arg((3, 4)), Arg((3, 4), UNIT, grad=False),
+            call=lambda m, f, x, y: f(api(m, "log_softmax")(x, dim=1), y, reduction="batchmean"))
+    yield S("zero-target", Arg((3, 4)), Arg((3, 4), UNIT, grad=False), call=lambda m, f, x, y: f(x, y * 0, reduction="sum"))
+
+
+# ================================================================================ the table
+def _unary(name, domain, family="elementwise", method=True, aliases=(), extra=()) -> OpInfo:
+    return OpInfo(name, family, unary_samples, domain=domain, method=method, aliases=aliases, extra=tuple(extra))
+
+
+def _on_part(expr: Callable, *inputs: Arg, id: str, **kw) -> Sample:
+    """A sample calling ``f`` on an expression of its inputs: ``_on_part(lambda a: -a, Arg(...), id="negative")``."""
+    return S(id, *inputs, call=lambda m, f, *xs: f(expr(*xs)), **kw)
+
+
+_ARITH_OPERATORS = {  # op -> (operator on 3x4 and 4, reflected operator with a number first)
+    "add": ("__add__", ("__radd__", 2.5)), "sub": ("__sub__", ("__rsub__", 2)), "mul": ("__mul__", ("__rmul__", 2.5)),
+}
+
+
+def _arith(name: str, other: str, aliases=(), method=True, extra=()) -> OpInfo:
+    """add/sub/mul/div/rsub: binary samples, Python numbers, ``alpha`` (add/sub/rsub), operator forms."""
+    ex = list(extra)
+    if name in ("add", "sub", "rsub"):
+        ex.append(S("alpha", Arg((3, 4)), Arg((4,)), kwargs={"alpha": 2}))
+    if name in _ARITH_OPERATORS:
+        op_name, (rop, number) = _ARITH_OPERATORS[name]
+        ex.append(S("3x4-4", Arg((3, 4)), Arg((4,)), name=op_name))
+        ex.append(S("scalar", Arg((3, 4)), args=(number, In(0)), name=rop))
+    return OpInfo(name, "elementwise", chain(binary_samples, python_number_samples), domain=(R, other),
+                  method=method, aliases=aliases, extra=tuple(ex))
+
+
+CLAMP_BOUNDS = [  # (id, kwargs): Python-number bounds (ClampBackward1)
+    ("both", {"min": -0.5, "max": 0.5}), ("min-only", {"min": 0.0}), ("max-only", {"max": 0.3}),
+    ("int-bounds", {"min": -1, "max": 1}), ("min-above-max", {"min": 0.5, "max": -0.5}),
+    ("wide", {"min": -5.0, "max": 5.0}),
+]
+
+
+def _pow_samples(op: OpInfo) -> Iterable[Sample]:
+    """pow: number exponents (integer, zero, negative, fractional: each in its domain), tensor exponents on
+    every pair of BINARY_SHAPES (a positive base), a number base, the method and the operators."""
+    for e, d in ((2, R), (3, R), (1, R), (0, R), (-2, NZ), (0.5, POS), (2.5, POS), (-1.5, POS)):
+        yield S(f"scalar-exp-{e}", Arg((3, 4), d), args=(e,))
+    yield S("scalar-exp-2-0d", Arg(()), args=(2,))
+    for sa, sb in BINARY_SHAPES:
+        yield S(f"tensor-exp-{sh(sa)}-{sh(sb)}", Arg(sa, POS), Arg(sb))
+    yield S("tensor-exp-nograd-exp", Arg((3, 4), POS), Arg((3, 4), grad=False))
+    yield S("tensor-exp-nograd-base", Arg((3, 4), POS, grad=False), Arg((3, 4)))
+    yield S("scalar-base", Arg((3, 4)), args=(2.0, In(0)))
+    yield S("method", Arg((3, 4)), args=(3,), method=True)
+    yield S("bool-base-square", Arg((3, 4)), Arg((3, 4), BOOL), method=True, call=lambda m, f, a, b: f(b, 2) * a)
+    yield S("int", Arg((3, 4)), args=(2,), name="__pow__")
+    yield S("float", Arg((3, 4), POS), args=(1.5,), name="__pow__")
+    yield S("tensor", Arg((3, 4), POS), Arg((4,)), name="__pow__")
+    yield S("scalar", Arg((3, 4)), args=(2, In(0)), name="__rpow__")
+
+
+ELEMENTWISE = [
+    # ------------------------------------------------------------------------------------------ unary math
+    _unary("abs", NZ, aliases=("absolute",), extra=[S("3x4", Arg((3, 4), NZ), name="__abs__")]),
+    _unary("neg", R, aliases=("negative",), extra=[S("3x4", Arg((3, 4)), name="__neg__")]),
+    _unary("exp", R), _unary("log", POS), _unary("sqrt", POS), _unary("sign", NZ), _unary("sigmoid", R),
+    _unary("tanh", R), _unary("reciprocal", NZ),
+    _unary("exp2", R), _unary("log2", POS), _unary("log10", POS), _unary("rsqrt", POS),
+    _unary("expm1", R, extra=[_on_part(lambda a: a * 1e-3, Arg((3, 4)), id="small")]),
+    _unary("log1p", POS, extra=[_on_part(lambda a: -a, Arg((3, 4), UNIT), id="negative"),
+                                _on_part(lambda a: a * 1e-3, Arg((3, 4)), id="small")]),
+    _unary("square", R, extra=[S("nograd-twice", Arg((4,)), call=lambda m, f, a: f(f(a)))]),
+    _unary("sin", R), _unary("cos", R), _unary("sinh", R), _unary("cosh", R), _unary("atan", R, aliases=("arctan",)),
+    _unary("tan", UNIT, extra=[_on_part(lambda a: -a, Arg((3, 4), UNIT), id="negative")]),
+    _unary("asin", UNIT, aliases=("arcsin",), extra=[_on_part(lambda a: -a, Arg((3, 4), UNIT), id="negative")]),
+    _unary("acos", UNIT, aliases=("arccos",), extra=[_on_part(lambda a: -a, Arg((3, 4), UNIT), id="negative")]),
+    _unary("erf", R, extra=[_on_part(lambda a: a * 2, Arg((3, 4)), id="wide")]),
+    # ----------------------------------------------------------------------------------------- arithmetic
+    _arith("add", R), _arith("sub", R, aliases=("subtract",)), _arith("mul", R, aliases=("multiply",)),
+    _arith("rsub", R, method=False, extra=[S("tensor-broadcast-other", Arg((4,)), Arg((3, 1)))]),
+    _arith("div", NZ, aliases=("divide", "true_divide"), extra=[
+        S("3x4-4", Arg((3, 4)), Arg((4,), NZ), name="__truediv__"),
+        S("scalar", Arg((3, 4), NZ), args=(2, In(0)), name="__rtruediv__"),
+        S("int-scalar-0d", Arg((), NZ), args=(3, In(0)), name="__rtruediv__"),
+        *[s for mode in ("floor", "trunc") for s in (
+            S(f"{mode}-3x4-4", Arg((3, 4)), Arg((4,), NZ), kwargs={"rounding_mode": mode}),
+            S(f"{mode}-scalar", Arg((3, 4)), call=lambda m, f, a, md=mode: f(a * 4, 0.75, rounding_mode=md)),
+            S(f"{mode}-method", Arg((3, 4)), Arg((3, 4), NZ), kwargs={"rounding_mode": mode}, method=True))],
+        S("none-explicit", Arg((3, 4)), Arg((4,), NZ), kwargs={"rounding_mode": None}),
+        S("floor", Arg((3, 4)), Arg((4,), NZ), kwargs={"rounding_mode": "floor"}, name="divide"),
+        S("3x4-4", Arg((3, 4)), Arg((4,), NZ), name="true_divide")]),
+    OpInfo("pow", "elementwise", _pow_samples),
+    OpInfo("remainder", "elementwise", binary_samples, domain=(R, NZ), method=True, extra=(
+        S("scalar", Arg((3, 4)), call=lambda m, f, a: f(a * 3, 1.25)),
+        S("negative-scalar", Arg((3, 4)), call=lambda m, f, a: f(a * 3, -0.75)),
+        S("tensor", Arg((3, 4)), Arg((3, 1), NZ), name="__mod__"),
+        S("scalar", Arg((3, 4)), name="__mod__", call=lambda m, f, a: f(a * 5, 2)))),
+    OpInfo("floor_divide", "elementwise", binary_samples, domain=(R, NZ), method=True,
+           supports_autograd=False, extra=(S("int", Arg((3, 4), INT), Arg((4,), NZ)),
+                                           S("3x4-scalar", Arg((3, 4)), args=(0.75,)))),
+    OpInfo("atan2", "elementwise", binary_samples, domain=(R, NZ), method=True, aliases=("arctan2",),
+           extra=(S("3x4-4", Arg((3, 4)), Arg((4,), NZ), name="arctan2"),)),
+    OpInfo("maximum", "elementwise", binary_samples, domain=(R, R), method=True,
+           extra=(S("relu-like", Arg((3, 4), NZ), args=(Lib(lambda m: m.zeros(())),)),)),
+    OpInfo("minimum", "elementwise", binary_samples, domain=(R, R), method=True,
+           extra=(S("float64-0d-other", Arg((3, 4)), Arg(()), call=lambda m, f, a, b: f(a, b.double())),)),
+    OpInfo("clamp", "elementwise", variants([(i, (3, 4), kw) for i, kw in CLAMP_BOUNDS]), aliases=("clip",), extra=(
+        S("positional", Arg((2, 3, 4)), args=(-1.0, 1.0)),
+        S("0d", Arg(()), args=(-1.0, 1.0)),
+        S("method", Arg((3, 4)), kwargs={"min": -1.0}, method=True),
+        S("3x4", Arg((3, 4)), kwargs={"min": -1.0, "max": 1.0}, name="clip"),
+        S("method", Arg((3, 4)), args=(-1.0, 1.0), name="clip", method=True),
+        # tensor bounds (ClampBackward0): they broadcast with the input and get gradients
+        S("tensor-both", Arg((3, 4)), Arg((4,)), Arg((3, 1))),
+        S("tensor-both-ordered", Arg((3, 4)), Arg((4,), UNIT), Arg((3, 1), UNIT),
+          call=lambda m, f, a, lo, hi: f(a, lo - 1.0, hi + 1.0)),
+        S("tensor-min", Arg((3, 4)), Arg((3, 4)), kwargs={"min": In(1)}),
+        S("tensor-max", Arg((3, 4)), Arg((4,)), kwargs={"max": In(1)}),
+        S("tensor-bounds-nograd", Arg((3, 4)), Arg((3, 4), grad=False), Arg((3, 4), grad=False)),
+        S("tensor-input-nograd", Arg((3, 4), grad=False), Arg((3, 4)), Arg((3, 4))),
+        S("tensor-broadcast-output", Arg((4,)), Arg((3, 1)), kwargs={"min": In(1)}),
+        S("tensor-method", Arg((3, 4)), Arg((4,)), kwargs={"min": In(1)}, method=True))),
+    OpInfo("where", "elementwise", extra=(
+        S("3x4", Arg((3, 4), BOOL), Arg((3, 4)), Arg((3, 4))),
+        S("broadcast", Arg((3, 4), BOOL), Arg((3, 1)), Arg((1, 4))),
+        S("0d-input", Arg((3, 4), BOOL), Arg(()), Arg((4,))),
+        S("scalar-other", Arg((3, 4), BOOL), Arg((3, 4)), args=(0.0,)),
+        S("scalar-input", Arg((3, 4), BOOL), Arg((3, 4)), args=(In(0), 1.5, In(1))),
+        S("nograd-other", Arg((3, 4), BOOL), Arg((3, 4)), Arg((3, 4), grad=False)),
+        S("mask-from-data", Arg((3, 4), NZ), call=lambda m, f, a: f(a > 0, a, a * a)),
+        S("method", Arg((3, 4)), Arg((3, 4), BOOL), Arg((4,)), method=True),
+        S("scalars-both", Arg((3, 4), BOOL), Arg((3, 4)), call=lambda m, f, c, a: f(c, 1.5, -0.5) * a))),
+    # -------------------------------------------------------------------------- comparisons and bitwise
+    *[OpInfo(n, "elementwise", comparison_samples, differentiable=False) for n in ("eq", "ne", "lt", "le", "gt", "ge")],
+    *[OpInfo(n, "elementwise", bitwise_samples, differentiable=False)
+      for n in ("bitwise_and", "bitwise_or", "bitwise_xor")],
+]
+
+
+def _act(name, domain, extra=()) -> OpInfo:
+    return OpInfo(name, "activation", unary_samples, domain=domain, extra=tuple(extra))
+
+
+ACTIVATIONS = [
+    _act("relu", NZ, extra=[
+        S("method", Arg((3, 4), NZ), method=True),
+        S("mixed-signs", Arg((2, 3, 4), NZ), call=lambda m, f, a: m.relu(a)),  # torch.relu, not F.relu
+        S("F", Arg((2, 3, 4), NZ)), S("inplace-false", Arg((3, 4), NZ), kwargs={"inplace": False})]),
+    _act("leaky_relu", NZ, extra=[
+        *[S(f"slope-{s}", Arg((3, 4), NZ), kwargs={"negative_slope": s}) for s in (0.2, -0.5, 2.0, 0)],
+        S("slope-positional", Arg((3, 4), NZ), args=(0.3,))]),
+    _act("elu", NZ, extra=[
+        *[S(f"alpha-{a}", Arg((3, 4), NZ), kwargs={"alpha": a}) for a in (0.5, 2.0, -1.0)],
+        S("alpha-positional", Arg((2, 3, 4), NZ), args=(1.5,))]),
+    _act("selu", NZ),
+    _act("gelu", R, extra=[
+        *[s for md in ("none", "tanh") for s in (
+            S(f"approximate-{md}", Arg((3, 4)), kwargs={"approximate": md}),
+            S(f"approximate-{md}-wide", Arg((2, 3, 4)), call=lambda m, f, x, md=md: f(x * 2, approximate=md)))],
+        S("tanh-0d", Arg(()), kwargs={"approximate": "tanh"})]),
+    _act("silu", R, extra=[_on_part(lambda x: x * 8, Arg((3, 4)), id="wide")]),
+    _act("softplus", R, extra=[
+        *[S(i, Arg((3, 4)), kwargs=kw) for i, kw in (
+            ("beta-2", {"beta": 2.0}), ("beta-0.5", {"beta": 0.5}), ("threshold-1", {"threshold": 1.0}),
+            ("beta-3-threshold-2", {"beta": 3.0, "threshold": 2.0}))],
+        S("positional", Arg((2, 3, 4)), args=(2.0, 3.0)),
+        _on_part(lambda x: x * 15, Arg((3, 4)), id="large")]),
+    _act("hardtanh", R, extra=[
+        S("bounds", Arg((3, 4)), kwargs={"min_val": -0.5, "max_val": 1.5}),
+        S("int-bounds", Arg((3, 4)), kwargs={"min_val": -1, "max_val": 1}),
+        S("narrow", Arg((3, 4)), kwargs={"min_val": 0.2, "max_val": 0.4}),
+        S("positional", Arg((3, 4)), args=(-0.25, 0.75))]),
+    _act("relu6", R, extra=[_on_part(lambda x: x * 5, Arg((2, 3, 4)), id="wide")]),
+]
+
+
+def _one_input(rows, domain=R) -> tuple:
+    """Samples of a one-input op from rows ``(id, shape, args)``: ``f(a, *args)``."""
+    return tuple(S(i, Arg(s, domain), args=a) for i, s, a in rows)
+
+
+VAR_STD = [("4", (4,), {}), ("3x4", (3, 4), {}), ("2x3x4", (2, 3, 4), {}), ("3x4-dim1", (3, 4), {"dim": 1}),
+           ("3x4-dim0-keepdim", (3, 4), {"dim": 0, "keepdim": True}), ("2x3x4-dim02", (2, 3, 4), {"dim": (0, 2)}),
+           ("2x3x4-dim-1-keepdim", (2, 3, 4), {"dim": -1, "keepdim": True}),
+           ("correction0", (3, 4), {"correction": 0}), ("correction2-dim1", (3, 4), {"dim": 1, "correction": 2}),
+           ("unbiased-false", (3, 4), {"dim": 1, "unbiased": False}), ("unbiased-true", (3, 4), {"unbiased": True}),
+           ("0d-correction0", (), {"correction": 0}), ("dim-list", (2, 3, 4), {"dim": [1, 2]}),
+           ("correction-float", (3, 4), {"dim": 1, "correction": 0.5})]
+AMAX_AMIN = [("0d", (), {}), ("4", (4,), {}), ("3x4", (3, 4), {}), ("3x4-dim0", (3, 4), {"dim": 0}),
+             ("3x4-dim1-keepdim", (3, 4), {"dim": 1, "keepdim": True}), ("2x3x4-dim02", (2, 3, 4), {"dim": (0, 2)}),
+             ("2x3x4-dim-1", (2, 3, 4), {"dim": -1}),
+             ("2x3x4-empty-dims-keepdim", (2, 3, 4), {"dim": (), "keepdim": True}), ("0d-dim0", (), {"dim": 0})]
+NORM = [  # (id, shape, domain, kwargs): p-norms away from the kinks at 0 for p <= 1 and the infinities
+    ("fro-3x4", (3, 4), R, {}), ("p2-4", (4,), R, {"p": 2}), ("p2-0d", (), NZ, {}),
+    ("p1-3x4", (3, 4), NZ, {"p": 1}), ("p3-3x4", (3, 4), NZ, {"p": 3}), ("p0.5-3x4", (3, 4), NZ, {"p": 0.5}),
+    ("pinf-3x4", (3, 4), NZ, {"p": float("inf")}), ("p-inf-3x4", (3, 4), NZ, {"p": float("-inf")}),
+    ("p0-3x4", (3, 4), NZ, {"p": 0}),
+    ("p2-dim1", (3, 4), R, {"p": 2, "dim": 1}), ("p2-dim0-keepdim", (3, 4), R, {"p": 2, "dim": 0, "keepdim": True}),
+    ("p1-dim-1", (2, 3, 4), NZ, {"p": 1, "dim": -1}), ("pinf-dim1", (3, 4), NZ, {"p": float("inf"), "dim": 1}),
+    ("p3-dim02", (2, 3, 4), NZ, {"p": 3, "dim": (0, 2)}), ("fro-2x3x4", (2, 3, 4), R, {"p": "fro"}),
+    ("p1.5-3x4", (3, 4), NZ, {"p": 1.5}), ("p4-dim1", (3, 4), NZ, {"p": 4, "dim": 1}),
+    ("p-inf-dim0-keepdim", (3, 4), NZ, {"p": float("-inf"), "dim": 0, "keepdim": True}),
+    ("p0.5-dim-1", (2, 3, 4), NZ, {"p": 0.5, "dim": -1}), ("fro-dim-tuple", (2, 3, 4), R, {"dim": (1, 2)}),
+    ("p0-dim1", (3, 4), NZ, {"p": 0, "dim": 1}), ("dtype-float64", (3, 4), R, {"dtype": dtype("float64")}),
+]
+SUM_TO_SIZE = [((3, 4), (1, 4)), ((3, 4), (3, 1)), ((3, 4), (1, 1)), ((2, 3, 4), (3, 4)), ((2, 3, 4), (1, 4)),
+               ((2, 3, 4), (2, 1, 4)), ((3, 4), (3, 4)), ((4,), (1,))]
+
+REDUCTIONS = [
+    OpInfo("sum", "reduction", reduction_samples, extra=(
+        S("int", Arg((3, 4), INT), args=(1,)), S("bool", Arg((3, 4), BOOL)))),
+    OpInfo("mean", "reduction", reduction_samples),
+    OpInfo("prod", "reduction", variants([
+        ("0d", (), {}), ("4", (4,), {}), ("3x4", (3, 4), {}), ("2x3x4", (2, 3, 4), {}),
+        ("3x4-dim0", (3, 4), {"dim": 0}), ("3x4-dim1", (3, 4), {"dim": 1}),
+        ("3x4-dim-1-keepdim", (3, 4), {"dim": -1, "keepdim": True}), ("2x3x4-dim1", (2, 3, 4), {"dim": 1}),
+        ("0d-dim0", (), {"dim": 0}), ("3x1-dim1", (3, 1), {"dim": 1}),
+        ("dtype-float64", (3, 4), {"dtype": dtype("float64")})]), extra=(
+        S("method", Arg((3, 4)), args=(1,), method=True),
+        S("int", Arg((3, 4), INT)), S("int-dim", Arg((3, 4), INT), args=(0,)), S("bool", Arg((4,), BOOL)))),
+    OpInfo("max", "reduction", _max_min_samples), OpInfo("min", "reduction", _max_min_samples),
+    *[OpInfo(n, "reduction", variants(AMAX_AMIN), extra=(
+        S("method", Arg((3, 4)), args=(1,), method=True), S("int", Arg((3, 4), INT), args=(0,))))
+      for n in ("amax", "amin")],
+    *[OpInfo(n, "reduction", differentiable=False, extra=(
+        S("all", Arg((3, 4))), S("dim0", Arg((3, 4)), kwargs={"dim": 0}),
+        S("dim-1-keepdim", Arg((2, 3, 4)), kwargs={"dim": -1, "keepdim": True}),
+        S("all-keepdim", Arg((3, 4)), kwargs={"keepdim": True}), S("0d", Arg(())),
+        S("0d-dim0", Arg(()), kwargs={"dim": 0}), S("int", Arg((3, 4), INT), kwargs={"dim": 1}),
+        S("method", Arg((3, 4)), args=(1,), method=True),
+        S("ties-first", Arg((3, 4)), call=lambda m, f, a: f(a * 0, 1))))
+      for n in ("argmax", "argmin")],
+    *[OpInfo(n, "reduction", variants(VAR_STD), extra=(
+        S("positional-unbiased", Arg((3, 4)), args=(1, False)), S("bool-first", Arg((3, 4)), args=(False,)),
+        S("method", Arg((3, 4)), args=(0,), method=True)))
+      for n in ("var", "std")],
+    OpInfo("logsumexp", "reduction", extra=(
+        *[S(i, Arg(s), args=(d,), kwargs=kw) for i, s, d, kw in (
+            ("4-dim0", (4,), 0, {}), ("3x4-dim1", (3, 4), 1, {}), ("3x4-dim0-keepdim", (3, 4), 0, {"keepdim": True}),
+            ("2x3x4-dims", (2, 3, 4), (0, 2), {}), ("2x3x4-dim-1", (2, 3, 4), -1, {}), ("0d", (), 0, {}),
+            ("3x1-dim1", (3, 1), 1, {}))],
+        S("method", Arg((3, 4)), args=(1,), method=True),
+        S("large", Arg((3, 4)), call=lambda m, f, a: f(a * 100, 1)),
+        S("int", Arg((3, 4), INT), args=(1,)))),
+    OpInfo("cumsum", "reduction", extra=(
+        *_one_input([("4-dim0", (4,), (0,)), ("3x4-dim1", (3, 4), (1,)), ("3x4-dim0", (3, 4), (0,)),
+                     ("2x3x4-dim-1", (2, 3, 4), (-1,)), ("2x3x4-dim1", (2, 3, 4), (1,)), ("0d", (), (0,)),
+                     ("3x1-dim1", (3, 1), (1,))]),
+        S("method", Arg((3, 4)), args=(1,), method=True),
+        S("dtype-float64", Arg((3, 4)), args=(1,), kwargs={"dtype": dtype("float64")}),
+        S("int", Arg((3, 4), INT), args=(0,)), S("bool", Arg((4,), BOOL), args=(0,)))),
+    OpInfo("norm", "reduction", variants(NORM), extra=(S("method", Arg((3, 4)), method=True),)),
+    OpInfo("sum_to_size", "reduction", extra=(
+        *[S(f"{sh(s)}-to-{sh(to)}", Arg(s), args=to) for s, to in SUM_TO_SIZE],
+        S("tuple-arg", Arg((3, 4)), args=((1, 4),)),
+        S("method", Arg((3, 4)), args=(3, 1), method=True),
+        S("to-0d", Arg((3, 4)), args=((),)),
+        S("nonleaf-same-size", Arg((3, 4)), call=lambda m, f, a: f(a * 2, (3, 4))))),
+]
+
+MATMUL_RANKS = [  # every rank combination, and broadcast batches
+    ("1-1", (4,), (4,)), ("2-1", (3, 4), (4,)), ("1-2", (4,), (4, 2)), ("2-2", (3, 4), (4, 2)),
+    ("3-2", (2, 3, 4), (4, 5)), ("2-3", (3, 4), (2, 4, 5)), ("3-3", (2, 3, 4), (2, 4, 5)),
+    ("3-1", (2, 3, 4), (4,)), ("1-3", (4,), (2, 4, 5)), ("3-3-bcast", (1, 3, 4), (2, 4, 5)),
+    ("4-3-bcast", (2, 1, 3, 4), (3, 4, 2)), ("4-2", (2, 2, 3, 4), (4, 5)),
+]
+MATMUL_GRAPHS = [  # (id, shape a, shape b, a requires grad, b requires grad): the recorded graph depends on
+    # which operand requires grad (PyTorch's fold into mm/mv, the squeezed size-1 batch)
+    ("3-2-nograd-other", (2, 3, 4), (4, 5), True, False), ("3-2-nograd-input", (2, 3, 4), (4, 5), False, True),
+    ("2-3-nograd-input", (3, 4), (2, 4, 5), False, True), ("2-3-nograd-other", (3, 4), (2, 4, 5), True, False),
+    ("1-3-nograd-other", (4,), (2, 4, 5), True, False), ("1-3-nograd-input", (4,), (2, 4, 5), False, True),
+    ("3-1-nograd-other", (2, 3, 4), (4,), True, False), ("3-1-nograd-input", (2, 3, 4), (4,), False, True),
+    ("2-4", (3, 4), (2, 2, 4, 5), True, True),
+    ("1x3-3-nograd-input", (1, 3, 4), (2, 4, 5), False, True), ("1x3-3-nograd-other", (1, 3, 4), (2, 4, 5), True, False),
+    ("3-1x3", (2, 3, 4), (1, 4, 5), True, True), ("3-1x3-nograd-other", (2, 3, 4), (1, 4, 5), True, False),
+    ("3-1x3-nograd-input", (2, 3, 4), (1, 4, 5), False, True), ("1x3-1x3", (1, 3, 4), (1, 4, 5), True, True),
+    ("1x1x3-3", (1, 1, 3, 4), (2, 4, 5), True, True), ("1-1x3", (4,), (1, 4, 5), True, True),
+    ("2-1x3", (3, 4), (1, 4, 5), True, True), ("1x2-3", (1, 4), (2, 4, 5), True, True),
+    ("1x3-3-p1", (1, 3, 4), (2, 4, 1), True, True), ("4-1", (2, 2, 3, 4), (4,), True, True),
+    ("1-4", (4,), (2, 2, 4, 5), True, True), ("3-4-bcast", (3, 3, 4), (2, 1, 4, 5), True, True),
+]
+EINSUM = [  # (id, equation, shapes)
+    ("mm", "ij,jk->ik", [(3, 4), (4, 5)]), ("mm-implicit", "ij,jk", [(3, 4), (4, 5)]), ("dot", "i,i->", [(4,), (4,)]),
+    ("outer", "i,j->ij", [(3,), (4,)]), ("hadamard", "ij,ij->ij", [(3, 4), (3, 4)]),
+    ("rowdot", "ij,ij->i", [(3, 4), (3, 4)]), ("bmm", "bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("bmm-bcast-1", "bij,bjk->bik", [(1, 3, 4), (2, 4, 5)]), ("ellipsis", "...ij,...jk->...ik", [(2, 3, 4), (4, 5)]),
+    ("ellipsis-implicit", "...ij,...jk", [(1, 3, 4), (2, 4, 5)]), ("ellipsis-middle", "i...j,j->i...", [(3, 2, 4), (4,)]),
+    ("transpose", "ij->ji", [(3, 4)]), ("identity", "ij", [(3, 4)]), ("sum-all", "ij->", [(3, 4)]),
+    ("sum-rows", "ij->j", [(3, 4)]), ("diag", "ii->i", [(3, 3)]), ("trace", "ii", [(3, 3)]),
+    ("trace-explicit", "ii->", [(3, 3)]), ("diag-times", "ii,i->i", [(3, 3), (3,)]),
+    ("only-in-one", "ij,k->k", [(3, 4), (5,)]), ("all-summed", "ij,k->", [(3, 4), (5,)]),
+    ("three", "ij,jk,kl->il", [(3, 4), (4, 5), (5, 2)]), ("three-implicit", "ij,jk,kl", [(3, 4), (4, 5), (5, 2)]),
+    ("three-outer", "i,j,k->ijk", [(3,), (4,), (2,)]), ("scalars", ",->", [(), ()]), ("scalar-identity", "", [()]),
+    ("spaces", "i j , j k -> i k", [(3, 4), (4, 5)]), ("uppercase", "Ij,jK->IK", [(3, 4), (4, 5)]),
+    ("bilinear", "bn,anm,bm->ba", [(2, 3), (4, 3, 5), (2, 5)]), ("diag-3d", "iij->ji", [(3, 3, 2)]),
+    ("diag-batch", "bii->bi", [(2, 3, 3)]), ("diag-twice", "iijj->ij", [(2, 2, 3, 3)]),
+    ("bmm-bcast-both", "bij,bjk->bik", [(2, 3, 1), (1, 1, 5)]),
+    ("ellipsis-summed", "i...,...i->...", [(3, 2, 1), (2, 4, 3)]),
+    ("ellipsis-dropped", "ab...,b...->a", [(2, 3, 4, 1), (3, 1, 5)]), ("ellipsis-only", "...->...", [(2, 3)]),
+    ("three-diag-bcast", "bii,bi,j->bj", [(2, 3, 3), (1, 3), (4,)]),
+    ("three-bcast", "ij,ij,ij->j", [(3, 4), (1, 4), (3, 1)]),
+    ("four", "ab,bc,cd,de->ae", [(2, 3), (3, 4), (4, 2), (2, 3)]), ("sum-middle", "ijk->ik", [(2, 3, 4)]),
+    ("permute-3d", "ijk->kij", [(2, 3, 4)]), ("size-one-summed", "ij,jk->ik", [(3, 1), (1, 5)]),
+]
+LINEAR = [  # (id, input shape, weight shape, bias shape or None)
+    ("2d-bias", (3, 4), (5, 4), (5,)), ("2d-nobias", (3, 4), (5, 4), None), ("1d-bias", (4,), (5, 4), (5,)),
+    ("1d-nobias", (4,), (5, 4), None), ("3d-bias", (2, 3, 4), (5, 4), (5,)), ("3d-nobias", (2, 3, 4), (5, 4), None),
+    ("4d-bias", (2, 2, 3, 4), (5, 4), (5,)), ("2d-0d-bias", (3, 4), (5, 4), ()), ("1d-0d-bias", (4,), (5, 4), ()),
+    ("3d-2d-bias", (2, 3, 4), (5, 4), (3, 5)), ("2d-1d-weight", (3, 4), (4,), None),
+    ("3d-1d-weight-0d-bias", (2, 3, 4), (4,), ()), ("1d-1d-weight-0d-bias", (4,), (4,), ()),
+]
+
+
+def _matmul_samples(op: OpInfo) -> Iterable[Sample]:
+    """matmul: every rank combination (as a function and as ``@``), the graphs that depend on which operand
+    requires grad, non-contiguous operands (whether PyTorch folds depends on strides), int tensors."""
+    for i, sa, sb in MATMUL_RANKS:
+        yield S(i, Arg(sa), Arg(sb))
+        yield S(i, Arg(sa), Arg(sb), name="__matmul__")
+    yield S("1x3-3", Arg((1, 3, 4)), Arg((2, 4, 5)), name="__matmul__")
+    for i, sa, sb, ga, gb in MATMUL_GRAPHS:
+        yield S(i, Arg(sa, grad=ga), Arg(sb, grad=gb))
+    yield S("method", Arg((3, 4)), Arg((4, 2)), method=True)
+    yield S("3t-2-nograd-other", Arg((3, 2, 4)), Arg((4, 5), grad=False), call=lambda m, f, a, b: f(a.transpose(0, 1), b))
+    yield S("3t-1-nograd-other", Arg((3, 2, 4)), Arg((4,), grad=False), call=lambda m, f, a, b: f(a.transpose(0, 1), b))
+    yield S("3t-2", Arg((3, 2, 4)), Arg((4, 5)), call=lambda m, f, a, b: f(a.transpose(0, 1), b))
+    yield S("3-2t", Arg((2, 3, 4)), Arg((5, 4)), call=lambda m, f, a, b: f(a, b.t()))
+    yield S("2-3mT-nograd-input", Arg((3, 4), grad=False), Arg((2, 5, 4)), call=lambda m, f, a, b: f(a, b.mT))
+    yield S("int-3-2", Arg((2, 3, 4), INT), Arg((4, 5), INT))
+
+
+def _einsum_samples(op: OpInfo) -> Iterable[Sample]:
+    """einsum: products, contractions, diagonals, traces, ellipses (broadcast, summed, dropped), implicit
+    output, spaces and upper case, 0-d operands, operands as a list or twice, int tensors."""
+    for i, eq, shapes in EINSUM:
+        yield S(i, *[Arg(s) for s in shapes], args=(eq, *[In(k) for k in range(len(shapes))]))
+    yield S("list-operands", Arg((3, 4)), Arg((4, 5)), args=("ij,jk->ik", [In(0), In(1)]))
+    yield S("same-operand-twice", Arg((3, 4)), args=("ij,ij->", In(0), In(0)))
+    yield S("nograd-other", Arg((3, 4)), Arg((4, 5), grad=False), args=("ij,jk->ik", In(0), In(1)))
+    yield S("int", Arg((4,), INT), Arg((4,), INT), args=("i,i->", In(0), In(1)))
+
+
+def _linear_samples(op: OpInfo) -> Iterable[Sample]:
+    """linear: 1-d to 4-d input, 1-d and 2-d weight, 0-d to 2-d bias or none, bias by keyword, operands
+    without grad, a non-contiguous input, int tensors."""
+    for i, si, sw, sb in LINEAR:
+        yield S(i, Arg(si), Arg(sw)) if sb is None else S(i, Arg(si), Arg(sw), Arg(sb))
+    yield S("bias-keyword", Arg((3, 4)), Arg((5, 4)), Arg((5,)), kwargs={"bias": In(2)})
+    yield S("nograd-weight", Arg((3, 4)), Arg((5, 4), grad=False), Arg((5,)))
+    yield S("only-bias-grad", Arg((2, 3, 4), grad=False), Arg((5, 4), grad=False), Arg((5,)))
+    yield S("noncontiguous-3d", Arg((3, 2, 4)), Arg((5, 4)), Arg((5,)), call=lambda m, f, x, w, b: f(x.transpose(0, 1), w, b))
+    yield S("int", Arg((3, 4), INT), Arg((5, 4), INT))
+
+
+LINALG = [
+    OpInfo("dot", "linalg", extra=(S("4-4", Arg((4,)), Arg((4,))), S("nograd-other", Arg((4,)), Arg((4,), grad=False)),
+                                   S("same-tensor", Arg((4,)), call=lambda m, f, a: f(a, a)),
+                                   S("method", Arg((4,)), Arg((4,)), method=True))),
+    OpInfo("mv", "linalg", extra=(S("3x4-4", Arg((3, 4)), Arg((4,))), S("nograd-mat", Arg((3, 4), grad=False), Arg((4,))),
+                                  S("method", Arg((3, 4)), Arg((4,)), method=True))),
+    OpInfo("mm", "linalg", extra=(
+        S("3x4-4x2", Arg((3, 4)), Arg((4, 2))), S("1x4-4x1", Arg((1, 4)), Arg((4, 1))),
+        S("nograd-mat2", Arg((3, 4)), Arg((4, 2), grad=False)),
+        S("transposed-input", Arg((4, 3)), Arg((4, 2)), call=lambda m, f, a, b: f(a.t(), b)),
+        S("method", Arg((3, 4)), Arg((4, 2)), method=True))),
+    OpInfo("outer", "linalg", aliases=("ger",), extra=(
+        S("3-4", Arg((3,)), Arg((4,))), S("3-4", Arg((3,)), Arg((4,)), name="ger"),
+        S("nograd-vec2", Arg((3,)), Arg((4,), grad=False)), S("method", Arg((3,)), Arg((4,)), method=True),
+        S("method", Arg((3,)), Arg((4,)), name="ger", method=True))),
+    OpInfo("matmul", "linalg", _matmul_samples),
+    OpInfo("bmm", "linalg", extra=(
+        S("2x3x4-2x4x5", Arg((2, 3, 4)), Arg((2, 4, 5))), S("1x1x4-1x4x1", Arg((1, 1, 4)), Arg((1, 4, 1))),
+        S("nograd-mat2", Arg((2, 3, 4)), Arg((2, 4, 5), grad=False)),
+        S("nograd-input", Arg((2, 3, 4), grad=False), Arg((2, 4, 5))),
+        S("method", Arg((2, 3, 4)), Arg((2, 4, 5)), method=True),
+        S("transposed", Arg((2, 4, 3)), Arg((2, 4, 5)), call=lambda m, f, a, b: f(a.transpose(1, 2), b)),
+        S("int", Arg((2, 3, 4), INT), Arg((2, 4, 5), INT)))),
+    OpInfo("einsum", "linalg", _einsum_samples),
+    OpInfo("linear", "linalg", _linear_samples),
+]
+
+
+def _m(expr: Callable, *inputs: Arg, id: str) -> Sample:
+    """A method sample on an expression of the input: ``_m(lambda f, a: f(a.t(), 4, 3), ...)`` is
+    ``a.t().<op>(4, 3)``."""
+    return S(id, *inputs, method=True, call=lambda m, f, *xs: expr(f, *xs))
+
+
+SHAPE = [
+    OpInfo("reshape", "shape", extra=(
+        S("3x4-to-2x6", Arg((3, 4)), args=((2, 6),)), S("3x4-to-minus1", Arg((3, 4)), args=((-1,),)),
+        S("2x3x4-to-4x-1", Arg((2, 3, 4)), args=((4, -1),)), S("0d-to-1x1", Arg(()), args=((1, 1),)),
+        S("1-to-0d", Arg((1,)), args=((),)), S("method-varargs", Arg((3, 4)), args=(2, 6), method=True),
+        S("after-transpose", Arg((3, 4)), call=lambda m, f, a: f(a.t(), (12,))),
+        # torch.reshape views a contiguous tensor (ViewBackward0), views a non-contiguous one whose strides
+        # allow it (ReshapeAliasBackward0), and copies otherwise (CloneBackward0 + UnsafeViewBackward0)
+        _m(lambda f, a: f(a.permute(2, 0, 1), 4, 6), Arg((2, 3, 4)), id="permuted"),
+        _m(lambda f, a: f(a.permute(1, 2, 0), 12, 2), Arg((2, 3, 4)), id="permuted-viewable"),
+        _m(lambda f, a: f(a.expand(3, 4), 12), Arg((3, 1)), id="expanded"),
+        _m(lambda f, a: f(a.expand(3, 4), 3, 2, 2), Arg((3, 1)), id="expanded-viewable"),
+        _m(lambda f, a: f(a[:, ::2], 6), Arg((3, 4)), id="step-sliced"),
+        _m(lambda f, a: f(a[:, 1], 3, 1), Arg((3, 4)), id="column"),
+        _m(lambda f, a: f(a[1:3], 6), Arg((4, 3)), id="narrowed-rows"),
+        _m(lambda f, a: f(a[:, 1:3], 6), Arg((3, 4)), id="narrowed-columns"),
+        _m(lambda f, a: f(a.t().unsqueeze(0), 4, 3), Arg((3, 4)), id="transposed-unsqueezed"),
+        _m(lambda f, a: f(a.mT, 2, 12), Arg((2, 3, 4)), id="mT"),
+        S("flatten-transposed", Arg((3, 4)), call=lambda m, f, a: a.t().flatten()),
+        S("flatten-permuted-partial", Arg((2, 3, 4)), call=lambda m, f, a: a.permute(0, 2, 1).flatten(0, 1)),
+        S("flatten-permuted-viewable", Arg((2, 3, 4)), call=lambda m, f, a: a.permute(1, 0, 2).flatten(1)),
+        _m(lambda f, a: f(f(a.t(), 2, 6), 12), Arg((3, 4)), id="twice"))),
+    OpInfo("view", "shape", extra=(
+        S("3x4-to-2x6", Arg((3, 4)), args=(2, 6)), S("method-tuple", Arg((3, 4)), args=((4, 3),), method=True),
+        S("0d-to-1", Arg(()), args=(1,), method=True),
+        _m(lambda f, a: f(a.t(), 4, 3), Arg((3, 4)), id="transposed-same-shape"),
+        _m(lambda f, a: f(a.t(), 2, 2, 3), Arg((3, 4)), id="transposed-split-dim"),
+        _m(lambda f, a: f(a.expand(2, 3, 4), 2, 3, 2, 2), Arg((3, 4)), id="expanded-new-dim"),
+        S("minus1", Arg((3, 4)), args=(-1, 2), method=True))),
+    OpInfo("flatten", "shape", variants([
+        ("2x3x4", (2, 3, 4), {}), ("2x3x4-start1", (2, 3, 4), {"start_dim": 1}),
+        ("2x3x4-0-1", (2, 3, 4), {"start_dim": 0, "end_dim": 1}), ("0d", (), {}), ("4", (4,), {}),
+        ("3x4-same-dim", (3, 4), {"start_dim": 1, "end_dim": -1})]), extra=(S("method", Arg((3, 4)), method=True),)),
+    OpInfo("permute", "shape", extra=(
+        *_one_input([("2x3x4-201", (2, 3, 4), ((2, 0, 1),)), ("3x4-10", (3, 4), ((1, 0),)), ("4-0", (4,), ((0,),)),
+                     ("2x3x4-negative", (2, 3, 4), ((-1, 0, -2),)), ("0d", (), ((),))]),
+        S("method-varargs", Arg((2, 3, 4)), args=(1, 2, 0), method=True))),
+    OpInfo("transpose", "shape", aliases=("swapaxes", "swapdims"), extra=(
+        S("2x3x4-0-2", Arg((2, 3, 4)), args=(0, 2)), S("2x3x4-0-2", Arg((2, 3, 4)), args=(0, 2), name="swapaxes"),
+        S("2x3x4-0-2", Arg((2, 3, 4)), args=(0, 2), name="swapdims"),
+        S("3x4-neg", Arg((3, 4)), args=(-1, -2)), S("3x4-same", Arg((3, 4)), args=(1, 1)),
+        S("method", Arg((3, 4)), args=(0, 1), method=True),
+        S("method", Arg((2, 3, 4)), args=(2, 0), name="swapaxes", method=True),
+        S("method", Arg((2, 3, 4)), args=(-1, 1), name="swapdims", method=True))),
+    OpInfo("t", "shape", extra=(*[S(sh(s), Arg(s)) for s in ((3, 4), (4,), (), (1, 4))],
+                                S("method", Arg((3, 4)), method=True))),
+    OpInfo("T", "shape", syntax=True, op=lambda m: operator.attrgetter("T"),
+           extra=tuple(S(sh(s), Arg(s)) for s in ((3, 4), (4,), (2, 3, 4)))),
+    OpInfo("mT", "shape", syntax=True, op=lambda m: operator.attrgetter("mT"),
+           extra=tuple(S(sh(s), Arg(s)) for s in ((3, 4), (2, 3, 4)))),
+    OpInfo("unsqueeze", "shape", extra=(
+        *_one_input([("3x4-0", (3, 4), (0,)), ("3x4-1", (3, 4), (1,)), ("3x4-last", (3, 4), (-1,)),
+                     ("3x4-minus3", (3, 4), (-3,)), ("0d-0", (), (0,)), ("4-1", (4,), (1,))]),
+        S("method", Arg((3, 4)), args=(1,), method=True))),
+    OpInfo("squeeze", "shape", variants([
+        ("3x1x4-all", (3, 1, 4), {}), ("3x1x4-dim1", (3, 1, 4), {"dim": 1}), ("3x1x4-dim0-noop", (3, 1, 4), {"dim": 0}),
+        ("1x3x1-dim-1", (1, 3, 1), {"dim": -1}), ("1x3x1-dims", (1, 3, 1), {"dim": (0, 2)}), ("0d", (), {}),
+        ("1-all", (1,), {}), ("3x4-all-noop", (3, 4), {})]), extra=(S("method", Arg((3, 1, 4)), args=(1,), method=True),)),
+    OpInfo("expand", "shape", extra=(
+        *_one_input([("3x1-to-3x4", (3, 1), (3, 4)), ("4-to-2x3x4", (4,), (2, 3, 4)), ("3x1-minus1", (3, 1), (-1, 4)),
+                     ("0d-to-3", (), (3,)), ("1x1-to-2x3", (1, 1), (2, 3)), ("3x4-same", (3, 4), (3, 4))]),
+        S("method-tuple", Arg((3, 1)), args=((2, 3, 4),), method=True))),
+    OpInfo("select", "shape", extra=(
+        *_one_input([("3x4-0-1", (3, 4), (0, 1)), ("3x4-1-neg", (3, 4), (1, -1)), ("2x3x4-1-2", (2, 3, 4), (1, 2)),
+                     ("4-0-3", (4,), (0, 3)), ("2x3x4-negdim", (2, 3, 4), (-1, 0))]),
+        S("method", Arg((3, 4)), args=(1, 2), method=True))),
+    OpInfo("cat", "shape", aliases=("concat",), extra=(
+        S("3x4-2x4", Arg((3, 4)), Arg((2, 4)), args=([In(0), In(1)],)),
+        S("3x4-2x4", Arg((3, 4)), Arg((2, 4)), args=([In(0), In(1)],), name="concat"),
+        S("dim1", Arg((3, 4)), Arg((3, 2)), args=([In(0), In(1)],), kwargs={"dim": 1}),
+        S("dim-1-three", Arg((2, 3)), Arg((2, 1)), Arg((2, 2)), args=((In(0), In(1), In(2)), -1)),
+        S("1d", Arg((4,)), Arg((3,)), args=([In(0), In(1)],)),
+        S("2x3x4-dim1", Arg((2, 3, 4)), Arg((2, 1, 4)), args=([In(0), In(1)], 1)),
+        S("single", Arg((3, 4)), args=([In(0)],)),
+        S("same-tensor", Arg((2, 3)), call=lambda m, f, a: f([a, a * 2, a], dim=0)),
+        S("nograd-other", Arg((3, 4)), Arg((2, 4), grad=False), args=([In(0), In(1)],)),
+        S("int-and-float", Arg((2, 3), INT), Arg((2, 3)), args=([In(0), In(1)],)))),
+    OpInfo("stack", "shape", extra=(
+        *[S(i, Arg((3, 4)), Arg((3, 4)), args=([In(0), In(1)], d)) for i, d in (("dim0", 0), ("dim1", 1), ("dim-1", -1),
+                                                                               ("dim2", 2))],
+        S("0d", Arg(()), Arg(()), Arg(()), args=((In(0), In(1), In(2)),)),
+        S("1d-dim1", Arg((4,)), Arg((4,)), args=([In(0), In(1)],), kwargs={"dim": 1}),
+        S("same-tensor", Arg((2, 3)), args=([In(0), In(0)],)),
+        S("int-and-float", Arg((4,), INT), Arg((4,)), args=([In(0), In(1)],)))),
+    OpInfo("split", "shape", extra=(
+        *[S(i, Arg(s), call=lambda m, f, a, sz=sz, kw=kw: _combine(f(a, sz, **kw))) for i, s, sz, kw in (
+            ("even", (4, 3), 2, {}), ("uneven", (5, 3), 2, {}), ("dim1", (3, 4), 3, {"dim": 1}),
+            ("sizes", (6, 2), [1, 3, 2], {}), ("sizes-dim-1", (2, 5), [2, 3], {"dim": -1}), ("bigger", (3, 4), 10, {}),
+            ("sizes-with-zero", (4,), [0, 4], {}))],
+        S("one-piece", Arg((4, 3)), call=lambda m, f, a: f(a, 2)[1]),
+        S("one-piece-sizes", Arg((3, 3)), call=lambda m, f, a: f(a, [1, 2], dim=1)[1]),
+        S("method", Arg((3, 4)), method=True, call=lambda m, f, a: f(a, 2, dim=1)[0]))),
+    OpInfo("chunk", "shape", extra=(
+        *[S(i, Arg(s), call=lambda m, f, a, c=c, kw=kw: _combine(f(a, c, **kw))) for i, s, c, kw in (
+            ("2-of-4", (4, 3), 2, {}), ("3-of-5", (5,), 3, {}), ("4-of-6", (6, 2), 4, {}), ("dim1", (3, 4), 3, {"dim": 1}),
+            ("more-chunks", (3, 2), 5, {}))],
+        S("one-piece", Arg((3, 4)), call=lambda m, f, a: f(a, 2, dim=-1)[1]),
+        S("method", Arg((4, 3)), method=True, call=lambda m, f, a: f(a, 2)[0]))),
+    OpInfo("unbind", "shape", extra=(
+        S("dim0", Arg((3, 4)), call=lambda m, f, a: _combine(f(a))),
+        S("dim-1", Arg((2, 3, 4)), call=lambda m, f, a: _combine(f(a, -1))),
+        S("one-piece", Arg((3, 4)), method=True, call=lambda m, f, a: f(a, 1)[2]))),
+    OpInfo("narrow", "shape", extra=(
+        *_one_input([("dim1", (3, 4), (1, 1, 2)), ("negative-start", (4, 3), (0, -2, 2)), ("full", (3, 4), (0, 0, 3)),
+                     ("empty", (3, 4), (0, 3, 0)), ("dim-1", (2, 3, 4), (-1, 0, 1))]),
+        S("method", Arg((3, 4)), args=(0, 1, 1), method=True))),
+    OpInfo("movedim", "shape", aliases=("moveaxis",), extra=(
+        S("0-1", Arg((3, 4)), args=(0, 1)), S("0-1", Arg((3, 4)), args=(0, 1), name="moveaxis"),
+        S("lists", Arg((2, 3, 4)), args=((0, 1), (2, 0))), S("negative", Arg((2, 3, 4)), args=(-1, 0)),
+        S("same", Arg((3, 4)), args=(1, 1)),
+        _m(lambda f, a: f(a, 2, 0).reshape(4, 6), Arg((2, 3, 4)), id="method-then-reshape"),
+        S("method", Arg((2, 3, 4)), args=((0, 1), (1, 2)), name="moveaxis", method=True))),
+    OpInfo("flip", "shape", extra=(
+        *_one_input([("dim0", (3, 4), ((0,),)), ("both", (3, 4), ((0, 1),)), ("last", (2, 3, 4), ([-1],)),
+                     ("02", (2, 3, 4), ((0, 2),)), ("0d", (), ((0,),)), ("none", (3, 4), ((),)), ("4", (4,), ([0],))]),
+        S("method-varargs", Arg((3, 4)), args=(0, 1), method=True),
+        S("method-list", Arg((3, 4)), args=([1],), method=True),
+        S("transposed-input", Arg((3, 4)), call=lambda m, f, a: f(a.t(), (1,)).reshape(-1)))),
+    # torch has repeat as a Tensor method only; gradcli also as a function (like view and expand)
+    OpInfo("repeat", "shape", op=lambda m: m.repeat if m is G else m.Tensor.repeat, extra=(
+        *[S(i, Arg(s), args=r, method=True) for i, s, r in (
+            ("2x1", (3, 4), (2, 1)), ("1x3", (3, 4), (1, 3)), ("lead", (3, 4), (2, 1, 2)), ("0d", (), (2, 3)),
+            ("1d", (4,), (3,)), ("zero", (3, 4), (2, 0)), ("same", (3, 4), (1, 1)), ("3d", (2, 1, 3), (1, 4, 2)))],
+        S("tuple", Arg((3, 4)), args=((2, 2),), method=True),
+        S("function", Arg((3, 4)), args=(2, 1)))),
+    OpInfo("index_select", "indexing", extra=(
+        S("dim0", Arg((3, 4)), args=(0, tensor([2, 0]))),
+        S("dim1-repeated", Arg((3, 4)), args=(1, tensor([3, 1, 3, 3]))),
+        S("dim-1-3d", Arg((2, 3, 4)), args=(-1, tensor([0, 2]))),
+        S("0d-index", Arg((3, 4)), args=(0, tensor(1))),
+        S("int32-index", Arg((3, 4)), args=(0, tensor([1, 1], "int32"))),
+        S("0d-input", Arg(()), args=(0, tensor([0]))),
+        S("empty-index", Arg((3, 4)), args=(0, tensor([], "int64"))),
+        S("method", Arg((3, 4)), args=(1, tensor([0, 0])), method=True))),
+    OpInfo("gather", "indexing", extra=(
+        S("dim0", Arg((3, 4)), args=(0, tensor([[0, 1, 2, 0], [2, 2, 1, 0]]))),
+        S("dim1", Arg((3, 4)), args=(1, tensor([[3], [0], [3]]))),
+        S("smaller-index", Arg((3, 4)), args=(1, tensor([[1, 1, 0]]))),
+        S("3d-dim-1", Arg((2, 3, 4)), args=(-1, tensor([[[0, 3]] * 3] * 2))),
+        S("0d", Arg(()), args=(0, tensor(0))),
+        S("int32-index", Arg((3, 4)), args=(0, tensor([[2, 0, 1, 1]], "int32"))),
+        S("method", Arg((3, 4)), args=(1, tensor([[0, 0], [1, 0], [2, 3]])), method=True))),
+    OpInfo("clone", "shape", extra=(
+        S("3x4", Arg((3, 4))),
+        _m(lambda f, a: f(a.t()).reshape(-1), Arg((3, 4)), id="transposed-then-reshape"),
+        S("method", Arg(()), method=True),
+        # Tensor.contiguous copies through clone (CloneBackward0) when the layout is not contiguous
+        S("via-contiguous", Arg((3, 4)), call=lambda m, f, a: a.t().contiguous()),
+        S("contiguous-noop", Arg((3, 4)), call=lambda m, f, a: (a * 2).contiguous()))),
+    OpInfo("expand_as", "shape", extra=(
+        S("3x1-3x4", Arg((3, 1)), Arg((3, 4), grad=False), method=True),
+        S("4-2x3x4", Arg((4,)), Arg((2, 3, 4)), method=True))),
+    OpInfo("view_as", "shape", extra=(S("3x4-12", Arg((3, 4)), Arg((12,), grad=False), method=True),)),
+    OpInfo("reshape_as", "shape", extra=(
+        S("3x4-2x6", Arg((3, 4)), Arg((2, 6), grad=False), method=True),
+        _m(lambda f, a, b: f(a.t(), b), Arg((3, 4)), Arg((12,), grad=False), id="transposed"))),
+]
+
+
+GETITEM_KEYS = [  # (id, shape, key); PyTorch's placement of advanced indices differs from NumPy's
+    ("int", (3, 4), 1), ("int-int", (3, 4), (1, 2)), ("int-0d-result", (4,), 2), ("slice", (3, 4), slice(1, 3)),
+    ("slice-open", (4,), slice(1, None)), ("slice-full", (3, 4), slice(None)), ("slice-out-of-range", (4,), slice(2, 10)),
+    ("slice-empty", (4,), slice(3, 1)), ("step-slice", (4,), slice(None, None, 2)),
+    ("step-slice-2d", (3, 4), (slice(None), slice(1, None, 2))), ("negative-int", (3, 4), -1),
+    ("negative-slice", (3, 4), (slice(None), slice(-3, -1))), ("int-slice", (3, 4), (0, slice(1, 3))),
+    ("none", (3, 4), None), ("none-middle", (3, 4), (slice(None), None, 1)), ("ellipsis", (3, 4), ...),
+    ("ellipsis-int", (2, 3, 4), (..., 1)), ("int-ellipsis", (2, 3, 4), (1, ...)), ("ellipsis-none", (3, 4), (..., None)),
+    ("list", (3, 4), [0, 2]), ("list-repeated", (3, 4), [0, 2, 0, 0]), ("list-negative", (4,), [-1, 0]),
+    ("list-second-dim", (3, 4), (slice(None), [3, 1])), ("two-lists", (3, 4), ([0, 2], [1, 3])),
+    ("list-and-slice", (3, 4), ([2, 0], slice(1, 3))), ("int-tensor", (3, 4), tensor([2, 0, 2])),
+    ("2d-int-tensor", (4,), tensor([[0, 1], [3, 3]])),
+    ("full-slices-alias", (3, 4), (slice(None), slice(None))), ("full-slice-range-alias", (3, 4), (slice(None), slice(0, 100))),
+    ("empty-tuple-alias", (3, 4), ()), ("oversized-slice-skipped", (3, 4), (slice(0, 100), 0)),
+    ("negative-start-slice", (3, 4), (slice(-3, None), 0)), ("slice-neg-stop", (4,), slice(None, -1)),
+    ("slice-step-3", (2, 7), (slice(None), slice(1, None, 3))), ("int-list", (3, 4), (1, [0, 2])),
+    ("list-int", (3, 4), ([0, 2], 1)), ("int-slice-list-3d", (2, 3, 4), (0, slice(None), [1, 2])),
+    ("list-slice-list-3d", (2, 3, 4), ([0, 1], slice(None), [1, 2])),
+    ("slice-list-list-3d", (2, 3, 4), (slice(None), [0, 1], [1, 2])),
+    ("slice-list-slice-3d", (2, 3, 4), (slice(1, None), [0, 2], slice(1, 3))), ("ellipsis-list", (2, 3, 4), (..., [1, 0])),
+    ("list-ellipsis-list", (2, 3, 4), ([0], ..., [0])), ("none-list", (3, 4), (slice(None), None, [0])),
+    ("list-none-list", (3, 4), ([0], None, [0])), ("none-ellipsis-int", (3, 4), (None, ..., 0)),
+    ("true", (3, 4), True), ("false", (3, 4), False), ("true-in-tuple", (3, 4), (True, 0)),
+    ("0d-int-tensor", (3, 4), tensor(1)), ("0d-int-tensor-in-tuple", (3, 4), (slice(None), tensor(-1))),
+    ("0d-bool-tensor", (3, 4), tensor(True)), ("bool-list", (3, 4), [True, False, True]),
+    ("bool-list-int", (3, 4), ([True, False, True], 1)), ("list-of-lists-is-tuple", (3, 4), [[0, 1], [1, 3]]),
+    ("list-with-slice-is-tuple", (3, 4), [0, slice(1, 3)]), ("list-with-none-is-tuple", (3, 4), [0, None]),
+    ("broadcast-indices", (3, 4), (tensor([[0], [2]]), tensor([1, 3, 3]))),
+    ("int32-tensor", (3, 4), tensor([2, 0], "int32")), ("empty-list", (3, 4), []),
+    ("negative-list", (3, 4), (slice(None), [-1, -4])),
+    ("2d-mask-then-int", (2, 3, 4), (tensor([[True, False, True], [False, True, True]]), 0)),
+    ("int-then-2d-mask", (2, 3, 4), (0, tensor([[True] * 4, [False] * 4, [True, False] * 2]))),
+    ("mask-then-none", (2, 3, 4), (tensor([[True, False, True], [False, True, True]]), None)),
+]
+
+INDEXING = [
+    OpInfo("__getitem__", "indexing", syntax=True, op=lambda m: operator.getitem, extra=(
+        *[S(i, Arg(s), args=(k,)) for i, s, k in GETITEM_KEYS],
+        S("chained", Arg((2, 3, 4)), call=lambda m, f, a: a[1][2][1:3]),
+        S("bool-mask", Arg((3, 4)), Arg((3, 4), BOOL)), S("bool-mask-rows", Arg((3, 4)), Arg((3,), BOOL)),
+        S("bool-mask-from-data", Arg((3, 4), NZ), call=lambda m, f, a: f(a, a > 0)),
+        S("index-of-transposed", Arg((3, 4)), call=lambda m, f, a: f(a.t(), [0, 2]).reshape(-1)),
+        S("list-of-transposed-columns", Arg((3, 4)), call=lambda m, f, a: f(a.t(), (slice(None), [0, 1])).view(-1)),
+        S("mask-arg-2d-of-3d", Arg((2, 3, 4)), Arg((2, 3), BOOL)),
+        S("mask-arg-second-dim", Arg((3, 4)), Arg((4,), BOOL), args=((slice(None), In(1)),)),
+        S("index-arg-int", Arg((4, 2)), Arg((5,), INT), call=lambda m, f, a, i: f(a, i.abs())))),
+]
+
+NN = [OpInfo(n, "nn", softmax_samples) for n in ("softmax", "log_softmax")]
+
+LOSSES = [
+    OpInfo("cross_entropy", "loss", _cross_entropy_samples),
+    OpInfo("nll_loss", "loss", _nll_loss_samples),
+    *[OpInfo(n, "loss", chain(_regression_loss_samples, _weighted_loss_samples), extra=(
+        S("legacy-reduce", Arg((3, 4)), Arg((3, 4), grad=False), kwargs={"reduce": False}, quiet=True),))
+      for n in ("mse_loss", "l1_loss")],
+    OpInfo("smooth_l1_loss", "loss", _regression_loss_samples, extra=(
+        *[S(f"beta{b}", Arg((3, 4)), Arg((3, 4)), kwargs={"beta": b}) for b in (0.5, 2.0, 0.0)],
+        S("beta-none", Arg((3, 4)), Arg((3, 4)), kwargs={"reduction": "none", "beta": 0.3}))),
+    OpInfo("huber_loss", "loss", _regression_loss_samples, extra=(
+        *[S(f"delta{d}", Arg((3, 4)), Arg((3, 4)), kwargs={"delta": d}) for d in (0.5, 2.0)],
+        *[S(f"weight-{red}", Arg((3, 4)), Arg((3, 4)), Arg((3, 4), POS), args=(red, 0.7), kwargs={"weight": In(2)})
+          for red in REDUCTIONS3])),
+    OpInfo("binary_cross_entropy", "loss", _bce_samples),
+    OpInfo("binary_cross_entropy_with_logits", "loss", _bce_with_logits_samples),
+    OpInfo("kl_div", "loss", _kl_div_samples),
+]
+
+#: The op table: every entry of every family.
+OP_DB: list[OpInfo] = ELEMENTWISE + ACTIVATIONS + REDUCTIONS + LINALG + SHAPE + INDEXING + NN + LOSSES
+
+#: Entry by name.
+BY_NAME: dict[str, OpInfo] = {op.name: op for op in OP_DB}
+
+
+def table_cases() -> list[tuple[OpInfo, Sample, Case]]:
+    """Every sample of every entry, with its helpers.Case (``fn(m, *tensors)``, the test id, the inputs)."""
+    return [(op, s, op.case(s)) for op in OP_DB for s in op.samples()]
