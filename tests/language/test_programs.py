@@ -271,8 +271,8 @@ TEMPLATES.append(Template("view_as", 2, lambda a, b: f"({a}).contiguous().view_a
 TEMPLATES.append(Template("reshape_as", 2, lambda a, b: f"({a}).reshape_as({b})", lambda a, b: a.reshape_as(b),
                           lambda sa, sb: sb if np.prod(sa) == np.prod(sb) else None, ("real", "real")))
 
-#: Differentiable registry ops the generator does not produce, and why (their cases in tests/ops/test_ops.py and
-#: tests/cases_*.py cover them).
+#: Differentiable registry ops the generator does not produce, and why (their entries in the op table,
+#: tests/ops/opinfo.py, cover them).
 NOT_GENERATED = {
     "binary_cross_entropy_with_logits": "a loss on a target: covered by case books",
     "floor_divide": "no derivative: PyTorch records NotImplemented (tests/ops/test_ops_elementwise.py)",
