@@ -1,6 +1,6 @@
 # gradcli corpus 050: a minibatch generator (yield) feeding a training loop with nn.Linear and SGD
 # Source: written for the gradcli corpus, modelled on the data_iter generator of "Linear regression from
-#   scratch" chapters (e.g. d2l-ai/d2l-en chapter_linear-networks/linear-regression-scratch.md), without
+#   scratch" chapters (e.g. d2l-ai/d2l-en chapter_linear-regression/linear-regression-scratch.md), without
 #   shuffling. Not a copy.
 # License: MIT (gradcli's). Edits: none.
 import torch
