@@ -191,6 +191,17 @@ def test_rounding_list_documented():
     assert not missing, f"README.md's 'Rounding-sensitive programs' does not list {missing}"
 
 
+def test_outputs_agree_rules():
+    """Exact unless rounding-sensitive; then numbers to rtol 1e-4, the text between them equal up to spaces."""
+    assert outputs_agree("tensor([1., 2.])\n", "tensor([1., 2.])\n", rounding_sensitive=False)
+    assert not outputs_agree("13.257688522338867\n", "13.25768756866455\n", rounding_sensitive=False)
+    assert outputs_agree("13.257688522338867\n", "13.25768756866455\n", rounding_sensitive=True)
+    assert outputs_agree("tensor([-0.0000,  1.0000])\n", "tensor([0.0000, 1.0000])\n", rounding_sensitive=True)
+    assert not outputs_agree("loss 1.001\n", "loss 1.002\n", rounding_sensitive=True)
+    assert not outputs_agree("loss 1.0\n", "cost 1.0\n", rounding_sensitive=True)
+    assert not outputs_agree("1.0 2.0\n", "1.0\n", rounding_sensitive=True)
+
+
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_program(name: str, corpus_runs: dict[str, Run]):
     run = corpus_runs[name]
