@@ -15,9 +15,11 @@ from typing import Annotated, List, Optional
 
 import typer
 
+from . import limits
 from .cli_options import (INPUT_FORMATS, Anomaly, BatchFormat, CommandOptions, Debug, DType, Dtype, Format,
                           InputFormat, Invocation, Json, Limit, MaxSteps, Seed, owns_process)
 from .errors import EXIT_EVAL, EXIT_INPUT, GradcliError, InputError
+from .render.messages import check_failure, nonfinite_warning
 from .reporting import debug_enabled, report_error, report_exception
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
@@ -98,7 +100,6 @@ def grad(
     """Compute a program's output, the gradient of every input, and show the autograd graph."""
     from .calculator import GradRequest, compute
     from .language.specs import read_program
-    from .render.messages import check_failure, nonfinite_warning
 
     with reported(ctx, debug):
         opts = CommandOptions.from_cli(ctx, format=format, json_=json_, seed=seed, dtype=dtype, max_steps=max_steps,
@@ -219,7 +220,6 @@ def batch(
     """Evaluate a file of entries: one result per entry (a table row, or a JSON line with --format json),
     written as soon as it is done; a summary on standard error. Exit 0 if every entry succeeded, 1 if any
     failed, 2 if the file cannot be read."""
-    from . import limits
     from .batch import run
 
     use_utf8(sys.stdout)
@@ -262,8 +262,6 @@ def main() -> None:
     # JSON and tables may hold any character: write UTF-8 whatever the locale.
     use_utf8(sys.stdout)
     use_utf8(sys.stderr)
-    from . import limits
-
     # PyTorch never warns about overflow or invalid values (or the mean of nothing); NaN/inf show in the results
     # instead, flagged as nonfinite.
     np.seterr(all="ignore")

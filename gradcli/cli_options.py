@@ -16,7 +16,7 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from . import render
+from . import limits, render
 from .errors import InputError
 from .reporting import debug_enabled
 
@@ -176,8 +176,6 @@ class CommandOptions:
         Raises:
             InputError: a malformed ``--limit`` (exit 2).
         """
-        from . import limits
-
         values = dict(limits.parse_option(o) for o in self.limits)
         if self.max_steps is not None:
             values["steps"] = self.max_steps

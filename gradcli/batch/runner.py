@@ -16,6 +16,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
+from .. import calculator, limits
 from ..errors import GradcliError
 from ..reporting import InternalError, to_error, traceback_text
 from ..result import EntryResult, ErrorInfo
@@ -66,8 +67,6 @@ def run_entry(entry: Entry, entry_format, debug: bool = False) -> Outcome:
     bad entry: the error is the outcome (:func:`gradcli.reporting.to_error`: the ``time`` limit applies to
     each entry, running out of memory is a MemoryError of the entry, an unexpected exception is an
     ``InternalError``, with its traceback on standard error when ``debug``)."""
-    from .. import calculator, limits
-
     messages: list[str] = []
     result = None
     error = entry.error
@@ -126,8 +125,6 @@ def _worker_main(conn, limit_values: dict | None = None, entry_format=None, debu
     None or when the main process goes away. ``limit_values`` are the main process's limits (--limit);
     ``entry_format`` and ``debug`` are :func:`run_entry`'s."""
     if limit_values is not None:
-        from .. import limits
-
         limits.configure(limit_values)
     _worker_init()
     while True:
@@ -158,8 +155,6 @@ class _Worker:
 
     def __init__(self, ctx, entry_format, debug: bool):
         conn, child = ctx.Pipe()
-        from .. import limits
-
         self.process = ctx.Process(target=_worker_main, args=(child, limits.current.as_dict(), entry_format, debug),
                                    name="gradcli-batch-worker", daemon=True)
         self.process.start()
