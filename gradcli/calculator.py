@@ -115,7 +115,7 @@ def _compute(req: GradRequest, write, warn) -> GradResult:
     inputs = [InputInfo(name=name, value=tensor_info(t), kind=kind,
                         grad=None if t._grad is None else np.array(t._grad.data)) for name, t, kind in named]
     return GradResult(program=req.program, output=tensor_info(output), inputs=inputs, calls=calls, graph=graph,
-                      printed="".join(printed))
+                      printed="".join(printed), default_dtype=dtypes.get_default_dtype().name)
 
 
 def prepare(req: GradRequest, write, warn, globals_: dict | None = None):

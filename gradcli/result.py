@@ -84,7 +84,40 @@ class GradResult:
     graph: Graph
     printed: str = ""
     check: object = None  # a gradcli.check.CheckResult with --check
+    default_dtype: str = "float32"  # the default float dtype of the run (decides PyTorch's ``dtype=`` in values)
 
     def grads(self) -> dict:
         """Name → final gradient (None if the output does not depend on it) of the leaves requiring grad."""
         return {i.name: i.grad for i in self.inputs if i.value.requires_grad}
+
+
+@dataclass
+class ErrorInfo:
+    """An error as a user sees it, as plain data: the type shown before the message (PyTorch's, or gradcli's:
+    ``SyntaxError``, ``InputError``, ...), the message, the 1-based ``line``/``column`` in the text it refers
+    to (None when unknown), an optional ``hint``, and ``excerpt``: that text's line and a caret under the
+    column (empty without a position)."""
+    type: str
+    message: str
+    line: int | None = None
+    column: int | None = None
+    hint: str | None = None
+    excerpt: list = field(default_factory=list)
+
+
+@dataclass
+class EntryResult:
+    """What one ``gradcli batch`` entry produced: the 1-based ``line`` where it starts in the input, its
+    ``text`` (the program), and either its ``result`` or its ``error``; ``id`` is the entry's own id, echoed
+    when ``has_id``."""
+    line: int
+    text: str
+    result: GradResult | None = None
+    error: ErrorInfo | None = None
+    id: object = None
+    has_id: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """True when the entry ran (no error)."""
+        return self.error is None

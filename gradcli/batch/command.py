@@ -13,12 +13,11 @@ import threading
 import time
 from contextlib import closing, contextmanager
 
-from ..errors import EXIT_EVAL, EXIT_INPUT, EXIT_OK, GradcliError, InputError
+from ..errors import EXIT_EVAL, EXIT_OK, InputError
+from ..reporting import EXIT_INTERRUPTED, report_error
 from .entries import FORMATS, Defaults, format_for, read_entries
 from .runner import run_entries
 
-#: Exit status when interrupted (SIGINT, Ctrl-C): 128 + SIGINT, as shells report it.
-EXIT_INTERRUPTED = 130
 #: Exit status when the reader of standard output went away (``| head -1``): 128 + SIGPIPE, as shells report
 #: a process killed by SIGPIPE.
 EXIT_BROKEN_PIPE = 141
@@ -168,12 +167,6 @@ def _stderr(text: str) -> None:
         pass
 
 
-def report_error(err: GradcliError) -> int:
-    """Write an error to standard error (``file:line:col:``, caret, ``Type: message``); returns its exit code."""
-    _stderr(err.format() + "\n")
-    return err.exit_code
-
-
 def _prefixed(messages: str, name: str, line: int) -> str:
     return "".join(f"{name}:{line}: {m}\n" for m in messages.rstrip("\n").split("\n"))
 
@@ -238,10 +231,18 @@ class Summary:
                 f"entr{'y' if self.done == 1 else 'ies'}, {self.failed} failed{where}, {elapsed:.2f} s{rate}\n")
 
 
-def run(path: str, *, fmt: str = "auto", jobs: int = 1, as_json: bool = False, dtype: str = "float32",
-        seed: int | None = None, max_steps: int | None = None, anomaly: bool = False) -> int:
-    """``gradcli batch``: read entries from ``path`` (``-``: standard input), write one JSON line
-    (``as_json``) or table row per entry to standard output as each is done, and a summary to standard error.
+def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str = "float32",
+        seed: int | None = None, max_steps: int | None = None, anomaly: bool = False, debug: bool = False) -> int:
+    """``gradcli batch``: read entries from ``path`` (``-``: standard input) in the input format ``fmt``, write
+    each entry's result to standard output as it is done, and a summary to standard error.
+
+    Args:
+        entry_format: the output format's :class:`~gradcli.render.registry.EntryFormat` (its ``header()``
+            first, then its ``entry(...)`` text of each entry).
+        fmt: the input format, "auto", "text" or "jsonl" (see :func:`~gradcli.batch.entries.read_entries`).
+        jobs: worker processes (1: run the entries in this process).
+        dtype, seed, max_steps, anomaly: the defaults of every entry (``--dtype`` ...; an entry's own wins).
+        debug: an entry's internal error also writes its traceback (``--debug``); so do errors here.
 
     Returns the exit status: 0 every entry succeeded, 1 some failed, 2 the input cannot be read (or a bad
     option), 130 interrupted (SIGINT), 141 standard output closed by its reader. Never raises for bad input.
@@ -251,38 +252,29 @@ def run(path: str, *, fmt: str = "auto", jobs: int = 1, as_json: bool = False, d
     summary = Summary()
     try:
         if fmt not in FORMATS:
-            raise InputError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}", type="UsageError")
-        if dtype not in ("float32", "float64"):
-            raise InputError(f"--dtype must be float32 or float64, got {dtype!r}", type="UsageError")
+            raise InputError(f"--input-format must be one of {', '.join(FORMATS)}, got {fmt!r}", type="UsageError")
         if jobs < 1:
             raise InputError(f"--jobs must be at least 1, got {jobs}", type="UsageError")
         stream, name, size = open_input(path)
     except InputError as err:
-        return report_error(err)
+        return report_error(err, debug)
 
     entries = read_entries(stream, format_for(path, fmt), Defaults(dtype, seed, max_steps, name, anomaly))
-    out = Console(file=sys.stdout)
-    progress = Progress(size, enabled=Console(stderr=True).is_terminal and not out.is_terminal)
-    table = None
-    if not as_json:
-        from ..render.table import BatchTable
-
-        table = BatchTable(out.width if out.is_terminal else 160, color=out.is_terminal and not out.no_color)
+    progress = Progress(size, enabled=Console(stderr=True).is_terminal and not Console(file=sys.stdout).is_terminal)
     writer = LineWriter(sys.stdout)
     in_main = threading.current_thread() is threading.main_thread()
     old_handler = signal.signal(signal.SIGINT, writer.on_sigint) if in_main else None
     status = None
     try:
-        with closing(run_entries(entries, as_json, jobs, notice=progress.message)) as outcomes:
-            if table is not None:
-                writer.write(table.header())
+        with closing(run_entries(entries, entry_format, jobs, notice=progress.message, debug=debug)) as outcomes:
+            header = entry_format.header()
+            if header:
+                writer.write(header)
             for entry, outcome in outcomes:
                 if outcome.messages:
                     progress.message(_prefixed(outcome.messages, name, entry.line))
-                text = (outcome.json + "\n" if outcome.json is not None
-                        else table.row(entry.line, *outcome.cells, failed=not outcome.ok))
                 with writer.deferring_sigint():  # a line written is a line counted
-                    writer.write(text)
+                    writer.write(outcome.text)
                     summary.add(entry.line, outcome.ok)
                 progress.update(entry.end, summary.done, summary.failed)
     except KeyboardInterrupt:
@@ -292,7 +284,7 @@ def run(path: str, *, fmt: str = "auto", jobs: int = 1, as_json: bool = False, d
         return EXIT_BROKEN_PIPE  # quietly: whoever reads our output has gone
     except InputError as err:  # the input became unreadable part-way
         progress.stop()
-        status = report_error(err)
+        status = report_error(err, debug)
     finally:
         progress.stop()
         if in_main:

@@ -1,13 +1,13 @@
 """Running ``gradcli batch`` entries: in this process, or in ``--jobs`` worker processes, with the results
 in input order.
 
-Each entry's outcome is rendered where it ran (the JSON line, or the table cells), so that only text crosses
-between processes.
+Each entry's result is rendered where it ran, by the output format's
+:class:`~gradcli.render.registry.EntryFormat` (a JSON line, a table row, ...), so that only text crosses
+between processes; this module never looks at what the text is.
 """
 
 from __future__ import annotations
 
-import os
 import queue
 import re
 import signal
@@ -16,19 +16,20 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
+from .. import calculator, limits
 from ..errors import GradcliError
+from ..reporting import InternalError, to_error, traceback_text
+from ..result import EntryResult, ErrorInfo
 from .entries import Entry
 
 
 @dataclass
 class Outcome:
-    """What one entry produced, as the text to write: ``json`` (the JSON Lines line, without newline) or
-    ``cells`` (entry, output or None, gradients or the error) for the table, and ``messages``: what the
-    program printed and its warnings (for standard error)."""
+    """What one entry produced: ``text``, its output (whole lines in the output format), whether it ran
+    (``ok``), and ``messages``: what the program printed and its warnings (for standard error)."""
     line: int
     ok: bool
-    json: str | None = None
-    cells: tuple | None = None
+    text: str
     messages: str = ""
 
 
@@ -46,81 +47,52 @@ def _where(err: GradcliError, entry: Entry) -> str | None:
     return {"-i": f"inputs.{m.group(2)}", "-c": f"consts.{m.group(2)}", "--gradient": "gradient"}[m.group(1)]
 
 
-def error_dict(err: GradcliError, entry: Entry) -> dict:
-    """The ``error`` object of a failed entry: ``type``, ``message`` (prefixed with where it is when that
-    is not the program, e.g. ``inputs.x: ...``), and ``line``/``column`` relative to the entry's text
-    (the program, or the input spec or JSON line that failed), null when unknown."""
-    d = err.to_dict()
+def error_info(err: GradcliError, entry: Entry) -> ErrorInfo:
+    """A failed entry's error as plain data: ``type``, ``message`` (prefixed with where it is when that is not
+    the program, e.g. ``inputs.x: ...``), ``line``/``column`` relative to the entry's text (the program, or
+    the input spec or JSON line that failed; None when unknown), the hint and the caret excerpt."""
+    message = err.message
     where = _where(err, entry)
     if where is not None:
-        message = err.message
         if err.filename and message.startswith(err.filename + ": "):
             message = message[len(err.filename) + 2:]
-        d["message"] = f"{where}: {message}"
-    return d
+        message = f"{where}: {message}"
+    return ErrorInfo(type=err.type, message=message, line=err.line, column=err.column, hint=err.hint,
+                     excerpt=[line[4:] for line in err.caret_lines()])
 
 
-def _error_text(err: GradcliError, entry: Entry) -> str:
-    """The error cell of the table: the source line with a caret (when known), ``Type: message``, hint."""
-    d = error_dict(err, entry)
-    return "\n".join([line[4:] for line in err.caret_lines()] + [f"{d['type']}: {d['message']}"]
-                     + ([err.hint] if err.hint else []))
-
-
-def run_entry(entry: Entry, as_json: bool) -> Outcome:
-    """Run one entry and render its output (in the worker process with ``--jobs``). Never raises for a
-    bad entry: the error is the outcome. The ``time`` limit applies to each entry; running out of memory is
-    a MemoryError of the entry; an unexpected exception is reported as ``InternalError`` (with its traceback
-    on standard error under ``--debug`` or ``GRADCLI_DEBUG=1``)."""
-    from .. import dtypes, limits
-    from ..calculator import compute
-    from ..errors import EvalError
-
+def run_entry(entry: Entry, entry_format, debug: bool = False) -> Outcome:
+    """Run one entry and render its result with ``entry_format`` (an
+    :class:`~gradcli.render.registry.EntryFormat`; in the worker process with ``--jobs``). Never raises for a
+    bad entry: the error is the outcome (:func:`gradcli.reporting.to_error`: the ``time`` limit applies to
+    each entry, running out of memory is a MemoryError of the entry, an unexpected exception is an
+    ``InternalError``, with its traceback on standard error when ``debug``)."""
     messages: list[str] = []
     result = None
     error = entry.error
     if error is None:
         try:
             with limits.time_guard("the entry"):
-                result = compute(entry.request, write=messages.append, warn=messages.append)
-        except GradcliError as e:
-            error = e
-        except MemoryError as e:
-            error = limits.memory_error(e)
-        except RecursionError as e:
-            error = EvalError.from_exception(e)
-        except Exception as e:  # a bug in gradcli: report it on this entry and go on
-            if os.environ.get("GRADCLI_DEBUG", "") not in ("", "0"):
-                import traceback
-
-                messages.append("".join(traceback.format_exception(e)))
-            error = GradcliError(f"{type(e).__name__}: {e} (a bug in gradcli; please report it)",
-                                 type="InternalError")
-    if as_json:
-        from ..render.json import batch_entry_to_dict, dumps
-
-        doc = batch_entry_to_dict(entry.line, result, None if error is None else error_dict(error, entry),
-                                  entry.id, entry.has_id)
-        return Outcome(entry.line, error is None, json=dumps(doc), messages="".join(messages))
-    if error is not None:
-        cells = (entry.text, None, _error_text(error, entry))
-    else:
-        from ..render.table import batch_cells
-
-        cells = (entry.text, *batch_cells(result, dtypes.get_default_dtype().np))
-    return Outcome(entry.line, error is None, cells=cells, messages="".join(messages))
+                result = calculator.compute(entry.request, write=messages.append, warn=messages.append)
+        except Exception as e:  # a failing entry (or a bug in gradcli): report it on this entry and go on
+            error = to_error(e)
+            if debug and isinstance(error, InternalError):
+                messages.append(traceback_text(e))
+    item = EntryResult(entry.line, entry.text, result=result,
+                       error=None if error is None else error_info(error, entry), id=entry.id, has_id=entry.has_id)
+    return Outcome(entry.line, item.ok, entry_format.entry(item), "".join(messages))
 
 
-def run_entries(entries: Iterable[Entry], as_json: bool, jobs: int = 1,
-                notice=None) -> Iterator[tuple[Entry, Outcome]]:
+def run_entries(entries: Iterable[Entry], entry_format, jobs: int = 1, notice=None,
+                debug: bool = False) -> Iterator[tuple[Entry, Outcome]]:
     """Run entries and yield ``(entry, outcome)`` in input order, each as soon as it and all before it are
-    done. ``jobs > 1`` runs them in that many worker processes (:class:`ParallelRunner`; ``notice`` receives
-    its messages for standard error)."""
+    done, rendered by ``entry_format`` (see :func:`run_entry`). ``jobs > 1`` runs them in that many worker
+    processes (:class:`ParallelRunner`; ``notice`` receives its messages for standard error)."""
     if jobs <= 1:
         for entry in entries:
-            yield entry, run_entry(entry, as_json)
+            yield entry, run_entry(entry, entry_format, debug)
     else:
-        yield from ParallelRunner(entries, as_json, jobs, notice=notice)
+        yield from ParallelRunner(entries, entry_format, jobs, notice=notice, debug=debug)
 
 
 _END = object()
@@ -143,17 +115,16 @@ def _worker_init() -> None:
     parser()  # build the grammar once per worker, before the first entry
 
 
-def run_chunk(entries: list, as_json: bool) -> list:
+def run_chunk(entries: list, entry_format, debug: bool = False) -> list:
     """:func:`run_entry` for several entries (one task of a worker process: fewer, larger messages)."""
-    return [run_entry(entry, as_json) for entry in entries]
+    return [run_entry(entry, entry_format, debug) for entry in entries]
 
 
-def _worker_main(conn, limit_values: dict | None = None) -> None:
+def _worker_main(conn, limit_values: dict | None = None, entry_format=None, debug: bool = False) -> None:
     """A worker process: run the chunks it receives, one at a time, and send back their outcomes; stop at
-    None or when the main process goes away. ``limit_values`` are the main process's limits (--limit)."""
+    None or when the main process goes away. ``limit_values`` are the main process's limits (--limit);
+    ``entry_format`` and ``debug`` are :func:`run_entry`'s."""
     if limit_values is not None:
-        from .. import limits
-
         limits.configure(limit_values)
     _worker_init()
     while True:
@@ -163,8 +134,7 @@ def _worker_main(conn, limit_values: dict | None = None) -> None:
             return
         if task is None:
             return
-        entries, as_json = task
-        conn.send(run_chunk(entries, as_json))
+        conn.send(run_chunk(task, entry_format, debug))
 
 
 class _Job:
@@ -183,11 +153,9 @@ class _Job:
 class _Worker:
     """One worker process ("spawn" start method) and the pipe to it; ``job`` is what it is running."""
 
-    def __init__(self, ctx):
+    def __init__(self, ctx, entry_format, debug: bool):
         conn, child = ctx.Pipe()
-        from .. import limits
-
-        self.process = ctx.Process(target=_worker_main, args=(child, limits.current.as_dict()),
+        self.process = ctx.Process(target=_worker_main, args=(child, limits.current.as_dict(), entry_format, debug),
                                    name="gradcli-batch-worker", daemon=True)
         self.process.start()
         child.close()  # only the worker holds its end: if it dies, reading from conn ends (EOFError)
@@ -223,10 +191,12 @@ class ParallelRunner:
     kills its worker (twice) is reported as failed and no entry is lost.
     """
 
-    def __init__(self, entries: Iterable[Entry], as_json: bool, jobs: int, chunk: int = 16, notice=None):
+    def __init__(self, entries: Iterable[Entry], entry_format, jobs: int, chunk: int = 16, notice=None,
+                 debug: bool = False):
         self.entries = entries
         self.notice = notice or (lambda text: None)
-        self.as_json = as_json
+        self.entry_format = entry_format
+        self.debug = debug
         self.jobs = jobs
         self.chunk = chunk
         self.window = 2 * jobs
@@ -275,7 +245,7 @@ class ParallelRunner:
         from multiprocessing.connection import wait
 
         ctx = multiprocessing.get_context("spawn")
-        workers = [_Worker(ctx) for _ in range(self.jobs)]
+        workers = [self._worker(ctx) for _ in range(self.jobs)]
         threading.Thread(target=self._read, name="gradcli-batch-reader", daemon=True).start()
         pending: deque[_Job] = deque()  # input order; done or running
         rerun: deque[_Job] = deque()  # jobs to run (again) after a worker died, before new input
@@ -299,10 +269,10 @@ class ParallelRunner:
                     else:
                         continue
                     try:
-                        w.conn.send((job.entries, self.as_json))
+                        w.conn.send(job.entries)
                     except OSError:  # it died while idle: the job did not start; another worker takes it
                         w.stop(kill=True)
-                        workers[k] = _Worker(ctx)
+                        workers[k] = self._worker(ctx)
                         rerun.appendleft(job)
                         continue
                     w.job = job
@@ -338,6 +308,9 @@ class ParallelRunner:
             for w in workers:
                 w.stop(kill=not finished)
 
+    def _worker(self, ctx) -> _Worker:
+        return _Worker(ctx, self.entry_format, self.debug)
+
     def _replace(self, worker: _Worker, ctx, pending: deque, rerun: deque) -> _Worker:
         """A worker died running ``worker.job``: run the chunk's entries again one at a time (in its place in
         the output order); a lone entry whose worker dies twice is reported as failed. Returns a new
@@ -346,7 +319,7 @@ class ParallelRunner:
         worker.stop(kill=True)
         job.deaths += 1
         if job.alone and job.deaths >= 2:
-            job.outcomes = [_died(job.entries[0], self.as_json)]
+            job.outcomes = [_died(job.entries[0], self.entry_format)]
         elif job.alone:
             rerun.appendleft(job)
         else:
@@ -359,11 +332,11 @@ class ParallelRunner:
             for offset, single in enumerate(singles):
                 pending.insert(at + offset, single)
             rerun.extendleft(reversed(singles))
-        return _Worker(ctx)
+        return self._worker(ctx)
 
 
-def _died(entry: Entry, as_json: bool) -> Outcome:
+def _died(entry: Entry, entry_format) -> Outcome:
     err = GradcliError("the worker process running this entry died (killed, or out of memory)",
                        type="WorkerProcessError")
     return run_entry(Entry(entry.line, entry.text, entry.end, error=err, id=entry.id, has_id=entry.has_id),
-                     as_json)
+                     entry_format)

@@ -1,4 +1,4 @@
-"""JSON output: strict RFC 8259 documents, written with ``json.dumps`` (never rich, which wraps long lines).
+"""The ``json`` format: strict RFC 8259 documents, written with ``json.dumps`` (never rich, which wraps long lines).
 
 Arrays become nested lists; NaN and the infinities become the strings ``"NaN"``, ``"Infinity"`` and
 ``"-Infinity"`` (JSON has no such numbers). float32 values are written with the shortest decimal that reads
@@ -14,7 +14,8 @@ import math
 
 import numpy as np
 
-from ..result import GradResult, TensorInfo, nonfinite
+from ..result import EntryResult, ErrorInfo, GradResult, TensorInfo, nonfinite
+from .registry import EntryFormat, Renderer, register
 
 
 def _scalar(v: float):
@@ -111,3 +112,36 @@ def batch_entry_to_dict(line: int, result: GradResult | None = None, error: dict
     else:
         doc.update(grad_result_to_dict(result))
     return doc
+
+
+def error_to_dict(error: ErrorInfo) -> dict:
+    """The ``error`` member of a failed ``gradcli batch`` entry: ``{"type", "message", "line", "column"}``."""
+    return {"type": error.type, "message": error.message, "line": error.line, "column": error.column}
+
+
+class JsonEntries(EntryFormat):
+    """``gradcli batch``'s JSON Lines: one :func:`batch_entry_to_dict` object per line, no header."""
+
+    def entry(self, item: EntryResult) -> str:
+        doc = batch_entry_to_dict(item.line, item.result, None if item.error is None else error_to_dict(item.error),
+                                  item.id, item.has_id)
+        return dumps(doc) + "\n"
+
+
+class JsonRenderer(Renderer):
+    """The ``json`` format: one document per command (``gradcli schema grad``/``ops``), JSON Lines for
+    ``gradcli batch`` (``gradcli schema batch``)."""
+
+    name = "json"
+
+    def grad(self, result: GradResult, stream) -> None:
+        stream.write(dumps(grad_result_to_dict(result)) + "\n")
+
+    def ops(self, infos: list, stream) -> None:
+        stream.write(dumps([i.to_dict() for i in infos]) + "\n")
+
+    def batch(self, stream) -> JsonEntries:
+        return JsonEntries()
+
+
+register(JsonRenderer())

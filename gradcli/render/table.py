@@ -1,18 +1,26 @@
-"""Rich tables for ``gradcli grad``: the output, the inputs, their gradients (one row per backward call with
---repeat), and the graph. Values are shown exactly as PyTorch prints them. Rich writes plain text without
+"""The ``table`` format: rich tables for people. ``gradcli grad``: the output, the inputs, their gradients (one
+row per backward call with --repeat), and the graph; ``gradcli ops``: one row per name; ``gradcli batch``: one
+row per entry, streamed. Values are shown exactly as PyTorch prints them. Rich writes plain text without
 escape codes when stdout is not a terminal or NO_COLOR is set.
 
-A table whose values hold NaN or infinities gets a ``nonfinite`` column naming them per row, and
-:func:`nonfinite_warning` gives the one-line summary the CLI writes to standard error. The graph table shows
-the first :data:`GRAPH_ROWS` nodes (``--json`` lists every node).
+A table whose values hold NaN or infinities gets a ``nonfinite`` column naming them per row. The graph table
+shows the first :data:`GRAPH_ROWS` nodes (``--format json`` lists every node).
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..printing import format_tensor
-from ..result import GradResult, nonfinite
+from ..result import EntryResult, ErrorInfo, GradResult, nonfinite
+from .messages import nonfinite_warning  # noqa: F401  (its home was this module)
+from .registry import EntryFormat, Renderer, register
 
 GRAPH_ROWS = 200
+#: The width of tables written to a file or pipe (read whole: values are not wrapped at 80 columns).
+PIPE_WIDTH = 200
+#: The width of ``gradcli batch``'s table written to a file or pipe.
+BATCH_PIPE_WIDTH = 160
 
 
 def _flag(value) -> str:
@@ -20,31 +28,33 @@ def _flag(value) -> str:
     return ", ".join({"nan": "NaN"}.get(k, k) for k in kinds) if kinds else "-"
 
 
-def nonfinite_warning(result: GradResult) -> str | None:
-    """A warning naming the output, inputs and gradients that hold NaN or infinity, or None if all are finite."""
-    where = []
-    if nonfinite(result.output.value):
-        where.append("output")
-    where += [f"input {i.name}" for i in result.inputs if nonfinite(i.value.value)]
-    where += [f"grad of {i.name}" for i in result.inputs if nonfinite(i.grad)]
-    if not where:
-        return None
-    return ("warning: NaN or infinity in " + ", ".join(where) +
-            " (gradcli grad --anomaly names the first op whose backward produces one)")
+def stdout_console(stream):
+    """A rich Console on ``stream`` (standard output): the terminal's width, or :data:`PIPE_WIDTH` columns
+    when it is not a terminal."""
+    from rich.console import Console
+
+    console = Console(file=stream)
+    if not console.is_terminal:
+        console = Console(file=stream, width=PIPE_WIDTH)
+    return console
 
 
 def _shape(shape) -> str:
     return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
-def render_grad(result: GradResult, console, default_dtype) -> None:
+def render_grad(result: GradResult, console, default_dtype=None) -> None:
     """Print the tables of a :class:`GradResult` on a rich Console.
 
     Args:
-        default_dtype: the default float numpy dtype (decides PyTorch's ``dtype=`` suffix in values).
+        default_dtype: the default float numpy dtype (decides PyTorch's ``dtype=`` suffix in values); default:
+            the run's, ``result.default_dtype``.
     """
     from rich.table import Table
     from rich.text import Text  # cells are Text so that "[...]" in values is never read as rich markup
+
+    if default_dtype is None:
+        default_dtype = np.dtype(result.default_dtype)
 
     def fmt(value, grad_fn=None, requires_grad=False):
         return Text(format_tensor(value, grad_fn=grad_fn, requires_grad=requires_grad, default_dtype=default_dtype))
@@ -138,9 +148,12 @@ def render_ops(infos, console) -> None:
     console.print(t)
 
 
-def batch_cells(result: GradResult, default_dtype) -> tuple[str, str]:
+def batch_cells(result: GradResult, default_dtype=None) -> tuple[str, str]:
     """The output and gradients cells of a ``gradcli batch`` table row: the output as PyTorch prints it, and
-    ``name: grad`` for each leaf that requires grad (its gradient after the last backward call)."""
+    ``name: grad`` for each leaf that requires grad (its gradient after the last backward call).
+    ``default_dtype``: as for :func:`render_grad`."""
+    if default_dtype is None:
+        default_dtype = np.dtype(result.default_dtype)
     out = result.output
     output = format_tensor(out.value, grad_fn=out.grad_fn, requires_grad=out.requires_grad,
                            default_dtype=default_dtype)
@@ -205,3 +218,66 @@ class BatchTable:
         t.add_row(Text(str(line)), Text(entry), Text("-" if output is None else output),
                   Text(grads_or_error, style="red" if failed else ""))
         return self._render(t)
+
+
+def error_cell(error: ErrorInfo) -> str:
+    """The error cell of a failed entry's row: the source line with a caret (when known), ``Type: message``,
+    the hint."""
+    return "\n".join(list(error.excerpt) + [f"{error.type}: {error.message}"] + ([error.hint] if error.hint else []))
+
+
+class TableEntries(EntryFormat):
+    """``gradcli batch``'s rows: a :class:`BatchTable` of the given width and colour, built on first use (in
+    the process that renders: only ``width`` and ``color`` are pickled to ``--jobs`` workers)."""
+
+    def __init__(self, width: int, color: bool):
+        self.width = width
+        self.color = color
+        self._table = None
+
+    def __getstate__(self):
+        return {"width": self.width, "color": self.color, "_table": None}
+
+    def _batch_table(self) -> BatchTable:
+        if self._table is None:
+            self._table = BatchTable(self.width, self.color)
+        return self._table
+
+    def header(self) -> str:
+        return self._batch_table().header()
+
+    def entry(self, item: EntryResult) -> str:
+        if item.error is not None:
+            output, last = None, error_cell(item.error)
+        else:
+            output, last = batch_cells(item.result)
+        return self._batch_table().row(item.line, item.text, output, last, failed=not item.ok)
+
+
+class TableRenderer(Renderer):
+    """The ``table`` format (the default): rich tables on standard output, which the program's own output
+    shares."""
+
+    name = "table"
+    prints_to_stdout = True
+
+    def grad(self, result: GradResult, stream) -> None:
+        console = stdout_console(stream)
+        render_grad(result, console)
+        if result.check is not None:
+            render_check(result.check, console)
+
+    def ops(self, infos: list, stream) -> None:
+        render_ops(infos, stdout_console(stream))
+
+    def batch(self, stream) -> TableEntries:
+        """Rows as wide as the terminal, in colour unless NO_COLOR; :data:`BATCH_PIPE_WIDTH` columns without
+        colour for a file or pipe."""
+        from rich.console import Console
+
+        out = Console(file=stream)
+        return TableEntries(out.width if out.is_terminal else BATCH_PIPE_WIDTH,
+                            color=out.is_terminal and not out.no_color)
+
+
+register(TableRenderer())

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from gradcli import render
 from gradcli.batch import Defaults, ParallelRunner, read_entries, run_entries
 from gradcli.cli import app
 
@@ -367,15 +368,15 @@ def _entries(n: int):
 
 def test_entries_are_read_only_as_needed():
     source = _Counting(_entries(1000))
-    outcomes = run_entries(source, as_json=True)
+    outcomes = run_entries(source, render.get("json").batch(None))
     entry, outcome = next(outcomes)
-    assert source.taken == 1 and json.loads(outcome.json)["grads"]["x"]["value"] == [0.0]
+    assert source.taken == 1 and json.loads(outcome.text)["grads"]["x"]["value"] == [0.0]
     outcomes.close()
 
 
 def test_parallel_runner_reads_a_bounded_window_ahead_and_keeps_order():
     source = _Counting(_entries(400))
-    runner_ = ParallelRunner(source, as_json=True, jobs=2, chunk=4)
+    runner_ = ParallelRunner(source, render.get("json").batch(None), jobs=2, chunk=4)
     outcomes = iter(runner_)
     first = next(outcomes)
     # At most: the queue (chunk * jobs), the chunks in flight (2 per worker) and one being put.
@@ -383,4 +384,4 @@ def test_parallel_runner_reads_a_bounded_window_ahead_and_keeps_order():
     rest = list(outcomes)
     lines = [first[0].line] + [e.line for e, _ in rest]
     assert lines == list(range(1, 401))
-    assert [json.loads(o.json)["grads"]["x"]["value"] for _, o in [first] + rest] == [[2.0 * k] for k in range(400)]
+    assert [json.loads(o.text)["grads"]["x"]["value"] for _, o in [first] + rest] == [[2.0 * k] for k in range(400)]

@@ -357,7 +357,7 @@ def test_debug_shows_the_internal_traceback():
 def _main(monkeypatch, capsys, exc, env=None):
     from gradcli import cli
 
-    def broken():
+    def broken(*args, **kwargs):  # main() calls app(obj=...)
         raise exc
 
     monkeypatch.setattr(cli, "app", broken)

@@ -1,0 +1,184 @@
+"""The options the commands share, declared once (typer ``Annotated`` aliases), and what they add up to: a
+:class:`CommandOptions`.
+
+``gradcli grad``, ``run`` and ``batch`` take ``--seed``, ``--dtype``, ``--max-steps``, ``--limit``,
+``--anomaly`` and ``--debug``; every command that writes a result takes ``--format`` (``--json`` is short for
+``--format json``). ``--dtype`` is a choice of :class:`DType`, checked in one place (:func:`dtype_name`) with
+gradcli's usage error; ``--format`` is a choice of the registered renderers (:mod:`gradcli.render`), so a
+format registered later is accepted without touching the commands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Annotated, List, Optional
+
+import typer
+
+from . import limits, render
+from .errors import InputError
+from .reporting import debug_enabled
+
+#: ``gradcli batch``'s input formats. ``--input-format`` takes them; ``--format`` still does, as it did before
+#: ``--format`` chose the output.
+INPUT_FORMATS = ("auto", "text", "jsonl")
+
+
+class DType(str, Enum):
+    """``--dtype``: the default float dtype (PyTorch's default is float32)."""
+    float32 = "float32"
+    float64 = "float64"
+
+
+class InputFormat(str, Enum):
+    """``gradcli batch --input-format``: auto (by the extension, else by the first line), text or jsonl."""
+    auto = "auto"
+    text = "text"
+    jsonl = "jsonl"
+
+
+def _lenient_dtype(value):
+    # Keep a bad name as it is: dtype_name() reports it with gradcli's message, inside the command's error path.
+    try:
+        return DType(value)
+    except ValueError:
+        return value
+
+
+def dtype_name(value) -> str:
+    """``--dtype``'s value as a name, "float32" or "float64".
+
+    Raises:
+        InputError: anything else (a usage error, exit 2).
+    """
+    if isinstance(value, DType):
+        return value.value
+    if value in (DType.float32.value, DType.float64.value):
+        return value
+    raise InputError(f"--dtype must be float32 or float64, got {value!r}", type="UsageError")
+
+
+def _format_parser(extra: tuple = (), extra_what: str = ""):
+    def parse(value: str) -> str:
+        if value in render.names() or value in extra:
+            return value
+        choices = ", ".join(repr(n) for n in render.names())
+        raise typer.BadParameter(f"{value!r} is not one of {choices}{extra_what}.")
+    return parse
+
+
+def _format_metavar() -> str:
+    return "[" + "|".join(render.names()) + "]"
+
+
+_LIMIT_HELP = ("Raise or lower a limit (repeatable): elements, items, int_bits, chars, nesting, steps, call_depth, "
+               "graph_nodes, file_bytes, memory, time; 'none' removes it. Also GRADCLI_MAX_<NAME>. In batch, time "
+               "is per entry.")
+
+Seed = Annotated[Optional[int], typer.Option(help="Seed for rand/randn/randint (numpy's generator). In batch, "
+                                                  "the default of every entry (an entry's own 'seed' wins).")]
+Dtype = Annotated[DType, typer.Option(parser=_lenient_dtype, help="Default float dtype: float32 (PyTorch's "
+                                                                  "default) or float64. In batch, the default of "
+                                                                  "every entry (an entry's own 'dtype' wins).")]
+MaxSteps = Annotated[Optional[int], typer.Option(min=1, help="Stop a program after this many statement executions "
+                                                             "(default 5,000,000; the same as --limit steps=N).")]
+Limit = Annotated[Optional[List[str]], typer.Option("--limit", metavar="NAME=N", help=_LIMIT_HELP)]
+Anomaly = Annotated[bool, typer.Option("--anomaly", help="Stop at the first op whose backward produces NaN or "
+                                                         "infinity and show where the program called it "
+                                                         "(torch.autograd.detect_anomaly).")]
+Debug = Annotated[bool, typer.Option("--debug", help="Show the internal traceback with errors (for bug reports; "
+                                                     "also GRADCLI_DEBUG=1).")]
+Format = Annotated[Optional[str], typer.Option("--format", metavar=_format_metavar(), parser=_format_parser(),
+                                               help="The output format (default: table).")]
+Json = Annotated[bool, typer.Option("--json", help="The same as --format json.")]
+#: ``gradcli batch --format``: an output format, or (as before there was --input-format) an input format.
+BatchFormat = Annotated[Optional[str], typer.Option(
+    "--format", metavar=_format_metavar(),
+    parser=_format_parser(INPUT_FORMATS, " (or an input format: 'auto', 'text', 'jsonl', as --input-format)"),
+    help="The output format (default: table). auto, text and jsonl are taken as --input-format.")]
+
+
+def output_format(format: str | None, json_: bool) -> str:
+    """The output format of ``--format`` and ``--json``: ``--json`` means ``--format json``; default ``table``.
+
+    Raises:
+        InputError: ``--json`` with another ``--format`` (a usage error, exit 2).
+    """
+    if json_:
+        if format not in (None, "json"):
+            raise InputError(f"--json means --format json; it cannot be combined with --format {format}",
+                             type="UsageError")
+        return "json"
+    return format or "table"
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """How the command line was started, as the click context's ``obj``. :func:`gradcli.cli.main` (the console
+    script, ``python -m gradcli``) owns the process: it installs the memory and time guards and reports every
+    exception. Run any other way (typer's test runner, a program calling the app), gradcli leaves the process
+    alone and lets exceptions other than its own errors reach the caller."""
+    owns_process: bool = False
+
+
+def owns_process(ctx: typer.Context) -> bool:
+    """Whether the command runs in the process :func:`gradcli.cli.main` started (see :class:`Invocation`)."""
+    obj = ctx.find_root().obj
+    return isinstance(obj, Invocation) and obj.owns_process
+
+
+@dataclass(frozen=True)
+class CommandOptions:
+    """What the shared options of one command line add up to, checked.
+
+    Attributes:
+        format: the output format's name (a registered renderer; ``table`` by default).
+        seed: seed of rand/randn/randint, or None.
+        dtype: the default float dtype, "float32" or "float64".
+        max_steps: the statement limit (``--max-steps``; the same as ``--limit steps=N``), or None.
+        limits: the ``--limit NAME=N`` texts, in order.
+        anomaly: ``--anomaly``.
+        debug: ``--debug`` or ``GRADCLI_DEBUG=1``: show internal tracebacks.
+        owns_process: the command runs under :func:`gradcli.cli.main` (see :class:`Invocation`).
+    """
+    format: str = "table"
+    seed: int | None = None
+    dtype: str = "float32"
+    max_steps: int | None = None
+    limits: tuple = ()
+    anomaly: bool = False
+    debug: bool = False
+    owns_process: bool = False
+
+    @classmethod
+    def from_cli(cls, ctx: typer.Context, *, format: str | None = None, json_: bool = False, seed=None,
+                 dtype=DType.float32, max_steps=None, limit=None, anomaly: bool = False,
+                 debug: bool = False) -> "CommandOptions":
+        """The options of a command line (typer's values).
+
+        Raises:
+            InputError: a bad ``--dtype``, or ``--json`` with another ``--format`` (usage errors, exit 2).
+        """
+        return cls(format=output_format(format, json_), seed=seed, dtype=dtype_name(dtype), max_steps=max_steps,
+                   limits=tuple(limit or ()), anomaly=anomaly, debug=debug_enabled(debug),
+                   owns_process=owns_process(ctx))
+
+    @property
+    def renderer(self):
+        """The :class:`~gradcli.render.Renderer` of :attr:`format`."""
+        return render.get(self.format)
+
+    def configure_limits(self) -> None:
+        """Apply ``--limit`` (and ``--max-steps``) over the GRADCLI_MAX_* environment variables; in the process
+        gradcli owns, install the memory and time guards with the new values.
+
+        Raises:
+            InputError: a malformed ``--limit`` (exit 2).
+        """
+        values = dict(limits.parse_option(o) for o in self.limits)
+        if self.max_steps is not None:
+            values["steps"] = self.max_steps
+        limits.configure(values)
+        if self.owns_process:
+            limits.install_process_guards()

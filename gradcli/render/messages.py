@@ -1,0 +1,32 @@
+"""The lines ``gradcli grad`` writes to standard error whatever the output format: the warning about NaN and
+infinity, and why ``--check`` failed."""
+
+from __future__ import annotations
+
+from ..result import GradResult, nonfinite
+
+
+def nonfinite_warning(result: GradResult) -> str | None:
+    """A warning naming the output, inputs and gradients that hold NaN or infinity, or None if all are finite."""
+    where = []
+    if nonfinite(result.output.value):
+        where.append("output")
+    where += [f"input {i.name}" for i in result.inputs if nonfinite(i.value.value)]
+    where += [f"grad of {i.name}" for i in result.inputs if nonfinite(i.grad)]
+    if not where:
+        return None
+    return ("warning: NaN or infinity in " + ", ".join(where) +
+            " (gradcli grad --anomaly names the first op whose backward produces one)")
+
+
+def check_failure(check) -> str | None:
+    """Why ``--check`` failed (the inputs beyond tolerance and their largest difference), or None if it passed.
+
+    Args:
+        check: a :class:`gradcli.check.CheckResult`.
+    """
+    if check.ok:
+        return None
+    bad = ", ".join(f"{i.name} (max abs diff {i.max_abs_diff:.3e})" for i in check.inputs if not i.ok)
+    return (f"gradcli: --check failed: gradients differ from finite differences beyond atol={check.atol:g}, "
+            f"rtol={check.rtol:g}: {bad}")

@@ -1,0 +1,109 @@
+"""The output formats: a registry of renderers, looked up by the name ``--format`` takes.
+
+A command computes plain data (:mod:`gradcli.result`, :class:`gradcli.catalog.OpInfo` rows) and hands it to
+the renderer of the chosen format; nothing above this package knows what a format looks like. A new format
+is one module that subclasses :class:`Renderer`, implements what it can show and calls :func:`register` with
+an instance, plus the line that imports that module in ``gradcli/render/__init__.py``. ``gradcli grad``,
+``gradcli ops`` and ``gradcli batch`` then accept it in ``--format``, and their help lists it.
+
+This module imports nothing of the renderers (they import it), so the registry has no import cycle.
+"""
+
+from __future__ import annotations
+
+from ..errors import InputError
+
+
+class EntryFormat:
+    """How a format writes ``gradcli batch``'s results: one piece of text per entry, streamed.
+
+    :meth:`entry` runs where the entry ran (in a ``--jobs`` worker process, so an instance must pickle: keep
+    only plain settings in it, such as a width) and returns whole lines; the command writes :meth:`header`
+    once, before the first entry.
+    """
+
+    def header(self) -> str:
+        """Text written once before the first entry ("" for none)."""
+        return ""
+
+    def entry(self, item) -> str:
+        """The text of one entry: whole lines, each ending with ``"\\n"``.
+
+        Args:
+            item: a :class:`gradcli.result.EntryResult` (the entry's line and text, and its
+                :class:`~gradcli.result.GradResult` or :class:`~gradcli.result.ErrorInfo`).
+        """
+        raise NotImplementedError
+
+
+class Renderer:
+    """One output format. Each method writes one kind of result to ``stream`` (standard output); a method a
+    format does not implement makes the command fail with a usage error (exit 2).
+
+    Attributes:
+        name: the value of ``--format`` (lower case, no spaces).
+        prints_to_stdout: whether what the program prints may share standard output with this format's text
+            (True for tables, which are read by people); formats read by programs (JSON) keep standard output
+            to themselves, and the program's output then goes to standard error.
+    """
+
+    name = ""
+    prints_to_stdout = False
+
+    def grad(self, result, stream) -> None:
+        """Write ``gradcli grad``'s :class:`~gradcli.result.GradResult` (with ``result.check`` under
+        ``--check``)."""
+        raise self.unsupported("gradcli grad's result")
+
+    def ops(self, infos: list, stream) -> None:
+        """Write ``gradcli ops``'s list of :class:`~gradcli.catalog.OpInfo`."""
+        raise self.unsupported("the list of ops")
+
+    def batch(self, stream) -> EntryFormat:
+        """The :class:`EntryFormat` for ``gradcli batch`` writing to ``stream`` (decides, for example, the
+        width from the terminal, here in the main process)."""
+        raise self.unsupported("gradcli batch's results")
+
+    def unsupported(self, what: str) -> InputError:
+        """The usage error (exit 2) for a result this format cannot show."""
+        return InputError(f"the {self.name} format cannot show {what}; the formats are: {', '.join(names())}",
+                          type="UsageError")
+
+
+_RENDERERS: dict[str, Renderer] = {}
+
+
+def register(renderer: Renderer) -> Renderer:
+    """Make ``renderer`` the format ``renderer.name``; returns it.
+
+    Raises:
+        ValueError: the name is empty or already taken (a programming error, not a user's).
+    """
+    name = renderer.name
+    if not name or name in _RENDERERS:
+        raise ValueError(f"cannot register a renderer named {name!r}: " + ("taken" if name else "no name"))
+    _RENDERERS[name] = renderer
+    return renderer
+
+
+def unregister(name: str) -> None:
+    """Remove the format ``name`` (for tests and plugins that register one for a while)."""
+    _RENDERERS.pop(name, None)
+
+
+def names() -> tuple[str, ...]:
+    """The registered format names, in registration order (``table`` first: the default)."""
+    return tuple(_RENDERERS)
+
+
+def get(name: str) -> Renderer:
+    """The renderer of the format ``name``.
+
+    Raises:
+        InputError: no such format (a usage error, exit 2), naming the formats there are.
+    """
+    try:
+        return _RENDERERS[name]
+    except KeyError:
+        raise InputError(f"unknown format {name!r}; the formats are: {', '.join(names())}",
+                         type="UsageError") from None
