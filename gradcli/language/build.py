@@ -18,6 +18,7 @@ from lark import Token, Transformer_NonRecursive, v_args
 
 from .. import limits
 from ..errors import GradcliError, GradcliSyntaxError
+from ..ops.operators import BINARY
 from . import nodes as n
 from .grammar import parse
 
@@ -54,9 +55,9 @@ def _at(child):
     return _pos(child)
 
 
-_BINOPS = ("add", "sub", "mul", "div", "floordiv", "mod", "matmul", "pow", "bitor", "bitxor", "bitand")
-_AUGOPS = {"+=": "add", "-=": "sub", "*=": "mul", "/=": "div", "@=": "matmul", "**=": "pow", "//=": "floordiv",
-           "%=": "mod", "&=": "bitand", "|=": "bitor", "^=": "bitxor"}
+# The infix operators, from the one table (gradcli.ops.operators.BINARY, keyed by the grammar's aliases): the
+# builder's method for each alias, and the augmented assignment each AUGOP token ("+=") stands for.
+_AUGOPS = {row.symbol + "=": alias for alias, row in BINARY.items()}
 
 
 @v_args(meta=True)
@@ -368,7 +369,7 @@ def _binop(name):
     return v_args(meta=True)(method)
 
 
-for _op in _BINOPS:
+for _op in BINARY:
     setattr(_Builder, _op, _binop(_op))
 
 
