@@ -218,6 +218,19 @@ def _tensor_member(t: Tensor, name: str):
     return None
 
 
+_SEE_OPS = "run `gradcli ops` for the supported ops"
+
+
+def unsupported_name_hint(name: str) -> str | None:
+    """The hint for an undefined ``name`` that PyTorch has (``torch.X`` or ``F.X``, gradcli/torch_names.py) and
+    gradcli does not, else None."""
+    from .. import torch_names
+
+    if name in torch_names.TORCH or name in torch_names.FUNCTIONAL:
+        return f"PyTorch has {name}, but gradcli does not support it ({_SEE_OPS})"
+    return None
+
+
 def missing(owner: str, name: str) -> Exception:
     """The error for ``owner.name`` that gradcli does not have: NotImplementedError naming it when PyTorch has
     it (gradcli/torch_names.py), else the AttributeError PyTorch would raise."""
@@ -226,8 +239,7 @@ def missing(owner: str, name: str) -> Exception:
     known = {"torch": torch_names.TORCH, "torch.nn.functional": torch_names.FUNCTIONAL,
              "Tensor": torch_names.TENSOR}.get(owner, ())
     if name in known:
-        return NotImplementedError(f"'{owner}.{name}' is not supported by gradcli (run `gradcli ops` for the "
-                                   "supported ops)")
+        return NotImplementedError(f"'{owner}.{name}' is not supported by gradcli ({_SEE_OPS})")
     if owner == "Tensor":
         return AttributeError(f"'Tensor' object has no attribute '{name}'")
     return AttributeError(f"module '{owner}' has no attribute '{name}'")

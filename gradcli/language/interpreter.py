@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from .. import anomaly, autograd, limits
 from ..errors import EvalError, GradcliError
 from ..ops import inplace
-from ..ops.operators import BINARY, COMPARISONS
+from ..ops.operators import BINARY, COMPARISONS, UNARY
 from ..tensor import Tensor
 from . import builtins
 from . import nodes as n
@@ -52,6 +52,7 @@ class _Continue(Exception):
 # The operators, from the one table of gradcli.ops.operators (keyed by the grammar's aliases).
 _APPLY = {alias: row.apply for alias, row in BINARY.items()}
 _IN_PLACE = {alias: row.in_place for alias, row in BINARY.items() if row.in_place is not None}
+_UNARY = {alias: row.apply for alias, row in UNARY.items()}
 _COMPARE = {symbol: row.apply for symbol, row in COMPARISONS.items()}
 
 
@@ -362,11 +363,7 @@ class Interpreter:
             if e.op == "not_":
                 return not self.truth(v, e.operand)
             try:
-                if e.op == "neg":
-                    return -v
-                if e.op == "pos":
-                    return +v
-                return ~v
+                return _UNARY[e.op](v)
             except Exception as exc:
                 raise self.error(exc, e) from None
         if t is n.Compare:
@@ -413,11 +410,9 @@ class Interpreter:
         if name in self.builtins:
             return self.builtins[name]
         err = self.error(NameError(f"name '{name}' is not defined"), e)
-        from .. import torch_names
-
-        if name in torch_names.TORCH or name in torch_names.FUNCTIONAL:
-            err.hint = (f"PyTorch has {name}, but gradcli does not support it (run `gradcli ops` for the "
-                        "supported ops)")
+        hint = builtins.unsupported_name_hint(name)
+        if hint is not None:
+            err.hint = hint
         raise err
 
     def truth(self, value, node) -> bool:

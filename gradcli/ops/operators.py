@@ -68,12 +68,14 @@ class Infix:
 
 @dataclass(frozen=True)
 class Prefix:
-    """One prefix operator: ``alias`` (the grammar's, ``"neg"``), ``symbol`` (``"-"``), ``protocol``
-    (``"neg"`` for ``__neg__``) and ``method`` (``Tensor.__neg__``; None: tensors do not support it)."""
+    """One prefix operator: ``alias`` (the grammar's, ``"neg"``: ``UnaryOp.op``), ``symbol`` (``"-"``),
+    ``protocol`` (``"neg"`` for ``__neg__``), ``apply`` (Python's ``operator.neg``, for any value) and
+    ``method`` (``Tensor.__neg__``; None: tensors do not support it)."""
 
     alias: str
     symbol: str
     protocol: str
+    apply: Callable[[Any], Any]
     method: Callable[[Tensor], Tensor] | None
 
 
@@ -155,9 +157,9 @@ BINARY: dict[str, Infix] = {row.alias: row for row in (
 )}
 
 UNARY: dict[str, Prefix] = {row.alias: row for row in (
-    Prefix("neg", "-", "neg", positional(neg, 1)),
-    Prefix("pos", "+", "pos", lambda a: a),
-    Prefix("invert", "~", "invert", None),
+    Prefix("neg", "-", "neg", operator.neg, positional(neg, 1)),
+    Prefix("pos", "+", "pos", operator.pos, lambda a: a),
+    Prefix("invert", "~", "invert", operator.invert, None),
 )}
 
 COMPARISONS: dict[str, Comparison] = {row.symbol: row for row in (

@@ -10,6 +10,7 @@ import pytest
 from lark.grammar import NonTerminal, Terminal
 
 import gradcli as G
+from gradcli.errors import GradcliError
 from gradcli.language.build import build_program
 from gradcli.language.grammar import parser
 from gradcli.language.interpreter import Interpreter
@@ -81,6 +82,23 @@ def test_builder_names_each_operator_by_its_alias(alias):
     sym = BINARY[alias].symbol
     expr, aug = build_program(f"a {sym} b\na {sym}= b").body
     assert (expr.value.op, aug.op) == (alias, alias)
+
+
+@pytest.mark.parametrize("alias", list(UNARY))
+def test_builder_names_each_prefix_operator_by_its_alias(alias):
+    (stmt,) = build_program(f"{UNARY[alias].symbol}a").body
+    assert stmt.value.op == alias
+
+
+def test_prefix_operators_in_a_program(torch):
+    x, tx = G.tensor([1.5, -2.0], requires_grad=True), torch.tensor([1.5, -2.0], requires_grad=True)
+    it = Interpreter(write=lambda s: None)
+    it.globals["x"] = x
+    _same(it.run(build_program("-x")), -tx)
+    assert it.run(build_program("+x")) is x
+    assert it.run(build_program("-(2) + +3 + ~4")) == -2 + 3 + ~4
+    with pytest.raises(GradcliError, match="bad operand type for unary ~: 'Tensor'"):
+        it.run(build_program("~x"))
 
 
 def test_tensor_methods_are_the_table():
