@@ -13,12 +13,12 @@ line plus one row here; ``tests/language/test_operators.py`` checks that the gra
 
 Importing this module (gradcli.ops does, after the op families) installs the operator methods on Tensor: it is
 the one place above the ops where Tensor gets its arithmetic. The methods keep PyTorch 2.13's quirks
-(``torch/_tensor.py``):
+(``torch/_tensor.py``), and gradcli's own differences, as they were:
 
 * ``2 / x`` is ``reciprocal(x) * 2`` (grad_fn MulBackward0), as Tensor.__rdiv__;
 * ``2 - x`` is ``rsub(x, 2)`` (RsubBackward1) and ``2 ** x`` is ``pow(2, x)`` (PowBackward2);
 * ``x @= m`` is computed out of place (Tensor has no ``__imatmul__``: Python falls back to ``x = x @ m``);
-* ``x @ [[1., 2.]]`` converts the list (``to_tensor``), as torch.matmul's Python binding does;
+* ``x @ [[1., 2.]]`` converts the list (``to_tensor``), a gradcli extension (PyTorch raises TypeError);
 * ``~x`` is not supported on tensors (gradcli has no bitwise_not): Tensor has no ``__invert__``.
 
 The hottest operators (``x + y``, ``x * y``, ``x / y``, ``x - y``, ``-x``) are :func:`~._core.positional`
