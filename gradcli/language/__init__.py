@@ -1,4 +1,10 @@
 """The gradcli language: grammar loading, tree → program, the interpreter, and input specs.
 
 Data flows one way: text --parse--> Lark tree --build--> program (:mod:`.nodes`) --run--> values.
+
+* :mod:`.grammar` loads ``grammars/gradcli.lark`` and parses; :mod:`.build` turns the tree into :mod:`.nodes`.
+* :mod:`.interpreter` evaluates a program; what it can reach is in :mod:`.builtins` (names, the ``torch``
+  namespaces, attribute allow-lists) and :mod:`.values` (namespaces, user functions), and :mod:`.safety` keeps
+  Python's values within the limits. The operators come from :mod:`gradcli.ops.operators`.
+* :mod:`.specs` reads ``-i``/``-c`` input specs, data files and programs.
 """

@@ -18,6 +18,7 @@ from lark import Token, Transformer_NonRecursive, v_args
 
 from .. import limits
 from ..errors import GradcliError, GradcliSyntaxError
+from ..ops.operators import BINARY, UNARY
 from . import nodes as n
 from .grammar import parse
 
@@ -54,9 +55,9 @@ def _at(child):
     return _pos(child)
 
 
-_BINOPS = ("add", "sub", "mul", "div", "floordiv", "mod", "matmul", "pow", "bitor", "bitxor", "bitand")
-_AUGOPS = {"+=": "add", "-=": "sub", "*=": "mul", "/=": "div", "@=": "matmul", "**=": "pow", "//=": "floordiv",
-           "%=": "mod", "&=": "bitand", "|=": "bitor", "^=": "bitxor"}
+# The operators, from the one table (gradcli.ops.operators, keyed by the grammar's aliases): the builder's
+# method for each alias (defined below the class), and the augmented assignment each AUGOP token ("+=") stands for.
+_AUGOPS = {row.symbol + "=": alias for alias, row in BINARY.items()}
 
 
 @v_args(meta=True)
@@ -228,15 +229,6 @@ class _Builder(Transformer_NonRecursive):
             return left
         return n.Compare(left.line, left.col, [str(op)], [left, right])
 
-    def neg(self, meta, children):
-        return n.UnaryOp(*_pos(meta), "neg", children[0])
-
-    def pos(self, meta, children):
-        return n.UnaryOp(*_pos(meta), "pos", children[0])
-
-    def invert(self, meta, children):
-        return n.UnaryOp(*_pos(meta), "invert", children[0])
-
     def getattr(self, meta, children):
         value, name = children
         return n.Attribute(value.line, value.col, value, self._check_name(name, attribute=True))
@@ -368,8 +360,18 @@ def _binop(name):
     return v_args(meta=True)(method)
 
 
-for _op in _BINOPS:
+def _unary(name):
+    def method(self, meta, children):
+        return n.UnaryOp(*_pos(meta), name, children[0])
+
+    method.__name__ = name
+    return v_args(meta=True)(method)
+
+
+for _op in BINARY:
     setattr(_Builder, _op, _binop(_op))
+for _op in UNARY:
+    setattr(_Builder, _op, _unary(_op))
 
 
 def build_program(text: str, filename: str = "<input>") -> n.Program:

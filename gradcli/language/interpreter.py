@@ -1,38 +1,32 @@
 """The interpreter: runs a program (:mod:`.nodes`) on the engine.
 
 Only this language runs: values are Tensors, Python numbers, strings, None, lists/tuples/sets, user
-functions, and the namespaces ``torch``/``F``. No Python ``eval``/``exec``; attributes are reachable only
-through the allow-lists below (the tensor API, a grad_fn's ``name``/``next_functions``), never dunder names.
-Engine exceptions become :class:`~gradcli.errors.EvalError` with the position of the expression that failed,
-keeping PyTorch's type name and message. Runaway programs end with a clear error before they exhaust the
-machine (:mod:`gradcli.limits`): statement executions, function-call depth, the bits of Python integers, the
-items of Python lists, tuples and strings (``[0] * n``, ``s + s``, ``list(range(n))``, ``str.replace``), and
-the autograd nodes a run records.
-
-Attribute access goes through explicit tables of accessors (no ``getattr`` with a name from the program), and
-the builder already refused names starting with ``__`` and attributes starting with ``_``.
+functions and the namespaces ``torch``/``F`` (:mod:`.values`). No Python ``eval``/``exec``: names and
+attributes are those of :mod:`.builtins` (the ops, a few of Python's builtins, the tensor API, a grad_fn's
+``name``/``next_functions``), never dunder names. The operators are those of the one operator table,
+:mod:`gradcli.ops.operators`. Engine exceptions become :class:`~gradcli.errors.EvalError` with the position of
+the expression that failed, keeping PyTorch's type name and message. Runaway programs end with a clear error
+before they exhaust the machine (:mod:`gradcli.limits`): statement executions and function-call depth (here),
+the autograd nodes a run records (the engine), and the size of Python's integers, lists, tuples and strings
+(:mod:`.safety`).
 """
 
 from __future__ import annotations
 
-import builtins as _py
-import itertools
 import operator
-import re
 import sys
-import types
 import warnings
 from contextlib import contextmanager
 
-import numpy as np
-
-from .. import anomaly, autograd, dtypes, limits
+from .. import anomaly, autograd, limits
 from ..errors import EvalError, GradcliError
-from ..ops import REGISTRY
 from ..ops import inplace
-from ..ops._core import METHODS
-from ..tensor import Size, Tensor
+from ..ops.operators import BINARY, COMPARISONS, UNARY
+from ..tensor import Tensor
+from . import builtins
 from . import nodes as n
+from .safety import SEQUENCES, check_format_widths, check_python_op, materialize
+from .values import Function, Namespace, type_name
 
 DEFAULT_MAX_STEPS = limits.SPECS["steps"].default
 DEFAULT_MAX_DEPTH = limits.SPECS["call_depth"].default
@@ -40,34 +34,6 @@ DEFAULT_MAX_DEPTH = limits.SPECS["call_depth"].default
 # function) takes a few Python frames; deeper nesting ends in a RecursionError, reported as a gradcli error,
 # well before the C stack could overflow.
 RECURSION_LIMIT = 20_000
-
-
-class Namespace:
-    """A module-like namespace of the language (``torch``, ``torch.nn.functional``)."""
-
-    __slots__ = ("name", "members")
-
-    def __init__(self, name: str, members: dict):
-        self.name = name
-        self.members = members
-
-    def __repr__(self) -> str:
-        return f"<module '{self.name}'>"
-
-
-class Function:
-    """A function defined in a program with ``def``."""
-
-    __slots__ = ("name", "params", "body", "defaults")
-
-    def __init__(self, name, params, body, defaults):
-        self.name = name
-        self.params = params
-        self.body = body
-        self.defaults = defaults
-
-    def __repr__(self) -> str:
-        return f"<function {self.name} at {id(self):#x}>"
 
 
 class _Return(Exception):
@@ -83,228 +49,11 @@ class _Continue(Exception):
     pass
 
 
-def _tolist(t: Tensor):
-    def tolist():
-        limits.check_items(t.data.size, "tolist()")
-        return t.tolist()
-
-    return tolist
-
-
-def _str_join(sep: str):
-    def join(iterable):
-        items = _materialize(iterable, "str.join()")
-        limits.check_items(sum(len(s) if isinstance(s, str) else 0 for s in items) + len(sep) * len(items),
-                           "str.join()")
-        return sep.join(items)
-
-    return join
-
-
-def _str_replace(s: str):
-    def replace(old, new, count=-1):
-        if isinstance(old, str) and isinstance(new, str) and isinstance(count, int):
-            hits = len(s) + 1 if old == "" else s.count(old)
-            if count >= 0:
-                hits = _py.min(hits, count)
-            limits.check_items(len(s) + hits * (len(new) - len(old)), "str.replace()")
-        return s.replace(old, new, count)
-
-    return replace
-
-
-# The attributes the language may read, one accessor each (written out: no getattr with a program's name).
-# Tensor methods of the op table (METHODS) are added by _tensor_member.
-TENSOR_ATTRS = {
-    "shape": lambda t: t.shape, "dtype": lambda t: t.dtype, "ndim": lambda t: t.ndim,
-    "grad_fn": lambda t: t.grad_fn, "output_nr": lambda t: t.output_nr, "requires_grad": lambda t: t.requires_grad, "is_leaf": lambda t: t.is_leaf,
-    "data": lambda t: t.detach(), "T": lambda t: t.T, "mT": lambda t: t.mT, "backward": lambda t: t.backward,
-    "detach": lambda t: t.detach, "detach_": lambda t: t.detach_, "requires_grad_": lambda t: t.requires_grad_,
-    "retain_grad": lambda t: t.retain_grad, "retains_grad": lambda t: t.retains_grad, "zero_": lambda t: t.zero_,
-    "item": lambda t: t.item, "tolist": _tolist, "size": lambda t: t.size, "dim": lambda t: t.dim,
-    "numel": lambda t: t.numel, "is_floating_point": lambda t: t.is_floating_point, "numpy": lambda t: t.numpy,
-    "grad": None,  # read with its warning, in get_attribute
-}
-NODE_ATTRS = {"name": lambda f: (lambda: autograd.torch_name(f)), "next_functions": lambda f: f.next_functions,
-              "variable": lambda f: f.variable}
-DTYPE_ATTRS = {"is_floating_point": lambda d: d.is_floating_point, "itemsize": lambda d: d.itemsize}
-STR_METHODS = {"upper": lambda s: s.upper, "lower": lambda s: s.lower, "strip": lambda s: s.strip,
-               "split": lambda s: s.split, "join": _str_join, "replace": _str_replace,
-               "startswith": lambda s: s.startswith, "endswith": lambda s: s.endswith}
-LIST_METHODS = {"append": lambda v: v.append, "pop": lambda v: v.pop, "index": lambda v: v.index,
-                "count": lambda v: v.count}
-
-
-def _tensor_member(t: Tensor, name: str):
-    """An op-table method of Tensor (``x.sum``, ``x.pow``) bound to ``t``, or None if ``name`` is not one. Looked
-    up in the class's own namespace, among the names the op table installed."""
-    if name not in METHODS:
-        return None
-    member = vars(Tensor).get(name)
-    if isinstance(member, property):
-        return member.fget(t)
-    if isinstance(member, types.FunctionType):
-        return types.MethodType(member, t)
-    return None
-
-
-def _type_name(v) -> str:
-    if isinstance(v, Tensor):
-        return "Tensor"
-    if isinstance(v, Function):
-        return "function"
-    if isinstance(v, Namespace):
-        return "module"
-    return type(v).__name__
-
-
-# ----------------------------------------------------------------------------------------------- builtins
-def _print_factory(interp):
-    def print_(*args, sep=" ", end="\n"):
-        from ..printing import format_value
-
-        default = dtypes.get_default_dtype().np
-        text = (sep if sep is not None else " ").join(
-            a if isinstance(a, str) else format_value(a, default_dtype=default) for a in args)
-        interp.write(text + (end if end is not None else "\n"))
-
-    return print_
-
-
-def _len(x):
-    return len(x)
-
-
-def _materialize(iterable, what: str) -> list:
-    """The items of ``iterable`` as a list, refusing more than the ``items`` limit before building it (a
-    ``range`` or a tensor by its length, an iterator by reading one item past the limit)."""
-    try:
-        size = len(iterable)
-    except OverflowError:  # len(range(10 ** 30))
-        raise limits.exceeded("items", f"{what} would have more than {sys.maxsize:,} items") from None
-    except TypeError:
-        size = None
-    if size is not None:
-        limits.check_items(size, what)
-        return list(iterable)
-    out = list(itertools.islice(iterable, limits.current.items + 1))
-    if len(out) > limits.current.items:
-        raise limits.exceeded("items", f"{what} would have more than {limits.current.items:,} items")
-    return out
-
-
-def _list(iterable=()):
-    return _materialize(iterable, "list()")
-
-
-def _tuple(iterable=()):
-    return tuple(_materialize(iterable, "tuple()"))
-
-
-def _range(*args):
-    ints = [int(a) if isinstance(a, Tensor) else a for a in args]
-    for a in ints:
-        if not isinstance(a, int) or isinstance(a, bool):
-            raise TypeError(f"'{_type_name(a)}' object cannot be interpreted as an integer")
-    return range(*ints)
-
-
-def _poly(torch_name, py_fn, iterates=False):
-    """A builtin that is PyTorch's op for tensors and Python's function otherwise (max, min, sum, abs).
-    ``iterates``: Python's form may take one iterable, read within the ``items`` limit."""
-    def fn(*args, **kwargs):
-        if args and isinstance(args[0], Tensor):
-            return REGISTRY[torch_name](*args, **kwargs)
-        if iterates and args and not isinstance(args[0], (int, float, complex)):
-            args = (_materialize(args[0], f"{torch_name}()"),) + args[1:]
-            if torch_name == "sum" and len(args) > 1 and isinstance(args[1], (str, list, tuple)):
-                raise TypeError("sum() adds numbers and tensors in gradcli; join sequences with +")
-        return py_fn(*args, **kwargs)
-
-    fn.__name__ = torch_name
-    return fn
-
-
-def _float(x=0.0):
-    return float(x)
-
-
-def _int(x=0):
-    return int(x)
-
-
-def _bool(x=False):
-    return bool(x)
-
-
-def _str(x=""):
-    from ..printing import format_value
-
-    return x if isinstance(x, str) else format_value(x, default_dtype=dtypes.get_default_dtype().np)
-
-
-def _round(x, ndigits=None):
-    if type(ndigits) is int and ndigits < 0 and isinstance(x, int):
-        limits.check_int_bits(int(-ndigits * 3.33), f"round(..., {ndigits})")  # Python computes 10 ** -ndigits
-    return round(x) if ndigits is None else round(x, ndigits)
-
-
-def _torch_tensor_constructor(*args):
-    """``torch.Tensor(data)`` or ``torch.Tensor(*sizes)``: PyTorch's legacy constructor, always of the default
-    float dtype (sizes give zeros where PyTorch leaves memory uninitialized)."""
-    if not args:
-        return REGISTRY["zeros"](0)
-    if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
-        return REGISTRY["zeros"](*args)
-    if len(args) > 1:
-        raise TypeError("Tensor(): expected sizes (ints) or one sequence of data")
-    return REGISTRY["tensor"](args[0], dtype=dtypes.get_default_dtype())
-
-
-BUILTIN_NAMES = ("print", "len", "range", "abs", "min", "max", "sum", "float", "int", "bool", "str", "round",
-                 "list", "tuple", "enumerate", "zip")
-
-
-def _namespaces():
-    members = dict((k, v) for k, v in REGISTRY.items() if not k.startswith("_"))
-    members.update({name: d for name, d in dtypes.NAMES.items()})
-    members.update({
-        "no_grad": autograd.no_grad, "enable_grad": autograd.enable_grad,
-        "set_grad_enabled": autograd.set_grad_enabled, "is_grad_enabled": autograd.is_grad_enabled,
-        "Tensor": _torch_tensor_constructor, "Size": Size, "get_default_dtype": dtypes.get_default_dtype,
-    })
-    functional = Namespace("torch.nn.functional", members)
-    nn = Namespace("torch.nn", {"functional": functional})
-    autograd_ns = Namespace("torch.autograd", {"grad": autograd.grad, "backward": autograd.backward})
-    torch = Namespace("torch", dict(members, nn=nn, autograd=autograd_ns))
-    return torch, functional
-
-
-_OPERATORS = {
-    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": operator.truediv,
-    "floordiv": operator.floordiv, "mod": operator.mod, "matmul": operator.matmul, "pow": operator.pow,
-    "bitor": operator.or_, "bitxor": operator.xor, "bitand": operator.and_,
-}
-_COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq,
-            "!=": operator.ne}
-_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "matmul": "@",
-            "pow": "**", "bitor": "|", "bitxor": "^", "bitand": "&"}
-_ALLOWED_MODULES = {"torch", "torch.nn", "torch.nn.functional", "torch.autograd"}
-
-
-def _missing(owner: str, name: str) -> Exception:
-    """The error for ``owner.name`` that gradcli does not have: NotImplementedError naming it when PyTorch has
-    it (gradcli/torch_names.py), else the AttributeError PyTorch would raise."""
-    from .. import torch_names
-
-    known = {"torch": torch_names.TORCH, "torch.nn.functional": torch_names.FUNCTIONAL,
-             "Tensor": torch_names.TENSOR}.get(owner, ())
-    if name in known:
-        return NotImplementedError(f"'{owner}.{name}' is not supported by gradcli (run `gradcli ops` for the "
-                                   "supported ops)")
-    if owner == "Tensor":
-        return AttributeError(f"'Tensor' object has no attribute '{name}'")
-    return AttributeError(f"module '{owner}' has no attribute '{name}'")
+# The operators, from the one table of gradcli.ops.operators (keyed by the grammar's aliases).
+_APPLY = {alias: row.apply for alias, row in BINARY.items()}
+_IN_PLACE = {alias: row.in_place for alias, row in BINARY.items() if row.in_place is not None}
+_UNARY = {alias: row.apply for alias, row in UNARY.items()}
+_COMPARE = {symbol: row.apply for symbol, row in COMPARISONS.items()}
 
 
 class Interpreter:
@@ -329,18 +78,8 @@ class Interpreter:
         self.depth = 0
         self.program = None
         self.warned: set = set()
-        torch, functional = _namespaces()
-        self.modules = {"torch": torch, "torch.nn": torch.members["nn"], "torch.nn.functional": functional,
-                        "torch.autograd": torch.members["autograd"]}
-        self.builtins = {k: v for k, v in REGISTRY.items() if not k.startswith("_")}
-        self.builtins.update({
-            "print": _print_factory(self), "len": _len, "range": _range, "abs": _poly("abs", _py.abs),
-            "min": _poly("min", _py.min, True), "max": _poly("max", _py.max, True),
-            "sum": _poly("sum", _py.sum, True),
-            "float": _float, "int": _int, "bool": _bool, "str": _str, "round": _round, "list": _list,
-            "tuple": _tuple, "enumerate": enumerate, "zip": zip,
-            "torch": torch, "F": functional, "no_grad": autograd.no_grad, "enable_grad": autograd.enable_grad,
-        })
+        self.modules = builtins.modules()
+        self.builtins = builtins.names(self.modules, write=lambda text: self.write(text))
         self.globals: dict = {}
 
     # ---------------------------------------------------------------------------------------- running
@@ -465,9 +204,9 @@ class Interpreter:
             value = self.eval_expr(s.value, env)
             mark = anomaly.mark() if anomaly.enabled() else None
             result = None
-            if type(current) is Tensor:  # t += v on a tensor is in place, as in PyTorch (Tensor.__iadd__)
+            if type(current) is Tensor and s.op in _IN_PLACE:  # t += v: in place, as PyTorch's Tensor.__iadd__
                 try:
-                    result = inplace.augmented(s.op, current, value)
+                    result = _IN_PLACE[s.op](current, value)
                 except Exception as exc:
                     raise self.error(exc, s) from None
             elif type(current) is list and s.op in ("add", "mul"):
@@ -508,7 +247,7 @@ class Interpreter:
         elif t is n.With:
             ctx = self.eval_expr(s.context, env)
             if not isinstance(ctx, (autograd.no_grad, autograd.enable_grad)):
-                raise self.error(TypeError(f"'{_type_name(ctx)}' object does not support the context manager "
+                raise self.error(TypeError(f"'{type_name(ctx)}' object does not support the context manager "
                                            "protocol (gradcli supports torch.no_grad() and torch.enable_grad())"),
                                  s.context)
             value = ctx.__enter__()
@@ -567,7 +306,7 @@ class Interpreter:
             try:
                 values = list(value)
             except TypeError:
-                raise self.error(TypeError(f"cannot unpack non-iterable {_type_name(value)} object"), target)
+                raise self.error(TypeError(f"cannot unpack non-iterable {type_name(value)} object"), target)
             if len(values) != len(target.items):
                 raise self.error(ValueError(f"expected {len(target.items)} values to unpack, got {len(values)}"),
                                  target)
@@ -587,7 +326,7 @@ class Interpreter:
                         limits.check_items(len(obj) + len(value), "the list")
                     obj[key] = value
                 else:
-                    raise TypeError(f"'{_type_name(obj)}' object does not support item assignment")
+                    raise TypeError(f"'{type_name(obj)}' object does not support item assignment")
             except Exception as e:
                 raise self.error(e, target) from None
         else:  # pragma: no cover
@@ -595,17 +334,7 @@ class Interpreter:
 
     def set_attribute(self, obj, name, value, node):
         try:
-            if isinstance(obj, Tensor) and name == "requires_grad":
-                # PyTorch's setter: its own texts, then requires_grad_()'s (the long one for a non-leaf)
-                if obj.grad_fn is not None and value:
-                    raise RuntimeError("you can only change requires_grad flags of leaf variables.")
-                if value and not obj.is_floating_point():
-                    raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
-                obj.requires_grad_(bool(value))
-            elif isinstance(obj, Tensor) and name == "grad":
-                obj.grad = value
-            else:
-                raise AttributeError(f"cannot set attribute '{name}' of '{_type_name(obj)}' object")
+            builtins.write_attribute(obj, name, value)
         except Exception as e:
             raise self.error(e, node) from None
 
@@ -634,11 +363,7 @@ class Interpreter:
             if e.op == "not_":
                 return not self.truth(v, e.operand)
             try:
-                if e.op == "neg":
-                    return -v
-                if e.op == "pos":
-                    return +v
-                return ~v
+                return _UNARY[e.op](v)
             except Exception as exc:
                 raise self.error(exc, e) from None
         if t is n.Compare:
@@ -685,11 +410,9 @@ class Interpreter:
         if name in self.builtins:
             return self.builtins[name]
         err = self.error(NameError(f"name '{name}' is not defined"), e)
-        from .. import torch_names
-
-        if name in torch_names.TORCH or name in torch_names.FUNCTIONAL:
-            err.hint = (f"PyTorch has {name}, but gradcli does not support it (run `gradcli ops` for the "
-                        "supported ops)")
+        hint = builtins.unsupported_name_hint(name)
+        if hint is not None:
+            err.hint = hint
         raise err
 
     def truth(self, value, node) -> bool:
@@ -704,8 +427,8 @@ class Interpreter:
         count that is not an integer: its TypeError)."""
         try:
             if op == "add":
-                if not isinstance(value, _SEQUENCES):  # any iterable, as Python's list.__iadd__ takes
-                    value = _materialize(value, "the concatenation")
+                if not isinstance(value, SEQUENCES):  # any iterable, as Python's list.__iadd__ takes
+                    value = materialize(value, "the concatenation")
                 limits.check_items(len(lst) + len(value), "the concatenation")
                 lst.extend(value)
                 return lst
@@ -722,14 +445,14 @@ class Interpreter:
     def binop(self, op, left, right, node):
         try:
             if type(left) is not Tensor or type(right) is not Tensor:
-                _check_python_op(op, left, right)
-            return _OPERATORS[op](left, right)
+                check_python_op(op, left, right)
+            return _APPLY[op](left, right)
         except GradcliError as exc:
             raise self.error(exc, node) from None
         except TypeError as exc:
             if "unsupported operand" in str(exc) or "can't multiply" in str(exc):
-                exc = TypeError(f"unsupported operand type(s) for {_SYMBOLS[op]}: '{_type_name(left)}' and "
-                                f"'{_type_name(right)}'")
+                exc = TypeError(f"unsupported operand type(s) for {BINARY[op].symbol}: '{type_name(left)}' and "
+                                f"'{type_name(right)}'")
             raise self.error(exc, node) from None
         except Exception as exc:
             raise self.error(exc, node) from None
@@ -745,45 +468,14 @@ class Interpreter:
 
     def get_attribute(self, obj, name, node):
         try:
-            if name.startswith("_"):
-                raise AttributeError(f"'{_type_name(obj)}' object has no attribute '{name}' (gradcli does not "
-                                     "expose names starting with '_')")
-            if isinstance(obj, Tensor):
-                if name == "grad":
-                    with warnings.catch_warnings(record=True) as caught:
-                        warnings.simplefilter("always")
-                        value = obj.grad
-                    for w in caught:
-                        self.warning(w.category.__name__, str(w.message), node)
-                    return value
-                accessor = TENSOR_ATTRS.get(name)
-                if accessor is not None:
-                    return accessor(obj)
-                member = _tensor_member(obj, name)
-                if member is None:
-                    raise _missing("Tensor", name)
-                return member
-            if isinstance(obj, Namespace):
-                if name in obj.members:
-                    return obj.members[name]
-                raise _missing(obj.name, name)
-            table = None
-            if isinstance(obj, (autograd.Node, autograd.AccumulateGrad)):
-                table = NODE_ATTRS
-            elif isinstance(obj, dtypes.DType):
-                table = DTYPE_ATTRS
-            elif isinstance(obj, Size):
-                table = {"numel": lambda s: s.numel}
-            elif isinstance(obj, str):
-                table = STR_METHODS
-            elif isinstance(obj, list):
-                table = LIST_METHODS
-            if table is not None and name in table:
-                return table[name](obj)
-            fields = getattr(type(obj), "_fields", ()) if isinstance(obj, tuple) else ()
-            if name in fields:  # max(dim).values, .indices
-                return obj[fields.index(name)]
-            raise AttributeError(f"'{_type_name(obj)}' object has no attribute '{name}'")
+            if isinstance(obj, Tensor) and name == "grad":
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    value = obj.grad
+                for w in caught:
+                    self.warning(w.category.__name__, str(w.message), node)
+                return value
+            return builtins.read_attribute(obj, name)
         except Exception as exc:
             raise self.error(exc, node) from None
 
@@ -800,7 +492,7 @@ class Interpreter:
         if isinstance(func, Function):
             return self.call_function(func, args, kwargs, e)
         if not callable(func) or isinstance(func, (Tensor, Namespace, str, list, tuple)):
-            raise self.error(TypeError(f"'{_type_name(func)}' object is not callable"), e)
+            raise self.error(TypeError(f"'{type_name(func)}' object is not callable"), e)
         try:
             return func(*args, **kwargs)
         except GradcliError as exc:  # e.g. a LimitError of an op: at this call, unless it has a position
@@ -855,57 +547,18 @@ class Interpreter:
             value = self.eval_expr(expr, env)
             try:
                 if conversion in ("r", "a") and not isinstance(value, str):
-                    text = _str(value)
+                    text = builtins.to_str(value)
                 elif conversion == "r":
                     text = repr(value)
                 elif spec:
                     v = value.item() if isinstance(value, Tensor) else value
                     if not isinstance(v, (int, float, str, bool)):
-                        raise TypeError(f"unsupported format string passed to {_type_name(value)}.__format__")
-                    _check_format_widths(spec, "the f-string format")
+                        raise TypeError(f"unsupported format string passed to {type_name(value)}.__format__")
+                    check_format_widths(spec, "the f-string format")
                     text = format(v, spec)
                 else:
-                    text = _str(value)
+                    text = builtins.to_str(value)
             except Exception as exc:
                 raise self.error(exc, e) from None
             out.append(text)
         return "".join(out)
-
-
-_SEQUENCES = (str, list, tuple)
-_PERCENT_RE = re.compile(r"%(?:\([^)]*\))?[#0\- +]*(\*|\d+)?(?:\.(\*|\d+))?")
-
-
-def _check_python_op(op: str, left, right) -> None:
-    """Refuse, before computing it, a Python operation whose result would pass the ``int_bits`` or ``items``
-    limits: ``10 ** 10 ** 10``, squaring huge integers, ``[0] * 10 ** 10``, ``s + s`` doubling, ``'%9999999d'``."""
-    if op == "pow":
-        if type(left) is int and type(right) is int and right > 0 and _py.abs(left) > 1:
-            limits.check_int_bits(right * (_py.abs(left).bit_length() - 1) + 1, f"the integer power {left} ** {right}")
-    elif op == "mul":
-        if isinstance(left, _SEQUENCES) or (isinstance(right, _SEQUENCES) and not isinstance(left, Tensor)):
-            seq, count = (left, right) if isinstance(left, _SEQUENCES) else (right, left)
-            try:
-                count = operator.index(count)
-            except TypeError:
-                return
-            limits.check_items(count * len(seq), "the repeated sequence")
-        elif type(left) is int and type(right) is int:
-            limits.check_int_bits(left.bit_length() + right.bit_length(), "the integer product")
-    elif op == "add":
-        if isinstance(left, _SEQUENCES) and isinstance(right, _SEQUENCES):
-            limits.check_items(len(left) + len(right), "the concatenation")
-    elif op == "mod" and isinstance(left, str):
-        for m in _PERCENT_RE.finditer(left):
-            for width in m.groups():
-                if width == "*":
-                    raise ValueError("gradcli does not support '*' widths in %-formatting; write the width")
-            _check_format_widths(m.group(0), "the %-format")
-
-
-def _check_format_widths(spec: str, what: str) -> None:
-    """Refuse a format whose width or precision would build a string over the ``items`` limit."""
-    for digits in re.findall(r"\d+", spec):
-        if len(digits) > 18 or int(digits) > limits.current.items:
-            raise limits.exceeded("items", f"{what} {spec!r} would make a string of more than "
-                                           f"{limits.current.items:,} characters")

@@ -24,7 +24,8 @@ from ..errors import GradcliError, InputError
 from ..ops._core import to_tensor
 from ..tensor import Tensor
 
-_NAME_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(.*)$", re.S)
+_IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"  # the grammar's NAME
+_NAME_RE = re.compile(rf"^\s*({_IDENTIFIER})\s*=(.*)$", re.S)
 
 
 _NO_DATA = object()
@@ -72,7 +73,7 @@ def make_spec(item, requires_grad: bool) -> Spec:
         return parse_spec(item, requires_grad)
     name, value = item
     flag = "-i" if requires_grad else "-c"
-    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+    if not isinstance(name, str) or not re.fullmatch(_IDENTIFIER, name):
         raise InputError(f"input name {name!r} is not a valid name (letters, digits and '_', not starting with a "
                          "digit)", type="InputSpecError")
     if isinstance(value, str):

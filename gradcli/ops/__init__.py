@@ -1,7 +1,8 @@
 """The op table: every op's forward and derivative, grouped by family, plus Tensor's operators.
 
 Importing this package fills :data:`REGISTRY` (name → callable, the namespace of the language and of
-``import gradcli``) and installs Tensor methods and operators. Families:
+``import gradcli``) and installs Tensor methods and, last, Tensor's operators (:mod:`.operators`, the table of
+infix operators that the language derives its own from). Families:
 
 * :mod:`.elementwise` — arithmetic, powers, exp/log, trigonometry, clamp/maximum/minimum, where, comparisons,
   dtype casts
@@ -19,11 +20,10 @@ Importing this package fills :data:`REGISTRY` (name → callable, the namespace 
 * :mod:`.creation` — tensor, zeros, ones, full, eye, arange, linspace, rand, randn, randint, *_like, new_*
 """
 
-from ..tensor import Tensor
 from . import creation, elementwise, linalg, loss, nn, reduction, shape  # noqa: F401  (fill the registry)
 from . import activation  # noqa: F401
 from . import inplace  # noqa: F401  (in-place methods: add_, mul_, zero_, fill_, copy_, ...)
-from ._core import KINDS, REGISTRY, Op, positional, to_tensor
+from ._core import KINDS, REGISTRY, Op, to_tensor
 from .activation import relu
 from .elementwise import (abs, add, bitwise_and, bitwise_or, bitwise_xor, div, eq, exp, floor_divide, ge, gt, le,
                           log, lt, mul, ne, neg, pow, reciprocal, remainder, rsub, sigmoid, sign, sqrt, sub, tanh,
@@ -33,52 +33,7 @@ from .loss import binary_cross_entropy_with_logits
 from .reduction import mean, norm, sum, sum_to_size
 from .shape import expand, flatten, getitem, permute, reshape, select, squeeze, t, transpose, unsqueeze
 
-_sub_positional = positional(elementwise._sub, 2)
-
-
-def _sub_operator(a, b):
-    """``a - b``: sub(a, b), without its checks for bool operands when neither can be one."""
-    if type(b) is float or type(b) is int or type(b) is Tensor and b.data.dtype.kind != "b":
-        if a.data.dtype.kind != "b":
-            return _sub_positional(a, b)
-    return sub(a, b)
-
-
-# Python's operator protocol -> op. Reflected forms (__radd__ for ``2 + x``) swap the operands; ``2 / x`` is
-# ``reciprocal(x) * 2`` as in PyTorch (grad_fn MulBackward0).
-_OPERATORS = {
-    "__add__": positional(add, 2),  # positional(): the hottest operators skip Op.__call__'s argument handling
-    "__radd__": lambda a, b: add(b, a) if isinstance(b, Tensor) else add(a, b),
-    "__sub__": _sub_operator,
-    "__rsub__": lambda a, b: rsub(a, b),
-    "__mul__": positional(mul, 2),
-    "__rmul__": lambda a, b: mul(b, a) if isinstance(b, Tensor) else mul(a, b),
-    "__truediv__": positional(true_divide, 2),
-    "__rtruediv__": lambda a, b: mul(reciprocal(a), b),
-    "__floordiv__": lambda a, b: floor_divide(a, b),
-    "__rfloordiv__": lambda a, b: floor_divide(b, a),
-    "__mod__": lambda a, b: remainder(a, b),
-    "__rmod__": lambda a, b: remainder(b, a),
-    "__matmul__": lambda a, b: matmul(a, to_tensor(b)),
-    "__rmatmul__": lambda a, b: matmul(to_tensor(b), a),
-    "__pow__": lambda a, b: pow(a, b),
-    "__rpow__": lambda a, b: pow(b, a),
-    "__neg__": positional(neg, 1),
-    "__pos__": lambda a: a,
-    "__abs__": lambda a: abs(a),
-    "__eq__": lambda a, b: eq(a, b),
-    "__ne__": lambda a, b: ne(a, b),
-    "__lt__": lambda a, b: lt(a, b),
-    "__le__": lambda a, b: le(a, b),
-    "__gt__": lambda a, b: gt(a, b),
-    "__ge__": lambda a, b: ge(a, b),
-    "__and__": lambda a, b: bitwise_and(a, b),
-    "__or__": lambda a, b: bitwise_or(a, b),
-    "__xor__": lambda a, b: bitwise_xor(a, b),
-}
-_OPERATORS.update(inplace.OPERATORS)  # x += 1 and the other augmented assignments: in place (Tensor.__iadd__)
-for _name, _fn in _OPERATORS.items():
-    setattr(Tensor, _name, _fn)
+from . import operators  # noqa: F401  (installs Tensor's operators; imports the ops above)
 
 
 __all__ = ["REGISTRY", "KINDS", "Op", "to_tensor"] + sorted(n for n in REGISTRY if not n.startswith("_"))

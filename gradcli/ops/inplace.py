@@ -1,6 +1,6 @@
-"""In-place operations: ``t += v`` and the other augmented assignments on tensors, the ``_``-suffixed methods
-(``add_``, ``sub_``, ``mul_``, ``div_``, ``pow_``, ``clamp_``, ``fill_``, ``zero_``, ``copy_``), ``t[key] = v``,
-and PyTorch's version counter that guards saved values against them.
+"""In-place operations: the ``_``-suffixed methods (``add_``, ``sub_``, ``mul_``, ``div_``, ``pow_``, ``clamp_``,
+``fill_``, ``zero_``, ``copy_``), ``t[key] = v``, and PyTorch's version counter that guards saved values against
+them. ``t += v`` and the other augmented assignments on tensors use them (:mod:`.operators`).
 
 All of them go through :func:`apply`: the result is computed by the ordinary (out-of-place) op, checked, and
 written into the tensor's existing numpy buffer, so aliases and views of it (and the base of a view) see the new
@@ -43,8 +43,7 @@ from .. import autograd
 from ..autograd import _FREED, MultiNode, Node, OutputEdge, _mode
 from ..tensor import Tensor
 from ._core import _broadcast_message, install_method, op
-from .elementwise import (add, bitwise_and, bitwise_or, bitwise_xor, clamp, div, floor_divide, mul, pow, remainder,
-                          sub)
+from .elementwise import add, clamp, div, mul, pow, sub
 
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 OVERLAP_ERROR = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
@@ -532,45 +531,6 @@ def copy_(self, src, non_blocking=False):
 for _fn in (add_, sub_, mul_, div_, pow_, clamp_, zero_, fill_, copy_):
     install_method(_fn.__name__, _fn)
 install_method("clip_", clamp_)
-
-
-# Augmented assignment: Python's operator name (as the language's AST names it) -> the in-place operation.
-# ``t @= m`` is not in place in PyTorch (Tensor has no __imatmul__), so it is not here.
-AUGMENTED = {
-    "add": add_, "sub": sub_, "mul": mul_, "div": div_, "pow": pow_,
-    "floordiv": lambda t, v: apply(t, lambda s: floor_divide(s, v), (v,)),
-    "mod": lambda t, v: apply(t, lambda s: remainder(s, v), (v,)),
-    "bitand": lambda t, v: apply(t, lambda s: bitwise_and(s, v), (v,)),
-    "bitor": lambda t, v: apply(t, lambda s: bitwise_or(s, v), (v,)),
-    "bitxor": lambda t, v: apply(t, lambda s: bitwise_xor(s, v), (v,)),
-}
-
-
-def augmented(op_name: str, t: Tensor, value):
-    """``t <op>= value`` as PyTorch runs it: in place for ``+ - * / // % ** & | ^`` (Tensor.__iadd__ and
-    friends), out of place (a new tensor) for ``@``. Returns the tensor to bind to the target."""
-    fn = AUGMENTED.get(op_name)
-    if fn is None:
-        return None
-    return fn(t, value)
-
-
-def _operator(op_name: str):
-    fn = AUGMENTED[op_name]
-
-    def method(self, other):
-        return fn(self, other)
-
-    method.__name__ = f"__i{op_name}__"
-    return method
-
-
-#: Python's in-place operators on Tensor (``x += 1`` in a program that imports gradcli as a library), installed
-#: by gradcli.ops with the other operators.
-OPERATORS = {"__iadd__": _operator("add"), "__isub__": _operator("sub"), "__imul__": _operator("mul"),
-             "__itruediv__": _operator("div"), "__ipow__": _operator("pow"), "__ifloordiv__": _operator("floordiv"),
-             "__imod__": _operator("mod"), "__iand__": _operator("bitand"), "__ior__": _operator("bitor"),
-             "__ixor__": _operator("bitxor")}
 
 
 def setitem(t: Tensor, key, value) -> None:

@@ -43,7 +43,7 @@ from gradcli.calculator import GradRequest, compute
 from gradcli.cli import app
 from gradcli.errors import GradcliError
 from gradcli.language.grammar import grammar_path, parse
-from gradcli.language.interpreter import BUILTIN_NAMES, TENSOR_ATTRS
+from gradcli.language.builtins import BUILTIN_NAMES, TENSOR_ATTRS
 from gradcli.ops import REGISTRY
 
 from helpers import ROOT

@@ -21,8 +21,8 @@ import gradcli as G
 from gradcli.cli import app
 from gradcli.errors import GradcliError, GradcliSyntaxError
 from gradcli.language.build import build_program
-from gradcli.language.interpreter import (DTYPE_ATTRS, LIST_METHODS, NODE_ATTRS, STR_METHODS, TENSOR_ATTRS,
-                                          Interpreter)
+from gradcli.language.builtins import DTYPE_ATTRS, LIST_METHODS, NODE_ATTRS, STR_METHODS, TENSOR_ATTRS
+from gradcli.language.interpreter import Interpreter
 
 PACKAGE = Path(G.__file__).resolve().parent
 SENTINEL = "/tmp/gradcli-safety-sentinel"
@@ -105,7 +105,7 @@ FORBIDDEN_ATTRIBUTES = {"__globals__", "__builtins__", "__subclasses__", "__code
 # Computed attribute names that were reviewed: (file relative to the package, enclosing function or "<module>").
 REVIEWED_DYNAMIC_ATTRS = {
     ("ops/_core.py", "install_method"): "installs op-table methods on Tensor at import time",
-    ("ops/__init__.py", "<module>"): "installs Python's operator methods on Tensor at import time",
+    ("ops/operators.py", "install_operators"): "installs Python's operator methods on Tensor at import time",
     ("language/build.py", "<module>"): "defines the builder's binary-operator methods at import time",
     ("language/nodes.py", "max_depth"): "reads the dataclass fields of gradcli's own program nodes",
 }

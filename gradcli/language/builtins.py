@@ -1,0 +1,307 @@
+"""What a program can reach: its builtin names, the ``torch`` namespaces, and the attributes it may read or set.
+
+Names: every op of the table (:data:`gradcli.ops.REGISTRY`, under PyTorch's names), Python's builtins that
+tutorials use (:data:`FUNCTIONS` and ``print``), the namespaces ``torch`` and ``F`` (``torch.nn.functional``),
+and ``no_grad``/``enable_grad``. Python's other builtins (``open``, ``eval``, ``getattr``, ``type``, ...) do not
+exist in the language. The builtins that build Python values (``list``, ``range``, ``min``, ``str.join``,
+``round``, ...) stay within the limits of :mod:`gradcli.limits` (see :mod:`.safety`).
+
+Attributes: only through the explicit tables of accessors below (:data:`TENSOR_ATTRS`, :data:`NODE_ATTRS`,
+:data:`DTYPE_ATTRS`, :data:`STR_METHODS`, :data:`LIST_METHODS`) and the Tensor methods the op table installed
+(:data:`gradcli.ops._core.METHODS`): no ``getattr`` with a name from the program. The builder already refused
+names starting with ``__`` and attributes starting with ``_``; :func:`read_attribute` refuses ``_`` again.
+What gradcli lacks but PyTorch has is a NotImplementedError naming it (:mod:`gradcli.torch_names`).
+"""
+
+from __future__ import annotations
+
+import builtins as _py
+import types
+from typing import Callable
+
+from .. import autograd, dtypes, limits
+from ..ops import REGISTRY
+from ..ops._core import METHODS
+from ..tensor import Size, Tensor
+from .safety import materialize
+from .values import Namespace, type_name
+
+
+# ------------------------------------------------------------------------------------------- functions
+def to_str(x="") -> str:
+    """``str(x)``: strings as they are, anything else as ``print`` shows it (PyTorch's tensor repr)."""
+    from ..printing import format_value
+
+    return x if isinstance(x, str) else format_value(x, default_dtype=dtypes.get_default_dtype().np)
+
+
+def make_print(write: Callable[[str], None]):
+    """Python's ``print(*args, sep=" ", end="\\n")`` writing to ``write`` (values formatted as :func:`to_str`)."""
+    def print_(*args, sep=" ", end="\n"):
+        text = (sep if sep is not None else " ").join(to_str(a) for a in args)
+        write(text + (end if end is not None else "\n"))
+
+    return print_
+
+
+def _len(x):
+    return len(x)
+
+
+def _list(iterable=()):
+    return materialize(iterable, "list()")
+
+
+def _tuple(iterable=()):
+    return tuple(materialize(iterable, "tuple()"))
+
+
+def _range(*args):
+    ints = [int(a) if isinstance(a, Tensor) else a for a in args]
+    for a in ints:
+        if not isinstance(a, int) or isinstance(a, bool):
+            raise TypeError(f"'{type_name(a)}' object cannot be interpreted as an integer")
+    return range(*ints)
+
+
+def _poly(torch_name, py_fn, iterates=False):
+    """A builtin that is PyTorch's op for tensors and Python's function otherwise (max, min, sum, abs).
+    ``iterates``: Python's form may take one iterable, read within the ``items`` limit."""
+    def fn(*args, **kwargs):
+        if args and isinstance(args[0], Tensor):
+            return REGISTRY[torch_name](*args, **kwargs)
+        if iterates and args and not isinstance(args[0], (int, float, complex)):
+            args = (materialize(args[0], f"{torch_name}()"),) + args[1:]
+            if torch_name == "sum" and len(args) > 1 and isinstance(args[1], (str, list, tuple)):
+                raise TypeError("sum() adds numbers and tensors in gradcli; join sequences with +")
+        return py_fn(*args, **kwargs)
+
+    fn.__name__ = torch_name
+    return fn
+
+
+def _float(x=0.0):
+    return float(x)
+
+
+def _int(x=0):
+    return int(x)
+
+
+def _bool(x=False):
+    return bool(x)
+
+
+def _round(x, ndigits=None):
+    if type(ndigits) is int and ndigits < 0 and isinstance(x, int):
+        limits.check_int_bits(int(-ndigits * 3.33), f"round(..., {ndigits})")  # Python computes 10 ** -ndigits
+    return round(x) if ndigits is None else round(x, ndigits)
+
+
+def _torch_tensor_constructor(*args):
+    """``torch.Tensor(data)`` or ``torch.Tensor(*sizes)``: PyTorch's legacy constructor, always of the default
+    float dtype (sizes give zeros where PyTorch leaves memory uninitialized)."""
+    if not args:
+        return REGISTRY["zeros"](0)
+    if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+        return REGISTRY["zeros"](*args)
+    if len(args) > 1:
+        raise TypeError("Tensor(): expected sizes (ints) or one sequence of data")
+    return REGISTRY["tensor"](args[0], dtype=dtypes.get_default_dtype())
+
+
+#: Python's builtins in the language besides ``print`` (which :func:`names` binds to the run's output).
+FUNCTIONS = {
+    "len": _len, "range": _range, "abs": _poly("abs", _py.abs), "min": _poly("min", _py.min, True),
+    "max": _poly("max", _py.max, True), "sum": _poly("sum", _py.sum, True), "float": _float, "int": _int,
+    "bool": _bool, "str": to_str, "round": _round, "list": _list, "tuple": _tuple, "enumerate": enumerate,
+    "zip": zip,
+}
+BUILTIN_NAMES = ("print",) + tuple(FUNCTIONS)
+
+
+# ------------------------------------------------------------------------------------------ namespaces
+def modules() -> dict[str, Namespace]:
+    """The modules a program can import (and the ``torch``/``F`` it has without importing), by dotted name:
+    ``torch``, ``torch.nn``, ``torch.nn.functional`` and ``torch.autograd``. ``torch`` and ``F`` hold every op,
+    the dtypes, the grad modes, ``Tensor``, ``Size`` and ``get_default_dtype``."""
+    members = dict((k, v) for k, v in REGISTRY.items() if not k.startswith("_"))
+    members.update({name: d for name, d in dtypes.NAMES.items()})
+    members.update({
+        "no_grad": autograd.no_grad, "enable_grad": autograd.enable_grad,
+        "set_grad_enabled": autograd.set_grad_enabled, "is_grad_enabled": autograd.is_grad_enabled,
+        "Tensor": _torch_tensor_constructor, "Size": Size, "get_default_dtype": dtypes.get_default_dtype,
+    })
+    functional = Namespace("torch.nn.functional", members)
+    nn = Namespace("torch.nn", {"functional": functional})
+    autograd_ns = Namespace("torch.autograd", {"grad": autograd.grad, "backward": autograd.backward})
+    torch = Namespace("torch", dict(members, nn=nn, autograd=autograd_ns))
+    return {"torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.autograd": autograd_ns}
+
+
+def names(mods: dict[str, Namespace], write: Callable[[str], None]) -> dict:
+    """The builtin names of a run (name → value): the ops, :data:`FUNCTIONS`, ``print`` writing to ``write``,
+    ``torch`` and ``F`` from ``mods`` (:func:`modules`), ``no_grad`` and ``enable_grad``."""
+    out = {k: v for k, v in REGISTRY.items() if not k.startswith("_")}
+    out.update(FUNCTIONS)
+    out.update({"print": make_print(write), "torch": mods["torch"], "F": mods["torch.nn.functional"],
+                "no_grad": autograd.no_grad, "enable_grad": autograd.enable_grad})
+    return out
+
+
+# ------------------------------------------------------------------------------------------ attributes
+def _tolist(t: Tensor):
+    def tolist():
+        limits.check_items(t.data.size, "tolist()")
+        return t.tolist()
+
+    return tolist
+
+
+def _str_join(sep: str):
+    def join(iterable):
+        items = materialize(iterable, "str.join()")
+        limits.check_items(sum(len(s) if isinstance(s, str) else 0 for s in items) + len(sep) * len(items),
+                           "str.join()")
+        return sep.join(items)
+
+    return join
+
+
+def _str_replace(s: str):
+    def replace(old, new, count=-1):
+        if isinstance(old, str) and isinstance(new, str) and isinstance(count, int):
+            hits = len(s) + 1 if old == "" else s.count(old)
+            if count >= 0:
+                hits = _py.min(hits, count)
+            limits.check_items(len(s) + hits * (len(new) - len(old)), "str.replace()")
+        return s.replace(old, new, count)
+
+    return replace
+
+
+# The attributes the language may read, one accessor each (written out: no getattr with a program's name).
+# Tensor methods of the op table (METHODS) are added by _tensor_member; ``x.grad`` is read by the interpreter
+# (it reports the warning PyTorch gives for a non-leaf's grad).
+TENSOR_ATTRS = {
+    "shape": lambda t: t.shape, "dtype": lambda t: t.dtype, "ndim": lambda t: t.ndim,
+    "grad_fn": lambda t: t.grad_fn, "output_nr": lambda t: t.output_nr, "requires_grad": lambda t: t.requires_grad,
+    "is_leaf": lambda t: t.is_leaf,
+    "data": lambda t: t.detach(), "T": lambda t: t.T, "mT": lambda t: t.mT, "backward": lambda t: t.backward,
+    "detach": lambda t: t.detach, "detach_": lambda t: t.detach_, "requires_grad_": lambda t: t.requires_grad_,
+    "retain_grad": lambda t: t.retain_grad, "retains_grad": lambda t: t.retains_grad, "zero_": lambda t: t.zero_,
+    "item": lambda t: t.item, "tolist": _tolist, "size": lambda t: t.size, "dim": lambda t: t.dim,
+    "numel": lambda t: t.numel, "is_floating_point": lambda t: t.is_floating_point, "numpy": lambda t: t.numpy,
+    "grad": None,  # read with its warning, by the interpreter
+}
+NODE_ATTRS = {"name": lambda f: (lambda: autograd.torch_name(f)), "next_functions": lambda f: f.next_functions,
+              "variable": lambda f: f.variable}
+DTYPE_ATTRS = {"is_floating_point": lambda d: d.is_floating_point, "itemsize": lambda d: d.itemsize}
+SIZE_ATTRS = {"numel": lambda s: s.numel}
+STR_METHODS = {"upper": lambda s: s.upper, "lower": lambda s: s.lower, "strip": lambda s: s.strip,
+               "split": lambda s: s.split, "join": _str_join, "replace": _str_replace,
+               "startswith": lambda s: s.startswith, "endswith": lambda s: s.endswith}
+LIST_METHODS = {"append": lambda v: v.append, "pop": lambda v: v.pop, "index": lambda v: v.index,
+                "count": lambda v: v.count}
+
+
+def _tensor_member(t: Tensor, name: str):
+    """An op-table method of Tensor (``x.sum``, ``x.pow``) bound to ``t``, or None if ``name`` is not one. Looked
+    up in the class's own namespace, among the names the op table installed."""
+    if name not in METHODS:
+        return None
+    member = vars(Tensor).get(name)
+    if isinstance(member, property):
+        return member.fget(t)
+    if isinstance(member, types.FunctionType):
+        return types.MethodType(member, t)
+    return None
+
+
+_SEE_OPS = "run `gradcli ops` for the supported ops"
+
+
+def unsupported_name_hint(name: str) -> str | None:
+    """The hint for an undefined ``name`` that PyTorch has (``torch.X`` or ``F.X``, gradcli/torch_names.py) and
+    gradcli does not, else None."""
+    from .. import torch_names
+
+    if name in torch_names.TORCH or name in torch_names.FUNCTIONAL:
+        return f"PyTorch has {name}, but gradcli does not support it ({_SEE_OPS})"
+    return None
+
+
+def missing(owner: str, name: str) -> Exception:
+    """The error for ``owner.name`` that gradcli does not have: NotImplementedError naming it when PyTorch has
+    it (gradcli/torch_names.py), else the AttributeError PyTorch would raise."""
+    from .. import torch_names
+
+    known = {"torch": torch_names.TORCH, "torch.nn.functional": torch_names.FUNCTIONAL,
+             "Tensor": torch_names.TENSOR}.get(owner, ())
+    if name in known:
+        return NotImplementedError(f"'{owner}.{name}' is not supported by gradcli ({_SEE_OPS})")
+    if owner == "Tensor":
+        return AttributeError(f"'Tensor' object has no attribute '{name}'")
+    return AttributeError(f"module '{owner}' has no attribute '{name}'")
+
+
+def read_attribute(obj, name: str):
+    """``obj.name`` as a program may read it: through the tables above, a namespace's members, or the fields of
+    a named tuple (``max(x, 0).values``). ``x.grad`` is the interpreter's (see :data:`TENSOR_ATTRS`).
+
+    Raises:
+        AttributeError: for a name outside the tables (Python's or PyTorch's message) or starting with ``_``.
+        NotImplementedError: for a name PyTorch has and gradcli does not (see :func:`missing`).
+    """
+    if name.startswith("_"):
+        raise AttributeError(f"'{type_name(obj)}' object has no attribute '{name}' (gradcli does not "
+                             "expose names starting with '_')")
+    if isinstance(obj, Tensor):
+        accessor = TENSOR_ATTRS.get(name)
+        if accessor is not None:
+            return accessor(obj)
+        member = _tensor_member(obj, name)
+        if member is None:
+            raise missing("Tensor", name)
+        return member
+    if isinstance(obj, Namespace):
+        if name in obj.members:
+            return obj.members[name]
+        raise missing(obj.name, name)
+    table = None
+    if isinstance(obj, (autograd.Node, autograd.AccumulateGrad)):
+        table = NODE_ATTRS
+    elif isinstance(obj, dtypes.DType):
+        table = DTYPE_ATTRS
+    elif isinstance(obj, Size):
+        table = SIZE_ATTRS
+    elif isinstance(obj, str):
+        table = STR_METHODS
+    elif isinstance(obj, list):
+        table = LIST_METHODS
+    if table is not None and name in table:
+        return table[name](obj)
+    fields = getattr(type(obj), "_fields", ()) if isinstance(obj, tuple) else ()
+    if name in fields:  # max(dim).values, .indices
+        return obj[fields.index(name)]
+    raise AttributeError(f"'{type_name(obj)}' object has no attribute '{name}'")
+
+
+def write_attribute(obj, name: str, value) -> None:
+    """``obj.name = value``: only a tensor's ``requires_grad`` (PyTorch's setter) and ``grad``.
+
+    Raises:
+        RuntimeError: PyTorch's messages for ``requires_grad`` on a non-leaf or a tensor that is not floating.
+        AttributeError: for any other attribute.
+    """
+    if isinstance(obj, Tensor) and name == "requires_grad":
+        # PyTorch's setter: its own texts, then requires_grad_()'s (the long one for a non-leaf)
+        if obj.grad_fn is not None and value:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables.")
+        if value and not obj.is_floating_point():
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        obj.requires_grad_(bool(value))
+    elif isinstance(obj, Tensor) and name == "grad":
+        obj.grad = value
+    else:
+        raise AttributeError(f"cannot set attribute '{name}' of '{type_name(obj)}' object")

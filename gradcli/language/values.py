@@ -1,0 +1,52 @@
+"""The values a program handles besides tensors and Python's own: module-like namespaces and user functions.
+
+Programs see Tensors, Python numbers, strings, None, lists/tuples/sets, the namespaces ``torch``/``F``
+(:class:`Namespace`) and the functions they define with ``def`` (:class:`Function`). :func:`type_name` names
+any of them as Python's messages do (``'Tensor'``, ``'function'``, ``'module'``).
+"""
+
+from __future__ import annotations
+
+from ..tensor import Tensor
+
+
+class Namespace:
+    """A module-like namespace of the language (``torch``, ``torch.nn.functional``): ``name`` as Python
+    prints it and ``members`` (name → value), the only attributes a program can read from it."""
+
+    __slots__ = ("name", "members")
+
+    def __init__(self, name: str, members: dict):
+        self.name = name
+        self.members = members
+
+    def __repr__(self) -> str:
+        return f"<module '{self.name}'>"
+
+
+class Function:
+    """A function defined in a program with ``def``: its ``params`` (``(name, default expression or None)``
+    pairs), its ``body`` (statements) and ``defaults`` (the default values, evaluated at the ``def``, None for a
+    parameter without one)."""
+
+    __slots__ = ("name", "params", "body", "defaults")
+
+    def __init__(self, name, params, body, defaults):
+        self.name = name
+        self.params = params
+        self.body = body
+        self.defaults = defaults
+
+    def __repr__(self) -> str:
+        return f"<function {self.name} at {id(self):#x}>"
+
+
+def type_name(v) -> str:
+    """The type of ``v`` as Python's messages name it (``'Tensor'``, ``'function'``, ``'module'``, ``'int'``)."""
+    if isinstance(v, Tensor):
+        return "Tensor"
+    if isinstance(v, Function):
+        return "function"
+    if isinstance(v, Namespace):
+        return "module"
+    return type(v).__name__
