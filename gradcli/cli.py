@@ -170,7 +170,7 @@ def grad(
         from .render.table import render_check, render_grad
 
         console = _stdout_console()
-        render_grad(result, console, dtypes.get_default_dtype().np)
+        render_grad(result, console, dtypes.as_dtype(req.dtype).np)  # the request's default dtype
         if result.check is not None:
             render_check(result.check, console)
     from .render.table import nonfinite_warning

@@ -107,7 +107,7 @@ def run_entry(entry: Entry, as_json: bool) -> Outcome:
     else:
         from ..render.table import batch_cells
 
-        cells = (entry.text, *batch_cells(result, dtypes.get_default_dtype().np))
+        cells = (entry.text, *batch_cells(result, dtypes.as_dtype(entry.request.dtype).np))
     return Outcome(entry.line, error is None, cells=cells, messages="".join(messages))
 
 
