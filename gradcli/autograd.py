@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import functools
 import heapq
-import itertools
 
 import numpy as np
 
+from . import context as _context
 from . import limits as _limits
 from . import versions as _versions
 from .context import state as _state
@@ -95,25 +95,20 @@ class enable_grad(_GradModeContext):
 
 # ------------------------------------------------------------------------------------------------------ graph
 _FREED = object()
-#: Creation order of graph nodes (Node.seq), process-wide: nodes of several run contexts may meet in one graph.
-_sequence = itertools.count()
 #: Installed by gradcli.ops.inplace (the in-place ops, one layer up): called with the roots before a backward
 #: runs while some buffer was modified in place (gradcli.versions), it makes a derivative rule that uses a value
 #: modified after its node was made raise PyTorch's error.
 saved_check = None
 
 
+# Nodes are numbered in creation order (Node.seq) by a process-wide counter (gradcli.context.state.sequence):
+# nodes made in several run contexts may meet in one graph.
 def next_sequence() -> int:
     """Take a sequence number: every node made after this call has a larger ``seq``."""
-    return next(_sequence)
+    return next(_state.sequence)
 
 
-def peek_sequence() -> int:
-    """The sequence number the next node will get, without taking it (nodes made before have smaller ones)."""
-    global _sequence
-    n = next(_sequence)
-    _sequence = itertools.count(n)
-    return n
+peek_sequence = _context.peek_sequence
 
 
 # ----------------------------------------------------------------------------------------------- node budget
@@ -121,7 +116,7 @@ def start_node_budget(nodes: int) -> None:
     """Start counting the graph nodes of a program run in the active run context: the node that would be
     number ``nodes + 1`` raises the ``graph_nodes`` LimitError (``nodes`` is ``limits.current.graph_nodes``,
     ``limits.UNLIMITED`` for no limit)."""
-    base = _state.graph_base = next(_sequence)
+    base = _state.graph_base = next(_state.sequence)
     _state.graph_stop = base + nodes if nodes < _limits.UNLIMITED else _limits.UNLIMITED
 
 
@@ -174,9 +169,10 @@ class Node:
         self.out_shape = out_shape
         self.out_dtype = out_dtype
         self.dtype = dtype
-        self.seq = next(_sequence)
-        if self.seq >= _state.graph_stop:  # a program run recorded more nodes than the graph_nodes limit
-            _graph_exceeded(self.seq)
+        s = _state
+        self.seq = seq = next(s.sequence)
+        if seq >= s.graph_stop:  # a program run recorded more nodes than the graph_nodes limit
+            _graph_exceeded(seq)
         self.retained = None
         self.uses = 0
         if not counted:

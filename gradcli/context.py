@@ -29,6 +29,7 @@ default dtype (and unlike its thread-local grad mode), the active context is per
 
 from __future__ import annotations
 
+import itertools
 import weakref
 
 import numpy as np
@@ -44,16 +45,19 @@ class _Active:
 
     Attributes:
         context: the active :class:`RunContext`.
+        sequence: the creation counter of graph nodes (``Node.seq``): process-wide, not swapped, since nodes
+            made in several contexts may meet in one graph.
         grad_enabled: grad mode: whether ops record the graph (torch.is_grad_enabled).
         graph_stop: graph nodes with a sequence number at or above this fail with the ``graph_nodes`` limit
-            (:func:`gradcli.autograd.start_node_budget`); ``UNLIMITED`` outside program runs.
-        graph_base: the sequence number at which the node budget was started.
+            (:func:`gradcli.autograd.start_node_budget`); ``UNLIMITED`` outside program runs. A context that
+            is not active keeps what is left of its budget, so nodes made elsewhere meanwhile do not count.
+        graph_base: the sequence number at which the node budget was started (shifted likewise).
         anomaly: None when anomaly detection is off; else the positions recorded for it (graph node → where
             the program created it, see :mod:`gradcli.anomaly`).
         rng: the numpy Generator of rand/randn/randint, or None until first used.
     """
 
-    __slots__ = ("context", "grad_enabled", "graph_stop", "graph_base", "anomaly", "rng")
+    __slots__ = ("context", "sequence", "grad_enabled", "graph_stop", "graph_base", "anomaly", "rng")
 
 
 #: The active context's values (see :class:`_Active`). Hot paths read ``state.grad_enabled`` and
@@ -87,7 +91,7 @@ class RunContext:
     ``grad_enabled``, ``anomaly`` (bool) and ``generator`` (the numpy Generator, made on first use).
     """
 
-    __slots__ = ("_grad_enabled", "_graph_stop", "_graph_base", "_anomaly", "_rng", "_dtype", "_limits", "_outer")
+    __slots__ = ("_grad_enabled", "_graph_left", "_graph_done", "_anomaly", "_rng", "_dtype", "_limits", "_outer")
 
     def __init__(self, *, dtype=None, seed: int | None = None, limits: _limits.Limits | None = None,
                  anomaly: bool = False, grad_enabled: bool = True):
@@ -97,8 +101,8 @@ class RunContext:
         self._dtype = d
         self._limits = current()._get_limits() if limits is None else limits
         self._grad_enabled = bool(grad_enabled)
-        self._graph_stop = UNLIMITED
-        self._graph_base = 0
+        self._graph_left = UNLIMITED  # the node budget, as nodes left and nodes made (see _Active.graph_stop)
+        self._graph_done = 0
         self._anomaly = weakref.WeakKeyDictionary() if anomaly else None
         # numpy.random is imported on first use only (start-up time), unless a seed asks for it now
         self._rng = None if seed is None else _seeded(seed)
@@ -121,8 +125,9 @@ class RunContext:
         # this context's values become the active ones
         s = state
         s.grad_enabled = self._grad_enabled
-        s.graph_stop = self._graph_stop
-        s.graph_base = self._graph_base
+        now = peek_sequence()
+        s.graph_stop = now + self._graph_left if self._graph_left < UNLIMITED else UNLIMITED
+        s.graph_base = now - self._graph_done
         s.anomaly = self._anomaly
         s.rng = self._rng
         dtypes.set_default_dtype(self._dtype)
@@ -133,8 +138,9 @@ class RunContext:
         # the active values (changed by set_default_dtype, configure, no_grad, ...) are this context's
         s = state
         self._grad_enabled = s.grad_enabled
-        self._graph_stop = s.graph_stop
-        self._graph_base = s.graph_base
+        now = peek_sequence()
+        self._graph_left = s.graph_stop - now if s.graph_stop < UNLIMITED else UNLIMITED
+        self._graph_done = now - s.graph_base
         self._anomaly = s.anomaly
         self._rng = s.rng
         self._dtype = dtypes.get_default_dtype()
@@ -223,6 +229,14 @@ def _seeded(seed) -> np.random.Generator:
     return np.random.default_rng(int(seed))
 
 
+def peek_sequence() -> int:
+    """The sequence number the next graph node will get, without taking it (nodes made before it have smaller
+    ones)."""
+    n = next(state.sequence)
+    state.sequence = itertools.count(n)
+    return n
+
+
 def current() -> RunContext:
     """The active :class:`RunContext` (the root context when no other is active)."""
     return state.context
@@ -251,6 +265,7 @@ def _make_root() -> RunContext:
     root = RunContext.__new__(RunContext)
     root._outer = []
     state.context = root
+    state.sequence = itertools.count()
     state.grad_enabled = True
     state.graph_stop = UNLIMITED
     state.graph_base = 0
