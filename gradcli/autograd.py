@@ -169,9 +169,8 @@ class Node:
         self.out_shape = out_shape
         self.out_dtype = out_dtype
         self.dtype = dtype
-        s = _state
-        self.seq = seq = next(s.sequence)
-        if seq >= s.graph_stop:  # a program run recorded more nodes than the graph_nodes limit
+        self.seq = seq = next(_state.sequence)
+        if seq >= _state.graph_stop:  # a program run recorded more nodes than the graph_nodes limit
             _graph_exceeded(seq)
         self.retained = None
         self.uses = 0
