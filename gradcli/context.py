@@ -117,6 +117,8 @@ class RunContext:
         return self
 
     def __exit__(self, *exc) -> bool:
+        if state.context is not self:
+            raise RuntimeError("RunContext blocks must nest: the context being left is not the active one")
         self._store()
         self._outer.pop()._load()
         return False

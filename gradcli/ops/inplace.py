@@ -25,8 +25,9 @@ The version counter: each in-place write counts as a modification of the buffer 
 ``ndarray.base`` of the tensor's data, shared by every view, as PyTorch's counter is shared by a storage's
 views; the registry is :mod:`gradcli.versions`). The registry of modifications is empty until the first in-place
 write, and only then does backward check (:func:`check_saved`, installed as ``autograd.saved_check``) that no
-value a node saved was modified after the node was made, raising PyTorch's "one of the variables needed for gradient computation has been modified by
-an inplace operation" otherwise. So programs without in-place operations pay nothing for it.
+value a node saved was modified after the node was made, raising PyTorch's "one of the variables needed for
+gradient computation has been modified by an inplace operation" otherwise. So programs without in-place
+operations pay nothing for it.
 """
 
 from __future__ import annotations

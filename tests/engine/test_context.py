@@ -93,6 +93,16 @@ def test_a_context_is_restored_when_its_block_raises():
     assert ctx.grad_enabled is False and ctx.limits.items == 3  # and the context kept its own changes
 
 
+def test_context_blocks_must_nest():
+    a, b = RunContext(), RunContext()
+    a.__enter__()
+    b.__enter__()
+    with pytest.raises(RuntimeError, match="must nest"):
+        a.__exit__(None, None, None)
+    b.__exit__(None, None, None)
+    a.__exit__(None, None, None)
+
+
 def test_grad_modes_restore_inside_the_active_context():
     with RunContext():
         with G.no_grad():

@@ -24,14 +24,6 @@ from helpers import ROOT
 runner = CliRunner()
 
 
-@pytest.fixture(autouse=True)
-def _default_limits():
-    """Each test starts and ends with the default limits (the commands configure them in-process)."""
-    limits.configure()
-    yield
-    limits.configure()
-
-
 def gc(*args, input=None, env=None):
     return runner.invoke(app, list(args), input=input, env=env)
 
