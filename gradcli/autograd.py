@@ -624,7 +624,8 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
 
 
 def _nonfinite(g) -> str | None:
-    """"nan" or "inf" if the gradient ``g`` (an array or a Tensor) holds one (NaN first), else None."""
+    """The kind of non-finite value the gradient ``g`` (an array or a Tensor) holds: "nan" (checked first),
+    "inf", or None."""
     a = np.asarray(g.data if type(g) is Tensor else g)
     if a.dtype.kind not in "fc" or a.size == 0:
         return None
