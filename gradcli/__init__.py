@@ -9,10 +9,15 @@ As a library it reads like PyTorch::
 
 ``G.<op>`` for every op of the table under PyTorch's names (``G.relu``, ``G.matmul``, ...), the creation
 functions, ``G.no_grad``/``G.enable_grad``, ``G.grad`` (torch.autograd.grad) and ``G.backward``.
+
+The default dtype, the random generator (``G.manual_seed``), the limits (``gradcli.limits.configure``), grad
+mode and anomaly mode belong to the active :class:`RunContext`; ``with G.RunContext(dtype="float64", seed=0):``
+runs a block in a context of its own and restores the previous one after it.
 """
 
 from . import dtypes
 from .autograd import backward, enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
+from .context import RunContext
 from .dtypes import (bool_ as bool, float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
                      set_default_dtype, uint8)
 from .ops import REGISTRY as _REGISTRY

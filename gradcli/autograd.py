@@ -11,18 +11,29 @@ gradient is summed back to its input's shape and cast to its dtype once, here, s
 handle broadcasting. Saved values are released after a node runs unless ``retain_graph``.
 
 With ``create_graph=True`` the rules run on Tensors with grad mode on, so the backward pass is itself
-recorded and can be differentiated again (the rules are the same functions either way).
+recorded and can be differentiated again (the rules are the same functions either way). The engine then works
+on Tensors through their methods and operators (``sum``, ``expand``, ``to``, ``+``), which the op table
+installs on :class:`~gradcli.tensor.Tensor`: the engine sits below the ops and imports none of them.
+
+What the engine reads besides its arguments is the active run context (:mod:`gradcli.context`): the grad
+mode, the node budget of a program run (the ``graph_nodes`` limit, counted here from the numbers that
+:mod:`gradcli.limits` supplies) and anomaly mode (:mod:`gradcli.anomaly`: every node's gradients are checked
+for NaN and infinity).
 """
 
 from __future__ import annotations
 
+import functools
 import heapq
-import itertools
 
 import numpy as np
 
+from . import context as _context
 from . import limits as _limits
-from .tensor import Tensor
+from . import versions as _versions
+from .context import state as _state
+from .errors import EvalError
+from .tensor import Tensor, to_tensor
 
 ERR_BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they have "
@@ -33,43 +44,33 @@ ERR_BACKWARD_TWICE = (
 
 
 # ------------------------------------------------------------------------------------------------ grad mode
-class _GradMode:
-    __slots__ = ("enabled",)
-
-    def __init__(self):
-        self.enabled = True
-
-
-_mode = _GradMode()
-
-
+# The grad mode is the active run context's (gradcli.context.state.grad_enabled, read by every op).
 def is_grad_enabled() -> bool:
-    """Whether operations are being recorded (torch.is_grad_enabled)."""
-    return _mode.enabled
+    """Whether operations are being recorded in the active run context (torch.is_grad_enabled)."""
+    return _state.grad_enabled
 
 
 def set_grad_enabled(mode: bool) -> None:
-    """Turn recording on or off globally (torch.set_grad_enabled used as a function)."""
-    _mode.enabled = bool(mode)
+    """Turn recording on or off in the active run context (torch.set_grad_enabled used as a function)."""
+    _state.grad_enabled = bool(mode)
 
 
 class _GradModeContext:
-    """Base of no_grad/enable_grad: a context manager that also decorates functions."""
+    """Base of no_grad/enable_grad: a context manager that also decorates functions. It sets the grad mode of
+    the active run context and restores the previous mode at the end of the block."""
 
     _target = True
 
     def __enter__(self):
-        self._prev = _mode.enabled
-        _mode.enabled = self._target
+        self._prev = _state.grad_enabled
+        _state.grad_enabled = self._target
         return None
 
     def __exit__(self, *exc) -> bool:
-        _mode.enabled = self._prev
+        _state.grad_enabled = self._prev
         return False
 
     def __call__(self, fn):
-        import functools
-
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with self.__class__():
@@ -94,12 +95,46 @@ class enable_grad(_GradModeContext):
 
 # ------------------------------------------------------------------------------------------------------ graph
 _FREED = object()
-_sequence = itertools.count()
-#: Set by gradcli.anomaly.detect_anomaly: called with (node, grads) after each node's backward.
-anomaly_hook = None
-#: Set by gradcli.ops.inplace once a buffer has been modified in place: called with the roots before a backward
-#: runs, it raises PyTorch's error if a node saved a value that was modified after the node was made.
+#: Installed by gradcli.ops.inplace (the in-place ops, one layer up): called with the roots before a backward
+#: runs while some buffer was modified in place (gradcli.versions), it makes a derivative rule that uses a value
+#: modified after its node was made raise PyTorch's error.
 saved_check = None
+
+
+# Nodes are numbered in creation order (Node.seq) by a process-wide counter (gradcli.context.state.sequence):
+# nodes made in several run contexts may meet in one graph.
+def next_sequence() -> int:
+    """Take a sequence number: every node made after this call has a larger ``seq``."""
+    return next(_state.sequence)
+
+
+peek_sequence = _context.peek_sequence
+
+
+# ----------------------------------------------------------------------------------------------- node budget
+def start_node_budget(nodes: int) -> None:
+    """Start counting the graph nodes of a program run in the active run context: the node that would be
+    number ``nodes + 1`` raises the ``graph_nodes`` LimitError (``nodes`` is ``limits.current.graph_nodes``,
+    ``limits.UNLIMITED`` for no limit)."""
+    base = _state.graph_base = next(_state.sequence)
+    _state.graph_stop = base + nodes if nodes < _limits.UNLIMITED else _limits.UNLIMITED
+
+
+def stop_node_budget() -> None:
+    """Stop counting graph nodes (outside program runs the engine is not limited)."""
+    _state.graph_stop = _limits.UNLIMITED
+
+
+def _graph_exceeded(seq: int):
+    """Raise the error for a graph that grew past the node budget (a node's ``seq`` reached
+    ``graph_stop``).
+
+    Raises:
+        LimitError: always (once: the budget is lifted, as the run ends with this error).
+    """
+    _state.graph_stop = _limits.UNLIMITED
+    raise _limits.exceeded("graph_nodes",
+                           f"the program recorded more than {seq - _state.graph_base:,} autograd graph nodes")
 
 
 class Node:
@@ -134,9 +169,9 @@ class Node:
         self.out_shape = out_shape
         self.out_dtype = out_dtype
         self.dtype = dtype
-        self.seq = next(_sequence)
-        if self.seq >= _limits.graph_stop:  # a program run recorded more nodes than the graph_nodes limit
-            _limits.graph_exceeded(self.seq)
+        self.seq = seq = next(_state.sequence)
+        if seq >= _state.graph_stop:  # a program run recorded more nodes than the graph_nodes limit
+            _graph_exceeded(seq)
         self.retained = None
         self.uses = 0
         if not counted:
@@ -358,17 +393,16 @@ def _fit(grad, shape, dtype, create_graph: bool):
         if not isinstance(grad, Tensor):
             grad = Tensor(np.asarray(grad, dtype=dtype))
         if grad.data.shape != shape:
-            from .ops import expand, sum as sum_
-
+            # recorded: Tensor.sum and Tensor.expand are the ops sum and expand (installed by gradcli.ops)
             gshape = grad.data.shape
             lead = len(gshape) - len(shape)
             if lead > 0:
-                grad = sum_(grad, tuple(range(lead)))
+                grad = grad.sum(tuple(range(lead)))
             axes = tuple(i for i, s in enumerate(shape) if s == 1 and i < grad.data.ndim and grad.data.shape[i] != 1)
             if axes:
-                grad = sum_(grad, axes, keepdim=True)
+                grad = grad.sum(axes, keepdim=True)
             if grad.data.shape != shape:
-                grad = expand(grad, shape)
+                grad = grad.expand(shape)
         if grad.data.dtype != dtype:
             grad = grad.to(dtype)
         return grad
@@ -425,8 +459,9 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
     """The engine. ``roots``: output Tensors; ``root_grads``: their gradients (ndarray, or Tensor when
     create_graph). With ``capture`` (id(tensor) -> tensor) the gradients of those tensors are returned in a
     dict instead of being accumulated into ``.grad``."""
-    if saved_check is not None:  # only after an in-place modification (gradcli.ops.inplace)
+    if _versions.modified and saved_check is not None:  # only after an in-place modification
         saved_check(roots)
+    anomaly = _state.anomaly  # anomaly mode: None, or where the program created each node
     captured = {}
     capture_nodes = {}
     if capture is not None:
@@ -482,8 +517,8 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
     heap = [(-n.seq, n) for n in buffers if deps[n] == 0]
     heapq.heapify(heap)
     heappop, heappush = heapq.heappop, heapq.heappush
-    prev_mode = _mode.enabled
-    _mode.enabled = create_graph
+    prev_mode = _state.grad_enabled
+    _state.grad_enabled = create_graph
     node = grad = nxt_grad = None
     try:
         while True:
@@ -526,8 +561,8 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
                     grads = node.apply(grad, create_graph)  # raises the error about the rule
             else:
                 grads = node.apply(grad, create_graph)
-            if anomaly_hook is not None:
-                anomaly_hook(node, grads)
+            if anomaly is not None:
+                _check_anomaly(node, grads, anomaly)
             grad = None
             if not retain_graph:
                 node.saved = _FREED
@@ -584,8 +619,51 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
             elif leaf.requires_grad:
                 _accumulate_leaf(leaf, g, create_graph)
     finally:
-        _mode.enabled = prev_mode
+        _state.grad_enabled = prev_mode
     return captured
+
+
+def _nonfinite(g) -> str | None:
+    """The kind of non-finite value the gradient ``g`` (an array or a Tensor) holds: "nan" (checked first),
+    "inf", or None."""
+    a = np.asarray(g.data if type(g) is Tensor else g)
+    if a.dtype.kind not in "fc" or a.size == 0:
+        return None
+    if np.isnan(a).any():
+        return "nan"
+    if np.isinf(a).any():
+        return "inf"
+    return None
+
+
+def _check_anomaly(node, grads, positions) -> None:
+    """Anomaly mode's check of a node's backward (torch.autograd.detect_anomaly): raise if a gradient it
+    returned for an input that requires grad holds NaN or infinity (PyTorch checks NaN only).
+
+    Args:
+        positions: the active context's anomaly positions: node → where the program created it
+            (:func:`gradcli.anomaly.tag`).
+
+    Raises:
+        EvalError: RuntimeError ``Function 'XBackward0' returned nan values in its 0th output.`` positioned at
+            the expression that created the node (if known), with a hint naming it.
+    """
+    for i, (edge, g) in enumerate(zip(node.edges, grads)):
+        if g is None or edge is None:  # a gradient nobody receives (an input that does not require grad)
+            continue
+        kind = _nonfinite(g)
+        if kind is None:
+            continue
+        err = EvalError(f"Function '{torch_name(node)}' returned {kind} values in its {i}th output.",
+                        type="RuntimeError")
+        where = positions.get(node)
+        if where is not None:
+            err.with_position(**where)
+            err.hint = (f"anomaly mode: the backward of {node.name()} (created by the expression marked above) "
+                        f"is the first to produce {'NaN' if kind == 'nan' else 'infinity'}")
+        else:
+            err.hint = f"anomaly mode: the backward of {node.name()} is the first to produce non-finite values"
+        raise err
 
 
 def _as_list(x):
@@ -598,8 +676,6 @@ def _as_list(x):
 
 def _make_grads(outputs, grad_outputs, create_graph: bool):
     # torch.autograd.__init__._make_grads: implicit ones for one-element outputs, shape check otherwise.
-    from .ops._core import to_tensor
-
     grads = []
     for i, out in enumerate(outputs):
         g = None if grad_outputs is None else grad_outputs[i]
@@ -696,3 +772,30 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
         else:
             result.append(g if isinstance(g, Tensor) else Tensor(np.array(g, copy=True)))
     return tuple(result)
+
+
+def _tensor_backward(self, gradient=None, retain_graph: bool | None = None, create_graph: bool = False,
+                     inputs=None) -> None:
+    """Accumulate the gradient of this tensor into ``.grad`` of the leaves it depends on.
+
+    Args:
+        gradient: v of the vector-Jacobian product, same shape as this tensor; may be omitted for
+            tensors with one element (it is then 1).
+        retain_graph: keep saved buffers for another backward; defaults to ``create_graph``.
+        create_graph: record the backward pass so that gradients can be differentiated again.
+        inputs: accumulate only into these leaves.
+
+    Raises:
+        RuntimeError: with PyTorch's messages, for a non-scalar output without ``gradient``, a gradient
+            of the wrong shape, an output that does not require grad, or a second backward through
+            freed buffers.
+
+    Matches torch.Tensor.backward.
+    """
+    backward([self], None if gradient is None else [gradient], retain_graph=retain_graph,
+             create_graph=create_graph, inputs=inputs)
+
+
+_tensor_backward.__name__ = _tensor_backward.__qualname__ = "backward"
+# The engine provides Tensor.backward (the tensor layer below does not import it).
+Tensor.backward = _tensor_backward

@@ -13,6 +13,7 @@ import numpy as np
 
 from . import dtypes
 from .autograd import AccumulateGrad, MultiNode, Node, OutputEdge
+from .context import RunContext
 from .errors import EvalError, GradcliError, InputError
 from .result import GradResult, Graph, GraphNode, InputInfo, TensorInfo
 from .tensor import Tensor
@@ -56,20 +57,46 @@ def compute(req: GradRequest, write=None, warn=None) -> GradResult:
         GradcliSyntaxError: the program or a spec does not parse (exit 2).
         EvalError: the program or backward fails (exit 1), with PyTorch's type and message.
         LimitError: a limit of :mod:`gradcli.limits` was reached (exit 1; InputLimitError, exit 2, for input).
-    """
-    if req.anomaly:
-        from .anomaly import detect_anomaly
 
-        with detect_anomaly():
-            return _compute(req, write, warn)
-    return _compute(req, write, warn)
+    The request runs in a run context of its own (:func:`run_context`): nothing it sets reaches the caller.
+    """
+    if not 1 <= req.repeat <= MAX_REPEAT:
+        raise InputError(f"--repeat must be between 1 and {MAX_REPEAT:,}, got {req.repeat}", type="UsageError")
+    with run_context(req.dtype, req.seed, req.anomaly):
+        return _compute(req, write, warn)
+
+
+def run_context(dtype, seed: int | None = None, anomaly: bool = False) -> RunContext:
+    """The :class:`~gradcli.context.RunContext` of one request (``gradcli grad``, ``run``, a batch entry): its
+    default dtype, seed and anomaly mode, and the limits of the active context (``--limit``).
+
+    Raises:
+        InputError: a dtype other than float32/float64, or a seed that is not a non-negative integer (exit 2).
+    """
+    try:
+        ctx = RunContext(dtype=dtypes.as_dtype(dtype), anomaly=anomaly)
+    except TypeError:
+        raise InputError(f"--dtype must be float32 or float64, got {dtype!r}", type="UsageError") from None
+    if seed is not None:
+        seed_context(ctx, seed)
+    return ctx
+
+
+def seed_context(ctx: RunContext, seed: int) -> None:
+    """Seed ``ctx``'s generator (``--seed``).
+
+    Raises:
+        InputError: a seed that is not a non-negative integer (exit 2).
+    """
+    try:
+        ctx.manual_seed(seed)
+    except (ValueError, TypeError, OverflowError):
+        raise InputError(f"--seed must be a non-negative integer, got {seed}", type="UsageError") from None
 
 
 def _compute(req: GradRequest, write, warn) -> GradResult:
     from .language.specs import evaluate_spec
 
-    if not 1 <= req.repeat <= MAX_REPEAT:
-        raise InputError(f"--repeat must be between 1 and {MAX_REPEAT:,}, got {req.repeat}", type="UsageError")
     printed = []
     interp, program, named = prepare(req, write or printed.append, warn)
     output = run_output(interp, program)
@@ -119,7 +146,8 @@ def _compute(req: GradRequest, write, warn) -> GradResult:
 
 
 def prepare(req: GradRequest, write, warn, globals_: dict | None = None):
-    """Set the default dtype and seed, parse the program, and bind the ``-i``/``-c`` specs.
+    """Parse the program and bind the ``-i``/``-c`` specs, in the active run context: the request's own
+    (``with run_context(req.dtype, req.seed, req.anomaly):``, in which the program then runs too).
 
     Returns ``(interpreter, program, named)`` where ``named`` lists ``(name, tensor, kind)`` of the specs.
     ``globals_`` replaces the interpreter's global namespace (a dict subclass may watch assignments).
@@ -130,17 +158,6 @@ def prepare(req: GradRequest, write, warn, globals_: dict | None = None):
     from .language.build import build_program
     from .language.interpreter import Interpreter
     from .language.specs import evaluate_spec, make_spec
-    from .ops import creation
-
-    try:
-        dtypes.set_default_dtype(req.dtype)
-    except TypeError:
-        raise InputError(f"--dtype must be float32 or float64, got {req.dtype!r}", type="UsageError") from None
-    if req.seed is not None:
-        try:
-            creation.manual_seed(req.seed)
-        except (ValueError, TypeError, OverflowError):
-            raise InputError(f"--seed must be a non-negative integer, got {req.seed}", type="UsageError") from None
 
     interp = Interpreter(write=write, warn=warn, max_steps=req.max_steps)
     if globals_ is not None:

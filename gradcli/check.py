@@ -96,7 +96,7 @@ def finite_difference_check(req, result, eps: float = DEFAULT_EPS, atol: float =
         InputError: non-positive eps or tolerances, or too many input elements (exit 2).
         EvalError: the program fails in float64 or its output changes shape (exit 1).
     """
-    from .calculator import prepare, run_output
+    from .calculator import prepare, run_context, run_output
     from .language.specs import Spec, evaluate_spec
 
     if not (eps > 0 and atol >= 0 and rtol >= 0):
@@ -116,28 +116,23 @@ def finite_difference_check(req, result, eps: float = DEFAULT_EPS, atol: float =
 
     def objective(values: dict) -> float:
         nonlocal v
-        interp, program, _ = prepare(req64, _discard, _discard, globals_=_Perturbed(values))
-        out = run_output(interp, program).data.astype(np.float64)
-        if v is None:
-            if req.gradient is not None:
-                v = evaluate_spec(Spec("gradient", req.gradient, False, "--gradient"), interp).data
-                v = np.asarray(v, dtype=np.float64)
-            elif out.size == 1:
-                v = np.ones(out.shape)
-            else:
-                raise EvalError("grad can be implicitly created only for scalar outputs", type="RuntimeError")
+        with run_context(req64.dtype, req64.seed):  # every run in a fresh context: the same random numbers
+            interp, program, _ = prepare(req64, _discard, _discard, globals_=_Perturbed(values))
+            out = run_output(interp, program).data.astype(np.float64)
+            if v is None:
+                if req.gradient is not None:
+                    v = evaluate_spec(Spec("gradient", req.gradient, False, "--gradient"), interp).data
+                    v = np.asarray(v, dtype=np.float64)
+                elif out.size == 1:
+                    v = np.ones(out.shape)
+                else:
+                    raise EvalError("grad can be implicitly created only for scalar outputs", type="RuntimeError")
         if out.shape != result.output.shape:
             raise EvalError(f"--check: the output's shape changed from {list(result.output.shape)} to "
                             f"{list(out.shape)} in float64", type="RuntimeError")
         return float(np.sum(v * out))
 
-    from . import dtypes
-
-    previous = dtypes.get_default_dtype()
-    try:
-        return _compare(wrt, base, first, objective, CheckResult(eps=eps, atol=atol, rtol=rtol))
-    finally:
-        dtypes.set_default_dtype(previous)
+    return _compare(wrt, base, first, objective, CheckResult(eps=eps, atol=atol, rtol=rtol))
 
 
 def _compare(wrt, base, first, objective, out: CheckResult) -> CheckResult:

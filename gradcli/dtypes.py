@@ -1,7 +1,8 @@
 """Data types: PyTorch's names, default dtype and type-promotion rules on top of numpy dtypes.
 
 A :class:`DType` wraps a numpy dtype and prints as PyTorch does (``torch.float32``). The default floating
-dtype is float32, as in PyTorch, and can be changed with :func:`set_default_dtype` (``--dtype float64``).
+dtype is float32, as in PyTorch, and can be changed with :func:`set_default_dtype` (``--dtype float64``). It
+belongs to the active run context (:mod:`gradcli.context`, which swaps it when a context is activated).
 
 Type promotion follows PyTorch's ``at::result_type`` (c10/core/ScalarType.h and
 aten/src/ATen/native/TypeProperties.cpp), which differs from numpy's: operands are ranked as tensors with
@@ -56,16 +57,19 @@ NAMES = {d.name: d for d in ALL}
 NAMES.update({"half": float16, "float": float32, "double": float64, "short": int16, "int": int32,
               "long": int64})
 
+#: The default floating dtype of the active run context (a holder that gradcli.context swaps).
 _default = float32
 
 
 def get_default_dtype() -> DType:
-    """The default floating dtype (float32 unless changed), as ``torch.get_default_dtype()``."""
+    """The default floating dtype of the active run context (float32 unless changed), as
+    ``torch.get_default_dtype()``."""
     return _default
 
 
 def set_default_dtype(d) -> None:
-    """Set the default floating dtype; accepts a DType, a numpy dtype or a name (float32 or float64 only).
+    """Set the default floating dtype of the active run context; accepts a DType, a numpy dtype or a name
+    (float32 or float64 only).
 
     Raises:
         TypeError: for a non-floating dtype, with PyTorch's message.

@@ -23,6 +23,10 @@ time        300             wall-clock seconds of the ``gradcli`` process (of ea
 ``memory`` and ``time`` are process guards that only the ``gradcli`` command installs (they would affect a
 host program); the others apply wherever gradcli's engine and language run. Library users change them with
 :func:`configure`.
+
+This module supplies the numbers and the errors; the limits are part of the run context
+(:mod:`gradcli.context`), and the checks are made where the work is: by the ops, the language, and the
+autograd engine, which counts the graph nodes of a program run (``graph_nodes``).
 """
 
 from __future__ import annotations
@@ -96,12 +100,9 @@ class Limits:
         return asdict(self)
 
 
-#: The active limits. Hot paths read attributes of this object; :func:`configure` replaces it.
+#: The limits of the active run context (:mod:`gradcli.context`, which swaps this holder when a context is
+#: activated). Hot paths read attributes of this object; :func:`configure` replaces it.
 current = Limits()
-
-#: Graph nodes with a sequence number at or above this fail (see :func:`begin_run`).
-graph_stop = UNLIMITED
-_graph_base = 0
 
 _SUFFIX = {"": 1, "k": 1024, "m": 1024 ** 2, "g": 1024 ** 3, "t": 1024 ** 4}
 _VALUE_RE = re.compile(r"^\s*([0-9][0-9_]*(?:\.[0-9]*)?(?:[eE][+]?[0-9]+)?)\s*([kKmMgGtT]?)(?:i?[bB])?\s*$")
@@ -142,8 +143,8 @@ def parse_option(text: str) -> tuple[str, int]:
 
 
 def configure(overrides: dict | None = None, environ=None) -> Limits:
-    """Set the active limits: defaults, then ``GRADCLI_MAX_*`` environment variables, then ``overrides``
-    (name → int). Returns the new :data:`current`.
+    """Set the limits of the active run context: defaults, then ``GRADCLI_MAX_*`` environment variables, then
+    ``overrides`` (name → int). Returns the new :data:`current`.
 
     Raises:
         InputError: for a malformed environment variable.
@@ -294,35 +295,6 @@ def check_file_size(size: int, name: str, stream: bool = False) -> None:
     """
     if size > current.file_bytes:
         raise exceeded("file_bytes", f"{name} is {'more than ' if stream else ''}{size - stream:,} bytes")
-
-
-# ---------------------------------------------------------------------------------------------- graph nodes
-def begin_run() -> None:
-    """Start counting the graph nodes of a program run (the engine calls :func:`graph_exceeded` when the
-    count passes ``graph_nodes``)."""
-    global graph_stop, _graph_base
-    from . import autograd
-
-    _graph_base = next(autograd._sequence)
-    graph_stop = _graph_base + current.graph_nodes if current.graph_nodes < UNLIMITED else UNLIMITED
-
-
-def end_run() -> None:
-    """Stop counting graph nodes (outside program runs the engine is not limited)."""
-    global graph_stop
-    graph_stop = UNLIMITED
-
-
-def graph_exceeded(seq: int):
-    """Raise the error for a graph that grew past ``graph_nodes`` (called by the engine when a node's
-    sequence number reaches :data:`graph_stop`).
-
-    Raises:
-        LimitError: always.
-    """
-    global graph_stop
-    graph_stop = UNLIMITED  # report once; the run ends with this error
-    raise exceeded("graph_nodes", f"the program recorded more than {seq - _graph_base:,} autograd graph nodes")
 
 
 # ------------------------------------------------------------------------------------------ process guards

@@ -11,12 +11,11 @@ VS Code and Spyder (``# %%``). Nothing here parses command-line options or write
 
 from __future__ import annotations
 
-import contextlib
 import re
 from dataclasses import dataclass, field
 
 from . import dtypes
-from .errors import EXIT_EVAL, EXIT_OK, GradcliError, InputError
+from .errors import EXIT_EVAL, EXIT_OK, GradcliError
 
 # A line that starts a notebook cell: "# In[3]:", "# In [ ]:", "# %%", "# %% [markdown]" ...
 CELL_MARKER = re.compile(r"^#\s*(?:%%|In\s*\[[^\]\n]*\]:)")
@@ -110,31 +109,19 @@ def run_program(req: RunRequest, *, write, warn, report) -> RunResult:
         InputError: a bad ``dtype`` or ``seed`` (exit code 2).
         GradcliSyntaxError: the program does not parse (exit code 2); nothing has run.
     """
+    from .calculator import run_context, seed_context
     from .language.build import build_program
     from .language.interpreter import Interpreter
-    from .ops import creation
     from .printing import format_display
 
-    try:
-        dtypes.set_default_dtype(req.dtype)
-    except TypeError:
-        raise InputError(f"--dtype must be float32 or float64, got {req.dtype!r}", type="UsageError") from None
+    ctx = run_context(req.dtype, anomaly=req.anomaly)  # the run's own context: nothing it sets leaks out
     program = build_program(req.source, req.filename)
     if req.seed is not None:
-        try:
-            creation.manual_seed(req.seed)
-        except (ValueError, TypeError, OverflowError):
-            raise InputError(f"--seed must be a non-negative integer, got {req.seed}", type="UsageError") from None
+        seed_context(ctx, req.seed)
     shown = displayed_statements(program, req.source) if req.notebook else set()
     interp = Interpreter(write=write, warn=warn, max_steps=req.max_steps)
     result = RunResult()
-    if req.anomaly:
-        from .anomaly import detect_anomaly
-
-        guard = detect_anomaly()
-    else:
-        guard = contextlib.nullcontext()
-    with guard, interp.running(program):
+    with ctx, interp.running(program):
         for stmt in program.body:
             try:
                 value = interp.exec_top(stmt)

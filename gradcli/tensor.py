@@ -1,8 +1,10 @@
 """The Tensor: a numpy array plus what autograd needs (requires_grad, grad, grad_fn).
 
-Operators (``+ - * / @ ** -x``, comparisons) and op methods (``x.sum()``, ``x.pow(2)``, ``x.T``) are installed
-on :class:`Tensor` by the op table (:mod:`gradcli.ops`), where each op is declared once with its derivative.
-This module holds only what is not an op: metadata, autograd entry points, conversion and printing.
+The layer under the engine: the Tensor's data and metadata, its version counter (:mod:`gradcli.versions`),
+dimension indices (:func:`normalize_dim`) and the conversion of Python data (:func:`to_tensor`). What needs the
+layers above is installed on :class:`Tensor` by them, so that nothing here imports upward: ``backward`` by the
+engine (:mod:`gradcli.autograd`), operators (``+ - * / @ ** -x``, comparisons) and op methods (``x.sum()``,
+``x.pow(2)``, ``x.T``) by the op table (:mod:`gradcli.ops`), where each op is declared once with its derivative.
 
 Semantics and messages follow ``torch.Tensor`` (PyTorch 2.13).
 """
@@ -10,10 +12,12 @@ Semantics and messages follow ``torch.Tensor`` (PyTorch 2.13).
 from __future__ import annotations
 
 import warnings
+import weakref
 
 import numpy as np
 
-from . import dtypes
+from . import dtypes, versions
+from .printing import format_tensor
 
 _NONLEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
@@ -81,8 +85,6 @@ class Tensor:
         """The shape, or the size of one dimension (negative ``dim`` counts from the end), as torch.Tensor.size."""
         if dim is None:
             return Size(self.data.shape)
-        from .ops._core import normalize_dim
-
         return self.data.shape[normalize_dim(dim, self.data.ndim)]
 
     @property
@@ -145,29 +147,6 @@ class Tensor:
                 raise RuntimeError("assigned grad has data of a different type")
         self._grad = value
 
-    def backward(self, gradient=None, retain_graph: bool | None = None, create_graph: bool = False,
-                 inputs=None) -> None:
-        """Accumulate the gradient of this tensor into ``.grad`` of the leaves it depends on.
-
-        Args:
-            gradient: v of the vector-Jacobian product, same shape as this tensor; may be omitted for
-                tensors with one element (it is then 1).
-            retain_graph: keep saved buffers for another backward; defaults to ``create_graph``.
-            create_graph: record the backward pass so that gradients can be differentiated again.
-            inputs: accumulate only into these leaves.
-
-        Raises:
-            RuntimeError: with PyTorch's messages, for a non-scalar output without ``gradient``, a gradient
-                of the wrong shape, an output that does not require grad, or a second backward through
-                freed buffers.
-
-        Matches torch.Tensor.backward.
-        """
-        from .autograd import backward
-
-        backward([self], None if gradient is None else [gradient], retain_graph=retain_graph,
-                 create_graph=create_graph, inputs=inputs)
-
     def detach(self) -> "Tensor":
         """A new leaf sharing this tensor's data, with requires_grad False (torch.Tensor.detach)."""
         return Tensor(self.data)
@@ -204,8 +183,6 @@ class Tensor:
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self.grad_fn is not None and not self._retains_grad:
-            import weakref
-
             self._retains_grad = True
             fn = self.grad_fn
             # an output of a node with several keeps its weak reference on its own edge (autograd.OutputEdge)
@@ -219,10 +196,9 @@ class Tensor:
     @property
     def _version(self) -> int:
         """How many times this tensor's memory (shared with its views) was modified in place: PyTorch's version
-        counter (see :mod:`gradcli.ops.inplace`; the in-place methods ``add_``, ``zero_``, ... live there)."""
-        from .ops.inplace import version
-
-        return version(self.data)
+        counter (:mod:`gradcli.versions`; the in-place methods ``add_``, ``zero_``, ... are in
+        :mod:`gradcli.ops.inplace`)."""
+        return versions.version(self.data)
 
     # ---------------------------------------------------------------------------------------- conversions
     def item(self):
@@ -282,11 +258,86 @@ class Tensor:
         return (self[i] for i in range(self.data.shape[0]))
 
     def __repr__(self) -> str:
-        from .printing import format_tensor
-
         fn = self.grad_fn
         return format_tensor(self.data, requires_grad=self.requires_grad and fn is None,
                              grad_fn=None if fn is None else fn.name(),
                              default_dtype=dtypes.get_default_dtype().np)
 
     __str__ = __repr__
+
+
+def to_tensor(value, dtype=None) -> Tensor:
+    """Convert a Tensor, number, nested list/tuple of numbers or numpy array to a Tensor.
+
+    Numbers and lists get ``torch.tensor``'s dtype inference (bool, int64, or the default float); ``dtype``
+    overrides it. A Tensor is returned as is (cast if ``dtype`` differs).
+
+    Raises:
+        TypeError: for values that are not numeric.
+        ValueError: for ragged nested lists.
+    """
+    if type(value) is Tensor:
+        if dtype is not None and value.data.dtype != dtype:
+            return Tensor(value.data.astype(dtype))
+        return value
+    if isinstance(value, np.ndarray):
+        dtypes.from_numpy(value.dtype)
+        return Tensor(value if dtype is None else value.astype(dtype))
+    if dtype is None:
+        dtype = dtypes.infer_dtype(value)
+    if isinstance(value, (list, tuple)) and _contains_tensor(value):
+        value = _unwrap(value)
+    try:
+        arr = np.array(value, dtype=dtype)
+    except ValueError as e:
+        if "inhomogeneous" in str(e) or "sequence" in str(e):
+            raise ValueError("expected sequence of equal length lists (ragged nested list)") from None
+        raise
+    return Tensor(arr)
+
+
+def _contains_tensor(seq) -> bool:
+    return any(isinstance(v, Tensor) or (isinstance(v, (list, tuple)) and _contains_tensor(v)) for v in seq)
+
+
+def _unwrap(seq):
+    out = []
+    for v in seq:
+        if isinstance(v, Tensor):
+            out.append(v.data.tolist())
+        elif isinstance(v, (list, tuple)):
+            out.append(_unwrap(v))
+        else:
+            out.append(v)
+    return out
+
+
+def normalize_dim(dim: int, ndim: int) -> int:
+    """A dimension index in ``[-ndim, ndim)`` made non-negative (0-d tensors accept -1 and 0).
+
+    Raises:
+        IndexError: PyTorch's "Dimension out of range (expected to be in range of [a, b], but got d)".
+    """
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        raise TypeError(f"dim must be an int, not {type(dim).__name__}")
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim + n if dim < 0 else dim
+
+
+def normalize_dims(dim, ndim: int):
+    """``dim`` (None, an int, or a sequence of ints) as a sorted tuple of non-negative axes (None: all).
+
+    Raises:
+        IndexError: for a dimension out of range; RuntimeError for a repeated dimension (PyTorch's texts).
+    """
+    if dim is None:
+        return None
+    if isinstance(dim, (list, tuple)):
+        axes = tuple(normalize_dim(d, ndim) for d in dim)
+        if len(set(axes)) != len(axes):
+            raise RuntimeError(f"dim {axes[0]} appears multiple times in the list of dims")
+        return tuple(a for a in axes if a < ndim) if ndim else ()
+    d = normalize_dim(dim, ndim)
+    return (d,) if ndim else ()

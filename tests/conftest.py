@@ -1,10 +1,12 @@
-"""Shared test fixtures: every test starts with float32 as the default dtype and numpy's warnings off (as the
-CLI runs)."""
+"""Shared test fixtures: every test runs in a fresh run context (float32 default dtype, default limits, grad
+mode on, anomaly mode off, its own random generator) with numpy's warnings off (as the CLI runs), so that
+nothing a test sets reaches the next one."""
 
 import numpy as np
 import pytest
 
-import gradcli as G
+from gradcli import limits
+from gradcli.context import RunContext
 
 
 @pytest.fixture
@@ -14,20 +16,10 @@ def torch():
 
 
 @pytest.fixture(autouse=True)
-def _default_dtype():
-    G.set_default_dtype(G.float32)
+def _fresh_context():
     old = np.seterr(all="ignore")
-    yield
-    np.seterr(**old)
-    G.set_default_dtype(G.float32)
-
-
-@pytest.fixture(autouse=True)
-def _default_limits():
-    """Every test starts and ends with the default limits (a CLI test may have changed them)."""
-    from gradcli import limits
-
-    limits.current = limits.Limits()
-    yield
-    limits.current = limits.Limits()
-    limits.end_run()
+    try:
+        with RunContext(limits=limits.Limits()):
+            yield
+    finally:
+        np.seterr(**old)

@@ -106,13 +106,13 @@ class Interpreter:
         # nesting, and this limit leaves room for it (a RecursionError that still happens is reported).
         old_limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(old_limit, min(12 * self.max_depth + 2000, RECURSION_LIMIT)))
-        limits.begin_run()
+        autograd.start_node_budget(limits.current.graph_nodes)
         if anomaly.enabled():
             self.eval_expr = self._eval_recording_positions
         try:
             yield self
         finally:
-            limits.end_run()
+            autograd.stop_node_budget()
             sys.setrecursionlimit(old_limit)
             self.__dict__.pop("eval_expr", None)
 

@@ -41,9 +41,10 @@ import operator
 
 import numpy as np
 
-from .. import autograd, dtypes, limits
-from ..autograd import MultiNode, Node, _mode
-from ..tensor import REQUIRES_GRAD_DTYPE_ERROR, Tensor
+from .. import dtypes, limits
+from ..autograd import MultiNode, Node
+from ..context import state as _state
+from ..tensor import REQUIRES_GRAD_DTYPE_ERROR, Tensor, normalize_dim, normalize_dims, to_tensor  # noqa: F401
 
 #: Every callable of the language and of ``import gradcli``, by PyTorch name: Op instances and plain
 #: functions (creation functions, grad modes). Filled by the op modules at import time.
@@ -294,52 +295,6 @@ def positional(o: Op, nargs: int):
     return f
 
 
-def to_tensor(value, dtype=None) -> Tensor:
-    """Convert a Tensor, number, nested list/tuple of numbers or numpy array to a Tensor.
-
-    Numbers and lists get ``torch.tensor``'s dtype inference (bool, int64, or the default float); ``dtype``
-    overrides it. A Tensor is returned as is (cast if ``dtype`` differs).
-
-    Raises:
-        TypeError: for values that are not numeric.
-        ValueError: for ragged nested lists.
-    """
-    if type(value) is Tensor:
-        if dtype is not None and value.data.dtype != dtype:
-            return Tensor(value.data.astype(dtype))
-        return value
-    if isinstance(value, np.ndarray):
-        dtypes.from_numpy(value.dtype)
-        return Tensor(value if dtype is None else value.astype(dtype))
-    if dtype is None:
-        dtype = dtypes.infer_dtype(value)
-    if isinstance(value, (list, tuple)) and _contains_tensor(value):
-        value = _unwrap(value)
-    try:
-        arr = np.array(value, dtype=dtype)
-    except ValueError as e:
-        if "inhomogeneous" in str(e) or "sequence" in str(e):
-            raise ValueError("expected sequence of equal length lists (ragged nested list)") from None
-        raise
-    return Tensor(arr)
-
-
-def _contains_tensor(seq) -> bool:
-    return any(isinstance(v, Tensor) or (isinstance(v, (list, tuple)) and _contains_tensor(v)) for v in seq)
-
-
-def _unwrap(seq):
-    out = []
-    for v in seq:
-        if isinstance(v, Tensor):
-            out.append(v.data.tolist())
-        elif isinstance(v, (list, tuple)):
-            out.append(_unwrap(v))
-        else:
-            out.append(v)
-    return out
-
-
 def _is_number(v) -> bool:
     return isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating))
 
@@ -387,7 +342,7 @@ def _apply(o: Op, args, params=None):
                         return _tuple_output(o, out, args, (da,) if n == 1 else (da, db), dtype)
                     out = np.asarray(out)
                 odt = out.dtype
-                if not (o.differentiable and _mode.enabled and (odt is dtype or odt.kind == "f")):
+                if not (o.differentiable and _state.grad_enabled and (odt is dtype or odt.kind == "f")):
                     return Tensor(out)
                 # edges: the node that made each input, the input itself if it is a leaf that requires grad,
                 # None if it does not require grad (``t.grad_fn or t``: a Node is always true)
@@ -521,7 +476,7 @@ def _multi_output(o: Op, out, args, datas, dtype) -> tuple:
     :class:`~gradcli.autograd.MultiNode` (each tensor's ``output_nr`` its index), when recording."""
     outs = [x if type(x) is np.ndarray else np.asarray(x) for x in out]
     n = o.ninputs
-    if not (o.differentiable and _mode.enabled and outs and outs[0].dtype.kind == "f" and
+    if not (o.differentiable and _state.grad_enabled and outs and outs[0].dtype.kind == "f" and
             any(type(t) is Tensor and t.requires_grad for t in args[:n])):
         return tuple(Tensor(x) for x in outs)
     if o.vjp is None:
@@ -609,7 +564,7 @@ def _wrap_output(o: Op, out, args, datas, dtype):
     if type(out) is not np.ndarray:
         out = np.asarray(out)
     odt = out.dtype
-    if not (o.differentiable and _mode.enabled and odt.kind == "f"):
+    if not (o.differentiable and _state.grad_enabled and odt.kind == "f"):
         return Tensor(out)
     # edges as in _apply
     n = o.ninputs
@@ -650,37 +605,6 @@ def _node(o: Op, out, odt, edges, params, datas, dtype):
     return Node(o, edges, saved, params,
                 tuple([None if d is None else _shape(d.shape) for d in datas]) if o.needs_shapes else None,
                 _shape(out.shape), odt, node_dtype)
-
-
-def normalize_dim(dim: int, ndim: int) -> int:
-    """A dimension index in ``[-ndim, ndim)`` made non-negative (0-d tensors accept -1 and 0).
-
-    Raises:
-        IndexError: PyTorch's "Dimension out of range (expected to be in range of [a, b], but got d)".
-    """
-    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
-        raise TypeError(f"dim must be an int, not {type(dim).__name__}")
-    n = max(ndim, 1)
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    return dim + n if dim < 0 else dim
-
-
-def normalize_dims(dim, ndim: int):
-    """``dim`` (None, an int, or a sequence of ints) as a sorted tuple of non-negative axes (None: all).
-
-    Raises:
-        IndexError: for a dimension out of range; RuntimeError for a repeated dimension (PyTorch's texts).
-    """
-    if dim is None:
-        return None
-    if isinstance(dim, (list, tuple)):
-        axes = tuple(normalize_dim(d, ndim) for d in dim)
-        if len(set(axes)) != len(axes):
-            raise RuntimeError(f"dim {axes[0]} appears multiple times in the list of dims")
-        return tuple(a for a in axes if a < ndim) if ndim else ()
-    d = normalize_dim(dim, ndim)
-    return (d,) if ndim else ()
 
 
 def check_requires_grad(data: np.ndarray, requires_grad: bool) -> None:

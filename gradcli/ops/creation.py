@@ -17,24 +17,18 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes, limits
+from .. import context, dtypes, limits
 from ..tensor import Tensor
 from ._core import check_requires_grad, install_method, register
 
-_rng = None  # made on first use: importing numpy.random costs start-up time that most programs never use
-
-
-def _generator():
-    global _rng
-    if _rng is None:
-        _rng = np.random.default_rng()
-    return _rng
+# the active run context's generator, made on first use (importing numpy.random costs start-up time)
+_generator = context.generator
 
 
 def manual_seed(seed: int) -> None:
-    """Seed the generator behind rand/randn/randint and their *_like forms (torch.manual_seed)."""
-    global _rng
-    _rng = np.random.default_rng(int(seed))
+    """Seed the generator behind rand/randn/randint and their *_like forms in the active run context
+    (torch.manual_seed)."""
+    context.manual_seed(seed)
 
 
 def _leaf(data: np.ndarray, requires_grad: bool) -> Tensor:

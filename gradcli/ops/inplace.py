@@ -23,15 +23,15 @@ may share it: the version counter guards them.
 
 The version counter: each in-place write counts as a modification of the buffer it wrote (the root
 ``ndarray.base`` of the tensor's data, shared by every view, as PyTorch's counter is shared by a storage's
-views). The registry of modifications is empty until the first in-place write, and only then does backward
-check (:func:`check_saved`, installed as ``autograd.saved_check``) that no value a node saved was modified after
-the node was made, raising PyTorch's "one of the variables needed for gradient computation has been modified by
-an inplace operation" otherwise. So programs without in-place operations pay nothing for it.
+views; the registry is :mod:`gradcli.versions`). The registry of modifications is empty until the first in-place
+write, and only then does backward check (:func:`check_saved`, installed as ``autograd.saved_check``) that no
+value a node saved was modified after the node was made, raising PyTorch's "one of the variables needed for
+gradient computation has been modified by an inplace operation" otherwise. So programs without in-place
+operations pay nothing for it.
 """
 
 from __future__ import annotations
 
-import array
 import bisect
 import re
 import sys
@@ -39,8 +39,9 @@ import weakref
 
 import numpy as np
 
-from .. import autograd
-from ..autograd import _FREED, MultiNode, Node, OutputEdge, _mode
+from .. import autograd, versions
+from ..autograd import _FREED, MultiNode, Node, OutputEdge
+from ..context import state as _state
 from ..tensor import Tensor
 from ._core import _broadcast_message, install_method, op
 from .elementwise import add, clamp, div, mul, pow, sub
@@ -64,70 +65,15 @@ _C_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "in
 
 
 # ------------------------------------------------------------------------------------------ version counter
-class _Record:
-    """The modifications of one buffer: ``positions`` (the value of the node sequence counter when each was
-    made: nodes with a smaller ``seq`` were made before it; 8 bytes each, so a training loop's updates cost
-    little) and, for those that were recorded, (position, name) of the node that became the modified tensor's
-    grad_fn (names, not nodes: the registry must not keep graphs alive)."""
-
-    __slots__ = ("ref", "positions", "recorded")
-
-    def __init__(self, root: np.ndarray):
-        self.ref = weakref.ref(root)
-        self.positions = array.array("q")
-        self.recorded = []
-
-
-#: id(root buffer) -> _Record; empty until the first in-place write.
-_modified: dict = {}
-_prune_at = 64
-
-
-def _root(a: np.ndarray) -> np.ndarray:
-    """The array that owns ``a``'s memory (following ``ndarray.base``), shared by all views of it."""
-    b = a.base
-    while type(b) is np.ndarray:
-        a, b = b, b.base
-    return a
-
-
-def _record(a: np.ndarray, create: bool = False):
-    root = _root(a)
-    rec = _modified.get(id(root))
-    if rec is not None and rec.ref() is not root:  # an entry of a dead buffer whose id was reused
-        del _modified[id(root)]
-        rec = None
-    if rec is None and create:
-        global _prune_at
-        if len(_modified) >= _prune_at:
-            for k in [k for k, r in _modified.items() if r.ref() is None]:
-                del _modified[k]
-            _prune_at = max(64, 2 * len(_modified))
-        rec = _modified[id(root)] = _Record(root)
-        autograd.saved_check = check_saved
-    return rec
-
-
-def _next_seq() -> int:
-    # the next node sequence number, without using one up (itertools.count's state)
-    return autograd._sequence.__reduce__()[1][0]
+# The registry of modifications is gradcli.versions (the tensor layer: Tensor._version reads it).
 
 
 def bump(a: np.ndarray, node=None) -> None:
     """Count one in-place modification of ``a``'s buffer; ``node`` is the tensor's new grad_fn if recorded."""
-    rec = _record(a, create=True)
-    pos = _next_seq()
-    rec.positions.append(pos)
-    if node is not None:
-        rec.recorded.append((pos, _short_name(node)))
+    versions.bump(a, autograd.peek_sequence(), None if node is None else _short_name(node))
 
 
-def version(a: np.ndarray) -> int:
-    """How many times ``a``'s buffer was modified in place (PyTorch's ``Tensor._version``)."""
-    if not _modified:
-        return 0
-    rec = _record(a)
-    return 0 if rec is None else len(rec.positions)
+version = versions.version
 
 
 def _type_string(a: np.ndarray) -> str:
@@ -166,8 +112,7 @@ def check_saved(roots) -> None:
     expected version 0 instead. Hint: ..." (the "which is" part names the tensor's current grad_fn, or the node
     itself for a saved result, and is absent for leaves and constants).
     """
-    if not _modified:
-        autograd.saved_check = None
+    if not versions.modified:
         return
     stack = [r.grad_fn for r in roots if r.grad_fn is not None]
     seen = set()
@@ -181,7 +126,7 @@ def check_saved(roots) -> None:
             marked = None
             for slot, a in enumerate(saved):
                 if type(a) is np.ndarray:
-                    rec = _record(a)
+                    rec = versions.record(a)
                     if rec is not None and rec.positions[-1] > node.seq:
                         if marked is None:
                             marked = list(saved)
@@ -197,7 +142,7 @@ def check_saved(roots) -> None:
                 stack.append(e)
 
 
-def _modified_message(node, slot: int, a: np.ndarray, rec: _Record) -> str:
+def _modified_message(node, slot: int, a: np.ndarray, rec: versions.Record) -> str:
     expected = bisect.bisect_right(rec.positions, node.seq)
     current = len(rec.positions)
     owner = None  # (output_nr, grad_fn name) of the tensor the value belongs to
@@ -225,6 +170,9 @@ def _short_name(node) -> str:
     # C++-only nodes by their full name ("output 0 of torch::autograd::CopySlices")
     name = autograd.torch_name(node)
     return name if name.startswith("torch::") else re.sub(r"Backward\d*$", "", name)
+
+
+autograd.saved_check = check_saved  # the engine calls it before a backward, while some buffer was modified
 
 
 # --------------------------------------------------------------------------------------------- the write
@@ -315,7 +263,7 @@ def apply(t: Tensor, compute, others=(), *, cast: str = "scalar", anomaly_mark=N
             overlapping memory, a result of another shape or of a dtype that cannot be cast.
         NotImplementedError: for a recorded operation on a tensor whose memory is shared (see the module docs).
     """
-    enabled = _mode.enabled
+    enabled = _state.grad_enabled
     fn = t.grad_fn
     if enabled:
         if type(fn) is MultiNode:
@@ -546,7 +494,7 @@ def setitem(t: Tensor, key, value) -> None:
         NotImplementedError: for a recorded assignment into a tensor whose memory is shared with another live
             tensor (see :func:`apply`).
     """
-    enabled = _mode.enabled
+    enabled = _state.grad_enabled
     if enabled:
         view, advanced = _setitem_kind(key, t.data.shape)
         if t.requires_grad and t.grad_fn is None:  # t[key] is a view of t: PyTorch's words for it

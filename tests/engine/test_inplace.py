@@ -698,23 +698,28 @@ def test_inplace_keeps_identity_and_aliases():
     assert w.grad is g and w.data is data and w.is_leaf and w.requires_grad
 
 
-def test_no_check_cost_until_an_inplace_write():
-    # the backward check is installed only once a buffer was modified in place (benchmarks rely on it)
-    from gradcli import autograd
+def test_no_check_cost_until_an_inplace_write(monkeypatch):
+    # backward checks saved values only once a buffer was modified in place (benchmarks rely on it)
+    from gradcli import autograd, versions
     from gradcli.ops import inplace
 
-    saved = dict(inplace._modified)
-    inplace._modified.clear()
-    autograd.saved_check = None
+    assert autograd.saved_check is inplace.check_saved  # installed by the in-place ops
+    calls = []
+    monkeypatch.setattr(autograd, "saved_check", lambda roots: calls.append(roots))
+    saved = dict(versions.modified)
+    versions.modified.clear()
     try:
         x = G.ones(3, requires_grad=True)
         (x * x).sum().backward()
-        assert autograd.saved_check is None
+        assert calls == [] and not versions.modified
         y = G.ones(3)
         y += 1
-        assert autograd.saved_check is inplace.check_saved
+        assert versions.modified
+        (x * x).sum().backward()
+        assert len(calls) == 1
     finally:
-        inplace._modified.update(saved)
+        versions.modified.clear()
+        versions.modified.update(saved)
 
 
 def test_gradcheck_through_recorded_inplace():

@@ -24,14 +24,6 @@ from helpers import ROOT
 runner = CliRunner()
 
 
-@pytest.fixture(autouse=True)
-def _default_limits():
-    """Each test starts and ends with the default limits (the commands configure them in-process)."""
-    limits.configure()
-    yield
-    limits.configure()
-
-
 def gc(*args, input=None, env=None):
     return runner.invoke(app, list(args), input=input, env=env)
 
@@ -125,9 +117,9 @@ def test_run_anomaly_names_the_op_and_the_line_like_pytorch(tmp_path):
             (torch.sqrt(x * 1) * 0).sum().backward()
     assert lines[3] == f"RuntimeError: {e.value}"
     assert r.stdout == ""
-    from gradcli import autograd
+    from gradcli import anomaly
 
-    assert autograd.anomaly_hook is None  # off again after the run
+    assert not anomaly.enabled()  # off again after the run
 
 
 def test_run_debug_shows_the_internal_traceback(tmp_path):

@@ -1,0 +1,343 @@
+"""The package's layers: modules import each other top-down only, and never in a circle.
+
+Every module of ``gradcli`` is parsed with :mod:`ast` (nothing is imported), and every import statement counts,
+at any depth (inside functions and methods too), absolute or relative; ``from . import x`` counts as an import
+of the module ``x`` when there is one, else of the package. From these the test builds the module graph and
+fails on
+
+* any cycle (reported with the import statements that close it), and
+* any import from a lower layer to a higher one (:data:`LAYERS`).
+
+A lower layer that needs something from a higher one gets it installed from above (the op table installs
+Tensor's operators and methods, the engine installs ``Tensor.backward``, the in-place ops install the check of
+saved values). Function-local imports remain only to defer heavy or optional dependencies (rich, lark, typer,
+numpy.random, resource, signal), and must not go upward either.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import gradcli
+
+PACKAGE = Path(gradcli.__file__).parent
+
+#: The layers, bottom first: a module may import modules of its own layer (without a cycle) and of lower ones.
+LAYER_NAMES = [
+    "foundations: errors, dtypes, printing of arrays, PyTorch's names",  # 0
+    "limits: the numbers and the errors",  # 1
+    "run context",  # 2
+    "tensor: data, version counter, dims, conversion",  # 3
+    "autograd: nodes, engine, grad modes, node budget, anomaly mode",  # 4
+    "ops/_core: declaring and applying an op",  # 5
+    "op families, the op table and the library API",  # 6
+    "language: grammar, program, interpreter, input specs",  # 7
+    "calculator, runner, check, batch entries, results",  # 8
+    "render: tables, JSON, schemas",  # 9
+    "commands: cli, the batch command and its runner",  # 10
+]
+
+#: Module (or package prefix ending in ".*") -> layer (an index of LAYER_NAMES). The most specific entry wins.
+LAYERS = {
+    "gradcli.errors": 0,
+    "gradcli.dtypes": 0,
+    "gradcli.printing": 0,
+    "gradcli.torch_names": 0,
+    "gradcli.limits": 1,
+    "gradcli.context": 2,
+    "gradcli.tensor": 3,
+    "gradcli.versions": 3,
+    "gradcli.autograd": 4,
+    "gradcli.anomaly": 4,
+    "gradcli.ops._core": 5,
+    "gradcli.ops": 6,
+    "gradcli.ops.*": 6,
+    "gradcli": 6,  # the library API: re-exports the engine and the op table
+    "gradcli.language": 7,
+    "gradcli.language.*": 7,
+    "gradcli.calculator": 8,
+    "gradcli.runner": 8,
+    "gradcli.check": 8,
+    "gradcli.catalog": 8,
+    "gradcli.result": 8,
+    "gradcli.batch.entries": 8,
+    "gradcli.render": 9,
+    "gradcli.render.*": 9,
+    "gradcli.schemas": 9,
+    "gradcli.schemas.*": 9,
+    # batch's runner renders each entry where it runs (in --jobs workers), so it sits with the commands
+    "gradcli.batch": 10,
+    "gradcli.batch.*": 10,
+    "gradcli.cli": 10,
+    "gradcli.__main__": 10,
+}
+
+#: Imports the op layer's own restructuring (issue 12, helper OPS) removes: function-local imports between op
+#: families that still close a circle inside gradcli/ops/. Each entry must still exist (the test says when it
+#: can go); anything else, and any top-level import, counts.
+PENDING_OPS_EDGES = {("gradcli.ops.shape", "gradcli.ops.reduction")}
+
+
+def module_files(package: Path = PACKAGE) -> dict[str, tuple[Path, bool]]:
+    """Module name -> (file, is a package's ``__init__``) for every ``.py`` file under ``package``."""
+    root = package.parent
+    mods = {}
+    for path in sorted(package.rglob("*.py")):
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        is_pkg = parts[-1] == "__init__"
+        if is_pkg:
+            parts.pop()
+        mods[".".join(parts)] = (path, is_pkg)
+    return mods
+
+
+class Import:
+    """One import of a package module by another: where it is and whether it is inside a function."""
+
+    def __init__(self, source: str, target: str, path: Path, line: int, local: bool):
+        self.source, self.target, self.path, self.line, self.local = source, target, path, line, local
+
+    def __repr__(self) -> str:
+        where = "function-local " if self.local else ""
+        return f"{self.source} -> {self.target} ({where}import at {self.path.name}:{self.line})"
+
+
+def _targets(node, module: str, is_pkg: bool, mods: dict, top: str) -> list[str]:
+    """The package modules an Import/ImportFrom node imports."""
+    if isinstance(node, ast.Import):
+        names = [a.name for a in node.names]
+    else:
+        if node.level:
+            base = module.split(".") if is_pkg else module.split(".")[:-1]
+            if node.level > 1:
+                base = base[:len(base) - (node.level - 1)]
+            prefix = ".".join(base + ([node.module] if node.module else []))
+        else:
+            prefix = node.module or ""
+        # ``from pkg import name``: the submodule pkg.name if there is one, else pkg itself
+        names = [f"{prefix}.{a.name}" if f"{prefix}.{a.name}" in mods else prefix for a in node.names]
+    out = []
+    for name in names:
+        if name != top and not name.startswith(top + "."):
+            continue
+        while name not in mods and "." in name:  # ``import gradcli.ops._core.X`` style: the nearest module
+            name = name.rsplit(".", 1)[0]
+        if name in mods:
+            out.append(name)
+    return out
+
+
+def collect_imports(package: Path = PACKAGE) -> tuple[dict, list[Import]]:
+    """The package's modules and every import between two of them (at any depth of the code)."""
+    mods = module_files(package)
+    top = package.name
+    imports = []
+    for module, (path, is_pkg) in mods.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        # which import nodes are inside a function (or a method)
+        local_nodes = set()
+        for fn in ast.walk(tree):
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                local_nodes.update(id(n) for n in ast.walk(fn) if isinstance(n, (ast.Import, ast.ImportFrom)))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                for target in dict.fromkeys(_targets(node, module, is_pkg, mods, top)):
+                    if target != module:
+                        imports.append(Import(module, target, path, node.lineno, id(node) in local_nodes))
+    return mods, imports
+
+
+def find_cycles(modules, imports: list[Import]) -> list[list[Import]]:
+    """One cycle (as the list of imports that close it) per strongly connected component of the graph: a
+    shortest one through the component's first module (breaking it may leave others: the test runs again)."""
+    graph: dict[str, dict[str, Import]] = {m: {} for m in modules}
+    for imp in imports:
+        graph[imp.source].setdefault(imp.target, imp)
+    # Tarjan's strongly connected components, iteratively
+    index, low, on_stack, stack, comps = {}, {}, set(), [], []
+    counter = 0
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(graph[start]))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(graph[w])))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    comps.append(set(comp))
+    cycles = []
+    for comp in comps:
+        # a shortest way back to the start, inside the component (breadth first)
+        start = min(comp)
+        prev = {start: None}
+        queue = [start]
+        found = None
+        while queue and found is None:
+            v = queue.pop(0)
+            for w, imp in graph[v].items():
+                if w == start:
+                    found = imp
+                    break
+                if w in comp and w not in prev:
+                    prev[w] = imp
+                    queue.append(w)
+        path = [found]
+        while prev[path[0].source] is not None:
+            path.insert(0, prev[path[0].source])
+        cycles.append(path)
+    return cycles
+
+
+def layer_of(module: str) -> int | None:
+    """The layer of ``module`` from :data:`LAYERS` (an exact entry, else the longest ``prefix.*`` entry)."""
+    if module in LAYERS:
+        return LAYERS[module]
+    parts = module.split(".")
+    for k in range(len(parts) - 1, 0, -1):
+        key = ".".join(parts[:k]) + ".*"
+        if key in LAYERS:
+            return LAYERS[key]
+    return None
+
+
+def _counted(imports: list[Import]) -> list[Import]:
+    return [i for i in imports if not (i.local and (i.source, i.target) in PENDING_OPS_EDGES)]
+
+
+# ---------------------------------------------------------------------------------------------- the checks
+def test_no_import_cycle():
+    mods, imports = collect_imports()
+    cycles = find_cycles(mods, _counted(imports))
+    assert not cycles, "import cycles (one per group of modules that import each other):\n" + "\n".join(
+        "  " + " -> ".join([c[0].source] + [i.target for i in c]) + "\n" + "\n".join(f"      {i!r}" for i in c)
+        for c in cycles)
+
+
+def test_imports_go_down_the_layers_only():
+    mods, imports = collect_imports()
+    unlisted = sorted(m for m in mods if layer_of(m) is None)
+    assert not unlisted, f"modules without a layer (add them to LAYERS in {Path(__file__).name}): {unlisted}"
+    upward = [i for i in _counted(imports) if layer_of(i.source) < layer_of(i.target)]
+    assert not upward, "imports from a lower layer to a higher one:\n" + "\n".join(
+        f"  {i!r}: layer {layer_of(i.source)} ({LAYER_NAMES[layer_of(i.source)]}) imports layer "
+        f"{layer_of(i.target)} ({LAYER_NAMES[layer_of(i.target)]})" for i in upward)
+
+
+def test_layer_table_names_existing_modules():
+    mods = module_files()
+    stale = [k for k in LAYERS if not (k[:-2] in mods if k.endswith(".*") else k in mods)]
+    assert not stale, f"LAYERS names modules that do not exist: {stale}"
+    assert all(0 <= v < len(LAYER_NAMES) for v in LAYERS.values())
+
+
+def test_pending_op_edges_still_exist():
+    # the exemption goes as soon as the op layer no longer needs it
+    _, imports = collect_imports()
+    present = {(i.source, i.target) for i in imports if i.local}
+    gone = PENDING_OPS_EDGES - present
+    assert not gone, f"remove {sorted(gone)} from PENDING_OPS_EDGES: the import is gone"
+
+
+def test_no_imports_by_name_at_runtime():
+    # importlib.import_module("gradcli.x") or __import__ would hide an edge from the checks above
+    found = []
+    for module, (path, _) in module_files().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                f = node.func
+                name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
+                if name in ("import_module", "__import__"):
+                    found.append(f"{path.name}:{node.lineno}")
+    assert not found, f"imports by name: {found}"
+
+
+def test_the_lower_layers_load_without_the_upper_ones():
+    # In a fresh interpreter, the engine's modules import alone: no op, language or command module and none of
+    # rich, lark, typer, numpy.random comes with them. (gradcli/__init__ loads the op table, so the package is
+    # set up here without running it.)
+    import subprocess
+    import sys
+
+    code = f"""
+import sys, types
+pkg = types.ModuleType("gradcli")
+pkg.__path__ = [{str(PACKAGE)!r}]
+sys.modules["gradcli"] = pkg
+import gradcli.autograd, gradcli.anomaly, gradcli.context, gradcli.tensor, gradcli.versions
+x = gradcli.tensor.Tensor(gradcli.tensor.to_tensor([1.0]).data, True)
+print(sorted(m for m in sys.modules if m.startswith(("gradcli.ops", "gradcli.language", "rich", "lark", "typer",
+                                                     "numpy.random", "gradcli.cli", "gradcli.calculator"))))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+# ------------------------------------------------------------------------------------ the checker itself
+def _package(tmp_path: Path, files: dict) -> Path:
+    pkg = tmp_path / "pkg"
+    for name, text in files.items():
+        p = pkg / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    return pkg
+
+
+def test_checker_sees_function_local_relative_and_package_imports(tmp_path):
+    pkg = _package(tmp_path, {
+        "__init__.py": "",
+        "a.py": "from . import b\n",
+        "b.py": "def f():\n    from .sub import c\n    return c\n",
+        "sub/__init__.py": "",
+        "sub/c.py": "import pkg.a\n",
+        "d.py": "from .sub import thing\n",
+        "e.py": "import numpy\nfrom pkg import d\n",
+    })
+    mods, imports = collect_imports(pkg)
+    edges = {(i.source, i.target, i.local) for i in imports}
+    assert edges == {("pkg.a", "pkg.b", False), ("pkg.b", "pkg.sub.c", True), ("pkg.sub.c", "pkg.a", False),
+                     ("pkg.d", "pkg.sub", False), ("pkg.e", "pkg.d", False)}
+    (cycle,) = find_cycles(mods, imports)
+    assert [i.source for i in cycle] == ["pkg.a", "pkg.b", "pkg.sub.c"]
+    assert cycle[1].local and cycle[1].line == 2
+
+
+def test_checker_finds_no_cycle_in_a_tree(tmp_path):
+    pkg = _package(tmp_path, {"__init__.py": "from . import a, b\n", "a.py": "from . import b\n", "b.py": ""})
+    mods, imports = collect_imports(pkg)
+    assert find_cycles(mods, imports) == []
+
+
+@pytest.mark.parametrize("module, layer", [("gradcli.ops.shape", 6), ("gradcli.ops._core", 5),
+                                           ("gradcli.language.interpreter", 7), ("gradcli.render.table", 9),
+                                           ("gradcli.batch.entries", 8), ("gradcli.batch.runner", 10),
+                                           ("gradcli.nonexistent", None)])
+def test_layer_lookup(module, layer):
+    assert layer_of(module) == layer
