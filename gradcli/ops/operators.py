@@ -33,10 +33,11 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..tensor import Tensor
-from . import (abs, add, bitwise_and, bitwise_or, bitwise_xor, eq, floor_divide, ge, gt, le, lt, matmul, mul, ne,
-               neg, pow, reciprocal, remainder, rsub, sub, true_divide)
 from ._core import positional, to_tensor
 from .elementwise import _sub as _unchecked_sub  # sub's op without its bool checks (the public sub adds them)
+from .elementwise import (abs, add, bitwise_and, bitwise_or, bitwise_xor, eq, floor_divide, ge, gt, le, lt, mul, ne,
+                          neg, pow, reciprocal, remainder, rsub, sub, true_divide)
+from .linalg import matmul
 from .inplace import add_, apply, div_, mul_, pow_, sub_
 
 

@@ -63,8 +63,10 @@ LAYERS = {
     "gradcli.check": 8,
     "gradcli.catalog": 8,
     "gradcli.result": 8,
+    "gradcli.reporting": 8,  # exceptions -> errors, exit codes and their text on stderr
     "gradcli.batch.entries": 8,
     "gradcli.render": 9,
+    "gradcli.cli_options": 10,
     "gradcli.render.*": 9,
     "gradcli.schemas": 9,
     "gradcli.schemas.*": 9,
