@@ -458,7 +458,7 @@ def test_inplace_writes_into_the_input_like_torch(fn, torch):
 
 
 # ============================================================================== the op table's notes
-MINE = ("gradcli.ops.elementwise", "gradcli.ops.activation")
+MINE = ("gradcli.ops.arithmetic", "gradcli.ops.unary", "gradcli.ops.comparison", "gradcli.ops.activation")
 
 
 def test_every_op_of_these_modules_has_a_note_and_grad_fn():
