@@ -443,12 +443,16 @@ def positional(o: Op, nargs: int):
     if nargs != o.ninputs or nargs not in (1, 2):
         raise ValueError(f"positional({o.name}, {nargs}): the op takes {o.ninputs} tensor inputs")
     rest = o.defaults[nargs:] if o.defaults is not None else ()
+    # (without parameters the argument tuple is built directly: ``(a, b, *())`` costs a list and a copy)
     if nargs == 1:
         def f(a):
-            return _apply(o, (a, *rest), rest)
-    else:
+            return _apply(o, (a, *rest), rest) if rest else _apply(o, (a,), rest)
+    elif rest:
         def f(a, b):
             return _apply(o, (a, b, *rest), rest)
+    else:
+        def f(a, b):
+            return _apply(o, (a, b), rest)
     f.__name__ = f.__qualname__ = o.name
     f.__doc__ = o.__doc__
     return f
@@ -555,27 +559,37 @@ def _apply(o: Op, args, params=None):
                 if n == 1:
                     if ea is None:
                         return Tensor(out)
-                    if type(ea) is MultiNode:  # an output of a node with several: the edge says which
-                        return Tensor(out, True, _new_node(o, _output_edges((ea,), args), params, (da,), out,
-                                                           dtype))
-                    return Tensor(out, True, _new_node(o, (ea,), params, (da,), out, dtype))
+                    edges = (ea,)
+                    if type(ea) is Node:  # Node.uses, counted here rather than in Node.__init__
+                        ea.uses += 1
+                    elif type(ea) is MultiNode:  # an output of a node with several: the edge says which
+                        edges = _output_edges(edges, args)
+                    return Tensor(out, True, _new_node(o, edges, params, (da,), out, odt, dtype, True))
                 eb = (b.grad_fn or b) if type(b) is Tensor and b.requires_grad else None
                 if ea is None and eb is None:
                     return Tensor(out)
                 edges = (ea, eb)
-                if type(ea) is MultiNode or type(eb) is MultiNode:
+                if type(ea) is Node:
+                    ea.uses += 1
+                elif type(ea) is MultiNode:
                     edges = _output_edges(edges, args)
-                return Tensor(out, True, _new_node(o, edges, params, (da, db), out, dtype))
+                if type(eb) is Node:
+                    eb.uses += 1
+                elif type(eb) is MultiNode:
+                    edges = _output_edges(edges, args)
+                return Tensor(out, True, _new_node(o, edges, params, (da, db), out, odt, dtype, True))
     return _apply_general(o, args)
 
 
-def _new_node(o: Op, edges, params, datas, out: np.ndarray, dtype) -> Node:
+def _new_node(o: Op, edges, params, datas, out: np.ndarray, odt, dtype, counted: bool = False) -> Node:
     """The graph node of ``out = o.forward(*datas, *params)``, for both paths of :func:`_apply`.
 
     Args:
         edges: per tensor input, the Node (or OutputEdge) that made it, the leaf that requires grad, or None.
         datas: the arrays the op computed on (in ``dtype``; None for an absent optional input).
+        odt: ``out.dtype`` (the caller has read it: numpy's attribute reads are slow).
         dtype: the dtype the op computed in (gradients of the inputs are computed in it).
+        counted: the caller has already counted the new use of each Node in ``edges`` (``Node.uses``).
 
     The node saves what the rule names (:attr:`Op.save_plan`): inputs as the op computed on them and the
     output, never Tensors (the engine rebuilds Tensors from them and the edges only for create_graph).
@@ -583,10 +597,10 @@ def _new_node(o: Op, edges, params, datas, out: np.ndarray, dtype) -> Node:
     Raises:
         RuntimeError: PyTorch's "the derivative for 'x' is not implemented." for an op without a rule.
     """
-    if o.vjp is None:
-        raise RuntimeError(f"the derivative for '{o.name}' is not implemented.")
     plan = o.save_plan
     if not plan:
+        if o.vjp is None:  # (an op without a rule saves nothing)
+            raise RuntimeError(f"the derivative for '{o.name}' is not implemented.")
         saved = ()
     elif len(plan) == 1:
         i = plan[0]
@@ -595,7 +609,7 @@ def _new_node(o: Op, edges, params, datas, out: np.ndarray, dtype) -> Node:
         saved = o.save_getter((*datas, out))
     in_shapes = tuple([None if d is None else _shape(d.shape) for d in datas]) if o.needs_shapes else None
     shape = out.shape
-    return Node(o, edges, saved, params, in_shapes, _SHAPES.get(shape) or _shape(shape), out.dtype, dtype)
+    return Node(o, edges, saved, params, in_shapes, _SHAPES.get(shape) or _shape(shape), odt, dtype, counted)
 
 
 def _apply_general(o: Op, args):
@@ -810,7 +824,7 @@ def _wrap_output(o: Op, out, args, datas, dtype):
     if o.promote is None and o.saved_inputs:
         # ops that do not promote may have computed on mixed dtypes: rules get their inputs in the node's dtype
         datas = [d if d is None or d.dtype == dtype else d.astype(dtype) for d in datas]
-    return Tensor(out, True, _new_node(o, _output_edges(edges, args), args[n:], datas, out, dtype))
+    return Tensor(out, True, _new_node(o, _output_edges(edges, args), args[n:], datas, out, odt, dtype))
 
 
 def normalize_dim(dim: int, ndim: int) -> int:

@@ -88,7 +88,8 @@ def _sub_forward(input, other, alpha=1):
         raise broadcast_error(e, input, other) from None
 
 
-_sub = op("sub", grad_fn="SubBackward0", inputs=2, public=False, note="d/dinput = 1, d/dother = -alpha")(_sub_forward)
+_sub = op("sub", grad_fn="SubBackward0", inputs=2, public=False,
+          note="d/dinput = 1, d/dother = -alpha")(_sub_forward)  # the op behind sub (and ``a - b``)
 
 
 @_sub.defvjp
@@ -334,6 +335,7 @@ def remainder(input, other):
 
 
 # ----------------------------------------------------------------------------------------------- powers
+# pow's overload for a number exponent (PowBackward0) is unary.pow_scalar: the unary rules use it too.
 
 
 @op("pow", grad_fn="PowBackward1", inputs=2, public=False,
@@ -368,8 +370,9 @@ def _(grad, input, exponent, result):
     return None, grad * where((input == 0) & (exponent >= 0), 0.0, result * log(input))
 
 
-@composite("pow", grad_fn="PowBackward0 (number exponent) | PowBackward1 (tensor exponent) | PowBackward2 (number base)",
-           note="d/dinput = exponent * input^(exponent-1), d/dexponent = result * log(input)", method=True)
+@composite("pow", method=True,
+           grad_fn="PowBackward0 (number exponent) | PowBackward1 (tensor exponent) | PowBackward2 (number base)",
+           note="d/dinput = exponent * input^(exponent-1), d/dexponent = result * log(input)")
 def pow(input, exponent):
     """``input ** exponent`` with broadcasting; either may be a Python number. Matches torch.pow
     (grad_fn PowBackward0 for a number exponent, PowBackward1 for a tensor, PowBackward2 for a number base).

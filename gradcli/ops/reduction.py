@@ -65,7 +65,8 @@ def _sum_grad_fn(dim=None, keepdim=False, dtype=None):
     return "SumBackward0" if dim is None else "SumBackward1"
 
 
-@op("sum", grad_fn=_sum_grad_fn, promote=None, method=True, note="d/dx = 1 (the gradient broadcast over the reduced dims)")
+@op("sum", grad_fn=_sum_grad_fn, promote=None, method=True,
+    note="d/dx = 1 (the gradient broadcast over the reduced dims)")
 def sum(input, dim=None, keepdim=False, dtype=None):
     """Sum over ``dim`` (all elements when None). Bool and integer tensors sum to int64 as in torch.sum.
 
@@ -510,7 +511,8 @@ def std(input, dim=None, unbiased=None, keepdim=False, correction=None):
 # ------------------------------------------------------------------------------------------- logsumexp
 
 
-@op("logsumexp", grad_fn="LogsumexpBackward0", promote="float", method=True, note="d/dx = exp(x - logsumexp(x)) (softmax)")
+@op("logsumexp", grad_fn="LogsumexpBackward0", promote="float", method=True,
+    note="d/dx = exp(x - logsumexp(x)) (softmax)")
 def logsumexp(input, dim, keepdim=False):
     """``log(sum(exp(input), dim))`` computed stably (the maximum is subtracted first; infinite maxima are
     handled as PyTorch does). ``dim`` is an int or a tuple. Integer inputs give the default float dtype.
@@ -539,7 +541,8 @@ def _(grad, input, result, dim, keepdim):
 # ------------------------------------------------------------------------------------------------- cumsum
 
 
-@op("cumsum", grad_fn="CumsumBackward0", promote=None, method=True, note="d/dx_i = sum of the gradient over positions j >= i")
+@op("cumsum", grad_fn="CumsumBackward0", promote=None, method=True,
+    note="d/dx_i = sum of the gradient over positions j >= i")
 def cumsum(input, dim, dtype=None):
     """Cumulative sum along ``dim``. Bool and integer tensors give int64 (``dtype`` casts the input first), as
     torch.cumsum.
@@ -671,7 +674,8 @@ def sum_to_size(input, *size):
 # Copies of the input along new or size-1 dimensions: their derivatives sum the gradient over the copies.
 
 
-@op("expand", grad_fn="ExpandBackward0", promote=None, method=True, note="sum the gradient over the expanded dimensions")
+@op("expand", grad_fn="ExpandBackward0", promote=None, method=True,
+    note="sum the gradient over the expanded dimensions")
 def expand(input, *sizes):
     """A broadcast view of ``input`` with the shape ``sizes`` (-1 keeps a size). Matches torch.Tensor.expand
     (at::inferExpandGeometry, which checks from the last dimension).

@@ -328,7 +328,8 @@ def _contiguous(self):
 # ------------------------------------------------------------------------------------ permute, transpose
 
 
-@op("permute", grad_fn="PermuteBackward0", promote=None, method=True, note="permute the gradient by the inverse permutation")
+@op("permute", grad_fn="PermuteBackward0", promote=None, method=True,
+    note="permute the gradient by the inverse permutation")
 def permute(input, *dims):
     """``input`` with its dimensions reordered by ``dims`` (a view). Matches torch.permute.
 
@@ -476,7 +477,8 @@ def _squeeze_grad_fn(dim=None):
     return "SqueezeBackward2" if isinstance(dim, (tuple, list)) else "SqueezeBackward1"
 
 
-@op("squeeze", grad_fn=_squeeze_grad_fn, promote=None, method=True, note="reshape the gradient back to the input's shape")
+@op("squeeze", grad_fn=_squeeze_grad_fn, promote=None, method=True,
+    note="reshape the gradient back to the input's shape")
 def squeeze(input, dim=None):
     """``input`` without size-1 dimensions (all of them, or those in ``dim`` that have size 1).
     Matches torch.squeeze (grad_fn SqueezeBackward0, 1 with an int dim, 2 with a tuple).
@@ -812,7 +814,8 @@ def _flip_method(self, *dims):
     return flip(self, dims[0] if len(dims) == 1 and isinstance(dims[0], (list, tuple)) else dims)
 
 
-@op("flip", grad_fn="FlipBackward0", promote=None, method=_flip_method, note="flip the gradient back along the same dims")
+@op("flip", grad_fn="FlipBackward0", promote=None, method=_flip_method,
+    note="flip the gradient back along the same dims")
 def flip(input, dims):
     """``input`` with the order of elements reversed along each of ``dims`` (a copy with the input's memory
     layout). Matches torch.flip.
@@ -873,7 +876,8 @@ def _(grad, offset, dim1, dim2):
 # ---------------------------------------------------------------------------------------------- select
 
 
-@op("select", grad_fn="SelectBackward0", promote=None, method=True, note="the gradient placed in zeros at the selected index")
+@op("select", grad_fn="SelectBackward0", promote=None, method=True,
+    note="the gradient placed in zeros at the selected index")
 def select(input, dim, index):
     """The slice of ``input`` at ``index`` along ``dim`` (that dimension removed; a view). Matches torch.select.
 
