@@ -429,7 +429,7 @@ def _install_op_method(o: Op, mname: str) -> None:
     def method(self, *args, **kwargs):
         if kwargs or len(args) + 1 != o.nargs:
             return o(self, *args, **kwargs)
-        return _apply(o, (self, *args))  # every argument given: no binding or defaults to handle
+        return _apply(o, (self,) + args)  # every argument given: no binding or defaults to handle
 
     method.__name__ = mname
     method.__doc__ = o.__doc__
@@ -443,16 +443,22 @@ def positional(o: Op, nargs: int):
     if nargs != o.ninputs or nargs not in (1, 2):
         raise ValueError(f"positional({o.name}, {nargs}): the op takes {o.ninputs} tensor inputs")
     rest = o.defaults[nargs:] if o.defaults is not None else ()
-    # (without parameters the argument tuple is built directly: ``(a, b, *())`` costs a list and a copy)
+    # (the argument tuple is built directly for no parameter or one, add's alpha: that is cheaper than a tuple
+    # concatenation, itself cheaper than unpacking, ``(a, b, *rest)``)
     if nargs == 1:
         def f(a):
-            return _apply(o, (a, *rest), rest) if rest else _apply(o, (a,), rest)
-    elif rest:
-        def f(a, b):
-            return _apply(o, (a, b, *rest), rest)
-    else:
+            return _apply(o, (a,) + rest, rest)
+    elif not rest:
         def f(a, b):
             return _apply(o, (a, b), rest)
+    elif len(rest) == 1:
+        (r0,) = rest
+
+        def f(a, b):
+            return _apply(o, (a, b, r0), rest)
+    else:
+        def f(a, b):
+            return _apply(o, (a, b) + rest, rest)
     f.__name__ = f.__qualname__ = o.name
     f.__doc__ = o.__doc__
     return f
@@ -586,7 +592,7 @@ def _new_node(o: Op, edges, params, datas, out: np.ndarray, odt, dtype, counted:
 
     Args:
         edges: per tensor input, the Node (or OutputEdge) that made it, the leaf that requires grad, or None.
-        datas: the arrays the op computed on (in ``dtype``; None for an absent optional input).
+        datas: a tuple of the arrays the op computed on (in ``dtype``; None for an absent optional input).
         odt: ``out.dtype`` (the caller has read it: numpy's attribute reads are slow).
         dtype: the dtype the op computed in (gradients of the inputs are computed in it).
         counted: the caller has already counted the new use of each Node in ``edges`` (``Node.uses``).
@@ -606,7 +612,7 @@ def _new_node(o: Op, edges, params, datas, out: np.ndarray, odt, dtype, counted:
         i = plan[0]
         saved = (out if i == o.ninputs else datas[i],)
     else:
-        saved = o.save_getter((*datas, out))
+        saved = o.save_getter(datas + (out,))
     in_shapes = tuple([None if d is None else _shape(d.shape) for d in datas]) if o.needs_shapes else None
     shape = out.shape
     return Node(o, edges, saved, params, in_shapes, _SHAPES.get(shape) or _shape(shape), odt, dtype, counted)
@@ -824,6 +830,7 @@ def _wrap_output(o: Op, out, args, datas, dtype):
     if o.promote is None and o.saved_inputs:
         # ops that do not promote may have computed on mixed dtypes: rules get their inputs in the node's dtype
         datas = [d if d is None or d.dtype == dtype else d.astype(dtype) for d in datas]
+    datas = tuple(datas)
     return Tensor(out, True, _new_node(o, _output_edges(edges, args), args[n:], datas, out, odt, dtype))
 
 
