@@ -33,6 +33,8 @@ from . import limits as _limits
 from . import versions as _versions
 from .context import state as _state
 from .errors import EvalError
+from .rules import (ARG_INPUT, ARG_PARAM, ARG_RESULT, ARG_SHAPE, ARG_VARARGS, CALL_SAVED, CALL_SAVED_NEEDS,
+                    CALL_SAVED_PARAMS)
 from .tensor import Tensor, to_tensor
 
 ERR_BACKWARD_TWICE = (
@@ -217,15 +219,15 @@ class Node:
                 raise RuntimeError(ERR_BACKWARD_TWICE)
             saved = ()
         call = op.vjp_call
-        if create_graph or not call:
+        if create_graph or not call:  # CALL_PLAN is 0
             grads = op.vjp(*self._rule_args(grad, saved, create_graph))
-        elif call == 1:  # the common cases: the rule takes saved arrays, parameters, needs_input_grad
+        elif call == CALL_SAVED:  # the common cases: the rule takes saved arrays, parameters, needs_input_grad
             grads = op.vjp(grad, *saved)
-        elif call == 2:
+        elif call == CALL_SAVED_NEEDS:
             grads = op.vjp(grad, *saved, tuple([e is not None for e in self.edges]))
-        elif call == 3:
+        elif call == CALL_SAVED_PARAMS:
             grads = op.vjp(grad, *saved, *self.params)
-        else:
+        else:  # CALL_SAVED_PARAMS_NEEDS
             grads = op.vjp(grad, *saved, *self.params, tuple([e is not None for e in self.edges]))
         if op.ninputs == 1:
             return grads if type(grads) is tuple and len(grads) == 1 else (grads,)
@@ -235,19 +237,19 @@ class Node:
         return grads
 
     def _rule_args(self, grad, saved, create_graph: bool) -> list:
-        # The rule's arguments in the order it names them (Op.vjp_plan).
+        # The rule's arguments in the order it names them (Op.vjp_plan; the kinds of gradcli.rules).
         args = [grad]
         for kind, i in self.op.vjp_plan:
-            if kind <= 1:  # a saved input or the result
+            if kind == ARG_INPUT or kind == ARG_RESULT:  # a saved value
                 d = saved[i]
                 args.append(self._saved_tensor(i, d) if create_graph and d is not None else d)
-            elif kind == 2:  # a non-tensor argument
+            elif kind == ARG_PARAM:  # a non-tensor argument
                 args.append(self.params[i])
-            elif kind == 3:  # an input's shape
+            elif kind == ARG_SHAPE:  # an input's shape
                 args.append(self.in_shapes[i])
-            elif kind == 5:  # a *args parameter: all the remaining arguments
+            elif kind == ARG_VARARGS:  # a *args parameter: all the remaining arguments
                 args.append(self.params[i:])
-            else:  # which inputs need a gradient
+            else:  # ARG_NEEDS_INPUT_GRAD: which inputs need a gradient
                 args.append(tuple([e is not None for e in self.edges]))
         return args
 
@@ -542,17 +544,17 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
             op = node.op
             saved = node.saved
             call = op.vjp_call
-            if call and saved is not _FREED and not create_graph:
+            if call and saved is not _FREED and not create_graph:  # not CALL_PLAN (0)
                 # Node.apply's common cases, inline
-                if call == 1:
+                if call == CALL_SAVED:
                     grads = op.vjp(grad, *saved)
-                elif call == 3:
+                elif call == CALL_SAVED_PARAMS:
                     grads = op.vjp(grad, *saved, *node.params)
                 else:
                     edges = node.edges
                     needs = ((edges[0] is not None, edges[1] is not None) if len(edges) == 2 else
                              tuple([e is not None for e in edges]))
-                    grads = (op.vjp(grad, *saved, needs) if call == 2 else
+                    grads = (op.vjp(grad, *saved, needs) if call == CALL_SAVED_NEEDS else
                              op.vjp(grad, *saved, *node.params, needs))
                 if op.ninputs == 1:
                     if not (type(grads) is tuple and len(grads) == 1):

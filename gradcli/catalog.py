@@ -1,14 +1,14 @@
 """The catalogue of supported ops behind ``gradcli ops``, read from the op table itself
 (:data:`gradcli.ops.REGISTRY`): nothing here is written by hand per op.
 
-Each entry gives PyTorch's name, the call signature, the grad_fn PyTorch records (the Op's ``grad_fn``; "varies"
-when it depends on the arguments, e.g. ``sum`` with and without ``dim``; "composite" for functions built from
-other ops), and the one-line derivative note declared with the op (``@op(..., note=...)``).
+Every registry entry, an Op (``@op``) or a composite function (``@composite``), carries the same fields
+(:class:`gradcli.ops._core.Entry`): PyTorch's name, the call signature, the grad_fn PyTorch records ("varies"
+when it depends on the arguments, e.g. ``sum`` with and without ``dim``, or matmul's choice of dot, mv, mm or
+bmm), and the one-line derivative note declared with it.
 """
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import asdict, dataclass
 
 
@@ -38,33 +38,13 @@ class OpInfo:
         return asdict(self)
 
 
-def _signature(name: str, fn) -> str:
-    target = getattr(fn, "forward", fn)
-    try:
-        sig = inspect.signature(target)
-    except (TypeError, ValueError):
-        return f"{name}(...)"
-    return f"{name}{sig}".replace("'", '"')
-
-
-def _grad_fn(fn) -> str | None:
-    from .ops import Op
-
-    if isinstance(fn, Op):
-        if fn.differentiable is False or fn.grad_fn is None:
-            return None
-        return fn.grad_fn if isinstance(fn.grad_fn, str) else "varies"
-    declared = getattr(fn, "grad_fn", None)
-    if isinstance(declared, str):
-        return declared
-    if getattr(fn, "differentiable", True) is False:
+def _grad_fn(entry) -> str | None:
+    """What ``gradcli ops`` shows as an entry's grad_fn: None without a gradient, "varies" for an op whose
+    grad_fn is a function of its arguments, else the declared text."""
+    g = entry.grad_fn
+    if g is None or not entry.differentiable:
         return None
-    return "composite"
-
-
-def _summary(fn) -> str:
-    doc = inspect.getdoc(fn) or ""
-    return doc.strip().split("\n\n")[0].replace("\n", " ")
+    return g if isinstance(g, str) else "varies"
 
 
 def list_ops(kind: str | None = None, name: str | None = None) -> list[OpInfo]:
@@ -74,24 +54,18 @@ def list_ops(kind: str | None = None, name: str | None = None) -> list[OpInfo]:
         kind: keep only this kind ("op", "creation", "function").
         name: keep only names containing this text (case-insensitive).
     """
-    from .ops import KINDS, REGISTRY
-    from .ops._core import METHODS
+    from .ops import REGISTRY
 
-    canonical = {}
-    for n, fn in REGISTRY.items():
-        own = getattr(fn, "name", None) or getattr(fn, "__name__", n)
-        canonical[n] = own if own != n and own in REGISTRY and REGISTRY[own] is fn else None
     out = []
     for n in sorted(REGISTRY):
         if n.startswith("_"):
             continue
-        k = KINDS[n]
-        if kind is not None and k != kind:
+        entry = REGISTRY[n]
+        if kind is not None and entry.kind != kind:
             continue
         if name is not None and name.lower() not in n.lower():
             continue
-        fn = REGISTRY[n]
-        out.append(OpInfo(name=n, kind=k, signature=_signature(n, fn), grad_fn=_grad_fn(fn) if k == "op" else None,
-                          derivative=getattr(fn, "note", "") or "", method=n in METHODS, alias_of=canonical[n],
-                          summary=_summary(fn)))
+        out.append(OpInfo(name=n, kind=entry.kind, signature=f"{n}{entry.signature}".replace("'", '"'),
+                          grad_fn=_grad_fn(entry), derivative=entry.note, method=bool(entry.method),
+                          alias_of=entry.name if n != entry.name else None, summary=entry.summary))
     return out

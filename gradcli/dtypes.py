@@ -196,3 +196,33 @@ def infer_dtype(value) -> np.dtype:
     if "i" in kinds:
         return np.dtype(np.int64)
     return np.dtype(np.bool_)
+
+
+# ------------------------------------------------------------------------------- PyTorch's names in messages
+#: PyTorch's ScalarType name of each dtype (c10::toString), as its error messages print it: "... not implemented
+#: for 'Long'", "expected scalar type Float but found Double", ``torch.FloatTensor``.
+SCALAR_TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "uint8": "Byte", "int8": "Char",
+                     "int16": "Short", "int32": "Int", "int64": "Long", "bool": "Bool"}
+
+#: The C++ type of each dtype, as the messages of PyTorch's templated kernels print it (mm: "expected m1 and m2
+#: to have the same dtype, but got: float != double"; clamp_: "desired output type long int").
+C_TYPE_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "uint8": "unsigned char",
+                "int8": "signed char", "int16": "short int", "int32": "int", "int64": "long int", "bool": "bool"}
+
+
+def _dtype_name(d) -> str:
+    return d.name if isinstance(d, DType) else np.dtype(d).name
+
+
+def scalar_type_name(d) -> str:
+    """PyTorch's ScalarType name (``"Float"``, ``"Long"``) of a DType, numpy dtype or anything numpy reads as
+    one; numpy's own name for a dtype PyTorch does not have."""
+    name = _dtype_name(d)
+    return SCALAR_TYPE_NAMES.get(name, name)
+
+
+def c_type_name(d) -> str:
+    """The C++ type name (``"float"``, ``"long int"``) PyTorch's kernels print for a dtype (see
+    :data:`C_TYPE_NAMES`); numpy's own name for a dtype PyTorch does not have."""
+    name = _dtype_name(d)
+    return C_TYPE_NAMES.get(name, name)

@@ -2,36 +2,43 @@
 
 Importing this package fills :data:`REGISTRY` (name → callable, the namespace of the language and of
 ``import gradcli``) and installs Tensor methods and, last, Tensor's operators (:mod:`.operators`, the table of
-infix operators that the language derives its own from). Families:
+infix operators that the language derives its own from). Each name is declared once, with ``@op`` (a primitive:
+forward, then its derivative) or ``@composite`` (a function that dispatches to ops), in :mod:`._core`. The
+families, each importing only those above it:
 
-* :mod:`.elementwise` — arithmetic, powers, exp/log, trigonometry, clamp/maximum/minimum, where, comparisons,
-  dtype casts
-* :mod:`.activation` — relu, relu6, leaky_relu, elu, selu, gelu, silu, softplus, hardtanh
+* :mod:`.creation` — tensor, zeros, ones, full, eye, arange, linspace, rand, randn, randint, *_like, new_*
+* :mod:`.comparison` — eq/ne/lt/le/gt/ge, bitwise_and/or/xor, where, dtype casts (Tensor.to, .float(), ...)
+* :mod:`.unary` — sqrt/rsqrt/reciprocal, exp/log, trigonometry, hyperbolic functions, sigmoid, erf, neg, abs,
+  sign (the trivial ones declared from one table)
+* :mod:`.arithmetic` — add, sub/rsub, mul, div/true_divide/floor_divide, remainder, pow/square, clamp,
+  maximum/minimum
+* :mod:`.shape` — reshape/view/flatten, transpose/permute/movedim/T, squeeze/unsqueeze, select/narrow, cat/stack,
+  split/chunk/unbind, flip, clone
 * :mod:`.reduction` — sum, mean, prod, max/min, amax/amin, argmax/argmin, var/std, logsumexp, norm, cumsum,
-  sum_to_size
+  sum_to_size, expand, repeat
+* :mod:`.indexing` — ``x[key]``, the ops of ``x[key] = v`` (CopySlices), index_select, gather
+* :mod:`.inplace` — the in-place methods (add_, sub_, mul_, div_, pow_, clamp_, fill_, zero_, copy_), ``t += v``,
+  ``t[key] = v``, and the version counter that guards saved values
 * :mod:`.linalg` — dot, mv, mm, bmm, outer, matmul, linear, einsum
-* :mod:`.shape` — reshape/view, transpose/permute/movedim/T, squeeze/unsqueeze, expand, narrow, cat/stack,
-  split/chunk/unbind, flip, repeat, clone, index_select, gather, indexing
+* :mod:`.activation` — relu, relu6, leaky_relu, elu, selu, gelu, silu, softplus, hardtanh
 * :mod:`.nn` — softmax, log_softmax
 * :mod:`.loss` — cross_entropy, nll_loss, mse_loss, l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy,
   binary_cross_entropy_with_logits, kl_div
-* :mod:`.inplace` — the in-place methods (add_, sub_, mul_, div_, pow_, clamp_, fill_, zero_, copy_), ``t += v``,
-  ``t[key] = v``, and the version counter that guards saved values
-* :mod:`.creation` — tensor, zeros, ones, full, eye, arange, linspace, rand, randn, randint, *_like, new_*
 """
 
-from . import creation, elementwise, linalg, loss, nn, reduction, shape  # noqa: F401  (fill the registry)
-from . import activation  # noqa: F401
-from . import inplace  # noqa: F401  (in-place methods: add_, mul_, zero_, fill_, copy_, ...)
+from . import (activation, arithmetic, comparison, creation, indexing, inplace, linalg, loss,  # noqa: F401
+               nn, reduction, shape, unary)  # (importing them fills the registry)
 from ._core import KINDS, REGISTRY, Op, to_tensor
 from .activation import relu
-from .elementwise import (abs, add, bitwise_and, bitwise_or, bitwise_xor, div, eq, exp, floor_divide, ge, gt, le,
-                          log, lt, mul, ne, neg, pow, reciprocal, remainder, rsub, sigmoid, sign, sqrt, sub, tanh,
-                          to, true_divide, where)
+from .arithmetic import (add, div, floor_divide, mul, pow, remainder, rsub, sub, true_divide,  # noqa: F401
+                         _sub)
+from .comparison import bitwise_and, bitwise_or, bitwise_xor, eq, ge, gt, le, lt, ne, to, where
+from .indexing import getitem
 from .linalg import dot, matmul, mm, mv, outer
 from .loss import binary_cross_entropy_with_logits
-from .reduction import mean, norm, sum, sum_to_size
-from .shape import expand, flatten, getitem, permute, reshape, select, squeeze, t, transpose, unsqueeze
+from .reduction import expand, mean, norm, sum, sum_to_size
+from .shape import flatten, permute, reshape, select, squeeze, t, transpose, unsqueeze
+from .unary import abs, exp, log, neg, reciprocal, sigmoid, sign, sqrt, tanh
 
 from . import operators  # noqa: F401  (installs Tensor's operators; imports the ops above)
 

@@ -1,19 +1,40 @@
-"""The machinery of the op table: declaring an op with its forward and derivative, and applying it.
+"""The machinery of the op table: declaring ops and the functions built on them, and applying an op.
 
-An op is declared once, its derivative next to it::
+Everything the language and ``import gradcli`` can call is declared in one of two ways, and every declaration
+carries the fields ``gradcli ops`` lists (:class:`Entry`):
 
-    @op("MulBackward0", inputs=2, promote="same", method=True)
-    def mul(input, other):
-        '''Elementwise product with broadcasting. Matches torch.mul.'''
-        return np.multiply(input, other)
+* ``@op`` for a **primitive**: its forward on numpy arrays, then, right below, its derivative rule::
 
-    @mul.defvjp
-    def _(grad, input, other):
-        return grad * other, grad * input
+      @op("mul", grad_fn="MulBackward0", inputs=2, method=True, note="d/dinput = other, d/dother = input")
+      def mul(input, other):
+          '''Elementwise product with broadcasting and type promotion. Matches torch.mul.'''
+          return np.multiply(input, other)
 
-The forward receives numpy arrays (the first ``inputs`` parameters) and plain values (the rest) and returns an
-array. The derivative rule (vector-Jacobian product) receives the output's gradient and, by naming them, what
-it needs, in the spirit of PyTorch's derivatives.yaml:
+      @mul.defvjp
+      def _(grad, input, other):
+          return grad * other, grad * input
+
+  A forward-mode rule (``@mul.defjvp``, the Jacobian-vector product) will sit beside the VJP; the slot exists
+  (:attr:`Op.jvp`), no engine uses it yet.
+
+* ``@composite`` for a **function that dispatches to ops** (matmul's folding, cross_entropy, reshape's choice of
+  view or copy, getitem) and for the functions that are not ops at all (``kind="creation"``: tensor factories;
+  ``kind="function"``: manual_seed)::
+
+      @composite("square", grad_fn="PowBackward0", note="d/dx = 2 * x", method=True)
+      def square(input):
+          '''``input * input``, computed as ``pow(input, 2)``. Matches torch.square.'''
+          return pow(input, 2)
+
+  The function stays a plain function (calling it costs nothing extra); the decorator gives it the fields,
+  registers its names and installs its Tensor methods.
+
+Tensor methods that are not names of the namespace (``x.to(...)``, ``x.contiguous()``, ``x.add_(...)``) are
+declared with :func:`tensor_method`.
+
+The forward of an op receives numpy arrays (the first ``inputs`` parameters) and plain values (the rest) and
+returns an array. The derivative rule (vector-Jacobian product) receives the output's gradient and, by naming
+them, what it needs, in the spirit of PyTorch's derivatives.yaml (the kinds of :mod:`gradcli.rules`):
 
 * a tensor parameter of the forward (``input``, ``other``): its value;
 * ``result``: the op's output;
@@ -38,16 +59,19 @@ from __future__ import annotations
 
 import inspect
 import operator
+from typing import Protocol
 
 import numpy as np
 
 from .. import dtypes, limits
 from ..autograd import MultiNode, Node
 from ..context import state as _state
+from ..rules import (ARG_INPUT, ARG_NEEDS_INPUT_GRAD, ARG_PARAM, ARG_RESULT, ARG_SHAPE, ARG_VARARGS, CALL_PLAN,
+                     CALL_SAVED, CALL_SAVED_NEEDS, CALL_SAVED_PARAMS, CALL_SAVED_PARAMS_NEEDS)
 from ..tensor import REQUIRES_GRAD_DTYPE_ERROR, Tensor, normalize_dim, normalize_dims, to_tensor  # noqa: F401
 
-#: Every callable of the language and of ``import gradcli``, by PyTorch name: Op instances and plain
-#: functions (creation functions, grad modes). Filled by the op modules at import time.
+#: Every callable of the language and of ``import gradcli``, by PyTorch name (aliases included): Op instances
+#: and the functions declared with :func:`composite`. Filled by the op modules at import time.
 REGISTRY: dict[str, object] = {}
 
 #: The kind of each registry entry, for ``gradcli ops``: "op", "creation", "function".
@@ -56,62 +80,178 @@ KINDS: dict[str, str] = {}
 #: The names of the Tensor methods installed by the op table (the language may call these).
 METHODS: set[str] = set()
 
+#: The kinds of entry (``gradcli ops --kind``): ops (differentiable or not), tensor factories, other functions.
+ENTRY_KINDS = ("op", "creation", "function")
 
-def register(name: str, fn, kind: str = "function") -> None:
-    """Add a callable to the namespace of the language and of ``import gradcli``."""
-    REGISTRY[name] = fn
+
+class Entry(Protocol):
+    """The fields every declaration carries, an :class:`Op` as much as a :func:`composite` function; ``gradcli
+    ops`` (gradcli.catalog) reads these and nothing else.
+
+    Attributes:
+        name: the canonical PyTorch name (``"abs"``).
+        aliases: the other names of the namespace for it (``("absolute",)``).
+        kind: "op", "creation" or "function" (:data:`ENTRY_KINDS`).
+        grad_fn: PyTorch's backward class name; for an Op a function of its parameters when that varies
+            (``sum``: SumBackward0 or SumBackward1); for a composite "varies" or "composite" where it depends on
+            the arguments or on the ops it calls; None without a gradient.
+        differentiable: False when the outputs never require grad (comparisons, argmax).
+        note: a one-line description of the derivative ("" for creation functions and other functions).
+        method: whether the names are also Tensor methods: False, True (the callable itself), or the function
+            installed as the method (``Tensor.where(condition, other)`` has its own argument order).
+        signature: the call signature (an :class:`inspect.Signature`).
+        summary: the first paragraph of the docstring, on one line.
+    """
+
+    name: str
+    aliases: tuple
+    kind: str
+    grad_fn: object
+    differentiable: bool
+    note: str
+    method: object
+    signature: inspect.Signature
+    summary: str
+
+
+def register(name: str, entry, kind: str) -> None:
+    """Add a declared callable to the namespace of the language and of ``import gradcli`` (used by :func:`op`
+    and :func:`composite`)."""
+    if kind not in ENTRY_KINDS:
+        raise ValueError(f"{name}: unknown kind {kind!r} (expected one of {ENTRY_KINDS})")
+    REGISTRY[name] = entry
     KINDS[name] = kind
 
 
 def install_method(name: str, fn) -> None:
-    """Make ``fn(self, ...)`` the Tensor method ``name``."""
+    """Make ``fn(self, ...)`` the Tensor method ``name`` (used by the declarations, not called directly)."""
     setattr(Tensor, name, fn)
     METHODS.add(name)
 
 
+def tensor_method(*names: str):
+    """Declare a Tensor method that is not a name of the namespace (decorator): ``x.to(...)``,
+    ``x.contiguous()``, the in-place ``x.add_(...)``. The function takes the tensor first; it is installed under
+    every one of ``names`` and returned unchanged."""
+    def wrap(fn):
+        for n in names:
+            install_method(n, fn)
+        return fn
+
+    return wrap
+
+
+def _summary(doc: str | None) -> str:
+    """The first paragraph of a docstring on one line (what ``gradcli ops`` shows)."""
+    return (inspect.cleandoc(doc) if doc else "").strip().split("\n\n")[0].replace("\n", " ")
+
+
+_REQUIRED = object()
+
+
+def composite(name: str, *, grad_fn=_REQUIRED, note=_REQUIRED, method=False, aliases: tuple = (),
+              kind: str = "op"):
+    """Declare a public function built from ops, or a creation function or other function (decorator).
+
+    The function is registered under ``name`` and ``aliases``, gets the fields of :class:`Entry`, and is
+    returned itself (so calling it costs nothing extra).
+
+    Args:
+        name: its PyTorch name.
+        grad_fn: for ``kind="op"`` (required): PyTorch's backward class name of the result, a text naming the
+            alternatives ("ClampBackward1 (number bounds) | ClampBackward0 (tensor bounds)"), "varies" (the
+            arguments decide) or "composite" (the ops it calls record their own). None for other kinds.
+        note: for ``kind="op"`` (required): a one-line description of the derivative.
+        method: also a Tensor method under ``name`` and ``aliases``: True (the function itself, taking the
+            tensor first) or a function to install instead (its own argument order).
+        aliases: other names of the namespace for it (``"clip"`` for clamp).
+        kind: "op", "creation" (tensor factories) or "function" (manual_seed).
+
+    Raises:
+        TypeError: if an op is declared without grad_fn or note, or another kind with them.
+    """
+    if kind == "op":
+        if grad_fn is _REQUIRED or note is _REQUIRED or not isinstance(grad_fn, str) or not note:
+            raise TypeError(f"composite {name!r}: an op declares grad_fn= (a string) and note=")
+    else:
+        if grad_fn not in (_REQUIRED, None) or note not in (_REQUIRED, ""):
+            raise TypeError(f"composite {name!r}: a {kind} function has no grad_fn or derivative note")
+        grad_fn, note = None, ""
+
+    def wrap(fn):
+        fn.name = name
+        fn.aliases = tuple(aliases)
+        fn.kind = kind
+        fn.grad_fn = grad_fn
+        fn.differentiable = kind == "op"
+        fn.note = note
+        fn.method = method
+        fn.signature = inspect.signature(fn)
+        fn.summary = _summary(fn.__doc__)
+        for n in (name,) + fn.aliases:
+            register(n, fn, kind)
+            if method:
+                install_method(n, fn if method is True else method)
+        return fn
+
+    return wrap
+
+
 class Op:
-    """A differentiable operation: its forward (on numpy arrays) and its derivative rule.
+    """A differentiable operation (a primitive): its forward (on numpy arrays) and its derivative rule; the
+    fields of :class:`Entry` besides.
 
     Attributes:
-        name: PyTorch's function name (``"mul"``).
-        grad_fn: PyTorch's backward class name (``"MulBackward0"``).
+        name: PyTorch's function name (``"mul"``), also the name in its error messages.
+        grad_fn: PyTorch's backward class name (``"MulBackward0"``), a function of the op's non-tensor
+            parameters giving it, or None for ops without a gradient.
         ninputs: how many leading parameters of the forward are tensors.
         promote: "same" (PyTorch's type promotion across inputs), "float" (promotion, then integers and bools
             become the default float dtype, as torch.div and torch.exp do), or None (inputs used as they are).
         differentiable: False for ops whose outputs never require grad (comparisons, argmax).
-        vjp: the derivative rule, or None until :meth:`defvjp`.
-        vjp_plan: how to build the rule's arguments (set by :meth:`defvjp`).
-        saves: whether the rule needs saved tensors (then a second backward without retain_graph fails).
-        save_plan: which values a node saves, in the rule's order: input indices, ``ninputs`` for the result.
-        vjp_call: how the engine calls the rule: 1 ``rule(grad, *saved)``, 2 ``rule(grad, *saved,
-            needs_input_grad)``, 3 ``rule(grad, *saved, *params)``, 4 both, 0 by the plan (slower).
-        needs_shapes: the rule takes an input's shape (nodes then record the input shapes).
         note: a one-line description of the derivative for ``gradcli ops``.
+        aliases, method, kind, signature, summary: see :class:`Entry` (``kind`` is always "op").
+        domain: where the op is defined and differentiable, as an open interval ``(low, high)`` of its input's
+            values (``(0, inf)`` for log), or None for everywhere; tests sample inputs there.
         multi_output: the forward returns a tuple of arrays that are all differentiable outputs of one
             :class:`~gradcli.autograd.MultiNode` (torch.split's SplitBackward0); the rule's first argument is
             then the tuple of their gradients (zeros for outputs that got none).
+        vjp: the derivative rule (reverse mode), or None until :meth:`defvjp`.
+        jvp: the forward-mode rule (Jacobian-vector product), or None until :meth:`defjvp`.
+        vjp_plan: how to build the rule's arguments: ``(kind, index)`` per argument, kinds from
+            :mod:`gradcli.rules` (set by :meth:`defvjp`).
+        vjp_call: how the engine calls the rule, a call code of :mod:`gradcli.rules`.
+        saves: whether the rule needs saved values (then a second backward without retain_graph fails).
+        save_plan: which values a node saves, in the rule's order: input indices, ``ninputs`` for the result.
+        needs_shapes: the rule takes an input's shape (nodes then record the input shapes).
     """
 
-    def __init__(self, forward, *, grad_fn: str | None, inputs: int = 1, promote: str | None = "same",
-                 differentiable: bool = True, name: str | None = None, note: str = "",
-                 multi_output: bool = False):
+    kind = "op"
+
+    def __init__(self, forward, *, name: str, grad_fn, note: str, inputs: int = 1, promote: str | None = "same",
+                 differentiable: bool = True, method=False, aliases: tuple = (), multi_output: bool = False,
+                 domain: tuple | None = None):
         self.forward = forward
-        self.name = name or forward.__name__
+        self.name = name
         self.grad_fn = grad_fn
+        self.note = note
         self.ninputs = inputs
         self.promote = promote
         self.differentiable = differentiable
+        self.method = method
+        self.aliases = tuple(aliases)
+        self.multi_output = multi_output
+        self.domain = domain
         self.vjp = None
+        self.jvp = None
         self.vjp_plan = ()
         self.saves = False
         self.save_plan = ()
         self.saved_inputs = ()
         self.saves_result = False
-        self.vjp_call = 1
+        self.vjp_call = CALL_SAVED
         self.needs_shapes = False
         self.save_getter = None
-        self.note = note
-        self.multi_output = multi_output
         self.signature = inspect.signature(forward)
         params = list(self.signature.parameters.values())
         self.input_names = [p.name for p in params[:inputs]]
@@ -130,6 +270,7 @@ class Op:
         self.nargs = len(params)
         self.__doc__ = forward.__doc__
         self.__name__ = self.name
+        self.summary = _summary(forward.__doc__)
 
     def __repr__(self) -> str:
         return f"<gradcli op {self.name}>"
@@ -144,25 +285,28 @@ class Op:
         saves = False
         for pname in list(inspect.signature(rule).parameters)[1:]:
             if pname in self.input_names:
-                plan.append((0, pname))
+                plan.append((ARG_INPUT, pname))
                 saves = True
             elif pname == "result":
-                plan.append((1, "result"))
+                plan.append((ARG_RESULT, "result"))
                 saves = True
             elif pname in self.param_names:
                 kind = self.signature.parameters[pname].kind
                 # a *args parameter (permute(input, *dims)) receives the whole tail of the arguments
-                plan.append((5 if kind == inspect.Parameter.VAR_POSITIONAL else 2, self.param_names.index(pname)))
+                plan.append((ARG_VARARGS if kind == inspect.Parameter.VAR_POSITIONAL else ARG_PARAM,
+                             self.param_names.index(pname)))
             elif pname.endswith("_shape") and pname[:-6] in self.input_names:
-                plan.append((3, self.input_names.index(pname[:-6])))
+                plan.append((ARG_SHAPE, self.input_names.index(pname[:-6])))
             elif pname == "needs_input_grad":
-                plan.append((4, 0))
+                plan.append((ARG_NEEDS_INPUT_GRAD, 0))
             else:
                 raise TypeError(f"{self.name}: derivative rule asks for unknown value {pname!r}")
         # The values to save, in the order the rule names them: input indices, and ninputs for the result.
         # Nodes keep them in one tuple of arrays, so that a rule that names nothing else is called as
         # ``rule(grad, *saved)``.
-        save_plan = tuple(self.input_names.index(n) if k == 0 else self.ninputs for k, n in plan if k in (0, 1))
+        saved_kinds = (ARG_INPUT, ARG_RESULT)
+        save_plan = tuple(self.input_names.index(n) if k == ARG_INPUT else self.ninputs
+                          for k, n in plan if k in saved_kinds)
         self.save_plan = save_plan
         self.saved_inputs = tuple(i for i in save_plan if i != self.ninputs)
         self.saves_result = self.ninputs in save_plan
@@ -170,13 +314,13 @@ class Op:
         if self.multi_output:
             if self.saves_result:
                 raise TypeError(f"{self.name}: the rule of an op with several outputs cannot take 'result'")
-            self.vjp_call = 0  # MultiNode.apply builds the tuple of output gradients, then the plan
-        self.needs_shapes = any(k == 3 for k, _ in plan)
+            self.vjp_call = CALL_PLAN  # MultiNode.apply builds the tuple of output gradients, then the plan
+        self.needs_shapes = any(k == ARG_SHAPE for k, _ in plan)
         self.save_getter = operator.itemgetter(*save_plan) if len(save_plan) > 1 else None
         resolved = []
         slot = 0
         for k, n in plan:
-            if k in (0, 1):
+            if k in saved_kinds:
                 resolved.append((k, slot))
                 slot += 1
             else:
@@ -184,6 +328,12 @@ class Op:
         self.vjp_plan = tuple(resolved)
         self.saves = saves
         self.vjp = rule
+        return self
+
+    def defjvp(self, rule):
+        """Set the forward-mode rule (the Jacobian-vector product, derivatives.yaml's ``result:`` formula)
+        beside the VJP; returns the op. The slot of the transforms issue: no engine calls it yet."""
+        self.jvp = rule
         return self
 
     def __call__(self, *args, **kwargs):
@@ -217,50 +367,60 @@ class Op:
 
 
 def _vjp_call(plan, nsaved: int, nparams: int) -> int:
-    """Whether a rule's arguments are (saved values, then every non-tensor parameter in order, then
-    needs_input_grad), each part optional: then the engine passes them without going through the plan."""
+    """The call code (:mod:`gradcli.rules`) of a rule whose arguments are (saved values, then every non-tensor
+    parameter in order, then needs_input_grad), each part optional: then the engine passes them without going
+    through the plan; else CALL_PLAN."""
     kinds = [k for k, _ in plan]
     i = nsaved
-    if any(k > 1 for k in kinds[:i]):
-        return 0
-    params = [n for k, n in plan[i:] if k == 2]
+    if any(k not in (ARG_INPUT, ARG_RESULT) for k in kinds[:i]):
+        return CALL_PLAN
+    params = [n for k, n in plan[i:] if k == ARG_PARAM]
     if params:
-        if params != list(range(nparams)) or kinds[i:i + nparams] != [2] * nparams:
-            return 0
+        if params != list(range(nparams)) or kinds[i:i + nparams] != [ARG_PARAM] * nparams:
+            return CALL_PLAN
         i += nparams
     rest = kinds[i:]
-    if rest not in ([], [4]):
-        return 0
-    return (3 if params else 1) + (1 if rest else 0)
+    if rest not in ([], [ARG_NEEDS_INPUT_GRAD]):
+        return CALL_PLAN
+    if params:
+        return CALL_SAVED_PARAMS_NEEDS if rest else CALL_SAVED_PARAMS
+    return CALL_SAVED_NEEDS if rest else CALL_SAVED
 
 
-def op(grad_fn: str | None, *, inputs: int = 1, promote: str | None = "same", differentiable: bool = True,
-       method: bool | str = False, name: str | None = None, aliases: tuple = (), note: str = "",
-       multi_output: bool = False):
-    """Declare an op (decorator). See the module docstring.
+def op(name: str, *, grad_fn, note: str, inputs: int = 1, promote: str | None = "same",
+       differentiable: bool = True, method=False, aliases: tuple = (), multi_output: bool = False,
+       public: bool | None = None, domain: tuple | None = None):
+    """Declare an op (decorator on its forward); its rules follow with ``@<op>.defvjp``. See the module
+    docstring.
 
     Args:
-        grad_fn: PyTorch's backward class name, or None for ops without a gradient.
+        name: PyTorch's name of the function (also the name its error messages use).
+        grad_fn: PyTorch's backward class name, a function of the non-tensor parameters giving it (``sum``:
+            SumBackward0 without dim, SumBackward1 with), or None for ops without a gradient.
+        note: a one-line derivative note for ``gradcli ops``.
         inputs: number of leading tensor parameters.
         promote: "same", "float" or None (see :class:`Op`).
         differentiable: False if the outputs never require grad.
-        method: also install as Tensor method (True: same name; a string: that name).
-        name: the op's name if not the function's.
-        aliases: other names in the namespace (``"true_divide"`` for div).
-        note: a one-line derivative note for ``gradcli ops``.
+        method: also a Tensor method under ``name`` and ``aliases``: True (the op, taking the tensor first) or
+            a function to install instead (``Tensor.flip(*dims)``).
+        aliases: other names in the namespace (``"multiply"`` for mul); methods too when ``method``.
         multi_output: every output of the tuple the forward returns is differentiable (see :class:`Op`).
+        public: whether the op is a name of the namespace; by default unless ``name`` starts with "_". An op
+            that a public composite dispatches to (one of torch.pow's overloads) has the composite's name and
+            ``public=False``.
+        domain: see :attr:`Op.domain`.
     """
     def wrap(forward):
-        o = Op(forward, grad_fn=grad_fn, inputs=inputs, promote=promote, differentiable=differentiable,
-               name=name, note=note, multi_output=multi_output)
-        if not o.name.startswith("_"):  # "_name" ops are building blocks of a public function
-            register(o.name, o, "op")
-        for a in aliases:
-            register(a, o, "op")
-        if method:
-            _install_op_method(o, o.name if method is True else method)
-            for a in aliases:  # torch's aliases are methods too (Tensor.absolute, Tensor.multiply)
-                _install_op_method(o, a)
+        o = Op(forward, name=name, grad_fn=grad_fn, note=note, inputs=inputs, promote=promote,
+               differentiable=differentiable, method=method, aliases=aliases, multi_output=multi_output,
+               domain=domain)
+        if public if public is not None else not name.startswith("_"):
+            for n in (name,) + o.aliases:
+                register(n, o, "op")
+                if method is True:
+                    _install_op_method(o, n)
+                elif method:
+                    install_method(n, method)
         return o
 
     return wrap
@@ -270,7 +430,7 @@ def _install_op_method(o: Op, mname: str) -> None:
     def method(self, *args, **kwargs):
         if kwargs or len(args) + 1 != o.nargs:
             return o(self, *args, **kwargs)
-        return _apply(o, (self, *args))  # every argument given: no binding or defaults to handle
+        return _apply(o, (self,) + args)  # every argument given: no binding or defaults to handle
 
     method.__name__ = mname
     method.__doc__ = o.__doc__
@@ -284,12 +444,22 @@ def positional(o: Op, nargs: int):
     if nargs != o.ninputs or nargs not in (1, 2):
         raise ValueError(f"positional({o.name}, {nargs}): the op takes {o.ninputs} tensor inputs")
     rest = o.defaults[nargs:] if o.defaults is not None else ()
+    # (the argument tuple is built directly for no parameter or one, add's alpha: that is cheaper than a tuple
+    # concatenation, itself cheaper than unpacking, ``(a, b, *rest)``)
     if nargs == 1:
         def f(a):
-            return _apply(o, (a, *rest), rest)
+            return _apply(o, (a,) + rest, rest)
+    elif not rest:
+        def f(a, b):
+            return _apply(o, (a, b), rest)
+    elif len(rest) == 1:
+        (r0,) = rest
+
+        def f(a, b):
+            return _apply(o, (a, b, r0), rest)
     else:
         def f(a, b):
-            return _apply(o, (a, b, *rest), rest)
+            return _apply(o, (a, b) + rest, rest)
     f.__name__ = f.__qualname__ = o.name
     f.__doc__ = o.__doc__
     return f
@@ -304,8 +474,8 @@ def _apply(o: Op, args, params=None):
     all the op's arguments; ``params``, if given, is ``args[ninputs:]`` (a shared tuple saves memory per node)."""
     # This function is gradcli's per-op overhead (benchmarks/README.md): the common case, one or two inputs of
     # one floating dtype (or a float Tensor and a Python number), runs inline below; everything else takes
-    # the general path (_fast_promote/_promote, _wrap_output). Both give the same results
-    # (tests/test_perf_paths.py).
+    # the general path (_fast_promote/_promote, _wrap_output). Both build their node with _new_node and give the
+    # same results (tests/engine/test_perf_paths.py).
     n = o.ninputs
     a = args[0]
     if n <= 2 and type(a) is Tensor:
@@ -351,38 +521,56 @@ def _apply(o: Op, args, params=None):
                     if ea is None:
                         return Tensor(out)
                     edges = (ea,)
-                else:
-                    eb = (b.grad_fn or b) if type(b) is Tensor and b.requires_grad else None
-                    if ea is None and eb is None:
-                        return Tensor(out)
-                    edges = (ea, eb)
-                # the node, as _node makes it (inputs are all of ``dtype`` here: nothing to cast)
-                if o.vjp is None:
-                    raise RuntimeError(f"the derivative for '{o.name}' is not implemented.")
-                plan = o.save_plan
-                if not plan:
-                    saved = ()
-                elif len(plan) == 1:
-                    i = plan[0]
-                    saved = (out if i == n else da if i == 0 else db,)
-                else:
-                    saved = o.save_getter((da, out) if n == 1 else (da, db, out))
-                in_shapes = None
-                if o.needs_shapes:
-                    in_shapes = (_shape(da.shape),) if n == 1 else (_shape(da.shape), _shape(db.shape))
-                shape = out.shape
-                shape = _SHAPES.get(shape) or _shape(shape)
-                if type(ea) is Node:  # Node.uses, counted here rather than in Node.__init__
-                    ea.uses += 1
-                elif type(ea) is MultiNode:  # an output of a node with several: the edge says which
-                    edges = _output_edges(edges, args)
-                if n == 2:
-                    if type(eb) is Node:
-                        eb.uses += 1
-                    elif type(eb) is MultiNode:
+                    if type(ea) is Node:  # Node.uses, counted here rather than in Node.__init__
+                        ea.uses += 1
+                    elif type(ea) is MultiNode:  # an output of a node with several: the edge says which
                         edges = _output_edges(edges, args)
-                return Tensor(out, True, Node(o, edges, saved, params, in_shapes, shape, odt, dtype, True))
+                    return Tensor(out, True, _new_node(o, edges, params, (da,), out, odt, dtype, True))
+                eb = (b.grad_fn or b) if type(b) is Tensor and b.requires_grad else None
+                if ea is None and eb is None:
+                    return Tensor(out)
+                edges = (ea, eb)
+                if type(ea) is Node:
+                    ea.uses += 1
+                elif type(ea) is MultiNode:
+                    edges = _output_edges(edges, args)
+                if type(eb) is Node:
+                    eb.uses += 1
+                elif type(eb) is MultiNode:
+                    edges = _output_edges(edges, args)
+                return Tensor(out, True, _new_node(o, edges, params, (da, db), out, odt, dtype, True))
     return _apply_general(o, args)
+
+
+def _new_node(o: Op, edges, params, datas, out: np.ndarray, odt, dtype, counted: bool = False) -> Node:
+    """The graph node of ``out = o.forward(*datas, *params)``, for both paths of :func:`_apply`.
+
+    Args:
+        edges: per tensor input, the Node (or OutputEdge) that made it, the leaf that requires grad, or None.
+        datas: a tuple of the arrays the op computed on (in ``dtype``; None for an absent optional input).
+        odt: ``out.dtype`` (the caller has read it: numpy's attribute reads are slow).
+        dtype: the dtype the op computed in (gradients of the inputs are computed in it).
+        counted: the caller has already counted the new use of each Node in ``edges`` (``Node.uses``).
+
+    The node saves what the rule names (:attr:`Op.save_plan`): inputs as the op computed on them and the
+    output, never Tensors (the engine rebuilds Tensors from them and the edges only for create_graph).
+
+    Raises:
+        RuntimeError: PyTorch's "the derivative for 'x' is not implemented." for an op without a rule.
+    """
+    plan = o.save_plan
+    if not plan:
+        if o.vjp is None:  # (an op without a rule saves nothing)
+            raise RuntimeError(f"the derivative for '{o.name}' is not implemented.")
+        saved = ()
+    elif len(plan) == 1:
+        i = plan[0]
+        saved = (out if i == o.ninputs else datas[i],)
+    else:
+        saved = o.save_getter(datas + (out,))
+    in_shapes = tuple([None if d is None else _shape(d.shape) for d in datas]) if o.needs_shapes else None
+    shape = out.shape
+    return Node(o, edges, saved, params, in_shapes, _SHAPES.get(shape) or _shape(shape), odt, dtype, counted)
 
 
 def _apply_general(o: Op, args):
@@ -402,30 +590,44 @@ def _apply_general(o: Op, args):
     return _wrap_output(o, out, args, datas, dtype)
 
 
+def infer_size(*shapes) -> tuple:
+    """The broadcast shape of ``shapes``, folded left to right as PyTorch's at::infer_size does (each pair
+    compared from the last dimension).
+
+    Raises:
+        RuntimeError: PyTorch's "The size of tensor a (3) must match the size of tensor b (4) at non-singleton
+            dimension 0" for the first pair that does not broadcast.
+    """
+    acc = ()
+    for shape in shapes:
+        ndim = max(len(acc), len(shape))
+        a = (1,) * (ndim - len(acc)) + tuple(acc)
+        b = (1,) * (ndim - len(shape)) + tuple(shape)
+        for i in range(ndim - 1, -1, -1):
+            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+                raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at "
+                                   f"non-singleton dimension {i}")
+        acc = tuple(y if x == 1 else x for x, y in zip(a, b))
+    return acc
+
+
+def broadcast_error(error: ValueError, *arrays) -> Exception:
+    """What numpy's ValueError for operands that do not broadcast becomes: PyTorch's RuntimeError
+    (:func:`infer_size`) naming the first pair that does not broadcast; any other ValueError unchanged.
+    ``arrays`` are the operands (None for absent ones)."""
+    try:
+        infer_size(*(np.shape(a) for a in arrays if a is not None))
+    except RuntimeError as e:
+        return e
+    return error
+
+
 def _forward_error(e: ValueError, datas) -> Exception:
     """What a forward's ValueError becomes: PyTorch's RuntimeError for operands that do not broadcast."""
     if "could not be broadcast" not in str(e):
         return e
-    return RuntimeError(_broadcast_message(datas))
-
-
-def _broadcast_message(datas) -> str:
-    """PyTorch's error for operands that do not broadcast (``infer_size``: the operands' shapes are combined
-    left to right, each pair compared from the last dimension)."""
-    shape = ()
-    for d in datas:
-        if d is None:
-            continue
-        s = np.shape(d)
-        ndim = max(len(shape), len(s))
-        a = (1,) * (ndim - len(shape)) + tuple(shape)
-        b = (1,) * (ndim - len(s)) + tuple(s)
-        for i in range(ndim - 1, -1, -1):
-            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
-                return (f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at non-singleton "
-                        f"dimension {i}")
-        shape = tuple(y if x == 1 else x for x, y in zip(a, b))
-    return "operands could not be broadcast together"
+    err = broadcast_error(e, *datas)
+    return err if err is not e else RuntimeError("operands could not be broadcast together")
 
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
@@ -502,8 +704,8 @@ def _fast_promote(o: Op, args):
     numbers (a float tensor's dtype wins over wrapped numbers). ``args`` are the op's arguments (tensor inputs
     first). Returns (None, None) where it does not apply.
 
-    Gives the same arrays and dtype as :func:`_promote` where it applies (tests/test_perf_paths.py checks it),
-    except that with ``promote=None`` it returns the inputs' common dtype rather than None."""
+    Gives the same arrays and dtype as :func:`_promote` where it applies (tests/engine/test_perf_paths.py
+    checks it), except that with ``promote=None`` it returns the inputs' common dtype rather than None."""
     tensors = args[:o.ninputs]
     dtype = None
     for a in tensors:
@@ -578,36 +780,45 @@ def _wrap_output(o: Op, out, args, datas, dtype):
             edges.append(None)
     if not requires:
         return Tensor(out)
-    edges = _output_edges(edges, args)
-    return Tensor(out, True, _node(o, out, odt, edges, args[n:], datas, dtype))
-
-
-def _node(o: Op, out, odt, edges, params, datas, dtype):
-    """The graph node of an op's output ``out`` (of dtype ``odt``), computed from ``datas`` in ``dtype``."""
-    if o.vjp is None:
-        raise RuntimeError(f"the derivative for '{o.name}' is not implemented.")
-    # Saved values are the arrays the op computed on (already in its dtype) and its output, never Tensors: the
-    # engine rebuilds Tensors from them and the edges only for create_graph (autograd.Node.apply).
-    plan = o.save_plan
-    if not plan:
-        saved = ()
-    elif len(plan) == 1:
-        i = plan[0]
-        saved = (out if i == o.ninputs else datas[i],)
-    else:
-        saved = o.save_getter((*datas, out))
-    node_dtype = odt if dtype is None else dtype
+    if dtype is None:
+        dtype = odt
     if o.promote is None and o.saved_inputs:
-        # ops that do not promote may have computed on mixed dtypes: rules get inputs in the node's dtype
-        n = o.ninputs
-        saved = tuple([d if d is None or d.dtype == node_dtype or i == n else d.astype(node_dtype)
-                       for d, i in zip(saved, plan)])
-    return Node(o, edges, saved, params,
-                tuple([None if d is None else _shape(d.shape) for d in datas]) if o.needs_shapes else None,
-                _shape(out.shape), odt, node_dtype)
+        # ops that do not promote may have computed on mixed dtypes: rules get their inputs in the node's dtype
+        datas = [d if d is None or d.dtype == dtype else d.astype(dtype) for d in datas]
+    datas = tuple(datas)
+    return Tensor(out, True, _new_node(o, _output_edges(edges, args), args[n:], datas, out, odt, dtype))
 
 
 def check_requires_grad(data: np.ndarray, requires_grad: bool) -> None:
     """Raise PyTorch's RuntimeError if a non-float tensor is asked to require grad."""
     if requires_grad and data.dtype.kind != "f":
         raise RuntimeError(REQUIRES_GRAD_DTYPE_ERROR)
+
+
+def zeros_like_grad(grad):
+    """Zeros shaped like ``grad`` (PyTorch's ``zeros_like(grad)``: zero even where ``grad`` is inf or nan), for
+    rules whose derivative is zero; a constant Tensor when ``grad`` is a Tensor (create_graph)."""
+    if isinstance(grad, Tensor):
+        return Tensor(np.zeros_like(grad.data))
+    return np.zeros_like(grad)
+
+
+def not_implemented_for(kernel: str, dtype) -> NotImplementedError:
+    """PyTorch's dispatch error for a dtype a kernel lacks: ``"relu_cpu" not implemented for 'Bool'``."""
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{dtypes.scalar_type_name(dtype)}'")
+
+
+def require_tensors(name: str, **args) -> None:
+    """PyTorch's argument check for functions without a Python-number overload (``torch.maximum(x, 1.0)``).
+
+    Raises:
+        TypeError: "maximum(): argument 'other' (position 2) must be Tensor, not float".
+    """
+    for i, (arg, v) in enumerate(args.items()):
+        if not isinstance(v, (Tensor, np.ndarray, np.generic)):
+            raise TypeError(f"{name}(): argument '{arg}' (position {i + 1}) must be Tensor, not {type(v).__name__}")
+
+
+def rule_values(x) -> np.ndarray:
+    """The numpy values of a rule argument (a Tensor under create_graph, else an array)."""
+    return x.data if isinstance(x, Tensor) else np.asarray(x)

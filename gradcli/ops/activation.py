@@ -20,8 +20,11 @@ import numpy as np
 
 from .. import autograd
 from ..tensor import Tensor
-from ._core import op
-from .elementwise import cosh, dispatched, erf, exp, not_implemented_for, pow, public, sigmoid, tanh, where
+from ._core import composite, not_implemented_for, op
+from .arithmetic import pow
+from .comparison import where
+from .inplace import apply  # the checks, the write into the buffer and the version counter of every in-place op
+from .unary import cosh, erf, exp, sigmoid, tanh
 
 _SQRT1_2 = 0.7071067811865476  # M_SQRT1_2
 _GELU_PDF = 0.3989422804014327  # M_2_SQRTPI * M_SQRT1_2 * 0.5 = 1 / sqrt(2 pi)
@@ -29,6 +32,11 @@ _GELU_TANH_BETA = 0.7978845608028654  # M_SQRT2 * M_2_SQRTPI * 0.5 = sqrt(2 / pi
 _GELU_TANH_KAPPA = 0.044715
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
+
+_RELU_NOTE = "d/dx = 1 where x > 0, else 0 (0 at 0)"
+_HARDTANH_NOTE = "d/dx = 1 where min_val < x < max_val, else 0 (0 at the bounds)"
+_LEAKY_RELU_NOTE = "d/dx = 1 where x > 0, else negative_slope (negative_slope at 0)"
+_SILU_NOTE = "d/dx = sigmoid(x) * (1 + x * (1 - sigmoid(x)))"
 
 
 def _float_only(input: np.ndarray, kernel: str) -> None:
@@ -45,15 +53,13 @@ def _inplace(input, out, inplace: bool):
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         raise NotImplementedError("in-place activations (inplace=True) on a tensor that requires grad are not "
                                   "supported by gradcli; use inplace=False")
-    from .inplace import apply  # the checks, the write into the buffer and the version counter of every in-place op
-
     return apply(input, lambda _: out)
 
 
 # ------------------------------------------------------------------------------------------------- relu
 
 
-@dispatched("ReluBackward0", promote=None, name="relu")
+@op("relu", grad_fn="ReluBackward0", promote=None, public=False, note=_RELU_NOTE)
 def _relu(input):
     """``max(input, 0)`` (nan stays nan); integers stay integers (torch.relu)."""
     if input.dtype.kind == "b":
@@ -67,7 +73,7 @@ def _(grad, result):
     return where(result <= 0, 0.0, grad)
 
 
-@public(grad_fn="ReluBackward0", note="d/dx = 1 where x > 0, else 0 (0 at 0)", method=True)
+@composite("relu", grad_fn="ReluBackward0", note=_RELU_NOTE, method=True)
 def relu(input, inplace=False):
     """``max(input, 0)`` elementwise; integer tensors stay integer. Matches torch.nn.functional.relu and
     torch.relu: the gradient at 0 is 0.
@@ -81,7 +87,7 @@ def relu(input, inplace=False):
 # ---------------------------------------------------------------------------------- hardtanh and relu6
 
 
-@dispatched("HardtanhBackward0", promote=None, name="hardtanh")
+@op("hardtanh", grad_fn="HardtanhBackward0", promote=None, public=False, note=_HARDTANH_NOTE)
 def _hardtanh(input, min_val, max_val):
     """``input`` clamped to [min_val, max_val] in its own dtype (torch.nn.functional.hardtanh)."""
     if input.dtype.kind == "b":
@@ -99,7 +105,7 @@ def _(grad, input, min_val, max_val):
     return where((input <= min_val) | (input >= max_val), 0.0, grad)
 
 
-@public(grad_fn="HardtanhBackward0", note="d/dx = 1 where min_val < x < max_val, else 0 (0 at the bounds)")
+@composite("hardtanh", grad_fn="HardtanhBackward0", note=_HARDTANH_NOTE)
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """``input`` clamped to ``[min_val, max_val]``, keeping its dtype. Matches torch.nn.functional.hardtanh;
     unlike clamp, its gradient is 0 at the bounds.
@@ -112,7 +118,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     return _inplace(input, _hardtanh(input, min_val, max_val), inplace)
 
 
-@public(grad_fn="HardtanhBackward0", note="d/dx = 1 where 0 < x < 6, else 0")
+@composite("relu6", grad_fn="HardtanhBackward0", note="d/dx = 1 where 0 < x < 6, else 0")
 def relu6(input, inplace=False):
     """``min(max(input, 0), 6)``, computed as hardtanh(input, 0, 6) (grad_fn HardtanhBackward0). Matches
     torch.nn.functional.relu6: the gradient is 0 at 0 and at 6."""
@@ -122,7 +128,7 @@ def relu6(input, inplace=False):
 # ----------------------------------------------------------------------------------------- leaky_relu
 
 
-@dispatched("LeakyReluBackward0", promote=None, name="leaky_relu")
+@op("leaky_relu", grad_fn="LeakyReluBackward0", promote=None, public=False, note=_LEAKY_RELU_NOTE)
 def _leaky_relu(input, negative_slope):
     """``input`` where positive, else ``input * negative_slope`` (torch.nn.functional.leaky_relu)."""
     _float_only(input, "leaky_relu_cpu")
@@ -135,7 +141,7 @@ def _(grad, input, negative_slope):
     return where(input > 0, grad, grad * negative_slope)
 
 
-@public(grad_fn="LeakyReluBackward0", note="d/dx = 1 where x > 0, else negative_slope (negative_slope at 0)")
+@composite("leaky_relu", grad_fn="LeakyReluBackward0", note=_LEAKY_RELU_NOTE)
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """``x`` for ``x > 0``, else ``negative_slope * x``. Matches torch.nn.functional.leaky_relu: the gradient at
     0 is ``negative_slope``.
@@ -151,7 +157,8 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 # ------------------------------------------------------------------------------------------ elu and selu
 
 
-@dispatched("EluBackward0", promote=None, name="elu")
+@op("elu", grad_fn="EluBackward0", promote=None, public=False, note="d/dx = scale where x > 0, else "
+    "input_scale * alpha * scale * exp(input_scale * x)")
 def _elu(input, alpha, scale, input_scale):
     """``scale * x`` for ``x > 0``, else ``alpha * scale * (exp(input_scale * x) - 1)`` (torch's elu kernel)."""
     _float_only(input, "elu_cpu")
@@ -164,7 +171,8 @@ def _(grad, input, alpha, scale, input_scale):
     return _elu_backward(grad, input, alpha, scale, input_scale)
 
 
-@dispatched("EluBackwardBackward0", inputs=2, promote=None, name="elu_backward")
+@op("elu_backward", grad_fn="EluBackwardBackward0", inputs=2, promote=None, public=False,
+    note="PyTorch's elu_double_backward")
 def _elu_backward(grad_output, input, alpha, scale, input_scale):
     """elu_backward (is_result=False): ``grad_output * scale`` for ``x > 0``, else
     ``grad_output * input_scale * alpha * scale * exp(input_scale * x)`` (so ``alpha * scale`` at 0)."""
@@ -184,7 +192,7 @@ def _(grad, grad_output, input, alpha, scale, input_scale, needs_input_grad):
     return gg, gi
 
 
-@public(grad_fn="EluBackward0", note="d/dx = 1 where x > 0, else alpha * exp(x) (alpha at 0)")
+@composite("elu", grad_fn="EluBackward0", note="d/dx = 1 where x > 0, else alpha * exp(x) (alpha at 0)")
 def elu(input, alpha=1.0, inplace=False):
     """``x`` for ``x > 0``, else ``alpha * (exp(x) - 1)``. Matches torch.nn.functional.elu: the gradient at 0
     is ``alpha``.
@@ -195,7 +203,7 @@ def elu(input, alpha=1.0, inplace=False):
     return _inplace(input, _elu(input, alpha, 1.0, 1.0), inplace)
 
 
-@public(grad_fn="EluBackward0", note="d/dx = scale where x > 0, else scale * alpha * exp(x)")
+@composite("selu", grad_fn="EluBackward0", note="d/dx = scale where x > 0, else scale * alpha * exp(x)")
 def selu(input, inplace=False):
     """``scale * elu(x, alpha)`` with alpha = 1.6732632423543772848170429916717 and scale =
     1.0507009873554804934193349852946 (Klambauer et al., 2017). Matches torch.nn.functional.selu (grad_fn
@@ -213,8 +221,8 @@ def selu(input, inplace=False):
 _GELU_MODES = ("none", "tanh")
 
 
-@op("GeluBackward0", promote=None, note="d/dx = Phi(x) + x * phi(x) (approximate='none'); the tanh "
-                                          "formula's derivative for approximate='tanh'")
+@op("gelu", grad_fn="GeluBackward0", promote=None,
+    note="d/dx = Phi(x) + x * phi(x) (approximate='none'); the tanh formula's derivative for approximate='tanh'")
 def gelu(input, approximate="none"):
     """Gaussian error linear unit ``x * Phi(x)`` with Phi the standard normal CDF, ``0.5 * x * (1 + erf(x /
     sqrt(2)))``; with ``approximate='tanh'``, ``0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))``
@@ -239,7 +247,8 @@ def _(grad, input, approximate):
     return _gelu_backward(grad, input, approximate)
 
 
-@dispatched("GeluBackwardBackward0", inputs=2, promote=None, name="gelu_backward")
+@op("gelu_backward", grad_fn="GeluBackwardBackward0", inputs=2, promote=None, public=False,
+    note="PyTorch's gelu_double_backward")
 def _gelu_backward(grad_output, input, approximate):
     """gelu_backward (GeluKernel.cpp): ``grad_output * (Phi(x) + x * phi(x))``, or the derivative of the tanh
     formula, ``grad_output * (0.5 * (1 + tanh(u)) + 0.5 * x * (1 - tanh(u)^2) * beta * (1 + 3 * kappa * x^2))``."""
@@ -282,7 +291,7 @@ def _(grad, grad_output, input, approximate, needs_input_grad):
 # -------------------------------------------------------------------------------------------------- silu
 
 
-@dispatched("SiluBackward0", promote=None, name="silu")
+@op("silu", grad_fn="SiluBackward0", promote=None, public=False, note=_SILU_NOTE)
 def _silu(input):
     """``x * sigmoid(x)`` computed as ``x / (1 + exp(-x))`` (torch's silu kernel)."""
     _float_only(input, "silu_cpu")
@@ -296,7 +305,7 @@ def _(grad, input):
     return grad * s * (1 + input * (1 - s))
 
 
-@public(grad_fn="SiluBackward0", note="d/dx = sigmoid(x) * (1 + x * (1 - sigmoid(x)))")
+@composite("silu", grad_fn="SiluBackward0", note=_SILU_NOTE)
 def silu(input, inplace=False):
     """Sigmoid linear unit (swish) ``x * sigmoid(x)``. Matches torch.nn.functional.silu.
 
@@ -309,7 +318,7 @@ def silu(input, inplace=False):
 # ---------------------------------------------------------------------------------------------- softplus
 
 
-@op("SoftplusBackward0", promote=None,
+@op("softplus", grad_fn="SoftplusBackward0", promote=None,
     note="d/dx = sigmoid(beta * x), or 1 where beta * x > threshold (the linear region)")
 def softplus(input, beta=1.0, threshold=20.0):
     """``log(1 + exp(beta * x)) / beta``, and ``x`` itself where ``beta * x > threshold`` (for numerical
@@ -330,7 +339,8 @@ def _(grad, input, beta, threshold):
     return _softplus_backward(grad, input, beta, threshold)
 
 
-@dispatched("SoftplusBackwardBackward0", inputs=2, promote=None, name="softplus_backward")
+@op("softplus_backward", grad_fn="SoftplusBackwardBackward0", inputs=2, promote=None, public=False,
+    note="PyTorch's softplus_double_backward")
 def _softplus_backward(grad_output, input, beta, threshold):
     """softplus_backward: ``grad_output`` where ``beta * x > threshold``, else ``grad_output * z / (z + 1)`` with
     ``z = exp(beta * x)``."""

@@ -19,12 +19,13 @@ import numpy as np
 
 from .. import context, dtypes, limits
 from ..tensor import Tensor
-from ._core import check_requires_grad, install_method, register
+from ._core import check_requires_grad, composite, tensor_method
 
 # the active run context's generator, made on first use (importing numpy.random costs start-up time)
 _generator = context.generator
 
 
+@composite("manual_seed", kind="function")
 def manual_seed(seed: int) -> None:
     """Seed the generator behind rand/randn/randint and their *_like forms in the active run context
     (torch.manual_seed)."""
@@ -252,6 +253,7 @@ def _array_from_data(data, dtype) -> np.ndarray:
     return arr if dtype is None else arr.astype(dtype, copy=False)
 
 
+@composite("tensor", kind="creation")
 def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new contiguous leaf tensor holding a copy of ``data`` (a number, nested lists/tuples of numbers or
     0-d tensors, a numpy array or scalar, or a Tensor, which warns as PyTorch does). dtype inference as
@@ -279,6 +281,7 @@ def _check_kw(name: str, kw: dict) -> None:
         raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
 
 
+@composite("zeros", kind="creation")
 def zeros(*size, dtype=None, requires_grad=False, **kw):
     """A tensor of zeros of shape ``size`` (default float dtype unless ``dtype``). Matches torch.zeros.
 
@@ -290,6 +293,7 @@ def zeros(*size, dtype=None, requires_grad=False, **kw):
     return _leaf(np.zeros(shape, dtype=_float_dtype(dtype)), requires_grad)
 
 
+@composite("ones", kind="creation")
 def ones(*size, dtype=None, requires_grad=False, **kw):
     """A tensor of ones of shape ``size`` (default float dtype unless ``dtype``). Matches torch.ones.
 
@@ -320,6 +324,7 @@ def _fill_scalar(name: str, fill_value):
     return fill_value
 
 
+@composite("full", kind="creation")
 def full(size, fill_value, dtype=None, requires_grad=False, device=None):
     """A tensor of shape ``size`` (a tuple or list) filled with ``fill_value``; dtype from the value (bool,
     int64, or the default float dtype) unless ``dtype``. Matches torch.full.
@@ -333,6 +338,7 @@ def full(size, fill_value, dtype=None, requires_grad=False, device=None):
     return _leaf(np.full(shape, v, dtype=d), requires_grad)
 
 
+@composite("eye", kind="creation")
 def eye(n, m=None, dtype=None, requires_grad=False, device=None):
     """The n×m identity matrix (m defaults to n), default float dtype unless ``dtype``. Matches torch.eye.
 
@@ -367,6 +373,7 @@ def _number(name: str, arg: str, v):
     return v
 
 
+@composite("arange", kind="creation")
 def arange(start=None, end=None, step=1, dtype=None, requires_grad=False, device=None):
     """Values from ``start`` (default 0) up to ``end`` (exclusive) by ``step``: ``ceil((end - start) / step)``
     values ``start + i * step`` computed in float64 (int64 for integer dtypes), then converted. int64 unless an
@@ -405,6 +412,7 @@ def arange(start=None, end=None, step=1, dtype=None, requires_grad=False, device
     return _leaf(values.astype(d), requires_grad)
 
 
+@composite("linspace", kind="creation")
 def linspace(start, end, steps, dtype=None, requires_grad=False, device=None):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive, default float dtype unless
     ``dtype``. Computed as PyTorch's CPU kernel does: in the result's dtype (float64 steps for integer
@@ -461,6 +469,7 @@ def _uniform(shape: tuple, d: np.dtype) -> np.ndarray:
     return (_generator().integers(0, 2 ** bits, shape, dtype=np.int64) * 2.0 ** -bits).astype(d)
 
 
+@composite("rand", kind="creation")
 def rand(*size, dtype=None, requires_grad=False, generator=None, **kw):
     """Uniform samples in [0, 1) of shape ``size`` (float dtypes only). Like torch.rand (seeded by --seed,
     numpy's stream).
@@ -473,6 +482,7 @@ def rand(*size, dtype=None, requires_grad=False, generator=None, **kw):
     return _leaf(_uniform(shape, _random_float_dtype("check_uniform_bounds", _float_dtype(dtype))), requires_grad)
 
 
+@composite("randn", kind="creation")
 def randn(*size, dtype=None, requires_grad=False, generator=None, **kw):
     """Standard normal samples of shape ``size`` (float dtypes only). Like torch.randn (seeded by --seed,
     numpy's stream).
@@ -486,6 +496,7 @@ def randn(*size, dtype=None, requires_grad=False, generator=None, **kw):
     return _leaf(_generator().standard_normal(shape).astype(d), requires_grad)
 
 
+@composite("randint", kind="creation")
 def randint(*args, size=None, low=None, high=None, dtype=None, requires_grad=False, generator=None, device=None):
     """Integers uniform in [low, high) (low defaults to 0) of shape ``size`` (a tuple), int64 unless ``dtype``:
     ``randint(high, size)`` or ``randint(low, high, size)``. Like torch.randint (seeded by --seed).
@@ -538,7 +549,7 @@ def _like(name, fill, doc):
 
     like.__name__ = like.__qualname__ = name
     like.__doc__ = doc
-    return like
+    return composite(name, kind="creation")(like)
 
 
 zeros_like = _like("zeros_like", lambda shape, d: np.zeros(shape, dtype=d),
@@ -554,6 +565,7 @@ randn_like = _like("randn_like",
                    "\n\nRaises:\n    NotImplementedError: for integer or bool dtypes (PyTorch's message).")
 
 
+@composite("full_like", kind="creation")
 def full_like(input, fill_value, dtype=None, requires_grad=False, device=None):
     """``fill_value`` (converted to the dtype) with the shape and dtype (unless ``dtype``) of ``input``.
     Matches torch.full_like."""
@@ -569,16 +581,19 @@ def _new_dtype(self, dtype) -> np.dtype:
     return dtypes.as_dtype(dtype).np if dtype is not None else self.data.dtype
 
 
+@tensor_method("new_zeros")
 def _new_zeros(self, *size, dtype=None, requires_grad=False, device=None):
     """Zeros of shape ``size`` with this tensor's dtype (unless ``dtype``). Matches torch.Tensor.new_zeros."""
     return _leaf(np.zeros(_size("new_zeros", size), dtype=_new_dtype(self, dtype)), requires_grad)
 
 
+@tensor_method("new_ones")
 def _new_ones(self, *size, dtype=None, requires_grad=False, device=None):
     """Ones of shape ``size`` with this tensor's dtype (unless ``dtype``). Matches torch.Tensor.new_ones."""
     return _leaf(np.ones(_size("new_ones", size), dtype=_new_dtype(self, dtype)), requires_grad)
 
 
+@tensor_method("new_full")
 def _new_full(self, size, fill_value, dtype=None, requires_grad=False, device=None):
     """``fill_value`` in shape ``size`` (a tuple) with this tensor's dtype (unless ``dtype``). Matches
     torch.Tensor.new_full."""
@@ -587,17 +602,8 @@ def _new_full(self, size, fill_value, dtype=None, requires_grad=False, device=No
                  requires_grad)
 
 
+@tensor_method("new_tensor")
 def _new_tensor(self, data, dtype=None, requires_grad=False, device=None):
     """A new leaf holding a copy of ``data`` with this tensor's dtype (unless ``dtype``). Matches
     torch.Tensor.new_tensor."""
     return tensor(data, dtype=dtypes.from_numpy(_new_dtype(self, dtype)), requires_grad=requires_grad)
-
-
-for _name, _fn in (("new_zeros", _new_zeros), ("new_ones", _new_ones), ("new_full", _new_full),
-                   ("new_tensor", _new_tensor)):
-    install_method(_name, _fn)
-
-for _fn in (tensor, zeros, ones, full, eye, arange, linspace, rand, randn, randint, zeros_like, ones_like,
-            rand_like, randn_like, full_like):
-    register(_fn.__name__, _fn, "creation")
-register("manual_seed", manual_seed, "function")

@@ -33,18 +33,20 @@ operations pay nothing for it.
 from __future__ import annotations
 
 import bisect
+import gc
 import re
 import sys
 import weakref
 
 import numpy as np
 
-from .. import autograd, versions
+from .. import autograd, dtypes, versions
 from ..autograd import _FREED, MultiNode, Node, OutputEdge
 from ..context import state as _state
 from ..tensor import Tensor
-from ._core import _broadcast_message, install_method, op
-from .elementwise import add, clamp, div, mul, pow, sub
+from ._core import broadcast_error, op, tensor_method
+from .arithmetic import add, clamp, div, mul, pow, sub
+from .indexing import _copy_slices, _index_put, _setitem_kind, numpy_key
 
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 OVERLAP_ERROR = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
@@ -56,13 +58,6 @@ SHARED_ERROR = ("gradcli does not support an in-place operation that records aut
                 "torch.no_grad()")
 VERSION_HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
                 "torch.autograd.set_detect_anomaly(True, check_nan=False).")
-
-# PyTorch's names of dtypes in messages: ScalarType names (toString), and the C type names its clamp kernel uses.
-_SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-_C_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int", "int32": "int",
-            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
-
 
 # ------------------------------------------------------------------------------------------ version counter
 # The registry of modifications is gradcli.versions (the tensor layer: Tensor._version reads it).
@@ -77,7 +72,7 @@ version = versions.version
 
 
 def _type_string(a: np.ndarray) -> str:
-    return f"torch.{_SCALAR_NAMES.get(a.dtype.name, a.dtype.name)}Tensor [{', '.join(map(str, a.shape))}]"
+    return f"torch.{dtypes.scalar_type_name(a.dtype)}Tensor [{', '.join(map(str, a.shape))}]"
 
 
 class _Modified(np.ndarray):
@@ -191,8 +186,6 @@ def _shared(t: Tensor) -> bool:
         if extra == sum(1 for x in fn.saved if x is a):
             extra = 0
     if extra > 0:
-        import gc
-
         saved = 0
         for r in gc.get_referrers(a):  # tuples are graph nodes' saved values (arrays are not gc-tracked)
             if type(r) is tuple:
@@ -288,9 +281,9 @@ def apply(t: Tensor, compute, others=(), *, cast: str = "scalar", anomaly_mark=N
         raise RuntimeError(f"output with shape {list(data.shape)} doesn't match the broadcast shape "
                            f"{list(out.shape)}")
     if cast is not None and not _cast_ok(out.dtype, data.dtype):
-        names = _C_NAMES if cast == "c" else _SCALAR_NAMES
-        raise RuntimeError(f"result type {_SCALAR_NAMES.get(out.dtype.name, out.dtype.name)} can't be cast to the "
-                           f"desired output type {names.get(data.dtype.name, data.dtype.name)}")
+        name = dtypes.c_type_name if cast == "c" else dtypes.scalar_type_name
+        raise RuntimeError(f"result type {dtypes.scalar_type_name(out.dtype)} can't be cast to the desired output "
+                           f"type {name(data.dtype)}")
     data[...] = out
     node = result.grad_fn if record else None
     bump(data, node)
@@ -326,7 +319,7 @@ def _zeros_like(grad):
     return np.zeros(np.shape(grad), dtype=np.asarray(grad).dtype)
 
 
-@op("ZeroBackward0", promote=None, name="_zero", note="d/dself = 0")
+@op("_zero", grad_fn="ZeroBackward0", promote=None, note="d/dself = 0")
 def _zero(input):
     """Zeros of ``input``'s shape and dtype (what ``zero_`` writes)."""
     return np.zeros(input.shape, dtype=input.dtype)
@@ -337,7 +330,7 @@ def _(grad):
     return _zeros_like(grad)
 
 
-@op("FillBackward2", promote=None, name="_fill_scalar", note="d/dself = 0")
+@op("_fill_scalar", grad_fn="FillBackward2", promote=None, note="d/dself = 0")
 def _fill_scalar(input, value):
     """``input``'s shape and dtype filled with the number ``value`` (cast as PyTorch casts, e.g. 2.7 -> 2)."""
     return np.full(input.shape, value, dtype=input.dtype)
@@ -348,7 +341,7 @@ def _(grad):
     return _zeros_like(grad)
 
 
-@op("FillBackward3", inputs=2, promote=None, name="_fill_tensor", note="d/dself = 0, d/dvalue = sum(grad)")
+@op("_fill_tensor", grad_fn="FillBackward3", inputs=2, promote=None, note="d/dself = 0, d/dvalue = sum(grad)")
 def _fill_tensor(input, value):
     """``input``'s shape and dtype filled with the 0-d array ``value``."""
     return np.full(input.shape, value, dtype=input.dtype)
@@ -359,14 +352,14 @@ def _(grad):
     return _zeros_like(grad), grad.sum()
 
 
-@op("CopyBackwards", inputs=2, promote=None, name="_copy", note="d/dself = 0, d/dsrc = grad (summed to src)")
+@op("_copy", grad_fn="CopyBackwards", inputs=2, promote=None, note="d/dself = 0, d/dsrc = grad (summed to src)")
 def _copy(input, src):
     """``src`` broadcast to ``input``'s shape (or the broadcast shape, which then fails the shape check) and cast
     to ``input``'s dtype (torch.Tensor.copy_ casts freely)."""
     try:
         shape = np.broadcast_shapes(input.shape, src.shape)
-    except ValueError:
-        raise RuntimeError(_broadcast_message((input, src))) from None
+    except ValueError as e:
+        raise broadcast_error(e, input, src) from None
     return np.broadcast_to(src, shape).astype(input.dtype)
 
 
@@ -376,6 +369,7 @@ def _(grad):
 
 
 # ------------------------------------------------------------------------------------------- the methods
+@tensor_method("add_")
 def add_(self, other, alpha=1):
     """``self += alpha * other`` in place; returns self. Matches torch.Tensor.add_ (grad_fn AddBackward0).
 
@@ -385,6 +379,7 @@ def add_(self, other, alpha=1):
     return apply(self, lambda s: add(s, other, alpha), (other,))
 
 
+@tensor_method("sub_")
 def sub_(self, other, alpha=1):
     """``self -= alpha * other`` in place; returns self. Matches torch.Tensor.sub_ (grad_fn SubBackward0).
 
@@ -394,6 +389,7 @@ def sub_(self, other, alpha=1):
     return apply(self, lambda s: sub(s, other, alpha), (other,))
 
 
+@tensor_method("mul_")
 def mul_(self, other):
     """``self *= other`` in place; returns self. Matches torch.Tensor.mul_ (grad_fn MulBackward0).
 
@@ -403,6 +399,7 @@ def mul_(self, other):
     return apply(self, lambda s: mul(s, other), (other,))
 
 
+@tensor_method("div_")
 def div_(self, other, *, rounding_mode=None):
     """``self /= other`` in place (true division, or rounded with ``rounding_mode`` "trunc"/"floor"); returns
     self. Matches torch.Tensor.div_ (grad_fn DivBackward0; DivBackward2 with a rounding_mode). An integer tensor
@@ -416,6 +413,7 @@ def div_(self, other, *, rounding_mode=None):
     return apply(self, lambda s: div(s, other, rounding_mode=rounding_mode), (other,))
 
 
+@tensor_method("pow_")
 def pow_(self, exponent):
     """``self **= exponent`` in place; returns self. Matches torch.Tensor.pow_ (grad_fn PowBackward0/1).
 
@@ -425,6 +423,7 @@ def pow_(self, exponent):
     return apply(self, lambda s: pow(s, exponent), (exponent,))
 
 
+@tensor_method("clamp_", "clip_")
 def clamp_(self, min=None, max=None):
     """Limit ``self`` to ``[min, max]`` in place; returns self. Matches torch.Tensor.clamp_ (alias clip_;
     grad_fn ClampBackward1 for number bounds, ClampBackward0 for tensor bounds), including its message naming C
@@ -436,6 +435,7 @@ def clamp_(self, min=None, max=None):
     return apply(self, lambda s: clamp(s, min, max), (min, max), cast="c")
 
 
+@tensor_method("zero_")
 def zero_(self):
     """Fill with zeros in place; returns self. Matches torch.Tensor.zero_ (grad_fn ZeroBackward0 when recorded).
 
@@ -445,6 +445,7 @@ def zero_(self):
     return apply(self, _zero, cast=None)
 
 
+@tensor_method("fill_")
 def fill_(self, value):
     """Fill with ``value`` (a number, or a 0-d tensor) in place, cast to self's dtype; returns self. Matches
     torch.Tensor.fill_ (grad_fn FillBackward2 for a number, FillBackward3 for a tensor, whose gradient is the sum
@@ -463,6 +464,7 @@ def fill_(self, value):
     return apply(self, lambda s: _fill_scalar(s, value), cast=None)
 
 
+@tensor_method("copy_")
 def copy_(self, src, non_blocking=False):
     """Copy ``src`` (broadcast to self's shape, cast to self's dtype) into self; returns self. Matches
     torch.Tensor.copy_ (grad_fn CopyBackwards, though PyTorch's name() says "torch::autograd::CopyBackwards"; ``src`` gets the gradient summed to its shape and dtype).
@@ -476,9 +478,6 @@ def copy_(self, src, non_blocking=False):
     return apply(self, lambda s: _copy(s, src), (src,), cast=None)
 
 
-for _fn in (add_, sub_, mul_, div_, pow_, clamp_, zero_, fill_, copy_):
-    install_method(_fn.__name__, _fn)
-install_method("clip_", clamp_)
 
 
 def setitem(t: Tensor, key, value) -> None:
@@ -520,17 +519,6 @@ def setitem(t: Tensor, key, value) -> None:
     bump(t.data)
 
 
-def _int_or_none(v):
-    return None if v is None else int(v.data if isinstance(v, Tensor) else v)
-
-
-def numpy_key(key):
-    """An index with Tensors (integer, boolean) replaced by their numpy arrays."""
-    if type(key) is tuple:
-        return tuple(k.data if isinstance(k, Tensor) else k for k in key)
-    return key.data if isinstance(key, Tensor) else key
-
-
 def _tensor_setitem(self, key, value) -> None:
     """``Tensor.__setitem__`` for library users: :func:`setitem` (the language calls it directly)."""
     setitem(self, numpy_key(key), value)
@@ -539,77 +527,3 @@ def _tensor_setitem(self, key, value) -> None:
 setattr(Tensor, "__setitem__", _tensor_setitem)
 
 
-def _setitem_kind(key, shape: tuple) -> tuple:
-    """How PyTorch's ``t[key] = v`` proceeds (torch/csrc/autograd/python_variable_indexing.cpp): ``(view,
-    advanced)``, where ``view`` names the last view op the key's basic part makes ("Select", "Slice",
-    "Unsqueeze"; None when it leaves ``t`` itself: full slices ``0:len:1`` and ``...`` are skipped) and
-    ``advanced`` says whether index arrays (integer or boolean, ``ndim >= 1``) follow."""
-    items = key if type(key) is tuple else (key,)
-    specified = sum(1 for k in items if k is not None and k is not Ellipsis and type(k) is not bool
-                    and not (isinstance(k, np.ndarray) and k.dtype == np.bool_ and k.ndim))
-    specified += sum(k.ndim - 1 for k in items if isinstance(k, np.ndarray) and k.dtype == np.bool_ and k.ndim)
-    view, advanced, dim = None, False, 0
-    for k in items:
-        if k is Ellipsis:
-            dim += max(len(shape) - specified, 0)
-        elif k is None or type(k) is bool:
-            view = "Unsqueeze"
-        elif isinstance(k, slice):
-            # PyTorch's applySlice returns the tensor itself for start 0 (or none), stop past the end (or
-            # none) and step 1, compared before any clamping: ``-3:`` of 3 elements is a Slice view
-            size = shape[dim] if dim < len(shape) else 0
-            if not (_int_or_none(k.start) in (None, 0) and (k.stop is None or _int_or_none(k.stop) >= size)
-                    and _int_or_none(k.step) in (None, 1)):
-                view = "Slice"
-            dim += 1
-        elif isinstance(k, (list, np.ndarray)) and np.ndim(k):
-            advanced = True
-            dim += np.ndim(k) if np.asarray(k).dtype == np.bool_ else 1
-        else:  # an integer, or a 0-d integer array
-            view = "Select"
-            dim += 1
-    return view, advanced
-
-
-@op("CopySlices", inputs=2, promote=None, name="_copy_slices",
-    note="the gradient with zeros at the assigned positions; the value gets the gradient there")
-def _copy_slices(input, value, key):
-    """A copy of ``input`` (any shape and dtype) with ``value`` (broadcast, cast to ``input``'s dtype) written
-    at ``key`` (numpy's index form): the out-of-place half of the recorded ``t[key] = value`` (PyTorch's
-    CopySlices node, wrapping the copy into a slice of the old values)."""
-    out = np.array(input, copy=True)
-    out[key] = value
-    return out
-
-
-@_copy_slices.defvjp
-def _(grad, key, needs_input_grad):
-    return (_copy_slices(grad, 0.0, key) if needs_input_grad[0] else None,
-            _take_slices(grad, key) if needs_input_grad[1] else None)
-
-
-@op("IndexPutBackward0", inputs=2, promote=None, name="_index_put",
-    note="the gradient with zeros at the indexed positions; the values get the gradient there")
-def _index_put(input, values, key):
-    """A copy of ``input`` with ``values`` written at ``key`` (index arrays): torch.index_put's forward, the
-    out-of-place half of the recorded ``t[idx] = v`` on ``t`` itself."""
-    return _copy_slices(input, values, key)
-
-
-@_index_put.defvjp
-def _(grad, key, needs_input_grad):
-    return (_index_put(grad, 0.0, key) if needs_input_grad[0] else None,
-            _take_slices(grad, key) if needs_input_grad[1] else None)
-
-
-@op("IndexBackward0", promote=None, name="_take_slices", note="the gradient written into zeros at the positions")
-def _take_slices(input, key):
-    """``input[key]`` as a new array (numpy's indexing; the gradient of the assigned value of
-    :func:`_copy_slices`)."""
-    return np.array(input[key], copy=True)
-
-
-@_take_slices.defvjp
-def _(grad, input_shape, key):
-    return _copy_slices(np.zeros(input_shape, dtype=grad.dtype) if type(grad) is np.ndarray else
-                        Tensor(np.zeros(input_shape, dtype=grad.data.dtype)), grad, key)

@@ -24,29 +24,28 @@ import numpy as np
 
 from .. import dtypes, limits
 from ..tensor import Tensor
-from ._core import install_method, op, register
-from .shape import _unsafe_view  # aten's _unsafe_view, which matmul ends with
-
-_SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
-              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+from ._core import composite, infer_size, op, to_tensor
+from .arithmetic import mul
+from .reduction import expand, sum
+from .shape import (_clone_contiguous, _diagonal, _unsafe_view, movedim, permute, reshape, squeeze, t, unsqueeze,
+                    view)
 
 
 def _scalar_name(a) -> str:
     """PyTorch's ScalarType name of an array's dtype ("Float", "Long")."""
-    return _SCALAR_NAMES[dtypes.from_numpy(a.dtype).name]
+    return dtypes.scalar_type_name(a.dtype)
 
 
 def _cpp_name(a) -> str:
     """The C++ type name PyTorch's mm messages use ("float", "long int")."""
-    return _CPP_NAMES[dtypes.from_numpy(a.dtype).name]
+    return dtypes.c_type_name(a.dtype)
 
 
 # --------------------------------------------------------------------------------------- dot, mv, mm, bmm
 
 
-@op("DotBackward0", inputs=2, promote=None, method=True, note="d/dinput = grad * tensor, d/dtensor = grad * input")
+@op("dot", grad_fn="DotBackward0", inputs=2, promote=None, method=True,
+    note="d/dinput = grad * tensor, d/dtensor = grad * input")
 def dot(input, tensor):
     """Inner product of two 1-d tensors of the same size and dtype. Matches torch.dot.
 
@@ -70,7 +69,7 @@ def _(grad, input, tensor, needs_input_grad):
     return (grad * tensor if needs_input_grad[0] else None, grad * input if needs_input_grad[1] else None)
 
 
-@op("MvBackward0", inputs=2, promote=None, method=True,
+@op("mv", grad_fn="MvBackward0", inputs=2, promote=None, method=True,
     note="d/dinput = outer(grad, vec), d/dvec = input^T @ grad")
 def mv(input, vec):
     """Matrix (n×m) times vector (m) → (n). Matches torch.mv.
@@ -104,7 +103,7 @@ def _check_mm(input, mat2, first="self", got=False):
                            f"{mat2.shape[0]}x{mat2.shape[1]})")
 
 
-@op("MmBackward0", inputs=2, promote=None, method=True,
+@op("mm", grad_fn="MmBackward0", inputs=2, promote=None, method=True,
     note="d/dinput = grad @ mat2^T, d/dmat2 = input^T @ grad")
 def mm(input, mat2):
     """Matrix product of an (n×m) and an (m×p) matrix of one dtype. Matches torch.mm.
@@ -126,7 +125,7 @@ def _(grad, input, mat2, needs_input_grad):
             mm(input.mT, grad) if needs_input_grad[1] else None)
 
 
-@op("BmmBackward0", inputs=2, promote=None, method=True,
+@op("bmm", grad_fn="BmmBackward0", inputs=2, promote=None, method=True,
     note="d/dinput = grad @ mat2^T, d/dmat2 = input^T @ grad, batch by batch")
 def bmm(input, mat2):
     """Batched matrix product of (b×n×m) and (b×m×p) tensors of one dtype → (b×n×p); no broadcasting.
@@ -155,7 +154,7 @@ def _(grad, input, mat2, needs_input_grad):
             bmm(input.mT, grad) if needs_input_grad[1] else None)
 
 
-@op("AddmmBackward0", inputs=3, promote=None, name="_addmm",
+@op("_addmm", grad_fn="AddmmBackward0", inputs=3, promote=None,
     note="d/dinput = grad, d/dmat1 = grad @ mat2^T, d/dmat2 = mat1^T @ grad")
 def _addmm(input, mat1, mat2):
     """``input + mat1 @ mat2`` with ``input`` broadcast to (n×p): torch.addmm with beta = alpha = 1, which
@@ -187,7 +186,8 @@ def _(grad, mat1, mat2, needs_input_grad):
             mm(mat1.mT, grad) if needs_input_grad[2] else None)
 
 
-@op("MulBackward0", inputs=2, method=True, aliases=("ger",), note="d/dinput = grad @ vec2, d/dvec2 = grad^T @ input")
+@op("outer", grad_fn="MulBackward0", inputs=2, method=True, aliases=("ger",),
+    note="d/dinput = grad @ vec2, d/dvec2 = grad^T @ input")
 def outer(input, vec2):
     """Outer product of two 1-d tensors: (n) and (m) → (n×m), with type promotion. Matches torch.outer (a
     product of broadcast views, hence grad_fn MulBackward0).
@@ -211,30 +211,17 @@ def _(grad, input, vec2, needs_input_grad):
 # -------------------------------------------------------------------------------- matmul and its pieces
 
 
-@op("CloneBackward0", promote=None, name="_clone", note="d/dx = grad")
-def _clone(input):
-    """A copy of ``input`` in row-major order (``clone``/``contiguous()``)."""
-    return np.array(input, order="C", copy=True)
-
-
-@_clone.defvjp
-def _(grad):
-    return grad
-
-
 def _contiguous(t):
     """``t.contiguous()``: ``t`` itself if its layout is row-major (size-1 dimensions' strides ignored, as in
     both PyTorch and numpy), else a clone (CloneBackward0)."""
-    return t if t.data.flags.c_contiguous else _clone(t)
+    return t if t.data.flags.c_contiguous else _clone_contiguous(t)
 
 
 def _reshape_copying(t, shape):
     """``t.reshape(shape)`` as PyTorch records it: a view (ViewBackward0) when the layout allows one, else
     clone + _unsafe_view (CloneBackward0, UnsafeViewBackward0)."""
-    from .shape import reshape
-
     if not np.may_share_memory(np.reshape(t.data, shape), t.data):  # numpy copies exactly when torch does
-        return _unsafe_view(_clone(t), shape)
+        return _unsafe_view(_clone_contiguous(t), shape)
     return reshape(t, shape)
 
 
@@ -260,18 +247,8 @@ def _should_fold(a: Tensor, b: Tensor) -> bool:
     return _foldable(a if a_larger else b.mT)
 
 
-def _broadcast_batch(sa: tuple, sb: tuple) -> tuple:
-    n = max(len(sa), len(sb))
-    sa, sb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
-    out = []
-    for i, (x, y) in enumerate(zip(sa, sb)):
-        if x != y and x != 1 and y != 1:
-            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton "
-                               f"dimension {i}")
-        out.append(max(x, y))
-    return tuple(out)
-
-
+@composite("matmul", grad_fn="varies", method=True,
+           note="d/dinput = grad @ other^T, d/dother = input^T @ grad (through the ops it is composed of)")
 def matmul(input, other):
     """Matrix product with PyTorch's rules for 1-d, 2-d and batched (broadcast) operands. Matches torch.matmul
     (and ``@``), including the recorded graph (see the module docstring).
@@ -282,9 +259,6 @@ def matmul(input, other):
     """
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         return np.matmul(input, other)  # derivative rules on numpy arrays
-    from ._core import to_tensor
-    from .shape import expand, squeeze, t, unsqueeze
-
     a, b = to_tensor(input), to_tensor(other)
     da, db = a.ndim, b.ndim
     if da == 0 or db == 0:
@@ -319,7 +293,7 @@ def matmul(input, other):
     m1 = a.shape[-1]
     m2 = b.shape[-2] if db > 1 else b.shape[0]
     p = b.shape[-1] if db > 1 else 1
-    batch = _broadcast_batch(tuple(a.shape[:max(da - 2, 0)]), tuple(b.shape[:max(db - 2, 0)]))
+    batch = infer_size(tuple(a.shape[:max(da - 2, 0)]), tuple(b.shape[:max(db - 2, 0)]))
     count = int(np.prod(batch))
     a3 = _reshape_copying(expand(a, *(batch + (n, m1))), (count, n, m1))
     vector_rhs = db == 1
@@ -337,22 +311,17 @@ def _squeeze_result_forward(input, dim):
 
 
 # matmul's in-place squeeze_ records SqueezeBackward4, not squeeze's SqueezeBackward1.
-_squeeze_result = op("SqueezeBackward4", promote=None, name="_squeeze_result",
+_squeeze_result = op("_squeeze_result", grad_fn="SqueezeBackward4", promote=None,
                      note="d/dx = grad reshaped back")(_squeeze_result_forward)
 
 
 @_squeeze_result.defvjp
 def _(grad, dim, input_shape):
-    from .shape import reshape
-
     return reshape(grad, input_shape)
 
 
-register("matmul", matmul, "op")
-install_method("matmul", matmul)
-matmul.note = "d/dinput = grad @ other^T, d/dother = input^T @ grad (through the ops it is composed of)"
-
-
+@composite("linear", grad_fn="varies",
+           note="d/dinput = grad @ weight, d/dweight = grad^T @ input, d/dbias = grad summed over the batch")
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias``: input (*, in), weight (out, in) or (in,), bias broadcastable to the output
     (or None). Matches torch.nn.functional.linear and its recorded graph (see the module docstring).
@@ -360,9 +329,6 @@ def linear(input, weight, bias=None):
     Raises:
         RuntimeError: for 0-d operands and mismatched sizes or dtypes (PyTorch's messages).
     """
-    from ._core import to_tensor
-    from .shape import reshape, t
-
     input, weight = to_tensor(input), to_tensor(weight)
     if input.ndim == 0 or weight.ndim == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.ndim}D and "
@@ -378,9 +344,6 @@ def linear(input, weight, bias=None):
     out = matmul(input, t(weight))
     return out if bias is None else out + bias
 
-
-register("linear", linear, "op")
-linear.note = "d/dinput = grad @ weight, d/dweight = grad^T @ input, d/dbias = grad summed over the batch"
 
 
 # --------------------------------------------------------------------------------------------------- einsum
@@ -474,10 +437,6 @@ def _sumproduct_pair(left, right, sum_dims: list):
     """``(left * right).sum(sum_dims, keepdim=True)`` for two operands of one rank whose dimensions are
     aligned (size 1 where an operand lacks one): a mul when nothing is summed, else PyTorch's permute →
     reshape → bmm → view → permute (aten/src/ATen/native/Linear.cpp ``sumproduct_pair``, keepdim=True)."""
-    from .elementwise import mul
-    from .reduction import sum as sum_
-    from .shape import permute, reshape, view
-
     if not sum_dims:
         return mul(left, right)
     lro, lo, ro = [], [], []
@@ -488,9 +447,9 @@ def _sumproduct_pair(left, right, sum_dims: list):
             if sl and sr:
                 sum_size *= left.shape[i]
             elif sl:  # in one operand only: summed right away
-                left = sum_(left, i, True)
+                left = sum(left, i, True)
             elif sr:
-                right = sum_(right, i, True)
+                right = sum(right, i, True)
         elif sl and sr:
             lro.append(i)
             lro_size *= left.shape[i]
@@ -523,9 +482,6 @@ def _einsum_compose(tensors: list, subs: list, out: str, ell_letters: str):
     one of them still has, then through ``_sumproduct_pair``; what is left summed is viewed (several operands)
     or summed (one operand) away.
     """
-    from .reduction import sum as sum_
-    from .shape import _diagonal, movedim, permute, unsqueeze, view
-
     position = {ch: i for i, ch in enumerate(out)}
     out_num_dim = len(out)
     summed = [ch for ch in ell_letters if ch not in position]
@@ -571,18 +527,19 @@ def _einsum_compose(tensors: list, subs: list, out: str, ell_letters: str):
                     b_sum.append(d)
                     dim_counts[d] = 0
         if a_sum:
-            a = sum_(a, a_sum, True)
+            a = sum(a, a_sum, True)
         if b_sum:
-            b = sum_(b, b_sum, True)
+            b = sum(b, b_sum, True)
         ops.insert(0, _sumproduct_pair(a, b, sum_dims))
     result = ops[0]
     if ndim > out_num_dim:
         if len(tensors) > 1:  # the summed dimensions are of size 1 by now
             return view(result, *result.shape[:out_num_dim])
-        return sum_(result, list(range(out_num_dim, ndim)))
+        return sum(result, list(range(out_num_dim, ndim)))
     return result
 
 
+@composite("einsum", grad_fn="varies", note=einsum_note)
 def einsum(equation, *operands):
     """Einstein summation over the operands by ``equation`` (``"ij,jk->ik"``; ``...`` for broadcast
     dimensions; without ``->`` the output is the ellipsis then the subscripts used once, alphabetically);
@@ -596,8 +553,6 @@ def einsum(equation, *operands):
         RuntimeError: PyTorch's messages for malformed equations, wrong operand counts, ranks, sizes or dtypes.
         LimitError: for a result of more than the ``elements`` limit (before it is computed).
     """
-    from ._core import to_tensor
-
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     if not isinstance(equation, str):
@@ -615,11 +570,3 @@ def einsum(equation, *operands):
                 sizes[ch] = size
     limits.check_numel([sizes[ch] for ch in out], "einsum()")
     return _einsum_compose(tensors, subs, out, ell_letters)
-
-
-register("einsum", einsum, "op")
-einsum.note = einsum_note
-
-# What `gradcli ops` shows as the grad_fn of the functions above (gradcli.catalog reads ``grad_fn``).
-for _fn in (matmul, linear, einsum):
-    _fn.grad_fn = "varies"

@@ -1,6 +1,8 @@
 """Loss functions (torch.nn.functional): forward and derivative as in aten/src/ATen/native/Loss.cpp and
 LossNLL.cpp, composed like PyTorch where PyTorch composes (cross_entropy = log_softmax + nll_loss, l1_loss,
-kl_div, the weighted forms), so the recorded graphs carry PyTorch's grad_fn names.
+kl_div, the weighted forms), so the recorded graphs carry PyTorch's grad_fn names. ``gradcli ops`` shows the
+loss's own node as its grad_fn, or "varies" where the arguments decide (weight=, beta=0, reduction, the
+input's rank).
 
 ``reduction`` is ``'mean'`` (default), ``'sum'`` or ``'none'`` (kl_div also ``'batchmean'``); the legacy
 ``size_average``/``reduce`` arguments are accepted with PyTorch's deprecation warning.
@@ -12,16 +14,21 @@ import warnings
 
 import numpy as np
 
+from .. import dtypes
 from ..tensor import Tensor
-from ._core import op, register
+from ._core import composite, infer_size, op, to_tensor
+from .arithmetic import pow
+from .comparison import where
+from .nn import _log_softmax
+from .reduction import expand, mean, sum
+from .shape import reshape
+from .unary import abs, exp, log, neg, sigmoid, sign
 
 _REDUCTIONS = ("none", "mean", "sum")
-_LONG_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-               "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
 def _scalar_name(t) -> str:
-    return _LONG_NAMES[t.dtype.name]
+    return dtypes.scalar_type_name(t.dtype)
 
 
 def _check_reduction(reduction) -> None:
@@ -60,15 +67,13 @@ def _numel(shape) -> int:
 
 
 def _tensors(*values):
-    from ._core import to_tensor
-
     return [None if v is None else to_tensor(v) for v in values]
 
 
 # ------------------------------------------------------------- the C++ Scalar overloads PyTorch's losses use
 
 
-@op("MulBackward1", promote=None, name="_mul_scalar", note="d/dx = grad * other")
+@op("_mul_scalar", grad_fn="MulBackward1", promote=None, note="d/dx = grad * other")
 def _mul_scalar(input, other):
     """``input * other`` for a Python number ``other`` (aten's mul.Scalar, as C++ code calls it)."""
     return input * input.dtype.type(other)
@@ -79,7 +84,7 @@ def _(grad, other):
     return grad * other
 
 
-@op("DivBackward1", promote=None, name="_div_scalar", note="d/dx = grad / other")
+@op("_div_scalar", grad_fn="DivBackward1", promote=None, note="d/dx = grad / other")
 def _div_scalar(input, other):
     """``input / other`` for a Python number ``other`` (aten's div.Scalar)."""
     return input / input.dtype.type(other)
@@ -90,7 +95,7 @@ def _(grad, other):
     return grad / other
 
 
-@op("AddBackward1", promote=None, name="_add_scalar", note="d/dx = grad")
+@op("_add_scalar", grad_fn="AddBackward1", promote=None, note="d/dx = grad")
 def _add_scalar(input, other):
     """``input + other`` for a Python number ``other`` (aten's add.Scalar)."""
     return input + input.dtype.type(other)
@@ -101,7 +106,7 @@ def _(grad):
     return grad
 
 
-@op("MaskedFillBackward0", promote=None, name="_masked_fill", note="d/dx = grad, 0 where filled")
+@op("_masked_fill", grad_fn="MaskedFillBackward0", promote=None, note="d/dx = grad, 0 where filled")
 def _masked_fill(input, mask, value):
     """``input`` with ``value`` where the bool array ``mask`` is true (torch.Tensor.masked_fill)."""
     return np.where(mask, input.dtype.type(value), input)
@@ -109,12 +114,10 @@ def _masked_fill(input, mask, value):
 
 @_masked_fill.defvjp
 def _(grad, mask):
-    from .elementwise import where
-
     return where(mask, 0.0, grad)
 
 
-@op("XlogyBackward0", inputs=2, promote="float", name="_xlogy",
+@op("_xlogy", grad_fn="XlogyBackward0", inputs=2, promote="float",
     note="d/dinput = log(other) (0 where input is 0), d/dother = input / other")
 def _xlogy(input, other):
     """``input * log(other)``, 0 where ``input`` is 0 (NaN where ``other`` is NaN). Matches torch.xlogy."""
@@ -133,29 +136,17 @@ def _(grad, input, other, needs_input_grad):
 def _broadcast_pair(input, target):
     """F.mse_loss & co: warn when the shapes differ, then torch.broadcast_tensors (ExpandBackward0 on the
     operand whose shape changes)."""
-    from .shape import expand
-
     if input.shape == target.shape:
         return input, target
     warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
                   "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
                   "same size.", UserWarning, stacklevel=3)
-    n = max(input.ndim, target.ndim)
-    a = (1,) * (n - input.ndim) + tuple(input.shape)
-    b = (1,) * (n - target.ndim) + tuple(target.shape)
-    shape = []
-    for i, (x, y) in enumerate(zip(a, b)):
-        if x != y and x != 1 and y != 1:
-            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton "
-                               f"dimension {i}")
-        shape.append(max(x, y))
-    return tuple(t if tuple(t.shape) == tuple(shape) else expand(t, *shape) for t in (input, target))
+    shape = infer_size(tuple(input.shape), tuple(target.shape))
+    return tuple(t if tuple(t.shape) == shape else expand(t, *shape) for t in (input, target))
 
 
 def _weighted(errors, weight, input, reduction):
     """The ``weight=`` forms of mse_loss/l1_loss (torch.nn.functional): elementwise errors times weight."""
-    from .reduction import sum
-
     if tuple(weight.shape) != tuple(input.shape):
         raise ValueError("Weights and input must have the same size.")
     weighted = errors * weight
@@ -169,7 +160,7 @@ def _weighted(errors, weight, input, reduction):
 # ------------------------------------------------------------------------------------------------ mse, l1
 
 
-@op("MseLossBackward0", inputs=2, name="_mse_loss",
+@op("_mse_loss", grad_fn="MseLossBackward0", inputs=2,
     note="d/dinput = 2 (input - target) / n; d/dtarget = -d/dinput")
 def _mse_loss(input, target, reduction):
     """Squared error ``(input - target) ** 2`` (same shapes), reduced."""
@@ -185,6 +176,7 @@ def _(grad, input, target, reduction, input_shape, needs_input_grad):
     return (g if needs_input_grad[0] else None, -g if needs_input_grad[1] else None)
 
 
+@composite("mse_loss", grad_fn="varies", note=_mse_loss.note)
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean squared error between ``input`` and ``target`` (broadcast, with PyTorch's warning when the shapes
     differ); ``weight`` (input's shape) gives ``sum(w (x - y)^2) / sum(w)`` for 'mean'. Matches
@@ -193,8 +185,6 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     Raises:
         ValueError: for an unknown ``reduction`` or a ``weight`` of another shape.
     """
-    from .elementwise import pow
-
     reduction = _legacy_reduction(size_average, reduce, reduction)
     input, target, weight = _tensors(input, target, weight)
     a, b = _broadcast_pair(input, target)
@@ -207,8 +197,6 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 def _reduce_composite(loss, reduction):
     """at::apply_loss_reduction on a tensor: mean (MeanBackward0), sum (SumBackward0) or as is."""
-    from .reduction import mean, sum
-
     if reduction == "mean":
         return mean(loss)
     if reduction == "sum":
@@ -216,6 +204,7 @@ def _reduce_composite(loss, reduction):
     return loss
 
 
+@composite("l1_loss", grad_fn="varies", note="d/dinput = sign(input - target) / n (0 where equal)")
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean absolute error: ``|input - target|`` reduced (composed as PyTorch does: sub, abs, mean/sum, so the
     gradient at ``input == target`` is 0); ``weight`` as in :func:`mse_loss`. Matches
@@ -224,8 +213,6 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     Raises:
         ValueError: for an unknown ``reduction`` or a ``weight`` of another shape.
     """
-    from .elementwise import abs
-
     reduction = _legacy_reduction(size_average, reduce, reduction)
     input, target, weight = _tensors(input, target, weight)
     a, b = _broadcast_pair(input, target)
@@ -238,7 +225,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 # --------------------------------------------------------------------------------------- smooth L1, Huber
 
 
-@op("SmoothL1LossBackward0", inputs=2, name="_smooth_l1_loss",
+@op("_smooth_l1_loss", grad_fn="SmoothL1LossBackward0", inputs=2,
     note="d/dinput = (input - target) / beta inside |input - target| < beta, else sign(input - target)")
 def _smooth_l1_loss(input, target, reduction, beta):
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta``, d = input - target; reduced."""
@@ -251,8 +238,6 @@ def _smooth_l1_loss(input, target, reduction, beta):
 @_smooth_l1_loss.defvjp
 def _(grad, input, target, reduction, beta, input_shape, needs_input_grad):
     # smooth_l1_backward (PointwiseOpsKernel.cpp): x <= -beta: -1, x >= beta: 1, else x / beta; times grad
-    from .elementwise import abs, sign, where
-
     d = input - target
     g = where(abs(d) < beta, d / beta, sign(d)) * grad
     if reduction == "mean":
@@ -260,6 +245,7 @@ def _(grad, input, target, reduction, beta, input_shape, needs_input_grad):
     return (g if needs_input_grad[0] else None, -g if needs_input_grad[1] else None)
 
 
+@composite("smooth_l1_loss", grad_fn="varies", note=_smooth_l1_loss.note)
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """Smooth L1 loss: quadratic for ``|input - target| < beta``, linear beyond (``beta = 0`` is l1_loss).
     Matches torch.nn.functional.smooth_l1_loss (grad_fn SmoothL1LossBackward0).
@@ -272,15 +258,13 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     a, b = _broadcast_pair(input, target)
     _check_reduction(reduction)
     if beta == 0.0:
-        from .elementwise import abs
-
         return _reduce_composite(abs(a - b), reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     return _smooth_l1_loss(a, b, reduction, float(beta))
 
 
-@op("HuberLossBackward0", inputs=2, name="_huber_loss",
+@op("_huber_loss", grad_fn="HuberLossBackward0", inputs=2,
     note="d/dinput = input - target inside |input - target| < delta, else delta * sign(input - target)")
 def _huber_loss(input, target, reduction, delta):
     """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``, d = input - target; reduced."""
@@ -293,8 +277,6 @@ def _huber_loss(input, target, reduction, delta):
 @_huber_loss.defvjp
 def _(grad, input, target, reduction, delta, input_shape, needs_input_grad):
     # huber_backward (PointwiseOpsKernel.cpp): x <= -delta: -delta, x >= delta: delta, else x; times grad
-    from .elementwise import abs, sign, where
-
     d = input - target
     g = where(abs(d) < delta, d, delta * sign(d)) * grad
     if reduction == "mean":
@@ -302,6 +284,7 @@ def _(grad, input, target, reduction, delta, input_shape, needs_input_grad):
     return (g if needs_input_grad[0] else None, -g if needs_input_grad[1] else None)
 
 
+@composite("huber_loss", grad_fn="varies", note=_huber_loss.note)
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """Huber loss: quadratic for ``|input - target| < delta``, ``delta``-linear beyond; ``weight`` (input's
     shape) scales each element (then 'mean' is the plain mean). Matches torch.nn.functional.huber_loss
@@ -311,8 +294,6 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         ValueError: for an unknown ``reduction`` or a ``weight`` of another shape; RuntimeError for
             ``delta <= 0``.
     """
-    from .reduction import mean, sum
-
     input, target, weight = _tensors(input, target, weight)
     a, b = _broadcast_pair(input, target)
     _check_reduction(reduction)
@@ -332,7 +313,7 @@ _BCE_EPSILON = 1e-12
 _BCE_BACKWARD_EPSILON = float(np.float32(1e-12))
 
 
-@op("BinaryCrossEntropyBackward0", inputs=3, name="_binary_cross_entropy",
+@op("_binary_cross_entropy", grad_fn="BinaryCrossEntropyBackward0", inputs=3,
     note="d/dinput = (input - target) / max(input (1 - input), 1e-12); d/dtarget = log(1 - input) - log(input)")
 def _binary_cross_entropy(input, target, weight, reduction):
     """``-w (t log(x) + (1 - t) log(1 - x))`` with each log clamped at -100 (Loss.cpp), reduced."""
@@ -351,8 +332,6 @@ def _binary_cross_entropy(input, target, weight, reduction):
 def _(grad, input, target, weight, reduction, input_shape, needs_input_grad):
     # derivatives.yaml: binary_cross_entropy_backward (an op of its own, with PyTorch's double-backward
     # formulas) and binary_cross_entropy_target_backward (-logit(input) * grad, composite)
-    from .elementwise import log
-
     gi = _bce_backward(grad, input, target, weight, reduction) if needs_input_grad[0] else None
     gt = None
     if needs_input_grad[1]:
@@ -364,7 +343,7 @@ def _(grad, input, target, weight, reduction, input_shape, needs_input_grad):
     return gi, gt, None
 
 
-@op("BinaryCrossEntropyBackwardBackward0", inputs=4, name="_bce_backward",
+@op("_bce_backward", grad_fn="BinaryCrossEntropyBackwardBackward0", inputs=4,
     note="PyTorch's binary_cross_entropy_double_backward formulas")
 def _bce_backward(grad, input, target, weight, reduction):
     """binary_cross_entropy's derivative w.r.t. its input (Loss.cpp binary_cross_entropy_backward):
@@ -380,9 +359,6 @@ def _bce_backward(grad, input, target, weight, reduction):
 @_bce_backward.defvjp
 def _(gg, grad, input, target, weight, reduction, input_shape, needs_input_grad):
     # FunctionsManual.cpp binary_cross_entropy_double_backward{,_grad_output,_target}
-    from .elementwise import where
-    from .reduction import mean, sum
-
     eps = _BCE_EPSILON
     w = 1.0 if weight is None else weight
     n = _numel(input_shape) if reduction == "mean" else 1
@@ -399,6 +375,7 @@ def _(gg, grad, input, target, weight, reduction, input_shape, needs_input_grad)
     return g_grad, g_input, g_target, None
 
 
+@composite("binary_cross_entropy", grad_fn=_binary_cross_entropy.grad_fn, note=_binary_cross_entropy.note)
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """Binary cross-entropy between probabilities ``input`` (in [0, 1]) and ``target`` (same shape); ``weight``
     broadcasts to them and rescales each element. Matches torch.nn.functional.binary_cross_entropy (grad_fn
@@ -408,8 +385,6 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         ValueError: for different shapes or an unknown ``reduction``; RuntimeError for input values outside
             [0, 1].
     """
-    from .shape import expand
-
     reduction = _legacy_reduction(size_average, reduce, reduction)
     input, target, weight = _tensors(input, target, weight)
     _check_reduction(reduction)
@@ -424,7 +399,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return _binary_cross_entropy(input, target, weight, reduction)
 
 
-@op("BinaryCrossEntropyWithLogitsBackward0", inputs=4, promote=None, name="_binary_cross_entropy_with_logits",
+@op("_binary_cross_entropy_with_logits", grad_fn="BinaryCrossEntropyWithLogitsBackward0", inputs=4, promote=None,
     note="d/dinput = sigmoid(input) - target (with pos_weight: sigmoid(x) (p t + 1 - t) - p t), times weight")
 def _binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction):
     """Binary cross-entropy of ``sigmoid(input)`` against ``target``, computed stably from the logits:
@@ -445,8 +420,6 @@ def _binary_cross_entropy_with_logits(input, target, weight, pos_weight, reducti
 @_binary_cross_entropy_with_logits.defvjp
 def _(grad, input, target, weight, pos_weight, reduction, input_shape, needs_input_grad):
     # binary_cross_entropy_with_logits_backward and _target_backward (FunctionsManual.cpp).
-    from .elementwise import log, sigmoid
-
     n = _numel(input_shape)
     gi = gt = None
     if needs_input_grad[0]:
@@ -468,6 +441,8 @@ def _(grad, input, target, weight, pos_weight, reduction, input_shape, needs_inp
     return out[0], out[1], None, None
 
 
+@composite("binary_cross_entropy_with_logits", grad_fn=_binary_cross_entropy_with_logits.grad_fn,
+           note=_binary_cross_entropy_with_logits.note)
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     """Binary cross-entropy of ``sigmoid(input)`` against ``target`` (same shape, probabilities in [0, 1]),
@@ -538,8 +513,8 @@ def _nll_op(grad_fn: str, name: str):
     forward.__name__ = name
     forward.__doc__ = ("The negative log-likelihood of the classes ``target`` (an int64 array) under the "
                        "log-probabilities ``input`` (classes along dim 1), weighted, reduced (LossNLL.cpp).")
-    o = op(grad_fn, promote=None, name=name, note="d/dinput = -weight[target] at the target class (/ total weight)")
-    o = o(forward)
+    o = op(name, grad_fn=grad_fn, promote=None,
+           note="d/dinput = -weight[target] at the target class (/ total weight)")(forward)
 
     def rule(grad, input_shape, target, weight, reduction, ignore_index):
         return _nll_backward(grad, target, weight, reduction, ignore_index, input_shape)
@@ -552,7 +527,7 @@ _nll_loss = _nll_op("NllLossBackward0", "_nll_loss")
 _nll_loss2d = _nll_op("NllLoss2DBackward0", "_nll_loss2d")
 
 
-@op("NllLossBackwardBackward0", promote=None, name="_nll_backward",
+@op("_nll_backward", grad_fn="NllLossBackwardBackward0", promote=None,
     note="d/dgrad = nll_loss of the incoming gradient (linear in grad)")
 def _nll_backward(grad, target, weight, reduction, ignore_index, shape):
     """nll_loss's derivative as an op, so that it can be differentiated again (it is linear in ``grad``)."""
@@ -580,8 +555,6 @@ def _class_indices(input, target, weight, ignore_index):
 
 def _nll_loss_nd(input, target, weight, reduction, ignore_index):
     """LossNLL.cpp nll_loss_nd: 1-d/2-d inputs are nll_loss, 4-d nll_loss2d, others viewed as 4-d."""
-    from .shape import reshape
-
     if input.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
     if input.ndim != 1 and input.shape[0] != target.shape[0]:
@@ -606,6 +579,8 @@ def _nll_loss_nd(input, target, weight, reduction, ignore_index):
     return reshape(out, out_size) if reduction == "none" else out
 
 
+@composite("nll_loss", grad_fn="varies",
+           note="d/dinput = -weight[target] at the target class (divided by the total weight for 'mean')")
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """Negative log-likelihood: ``-weight[t] * input[i, t]`` for each sample's class index ``t`` (int64 target
     of shape (N,) or (N, d1, ...), classes along dim 1 of ``input``; a 1-d input is one sample); targets equal
@@ -623,8 +598,6 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 
 def _class_weight_view(weight, ndim: int, class_dim: int):
-    from .shape import reshape
-
     if ndim <= 1:
         return weight
     return reshape(weight, tuple(weight.shape[0] if i == class_dim else 1 for i in range(ndim)))
@@ -632,10 +605,6 @@ def _class_weight_view(weight, ndim: int, class_dim: int):
 
 def _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing):
     # LossNLL.cpp cross_entropy_loss_prob_target
-    from .elementwise import neg
-    from .nn import _log_softmax
-    from .reduction import sum
-
     class_dim = 0 if input.ndim == 1 else 1
     n_classes = input.shape[class_dim]
     if weight is not None and (weight.ndim != 1 or weight.numel() != n_classes):
@@ -656,10 +625,6 @@ def _cross_entropy_probabilities(input, target, weight, reduction, label_smoothi
 
 def _cross_entropy_label_smoothing(input, target, weight, reduction, ignore_index, label_smoothing):
     # LossNLL.cpp cross_entropy_loss_label_smoothing
-    from .elementwise import neg
-    from .nn import _log_softmax
-    from .reduction import sum
-
     class_dim = 0 if input.ndim == 1 else 1
     logp = _log_softmax(input, class_dim)
     nll = _nll_loss_nd(logp, target, weight, reduction, ignore_index)
@@ -683,6 +648,8 @@ def _cross_entropy_label_smoothing(input, target, weight, reduction, ignore_inde
     return _mul_scalar(nll, 1 - label_smoothing) + _mul_scalar(ret, label_smoothing / n_classes)
 
 
+@composite("cross_entropy", grad_fn="varies",
+           note="d/dinput = softmax(input) - target distribution (through log_softmax and nll_loss)")
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     """Cross-entropy between the logits ``input`` (classes along dim 1; a 1-d input is one sample) and either
@@ -697,8 +664,6 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             ``ignore_index`` with probabilities, a bad weight or target dtype; IndexError for a class index out
             of range.
     """
-    from .nn import _log_softmax
-
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     input, target, weight = _tensors(input, target, weight)
@@ -719,6 +684,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 # ------------------------------------------------------------------------------------------------- kl_div
 
 
+@composite("kl_div", grad_fn="varies", note="d/dinput = -target (or -exp(target) with log_target), reduced")
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """Kullback-Leibler divergence with ``input`` the log-probabilities and ``target`` the probabilities (or
     log-probabilities with ``log_target``): ``target * (log(target) - input)`` elementwise (xlogy, so 0 where
@@ -728,8 +694,6 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     Raises:
         ValueError: for an unknown ``reduction``; RuntimeError for integer inputs.
     """
-    from .elementwise import exp
-
     input, target = _tensors(input, target)
     if input.data.dtype.kind != "f" or target.data.dtype.kind != "f":
         raise RuntimeError("kl_div: Integral inputs not supported.")
@@ -750,25 +714,3 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if reduction == "batchmean" and input.ndim != 0:
         reduced = reduced / input.shape[0]
     return reduced
-
-
-for _fn in (mse_loss, l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy, binary_cross_entropy_with_logits,
-            nll_loss, cross_entropy, kl_div):
-    register(_fn.__name__, _fn, "op")
-mse_loss.note = _mse_loss.note
-l1_loss.note = "d/dinput = sign(input - target) / n (0 where equal)"
-smooth_l1_loss.note = _smooth_l1_loss.note
-huber_loss.note = _huber_loss.note
-binary_cross_entropy.note = _binary_cross_entropy.note
-binary_cross_entropy_with_logits.note = _binary_cross_entropy_with_logits.note
-nll_loss.note = "d/dinput = -weight[target] at the target class (divided by the total weight for 'mean')"
-cross_entropy.note = "d/dinput = softmax(input) - target distribution (through log_softmax and nll_loss)"
-kl_div.note = "d/dinput = -target (or -exp(target) with log_target), reduced"
-
-# What `gradcli ops` shows as the grad_fn (gradcli.catalog reads ``grad_fn``): the loss's own node, or "varies"
-# where the arguments decide (weight=, beta=0, reduction, the input's rank).
-for _fn, _op in ((binary_cross_entropy, _binary_cross_entropy),
-                 (binary_cross_entropy_with_logits, _binary_cross_entropy_with_logits)):
-    _fn.grad_fn = _op.grad_fn
-for _fn in (mse_loss, l1_loss, smooth_l1_loss, huber_loss, nll_loss, cross_entropy, kl_div):
-    _fn.grad_fn = "varies"

@@ -13,19 +13,19 @@ import warnings
 import numpy as np
 
 from .. import dtypes
-from ._core import install_method, normalize_dim, op, register
-
-_LONG_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+from ._core import composite, normalize_dim, op, to_tensor
+from .reduction import sum
+from .unary import exp
 
 
 def _check_float(input, kernel: str, dim: int) -> None:
     if input.dtype.kind != "f":
-        name = _LONG_NAMES[dtypes.from_numpy(input.dtype).name]
+        name = dtypes.scalar_type_name(input.dtype)
         where = "lastdim_kernel_impl" if dim == max(input.ndim, 1) - 1 else "kernel_impl"
         raise NotImplementedError(f'"{kernel}_{where}" not implemented for \'{name}\'')
 
 
-@op("SoftmaxBackward0", promote=None, name="_softmax", note="d/dx = y * (grad - sum(grad * y, dim))")
+@op("_softmax", grad_fn="SoftmaxBackward0", promote=None, note="d/dx = y * (grad - sum(grad * y, dim))")
 def _softmax(input, dim):
     """``exp(x) / sum(exp(x), dim)`` along ``dim`` (already checked), computed with the maximum subtracted."""
     axis = normalize_dim(dim, input.ndim)
@@ -38,12 +38,10 @@ def _softmax(input, dim):
 
 @_softmax.defvjp
 def _(grad, result, dim):
-    from .reduction import sum
-
     return result * (grad - sum(grad * result, dim, True))
 
 
-@op("LogSoftmaxBackward0", promote=None, name="_log_softmax", note="d/dx = grad - exp(y) * sum(grad, dim)")
+@op("_log_softmax", grad_fn="LogSoftmaxBackward0", promote=None, note="d/dx = grad - exp(y) * sum(grad, dim)")
 def _log_softmax(input, dim):
     """``x - logsumexp(x, dim)`` along ``dim`` (already checked), computed with the maximum subtracted."""
     axis = normalize_dim(dim, input.ndim)
@@ -56,9 +54,6 @@ def _log_softmax(input, dim):
 
 @_log_softmax.defvjp
 def _(grad, result, dim):
-    from .elementwise import exp
-    from .reduction import sum
-
     return grad - exp(result) * sum(grad, dim, True)
 
 
@@ -71,8 +66,6 @@ def _implicit_dim(name: str, ndim: int) -> int:
 
 def _normalising(name: str, inner, note: str):
     def fn(input, dim=None, _stacklevel=3, dtype=None):
-        from ._core import to_tensor
-
         if dtype is None and not isinstance(_stacklevel, int):  # torch.softmax(x, dim, dtype) positionally
             dtype = _stacklevel
         input = to_tensor(input)
@@ -91,16 +84,9 @@ def _normalising(name: str, inner, note: str):
     Raises:
         IndexError: for a dimension out of range; NotImplementedError for integer inputs (PyTorch's message).
     """
-    register(name, fn, "op")
-    install_method(name, fn)
-    fn.note = note
-    return fn
+    return composite(name, grad_fn=inner.grad_fn, note=note, method=True)(fn)
 
 
 softmax = _normalising("softmax", _softmax, "y = exp(x) / sum(exp(x)); d/dx = y * (grad - sum(grad * y))")
 log_softmax = _normalising("log_softmax", _log_softmax,
                            "y = x - logsumexp(x); d/dx = grad - exp(y) * sum(grad)")
-
-# What `gradcli ops` shows as the grad_fn (gradcli.catalog reads ``grad_fn``).
-softmax.grad_fn = _softmax.grad_fn
-log_softmax.grad_fn = _log_softmax.grad_fn

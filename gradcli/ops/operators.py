@@ -34,10 +34,11 @@ from typing import Any, Callable
 
 from ..tensor import Tensor
 from ._core import positional, to_tensor
-from .elementwise import _sub as _unchecked_sub  # sub's op without its bool checks (the public sub adds them)
-from .elementwise import (abs, add, bitwise_and, bitwise_or, bitwise_xor, eq, floor_divide, ge, gt, le, lt, mul, ne,
-                          neg, pow, reciprocal, remainder, rsub, sub, true_divide)
+from .arithmetic import _sub as _unchecked_sub  # sub's op without its bool checks (the public sub adds them)
+from .arithmetic import add, floor_divide, mul, pow, remainder, rsub, sub, true_divide
+from .comparison import bitwise_and, bitwise_or, bitwise_xor, eq, ge, gt, le, lt, ne
 from .linalg import matmul
+from .unary import abs, neg, reciprocal
 from .inplace import add_, apply, div_, mul_, pow_, sub_
 
 

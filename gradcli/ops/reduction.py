@@ -1,5 +1,5 @@
-"""Reductions: sum, mean, prod, max/min, amax/amin, argmax/argmin, var/std, logsumexp, norm, cumsum, and the
-broadcasting pair sum_to_size / expand.
+"""Reductions: sum, mean, prod, max/min, amax/amin, argmax/argmin, var/std, logsumexp, norm, cumsum; and the
+copies whose derivatives are sums, expand and repeat, with the broadcasting pair of expand, sum_to_size.
 
 ``dim`` is None (all dimensions), an int or a tuple of ints (where PyTorch takes one), negative counting from
 the end; ``keepdim`` keeps reduced dimensions with size 1. Derivatives re-insert the reduced dimensions
@@ -16,22 +16,13 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, limits
 from ..tensor import Tensor
-from ._core import REGISTRY, install_method, normalize_dim, normalize_dims, op, register
-
-_DTYPE_WORDS = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-                "float32": "Float", "float64": "Double", "float16": "Half"}
-
-
-def _word(np_dtype) -> str:
-    """PyTorch's C++ name of a dtype ("Float", "Long") for error messages."""
-    return _DTYPE_WORDS.get(dtypes.from_numpy(np.dtype(np_dtype)).name, "Float")
-
-
-def _np(x) -> np.ndarray:
-    """The numpy values of a rule argument (a Tensor under create_graph, else an array)."""
-    return x.data if isinstance(x, Tensor) else np.asarray(x)
+from ._core import composite, normalize_dim, normalize_dims, op, rule_values
+from .arithmetic import maximum, minimum, pow
+from .comparison import where
+from .shape import _other_shape, _reshape, _shape_arg, reshape, transpose, unsqueeze
+from .unary import abs, exp, sign
 
 
 def _axes(dim, ndim: int) -> tuple:
@@ -56,8 +47,6 @@ def _unsqueeze_to(grad, input_shape, dim, keepdim):
     """Re-insert the dimensions a reduction removed, so that ``grad`` broadcasts to ``input_shape``."""
     if keepdim or dim is None:
         return grad
-    from .shape import reshape
-
     return reshape(grad, _reduced_shape(input_shape, dim, keepdim))
 
 
@@ -76,7 +65,8 @@ def _sum_grad_fn(dim=None, keepdim=False, dtype=None):
     return "SumBackward0" if dim is None else "SumBackward1"
 
 
-@op(_sum_grad_fn, promote=None, method=True, note="d/dx = 1 (the gradient broadcast over the reduced dims)")
+@op("sum", grad_fn=_sum_grad_fn, promote=None, method=True,
+    note="d/dx = 1 (the gradient broadcast over the reduced dims)")
 def sum(input, dim=None, keepdim=False, dtype=None):
     """Sum over ``dim`` (all elements when None). Bool and integer tensors sum to int64 as in torch.sum.
 
@@ -98,7 +88,7 @@ def _mean_grad_fn(dim=None, keepdim=False, dtype=None):
     return "MeanBackward0" if dim is None else "MeanBackward1"
 
 
-@op(_mean_grad_fn, promote=None, method=True, note="d/dx = 1/n, n the number of reduced elements")
+@op("mean", grad_fn=_mean_grad_fn, promote=None, method=True, note="d/dx = 1/n, n the number of reduced elements")
 def mean(input, dim=None, keepdim=False, dtype=None):
     """Arithmetic mean over ``dim`` (all elements when None). Matches torch.mean.
 
@@ -110,7 +100,7 @@ def mean(input, dim=None, keepdim=False, dtype=None):
         input = input.astype(dtypes.as_dtype(dtype).np)
     if input.dtype.kind != "f":
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point "
-                           f"or complex dtype. Got: {_word(input.dtype)}")
+                           f"or complex dtype. Got: {dtypes.scalar_type_name(input.dtype)}")
     return np.mean(input, axis=_axes(dim, input.ndim), keepdims=keepdim if dim is not None else False)
 
 
@@ -126,7 +116,7 @@ def _prod_grad_fn(dim=None, keepdim=False, dtype=None):
     return "ProdBackward0" if dim is None else "ProdBackward1"
 
 
-@op(_prod_grad_fn, promote=None, method=True,
+@op("prod", grad_fn=_prod_grad_fn, promote=None, method=True,
     note="d/dx_i = prod_{j != i} x_j (result / x_i where no element is 0)")
 def prod(input, dim=None, keepdim=False, dtype=None):
     """Product over one dimension ``dim`` (an int), or of all elements when None. Bool and integer tensors give
@@ -153,9 +143,6 @@ def _prod_others(input, axis: int):
 
     Built from ops of the table (an (n, n) masked copy of each slice, reduced with prod) so that it can be
     differentiated again; PyTorch's prod_safe_zeros_backward computes the same with exclusive cumprods."""
-    from .elementwise import where
-    from .shape import expand, transpose, unsqueeze
-
     x = transpose(input, axis, -1)
     n = x.shape[-1]
     rows = expand(unsqueeze(x, -2), *(tuple(x.shape[:-1]) + (n, n)))
@@ -166,11 +153,9 @@ def _prod_others(input, axis: int):
 def _(grad, input, result, dim, keepdim):
     # derivatives.yaml prod_backward: grad * result / input where no element is 0, else the products of the
     # other elements (prod_safe_zeros_backward).
-    from .shape import reshape
-
     if input.ndim == 0:
         return grad
-    zeros = bool((_np(input) == 0).any())
+    zeros = bool((rule_values(input) == 0).any())
     if dim is None:
         if not zeros:
             return grad * (result / input)
@@ -233,13 +218,11 @@ def _check_nonempty(input, name: str) -> None:
 
 def _evenly_distribute(grad, input, result):
     # FunctionsManual.cpp evenly_distribute_backward: the gradient is shared equally by all the maxima.
-    from .elementwise import where
-
     mask = _selected(input, result)
     return where(mask, grad / sum(mask), 0.0)
 
 
-@op("MaxBackward1", promote=None, name="_max_all", note="d/dx = 1/k at each of the k maxima, 0 elsewhere")
+@op("_max_all", grad_fn="MaxBackward1", promote=None, note="d/dx = 1/k at each of the k maxima, 0 elsewhere")
 def _max_all(input):
     """The largest element (NaN if there is one). Matches torch.max(input)."""
     _check_nonempty(input, "max")
@@ -249,7 +232,7 @@ def _max_all(input):
 _max_all.defvjp(_evenly_distribute)
 
 
-@op("MinBackward1", promote=None, name="_min_all", note="d/dx = 1/k at each of the k minima, 0 elsewhere")
+@op("_min_all", grad_fn="MinBackward1", promote=None, note="d/dx = 1/k at each of the k minima, 0 elsewhere")
 def _min_all(input):
     """The smallest element (NaN if there is one). Matches torch.min(input)."""
     _check_nonempty(input, "min")
@@ -259,7 +242,7 @@ def _min_all(input):
 _min_all.defvjp(_evenly_distribute)
 
 
-@op("GatherBackward0", promote=None, name="_take_along", note="d/dinput = grad scattered back to the indices")
+@op("_take_along", grad_fn="GatherBackward0", promote=None, note="d/dinput = grad scattered back to the indices")
 def _take_along(input, indices, dim, keepdim):
     """``input`` at ``indices`` (int64, reduced dimension kept as size 1) along ``dim``: the values that max/min
     over ``dim`` selected."""
@@ -269,7 +252,7 @@ def _take_along(input, indices, dim, keepdim):
     return out if keepdim else np.squeeze(out, axis=dim)
 
 
-@op("ValueSelectingReductionBackward0", promote=None, name="_scatter_along",
+@op("_scatter_along", grad_fn="ValueSelectingReductionBackward0", promote=None,
     note="d/dvalues = grad gathered at the indices")
 def _scatter_along(values, indices, dim, keepdim, shape):
     """Zeros of ``shape`` with ``values`` placed at ``indices`` along ``dim``: the derivative of max/min over
@@ -314,13 +297,13 @@ def _dim_reduction(largest: bool):
     def rule(grad, input, dim, keepdim):
         # The indices are recomputed from the saved input: the same first maximum the forward picked.
         axis = normalize_dim(dim, input.ndim)
-        return _scatter_along(grad, _dim_indices(_np(input), axis, largest), axis, keepdim, tuple(input.shape))
+        return _scatter_along(grad, _dim_indices(rule_values(input), axis, largest), axis, keepdim, tuple(input.shape))
 
     name = "_max_dim" if largest else "_min_dim"
     forward.__name__ = name
     forward.__doc__ = (f"The {'largest' if largest else 'smallest'} element along ``dim`` and its first index. "
                        f"Matches torch.{'max' if largest else 'min'}(input, dim, keepdim).")
-    o = op("MaxBackward0" if largest else "MinBackward0", promote=None, name=name,
+    o = op(name, grad_fn="MaxBackward0" if largest else "MinBackward0", promote=None,
            note="d/dx = 1 at the selected index of each slice, 0 elsewhere")(forward)
     o.defvjp(rule)
     return o
@@ -333,11 +316,7 @@ _min_dim = _dim_reduction(False)
 def _max_min(name, all_op, dim_op, result_type, pairwise):
     def fn(input, dim=None, keepdim=False, other=None):
         if isinstance(dim, Tensor) or other is not None:
-            other = dim if other is None else other
-            if pairwise not in REGISTRY:
-                raise NotImplementedError(f"{name}(input, other) needs torch.{pairwise}, which gradcli does not "
-                                          "support yet")
-            return REGISTRY[pairwise](input, other)
+            return pairwise(input, dim if other is None else other)
         if dim is None:
             return all_op(input)
         if isinstance(dim, (tuple, list)):
@@ -348,7 +327,7 @@ def _max_min(name, all_op, dim_op, result_type, pairwise):
     fn.__name__ = name
     word = "largest" if name == "max" else "smallest"
     fn.__doc__ = f"""The {word} element; or, with ``dim``, a ``(values, indices)`` result along ``dim``; or, with a
-    tensor ``other``, torch.{pairwise}(input, other). Matches torch.{name}.
+    tensor ``other``, torch.{pairwise.name}(input, other). Matches torch.{name}.
 
     ``{name}(input)``: 0-d, grad_fn {all_op.grad_fn}; the gradient is shared evenly by tied elements.
     ``{name}(input, dim, keepdim=False)``: ``torch.return_types.{name}(values, indices)`` (indexable, unpackable,
@@ -358,15 +337,12 @@ def _max_min(name, all_op, dim_op, result_type, pairwise):
     Raises:
         RuntimeError: for an empty tensor without ``dim``; IndexError for a dimension out of range.
     """
-    register(name, fn, "op")
-    install_method(name, fn)
-    fn.note = (f"{name}(): d/dx = 1/k at each of the k tied extrema; {name}(dim): 1 at the selected index of "
-               "each slice")
-    return fn
+    note = f"{name}(): d/dx = 1/k at each of the k tied extrema; {name}(dim): 1 at the selected index of each slice"
+    return composite(name, grad_fn="varies", note=note, method=True)(fn)
 
 
-max = _max_min("max", _max_all, _max_dim, return_types_max, "maximum")
-min = _max_min("min", _min_all, _min_dim, return_types_min, "minimum")
+max = _max_min("max", _max_all, _max_dim, return_types_max, maximum)
+min = _max_min("min", _min_all, _min_dim, return_types_min, minimum)
 
 
 def _amax_like(name: str, npfn, grad_fn: str, word: str):
@@ -387,7 +363,7 @@ def _amax_like(name: str, npfn, grad_fn: str, word: str):
     forward.__doc__ = (f"The {word} over ``dim`` (an int or a tuple; ``()`` or None: all dimensions). Matches "
                        f"torch.{name}; the gradient is shared evenly by tied elements.\n\n    Raises:\n"
                        "        IndexError: for a dimension out of range.")
-    o = op(grad_fn, promote=None, method=True, name=name,
+    o = op(name, grad_fn=grad_fn, promote=None, method=True,
            note="d/dx = 1/k at each of the k tied extrema of a slice, 0 elsewhere")(forward)
     o.defvjp(rule)
     return o
@@ -415,7 +391,7 @@ def _arg_reduction(name: str, npfn, largest: bool):
     forward.__doc__ = (f"The index (int64) of the first {'maximum' if largest else 'minimum'} along ``dim``, or "
                        f"in the flattened tensor when None. Matches torch.{name}; not differentiable.\n\n"
                        "    Raises:\n        IndexError: for a dimension out of range or an empty tensor.")
-    return op(None, promote=None, differentiable=False, method=True, name=name,
+    return op(name, grad_fn=None, promote=None, differentiable=False, method=True,
               note="not differentiable (integer output)")(forward)
 
 
@@ -449,9 +425,9 @@ def _var_forward(name):
     return forward
 
 
-_var = op("VarBackward0", promote=None, name="_var",
+_var = op("_var", grad_fn="VarBackward0", promote=None,
           note="d/dx = 2 (x - mean) / (n - correction)")(_var_forward("var"))
-_std = op("StdBackward0", promote=None, name="_std",
+_std = op("_std", grad_fn="StdBackward0", promote=None,
           note="d/dx = (x - mean) / ((n - correction) std); 0 where std is 0")(_var_forward("std"))
 
 
@@ -466,8 +442,6 @@ def _centered(input: np.ndarray, axes: tuple) -> np.ndarray:
 
 def _var_backward(grad, input, dim, correction, keepdim):
     # FunctionsManual.cpp var_backward
-    from .elementwise import where
-
     shape = tuple(input.shape)
     n = _numel(shape, dim)
     dof = n - correction
@@ -488,8 +462,6 @@ _var.defvjp(_var_backward)
 @_std.defvjp
 def _(grad, input, result, dim, correction, keepdim):
     # FunctionsManual.cpp std_backward: var_backward of grad / (2 std), masked to 0 where std is 0
-    from .elementwise import where
-
     with np.errstate(divide="ignore", invalid="ignore"):  # the 0 / 0 and x / 0 that the mask replaces
         scaled = where(result == 0, 0.0, grad / (result * 2))
     return _var_backward(scaled, input, dim, correction, keepdim)
@@ -510,6 +482,7 @@ def _var_args(name, dim, unbiased, keepdim, correction):
     return None if dim == () else dim, correction, bool(keepdim)
 
 
+@composite("var", grad_fn="VarBackward0", note=_var.note, method=True)
 def var(input, dim=None, unbiased=None, keepdim=False, correction=None):
     """Variance over ``dim`` (int or tuple; all elements when None) with Bessel's ``correction`` (default 1;
     ``unbiased=False`` means 0). Matches torch.var, including ``var(input, unbiased)`` and grad_fn VarBackward0;
@@ -522,6 +495,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, correction=None):
     return _var(input, dim, correction, keepdim)
 
 
+@composite("std", grad_fn="StdBackward0", note=_std.note, method=True)
 def std(input, dim=None, unbiased=None, keepdim=False, correction=None):
     """Standard deviation, the square root of :func:`var` (same arguments). Matches torch.std (grad_fn
     StdBackward0); its gradient where the result is 0 is 0.
@@ -533,16 +507,12 @@ def std(input, dim=None, unbiased=None, keepdim=False, correction=None):
     return _std(input, dim, correction, keepdim)
 
 
-for _name, _fn, _note in (("var", var, _var.note), ("std", std, _std.note)):
-    register(_name, _fn, "op")
-    install_method(_name, _fn)
-    _fn.note = _note
-
 
 # ------------------------------------------------------------------------------------------- logsumexp
 
 
-@op("LogsumexpBackward0", promote="float", method=True, note="d/dx = exp(x - logsumexp(x)) (softmax)")
+@op("logsumexp", grad_fn="LogsumexpBackward0", promote="float", method=True,
+    note="d/dx = exp(x - logsumexp(x)) (softmax)")
 def logsumexp(input, dim, keepdim=False):
     """``log(sum(exp(input), dim))`` computed stably (the maximum is subtracted first; infinite maxima are
     handled as PyTorch does). ``dim`` is an int or a tuple. Integer inputs give the default float dtype.
@@ -562,8 +532,6 @@ def logsumexp(input, dim, keepdim=False):
 
 @logsumexp.defvjp
 def _(grad, input, result, dim, keepdim):
-    from .elementwise import exp
-
     shape = tuple(input.shape)
     if not shape:
         return grad * exp(input - result)
@@ -573,7 +541,8 @@ def _(grad, input, result, dim, keepdim):
 # ------------------------------------------------------------------------------------------------- cumsum
 
 
-@op("CumsumBackward0", promote=None, method=True, note="d/dx_i = sum of the gradient over positions j >= i")
+@op("cumsum", grad_fn="CumsumBackward0", promote=None, method=True,
+    note="d/dx_i = sum of the gradient over positions j >= i")
 def cumsum(input, dim, dtype=None):
     """Cumulative sum along ``dim``. Bool and integer tensors give int64 (``dtype`` casts the input first), as
     torch.cumsum.
@@ -589,7 +558,7 @@ def cumsum(input, dim, dtype=None):
     return np.cumsum(input, axis=axis, dtype=out_dtype)
 
 
-@op("FlipBackward0", promote=None, name="_reverse_cumsum", note="d/dx = cumsum(grad)")
+@op("_reverse_cumsum", grad_fn="FlipBackward0", promote=None, note="d/dx = cumsum(grad)")
 def _reverse_cumsum(input, dim):
     """Cumulative sum from the end along ``dim`` (PyTorch's reversed_cumsum: ``flip(cumsum(flip(x)))``)."""
     axis = normalize_dim(dim, input.ndim)
@@ -612,7 +581,7 @@ def _(grad, dim):
 # --------------------------------------------------------------------------------------------------- norm
 
 
-@op("LinalgVectorNormBackward0", promote=None, name="_vector_norm",
+@op("_vector_norm", grad_fn="LinalgVectorNormBackward0", promote=None,
     note="d/dx = sign(x) |x|^(p-1) / norm^(p-1); 0 where the norm is 0; none for p = 0")
 def _vector_norm(input, ord=2, dim=None, keepdim=False):
     """The vector ``ord``-norm over ``dim`` (all elements when None). Matches torch.linalg.vector_norm."""
@@ -636,8 +605,6 @@ def _vector_norm(input, ord=2, dim=None, keepdim=False):
 def _(grad, input, result, ord, dim, keepdim):
     # FunctionsManual.cpp norm_backward, case by case; p = 0 has no gradient (undefined, the leaf's .grad stays
     # None), and the gradient where the norm (or, for p < 1, the element) is 0 is 0.
-    from .elementwise import abs, pow, sign, where
-
     if ord == 0:
         return None
     shape = tuple(input.shape)
@@ -657,6 +624,8 @@ def _(grad, input, result, ord, dim, keepdim):
     return scaled * where(r == 0, 0.0, g / pow(r, ord - 1))
 
 
+@composite("norm", grad_fn="LinalgVectorNormBackward0", method=True,
+           note="d/dx = sign(x) |x|^(p-1) / norm^(p-1); 0 where the norm is 0; none for p = 0")
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """The ``p``-norm of ``input`` over ``dim`` (all elements when None); ``"fro"`` is the 2-norm.
     Matches torch.norm, which computes it with torch.linalg.vector_norm (grad_fn LinalgVectorNormBackward0):
@@ -673,18 +642,14 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         input = input.to(dtype)
     if input.data.dtype.kind != "f":
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
-                           f"{_word(input.data.dtype)}")
+                           f"{dtypes.scalar_type_name(input.data.dtype)}")
     return _vector_norm(input, float(p), dim, keepdim)
-
-
-register("norm", norm, "op")
-install_method("norm", norm)
-norm.note = "d/dx = sign(x) |x|^(p-1) / norm^(p-1); 0 where the norm is 0; none for p = 0"
 
 
 # ------------------------------------------------------------------------------------------- sum_to_size
 
 
+@composite("sum_to_size", grad_fn="varies", note="d/dx = 1 (the gradient expanded back)", method=True)
 def sum_to_size(input, *size):
     """Sum ``input`` down to the broadcast-compatible shape ``size``. Matches torch.Tensor.sum_to_size, which
     is ``sum(dims, keepdim=True)`` then ``view`` when leading dimensions go (SumBackward1, ViewBackward0), and
@@ -693,8 +658,6 @@ def sum_to_size(input, *size):
     Raises:
         RuntimeError: if ``size`` is not expandable to ``input``'s shape (PyTorch's message).
     """
-    from .shape import _shape_arg, reshape
-
     size = _shape_arg(size)
     shape = tuple(input.shape)
     lead = len(shape) - len(size)
@@ -707,11 +670,91 @@ def sum_to_size(input, *size):
     return reshape(out, size) if lead > 0 else out
 
 
-register("sum_to_size", sum_to_size, "op")
-install_method("sum_to_size", sum_to_size)
-sum_to_size.note = "d/dx = 1 (the gradient expanded back)"
+# ------------------------------------------------------------------------------- expand and repeat
+# Copies of the input along new or size-1 dimensions: their derivatives sum the gradient over the copies.
 
-# What `gradcli ops` shows as the grad_fn of the functions above (gradcli.catalog reads ``grad_fn``).
-for _fn, _grad_fn in ((max, "varies"), (min, "varies"), (var, "VarBackward0"), (std, "StdBackward0"),
-                      (norm, "LinalgVectorNormBackward0"), (sum_to_size, "varies")):
-    _fn.grad_fn = _grad_fn
+
+@op("expand", grad_fn="ExpandBackward0", promote=None, method=True,
+    note="sum the gradient over the expanded dimensions")
+def expand(input, *sizes):
+    """A broadcast view of ``input`` with the shape ``sizes`` (-1 keeps a size). Matches torch.Tensor.expand
+    (at::inferExpandGeometry, which checks from the last dimension).
+
+    Raises:
+        RuntimeError: if a non-1 dimension would change (PyTorch's messages).
+    """
+    sizes = _shape_arg(sizes, "size")
+    if len(sizes) < input.ndim:
+        name = dtypes.scalar_type_name(input.dtype)
+        raise RuntimeError(f"expand(torch.{name}Tensor{{{list(input.shape)}}}, size={list(sizes)}): the number of "
+                           f"sizes provided ({len(sizes)}) must be greater or equal to the number of dimensions "
+                           f"in the tensor ({input.ndim})")
+    lead = len(sizes) - input.ndim
+    target = [0] * len(sizes)
+    for i in range(len(sizes) - 1, -1, -1):
+        s = sizes[i]
+        have = input.shape[i - lead] if i >= lead else 1
+        if s == -1:
+            if i < lead:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                                   f"non-existing dimension {i}")
+            s = have
+        if have != s and have != 1:
+            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({have}) at "
+                               f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
+                               f"{list(input.shape)}")
+        target[i] = s
+    if any(s < 0 for s in target):
+        bad = next(s for s in target if s < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {target}")
+    limits.check_numel(target, "expand()")  # a view, but what is computed from it is not
+    return np.broadcast_to(input, tuple(target))
+
+
+@expand.defvjp
+def _(grad, input_shape):
+    return sum_to_size(grad, input_shape)
+
+
+@composite("expand_as", grad_fn="ExpandBackward0", note="sum the gradient over the expanded dimensions",
+           method=True)
+def expand_as(input, other):
+    """``input.expand(other.size())`` (ExpandBackward0). Matches torch.Tensor.expand_as."""
+    return expand(input, _other_shape(other, "expand_as"))
+
+
+@op("repeat", grad_fn="RepeatBackward0", promote=None, method=True, note="sum the gradient over the repeated copies")
+def repeat(input, *repeats):
+    """``input`` tiled ``repeats[i]`` times along each dimension (leading new dimensions when there are more
+    repeats than dimensions). Matches torch.Tensor.repeat.
+
+    Raises:
+        RuntimeError: for fewer repeats than dimensions or a negative repeat (PyTorch's messages).
+        TypeError: without repeats.
+        LimitError: for a result of more than the ``elements`` limit (before it is allocated).
+    """
+    if not repeats:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
+    repeats = _shape_arg(repeats, "repeats")
+    if len(repeats) < input.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+                           "tensor")
+    padded = (1,) * (len(repeats) - input.ndim) + input.shape
+    target = [s * r for s, r in zip(padded, repeats)]
+    for s in target:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {target}")
+    limits.check_numel(target, "repeat()")
+    return np.ascontiguousarray(np.tile(input, repeats))
+
+
+@repeat.defvjp
+def _(grad, input_shape, repeats):
+    repeats = _shape_arg(repeats, "repeats")
+    padded = (1,) * (len(repeats) - len(input_shape)) + tuple(input_shape)
+    interleaved = []
+    for r, s in zip(repeats, padded):
+        interleaved += [r, s]
+    g = _reshape(grad, tuple(interleaved))
+    g = sum(g, tuple(range(0, 2 * len(repeats), 2)))
+    return _reshape(g, tuple(input_shape))

@@ -1,6 +1,7 @@
-"""Shape ops: views (reshape/view, transpose/permute/movedim/T, squeeze/unsqueeze, expand, narrow), joins and
-splits (cat, stack, split, chunk, unbind), copies (flip, repeat, clone), gathers (index_select, gather) and
-``Tensor.__getitem__``.
+"""Shape ops: views (reshape/view/flatten, transpose/permute/movedim/T, squeeze/unsqueeze, select/narrow and
+slicing, diagonal), joins and splits (cat, stack, split, chunk, unbind), and copies (clone, flip).
+``expand`` and ``repeat`` sit with the reductions (:mod:`.reduction`), whose ``sum`` their derivatives are;
+``x[key]``, index_select and gather are in :mod:`.indexing`.
 
 Views and copies are told apart as PyTorch does, from strides: a tensor's ``data`` is a numpy array whose
 strides follow the same rules as PyTorch's (transpose, permute, expand and slicing return strided views; cat,
@@ -9,13 +10,8 @@ So ``reshape`` records ViewBackward0 for a contiguous tensor, ReshapeAliasBackwa
 still be viewed, and CloneBackward0 + UnsafeViewBackward0 when a copy is needed, and ``view`` raises PyTorch's
 error where it cannot view (at::native::reshape, at::detail::computeStride).
 
-Indexing follows PyTorch's ``THPVariable_getitem`` / ``applySlicing`` (torch/csrc/autograd/
-python_variable_indexing.cpp, ATen/TensorIndexing.h): an integer is a ``select`` (SelectBackward0), a slice a
-``slice`` (SliceBackward0; a full slice inside a tuple is skipped), ``None`` an ``unsqueeze``, a key that
-leaves the tensor unchanged an ``alias`` (AliasBackward0), and tensors, lists and booleans one advanced
-``index`` (IndexBackward0) with PyTorch's placement of the indexed dimensions and its error messages. The
-derivatives of select/slice/index/gather scatter the gradient into zeros of the input's shape; those scatters
-are ops too, so every rule can be differentiated again.
+The derivatives of select and slice scatter the gradient into zeros of the input's shape; those scatters are
+ops too, so every rule can be differentiated again.
 """
 
 from __future__ import annotations
@@ -28,22 +24,7 @@ import numpy as np
 
 from .. import limits
 from ..tensor import Tensor
-from ._core import Op, install_method, normalize_dim, op, register
-
-# PyTorch's legacy type names, used in some of its messages (expand).
-_LEGACY_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-
-
-def _public(name: str, fn, *, grad_fn: str, note: str, method: bool | str = False):
-    """Register a composite function (one that calls ops) as an op of the table, and as a Tensor method if
-    ``method``; its ``grad_fn`` and ``note`` attributes are what ``gradcli ops`` shows."""
-    fn.grad_fn = grad_fn
-    fn.note = note
-    register(name, fn, "op")
-    if method:
-        install_method(name if method is True else method, fn)
-    return fn
+from ._core import composite, normalize_dim, op, tensor_method
 
 
 def _shape_arg(shape, what: str = "shape") -> tuple:
@@ -68,7 +49,7 @@ def _data(t):
     return t.data if isinstance(t, Tensor) else np.asarray(t)
 
 
-# ------------------------------------------------------------------------------------------ contiguity
+# ------------------------------------------------------------------------------------ contiguity, layout
 
 
 def _strides(a: np.ndarray) -> tuple:
@@ -76,6 +57,7 @@ def _strides(a: np.ndarray) -> tuple:
     return tuple(s // a.itemsize for s in a.strides)
 
 
+@tensor_method("is_contiguous")
 def is_contiguous(input) -> bool:
     """Whether the elements are laid out densely in row-major order, ignoring size-1 dimensions (tensors with
     no elements are contiguous). Matches torch.Tensor.is_contiguous (TensorImpl::compute_contiguous)."""
@@ -120,6 +102,36 @@ def _viewable(shape: tuple, strides: tuple, newshape: tuple) -> bool:
     return view_d == -1
 
 
+def _iteration_order(shape, operand_strides) -> list:
+    """The dimensions from slowest to fastest, as PyTorch's TensorIterator orders them to lay out a new output
+    (TensorIteratorBase::reorder_dimensions): by the strides of the inputs in turn, skipping broadcast (0)
+    strides, smaller size first on ties; the output is then allocated densely in that order."""
+    nd = len(shape)
+    perm = list(range(nd - 1, -1, -1))  # fastest first
+
+    def should_swap(d0, d1):
+        for strides in operand_strides:
+            s0, s1 = strides[d0], strides[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm[::-1]
+
+
 # ---------------------------------------------------------------------------------------- reshape, view
 
 
@@ -151,7 +163,7 @@ def _infer_shape(shape: tuple, numel: int) -> tuple:
     raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
 
 
-@op("ViewBackward0", promote=None, name="_reshape", note="reshape the gradient back to the input's shape")
+@op("_reshape", grad_fn="ViewBackward0", promote=None, note="reshape the gradient back to the input's shape")
 def _reshape(input, shape):
     """``input`` with a new shape of the same number of elements (one size may be -1): aten::view."""
     return np.reshape(input, _infer_shape(shape, input.size))
@@ -162,7 +174,7 @@ def _(grad, input_shape):
     return _reshape(grad, input_shape)
 
 
-@op("ReshapeAliasBackward0", promote=None, name="_reshape_alias", note="reshape the gradient back")
+@op("_reshape_alias", grad_fn="ReshapeAliasBackward0", promote=None, note="reshape the gradient back")
 def _reshape_alias(input, shape):
     """A view with a new shape of a tensor that is not contiguous but whose strides allow the view
     (aten::_reshape_alias, what torch.reshape records then)."""
@@ -174,7 +186,7 @@ def _(grad, input_shape):
     return _reshape(grad, input_shape)
 
 
-@op("UnsafeViewBackward0", promote=None, name="_unsafe_view", note="reshape the gradient back")
+@op("_unsafe_view", grad_fn="UnsafeViewBackward0", promote=None, note="reshape the gradient back")
 def _unsafe_view(input, shape):
     """The new shape of a fresh contiguous copy (aten::_unsafe_view: the second half of a copying reshape, and
     the end of matmul's folded products)."""
@@ -186,7 +198,7 @@ def _(grad, input_shape):
     return _reshape(grad, input_shape)
 
 
-@op("CloneBackward0", promote=None, method=True, note="d/dx = 1 (the gradient passes through)")
+@op("clone", grad_fn="CloneBackward0", promote=None, method=True, note="d/dx = 1 (the gradient passes through)")
 def clone(input):
     """A copy of ``input`` with its dimensions laid out in the same order in memory
     (memory_format=torch.preserve_format). Matches torch.clone."""
@@ -210,7 +222,7 @@ def _(grad):
     return grad
 
 
-@op("CloneBackward0", promote=None, name="_clone_contiguous", note="d/dx = 1 (the gradient passes through)")
+@op("_clone_contiguous", grad_fn="CloneBackward0", promote=None, note="d/dx = 1 (the gradient passes through)")
 def _clone_contiguous(input):
     """A row-major copy of ``input`` (clone(memory_format=torch.contiguous_format))."""
     return np.array(input, order="C", copy=True)
@@ -221,6 +233,11 @@ def _(grad):
     return grad
 
 
+_VIEW_NOTE = "reshape the gradient back to the input's shape"
+_RESHAPE_GRAD_FN = "ViewBackward0, ReshapeAliasBackward0, or CloneBackward0 + UnsafeViewBackward0 (a copy)"
+
+
+@composite("reshape", grad_fn=_RESHAPE_GRAD_FN, note=_VIEW_NOTE, method=True)
 def reshape(input, *shape):
     """``input`` with a new shape of the same number of elements; one size may be -1. As torch.reshape
     decides: a view of a contiguous tensor (grad_fn ViewBackward0), a view of a tensor whose strides allow it
@@ -245,6 +262,7 @@ _VIEW_ERROR = ("view size is not compatible with input tensor's size and stride 
                "across two contiguous subspaces). Use .reshape(...) instead.")
 
 
+@composite("view", grad_fn="ViewBackward0", note=_VIEW_NOTE, method=True)
 def view(input, *shape):
     """``input`` with a new shape of the same number of elements, sharing its data (grad_fn ViewBackward0).
     Matches torch.Tensor.view.
@@ -268,16 +286,19 @@ def _other_shape(other, name):
     return tuple(other.shape)
 
 
+@composite("view_as", grad_fn="ViewBackward0", note=_VIEW_NOTE, method=True)
 def view_as(input, other):
     """``input.view(other.size())``. Matches torch.Tensor.view_as."""
     return view(input, _other_shape(other, "view_as"))
 
 
+@composite("reshape_as", grad_fn=_RESHAPE_GRAD_FN, note=_VIEW_NOTE, method=True)
 def reshape_as(input, other):
     """``input.reshape(other.size())``. Matches torch.Tensor.reshape_as."""
     return reshape(input, _other_shape(other, "reshape_as"))
 
 
+@composite("flatten", grad_fn=_RESHAPE_GRAD_FN, note=_VIEW_NOTE, method=True)
 def flatten(input, start_dim=0, end_dim=-1):
     """Merge dimensions ``start_dim..end_dim`` into one (a reshape: ViewBackward0, or a copy for a tensor that
     cannot be viewed; ``input`` itself when there is nothing to merge). Matches torch.flatten.
@@ -297,31 +318,18 @@ def flatten(input, start_dim=0, end_dim=-1):
     return reshape(input, shape[:s] + (-1,) + shape[e + 1:])
 
 
-_VIEW_NOTE = "reshape the gradient back to the input's shape"
-_RESHAPE_GRAD_FN = "ViewBackward0, ReshapeAliasBackward0, or CloneBackward0 + UnsafeViewBackward0 (a copy)"
-_public("reshape", reshape, method=True, note=_VIEW_NOTE,
-        grad_fn=_RESHAPE_GRAD_FN)
-_public("view", view, method=True, grad_fn="ViewBackward0", note=_VIEW_NOTE)
-_public("view_as", view_as, method=True, grad_fn="ViewBackward0", note=_VIEW_NOTE)
-_public("reshape_as", reshape_as, method=True, note=_VIEW_NOTE,
-        grad_fn=_RESHAPE_GRAD_FN)
-_public("flatten", flatten, method=True, note=_VIEW_NOTE,
-        grad_fn=_RESHAPE_GRAD_FN)
-
-
+@tensor_method("contiguous")
 def _contiguous(self):
     """``self`` if it is contiguous, else a row-major copy (CloneBackward0). Matches torch.Tensor.contiguous."""
     return self if is_contiguous(self) else _clone_contiguous(self)
 
 
-install_method("contiguous", _contiguous)
-install_method("is_contiguous", is_contiguous)
-
 
 # ------------------------------------------------------------------------------------ permute, transpose
 
 
-@op("PermuteBackward0", promote=None, method=True, note="permute the gradient by the inverse permutation")
+@op("permute", grad_fn="PermuteBackward0", promote=None, method=True,
+    note="permute the gradient by the inverse permutation")
 def permute(input, *dims):
     """``input`` with its dimensions reordered by ``dims`` (a view). Matches torch.permute.
 
@@ -350,7 +358,7 @@ def _(grad, dims):
     return permute(grad, *inverse)
 
 
-@op("TransposeBackward0", promote=None, method=True, aliases=("swapaxes", "swapdims"),
+@op("transpose", grad_fn="TransposeBackward0", promote=None, method=True, aliases=("swapaxes", "swapdims"),
     note="transpose the gradient back")
 def transpose(input, dim0, dim1):
     """``input`` with dimensions ``dim0`` and ``dim1`` swapped (a view). Matches torch.transpose.
@@ -366,7 +374,7 @@ def _(grad, dim0, dim1):
     return transpose(grad, dim0, dim1)
 
 
-@op("TBackward0", promote=None, method=True, note="transpose the gradient back")
+@op("t", grad_fn="TBackward0", promote=None, method=True, note="transpose the gradient back")
 def t(input):
     """Transpose of a matrix (0-d and 1-d tensors are returned as they are). Matches torch.t.
 
@@ -383,6 +391,8 @@ def _(grad):
     return t(grad)
 
 
+@composite("movedim", grad_fn="PermuteBackward0", note="permute the gradient back", method=True,
+           aliases=("moveaxis",))
 def movedim(input, source, destination):
     """``input`` with the dimensions ``source`` (an int or a sequence) moved to the positions ``destination``,
     the others keeping their order (a permute: PermuteBackward0). Matches torch.movedim / torch.moveaxis.
@@ -409,9 +419,6 @@ def movedim(input, source, destination):
     order = [next(rest) if o == -1 else o for o in order]
     return permute(input, *order) if nd else permute(input)
 
-
-_public("movedim", movedim, method=True, grad_fn="PermuteBackward0", note="permute the gradient back")
-_public("moveaxis", movedim, method=True, grad_fn="PermuteBackward0", note="permute the gradient back")
 
 
 def _T(self):
@@ -445,10 +452,11 @@ Tensor.T = property(_T)
 Tensor.mT = property(_mT)
 
 
-# ------------------------------------------------------------------------------ squeeze, unsqueeze, expand
+# ------------------------------------------------------------------------------------- squeeze, unsqueeze
 
 
-@op("UnsqueezeBackward0", promote=None, method=True, note="squeeze the inserted dimension from the gradient")
+@op("unsqueeze", grad_fn="UnsqueezeBackward0", promote=None, method=True,
+    note="squeeze the inserted dimension from the gradient")
 def unsqueeze(input, dim):
     """``input`` with a size-1 dimension inserted at ``dim`` (in ``[-ndim-1, ndim]``). Matches torch.unsqueeze.
 
@@ -469,7 +477,8 @@ def _squeeze_grad_fn(dim=None):
     return "SqueezeBackward2" if isinstance(dim, (tuple, list)) else "SqueezeBackward1"
 
 
-@op(_squeeze_grad_fn, promote=None, method=True, note="reshape the gradient back to the input's shape")
+@op("squeeze", grad_fn=_squeeze_grad_fn, promote=None, method=True,
+    note="reshape the gradient back to the input's shape")
 def squeeze(input, dim=None):
     """``input`` without size-1 dimensions (all of them, or those in ``dim`` that have size 1).
     Matches torch.squeeze (grad_fn SqueezeBackward0, 1 with an int dim, 2 with a tuple).
@@ -489,66 +498,12 @@ def _(grad, input_shape):
     return _reshape(grad, input_shape)
 
 
-@op("ExpandBackward0", promote=None, method=True, note="sum the gradient over the expanded dimensions")
-def expand(input, *sizes):
-    """A broadcast view of ``input`` with the shape ``sizes`` (-1 keeps a size). Matches torch.Tensor.expand
-    (at::inferExpandGeometry, which checks from the last dimension).
-
-    Raises:
-        RuntimeError: if a non-1 dimension would change (PyTorch's messages).
-    """
-    sizes = _shape_arg(sizes, "size")
-    if len(sizes) < input.ndim:
-        from .. import dtypes
-
-        name = _LEGACY_NAMES[dtypes.from_numpy(input.dtype).name]
-        raise RuntimeError(f"expand(torch.{name}Tensor{{{list(input.shape)}}}, size={list(sizes)}): the number of "
-                           f"sizes provided ({len(sizes)}) must be greater or equal to the number of dimensions "
-                           f"in the tensor ({input.ndim})")
-    lead = len(sizes) - input.ndim
-    target = [0] * len(sizes)
-    for i in range(len(sizes) - 1, -1, -1):
-        s = sizes[i]
-        have = input.shape[i - lead] if i >= lead else 1
-        if s == -1:
-            if i < lead:
-                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
-                                   f"non-existing dimension {i}")
-            s = have
-        if have != s and have != 1:
-            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({have}) at "
-                               f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
-                               f"{list(input.shape)}")
-        target[i] = s
-    if any(s < 0 for s in target):
-        bad = next(s for s in target if s < 0)
-        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {target}")
-    limits.check_numel(target, "expand()")  # a view, but what is computed from it is not
-    return np.broadcast_to(input, tuple(target))
-
-
-@expand.defvjp
-def _(grad, input_shape):
-    from .reduction import sum_to_size
-
-    return sum_to_size(grad, input_shape)
-
-
-def expand_as(input, other):
-    """``input.expand(other.size())`` (ExpandBackward0). Matches torch.Tensor.expand_as."""
-    return expand(input, _other_shape(other, "expand_as"))
-
-
-_public("expand_as", expand_as, method=True, grad_fn="ExpandBackward0",
-        note="sum the gradient over the expanded dimensions")
-
-
 # ----------------------------------------------------------------------------------------- cat, stack
 
 _NARY: dict = {}
 
 
-def _nary_op(kind: str, n: int) -> Op:
+def _nary_op(kind: str, n: int):
     """The op joining ``n`` tensors (cat or stack), built once per ``n``: its forward takes the tensors as
     ``n`` positional parameters (so each gets an edge in the graph) and ``dim``, already normalized."""
     key = (kind, n)
@@ -591,8 +546,7 @@ def _nary_op(kind: str, n: int) -> Op:
     rule.__signature__ = inspect.Signature(
         [P("grad", P.POSITIONAL_OR_KEYWORD), P("dim", P.POSITIONAL_OR_KEYWORD)]
         + [P(f"{nm}_shape", P.POSITIONAL_OR_KEYWORD) for nm in names])
-    o = Op(forward, grad_fn=grad_fn, inputs=n, promote="same", name=kind, note=note)
-    o.defvjp(rule)
+    o = op(kind, grad_fn=grad_fn, note=note, inputs=n, public=False)(forward).defvjp(rule)
     _NARY[key] = o
     return o
 
@@ -607,6 +561,8 @@ def _tensor_list(name: str, tensors) -> list:
     return list(tensors)
 
 
+@composite("cat", grad_fn="CatBackward0", note="each input gets its slice of the gradient along dim",
+           aliases=("concat",))
 def cat(tensors, dim=0):
     """Concatenate tensors along ``dim`` (all other sizes equal; 1-d empty tensors are skipped, PyTorch's
     legacy rule), with type promotion across the inputs. Matches torch.cat (grad_fn CatBackward0).
@@ -642,6 +598,7 @@ def cat(tensors, dim=0):
     return _nary_op("cat", len(tensors))(*tensors, d)
 
 
+@composite("stack", grad_fn="StackBackward0", note="each input gets the gradient's slice at its index along dim")
 def stack(tensors, dim=0):
     """Join equally shaped tensors along a new dimension ``dim`` (in ``[-ndim-1, ndim]``). Matches torch.stack
     (grad_fn StackBackward0).
@@ -666,13 +623,6 @@ def stack(tensors, dim=0):
     return _nary_op("stack", len(tensors))(*tensors, d)
 
 
-_CAT_NOTE = "each input gets its slice of the gradient along dim"
-for _n in ("cat", "concat"):
-    _public(_n, cat, grad_fn="CatBackward0", note=_CAT_NOTE)
-_public("stack", stack, grad_fn="StackBackward0",
-        note="each input gets the gradient's slice at its index along dim")
-
-
 # ------------------------------------------------------------------------------------------ split, chunk
 
 
@@ -693,7 +643,7 @@ def _split_backward(grads, dim):
     return _nary_op("cat", len(grads))(*grads, dim)
 
 
-@op("SplitBackward0", promote=None, name="_split", multi_output=True,
+@op("_split", grad_fn="SplitBackward0", promote=None, multi_output=True,
     note="the pieces' gradients joined along dim (zeros for unused pieces)")
 def _split(input, dim, sizes):
     """torch.split with an int size: the pieces of ``sizes`` entries along ``dim`` (normalized), as views;
@@ -701,7 +651,7 @@ def _split(input, dim, sizes):
     return _split_forward(input, dim, sizes)
 
 
-@op("SplitWithSizesBackward0", promote=None, name="_split_with_sizes", multi_output=True,
+@op("_split_with_sizes", grad_fn="SplitWithSizesBackward0", promote=None, multi_output=True,
     note="the pieces' gradients joined along dim (zeros for unused pieces)")
 def _split_with_sizes(input, dim, sizes):
     """torch.split with a list of sizes: the pieces of ``sizes`` entries along ``dim`` (normalized), as
@@ -743,6 +693,15 @@ def _split_sizes_list(tensor, sizes, dim):
     return _split_with_sizes(tensor, d, tuple(sizes))
 
 
+def _split_method(self, split_size, dim=0):
+    return split(self, split_size, dim)
+
+
+_SPLIT_NOTE = "each piece's gradient placed in zeros at its position"
+
+
+@composite("split", grad_fn="SplitBackward0 (SplitWithSizesBackward0 for a list of sizes)", note=_SPLIT_NOTE,
+           method=_split_method)
 def split(tensor, split_size_or_sections, dim=0):
     """Split ``tensor`` along ``dim`` into pieces of ``split_size_or_sections`` elements (an int: equal pieces,
     the last one smaller; a list: those sizes). Returns a tuple of views. Matches torch.split (grad_fn
@@ -758,13 +717,10 @@ def split(tensor, split_size_or_sections, dim=0):
     return _split(tensor, d, tuple(sizes))
 
 
-def _split_method(self, split_size, dim=0):
-    return split(self, split_size, dim)
-
-
 _split_method.__doc__ = split.__doc__
 
 
+@composite("chunk", grad_fn="SplitBackward0", note=_SPLIT_NOTE, method=True)
 def chunk(input, chunks, dim=0):
     """Split ``input`` into ``chunks`` pieces of ``ceil(size / chunks)`` elements along ``dim`` (fewer pieces
     when the size runs out). Matches torch.chunk (grad_fn SplitBackward0).
@@ -784,13 +740,8 @@ def chunk(input, chunks, dim=0):
     return split(input, split_size, d)
 
 
-_SPLIT_NOTE = "each piece's gradient placed in zeros at its position"
-_public("split", split, grad_fn="SplitBackward0 (SplitWithSizesBackward0 for a list of sizes)", note=_SPLIT_NOTE)
-install_method("split", _split_method)
-_public("chunk", chunk, method=True, grad_fn="SplitBackward0", note=_SPLIT_NOTE)
 
-
-@op("UnbindBackward0", promote=None, name="_unbind", multi_output=True,
+@op("_unbind", grad_fn="UnbindBackward0", promote=None, multi_output=True,
     note="the slices' gradients stacked along dim (zeros for unused slices)")
 def _unbind(input, dim):
     """torch.unbind along ``dim`` (normalized): ``input.select(dim, i)`` for each i, as views (0-d arrays for
@@ -804,6 +755,7 @@ def _(grads, dim):
     return _nary_op("stack", len(grads))(*grads, dim)
 
 
+@composite("unbind", grad_fn="UnbindBackward0", note="each slice's gradient placed in zeros", method=True)
 def unbind(input, dim=0):
     """The slices of ``input`` along ``dim`` (that dimension removed), as a tuple of views. Matches
     torch.unbind (grad_fn UnbindBackward0).
@@ -817,6 +769,7 @@ def unbind(input, dim=0):
     return _unbind(input, d)
 
 
+@composite("narrow", grad_fn="SliceBackward0", note="the gradient placed in zeros at the range", method=True)
 def narrow(input, dim, start, length):
     """``length`` entries of ``input`` from ``start`` along ``dim`` (a view; SliceBackward0). Matches
     torch.narrow.
@@ -841,11 +794,8 @@ def narrow(input, dim, start, length):
     return _slice(input, d, start, start + length, 1)
 
 
-_public("unbind", unbind, method=True, grad_fn="UnbindBackward0", note="each slice's gradient placed in zeros")
-_public("narrow", narrow, method=True, grad_fn="SliceBackward0", note="the gradient placed in zeros at the range")
 
-
-# ---------------------------------------------------------------------------------------- flip, repeat
+# ------------------------------------------------------------------------------------------------ flip
 
 
 def _flip_dims(dims, ndim):
@@ -860,7 +810,12 @@ def _flip_dims(dims, ndim):
     return tuple(a for a in axes if ndim)
 
 
-@op("FlipBackward0", promote=None, note="flip the gradient back along the same dims")
+def _flip_method(self, *dims):
+    return flip(self, dims[0] if len(dims) == 1 and isinstance(dims[0], (list, tuple)) else dims)
+
+
+@op("flip", grad_fn="FlipBackward0", promote=None, method=_flip_method,
+    note="flip the gradient back along the same dims")
 def flip(input, dims):
     """``input`` with the order of elements reversed along each of ``dims`` (a copy with the input's memory
     layout). Matches torch.flip.
@@ -881,174 +836,13 @@ def _(grad, dims):
     return flip(grad, dims)
 
 
-def _flip_method(self, *dims):
-    return flip(self, dims[0] if len(dims) == 1 and isinstance(dims[0], (list, tuple)) else dims)
-
-
 _flip_method.__doc__ = flip.__doc__
-install_method("flip", _flip_method)
-
-
-@op("RepeatBackward0", promote=None, method=True, note="sum the gradient over the repeated copies")
-def repeat(input, *repeats):
-    """``input`` tiled ``repeats[i]`` times along each dimension (leading new dimensions when there are more
-    repeats than dimensions). Matches torch.Tensor.repeat.
-
-    Raises:
-        RuntimeError: for fewer repeats than dimensions or a negative repeat (PyTorch's messages).
-        TypeError: without repeats.
-        LimitError: for a result of more than the ``elements`` limit (before it is allocated).
-    """
-    if not repeats:
-        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
-    repeats = _shape_arg(repeats, "repeats")
-    if len(repeats) < input.ndim:
-        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
-                           "tensor")
-    padded = (1,) * (len(repeats) - input.ndim) + input.shape
-    target = [s * r for s, r in zip(padded, repeats)]
-    for s in target:
-        if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {target}")
-    limits.check_numel(target, "repeat()")
-    return np.ascontiguousarray(np.tile(input, repeats))
-
-
-@repeat.defvjp
-def _(grad, input_shape, repeats):
-    from .reduction import sum as sum_
-
-    repeats = _shape_arg(repeats, "repeats")
-    padded = (1,) * (len(repeats) - len(input_shape)) + tuple(input_shape)
-    interleaved = []
-    for r, s in zip(repeats, padded):
-        interleaved += [r, s]
-    g = _reshape(grad, tuple(interleaved))
-    g = sum_(g, tuple(range(0, 2 * len(repeats), 2)))
-    return _reshape(g, tuple(input_shape))
-
-
-# ------------------------------------------------------------------------------- index_select, gather
-
-
-def _index_array(name, index):
-    if not isinstance(index, Tensor):
-        raise TypeError(f"{name}(): argument 'index' (position 3) must be Tensor, not {type(index).__name__}")
-    return index.data
-
-
-@op("IndexSelectBackward0", promote=None, method=True,
-    note="the gradient's rows added into zeros at the selected indices")
-def index_select(input, dim, index):
-    """The entries of ``input`` at the positions ``index`` (a 1-d int64/int32 tensor) along ``dim``.
-    Matches torch.index_select.
-
-    Raises:
-        IndexError: for an index out of range (negative ones too), a dim out of range or an index that is not a
-            vector; RuntimeError for a non-integer index; TypeError if ``index`` is not a tensor.
-        LimitError: for a result of more than the ``elements`` limit (before it is allocated).
-    """
-    idx = _index_array("index_select", index)
-    d = normalize_dim(dim, input.ndim)
-    if idx.ndim > 1:
-        raise IndexError("index_select(): Index is supposed to be a vector")
-    if input.ndim == 0 and idx.size != 1:
-        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)")
-    if idx.dtype not in (np.int64, np.int32):
-        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
-    size = input.shape[d] if input.ndim else 1
-    flat = idx.reshape(-1)
-    if flat.size and (flat.min() < 0 or flat.max() >= size):
-        raise IndexError("index out of range in self")
-    if input.ndim == 0:
-        return input.copy()
-    if flat.size * (input.size // size if size else 0) > limits.current.elements:
-        limits.check_numel(input.shape[:d] + (flat.size,) + input.shape[d + 1:], "index_select()")
-    return np.ascontiguousarray(np.take(input, flat, axis=d))
-
-
-@index_select.defvjp
-def _(grad, input_shape, dim, index):
-    return _index_select_backward(grad, input_shape, dim, index)
-
-
-@op("IndexAddBackward0", promote=None, name="_index_select_backward",
-    note="select the same indices of the gradient")
-def _index_select_backward(grad, input_shape, dim, index):
-    """Zeros of ``input_shape`` with the rows of ``grad`` added at ``index`` along ``dim`` (index_add_)."""
-    out = np.zeros(input_shape, dtype=grad.dtype)
-    if not input_shape:
-        return out + grad.reshape(())
-    d = normalize_dim(dim, len(input_shape))
-    np.add.at(out, (slice(None),) * d + (_data(index).reshape(-1),), grad)
-    return out
-
-
-@_index_select_backward.defvjp
-def _(grad, dim, index):
-    return index_select(grad, dim, index)
-
-
-def _gather_key(shape, dim, idx):
-    key = list(np.indices(idx.shape, sparse=True))
-    key[dim] = idx
-    return tuple(key)
-
-
-@op("GatherBackward0", promote=None, method=True, note="the gradient added into zeros at the gathered positions")
-def gather(input, dim, index, sparse_grad=False):
-    """``out[i][j] = input[index[i][j]][j]`` for dim 0 (and likewise for other dims): ``index`` has the
-    input's number of dimensions and no larger sizes apart from ``dim``. Matches torch.gather.
-
-    Raises:
-        RuntimeError: for a non-integer index, mismatching dimensions or sizes, or an index out of range
-            (PyTorch's messages); IndexError for a dim out of range.
-    """
-    idx = _index_array("gather", index)
-    d = normalize_dim(dim, input.ndim)
-    if idx.size == 0:
-        return np.zeros(idx.shape, dtype=input.dtype)
-    if idx.dtype not in (np.int64, np.int32):
-        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
-    if max(input.ndim, 1) != max(idx.ndim, 1):
-        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    a = input.reshape(input.shape or (1,))
-    i = idx.reshape(idx.shape or (1,))
-    for k in range(a.ndim):
-        if k != d and i.shape[k] > a.shape[k]:
-            raise RuntimeError(f"Size does not match at dimension {k} expected index {list(idx.shape)} to be no "
-                               f"larger than self {list(input.shape)} apart from dimension {d}")
-    bad = (i < 0) | (i >= a.shape[d])
-    if bad.any():
-        raise RuntimeError(f"index {i[bad][0]} is out of bounds for dimension {d} with size {a.shape[d]}")
-    return a[_gather_key(a.shape, d, i)].reshape(idx.shape)
-
-
-@gather.defvjp
-def _(grad, input_shape, dim, index):
-    return _gather_backward(grad, input_shape, dim, index)
-
-
-@op("ScatterAddBackward0", promote=None, name="_gather_backward",
-    note="gather the same positions of the gradient")
-def _gather_backward(grad, input_shape, dim, index):
-    """Zeros of ``input_shape`` with ``grad`` added at the positions ``index`` along ``dim`` (scatter_add_)."""
-    out = np.zeros(input_shape or (1,), dtype=grad.dtype)
-    idx = _data(index)
-    i = idx.reshape(idx.shape or (1,))
-    np.add.at(out, _gather_key(out.shape, normalize_dim(dim, out.ndim), i), grad.reshape(i.shape))
-    return out.reshape(input_shape)
-
-
-@_gather_backward.defvjp
-def _(grad, dim, index):
-    return gather(grad, dim, index)
 
 
 # -------------------------------------------------------------------------------------------- diagonal
 
 
-@op("DiagonalBackward0", promote=None, name="_diagonal", note="the gradient placed on the diagonal of zeros")
+@op("_diagonal", grad_fn="DiagonalBackward0", promote=None, note="the gradient placed on the diagonal of zeros")
 def _diagonal(input, offset, dim1, dim2):
     """The diagonal of ``input`` in the plane of ``dim1`` and ``dim2`` (both removed, the diagonal appended as
     the last dimension; a view), as torch.diagonal computes it. The building block of einsum's repeated
@@ -1062,7 +856,7 @@ def _(grad, input_shape, offset, dim1, dim2):
     return _diagonal_backward(grad, input_shape, offset, dim1, dim2)
 
 
-@op("DiagonalBackwardBackward0", promote=None, name="_diagonal_backward",
+@op("_diagonal_backward", grad_fn="DiagonalBackwardBackward0", promote=None,
     note="take the same diagonal of the gradient")
 def _diagonal_backward(grad, input_shape, offset, dim1, dim2):
     """Zeros of ``input_shape`` with ``grad`` (last dimension: the diagonal) written on the diagonal of
@@ -1082,7 +876,8 @@ def _(grad, offset, dim1, dim2):
 # ---------------------------------------------------------------------------------------------- select
 
 
-@op("SelectBackward0", promote=None, method=True, note="the gradient placed in zeros at the selected index")
+@op("select", grad_fn="SelectBackward0", promote=None, method=True,
+    note="the gradient placed in zeros at the selected index")
 def select(input, dim, index):
     """The slice of ``input`` at ``index`` along ``dim`` (that dimension removed; a view). Matches torch.select.
 
@@ -1105,7 +900,7 @@ def _(grad, input_shape, dim, index):
     return _select_backward(grad, input_shape, dim, index)
 
 
-@op("SelectBackwardBackward0", promote=None, name="_select_backward", note="select the same index of the gradient")
+@op("_select_backward", grad_fn="SelectBackwardBackward0", promote=None, note="select the same index of the gradient")
 def _select_backward(grad, input_shape, dim, index):
     """Zeros of ``input_shape`` with ``grad`` placed at ``index`` along ``dim`` (torch.select_backward)."""
     out = np.zeros(input_shape, dtype=grad.dtype)
@@ -1121,7 +916,7 @@ def _(grad, dim, index):
 # ---------------------------------------------------------------------------------------------- slicing
 
 
-@op("SliceBackward0", promote=None, name="_slice", note="the gradient placed in zeros at the slice")
+@op("_slice", grad_fn="SliceBackward0", promote=None, note="the gradient placed in zeros at the slice")
 def _slice(input, dim, start, end, step):
     """``input[start:end:step]`` along ``dim`` with ``0 <= start <= end <= size`` and ``step > 0`` (a view):
     aten::slice after its clamping.
@@ -1139,7 +934,7 @@ def _(grad, input_shape, dim, start, end, step):
     return _slice_backward(grad, input_shape, dim, start, end, step)
 
 
-@op("SliceBackwardBackward0", promote=None, name="_slice_backward", note="slice the gradient the same way")
+@op("_slice_backward", grad_fn="SliceBackwardBackward0", promote=None, note="slice the gradient the same way")
 def _slice_backward(grad, input_shape, dim, start, end, step):
     """Zeros of ``input_shape`` with ``grad`` placed at ``start:end:step`` along ``dim``."""
     out = np.zeros(input_shape, dtype=grad.dtype)
@@ -1152,7 +947,7 @@ def _(grad, dim, start, end, step):
     return _slice(grad, dim, start, end, step)
 
 
-@op("AliasBackward0", promote=None, name="_alias", note="d/dx = 1 (the gradient passes through)")
+@op("_alias", grad_fn="AliasBackward0", promote=None, note="d/dx = 1 (the gradient passes through)")
 def _alias(input):
     """A new tensor sharing ``input``'s data (at::alias: what ``x[...]`` and ``x[:, :]`` return)."""
     return input.view()
@@ -1161,379 +956,3 @@ def _alias(input):
 @_alias.defvjp
 def _(grad):
     return grad
-
-
-# ----------------------------------------------------------------------------------- advanced indexing
-
-
-@op("IndexBackward0", promote=None, name="_index", note="the gradient added into zeros at the indexed positions")
-def _index(input, key):
-    """``input[key]`` for a key of full slices and int64 arrays (aten::index after its masks were expanded and
-    its indices checked by :func:`_advanced_index`), laid out in memory as PyTorch lays it out.
-
-    Raises:
-        IndexError: for an index out of range: PyTorch's message, naming the position of the index among the
-            indexed dimensions.
-        LimitError: for a result of more than the ``elements`` limit (index tensors broadcast against each
-            other, so small ones can ask for a huge result): checked before anything of that size is made.
-    """
-    dims = [d for d, k in enumerate(key) if isinstance(k, np.ndarray)]
-    index_shape = np.broadcast_shapes(*(key[d].shape for d in dims))
-    _check_index_result(input.shape, dims, index_shape)
-    if any(input.shape[d] == 0 for d in dims) and 0 not in index_shape:
-        # AdvancedIndex: an empty dimension indexed by a non-empty index
-        raise IndexError("index is out of bounds for dimension with size 0")
-    if 0 in index_shape or any(n == 0 for d, n in enumerate(input.shape) if d not in dims):
-        # no element is read, so PyTorch checks no index: any in-range index gives the (empty) result's shape
-        return np.ascontiguousarray(input[tuple(np.zeros_like(k) if isinstance(k, np.ndarray) else k
-                                                for k in key)])
-    if any(key[d].size and (key[d].min() < -input.shape[d] or key[d].max() >= input.shape[d]) for d in dims):
-        arrays = np.broadcast_arrays(*(key[d] for d in dims))
-        bad = [(a < -input.shape[d]) | (a >= input.shape[d]) for d, a in zip(dims, arrays)]
-        # the first output element (row-major) with a bad index, and its first bad index, as PyTorch's kernel
-        first = np.flatnonzero(np.logical_or.reduce(bad))[0]
-        pos = next(p for p, b in enumerate(bad) if b.flat[first])
-        raise IndexError(f"index {arrays[pos].flat[first]} is out of bounds for dimension {pos} with size "
-                         f"{input.shape[dims[pos]]}")
-    out = input[key]
-    if is_contiguous(input) and all(key[d].flags.c_contiguous for d in dims):
-        return np.ascontiguousarray(out)  # then PyTorch's layout is row-major too
-    order = _index_output_order(input, key, dims, np.broadcast_arrays(*(key[d] for d in dims)), out.shape)
-    if order == sorted(order):
-        return np.ascontiguousarray(out)
-    res = np.empty([out.shape[d] for d in order], dtype=out.dtype).transpose(np.argsort(order))
-    res[...] = out
-    return res
-
-
-def _check_index_result(shape: tuple, dims: list, index_shape: tuple) -> None:
-    """Refuse ``x[key]`` for ``x`` of ``shape`` whose result would have more than ``elements`` elements:
-    the dimensions ``dims`` are indexed by arrays broadcasting to ``index_shape``, the others are kept whole.
-    Its size is computed first; the shape (numpy's rule: the index dimensions in place of adjacent indexed
-    dimensions, else in front) only for the message.
-
-    Raises:
-        LimitError: before the result, or any array of the index shape, is allocated.
-    """
-    n = 1
-    for s in index_shape:
-        n *= s
-    for d, s in enumerate(shape):
-        if d not in dims:
-            n *= s
-    if n <= limits.current.elements:
-        return
-    rest = [s for d, s in enumerate(shape) if d not in dims]
-    if dims == list(range(dims[0], dims[-1] + 1)):
-        out = rest[:dims[0]] + list(index_shape) + rest[dims[0]:]
-    else:
-        out = list(index_shape) + rest
-    limits.check_numel(out, f"indexing a tensor of shape {list(shape)}")
-
-
-def _iteration_order(shape, operand_strides) -> list:
-    """The dimensions from slowest to fastest, as PyTorch's TensorIterator orders them to lay out a new output
-    (TensorIteratorBase::reorder_dimensions): by the strides of the inputs in turn, skipping broadcast (0)
-    strides, smaller size first on ties; the output is then allocated densely in that order."""
-    nd = len(shape)
-    perm = list(range(nd - 1, -1, -1))  # fastest first
-
-    def should_swap(d0, d1):
-        for strides in operand_strides:
-            s0, s1 = strides[d0], strides[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 != s1:
-                return -1 if s0 < s1 else 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    for i in range(1, nd):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    return perm[::-1]
-
-
-def _index_output_order(input, key, dims, arrays, out_shape) -> list:
-    """The memory order (slowest dimension first) of aten::index's result: the indexed dimensions (moved to the
-    front when not adjacent) take the broadcast index shape with the index tensors' strides, the others keep
-    the input's strides (at::native::AdvancedIndex, restride_src / reshape_indexer)."""
-    if len(out_shape) <= 1:
-        return list(range(len(out_shape)))
-    in_strides = _strides(input)
-    adjacent = dims == list(range(dims[0], dims[-1] + 1))
-    before = dims[0] if adjacent else 0
-    rest = [d for d in range(input.ndim) if d not in dims]
-    src_order = rest[:before] + dims + rest[before:]
-    nb = arrays[0].ndim
-    src = ([in_strides[d] for d in src_order[:before]] + [0] * nb
-           + [in_strides[d] for d in src_order[before + len(dims):]])
-    # each index is viewed as [1] * before + its shape + [1] * after: broadcast (stride 0) where the result is
-    # larger than 1
-    pad_before = [0 if n != 1 else 1 for n in out_shape[:before]]
-    pad_after = [0 if n != 1 else 1 for n in out_shape[before + nb:]]
-    operands = [src] + [pad_before + list(_strides(a)) + pad_after for a in arrays]
-    return _iteration_order(out_shape, operands)
-
-
-@_index.defvjp
-def _(grad, input_shape, key):
-    return _index_put_zeros(grad, input_shape, key)
-
-
-@op("IndexPutBackward0", promote=None, name="_index_put_zeros", note="index the gradient the same way")
-def _index_put_zeros(grad, input_shape, key):
-    """Zeros of ``input_shape`` with ``grad`` added at ``key`` (repeated indices accumulate; index_put_ with
-    accumulate=True)."""
-    out = np.zeros(input_shape, dtype=grad.dtype)
-    if grad.size:
-        np.add.at(out, key, grad)
-    return out
-
-
-@_index_put_zeros.defvjp
-def _(grad, key):
-    return _index(grad, key)
-
-
-_INDEX_MAX = 2 ** 63 - 1
-_INDEX_MIN = -(2 ** 63)
-
-
-def _type_name(obj) -> str:
-    t = type(obj)
-    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
-
-
-def _is_long(obj) -> bool:
-    """THPUtils_checkLong: Python and numpy integers, not bools."""
-    return (isinstance(obj, int) and not isinstance(obj, bool)) or isinstance(obj, np.integer)
-
-
-def _is_sequence(obj) -> bool:
-    return isinstance(obj, (list, tuple, str, bytes, range, np.ndarray))
-
-
-def _treat_as_tuple(key) -> bool:
-    """PyTorch's (and NumPy's) heuristic: a short list holding tensors, sequences, slices, None or Ellipsis is
-    a tuple of indices; any other list is one index."""
-    if isinstance(key, tuple):
-        return True
-    if isinstance(key, (Tensor, np.ndarray)) or not _is_sequence(key):
-        return False
-    if len(key) >= 32:
-        return False
-    return any(isinstance(v, (Tensor, slice)) or _is_sequence(v) or v is None or v is Ellipsis for v in key)
-
-
-def _count_specified(key) -> int:
-    """The number of dimensions a key indexes (everything but None, Ellipsis and Python bools; a bool or uint8
-    tensor counts its dimensions)."""
-    n = 0
-    for obj in key:
-        if isinstance(obj, Tensor):
-            n += obj.data.ndim if obj.data.dtype in (np.bool_, np.uint8) else 1
-        elif obj is not None and obj is not Ellipsis and obj is not True and obj is not False:
-            n += 1
-    return n
-
-
-def _sequence_index(obj) -> np.ndarray:
-    """A list (or array) used as an index: torch.tensor's dtype inference, then bool/uint8 kept as a mask and
-    anything else converted to int64 (torch::utils::indexing_tensor_from_data)."""
-    from .creation import _array_from_data
-
-    arr = _array_from_data(obj, None)
-    if arr.dtype in (np.bool_, np.uint8):
-        return arr
-    return arr.astype(np.int64)
-
-
-def _bool_index(value: bool) -> np.ndarray:
-    """A Python bool as an index: a new size-1 dimension taken whole (True) or emptied (False)."""
-    return np.zeros(1 if value else 0, dtype=np.int64)
-
-
-def _slice_bounds(s: slice):
-    """``__PySlice_Unpack``: start, stop, step with PyTorch's defaults for None."""
-    step = 1 if s.step is None else operator.index(s.step)
-    if step == 0:
-        raise ValueError("slice step cannot be zero")
-    start = (0 if step > 0 else _INDEX_MAX) if s.start is None else operator.index(s.start)
-    stop = (_INDEX_MAX if step > 0 else _INDEX_MIN) if s.stop is None else operator.index(s.stop)
-    return start, stop, step
-
-
-def _apply_select(result, dim, index, real_dim):
-    """applySelect: bounds checked against ``real_dim`` (the position in the key), then ``select``."""
-    shape = result.shape
-    if index == 0 and dim == 0 and not shape:
-        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
-                         "C++ to convert a 0-dim tensor to a number")
-    if dim < len(shape):
-        size = shape[dim]
-    else:
-        # Past the last dimension (a 0-d tensor, or several Ellipses): PyTorch reads its inline size/stride
-        # storage (5 sizes, then 5 strides), where unused sizes are 0, and select then rejects the dim.
-        strides = _strides(result.data) if isinstance(result, Tensor) else ()
-        size = 0 if dim < 5 or dim - 5 >= len(strides) else strides[dim - 5]
-    if not (size > -1 - index and size > index):
-        raise IndexError(f"index {index} is out of bounds for dimension {real_dim} with size {size}")
-    return select(result, dim, index)
-
-
-def _apply_slice(result, dim, s: slice, optimize: bool):
-    """applySlice: a slice that keeps the whole dimension is skipped inside a tuple key; aten::slice clamps."""
-    start, stop, step = _slice_bounds(s)
-    if step <= 0:
-        raise ValueError("step must be greater than zero")
-    shape = result.shape
-    if not shape:
-        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
-    size = shape[dim]
-    if optimize and start == 0 and stop >= size and step == 1:
-        return result
-    if start < 0:
-        start += size
-    if stop < 0:
-        stop += size
-    start = min(max(start, 0), size)
-    stop = min(max(stop, start), size)
-    return _slice(result, dim, start, stop, step)
-
-
-def _advanced_index(result, indices):
-    """aten::index with PyTorch's checks: index dtypes, masks expanded to their nonzero positions (shape
-    checked), broadcasting of the index arrays."""
-    while indices and indices[-1] is None:
-        indices.pop()
-    shape = tuple(result.shape)
-    if len(indices) > len(shape):
-        raise IndexError(f"too many indices for tensor of dimension {len(shape)} (got {len(indices)})")
-    for ix in indices:
-        if ix is not None and ix.dtype.kind not in "iub":
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-    expanded = []
-    for ix in indices:
-        if ix is None:
-            expanded.append(None)
-        elif ix.dtype in (np.bool_, np.uint8):
-            if ix.dtype == np.uint8:
-                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
-                              "instead.", UserWarning, stacklevel=3)
-            for j in range(ix.ndim):
-                src = len(expanded) + j
-                if ix.shape[j] != shape[normalize_dim(src, len(shape))]:
-                    raise IndexError(f"The shape of the mask {list(ix.shape)} at index {j} does not match the "
-                                     f"shape of the indexed tensor {list(shape)} at index {src}")
-            expanded.extend(np.nonzero(ix))
-        else:
-            expanded.append(ix.astype(np.int64, copy=False))
-    arrays = [e for e in expanded if e is not None]
-    try:
-        np.broadcast_shapes(*(a.shape for a in arrays))
-    except ValueError:
-        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
-                         + ", ".join(str(list(a.shape)) for a in arrays)) from None
-    return _index(result, tuple(slice(None) if e is None else e for e in expanded))
-
-
-def _record(out: list, dim: int, arr: np.ndarray) -> int:
-    """recordTensorIndex: the first tensor index goes to position ``dim``, later ones are appended; returns
-    how many dimensions it indexes."""
-    if not out:
-        out.extend([None] * (dim + 1))
-        out[dim] = arr
-    else:
-        out.append(arr)
-    return arr.ndim if arr.dtype in (np.bool_, np.uint8) else 1
-
-
-def getitem(input, key):
-    """``input[key]`` with PyTorch's semantics: integers, slices (positive steps), None, Ellipsis, bools, and
-    integer or boolean tensors and lists (advanced indexing; lists holding sequences, slices, None or Ellipsis
-    are tuples of indices, as in PyTorch). Matches torch.Tensor.__getitem__, including the recorded graph.
-
-    Raises:
-        IndexError: for out-of-range indices, too many indices, mismatching masks or index shapes, or index
-            types that are not allowed (PyTorch's messages).
-        ValueError: for a zero or negative slice step.
-        TypeError: for a string index.
-    """
-    if key is None:
-        return unsqueeze(input, 0)
-    if key is Ellipsis:
-        return _alias(input)
-    if _is_long(key):
-        return _apply_select(input, 0, int(key), 0)
-    if isinstance(key, slice):
-        return _apply_slice(input, 0, key, optimize=False)
-    if key is True or key is False:
-        return _advanced_index(unsqueeze(input, 0), [_bool_index(key)])
-    key = tuple(key) if _treat_as_tuple(key) else (key,)
-    ndim = input.ndim
-    specified = _count_specified(key)
-    if specified > ndim:
-        raise IndexError(f"too many indices for tensor of dimension {ndim}")
-    result = input
-    dim = 0
-    out: list = []
-    for i, obj in enumerate(key):
-        if _is_long(obj):
-            result = _apply_select(result, dim, int(obj), i)
-        elif isinstance(obj, slice):
-            result = _apply_slice(result, dim, obj, optimize=True)
-            dim += 1
-            if out:
-                out.append(None)
-        elif obj is Ellipsis:
-            dim += ndim - specified
-            if out:
-                out.extend([None] * (ndim - specified))
-        elif obj is None:
-            result = unsqueeze(result, dim)
-            dim += 1
-            if out:
-                out.append(None)
-        elif obj is True or obj is False:
-            result = unsqueeze(result, dim)
-            dim += _record(out, dim, _bool_index(obj))
-        else:
-            if isinstance(obj, Tensor):
-                arr = obj.data
-            elif _is_sequence(obj):
-                if isinstance(obj, (str, bytes)):
-                    raise TypeError(f"new(): invalid data type '{type(obj).__name__}'")
-                arr = _sequence_index(obj)
-            else:
-                try:
-                    obj = operator.index(obj)
-                except TypeError:
-                    raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
-                                     f"Variables are valid indices (got {_type_name(obj)})") from None
-                result = _apply_select(result, dim, obj, i)
-                continue
-            if arr.ndim == 0 and arr.dtype.kind in "iub":
-                if arr.dtype in (np.bool_, np.uint8):
-                    result = unsqueeze(result, dim)
-                    dim += _record(out, dim, _bool_index(bool(arr)))
-                else:
-                    result = _apply_select(result, dim, int(arr), i)
-            else:
-                dim += _record(out, dim, arr)
-    if not out:
-        # x[...], x[:, :]: a new tensor sharing the data (AliasBackward0), never the input itself
-        return _alias(input) if result is input else result
-    return _advanced_index(result, out)
-
-
-getitem.grad_fn = "SelectBackward0, SliceBackward0, UnsqueezeBackward0, AliasBackward0 or IndexBackward0"
-getitem.note = "the gradient placed in zeros at the indexed positions (repeated indices add up)"
-Tensor.__getitem__ = getitem

@@ -43,6 +43,7 @@ LAYER_NAMES = [
 #: Module (or package prefix ending in ".*") -> layer (an index of LAYER_NAMES). The most specific entry wins.
 LAYERS = {
     "gradcli.errors": 0,
+    "gradcli.rules": 0,  # the codes of derivative-rule arguments and calls
     "gradcli.dtypes": 0,
     "gradcli.printing": 0,
     "gradcli.torch_names": 0,
@@ -76,12 +77,6 @@ LAYERS = {
     "gradcli.cli": 10,
     "gradcli.__main__": 10,
 }
-
-#: Imports the op layer's own restructuring (issue 12, helper OPS) removes: function-local imports between op
-#: families that still close a circle inside gradcli/ops/. Each entry must still exist (the test says when it
-#: can go); anything else, and any top-level import, counts.
-PENDING_OPS_EDGES = {("gradcli.ops.shape", "gradcli.ops.reduction")}
-
 
 def module_files(package: Path = PACKAGE) -> dict[str, tuple[Path, bool]]:
     """Module name -> (file, is a package's ``__init__``) for every ``.py`` file under ``package``."""
@@ -230,14 +225,10 @@ def layer_of(module: str) -> int | None:
     return None
 
 
-def _counted(imports: list[Import]) -> list[Import]:
-    return [i for i in imports if not (i.local and (i.source, i.target) in PENDING_OPS_EDGES)]
-
-
 # ---------------------------------------------------------------------------------------------- the checks
 def test_no_import_cycle():
     mods, imports = collect_imports()
-    cycles = find_cycles(mods, _counted(imports))
+    cycles = find_cycles(mods, imports)
     assert not cycles, "import cycles (one per group of modules that import each other):\n" + "\n".join(
         "  " + " -> ".join([c[0].source] + [i.target for i in c]) + "\n" + "\n".join(f"      {i!r}" for i in c)
         for c in cycles)
@@ -247,7 +238,7 @@ def test_imports_go_down_the_layers_only():
     mods, imports = collect_imports()
     unlisted = sorted(m for m in mods if layer_of(m) is None)
     assert not unlisted, f"modules without a layer (add them to LAYERS in {Path(__file__).name}): {unlisted}"
-    upward = [i for i in _counted(imports) if layer_of(i.source) < layer_of(i.target)]
+    upward = [i for i in imports if layer_of(i.source) < layer_of(i.target)]
     assert not upward, "imports from a lower layer to a higher one:\n" + "\n".join(
         f"  {i!r}: layer {layer_of(i.source)} ({LAYER_NAMES[layer_of(i.source)]}) imports layer "
         f"{layer_of(i.target)} ({LAYER_NAMES[layer_of(i.target)]})" for i in upward)
@@ -258,14 +249,6 @@ def test_layer_table_names_existing_modules():
     stale = [k for k in LAYERS if not (k[:-2] in mods if k.endswith(".*") else k in mods)]
     assert not stale, f"LAYERS names modules that do not exist: {stale}"
     assert all(0 <= v < len(LAYER_NAMES) for v in LAYERS.values())
-
-
-def test_pending_op_edges_still_exist():
-    # the exemption goes as soon as the op layer no longer needs it
-    _, imports = collect_imports()
-    present = {(i.source, i.target) for i in imports if i.local}
-    gone = PENDING_OPS_EDGES - present
-    assert not gone, f"remove {sorted(gone)} from PENDING_OPS_EDGES: the import is gone"
 
 
 def test_no_imports_by_name_at_runtime():

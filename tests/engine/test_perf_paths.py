@@ -32,15 +32,15 @@ def _same(a, b):
     np.testing.assert_array_equal(a.data, b.data)
 
 
-def _elementwise(name):
-    from gradcli.ops import elementwise
+def _arithmetic(name):
+    from gradcli.ops import arithmetic
 
-    return getattr(elementwise, name)
+    return getattr(arithmetic, name)
 
 
 # (op, arguments after the tensor inputs): every op the fast path serves, with parameters at their defaults
 OPS = {
-    "add": (lambda: G.add, (1,)), "add_alpha": (lambda: G.add, (2,)), "sub": (lambda: _elementwise("_sub"), (1,)),
+    "add": (lambda: G.add, (1,)), "add_alpha": (lambda: G.add, (2,)), "sub": (lambda: _arithmetic("_sub"), (1,)),
     "mul": (lambda: G.mul, ()), "true_divide": (lambda: G.true_divide, ()), "tanh": (lambda: G.tanh, ()),
     "exp": (lambda: G.exp, ()), "neg": (lambda: G.neg, ()), "sigmoid": (lambda: G.sigmoid, ()),
     "sin": (lambda: G.sin, ()), "abs": (lambda: G.abs, ()), "gelu": (lambda: G.gelu, ("none",)), "sum": (lambda: G.sum, (None, False, None)),

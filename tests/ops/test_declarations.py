@@ -1,0 +1,177 @@
+"""The op table's declarations (gradcli/ops/_core.py): one way to declare, one set of fields for ``gradcli
+ops``, op modules that import each other top-down only, and the facts kept once (ScalarType names, PyTorch's
+broadcast error, the codes of the rule calls)."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gradcli as G
+from gradcli import dtypes, rules
+from gradcli.ops import KINDS, REGISTRY, Op
+from gradcli.ops._core import ENTRY_KINDS, METHODS, composite, infer_size, op
+
+from helpers import ROOT
+
+OPS_DIR = ROOT / "gradcli" / "ops"
+
+
+# ------------------------------------------------------------------------------------------ the fields
+@pytest.mark.parametrize("name", sorted(n for n in REGISTRY if not n.startswith("_")))
+def test_every_entry_has_the_fields_gradcli_ops_reads(name):
+    e = REGISTRY[name]
+    assert e.kind == KINDS[name] and e.kind in ENTRY_KINDS
+    assert REGISTRY[e.name] is e and (name == e.name or name in e.aliases)
+    assert isinstance(e.signature, inspect.Signature)
+    assert isinstance(e.summary, str) and e.summary and "\n" not in e.summary
+    assert isinstance(e.note, str) and isinstance(e.aliases, tuple)
+    assert e.differentiable in (True, False)
+    if e.kind == "op":
+        assert e.note, f"{name}: an op declares its derivative note"
+        assert e.grad_fn is None or isinstance(e.grad_fn, str) or callable(e.grad_fn)
+    else:
+        assert e.grad_fn is None and e.note == "" and not e.method
+    if e.method:
+        assert name in METHODS and hasattr(G.Tensor, name)
+
+
+def test_ops_and_composites_are_the_only_kinds_of_entry():
+    for name, e in REGISTRY.items():
+        assert isinstance(e, Op) or inspect.isfunction(e), name
+
+
+def test_a_composite_op_must_declare_its_grad_fn_and_note():
+    with pytest.raises(TypeError, match="grad_fn= .* and note="):
+        composite("_test_missing_note", grad_fn="AddBackward0")(lambda input: input)
+    with pytest.raises(TypeError, match="grad_fn= .* and note="):
+        composite("_test_missing_grad_fn", note="d/dx = 1")(lambda input: input)
+    with pytest.raises(TypeError, match="no grad_fn or derivative note"):
+        composite("_test_creation", kind="creation", grad_fn="AddBackward0")(lambda: None)
+    assert "_test_missing_note" not in REGISTRY and "_test_creation" not in REGISTRY
+
+
+def test_an_op_has_a_slot_for_its_forward_mode_rule():
+    def forward(input):
+        """Identity."""
+        return input
+
+    o = op("_test_identity", grad_fn="AliasBackward0", note="d/dx = 1")(forward)
+    assert o.jvp is None and o.vjp is None and "_test_identity" not in REGISTRY
+
+    def jvp(tangent, input):
+        return tangent
+
+    assert o.defjvp(jvp) is o and o.jvp is jvp
+    assert all(e.jvp is None for e in REGISTRY.values() if isinstance(e, Op))
+
+
+def test_unary_table_ops_declare_their_domain():
+    assert G.log.domain == (0, float("inf")) and G.acos.domain == (-1, 1) and G.exp.domain is None
+
+
+# ------------------------------------------------------------------------------------- the rule codes
+@pytest.mark.parametrize("o, call", [
+    (G.exp, rules.CALL_SAVED),  # rule(grad, result)
+    (G.mul, rules.CALL_SAVED_NEEDS),  # rule(grad, input, other, needs_input_grad)
+    (G.add, rules.CALL_SAVED_PARAMS),  # rule(grad, alpha)
+    (G.sum, rules.CALL_PLAN),  # rule(grad, input_shape, dim, keepdim)
+])
+def test_call_codes(o, call):
+    assert o.vjp_call == call
+
+
+def test_plan_kinds():
+    assert G.sum.vjp_plan == ((rules.ARG_SHAPE, 0), (rules.ARG_PARAM, 0), (rules.ARG_PARAM, 1))
+    assert G.mul.vjp_plan == ((rules.ARG_INPUT, 0), (rules.ARG_INPUT, 1), (rules.ARG_NEEDS_INPUT_GRAD, 0))
+    assert G.permute.vjp_plan == ((rules.ARG_VARARGS, 0),)
+    assert G.tanh.vjp_plan == ((rules.ARG_RESULT, 0),)
+
+
+# ----------------------------------------------------------------------------------- facts kept once
+def test_scalar_type_names_are_pytorchs(torch):
+    for d in dtypes.ALL:
+        t = torch.zeros(1, dtype=getattr(torch, d.name))
+        assert dtypes.scalar_type_name(d) == t.type()[len("torch."):-len("Tensor")], d
+        assert dtypes.scalar_type_name(d.np) == dtypes.scalar_type_name(d)
+
+
+@pytest.mark.parametrize("shapes", [((2, 3), (4, 5)), ((3,), (4,)), ((2, 1, 3), (5, 4)), ((1,), (2, 3), (4, 3))])
+def test_infer_size_is_pytorchs(shapes, torch):
+    with pytest.raises(RuntimeError) as theirs:
+        torch.broadcast_tensors(*(torch.ones(*s) for s in shapes))
+    with pytest.raises(RuntimeError) as ours:
+        infer_size(*shapes)
+    assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("program", [
+    lambda m, F: m.matmul(m.ones(2, 3, 4, 5), m.ones(4, 5, 5, 6)),  # batch dimensions that do not broadcast
+    lambda m, F: F.mse_loss(m.ones(2, 3), m.ones(4, 5)),
+    lambda m, F: m.ones(2, 3) + m.ones(4, 5),
+], ids=["matmul", "mse_loss", "add"])
+def test_broadcast_errors_name_the_pair_pytorch_names(program, torch):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # mse_loss warns about the target's size first, in both
+        with pytest.raises(RuntimeError) as theirs:
+            program(torch, torch.nn.functional)
+        with pytest.raises(RuntimeError) as ours:
+            program(G, G)
+    assert str(ours.value) == str(theirs.value)
+
+
+# ------------------------------------------------------------------------------ the op modules' imports
+def _imports(path: Path):
+    """(module-level imports of sibling op modules, imports inside functions) of one file of gradcli/ops."""
+    tree = ast.parse(path.read_text(), str(path))
+    top, local = set(), []
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            if node.module:
+                top.add(node.module.split(".")[0])
+            else:
+                top.update(a.name for a in node.names)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for inner in ast.walk(node):
+                if isinstance(inner, (ast.Import, ast.ImportFrom)):
+                    local.append(f"{path.name}:{inner.lineno}")
+    return top, local
+
+
+def test_op_modules_have_no_function_local_imports():
+    local = [hit for p in sorted(OPS_DIR.glob("*.py")) for hit in _imports(p)[1]]
+    assert not local, f"imports inside functions: {local}"
+
+
+def test_op_modules_import_each_other_top_down():
+    graph = {p.stem: _imports(p)[0] for p in OPS_DIR.glob("*.py") if p.stem != "__init__"}
+    order, done = [], set()
+
+    def visit(m, path):
+        assert m not in path, f"import cycle among op modules: {' -> '.join(path + [m])}"
+        if m in done:
+            return
+        for dep in sorted(graph[m]):
+            visit(dep, path + [m])
+        done.add(m)
+        order.append(m)
+
+    for m in sorted(graph):
+        visit(m, [])
+    assert order.index("_core") == 0
+
+
+def test_elementwise_names_the_operators_use_are_exported():
+    import gradcli.ops as ops
+
+    for name in ("abs", "add", "bitwise_and", "bitwise_or", "bitwise_xor", "div", "eq", "exp", "floor_divide", "ge",
+                 "gt", "le", "log", "lt", "mul", "ne", "neg", "pow", "reciprocal", "remainder", "rsub", "sigmoid",
+                 "sign", "sqrt", "sub", "tanh", "to", "true_divide", "where", "_sub", "getitem"):
+        assert hasattr(ops, name), name
+    assert np.array_equal((G.tensor([1.0, 2.0]) - 1).data, [0.0, 1.0])
