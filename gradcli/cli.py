@@ -16,9 +16,13 @@ from typing import Annotated, List, Optional
 import typer
 
 from . import limits
+from . import render
 from .cli_options import (INPUT_FORMATS, Anomaly, BatchFormat, CommandOptions, Debug, DType, Dtype, Format,
-                          InputFormat, Invocation, Json, Limit, MaxSteps, Seed, owns_process)
+                          GraphFormat, InputFormat, Invocation, Json, Limit, MaxSteps, Output, Seed, graph_formats,
+                          graph_renderer,
+                          owns_process)
 from .errors import EXIT_EVAL, EXIT_INPUT, GradcliError, InputError
+from .render.graphview import MAX_NODES as MAX_GRAPH_NODES, GraphOptions
 from .render.messages import check_failure, nonfinite_warning
 from .reporting import debug_enabled, report_error, report_exception
 
@@ -96,22 +100,52 @@ def grad(
     rtol: Annotated[float, typer.Option(help="--check: relative tolerance.")] = 1e-3,
     check_max_evaluations: Annotated[int, typer.Option(help="--check: most program runs (two per input "
                                                             "element).")] = 20_000,
+    graph: GraphFormat = None,
+    graph_values: Annotated[bool, typer.Option("--graph-values", help="Record each graph node's forward value "
+                                                                      "and the gradient that flowed into it; "
+                                                                      "shown by --graph, in --format json's "
+                                                                      "graph, and as a tree after the tables.")] = False,
+    graph_saved: Annotated[bool, typer.Option("--graph-saved", help="Show what each node saved for backward "
+                                                                    "(as torchviz's show_saved).")] = False,
+    graph_max_nodes: Annotated[int, typer.Option(min=0, metavar="N", help="--graph: draw at most N nodes, "
+                                                                          "repeated chains collapsed; 0 draws "
+                                                                          "every node.")] = MAX_GRAPH_NODES,
+    explain: Annotated[bool, typer.Option("--explain", help="Explain the chain rule node by node, with numbers: "
+                                                            "each op's local derivative, the gradient in, what "
+                                                            "it sends to each input (--format table or json).")
+                       ] = False,
+    output: Output = None,
 ) -> None:
-    """Compute a program's output, the gradient of every input, and show the autograd graph."""
+    """Compute a program's output, the gradient of every input, and show the autograd graph (as tables, JSON,
+    or a picture with --graph)."""
     from .calculator import GradRequest, compute
+    from .cli_output import emit, format_for_path
     from .language.specs import read_program
 
     with reported(ctx, debug):
+        if graph is None and format is None and not json_ and not explain:
+            format = format_for_path(output)  # -o graph.svg: the extension decides
+        if graph is None and format not in (None, "table", "json") and format in graph_formats():
+            graph, format = format, None  # --format svg draws the graph, as --graph svg does
         opts = CommandOptions.from_cli(ctx, format=format, json_=json_, seed=seed, dtype=dtype, max_steps=max_steps,
                                        limit=limit, anomaly=anomaly, debug=debug)
         renderer = opts.renderer
+        if graph is not None:
+            if explain:
+                raise InputError("--explain and --graph are two different outputs: choose one", type="UsageError")
+            if format is not None or json_:
+                raise InputError("--graph FORMAT chooses the output format: leave out --format/--json",
+                                 type="UsageError")
+            renderer = graph_renderer(graph)
         opts.configure_limits()
         text, filename = read_program(program)
         req = GradRequest(program=text, inputs=input or [], consts=const or [], gradient=gradient, repeat=repeat,
                           zero_grad=zero_grad, seed=opts.seed, dtype=opts.dtype, filename=filename,
-                          max_steps=opts.max_steps, anomaly=opts.anomaly)
+                          max_steps=opts.max_steps, anomaly=opts.anomaly, graph_names=graph is not None,
+                          graph_values=graph_values, graph_saved=graph_saved, explain=explain)
         # What the program prints shares standard output with tables; a JSON document keeps it to itself.
-        write = sys.stdout.write if renderer.prints_to_stdout else sys.stderr.write
+        to_file = output not in (None, "-")
+        write = sys.stdout.write if renderer.prints_to_stdout or to_file else sys.stderr.write
         if check:
             from .check import compute_checked
 
@@ -119,7 +153,18 @@ def grad(
                                      max_evaluations=check_max_evaluations)
         else:
             result = compute(req, write=write)
-        renderer.grad(result, sys.stdout)
+        options = GraphOptions(max_nodes=graph_max_nodes, collapse=graph_max_nodes != 0)
+        if graph is not None:
+            emit(renderer, output, lambda stream: renderer.graph(result, stream, options))
+        elif explain:
+            emit(renderer, output, lambda stream: renderer.explain(result, stream))
+        else:
+            def draw(stream):
+                renderer.grad(result, stream)
+                if (graph_values or graph_saved) and renderer.name == "table":
+                    render.get("tree").graph(result, stream, options)
+
+            emit(renderer, output, draw)
         warning = nonfinite_warning(result)
         if warning:
             sys.stderr.write(warning + "\n")
