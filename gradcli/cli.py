@@ -284,10 +284,12 @@ def batch(
 @app.command()
 def schema(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="grad, batch or ops: the JSON output it describes.")],
+    name: Annotated[str, typer.Argument(help="grad, batch, ops, explain or plot: the JSON output it "
+                                                       "describes.")],
 ) -> None:
     """Print the JSON Schema (draft 2020-12) of a JSON output: 'grad' (gradcli grad --json), 'batch' (one
-    line of gradcli batch --json), 'ops' (gradcli ops --json)."""
+    line of gradcli batch --json), 'ops' (gradcli ops --json), 'explain'
+    (gradcli grad --explain --json), 'plot' (gradcli plot --format json)."""
     from .schemas import NAMES, schema_text
 
     with reported(ctx):
