@@ -227,6 +227,86 @@ def run(
     raise typer.Exit(result.exit_code)
 
 
+@app.command()
+def plot(
+    ctx: typer.Context,
+    program: Annotated[str, typer.Argument(help="The program, as for grad ('@path' reads a file); the swept "
+                                                "inputs are names in it.")],
+    over: Annotated[List[str], typer.Option("--over", metavar="NAME=START:STOP[:POINTS]",
+                                            help="The input to sweep and its range (START and STOP may be "
+                                                 "multiples of pi: -2pi, pi/2). Once: f and its derivatives; "
+                                                 "twice: a heat map of f with its gradient.")],
+    input: Annotated[Optional[List[str]], typer.Option("--input", "-i", metavar="NAME=SPEC",
+                                                       help="A fixed input (as for grad).")] = None,
+    const: Annotated[Optional[List[str]], typer.Option("--const", "-c", metavar="NAME=SPEC",
+                                                       help="A fixed constant (as for grad).")] = None,
+    points: Annotated[Optional[int], typer.Option(min=2, help="Grid points (per input for two --over; "
+                                                              "default 400, or 41 per axis).")] = None,
+    order: Annotated[int, typer.Option(min=1, max=2, help="The highest derivative plotted: 1, or 2 for "
+                                                          "d2f/dx2 too (through create_graph).")] = 1,
+    format: Format = None,
+    output: Output = None,
+    seed: Seed = None,
+    dtype: Dtype = DType.float32,
+    max_steps: MaxSteps = None,
+    limit: Limit = None,
+    debug: Debug = False,
+) -> None:
+    """Plot a program and its derivative over a range of one input (or a heat map with the gradient over two):
+    in the terminal, as PNG/SVG/PDF (-o FILE, matplotlib), or the values as CSV or JSON. Kinks and NaN
+    regions are gaps, and PyTorch's subgradient at a kink is marked."""
+    from .cli_output import emit, format_for_path
+    from .language.specs import read_program
+    from .plot import PlotRequest, compute_plot
+
+    with reported(ctx, debug):
+        if format is None:
+            format = format_for_path(output)
+        opts = CommandOptions.from_cli(ctx, format=format, seed=seed, dtype=dtype, max_steps=max_steps,
+                                       limit=limit, debug=debug)
+        renderer = opts.renderer
+        if type(renderer).plot is render.Renderer.plot:
+            plots = [n for n in render.names() if type(render.get(n)).plot is not render.Renderer.plot]
+            raise InputError(f"gradcli plot writes {', '.join(plots)} (table: the terminal plot), not "
+                             f"{renderer.name}", type="UsageError")
+        opts.configure_limits()
+        text, filename = read_program(program)
+        req = PlotRequest(program=text, over=over, inputs=input or [], consts=const or [], points=points,
+                          order=order, seed=opts.seed, dtype=opts.dtype, filename=filename, max_steps=opts.max_steps)
+        with _progress_bar() as progress:
+            result = compute_plot(req, progress=progress)
+        emit(renderer, output, lambda stream: renderer.plot(result, stream))
+
+
+@contextmanager
+def _progress_bar():
+    """A ``progress(done, total, elapsed)`` callback that shows a bar on standard error once a point-by-point
+    evaluation has taken half a second (only when standard error is a terminal)."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    state = {}
+
+    def progress(done, total, elapsed):
+        if "bar" not in state:
+            if elapsed < 0.5 or done == total:
+                return
+            from rich.console import Console
+            from rich.progress import Progress
+
+            bar = Progress(console=Console(file=sys.stderr), transient=True)
+            bar.start()
+            state["bar"] = bar
+            state["task"] = bar.add_task("evaluating point by point", total=total)
+        state["bar"].update(state["task"], completed=done)
+
+    try:
+        yield progress
+    finally:
+        if "bar" in state:
+            state["bar"].stop()
+
+
 def _batch_input_format(format: str | None, input_format: InputFormat | None) -> tuple[str, str | None]:
     """``(input format, output format or None)`` of ``gradcli batch``: ``--format auto|text|jsonl`` is the
     spelling of ``--input-format`` from before ``--format`` chose the output.

@@ -165,6 +165,11 @@ class JsonRenderer(Renderer):
     def graph(self, result, stream, options) -> None:
         stream.write(dumps(graph_to_dict(result.graph)) + "\n")
 
+    def plot(self, result, stream) -> None:
+        from .plotdata import plot_to_dict
+
+        stream.write(dumps(plot_to_dict(result)) + "\n")
+
     def explain(self, result, stream) -> None:
         from .explain import explanation_to_dict
 

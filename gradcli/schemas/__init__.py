@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from importlib import resources
 
-NAMES = ("grad", "batch", "ops", "explain")
+NAMES = ("grad", "batch", "ops", "explain", "plot")
 _PREFIX = "urn:gradcli:schema:"
 
 
