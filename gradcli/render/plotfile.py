@@ -81,8 +81,10 @@ def _draw_curve(ax, result) -> None:
     for k in c.kinks:
         ax.plot([k.x, k.x], [k.left, k.right], "o", mfc="white", mec=COLORS[1], ms=6, zorder=3)
         ax.plot([k.x], [k.df], "o", color=COLORS[1], ms=6, zorder=4)
+        below = k.df > (k.left + k.right) / 2  # the text goes on the side away from the one-sided limits
         ax.annotate(f"PyTorch: df/d{c.name}({k.x:g}) = {k.df:g}", (k.x, k.df), textcoords="offset points",
-                    xytext=(8, -14), fontsize=8, color=COLORS[1])
+                    xytext=(8, -14 if below else 7), fontsize=8, color=COLORS[1],
+                    bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8})
     if c.kinks:
         ax.plot([], [], "o", color=COLORS[1], label=f"df/d{c.name} at a kink (PyTorch's subgradient)")
     limits = y_limits(result)
