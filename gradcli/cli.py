@@ -18,12 +18,13 @@ import typer
 from . import limits
 from . import render
 from .cli_options import (INPUT_FORMATS, Anomaly, BatchFormat, CommandOptions, Debug, DType, Dtype, Format,
-                          GraphFormat, InputFormat, Invocation, Json, Limit, MaxSteps, Output, Seed, graph_formats,
+                          GraphFormat, InputFormat, Invocation, Json, Limit, MaxSteps, Output, PlotFormat, Seed,
+                          graph_formats,
                           graph_renderer,
                           owns_process)
 from .errors import EXIT_EVAL, EXIT_INPUT, GradcliError, InputError
-from .render.graphview import MAX_NODES as MAX_GRAPH_NODES, GraphOptions
 from .render.messages import check_failure, nonfinite_warning
+from .render.pictures import PLOT_CSV
 from .reporting import debug_enabled, report_error, report_exception
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
@@ -107,9 +108,10 @@ def grad(
                                                                       "graph, and as a tree after the tables.")] = False,
     graph_saved: Annotated[bool, typer.Option("--graph-saved", help="Show what each node saved for backward "
                                                                     "(as torchviz's show_saved).")] = False,
-    graph_max_nodes: Annotated[int, typer.Option(min=0, metavar="N", help="--graph: draw at most N nodes, "
-                                                                          "repeated chains collapsed; 0 draws "
-                                                                          "every node.")] = MAX_GRAPH_NODES,
+    graph_max_nodes: Annotated[Optional[int], typer.Option(min=0, metavar="N", help="--graph: draw at most N "
+                                                                                    "nodes (default 80), repeated "
+                                                                                    "chains collapsed; 0 draws "
+                                                                                    "every node.")] = None,
     explain: Annotated[bool, typer.Option("--explain", help="Explain the chain rule node by node, with numbers: "
                                                             "each op's local derivative, the gradient in, what "
                                                             "it sends to each input (--format table or json).")
@@ -153,7 +155,11 @@ def grad(
                                      max_evaluations=check_max_evaluations)
         else:
             result = compute(req, write=write)
-        options = GraphOptions(max_nodes=graph_max_nodes, collapse=graph_max_nodes != 0)
+        options = None
+        if graph_max_nodes is not None:
+            from .render.graphview import GraphOptions
+
+            options = GraphOptions(max_nodes=graph_max_nodes, collapse=graph_max_nodes != 0)
         if graph is not None:
             emit(renderer, output, lambda stream: renderer.graph(result, stream, options))
         elif explain:
@@ -244,7 +250,7 @@ def plot(
                                                               "default 400, or 41 per axis).")] = None,
     order: Annotated[int, typer.Option(min=1, max=2, help="The highest derivative plotted: 1, or 2 for "
                                                           "d2f/dx2 too (through create_graph).")] = 1,
-    format: Format = None,
+    format: PlotFormat = None,
     output: Output = None,
     seed: Seed = None,
     dtype: Dtype = DType.float32,
@@ -261,12 +267,12 @@ def plot(
 
     with reported(ctx, debug):
         if format is None:
-            format = format_for_path(output)
-        opts = CommandOptions.from_cli(ctx, format=format, seed=seed, dtype=dtype, max_steps=max_steps,
-                                       limit=limit, debug=debug)
-        renderer = opts.renderer
+            format = "csv" if (output or "").lower().endswith(".csv") else format_for_path(output)
+        opts = CommandOptions.from_cli(ctx, format=None if format == "csv" else format, seed=seed, dtype=dtype,
+                                       max_steps=max_steps, limit=limit, debug=debug)
+        renderer = PLOT_CSV if format == "csv" else opts.renderer
         if type(renderer).plot is render.Renderer.plot:
-            plots = [n for n in render.names() if type(render.get(n)).plot is not render.Renderer.plot]
+            plots = [n for n in render.names() if type(render.get(n)).plot is not render.Renderer.plot] + ["csv"]
             raise InputError(f"gradcli plot writes {', '.join(plots)} (table: the terminal plot), not "
                              f"{renderer.name}", type="UsageError")
         opts.configure_limits()

@@ -127,6 +127,12 @@ GraphFormat = Annotated[Optional[str], typer.Option(
     "--graph", metavar="[" + "|".join(graph_formats()) + "]", parser=_graph_parser,
     help="Draw the autograd graph instead of the tables: DOT text, SVG/PNG/PDF (Graphviz), Mermaid, a tree in "
          "the terminal, or its JSON.")]
+#: ``gradcli plot --format``: a registered format, or csv (the plot's values, a format of gradcli plot only).
+PlotFormat = Annotated[Optional[str], typer.Option(
+    "--format", metavar="[" + "|".join(n for n in render.names() if n not in ("dot", "mermaid", "tree")) + "|csv]",
+    parser=_format_parser(("csv",), " (or 'csv')"),
+    help="The output: table (the default: the plot in the terminal), png, svg, pdf (matplotlib), csv or json "
+         "(the values).")]
 #: ``-o FILE``: where the result goes; its extension may choose the format (gradcli.cli_output).
 Output = Annotated[Optional[str], typer.Option(
     "--output", "-o", metavar="FILE", help="Write the result to FILE instead of standard output; without "

@@ -17,7 +17,7 @@ from .errors import InputError
 
 #: File extensions → the format they imply.
 EXTENSIONS = {".svg": "svg", ".png": "png", ".pdf": "pdf", ".dot": "dot", ".gv": "dot", ".mmd": "mermaid",
-              ".mermaid": "mermaid", ".json": "json", ".csv": "csv"}
+              ".mermaid": "mermaid", ".json": "json"}
 
 
 def format_for_path(path: str | None) -> str | None:

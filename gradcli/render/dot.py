@@ -10,8 +10,6 @@ what is drawn and how large graphs are cut down.
 
 from __future__ import annotations
 
-from .graphview import GraphOptions, GraphView, build_view
-from .registry import Renderer, register
 
 #: Fill colour per node kind (X11 colour names, as torchviz uses).
 FILL = {"root": "darkolivegreen1", "op": "lightgrey", "input": "lightblue", "leaf": "lightcyan",
@@ -55,7 +53,7 @@ def _label(v) -> str:
     return '<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="2">' + "".join(rows) + "</TABLE>>"
 
 
-def view_to_dot(view: GraphView, title: str | None = None) -> str:
+def view_to_dot(view, title: str | None = None) -> str:
     """The DOT text of a :class:`GraphView`."""
     lines = ["digraph autograd {",
              f'  graph [rankdir=TB, nodesep=0.25, ranksep=0.35, fontname="{FONT}", fontsize=11'
@@ -77,25 +75,13 @@ def view_to_dot(view: GraphView, title: str | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def graph_to_dot(result, options: GraphOptions = GraphOptions()) -> str:
-    """The DOT text of ``result``'s graph (an empty graph is a digraph with one note node)."""
+def graph_to_dot(result, options=None) -> str:
+    """The DOT text of ``result``'s graph (an empty graph is a digraph with one note node); ``options``: a
+    :class:`~gradcli.render.graphview.GraphOptions` (None: the defaults)."""
+    from .graphview import build_view
+
     view = build_view(result, options)
     if not view.nodes:
         return ('digraph autograd {\n  note [shape=plaintext, label="the output has no grad_fn: no inputs '
                 'require grad, so there is no graph"];\n}\n')
     return view_to_dot(view, view.note)
-
-
-class DotRenderer(Renderer):
-    """The ``dot`` format: the graph as DOT text (``gradcli grad --graph dot``, or ``--format dot``)."""
-
-    name = "dot"
-
-    def grad(self, result, stream) -> None:
-        self.graph(result, stream, GraphOptions())
-
-    def graph(self, result, stream, options) -> None:
-        stream.write(graph_to_dot(result, options))
-
-
-register(DotRenderer())

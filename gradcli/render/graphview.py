@@ -121,8 +121,11 @@ def value_text(value, default_dtype="float32", threshold: int = VALUE_THRESHOLD)
     return body.replace("\n" + " " * len("tensor("), "\n")
 
 
-def build_view(result, options: GraphOptions = GraphOptions()) -> GraphView:
-    """The :class:`GraphView` of ``result.graph`` (see the module docstring)."""
+def build_view(result, options: GraphOptions | None = None) -> GraphView:
+    """The :class:`GraphView` of ``result.graph`` (see the module docstring); ``options`` None: the
+    defaults."""
+    if options is None:
+        options = GraphOptions()
     graph = result.graph
     kinds = {i.name: i.kind for i in result.inputs}
     default = result.default_dtype

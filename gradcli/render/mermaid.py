@@ -8,8 +8,6 @@ no program name collides with Mermaid's keywords (``end``); label text is escape
 
 from __future__ import annotations
 
-from .graphview import GraphOptions, build_view
-from .registry import Renderer, register
 
 #: classDef per node kind.
 STYLES = {
@@ -32,8 +30,11 @@ def _id(nid: str) -> str:
     return "g_" + "".join(c if c.isalnum() or c == "_" else "_" for c in nid)
 
 
-def graph_to_mermaid(result, options: GraphOptions = GraphOptions()) -> str:
-    """The Mermaid flowchart of ``result``'s graph."""
+def graph_to_mermaid(result, options=None) -> str:
+    """The Mermaid flowchart of ``result``'s graph (``options``: a
+    :class:`~gradcli.render.graphview.GraphOptions`, None for the defaults)."""
+    from .graphview import build_view
+
     view = build_view(result, options)
     lines = ["flowchart TB"]
     if not view.nodes:
@@ -64,18 +65,3 @@ def graph_to_mermaid(result, options: GraphOptions = GraphOptions()) -> str:
     if view.note:
         lines.append(f"  %% {view.note}")
     return "\n".join(lines) + "\n"
-
-
-class MermaidRenderer(Renderer):
-    """The ``mermaid`` format (``gradcli grad --graph mermaid``, or ``--format mermaid``)."""
-
-    name = "mermaid"
-
-    def grad(self, result, stream) -> None:
-        self.graph(result, stream, GraphOptions())
-
-    def graph(self, result, stream, options) -> None:
-        stream.write(graph_to_mermaid(result, options))
-
-
-register(MermaidRenderer())

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import Renderer, register
 
 
 def _as_dtype(a, dtype: str) -> np.ndarray:
@@ -115,15 +114,3 @@ def plot_to_dict(result) -> dict:
         doc["over"] = [fl.xname, fl.yname]
         doc.update(x=arr(fl.x), y=arr(fl.y), f=arr(fl.f), df={fl.xname: arr(fl.dfdx), fl.yname: arr(fl.dfdy)})
     return doc
-
-
-class CsvRenderer(Renderer):
-    """The ``csv`` format: ``gradcli plot``'s values, one row per point."""
-
-    name = "csv"
-
-    def plot(self, result, stream) -> None:
-        stream.write(plot_to_csv(result))
-
-
-register(CsvRenderer())

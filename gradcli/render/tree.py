@@ -9,8 +9,6 @@ green, inputs blue); rich writes plain text when standard output is not a termin
 
 from __future__ import annotations
 
-from .graphview import GraphOptions, build_view
-from .registry import Renderer, register
 
 STYLES = {"root": "bold green", "op": "", "input": "bold blue", "leaf": "bold cyan", "collapsed": "dim italic",
           "more": "dim italic"}
@@ -42,10 +40,13 @@ def _label(v):
     return t
 
 
-def build_tree(result, options: GraphOptions = GraphOptions()):
-    """The rich ``Tree`` of ``result``'s graph (see the module docstring), or None for an empty graph."""
+def build_tree(result, options=None):
+    """The rich ``Tree`` of ``result``'s graph (see the module docstring), or None for an empty graph;
+    ``options``: a :class:`~gradcli.render.graphview.GraphOptions` (None: the defaults)."""
     from rich.text import Text
     from rich.tree import Tree
+
+    from .graphview import build_view
 
     view = build_view(result, options)
     if not view.nodes:
@@ -75,26 +76,3 @@ def build_tree(result, options: GraphOptions = GraphOptions()):
     if view.note:
         tree.add(Text(view.note, style="dim italic"))
     return tree
-
-
-class TreeRenderer(Renderer):
-    """The ``tree`` format (``gradcli grad --graph tree``, or ``--format tree``)."""
-
-    name = "tree"
-    prints_to_stdout = True
-
-    def grad(self, result, stream) -> None:
-        self.graph(result, stream, GraphOptions())
-
-    def graph(self, result, stream, options) -> None:
-        from .table import stdout_console
-
-        tree = build_tree(result, options)
-        console = stdout_console(stream)
-        if tree is None:
-            console.print("the output has no grad_fn: no inputs require grad, so there is no graph")
-        else:
-            console.print(tree)
-
-
-register(TreeRenderer())
