@@ -24,6 +24,7 @@ from .cli_options import (INPUT_FORMATS, Anomaly, BatchFormat, CommandOptions, D
                           owns_process)
 from .errors import EXIT_EVAL, EXIT_INPUT, GradcliError, InputError
 from .render.messages import check_failure, nonfinite_warning
+from .cli_output import format_for_path
 from .render.pictures import PLOT_CSV
 from .reporting import debug_enabled, report_error, report_exception
 
@@ -121,7 +122,7 @@ def grad(
     """Compute a program's output, the gradient of every input, and show the autograd graph (as tables, JSON,
     or a picture with --graph)."""
     from .calculator import GradRequest, compute
-    from .cli_output import emit, format_for_path
+    from .cli_output import emit
     from .language.specs import read_program
 
     with reported(ctx, debug):
@@ -155,11 +156,7 @@ def grad(
                                      max_evaluations=check_max_evaluations)
         else:
             result = compute(req, write=write)
-        options = None
-        if graph_max_nodes is not None:
-            from .render.graphview import GraphOptions
-
-            options = GraphOptions(max_nodes=graph_max_nodes, collapse=graph_max_nodes != 0)
+        options = _graph_options(graph_max_nodes)
         if graph is not None:
             emit(renderer, output, lambda stream: renderer.graph(result, stream, options))
         elif explain:
@@ -215,6 +212,18 @@ def run(
     limit: Limit = None,
     anomaly: Anomaly = False,
     debug: Debug = False,
+    graph: Annotated[Optional[str], typer.Option(
+        "--graph", metavar="FORMAT", help="After the run, draw the graph of the last backward call the "
+                                          "program made (dot, svg, png, pdf, mermaid, tree, json; -o FILE "
+                                          "keeps it apart from what the program prints).")] = None,
+    graph_values: Annotated[bool, typer.Option("--graph-values", help="--graph: each node's forward value "
+                                                                      "and the gradient of that call.")] = False,
+    graph_saved: Annotated[bool, typer.Option("--graph-saved", help="--graph: what each node saved for "
+                                                                    "backward.")] = False,
+    graph_max_nodes: Annotated[Optional[int], typer.Option(min=0, metavar="N", help="--graph: draw at most N "
+                                                                                    "nodes (default 80); 0 draws "
+                                                                                    "every node.")] = None,
+    output: Output = None,
 ) -> None:
     """Run a program like a Python script: print() shows values as PyTorch prints them, warnings go to
     standard error, an error shows file:line:col, the line with a caret and PyTorch's message (exit 1).
@@ -224,13 +233,48 @@ def run(
     with reported(ctx, debug):
         opts = CommandOptions.from_cli(ctx, seed=seed, dtype=dtype, max_steps=max_steps, limit=limit,
                                        anomaly=anomaly, debug=debug)
+        if graph is None and format_for_path(output) in graph_formats():
+            graph = format_for_path(output)
+        if graph is None and (graph_values or graph_saved or output or graph_max_nodes is not None):
+            raise InputError("--graph-values, --graph-saved, --graph-max-nodes and -o go with --graph FORMAT",
+                             type="UsageError")
+        renderer = None if graph is None else graph_renderer(graph)
         opts.configure_limits()
         source, filename = read_source(path)
         req = RunRequest(source=source, filename=filename, keep_going=keep_going, notebook=notebook,
                          max_steps=opts.max_steps, seed=opts.seed, dtype=opts.dtype, anomaly=opts.anomaly)
-        result = run_program(req, write=sys.stdout.write, warn=sys.stderr.write,
-                             report=lambda err: report_error(err, opts.debug))
+
+        def run_it():
+            return run_program(req, write=sys.stdout.write, warn=sys.stderr.write,
+                               report=lambda err: report_error(err, opts.debug))
+
+        if renderer is None:
+            result = run_it()
+        else:
+            from .cli_output import emit
+            from .rungraph import GraphWatch
+
+            watch = GraphWatch(values=graph_values, saved=graph_saved)
+            with watch.recorder.running(on_call=watch.on_call):
+                result = run_it()
+            drawn = watch.result(source)
+            if drawn is None:
+                sys.stderr.write("gradcli run: --graph: the program made no backward call, so there is no graph "
+                                 "to draw\n")
+            else:
+                sys.stdout.flush()
+                options = _graph_options(graph_max_nodes)
+                emit(renderer, output, lambda stream: renderer.graph(drawn, stream, options))
     raise typer.Exit(result.exit_code)
+
+
+def _graph_options(max_nodes: int | None):
+    """``--graph-max-nodes``'s GraphOptions (None: the defaults)."""
+    if max_nodes is None:
+        return None
+    from .render.graphview import GraphOptions
+
+    return GraphOptions(max_nodes=max_nodes, collapse=max_nodes != 0)
 
 
 @app.command()
@@ -261,7 +305,7 @@ def plot(
     """Plot a program and its derivative over a range of one input (or a heat map with the gradient over two):
     in the terminal, as PNG/SVG/PDF (-o FILE, matplotlib), or the values as CSV or JSON. Kinks and NaN
     regions are gaps, and PyTorch's subgradient at a kink is marked."""
-    from .cli_output import emit, format_for_path
+    from .cli_output import emit
     from .language.specs import read_program
     from .plot import PlotRequest, compute_plot
 

@@ -83,13 +83,16 @@ class Recorder:
         return self.namespace
 
     @contextmanager
-    def running(self):
+    def running(self, on_call=None):
         """The block in which the program runs: with ``values``, the forward value of every new node is
-        copied as the op that made it returns (a profile function, removed at the end of the block)."""
-        if not self.record_values:
+        copied as the op that made it returns (a profile function, removed at the end of the block).
+        ``on_call(frame, event)``, when given, sees every Python function call and return of the block too
+        (``event`` "call" or "return")."""
+        if not self.record_values and on_call is None:
             yield self
             return
         seen = self.values
+        values = self.record_values
 
         def note(t) -> None:
             key = _key(t)
@@ -97,7 +100,9 @@ class Recorder:
                 seen[key] = np.array(t.data, copy=True)
 
         def profile(frame, event, arg):
-            if event == "return" and arg is not None:
+            if on_call is not None and (event == "call" or event == "return"):
+                on_call(frame, event)
+            if values and event == "return" and arg is not None:
                 if isinstance(arg, Tensor):
                     if arg.grad_fn is not None:
                         note(arg)
@@ -123,7 +128,8 @@ class Recorder:
     # ------------------------------------------------------------------------------------- the backward
     def attach(self, output: Tensor) -> None:
         """Prepare the backward calls of ``output``: copy the saved tensors (with ``saved``) and give every
-        node a tensor that retains its gradient (with ``values``)."""
+        node a tensor that retains its gradient (with ``values``). A node whose tensor the program made retain
+        its gradient keeps that tensor (its ``.grad`` is then read: accumulated over the program's calls)."""
         for node in graph_nodes(output):
             if self.record_saved:
                 self.saved[node] = saved_tensors(node)
@@ -131,6 +137,10 @@ class Recorder:
                 continue
             outputs = node.outputs if type(node) is MultiNode else (node,)
             for nr, out in enumerate(outputs):
+                kept = out.retained() if out.retained is not None else None
+                if kept is not None and kept is not self._proxies.get((node, nr)):
+                    self._proxies[(node, nr)] = kept  # the program's own retain_grad(): leave it alone
+                    continue
                 value = self.values.get((node, nr))
                 proxy = Tensor(np.zeros((), dtype=out.out_dtype) if value is None else value, True, node)
                 if type(node) is MultiNode:

@@ -19,9 +19,16 @@ MONO = "monospace"
 
 
 def escape(text: str) -> str:
-    """Text for a Graphviz HTML-like label: ``& < > "`` escaped, each line ended by a left-aligned break."""
+    """Text for a Graphviz HTML-like label: ``& < > "`` escaped, each line ended by a left-aligned break, the
+    spaces that indent a line kept (as no-break spaces: Graphviz drops leading spaces)."""
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-    return "<BR ALIGN=\"LEFT\"/>".join(text.split("\n"))
+    lines = [("&#160;" * (len(line) - len(line.lstrip(" ")))) + line.lstrip(" ") for line in text.split("\n")]
+    return "<BR ALIGN=\"LEFT\"/>".join(lines)
+
+
+def _hang(head: str, text: str) -> str:
+    """``head`` then ``text``, its next lines indented under the first (a matrix prints on several lines)."""
+    return head + text.replace("\n", "\n" + " " * len(head))
 
 
 def _quote(text: str) -> str:
@@ -43,13 +50,13 @@ def _label(v) -> str:
     rows.append(f'<TR><TD ALIGN="CENTER">{title}</TD></TR>')
     rows.append(f'<TR><TD ALIGN="CENTER"><FONT POINT-SIZE="9">{escape(v.detail)}</FONT></TD></TR>')
     if v.value is not None:
-        rows.append(f'<TR><TD ALIGN="LEFT" BALIGN="LEFT"><FONT FACE="{MONO}" POINT-SIZE="9">value {escape(v.value)}'
+        rows.append(f'<TR><TD ALIGN="LEFT" BALIGN="LEFT"><FONT FACE="{MONO}" POINT-SIZE="9">{escape(_hang("value ", v.value))}'
                     f'</FONT></TD></TR>')
-        rows.append(f'<TR><TD ALIGN="LEFT" BALIGN="LEFT"><FONT FACE="{MONO}" POINT-SIZE="9">grad  {escape(v.grad)}'
+        rows.append(f'<TR><TD ALIGN="LEFT" BALIGN="LEFT"><FONT FACE="{MONO}" POINT-SIZE="9">{escape(_hang("grad  ", v.grad))}'
                     f'</FONT></TD></TR>')
     for name, text in v.saved:
         rows.append(f'<TR><TD ALIGN="LEFT" BALIGN="LEFT" BGCOLOR="orange"><FONT FACE="{MONO}" POINT-SIZE="9">'
-                    f'saved {escape(name)}: {escape(text)}</FONT></TD></TR>')
+                    f'{escape(_hang(f"saved {name}: ", text))}</FONT></TD></TR>')
     return '<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="2">' + "".join(rows) + "</TABLE>>"
 
 

@@ -23,7 +23,12 @@ STYLES = {
 def escape(text: str) -> str:
     """Text inside a quoted Mermaid label: ``# " < >`` as entity codes, lines joined by ``<br/>``."""
     text = text.replace("#", "#35;").replace('"', "#quot;").replace("<", "#lt;").replace(">", "#gt;")
-    return "<br/>".join(text.split("\n"))
+    lines = [("#nbsp;" * (len(line) - len(line.lstrip(" ")))) + line.lstrip(" ") for line in text.split("\n")]
+    return "<br/>".join(lines)
+
+
+def _hang(head: str, text: str) -> str:
+    return head + text.replace("\n", "\n" + " " * len(head))
 
 
 def _id(nid: str) -> str:
@@ -50,8 +55,8 @@ def graph_to_mermaid(result, options=None) -> str:
                 title += " <i>(output)</i>"
             parts = [title, escape(v.detail)]
             if v.value is not None:
-                parts += ["value " + escape(v.value), "grad " + escape(v.grad)]
-            parts += [f"saved {escape(name)}: {escape(text)}" for name, text in v.saved]
+                parts += [escape(_hang("value ", v.value)), escape(_hang("grad  ", v.grad))]
+            parts += [escape(_hang(f"saved {name}: ", text)) for name, text in v.saved]
             label = "<br/>".join(parts)
         lines.append(f'  {_id(v.id)}["{label}"]')
     for src, dst, label in view.edges:
