@@ -37,6 +37,11 @@ class GradRequest:
     filename: str = "<expr>"
     max_steps: int | None = None  # None: the ``steps`` limit (gradcli.limits)
     anomaly: bool = False  # name the first op whose backward produces NaN/inf (torch.autograd.detect_anomaly)
+    # What the pictures need (gradcli.recording); all off by default, and then nothing is recorded:
+    graph_names: bool = False  # name graph nodes by the program variables they were assigned to (--graph)
+    graph_values: bool = False  # each node's forward value and the gradient that flowed into it (--graph-values)
+    graph_saved: bool = False  # what each node saved for backward (--graph-saved)
+    explain: bool = False  # the chain rule of the last backward call, node by node (--explain)
 
 
 def tensor_info(t: Tensor) -> TensorInfo:
@@ -98,8 +103,19 @@ def _compute(req: GradRequest, write, warn) -> GradResult:
     from .language.specs import evaluate_spec
 
     printed = []
-    interp, program, named = prepare(req, write or printed.append, warn)
-    output = run_output(interp, program)
+    recorder = None
+    if req.graph_names or req.graph_values or req.graph_saved or req.explain:
+        from .recording import Recorder
+
+        recorder = Recorder(values=req.graph_values or req.explain, saved=req.graph_saved, per_call=req.explain)
+    interp, program, named = prepare(req, write or printed.append, warn,
+                                     globals_=None if recorder is None else recorder.globals())
+    if recorder is None:
+        output = run_output(interp, program)
+    else:
+        with recorder.running():
+            output = run_output(interp, program)
+        recorder.note_names(interp.globals)
     # Leaves the program made itself (x = tensor(..., requires_grad=True)) are reported too, by name.
     ids = {id(t) for _, t, _ in named}
     for name, value in interp.globals.items():
@@ -117,15 +133,22 @@ def _compute(req: GradRequest, write, warn) -> GradResult:
         if gradient.data.dtype.kind != "f":
             gradient = Tensor(gradient.data.astype(output.data.dtype))
 
-    graph = build_graph(output, {id(t): name for name, t, _ in named})
+    leaf_names = {id(t): name for name, t, _ in named}
+    if recorder is None:
+        graph = build_graph(output, leaf_names)
+    else:
+        recorder.attach(output)
     calls = []
     for k in range(req.repeat):
         if req.zero_grad and k > 0:
             for _, t, _ in named:
                 if t._grad is not None:
                     t._grad.data = np.zeros_like(t._grad.data)
+        if recorder is not None:
+            recorder.before_call(req.zero_grad and k > 0)
         try:
-            output.backward(gradient, retain_graph=k < req.repeat - 1)
+            # --explain replays each node's rule after the last call: its saved values must stay
+            output.backward(gradient, retain_graph=k < req.repeat - 1 or req.explain)
         except GradcliError:
             raise
         except (RuntimeError, TypeError, ValueError) as e:
@@ -139,10 +162,19 @@ def _compute(req: GradRequest, write, warn) -> GradResult:
         calls.append({name: (None if t._grad is None else np.array(t._grad.data))
                       for name, t, _ in named if t.requires_grad})
 
+    explanation = None
+    if recorder is not None:
+        ids = {}
+        graph = build_graph(output, leaf_names, recorder, ids)
+        if req.explain:
+            from .explain import explain
+
+            explanation = explain(output, recorder, ids, named)
     inputs = [InputInfo(name=name, value=tensor_info(t), kind=kind,
                         grad=None if t._grad is None else np.array(t._grad.data)) for name, t, kind in named]
     return GradResult(program=req.program, output=tensor_info(output), inputs=inputs, calls=calls, graph=graph,
-                      printed="".join(printed), default_dtype=dtypes.get_default_dtype().name)
+                      printed="".join(printed), default_dtype=dtypes.get_default_dtype().name,
+                      explanation=explanation)
 
 
 def prepare(req: GradRequest, write, warn, globals_: dict | None = None):
@@ -197,12 +229,16 @@ def run_output(interp, program) -> Tensor:
     return output
 
 
-def build_graph(output: Tensor, leaf_names: dict) -> Graph:
+def build_graph(output: Tensor, leaf_names: dict, recorder=None, ids_out: dict | None = None) -> Graph:
     """The graph under ``output`` (root first, breadth first, without recursion): one node per grad_fn and per
     leaf that requires grad; leaves are named from ``leaf_names`` (id(tensor) → name) or ``leaf0``, ``leaf1``.
     A node with several outputs (SplitBackward0) is one node, with an edge to each consumer of each output
-    (the edge's ``output_nr`` says which)."""
-    graph = Graph()
+    (the edge's ``output_nr`` says which).
+
+    With a :class:`gradcli.recording.Recorder` (after backward), each node also gets its variable name, its
+    creation order and what the recorder kept (forward value, incoming gradient, saved tensors; a leaf's value
+    and ``.grad``). ``ids_out``, when given, is filled with graph node → id (a leaf by ``id(tensor)``)."""
+    graph = Graph(values=recorder is not None and recorder.record_values)
     root = output.grad_fn
     if root is None:
         return graph
@@ -234,16 +270,31 @@ def build_graph(output: Tensor, leaf_names: dict) -> Graph:
                         name = f"leaf{unnamed}"
                         unnamed += 1
                     ids[key] = name
-                    graph.nodes.append(GraphNode(id=name, name=AccumulateGrad(e).name(), shape=tuple(e.data.shape),
-                                                 dtype=e.dtype.name, inputs=[], leaf=name))
+                    leaf = GraphNode(id=name, name=AccumulateGrad(e).name(), shape=tuple(e.data.shape),
+                                     dtype=e.dtype.name, inputs=[], leaf=name)
+                    if recorder is not None:
+                        leaf.var = leaf_names.get(id(e))
+                        if recorder.record_values:
+                            leaf.value = np.array(e.data)
+                            leaf.grad = None if e._grad is None else np.array(e._grad.data)
+                    graph.nodes.append(leaf)
             inputs.append(ids[key])
             graph.edges.append((ids[key], ids[node], nr))
         output_shapes = None
         if isinstance(node, MultiNode):
             output_shapes = [tuple(o.out_shape) for o in node.outputs]
-        graph.nodes.append(GraphNode(id=ids[node], name=node.name(), shape=tuple(node.out_shape),
-                                     dtype=dtypes.from_numpy(node.out_dtype).name, inputs=inputs,
-                                     output_shapes=output_shapes))
+        info = GraphNode(id=ids[node], name=node.name(), shape=tuple(node.out_shape),
+                         dtype=dtypes.from_numpy(node.out_dtype).name, inputs=inputs, output_shapes=output_shapes)
+        if recorder is not None:
+            info.var = recorder.name(node)
+            info.seq = node.seq
+            info.value = recorder.value(node)
+            info.grad = recorder.grad(node)
+            if recorder.record_saved:
+                info.saved = recorder.saved.get(node, [])
+        graph.nodes.append(info)
+    if ids_out is not None:
+        ids_out.update(ids)
     # Root first, then the other grad_fns in discovery order, leaves last.
     order = {n.id: k for k, n in enumerate(graph.nodes)}
     graph.nodes.sort(key=lambda n: (n.leaf is not None, int(n.id[1:]) if n.leaf is None else order[n.id]))

@@ -16,10 +16,16 @@ from typing import Annotated, List, Optional
 import typer
 
 from . import limits
+from . import render
 from .cli_options import (INPUT_FORMATS, Anomaly, BatchFormat, CommandOptions, Debug, DType, Dtype, Format,
-                          InputFormat, Invocation, Json, Limit, MaxSteps, Seed, owns_process)
+                          GraphFormat, InputFormat, Invocation, Json, Limit, MaxSteps, Output, PlotFormat, Seed,
+                          graph_formats,
+                          graph_renderer,
+                          owns_process)
 from .errors import EXIT_EVAL, EXIT_INPUT, GradcliError, InputError
 from .render.messages import check_failure, nonfinite_warning
+from .cli_output import format_for_path
+from .render.pictures import PLOT_CSV
 from .reporting import debug_enabled, report_error, report_exception
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
@@ -96,22 +102,53 @@ def grad(
     rtol: Annotated[float, typer.Option(help="--check: relative tolerance.")] = 1e-3,
     check_max_evaluations: Annotated[int, typer.Option(help="--check: most program runs (two per input "
                                                             "element).")] = 20_000,
+    graph: GraphFormat = None,
+    graph_values: Annotated[bool, typer.Option("--graph-values", help="Record each graph node's forward value "
+                                                                      "and the gradient that flowed into it; "
+                                                                      "shown by --graph, in --format json's "
+                                                                      "graph, and as a tree after the tables.")] = False,
+    graph_saved: Annotated[bool, typer.Option("--graph-saved", help="Show what each node saved for backward "
+                                                                    "(as torchviz's show_saved).")] = False,
+    graph_max_nodes: Annotated[Optional[int], typer.Option(min=0, metavar="N", help="--graph: draw at most N "
+                                                                                    "nodes (default 80), repeated "
+                                                                                    "chains collapsed; 0 draws "
+                                                                                    "every node.")] = None,
+    explain: Annotated[bool, typer.Option("--explain", help="Explain the chain rule node by node, with numbers: "
+                                                            "each op's local derivative, the gradient in, what "
+                                                            "it sends to each input (--format table or json).")
+                       ] = False,
+    output: Output = None,
 ) -> None:
-    """Compute a program's output, the gradient of every input, and show the autograd graph."""
+    """Compute a program's output, the gradient of every input, and show the autograd graph (as tables, JSON,
+    or a picture with --graph)."""
     from .calculator import GradRequest, compute
+    from .cli_output import emit
     from .language.specs import read_program
 
     with reported(ctx, debug):
+        if graph is None and format is None and not json_ and not explain:
+            format = format_for_path(output)  # -o graph.svg: the extension decides
+        if graph is None and format not in (None, "table", "json") and format in graph_formats():
+            graph, format = format, None  # --format svg draws the graph, as --graph svg does
         opts = CommandOptions.from_cli(ctx, format=format, json_=json_, seed=seed, dtype=dtype, max_steps=max_steps,
                                        limit=limit, anomaly=anomaly, debug=debug)
         renderer = opts.renderer
+        if graph is not None:
+            if explain:
+                raise InputError("--explain and --graph are two different outputs: choose one", type="UsageError")
+            if format is not None or json_:
+                raise InputError("--graph FORMAT chooses the output format: leave out --format/--json",
+                                 type="UsageError")
+            renderer = graph_renderer(graph)
         opts.configure_limits()
         text, filename = read_program(program)
         req = GradRequest(program=text, inputs=input or [], consts=const or [], gradient=gradient, repeat=repeat,
                           zero_grad=zero_grad, seed=opts.seed, dtype=opts.dtype, filename=filename,
-                          max_steps=opts.max_steps, anomaly=opts.anomaly)
+                          max_steps=opts.max_steps, anomaly=opts.anomaly, graph_names=graph is not None,
+                          graph_values=graph_values, graph_saved=graph_saved, explain=explain)
         # What the program prints shares standard output with tables; a JSON document keeps it to itself.
-        write = sys.stdout.write if renderer.prints_to_stdout else sys.stderr.write
+        to_file = output not in (None, "-")
+        write = sys.stdout.write if renderer.prints_to_stdout or to_file else sys.stderr.write
         if check:
             from .check import compute_checked
 
@@ -119,7 +156,18 @@ def grad(
                                      max_evaluations=check_max_evaluations)
         else:
             result = compute(req, write=write)
-        renderer.grad(result, sys.stdout)
+        options = _graph_options(graph_max_nodes)
+        if graph is not None:
+            emit(renderer, output, lambda stream: renderer.graph(result, stream, options))
+        elif explain:
+            emit(renderer, output, lambda stream: renderer.explain(result, stream))
+        else:
+            def draw(stream):
+                renderer.grad(result, stream)
+                if (graph_values or graph_saved) and renderer.name == "table":
+                    render.get("tree").graph(result, stream, options)
+
+            emit(renderer, output, draw)
         warning = nonfinite_warning(result)
         if warning:
             sys.stderr.write(warning + "\n")
@@ -164,6 +212,18 @@ def run(
     limit: Limit = None,
     anomaly: Anomaly = False,
     debug: Debug = False,
+    graph: Annotated[Optional[str], typer.Option(
+        "--graph", metavar="FORMAT", help="After the run, draw the graph of the last backward call the "
+                                          "program made (dot, svg, png, pdf, mermaid, tree, json; -o FILE "
+                                          "keeps it apart from what the program prints).")] = None,
+    graph_values: Annotated[bool, typer.Option("--graph-values", help="--graph: each node's forward value "
+                                                                      "and the gradient of that call.")] = False,
+    graph_saved: Annotated[bool, typer.Option("--graph-saved", help="--graph: what each node saved for "
+                                                                    "backward.")] = False,
+    graph_max_nodes: Annotated[Optional[int], typer.Option(min=0, metavar="N", help="--graph: draw at most N "
+                                                                                    "nodes (default 80); 0 draws "
+                                                                                    "every node.")] = None,
+    output: Output = None,
 ) -> None:
     """Run a program like a Python script: print() shows values as PyTorch prints them, warnings go to
     standard error, an error shows file:line:col, the line with a caret and PyTorch's message (exit 1).
@@ -173,13 +233,128 @@ def run(
     with reported(ctx, debug):
         opts = CommandOptions.from_cli(ctx, seed=seed, dtype=dtype, max_steps=max_steps, limit=limit,
                                        anomaly=anomaly, debug=debug)
+        if graph is None and format_for_path(output) in graph_formats():
+            graph = format_for_path(output)
+        if graph is None and (graph_values or graph_saved or output or graph_max_nodes is not None):
+            raise InputError("--graph-values, --graph-saved, --graph-max-nodes and -o go with --graph FORMAT",
+                             type="UsageError")
+        renderer = None if graph is None else graph_renderer(graph)
         opts.configure_limits()
         source, filename = read_source(path)
         req = RunRequest(source=source, filename=filename, keep_going=keep_going, notebook=notebook,
                          max_steps=opts.max_steps, seed=opts.seed, dtype=opts.dtype, anomaly=opts.anomaly)
-        result = run_program(req, write=sys.stdout.write, warn=sys.stderr.write,
-                             report=lambda err: report_error(err, opts.debug))
+
+        def run_it():
+            return run_program(req, write=sys.stdout.write, warn=sys.stderr.write,
+                               report=lambda err: report_error(err, opts.debug))
+
+        if renderer is None:
+            result = run_it()
+        else:
+            from .cli_output import emit
+            from .rungraph import GraphWatch
+
+            watch = GraphWatch(values=graph_values, saved=graph_saved)
+            with watch.recorder.running(on_call=watch.on_call):
+                result = run_it()
+            drawn = watch.result(source)
+            if drawn is None:
+                sys.stderr.write("gradcli run: --graph: the program made no backward call, so there is no graph "
+                                 "to draw\n")
+            else:
+                sys.stdout.flush()
+                options = _graph_options(graph_max_nodes)
+                emit(renderer, output, lambda stream: renderer.graph(drawn, stream, options))
     raise typer.Exit(result.exit_code)
+
+
+def _graph_options(max_nodes: int | None):
+    """``--graph-max-nodes``'s GraphOptions (None: the defaults)."""
+    if max_nodes is None:
+        return None
+    from .render.graphview import GraphOptions
+
+    return GraphOptions(max_nodes=max_nodes, collapse=max_nodes != 0)
+
+
+@app.command()
+def plot(
+    ctx: typer.Context,
+    program: Annotated[str, typer.Argument(help="The program, as for grad ('@path' reads a file); the swept "
+                                                "inputs are names in it.")],
+    over: Annotated[List[str], typer.Option("--over", metavar="NAME=START:STOP[:POINTS]",
+                                            help="The input to sweep and its range (START and STOP may be "
+                                                 "multiples of pi: -2pi, pi/2). Once: f and its derivatives; "
+                                                 "twice: a heat map of f with its gradient.")],
+    input: Annotated[Optional[List[str]], typer.Option("--input", "-i", metavar="NAME=SPEC",
+                                                       help="A fixed input (as for grad).")] = None,
+    const: Annotated[Optional[List[str]], typer.Option("--const", "-c", metavar="NAME=SPEC",
+                                                       help="A fixed constant (as for grad).")] = None,
+    points: Annotated[Optional[int], typer.Option(min=2, help="Grid points (per input for two --over; "
+                                                              "default 400, or 41 per axis).")] = None,
+    order: Annotated[int, typer.Option(min=1, max=2, help="The highest derivative plotted: 1, or 2 for "
+                                                          "d2f/dx2 too (through create_graph).")] = 1,
+    format: PlotFormat = None,
+    output: Output = None,
+    seed: Seed = None,
+    dtype: Dtype = DType.float32,
+    max_steps: MaxSteps = None,
+    limit: Limit = None,
+    debug: Debug = False,
+) -> None:
+    """Plot a program and its derivative over a range of one input (or a heat map with the gradient over two):
+    in the terminal, as PNG/SVG/PDF (-o FILE, matplotlib), or the values as CSV or JSON. Kinks and NaN
+    regions are gaps, and PyTorch's subgradient at a kink is marked."""
+    from .cli_output import emit
+    from .language.specs import read_program
+    from .plot import PlotRequest, compute_plot
+
+    with reported(ctx, debug):
+        if format is None:
+            format = "csv" if (output or "").lower().endswith(".csv") else format_for_path(output)
+        opts = CommandOptions.from_cli(ctx, format=None if format == "csv" else format, seed=seed, dtype=dtype,
+                                       max_steps=max_steps, limit=limit, debug=debug)
+        renderer = PLOT_CSV if format == "csv" else opts.renderer
+        if type(renderer).plot is render.Renderer.plot:
+            plots = [n for n in render.names() if type(render.get(n)).plot is not render.Renderer.plot] + ["csv"]
+            raise InputError(f"gradcli plot writes {', '.join(plots)} (table: the terminal plot), not "
+                             f"{renderer.name}", type="UsageError")
+        opts.configure_limits()
+        text, filename = read_program(program)
+        req = PlotRequest(program=text, over=over, inputs=input or [], consts=const or [], points=points,
+                          order=order, seed=opts.seed, dtype=opts.dtype, filename=filename, max_steps=opts.max_steps)
+        with _progress_bar() as progress:
+            result = compute_plot(req, progress=progress)
+        emit(renderer, output, lambda stream: renderer.plot(result, stream))
+
+
+@contextmanager
+def _progress_bar():
+    """A ``progress(done, total, elapsed)`` callback that shows a bar on standard error once a point-by-point
+    evaluation has taken half a second (only when standard error is a terminal)."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    state = {}
+
+    def progress(done, total, elapsed):
+        if "bar" not in state:
+            if elapsed < 0.5 or done == total:
+                return
+            from rich.console import Console
+            from rich.progress import Progress
+
+            bar = Progress(console=Console(file=sys.stderr), transient=True)
+            bar.start()
+            state["bar"] = bar
+            state["task"] = bar.add_task("evaluating point by point", total=total)
+        state["bar"].update(state["task"], completed=done)
+
+    try:
+        yield progress
+    finally:
+        if "bar" in state:
+            state["bar"].stop()
 
 
 def _batch_input_format(format: str | None, input_format: InputFormat | None) -> tuple[str, str | None]:
@@ -239,10 +414,12 @@ def batch(
 @app.command()
 def schema(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="grad, batch or ops: the JSON output it describes.")],
+    name: Annotated[str, typer.Argument(help="grad, batch, ops, explain or plot: the JSON output it "
+                                                       "describes.")],
 ) -> None:
     """Print the JSON Schema (draft 2020-12) of a JSON output: 'grad' (gradcli grad --json), 'batch' (one
-    line of gradcli batch --json), 'ops' (gradcli ops --json)."""
+    line of gradcli batch --json), 'ops' (gradcli ops --json), 'explain'
+    (gradcli grad --explain --json), 'plot' (gradcli plot --format json)."""
     from .schemas import NAMES, schema_text
 
     with reported(ctx):

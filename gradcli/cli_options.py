@@ -99,6 +99,47 @@ BatchFormat = Annotated[Optional[str], typer.Option(
     help="The output format (default: table). auto, text and jsonl are taken as --input-format.")]
 
 
+def graph_formats() -> tuple:
+    """The registered formats that draw the autograd graph (their renderer implements ``graph``)."""
+    return tuple(n for n in render.names() if type(render.get(n)).graph is not render.Renderer.graph)
+
+
+def _graph_parser(value: str) -> str:
+    if value in graph_formats():
+        return value
+    raise typer.BadParameter(f"{value!r} is not one of {', '.join(repr(n) for n in graph_formats())}.")
+
+
+def graph_renderer(name: str):
+    """The renderer of ``--graph NAME``: a registered format that draws graphs.
+
+    Raises:
+        InputError: no such format, or one that cannot draw the graph (a usage error, exit 2).
+    """
+    if name not in graph_formats():
+        raise InputError(f"--graph takes a format that draws the graph: {', '.join(graph_formats())}; got "
+                         f"{name!r}", type="UsageError")
+    return render.get(name)
+
+
+#: ``gradcli grad --graph FORMAT``: draw the autograd graph in a format that can (dot, svg, png, ...).
+GraphFormat = Annotated[Optional[str], typer.Option(
+    "--graph", metavar="[" + "|".join(graph_formats()) + "]", parser=_graph_parser,
+    help="Draw the autograd graph instead of the tables: DOT text, SVG/PNG/PDF (Graphviz), Mermaid, a tree in "
+         "the terminal, or its JSON.")]
+#: ``gradcli plot --format``: a registered format, or csv (the plot's values, a format of gradcli plot only).
+PlotFormat = Annotated[Optional[str], typer.Option(
+    "--format", metavar="[" + "|".join(n for n in render.names() if n not in ("dot", "mermaid", "tree")) + "|csv]",
+    parser=_format_parser(("csv",), " (or 'csv')"),
+    help="The output: table (the default: the plot in the terminal), png, svg, pdf (matplotlib), csv or json "
+         "(the values).")]
+#: ``-o FILE``: where the result goes; its extension may choose the format (gradcli.cli_output).
+Output = Annotated[Optional[str], typer.Option(
+    "--output", "-o", metavar="FILE", help="Write the result to FILE instead of standard output; without "
+                                           "--format/--graph its extension chooses the format (.svg, .png, .pdf, "
+                                           ".dot, .mmd, .json).")]
+
+
 def output_format(format: str | None, json_: bool) -> str:
     """The output format of ``--format`` and ``--json``: ``--json`` means ``--format json``; default ``table``.
 

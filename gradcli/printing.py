@@ -183,6 +183,7 @@ def format_tensor(
     requires_grad: bool = False,
     grad_fn: str | None = None,
     default_dtype: "np.dtype" = np.float32,
+    threshold: int | None = None,
 ) -> str:
     """Return exactly ``str(t)`` (== ``repr(t)``) of the equivalent torch tensor.
 
@@ -199,6 +200,8 @@ def format_tensor(
             (float32 or float64; float16 is accepted too, as torch does).
             Tensors of that dtype, int64 and bool get no ``dtype=`` suffix
             unless they are empty.
+        threshold: summarize tensors of more elements than this, as after
+            ``torch.set_printoptions(threshold=...)`` (default 1000, torch's).
 
     Torch refuses ``requires_grad`` on non-floating tensors; this function
     does not police that and simply prints the suffix it is asked for.
@@ -239,7 +242,7 @@ def format_tensor(
         if dtype not in (default, np.dtype(np.int64), np.dtype(np.bool_)):
             suffixes.append("dtype=" + _TORCH_DTYPE_NAMES[dtype])
         values = arr.astype(np.float64) if floating else arr
-        summarize = values.size > _THRESHOLD
+        summarize = values.size > (_THRESHOLD if threshold is None else threshold)
         formatter = _Formatter(_summarized_data(values) if summarize else values, floating)
         tensor_str = _tensor_str_with_formatter(values, indent, summarize, formatter)
 

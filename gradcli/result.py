@@ -63,6 +63,12 @@ class GraphNode:
     inputs: list
     leaf: str | None = None
     output_shapes: list | None = None
+    # What the pictures, --graph-values and --explain add (None when not recorded; see gradcli.recording):
+    var: str | None = None  # the program variable the node's output was assigned to ("h"), else None
+    value: object = None  # its forward value (an array; a list of arrays, one per output, for several outputs)
+    grad: object = None  # the gradient that flowed into it (shaped like value; a leaf's .grad)
+    saved: list | None = None  # --graph-saved: (name, array) of what its backward saved ("self", "result")
+    seq: int | None = None  # creation order (later nodes run first in backward); None for leaves
 
 
 @dataclass
@@ -71,6 +77,18 @@ class Graph:
     to→from; output_nr is which output of 'from' feeds 'to' (0 unless 'from' has several outputs)."""
     nodes: list = field(default_factory=list)
     edges: list = field(default_factory=list)
+    values: bool = False  # forward values and gradients were recorded (--graph-values)
+
+    def node(self, id: str) -> "GraphNode":
+        """The node with this id.
+
+        Raises:
+            KeyError: no such node.
+        """
+        for n in self.nodes:
+            if n.id == id:
+                return n
+        raise KeyError(id)
 
 
 @dataclass
@@ -85,10 +103,46 @@ class GradResult:
     printed: str = ""
     check: object = None  # a gradcli.check.CheckResult with --check
     default_dtype: str = "float32"  # the default float dtype of the run (decides PyTorch's ``dtype=`` in values)
+    explanation: object = None  # an Explanation with --explain
 
     def grads(self) -> dict:
         """Name → final gradient (None if the output does not depend on it) of the leaves requiring grad."""
         return {i.name: i.grad for i in self.inputs if i.value.requires_grad}
+
+
+@dataclass
+class Sent:
+    """What one node's backward sent to one of its inputs (``--explain``): the input's graph id (None for an
+    input that does not require grad, which gets nothing), the input's name in the op (``"self"``,
+    ``"other"``), and the gradient summed to the input's shape (None when the rule gave none)."""
+    to: str | None
+    input: str
+    grad: object = None
+
+
+@dataclass
+class ExplainStep:
+    """One node of the chain rule, in backward order (``--explain``): the graph node's id, grad_fn name and
+    program variable, its local derivative as a formula (:mod:`gradcli.formulas`), its forward value, the
+    gradient coming in (summed over its consumers) and what it sent to each input."""
+    id: str
+    name: str
+    var: str | None
+    formula: str
+    value: object
+    grad_in: object
+    sent: list = field(default_factory=list)
+
+
+@dataclass
+class Explanation:
+    """The chain rule of the last backward call, node by node (``gradcli grad --explain``): ``steps`` in
+    backward order (root first), the gradient the root started with (``seed``: ones for a one-element output,
+    else ``--gradient``), and what each named leaf received in that call (``leaves``: name → gradient, None
+    for a leaf the output does not depend on)."""
+    seed: object
+    steps: list = field(default_factory=list)
+    leaves: dict = field(default_factory=dict)
 
 
 @dataclass

@@ -66,28 +66,47 @@ def check_to_dict(c) -> dict:
     }
 
 
-def _graph_node(n) -> dict:
+def _graph_node(n, values: bool = False) -> dict:
     d = {"id": n.id, "name": n.name, "shape": list(n.shape), "dtype": n.dtype, "inputs": n.inputs, "leaf": n.leaf}
     if n.output_shapes is not None:
         d["output_shapes"] = [list(s) for s in n.output_shapes]
+    if values:  # --graph-values (gradcli.recording): the variable, forward value and incoming gradient
+        d.update(var=n.var, value=_values_json(n.value), grad=_values_json(n.grad))
+    if n.saved is not None:  # --graph-saved
+        d["saved"] = [{"name": name, "value": array_to_json(a)} for name, a in n.saved]
     return d
+
+
+def _values_json(v):
+    # one array, a list of them (one per output of a node with several; None where there is none), or None
+    if v is None:
+        return None
+    if isinstance(v, list):
+        return [_values_json(x) for x in v]
+    return array_to_json(v)
+
+
+def graph_to_dict(graph) -> dict:
+    """The ``"graph"`` member of ``gradcli grad --json``: ``nodes`` (with ``var``, ``value`` and ``grad`` under
+    --graph-values, ``saved`` under --graph-saved) and ``edges``."""
+    multi = {n.id for n in graph.nodes if n.output_shapes is not None}  # nodes with several outputs
+    return {
+        "nodes": [_graph_node(n, graph.values) for n in graph.nodes],
+        "edges": [{"from": a, "to": b, "output_nr": nr} if a in multi else {"from": a, "to": b}
+                  for a, b, nr in graph.edges],
+    }
 
 
 def grad_result_to_dict(r: GradResult) -> dict:
     """The ``gradcli grad --json`` document (schema: ``gradcli schema grad``); ``"check"`` only with --check."""
     shapes = {i.name: i.value.shape for i in r.inputs}
-    multi = {n.id for n in r.graph.nodes if n.output_shapes is not None}  # nodes with several outputs
     doc = {
         "output": _tensor(r.output),
         "inputs": {i.name: dict(_tensor(i.value), requires_grad=i.value.requires_grad, kind=i.kind)
                    for i in r.inputs},
         "grads": {name: _grad(g, shapes[name]) for name, g in r.grads().items()},
         "calls": [{"grads": {name: _grad(g, shapes[name]) for name, g in call.items()}} for call in r.calls],
-        "graph": {
-            "nodes": [_graph_node(n) for n in r.graph.nodes],
-            "edges": [{"from": a, "to": b, "output_nr": nr} if a in multi else {"from": a, "to": b}
-                      for a, b, nr in r.graph.edges],
-        },
+        "graph": graph_to_dict(r.graph),
     }
     if r.check is not None:
         doc["check"] = check_to_dict(r.check)
@@ -142,6 +161,19 @@ class JsonRenderer(Renderer):
 
     def batch(self, stream) -> JsonEntries:
         return JsonEntries()
+
+    def graph(self, result, stream, options) -> None:
+        stream.write(dumps(graph_to_dict(result.graph)) + "\n")
+
+    def plot(self, result, stream) -> None:
+        from .plotdata import plot_to_dict
+
+        stream.write(dumps(plot_to_dict(result)) + "\n")
+
+    def explain(self, result, stream) -> None:
+        from .explain import explanation_to_dict
+
+        stream.write(dumps(explanation_to_dict(result)) + "\n")
 
 
 register(JsonRenderer())

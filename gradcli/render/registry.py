@@ -49,6 +49,8 @@ class Renderer:
 
     name = ""
     prints_to_stdout = False
+    #: The format is bytes (PNG, PDF): written to a file (``-o``) or a pipe, never to a terminal.
+    binary = False
 
     def grad(self, result, stream) -> None:
         """Write ``gradcli grad``'s :class:`~gradcli.result.GradResult` (with ``result.check`` under
@@ -63,6 +65,19 @@ class Renderer:
         """The :class:`EntryFormat` for ``gradcli batch`` writing to ``stream`` (decides, for example, the
         width from the terminal, here in the main process)."""
         raise self.unsupported("gradcli batch's results")
+
+    def graph(self, result, stream, options) -> None:
+        """Write the autograd graph of ``gradcli grad``'s result (``--graph FORMAT``); ``options`` is a
+        :class:`gradcli.render.graphview.GraphOptions`."""
+        raise self.unsupported("the autograd graph")
+
+    def explain(self, result, stream) -> None:
+        """Write ``gradcli grad --explain``'s :class:`~gradcli.result.Explanation` (in ``result.explanation``)."""
+        raise self.unsupported("the chain rule explained")
+
+    def plot(self, result, stream) -> None:
+        """Write ``gradcli plot``'s :class:`~gradcli.plot.PlotResult`."""
+        raise self.unsupported("a plot")
 
     def unsupported(self, what: str) -> InputError:
         """The usage error (exit 2) for a result this format cannot show."""

@@ -279,5 +279,16 @@ class TableRenderer(Renderer):
         return TableEntries(out.width if out.is_terminal else BATCH_PIPE_WIDTH,
                             color=out.is_terminal and not out.no_color)
 
+    def explain(self, result, stream) -> None:
+        from .explain import render_explain
+
+        render_explain(result, stdout_console(stream))
+
+    def plot(self, result, stream) -> None:
+        """The plot in the terminal (plotext; see :mod:`gradcli.render.plotterm`)."""
+        from .plotterm import render_plot
+
+        render_plot(result, stream)
+
 
 register(TableRenderer())

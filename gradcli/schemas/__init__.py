@@ -3,7 +3,9 @@
 
 * ``grad``: the document of ``gradcli grad --json``;
 * ``batch``: one line of ``gradcli batch --json`` (it refers to ``grad`` for the fields of a result);
-* ``ops``: the list of ``gradcli ops --json``.
+* ``ops``: the list of ``gradcli ops --json``;
+* ``explain``: the document of ``gradcli grad --explain --json``;
+* ``plot``: the document of ``gradcli plot --format json``.
 
 Each file's ``$id`` is ``urn:gradcli:schema:NAME``. :func:`schema` returns a self-contained document: the
 schemas it refers to are embedded under ``$defs`` (JSON Schema's bundling of a compound document).
@@ -14,7 +16,7 @@ from __future__ import annotations
 import json
 from importlib import resources
 
-NAMES = ("grad", "batch", "ops")
+NAMES = ("grad", "batch", "ops", "explain", "plot")
 _PREFIX = "urn:gradcli:schema:"
 
 
