@@ -27,14 +27,28 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "0"
 _ESCAPE_RE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.|\n)", re.S)
 
 
-def decode_string(token: str) -> str:
-    """The value of a string literal token (quotes, ``r``/``f`` prefix and backslash escapes handled as Python
-    does for the common escapes; unknown escapes are kept as written, like Python)."""
-    raw = token[0] in "rR"
-    body = token[2:-1] if token[0] in "rRfF" else token[1:-1]
-    if raw:
-        return body
+def split_literal(token: str) -> tuple[str, str]:
+    """A string literal token's prefix (lower case: "", "r", "u", "f", "rf") and the text between its quotes
+    (single or triple)."""
+    i = 0
+    while token[i] not in "'\"":
+        i += 1
+    prefix, rest = token[:i].lower(), token[i:]
+    q = 3 if rest[:3] in ('"""', "'''") and len(rest) >= 6 else 1
+    return "".join(sorted(prefix)).replace("fr", "rf"), rest[q:-q]
 
+
+def decode_string(token: str) -> str:
+    """The value of a string literal token (quotes single or triple, ``r``/``u``/``f`` prefix and backslash
+    escapes handled as Python does for the common escapes; unknown escapes are kept as written, like Python)."""
+    prefix, body = split_literal(token)
+    if "r" in prefix:
+        return body
+    return unescape(body)
+
+
+def unescape(body: str) -> str:
+    """Python's backslash escapes decoded in ``body`` (the text of a non-raw literal)."""
     def sub(m):
         e = m.group(1)
         if e[0] in "xuU" and len(e) > 1:
@@ -42,6 +56,35 @@ def decode_string(token: str) -> str:
         return _ESCAPES.get(e, "\\" + e)
 
     return _ESCAPE_RE.sub(sub, body)
+
+
+def split_field(field: str) -> tuple[str, str | None, str | None]:
+    """An f-string replacement field split as Python does: the expression, the conversion (``!r``) and the format
+    spec, at the first ``!``/``:`` outside brackets and strings (``w[:, 0]:.4f`` -> ``w[:, 0]``, ``.4f``)."""
+    depth, quote, i = 0, None, 0
+    while i < len(field):
+        ch = field[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth == 0 and ch == "!" and field[i + 1:i + 2] != "=":
+            rest = field[i + 1:]
+            conversion, _, spec = rest.partition(":")
+            return field[:i], conversion.strip(), (spec if ":" in rest else None)
+        elif depth == 0 and ch == ":":
+            return field[:i], None, field[i + 1:]
+        elif depth == 0 and ch in "=<>" and field[i + 1:i + 2] == "=":
+            i += 1
+        i += 1
+    return field, None, None
 
 
 def _pos(meta_or_token):
@@ -298,7 +341,14 @@ class _Builder(Transformer_NonRecursive):
         return n.FString(line, col, parts)
 
     def _fstring_parts(self, tok: Token) -> list:
-        body = str(tok)[2:-1]
+        prefix, body = split_literal(str(tok))
+        return self._fstring_body(body, "r" in prefix, tok)
+
+    def _fstring_body(self, body: str, raw: bool, tok: Token) -> list:
+        def literal(chars):
+            text = "".join(chars)
+            return text if raw else unescape(text)
+
         parts, i, text = [], 0, []
         while i < len(body):
             ch = body[i]
@@ -315,18 +365,22 @@ class _Builder(Transformer_NonRecursive):
                     j += 1
                 if depth:
                     raise self._error("f-string: expecting '}'", tok.line, tok.column)
-                field = body[i + 1:j - 1]
-                spec = None
-                if ":" in field and not field.rstrip().endswith("]"):
-                    field, spec = field.split(":", 1)
-                conversion = None
-                if re.search(r"![rsa]$", field.strip()):
-                    field, conversion = field.strip()[:-2], field.strip()[-1]
+                field, conversion, spec = split_field(body[i + 1:j - 1])
+                if conversion is not None and conversion not in ("r", "s", "a"):
+                    raise self._error("f-string: invalid conversion character: expected 's', 'r', or 'a'",
+                                      tok.line, tok.column)
                 if text:
-                    parts.append(decode_string("'" + "".join(text) + "'"))
+                    parts.append(literal(text))
                     text = []
-                tree = parse(field, start="spec_input", filename=self.filename)
-                expr = build_expression(tree, field, self.filename)
+                if not field.strip():
+                    raise self._error("f-string: valid expression required before '}'", tok.line, tok.column)
+                try:
+                    tree = parse(field.strip(), start="spec_input", filename=self.filename)
+                    expr = build_expression(tree, field.strip(), self.filename)
+                except GradcliSyntaxError as exc:  # the field's own position is not a position in the file
+                    raise self._error(f"f-string: {exc.message}", tok.line, tok.column) from None
+                if spec is not None and "{" in spec:  # a nested field in the spec: {x:>{width}}
+                    spec = n.FString(tok.line, tok.column, self._fstring_body(spec, raw, tok))
                 parts.append((expr, conversion, spec))
                 i = j
             elif ch == "}":
@@ -335,7 +389,7 @@ class _Builder(Transformer_NonRecursive):
                 text.append(ch)
                 i += 1
         if text:
-            parts.append(decode_string("'" + "".join(text) + "'"))
+            parts.append(literal(text))
         return parts
 
     def true(self, meta, children):

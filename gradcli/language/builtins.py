@@ -35,6 +35,16 @@ def to_str(x="") -> str:
     return x if isinstance(x, str) else format_value(x, default_dtype=dtypes.get_default_dtype().np)
 
 
+def to_repr(x) -> str:
+    """``repr(x)``: Python's for strings, numbers and containers of them, PyTorch's tensor repr otherwise (as
+    ``print`` shows it)."""
+    if isinstance(x, (str, int, float, bool, type(None))):
+        return repr(x)
+    if isinstance(x, (list, tuple)) and all(isinstance(v, (str, int, float, bool, type(None))) for v in x):
+        return repr(x)
+    return to_str(x)
+
+
 def make_print(write: Callable[[str], None]):
     """Python's ``print(*args, sep=" ", end="\\n")`` writing to ``write`` (values formatted as :func:`to_str`)."""
     def print_(*args, sep=" ", end="\n"):

@@ -545,12 +545,14 @@ class Interpreter:
                 continue
             expr, conversion, spec = part
             value = self.eval_expr(expr, env)
+            if type(spec) is n.FString:  # {x:>{width}}
+                spec = self.fstring(spec, env)
             try:
-                if conversion in ("r", "a") and not isinstance(value, str):
-                    text = builtins.to_str(value)
-                elif conversion == "r":
-                    text = repr(value)
-                elif spec:
+                if conversion == "s":
+                    value = builtins.to_str(value)
+                elif conversion in ("r", "a"):
+                    value = builtins.to_repr(value)
+                if spec:
                     v = value.item() if isinstance(value, Tensor) else value
                     if not isinstance(v, (int, float, str, bool)):
                         raise TypeError(f"unsupported format string passed to {type_name(value)}.__format__")
