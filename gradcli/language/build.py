@@ -272,6 +272,9 @@ class _Builder(Transformer_NonRecursive):
             return left
         return n.Compare(left.line, left.col, [str(op)], [left, right])
 
+    def comp_op(self, meta, children):
+        return " ".join(str(c) for c in children)
+
     def getattr(self, meta, children):
         value, name = children
         return n.Attribute(value.line, value.col, value, self._check_name(name, attribute=True))

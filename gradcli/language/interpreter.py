@@ -54,6 +54,9 @@ _APPLY = {alias: row.apply for alias, row in BINARY.items()}
 _IN_PLACE = {alias: row.in_place for alias, row in BINARY.items() if row.in_place is not None}
 _UNARY = {alias: row.apply for alias, row in UNARY.items()}
 _COMPARE = {symbol: row.apply for symbol, row in COMPARISONS.items()}
+# Python's identity and membership tests (not operators of the table: no tensor meaning of their own).
+_COMPARE.update({"is": operator.is_, "is not": operator.is_not, "in": lambda a, b: a in b,
+                 "not in": lambda a, b: a not in b})
 
 
 class Interpreter:

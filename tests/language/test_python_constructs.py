@@ -26,6 +26,8 @@ PROGRAMS = {
                "s = 'a' 'b' r\"\\n\" f\"{x:.2f}\" '''tri\nple'''\nprint(s)\n"
                "print(f\"{x!r:>10} {'q'!r} {[1, 2][:1]} {x:{'>'}8.3f} {x!s:>9}\")\n"
                "print(rf\"\\t{x:.1f}\")\ndef f():\n    '''doc'''\n    return 1\nprint(f())\n",
+    "is_in": "a = None\nb = [1, 2]\nprint(a is None, a is not None, b is b, 1 in b, 3 not in b, 'x' in 'xy')\n"
+             "print(1 < 2 in b, not 2 in b)\nfor i, j in [(1, 2)]:\n    print(i in b, j)\n",
 }
 
 
