@@ -251,6 +251,42 @@ class _Builder(Transformer_NonRecursive):
     def set(self, meta, children):
         return n.Seq(*_pos(meta), "set", list(children))
 
+    def dict(self, meta, children):
+        return n.Dict(*_pos(meta), [c for c in children if c is not None])
+
+    def dict_item(self, meta, children):
+        return (children[0], children[1])
+
+    def dict_unpack(self, meta, children):
+        return (None, children[0])
+
+    def comp_for(self, meta, children):
+        target, iterable, *conditions = children
+        self._check_target(target)
+        return (target, iterable, conditions)
+
+    def _comprehension(self, kind, meta, children):
+        if kind == "dict":
+            key, element, *clauses = children
+        else:
+            key, (element, *clauses) = None, children
+        return n.Comprehension(*_pos(meta), kind, element, key, clauses)
+
+    def listcomp(self, meta, children):
+        return self._comprehension("list", meta, children)
+
+    def setcomp(self, meta, children):
+        return self._comprehension("set", meta, children)
+
+    def dictcomp(self, meta, children):
+        return self._comprehension("dict", meta, children)
+
+    def genexp(self, meta, children):
+        return self._comprehension("generator", meta, children)
+
+    def genexp_arg(self, meta, children):
+        return ("pos", self._comprehension("generator", meta, children), None)
+
     def ternary(self, meta, children):
         body, test, orelse = children
         return n.Ternary(body.line, body.col, body, test, orelse)

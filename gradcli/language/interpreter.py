@@ -26,7 +26,7 @@ from ..tensor import Tensor
 from . import builtins
 from . import nodes as n
 from .safety import SEQUENCES, check_format_widths, check_python_op, materialize
-from .values import Function, Namespace, type_name
+from .values import Function, Namespace, Scope, type_name
 
 DEFAULT_MAX_STEPS = limits.SPECS["steps"].default
 DEFAULT_MAX_DEPTH = limits.SPECS["call_depth"].default
@@ -324,6 +324,9 @@ class Interpreter:
             try:
                 if isinstance(obj, Tensor):
                     inplace.setitem(obj, inplace.numpy_key(key), value)
+                elif isinstance(obj, dict):
+                    obj[key] = value
+                    limits.check_items(len(obj), "the dict")
                 elif isinstance(obj, list):
                     if isinstance(key, slice):
                         limits.check_items(len(obj) + len(value), "the list")
@@ -402,12 +405,88 @@ class Interpreter:
                 raise self.error(exc, e) from None
         if t is n.FString:
             return self.fstring(e, env)
+        if t is n.Dict:
+            return self.make_dict(e, env)
+        if t is n.Comprehension:
+            return self.comprehension(e, env)
         raise AssertionError(f"unknown expression {t.__name__}")  # pragma: no cover
+
+    def make_dict(self, e: n.Dict, env) -> dict:
+        out: dict = {}
+        for key, value in e.items:
+            try:
+                if key is None:
+                    mapping = self.eval_expr(value, env)
+                    if not isinstance(mapping, dict):
+                        raise TypeError(f"'{type_name(mapping)}' object is not a mapping")
+                    out.update(mapping)
+                else:
+                    k = self.eval_expr(key, env)
+                    out[k] = self.eval_expr(value, env)
+            except GradcliError:
+                raise
+            except Exception as exc:
+                raise self.error(exc, key or value) from None
+        limits.check_items(len(out), "the dict")
+        return out
+
+    def _comprehension_items(self, e: n.Comprehension, env):
+        """The values of a comprehension in order: (key, value) pairs for a dict, else values. Each item is one
+        step (the ``steps`` limit); the iterables are evaluated as Python does (the first in ``env``, the others
+        in the comprehension's own scope)."""
+        scope = Scope(env)
+
+        def loop(i):
+            target, iter_node, conditions = e.clauses[i]
+            iterable = self.eval_expr(iter_node, env if i == 0 else scope)
+            try:
+                it = iter(iterable)
+            except TypeError as exc:
+                raise self.error(exc, iter_node) from None
+            for item in it:
+                self.step(e)
+                self.assign(target, item, scope)
+                if all(self.truth(self.eval_expr(c, scope), c) for c in conditions):
+                    if i + 1 < len(e.clauses):
+                        yield from loop(i + 1)
+                    elif e.key is not None:
+                        yield self.eval_expr(e.key, scope), self.eval_expr(e.element, scope)
+                    else:
+                        yield self.eval_expr(e.element, scope)
+
+        return loop(0)
+
+    def comprehension(self, e: n.Comprehension, env):
+        items = self._comprehension_items(e, env)
+        if e.kind == "generator":
+            return items
+        out = {} if e.kind == "dict" else set() if e.kind == "set" else []
+        limit = limits.current.items
+        try:
+            for item in items:
+                if e.kind == "dict":
+                    out[item[0]] = item[1]
+                elif e.kind == "set":
+                    out.add(item)
+                else:
+                    out.append(item)
+                if len(out) > limit:
+                    raise limits.exceeded("items", f"the {e.kind} comprehension would have more than {limit:,} items")
+        except GradcliError as exc:
+            raise exc.with_position(**self._where(e)) if exc.line is None else exc
+        except TypeError as exc:  # an unhashable key
+            raise self.error(exc, e) from None
+        return out
 
     def lookup(self, e: n.Name, env):
         name = e.id
         if name in env:
             return env[name]
+        scope = env
+        while type(scope) is Scope:  # a comprehension's or closure's enclosing scopes
+            scope = scope.outer
+            if name in scope:
+                return scope[name]
         if env is not self.globals and name in self.globals:
             return self.globals[name]
         if name in self.builtins:

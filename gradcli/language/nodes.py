@@ -42,6 +42,22 @@ class Seq(Node):
 
 
 @dataclass(slots=True)
+class Dict(Node):
+    """A dict display: (key, value) pairs in order; key None for a ``**mapping`` item."""
+    items: list
+
+
+@dataclass(slots=True)
+class Comprehension(Node):
+    """A list/set/dict comprehension or generator expression (``kind``: "list", "set", "dict", "generator"):
+    the element (``key`` too for a dict) and its ``for`` clauses, each (target, iterable, [conditions])."""
+    kind: str
+    element: Node
+    key: Node | None
+    clauses: list
+
+
+@dataclass(slots=True)
 class BinOp(Node):
     """An infix operator; ``op`` is the grammar's node name ("add", "matmul", ...)."""
     op: str

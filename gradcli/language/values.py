@@ -24,6 +24,18 @@ class Namespace:
         return f"<module '{self.name}'>"
 
 
+class Scope(dict):
+    """The variables of a comprehension, generator expression or closure's call: its own names, then
+    ``outer`` (the enclosing scope: another Scope or a function's or the program's variables) for the names it
+    does not bind."""
+
+    __slots__ = ("outer",)
+
+    def __init__(self, outer):
+        super().__init__()
+        self.outer = outer
+
+
 class Function:
     """A function defined in a program with ``def``: its ``params`` (``(name, default expression or None)``
     pairs), its ``body`` (statements) and ``defaults`` (the default values, evaluated at the ``def``, None for a

@@ -28,6 +28,12 @@ PROGRAMS = {
                "print(rf\"\\t{x:.1f}\")\ndef f():\n    '''doc'''\n    return 1\nprint(f())\n",
     "is_in": "a = None\nb = [1, 2]\nprint(a is None, a is not None, b is b, 1 in b, 3 not in b, 'x' in 'xy')\n"
              "print(1 < 2 in b, not 2 in b)\nfor i, j in [(1, 2)]:\n    print(i in b, j)\n",
+    "dicts_comprehensions": "d = {}\nd['a'] = 1\ne = {'b': 2, **d}\nprint(d, e, {}, {1, 2})\n"
+                            "print([x * y for x in range(3) for y in range(x) if y > 0 if x > 1])\n"
+                            "print({k: v for k, v in e.items()}, {x % 2 for x in range(5)})\n"
+                            "print(sum(x for x in range(4)), list(x for x in 'ab'), sorted(e.values()))\n"
+                            "x = 10\nprint([x for x in range(2)], x)\ndef f(n):\n"
+                            "    return [i + n for i in range(n)]\nprint(f(3), e.get('z', 0), any([]), all([]))\n",
 }
 
 
