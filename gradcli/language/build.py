@@ -126,7 +126,13 @@ class _Builder(Transformer_NonRecursive):
         return children[0]
 
     def simple_stmt(self, meta, children):
-        return [c for c in children if c is not None]
+        out = []
+        for c in children:
+            if isinstance(c, list):  # import a, b: one statement per name
+                out.extend(c)
+            elif c is not None:
+                out.append(c)
+        return out
 
     def expr_stmt(self, meta, children):
         line, col = _at(children[0])
@@ -190,14 +196,28 @@ class _Builder(Transformer_NonRecursive):
     def dotted_name(self, meta, children):
         return ".".join(self._check_name(c, attribute=i > 0) for i, c in enumerate(children))
 
-    def import_stmt(self, meta, children):
+    def dotted_as(self, meta, children):
         module, alias = children
-        return n.Import(*_pos(meta), module, None if alias is None else self._check_name(alias))
+        return (module, None if alias is None else self._check_name(alias), _pos(meta))
+
+    def import_as(self, meta, children):
+        name, alias = children
+        return (self._check_name(name, attribute=True), None if alias is None else self._check_name(alias))
+
+    def import_stmt(self, meta, children):
+        return [n.Import(*pos, module, alias) for module, alias, pos in children]
 
     def from_import(self, meta, children):
-        module, name, alias = children
-        return n.Import(*_pos(meta), module, None if alias is None else self._check_name(alias),
-                        self._check_name(name, attribute=True))
+        module, *names = children
+        return [n.Import(*_pos(meta), module, alias, name) for name, alias in names if name is not None]
+
+    def assert_stmt(self, meta, children):
+        return n.Assert(*_pos(meta), children[0], children[1])
+
+    def lambdef(self, meta, children):
+        params, body = children
+        line, col = _pos(meta)
+        return n.Lambda(line, col, params or [], [n.Return(*_at(body), body)])
 
     def if_stmt(self, meta, children):
         test, body, *rest = children

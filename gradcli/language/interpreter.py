@@ -243,8 +243,7 @@ class Interpreter:
                 if not self.loop_body(s.body, env):
                     break
         elif t is n.FunctionDef:
-            defaults = [None if d is None else self.eval_expr(d, env) for _, d in s.params]
-            env[s.name] = Function(s.name, s.params, s.body, defaults)
+            env[s.name] = self.make_function(s.name, s.params, s.body, env)
         elif t is n.Return:
             raise _Return(None if s.value is None else self.eval_expr(s.value, env))
         elif t is n.With:
@@ -262,6 +261,10 @@ class Interpreter:
                 ctx.__exit__(None, None, None)
         elif t is n.Import:
             self.do_import(s, env)
+        elif t is n.Assert:
+            if not self.truth(self.eval_expr(s.test, env), s.test):
+                message = () if s.msg is None else (builtins.to_str(self.eval_expr(s.msg, env)),)
+                raise self.error(AssertionError(*message), s)
         elif t is n.Pass:
             pass
         elif t is n.Break:
@@ -270,6 +273,11 @@ class Interpreter:
             raise _Continue()
         else:  # pragma: no cover - the builder makes no other statements
             raise AssertionError(f"unknown statement {t.__name__}")
+
+    def make_function(self, name, params, body, env) -> Function:
+        """A ``def`` or ``lambda``: defaults evaluated now; a closure over ``env`` unless defined at top level."""
+        defaults = [None if d is None else self.eval_expr(d, env) for _, d in params]
+        return Function(name, params, body, defaults, None if env is self.globals else env)
 
     def loop_body(self, body, env) -> bool:
         """Run one iteration of a loop body; False after ``break``."""
@@ -407,6 +415,8 @@ class Interpreter:
             return self.fstring(e, env)
         if t is n.Dict:
             return self.make_dict(e, env)
+        if t is n.Lambda:
+            return self.make_function("<lambda>", e.params, e.body, env)
         if t is n.Comprehension:
             return self.comprehension(e, env)
         raise AssertionError(f"unknown expression {t.__name__}")  # pragma: no cover
@@ -594,6 +604,10 @@ class Interpreter:
             raise self.error(TypeError(f"{f.name}() takes {len(names)} positional arguments but {len(args)} were "
                                        "given"), node)
         local = dict(zip(names, args))
+        if f.scope is not None:  # a closure: its enclosing function's variables behind its own
+            scope = Scope(f.scope)
+            scope.update(local)
+            local = scope
         for k, v in kwargs.items():
             if k not in names:
                 raise self.error(TypeError(f"{f.name}() got an unexpected keyword argument '{k}'"), node)

@@ -120,7 +120,20 @@ class SliceExpr(Node):
     step: Node | None
 
 
+@dataclass(slots=True)
+class Lambda(Node):
+    """``lambda params: expr``; ``body`` is ``[Return(expr)]``, as a function's."""
+    params: list
+    body: list
+
+
 # ------------------------------------------------------------------------------------------------ statements
+@dataclass(slots=True)
+class Assert(Node):
+    test: Node
+    msg: Node | None
+
+
 @dataclass(slots=True)
 class ExprStmt(Node):
     value: Node

@@ -38,16 +38,17 @@ class Scope(dict):
 
 class Function:
     """A function defined in a program with ``def``: its ``params`` (``(name, default expression or None)``
-    pairs), its ``body`` (statements) and ``defaults`` (the default values, evaluated at the ``def``, None for a
+    pairs), its ``body`` (statements; a lambda's is one ``return``), ``scope`` and ``defaults`` (the default values, evaluated at the ``def``, None for a
     parameter without one)."""
 
-    __slots__ = ("name", "params", "body", "defaults")
+    __slots__ = ("name", "params", "body", "defaults", "scope")
 
-    def __init__(self, name, params, body, defaults):
+    def __init__(self, name, params, body, defaults, scope=None):
         self.name = name
         self.params = params
         self.body = body
         self.defaults = defaults
+        self.scope = scope  # the enclosing function's variables for a closure (a nested def, a lambda), else None
 
     def __repr__(self) -> str:
         return f"<function {self.name} at {id(self):#x}>"

@@ -34,6 +34,13 @@ PROGRAMS = {
                             "print(sum(x for x in range(4)), list(x for x in 'ab'), sorted(e.values()))\n"
                             "x = 10\nprint([x for x in range(2)], x)\ndef f(n):\n"
                             "    return [i + n for i in range(n)]\nprint(f(3), e.get('z', 0), any([]), all([]))\n",
+    "lambda_closures_assert": "sq = lambda v, k=2: v ** k\nprint(sq(3), sq(2, k=3), (lambda: 7)())\n"
+                              "def adder(n):\n    def add(v):\n        return v + n\n    return add\n"
+                              "print(adder(2)(5), [(lambda i: i * n)(1) for n in range(3)])\n"
+                              "def outer():\n    m = 10\n    return [lambda: m + j for j in range(2)]\n"
+                              "print([g() for g in outer()])\nassert 1 < 2, 'fine'\nprint('ok')\n",
+    "imports": "from torch.autograd import grad, backward as bw\nimport torch.nn.functional as F2, torch\n"
+               "from torch import (tensor,\n    zeros)\nprint(tensor(1.0), zeros(1))\n",
 }
 
 
@@ -41,3 +48,11 @@ PROGRAMS = {
 def test_same_output_as_python(name):
     text = PROGRAMS[name]
     assert gradcli_output(text) == python_output(text)
+
+
+def test_assert_raises_assertion_error_with_its_message():
+    from gradcli.errors import GradcliError
+
+    with pytest.raises(GradcliError) as e:
+        gradcli_output("x = 1\nassert x > 2, f'x is {x}'")
+    assert (e.value.type, e.value.message, e.value.line) == ("AssertionError", "x is 1", 2)

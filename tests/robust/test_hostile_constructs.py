@@ -20,6 +20,7 @@ def run(text, **kw):
     "g = (x for x in range(3))\ng.gi_frame",
     "g = (x for x in range(3))\ng.gi_code",
     "d = {}\nd.fromkeys",
+    "f = lambda: 1\nf.body", "f = lambda: 1\nf.scope", "def g():\n    n = 1\n    return lambda: n\ng().defaults",
 ])
 def test_generators_and_dicts_expose_no_python_attribute(text):
     with pytest.raises(GradcliError) as e:
@@ -27,7 +28,8 @@ def test_generators_and_dicts_expose_no_python_attribute(text):
     assert e.value.type in ("AttributeError", "SyntaxError")
 
 
-@pytest.mark.parametrize("text", ["g = (x for x in range(3))\ng.__next__", "{}.__class__"])
+@pytest.mark.parametrize("text", ["g = (x for x in range(3))\ng.__next__", "{}.__class__",
+                                  "(lambda: 1).__closure__", "(lambda: 1).__globals__"])
 def test_dunder_attributes_refused_as_syntax(text):
     with pytest.raises(GradcliSyntaxError):
         run(text)
@@ -43,3 +45,9 @@ def test_runaway_generator_hits_the_step_limit():
     with pytest.raises(LimitError) as e:
         run("sum(1 for i in range(10 ** 12))", max_steps=10_000)
     assert e.value.type == "StepLimitError"
+
+
+def test_recursion_through_lambdas_hits_the_call_depth_limit():
+    with pytest.raises(GradcliError) as e:
+        run("f = lambda k: f(k + 1)\nf(0)", max_depth=200)
+    assert e.value.type == "RecursionError"
