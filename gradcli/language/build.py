@@ -211,6 +211,26 @@ class _Builder(Transformer_NonRecursive):
         module, *names = children
         return [n.Import(*_pos(meta), module, alias, name) for name, alias in names if name is not None]
 
+    def raise_stmt(self, meta, children):
+        return n.Raise(*_pos(meta), children[0])
+
+    def try_stmt(self, meta, children):
+        body, *rest = children
+        handlers = [c for c in rest if isinstance(c, tuple) and c[0] == "except"]
+        orelse = next((c[1] for c in rest if isinstance(c, tuple) and c[0] == "else"), None)
+        final = next((c[1] for c in rest if isinstance(c, tuple) and c[0] == "finally"), None)
+        return n.Try(*_pos(meta), body, [h[1:] for h in handlers], orelse, final)
+
+    def except_clause(self, meta, children):
+        exc, alias, body = children
+        return ("except", exc, None if alias is None else self._check_name(alias), body)
+
+    def else_clause(self, meta, children):
+        return ("else", children[0])
+
+    def finally_clause(self, meta, children):
+        return ("finally", children[0])
+
     def assert_stmt(self, meta, children):
         return n.Assert(*_pos(meta), children[0], children[1])
 

@@ -149,6 +149,12 @@ FUNCTIONS = {
     "zip": zip, "dict": _dict, "set": _set, "sorted": _sorted, "reversed": _reversed, "any": _py.any,
     "all": _py.all,
 }
+#: The exception types a program can name, raise and catch (Python's classes; instances expose no attribute).
+EXCEPTIONS = {cls.__name__: cls for cls in (
+    Exception, ArithmeticError, LookupError, RuntimeError, TypeError, ValueError, IndexError, KeyError,
+    AttributeError, NotImplementedError, ZeroDivisionError, StopIteration, AssertionError, NameError,
+    ImportError, ModuleNotFoundError, OverflowError, RecursionError, UnboundLocalError)}
+FUNCTIONS.update(EXCEPTIONS)
 BUILTIN_NAMES = ("print",) + tuple(FUNCTIONS)
 
 

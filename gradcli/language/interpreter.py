@@ -19,7 +19,7 @@ import warnings
 from contextlib import contextmanager
 
 from .. import anomaly, autograd, limits
-from ..errors import EvalError, GradcliError
+from ..errors import EvalError, GradcliError, LimitError
 from ..ops import inplace
 from ..ops.operators import BINARY, COMPARISONS, UNARY
 from ..tensor import Tensor
@@ -261,6 +261,15 @@ class Interpreter:
                 ctx.__exit__(None, None, None)
         elif t is n.Import:
             self.do_import(s, env)
+        elif t is n.Try:
+            self.exec_try(s, env)
+        elif t is n.Raise:
+            exc = RuntimeError("No active exception to reraise") if s.exc is None else self.eval_expr(s.exc, env)
+            if isinstance(exc, type) and issubclass(exc, BaseException) and exc.__name__ in builtins.EXCEPTIONS:
+                exc = exc()
+            if not isinstance(exc, BaseException) or type(exc).__name__ not in builtins.EXCEPTIONS:
+                exc = TypeError("exceptions must derive from BaseException")
+            raise self.error(exc, s)
         elif t is n.Assert:
             if not self.truth(self.eval_expr(s.test, env), s.test):
                 message = () if s.msg is None else (builtins.to_str(self.eval_expr(s.msg, env)),)
@@ -273,6 +282,39 @@ class Interpreter:
             raise _Continue()
         else:  # pragma: no cover - the builder makes no other statements
             raise AssertionError(f"unknown statement {t.__name__}")
+
+    def exec_try(self, s: n.Try, env):
+        """``try``/``except``/``else``/``finally`` as Python runs it. Errors of the program and of gradcli's ops
+        are caught as the Python type PyTorch raises (by the error's type name); limits (steps, call depth,
+        elements, ...) are not catchable, so a runaway program still ends."""
+        try:
+            try:
+                self.exec_block(s.body, env)
+            except EvalError as err:
+                cls = builtins.EXCEPTIONS.get(err.type)
+                if isinstance(err, LimitError) or cls is None:
+                    raise
+                for exc_node, alias, body in s.handlers:
+                    if exc_node is not None:
+                        wanted = self.eval_expr(exc_node, env)
+                        kinds = wanted if isinstance(wanted, tuple) else (wanted,)
+                        if not all(isinstance(k, type) and k.__name__ in builtins.EXCEPTIONS for k in kinds):
+                            raise self.error(TypeError("catching classes that do not inherit from BaseException "
+                                                       "is not allowed"), exc_node) from None
+                        if not issubclass(cls, kinds):
+                            continue
+                    if alias:
+                        env[alias] = cls(err.message)
+                    self.exec_block(body, env)
+                    break
+                else:
+                    raise
+            else:
+                if s.orelse:
+                    self.exec_block(s.orelse, env)
+        finally:
+            if s.final:
+                self.exec_block(s.final, env)
 
     def make_function(self, name, params, body, env) -> Function:
         """A ``def`` or ``lambda``: defaults evaluated now; a closure over ``env`` unless defined at top level."""

@@ -129,6 +129,21 @@ class Lambda(Node):
 
 # ------------------------------------------------------------------------------------------------ statements
 @dataclass(slots=True)
+class Try(Node):
+    """``try``: the body, its handlers ((exception expression or None, alias or None, body)), ``else`` and
+    ``finally`` blocks (None when absent)."""
+    body: list
+    handlers: list
+    orelse: list | None
+    final: list | None
+
+
+@dataclass(slots=True)
+class Raise(Node):
+    exc: Node | None
+
+
+@dataclass(slots=True)
 class Assert(Node):
     test: Node
     msg: Node | None

@@ -41,6 +41,7 @@ PROGRAMS = {
                               "print([g() for g in outer()])\nassert 1 < 2, 'fine'\nprint('ok')\n",
     "imports": "from torch.autograd import grad, backward as bw\nimport torch.nn.functional as F2, torch\n"
                "from torch import (tensor,\n    zeros)\nprint(tensor(1.0), zeros(1))\n",
+    "try_except": 'import torch\ntry:\n    x = torch.ones(2, 3) @ torch.ones(2, 3)\nexcept RuntimeError as e:\n    print("caught:", e)\ntry:\n    raise ValueError("bad value")\nexcept (TypeError, ValueError) as e:\n    print(e)\nelse:\n    print("no")\nfinally:\n    print("finally")\ntry:\n    y = 1\nexcept Exception:\n    print("never")\nelse:\n    print("else", y)\ndef f():\n    try:\n        return 1\n    finally:\n        print("in finally")\nprint(f())\ntry:\n    [1][5]\nexcept IndexError as e:\n    print("index:", e)\ntry:\n    assert False, "msg"\nexcept AssertionError as e:\n    print("assert", e)\n',
 }
 
 

@@ -51,3 +51,20 @@ def test_recursion_through_lambdas_hits_the_call_depth_limit():
     with pytest.raises(GradcliError) as e:
         run("f = lambda k: f(k + 1)\nf(0)", max_depth=200)
     assert e.value.type == "RecursionError"
+
+
+@pytest.mark.parametrize("handler", ["except:", "except Exception:", "except RecursionError:"])
+def test_limits_cannot_be_caught(handler):
+    with pytest.raises(LimitError):
+        run(f"try:\n    while True:\n        pass\n{handler}\n    print('swallowed')", max_steps=5_000)
+    with pytest.raises(GradcliError) as e:
+        run(f"def f(k):\n    return f(k + 1)\ntry:\n    f(0)\n{handler}\n    print('swallowed')", max_depth=100)
+    assert e.value.type == "RecursionError"
+
+
+@pytest.mark.parametrize("text", ["try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    e.args",
+                                  "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    e.with_traceback"])
+def test_caught_exceptions_expose_no_python_attribute(text):
+    with pytest.raises(GradcliError) as e:
+        run(text)
+    assert e.value.type == "AttributeError"
