@@ -57,3 +57,26 @@ def test_assert_raises_assertion_error_with_its_message():
     with pytest.raises(GradcliError) as e:
         gradcli_output("x = 1\nassert x > 2, f'x is {x}'")
     assert (e.value.type, e.value.message, e.value.line) == ("AssertionError", "x is 1", 2)
+
+
+@pytest.mark.parametrize("text, message, line, column", [
+    ("match x:\n    case 1:\n        pass", "`match` statements are not supported by gradcli", 1, 1),
+    ("x = 1\nclass A(B):\n    pass", "`class` statements are not supported by gradcli", 2, 1),
+    ("def f():\n    yield 1", "`yield` (generators) is not supported by gradcli", 2, 5),
+    ("@torch.no_grad()\ndef f():\n    return 1", "decorators are not supported by gradcli", 1, 1),
+    ("x = 1\ndel x", "`del` statements are not supported by gradcli", 2, 1),
+])
+def test_unsupported_statements_say_so_at_the_keyword(text, message, line, column):
+    from gradcli.errors import GradcliSyntaxError
+
+    with pytest.raises(GradcliSyntaxError) as e:
+        build_program(text)
+    assert (e.value.message, e.value.line, e.value.column, e.value.hint) == (message, line, column, None)
+
+
+def test_no_grammar_names_in_messages():
+    from gradcli.errors import GradcliSyntaxError
+
+    with pytest.raises(GradcliSyntaxError) as e:
+        build_program("x = 1\nx x")
+    assert "augop" not in (e.value.hint or "").lower() and "comp_op" not in (e.value.hint or "").lower()
