@@ -27,14 +27,28 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "0"
 _ESCAPE_RE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.|\n)", re.S)
 
 
-def decode_string(token: str) -> str:
-    """The value of a string literal token (quotes, ``r``/``f`` prefix and backslash escapes handled as Python
-    does for the common escapes; unknown escapes are kept as written, like Python)."""
-    raw = token[0] in "rR"
-    body = token[2:-1] if token[0] in "rRfF" else token[1:-1]
-    if raw:
-        return body
+def split_literal(token: str) -> tuple[str, str]:
+    """A string literal token's prefix (lower case: "", "r", "u", "f", "rf") and the text between its quotes
+    (single or triple)."""
+    i = 0
+    while token[i] not in "'\"":
+        i += 1
+    prefix, rest = token[:i].lower(), token[i:]
+    q = 3 if rest[:3] in ('"""', "'''") and len(rest) >= 6 else 1
+    return "".join(sorted(prefix)).replace("fr", "rf"), rest[q:-q]
 
+
+def decode_string(token: str) -> str:
+    """The value of a string literal token (quotes single or triple, ``r``/``u``/``f`` prefix and backslash
+    escapes handled as Python does for the common escapes; unknown escapes are kept as written, like Python)."""
+    prefix, body = split_literal(token)
+    if "r" in prefix:
+        return body
+    return unescape(body)
+
+
+def unescape(body: str) -> str:
+    """Python's backslash escapes decoded in ``body`` (the text of a non-raw literal)."""
     def sub(m):
         e = m.group(1)
         if e[0] in "xuU" and len(e) > 1:
@@ -42,6 +56,35 @@ def decode_string(token: str) -> str:
         return _ESCAPES.get(e, "\\" + e)
 
     return _ESCAPE_RE.sub(sub, body)
+
+
+def split_field(field: str) -> tuple[str, str | None, str | None]:
+    """An f-string replacement field split as Python does: the expression, the conversion (``!r``) and the format
+    spec, at the first ``!``/``:`` outside brackets and strings (``w[:, 0]:.4f`` -> ``w[:, 0]``, ``.4f``)."""
+    depth, quote, i = 0, None, 0
+    while i < len(field):
+        ch = field[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth == 0 and ch == "!" and field[i + 1:i + 2] != "=":
+            rest = field[i + 1:]
+            conversion, _, spec = rest.partition(":")
+            return field[:i], conversion.strip(), (spec if ":" in rest else None)
+        elif depth == 0 and ch == ":":
+            return field[:i], None, field[i + 1:]
+        elif depth == 0 and ch in "=<>" and field[i + 1:i + 2] == "=":
+            i += 1
+        i += 1
+    return field, None, None
 
 
 def _pos(meta_or_token):
@@ -83,7 +126,13 @@ class _Builder(Transformer_NonRecursive):
         return children[0]
 
     def simple_stmt(self, meta, children):
-        return [c for c in children if c is not None]
+        out = []
+        for c in children:
+            if isinstance(c, list):  # import a, b: one statement per name
+                out.extend(c)
+            elif c is not None:
+                out.append(c)
+        return out
 
     def expr_stmt(self, meta, children):
         line, col = _at(children[0])
@@ -147,14 +196,48 @@ class _Builder(Transformer_NonRecursive):
     def dotted_name(self, meta, children):
         return ".".join(self._check_name(c, attribute=i > 0) for i, c in enumerate(children))
 
-    def import_stmt(self, meta, children):
+    def dotted_as(self, meta, children):
         module, alias = children
-        return n.Import(*_pos(meta), module, None if alias is None else self._check_name(alias))
+        return (module, None if alias is None else self._check_name(alias), _pos(meta))
+
+    def import_as(self, meta, children):
+        name, alias = children
+        return (self._check_name(name, attribute=True), None if alias is None else self._check_name(alias))
+
+    def import_stmt(self, meta, children):
+        return [n.Import(*pos, module, alias) for module, alias, pos in children]
 
     def from_import(self, meta, children):
-        module, name, alias = children
-        return n.Import(*_pos(meta), module, None if alias is None else self._check_name(alias),
-                        self._check_name(name, attribute=True))
+        module, *names = children
+        return [n.Import(*_pos(meta), module, alias, name) for name, alias in names if name is not None]
+
+    def raise_stmt(self, meta, children):
+        return n.Raise(*_pos(meta), children[0])
+
+    def try_stmt(self, meta, children):
+        body, *rest = children
+        handlers = [c for c in rest if isinstance(c, tuple) and c[0] == "except"]
+        orelse = next((c[1] for c in rest if isinstance(c, tuple) and c[0] == "else"), None)
+        final = next((c[1] for c in rest if isinstance(c, tuple) and c[0] == "finally"), None)
+        return n.Try(*_pos(meta), body, [h[1:] for h in handlers], orelse, final)
+
+    def except_clause(self, meta, children):
+        exc, alias, body = children
+        return ("except", exc, None if alias is None else self._check_name(alias), body)
+
+    def else_clause(self, meta, children):
+        return ("else", children[0])
+
+    def finally_clause(self, meta, children):
+        return ("finally", children[0])
+
+    def assert_stmt(self, meta, children):
+        return n.Assert(*_pos(meta), children[0], children[1])
+
+    def lambdef(self, meta, children):
+        params, body = children
+        line, col = _pos(meta)
+        return n.Lambda(line, col, params or [], [n.Return(*_at(body), body)])
 
     def if_stmt(self, meta, children):
         test, body, *rest = children
@@ -208,6 +291,42 @@ class _Builder(Transformer_NonRecursive):
     def set(self, meta, children):
         return n.Seq(*_pos(meta), "set", list(children))
 
+    def dict(self, meta, children):
+        return n.Dict(*_pos(meta), [c for c in children if c is not None])
+
+    def dict_item(self, meta, children):
+        return (children[0], children[1])
+
+    def dict_unpack(self, meta, children):
+        return (None, children[0])
+
+    def comp_for(self, meta, children):
+        target, iterable, *conditions = children
+        self._check_target(target)
+        return (target, iterable, conditions)
+
+    def _comprehension(self, kind, meta, children):
+        if kind == "dict":
+            key, element, *clauses = children
+        else:
+            key, (element, *clauses) = None, children
+        return n.Comprehension(*_pos(meta), kind, element, key, clauses)
+
+    def listcomp(self, meta, children):
+        return self._comprehension("list", meta, children)
+
+    def setcomp(self, meta, children):
+        return self._comprehension("set", meta, children)
+
+    def dictcomp(self, meta, children):
+        return self._comprehension("dict", meta, children)
+
+    def genexp(self, meta, children):
+        return self._comprehension("generator", meta, children)
+
+    def genexp_arg(self, meta, children):
+        return ("pos", self._comprehension("generator", meta, children), None)
+
     def ternary(self, meta, children):
         body, test, orelse = children
         return n.Ternary(body.line, body.col, body, test, orelse)
@@ -228,6 +347,9 @@ class _Builder(Transformer_NonRecursive):
             left.operands.append(right)
             return left
         return n.Compare(left.line, left.col, [str(op)], [left, right])
+
+    def comp_op(self, meta, children):
+        return " ".join(str(c) for c in children)
 
     def getattr(self, meta, children):
         value, name = children
@@ -298,7 +420,14 @@ class _Builder(Transformer_NonRecursive):
         return n.FString(line, col, parts)
 
     def _fstring_parts(self, tok: Token) -> list:
-        body = str(tok)[2:-1]
+        prefix, body = split_literal(str(tok))
+        return self._fstring_body(body, "r" in prefix, tok)
+
+    def _fstring_body(self, body: str, raw: bool, tok: Token) -> list:
+        def literal(chars):
+            text = "".join(chars)
+            return text if raw else unescape(text)
+
         parts, i, text = [], 0, []
         while i < len(body):
             ch = body[i]
@@ -315,18 +444,22 @@ class _Builder(Transformer_NonRecursive):
                     j += 1
                 if depth:
                     raise self._error("f-string: expecting '}'", tok.line, tok.column)
-                field = body[i + 1:j - 1]
-                spec = None
-                if ":" in field and not field.rstrip().endswith("]"):
-                    field, spec = field.split(":", 1)
-                conversion = None
-                if re.search(r"![rsa]$", field.strip()):
-                    field, conversion = field.strip()[:-2], field.strip()[-1]
+                field, conversion, spec = split_field(body[i + 1:j - 1])
+                if conversion is not None and conversion not in ("r", "s", "a"):
+                    raise self._error("f-string: invalid conversion character: expected 's', 'r', or 'a'",
+                                      tok.line, tok.column)
                 if text:
-                    parts.append(decode_string("'" + "".join(text) + "'"))
+                    parts.append(literal(text))
                     text = []
-                tree = parse(field, start="spec_input", filename=self.filename)
-                expr = build_expression(tree, field, self.filename)
+                if not field.strip():
+                    raise self._error("f-string: valid expression required before '}'", tok.line, tok.column)
+                try:
+                    tree = parse(field.strip(), start="spec_input", filename=self.filename)
+                    expr = build_expression(tree, field.strip(), self.filename)
+                except GradcliSyntaxError as exc:  # the field's own position is not a position in the file
+                    raise self._error(f"f-string: {exc.message}", tok.line, tok.column) from None
+                if spec is not None and "{" in spec:  # a nested field in the spec: {x:>{width}}
+                    spec = n.FString(tok.line, tok.column, self._fstring_body(spec, raw, tok))
                 parts.append((expr, conversion, spec))
                 i = j
             elif ch == "}":
@@ -335,7 +468,7 @@ class _Builder(Transformer_NonRecursive):
                 text.append(ch)
                 i += 1
         if text:
-            parts.append(decode_string("'" + "".join(text) + "'"))
+            parts.append(literal(text))
         return parts
 
     def true(self, meta, children):

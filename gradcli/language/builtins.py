@@ -35,6 +35,16 @@ def to_str(x="") -> str:
     return x if isinstance(x, str) else format_value(x, default_dtype=dtypes.get_default_dtype().np)
 
 
+def to_repr(x) -> str:
+    """``repr(x)``: Python's for strings, numbers and containers of them, PyTorch's tensor repr otherwise (as
+    ``print`` shows it)."""
+    if isinstance(x, (str, int, float, bool, type(None))):
+        return repr(x)
+    if isinstance(x, (list, tuple)) and all(isinstance(v, (str, int, float, bool, type(None))) for v in x):
+        return repr(x)
+    return to_str(x)
+
+
 def make_print(write: Callable[[str], None]):
     """Python's ``print(*args, sep=" ", end="\\n")`` writing to ``write`` (values formatted as :func:`to_str`)."""
     def print_(*args, sep=" ", end="\n"):
@@ -110,13 +120,41 @@ def _torch_tensor_constructor(*args):
     return REGISTRY["tensor"](args[0], dtype=dtypes.get_default_dtype())
 
 
+def _dict(*args, **kwargs):
+    if len(args) > 1:
+        raise TypeError(f"dict expected at most 1 argument, got {len(args)}")
+    source = args[0] if args else ()
+    out = dict(source if isinstance(source, dict) else materialize(source, "dict()"), **kwargs)
+    limits.check_items(len(out), "dict()")
+    return out
+
+
+def _set(iterable=()):
+    return set(materialize(iterable, "set()"))
+
+
+def _sorted(iterable, *, reverse=False):
+    return sorted(materialize(iterable, "sorted()"), reverse=reverse)
+
+
+def _reversed(seq):
+    return reversed(seq if isinstance(seq, (list, tuple, str, range)) else materialize(seq, "reversed()"))
+
+
 #: Python's builtins in the language besides ``print`` (which :func:`names` binds to the run's output).
 FUNCTIONS = {
     "len": _len, "range": _range, "abs": _poly("abs", _py.abs), "min": _poly("min", _py.min, True),
     "max": _poly("max", _py.max, True), "sum": _poly("sum", _py.sum, True), "float": _float, "int": _int,
     "bool": _bool, "str": to_str, "round": _round, "list": _list, "tuple": _tuple, "enumerate": enumerate,
-    "zip": zip,
+    "zip": zip, "dict": _dict, "set": _set, "sorted": _sorted, "reversed": _reversed, "any": _py.any,
+    "all": _py.all,
 }
+#: The exception types a program can name, raise and catch (Python's classes; instances expose no attribute).
+EXCEPTIONS = {cls.__name__: cls for cls in (
+    Exception, ArithmeticError, LookupError, RuntimeError, TypeError, ValueError, IndexError, KeyError,
+    AttributeError, NotImplementedError, ZeroDivisionError, StopIteration, AssertionError, NameError,
+    ImportError, ModuleNotFoundError, OverflowError, RecursionError, UnboundLocalError)}
+FUNCTIONS.update(EXCEPTIONS)
 BUILTIN_NAMES = ("print",) + tuple(FUNCTIONS)
 
 
@@ -201,6 +239,9 @@ SIZE_ATTRS = {"numel": lambda s: s.numel}
 STR_METHODS = {"upper": lambda s: s.upper, "lower": lambda s: s.lower, "strip": lambda s: s.strip,
                "split": lambda s: s.split, "join": _str_join, "replace": _str_replace,
                "startswith": lambda s: s.startswith, "endswith": lambda s: s.endswith}
+DICT_METHODS = {"items": lambda d: d.items, "keys": lambda d: d.keys, "values": lambda d: d.values,
+                "get": lambda d: d.get, "pop": lambda d: d.pop, "setdefault": lambda d: d.setdefault,
+                "update": lambda d: d.update, "copy": lambda d: d.copy}
 LIST_METHODS = {"append": lambda v: v.append, "pop": lambda v: v.pop, "index": lambda v: v.index,
                 "count": lambda v: v.count}
 
@@ -279,6 +320,8 @@ def read_attribute(obj, name: str):
         table = STR_METHODS
     elif isinstance(obj, list):
         table = LIST_METHODS
+    elif isinstance(obj, dict):
+        table = DICT_METHODS
     if table is not None and name in table:
         return table[name](obj)
     fields = getattr(type(obj), "_fields", ()) if isinstance(obj, tuple) else ()

@@ -7,6 +7,7 @@ built once per process and cached on disk by Lark (``cache=True``), so start-up 
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -67,7 +68,34 @@ _TOKEN_WORDS = {
     "COMMA": "','", "COLON": "':'", "SEMICOLON": "';'", "EQUAL": "'='", "DOT": "'.'", "_NEWLINE": "end of line",
     "_INDENT": "an indented block", "_DEDENT": "end of block", "$END": "end of input", "PLUS": "'+'",
     "MINUS": "'-'", "STAR": "'*'", "SLASH": "'/'", "AT": "'@'", "COMP_OP": "a comparison",
+    "AUGOP": "an augmented assignment ('+=', ...)", "MAGIC": "an IPython magic",
 }
+
+# Python statements the language does not have, by their first word: said so at the keyword (issue 13 item 4),
+# instead of the token the parser stopped at.
+_UNSUPPORTED = {
+    "match": "`match` statements are not supported by gradcli",
+    "class": "`class` statements are not supported by gradcli",
+    "yield": "`yield` (generators) is not supported by gradcli",
+    "async": "`async` functions are not supported by gradcli",
+    "await": "`await` is not supported by gradcli",
+    "global": "`global` statements are not supported by gradcli",
+    "nonlocal": "`nonlocal` statements are not supported by gradcli",
+    "del": "`del` statements are not supported by gradcli",
+    "@": "decorators are not supported by gradcli",
+}
+_STATEMENT_START = re.compile(r"[ \t]*(@|[A-Za-z_]+)")
+
+
+def _unsupported_statement(text: str, line: int | None):
+    """(message, column) when ``line`` of ``text`` starts with a statement the language lacks, else None."""
+    lines = text.split("\n")
+    if not line or line > len(lines):
+        return None
+    m = _STATEMENT_START.match(lines[line - 1])
+    if m is None or m.group(1) not in _UNSUPPORTED:
+        return None
+    return _UNSUPPORTED[m.group(1)], m.start(1) + 1
 
 
 def _word(terminal: str) -> str:
@@ -127,6 +155,10 @@ def parse(text: str, start: str = "file_input", filename: str = "<input>"):
         else:
             line, col = tok.line, tok.column
             what = f"invalid syntax: unexpected {str(tok)!r}"
+        unsupported = _unsupported_statement(text, tok.line)
+        if unsupported is not None:
+            raise GradcliSyntaxError(unsupported[0], line=tok.line, column=unsupported[1], source=text,
+                                     filename=filename) from None
         raise GradcliSyntaxError(what, line=line, column=col, source=text, filename=filename,
                                  hint=_expected_hint(e.expected)) from None
     except UnexpectedEOF as e:

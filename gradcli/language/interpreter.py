@@ -19,14 +19,14 @@ import warnings
 from contextlib import contextmanager
 
 from .. import anomaly, autograd, limits
-from ..errors import EvalError, GradcliError
+from ..errors import EvalError, GradcliError, LimitError
 from ..ops import inplace
 from ..ops.operators import BINARY, COMPARISONS, UNARY
 from ..tensor import Tensor
 from . import builtins
 from . import nodes as n
 from .safety import SEQUENCES, check_format_widths, check_python_op, materialize
-from .values import Function, Namespace, type_name
+from .values import Function, Namespace, Scope, type_name
 
 DEFAULT_MAX_STEPS = limits.SPECS["steps"].default
 DEFAULT_MAX_DEPTH = limits.SPECS["call_depth"].default
@@ -54,6 +54,9 @@ _APPLY = {alias: row.apply for alias, row in BINARY.items()}
 _IN_PLACE = {alias: row.in_place for alias, row in BINARY.items() if row.in_place is not None}
 _UNARY = {alias: row.apply for alias, row in UNARY.items()}
 _COMPARE = {symbol: row.apply for symbol, row in COMPARISONS.items()}
+# Python's identity and membership tests (not operators of the table: no tensor meaning of their own).
+_COMPARE.update({"is": operator.is_, "is not": operator.is_not, "in": lambda a, b: a in b,
+                 "not in": lambda a, b: a not in b})
 
 
 class Interpreter:
@@ -240,8 +243,7 @@ class Interpreter:
                 if not self.loop_body(s.body, env):
                     break
         elif t is n.FunctionDef:
-            defaults = [None if d is None else self.eval_expr(d, env) for _, d in s.params]
-            env[s.name] = Function(s.name, s.params, s.body, defaults)
+            env[s.name] = self.make_function(s.name, s.params, s.body, env)
         elif t is n.Return:
             raise _Return(None if s.value is None else self.eval_expr(s.value, env))
         elif t is n.With:
@@ -259,6 +261,19 @@ class Interpreter:
                 ctx.__exit__(None, None, None)
         elif t is n.Import:
             self.do_import(s, env)
+        elif t is n.Try:
+            self.exec_try(s, env)
+        elif t is n.Raise:
+            exc = RuntimeError("No active exception to reraise") if s.exc is None else self.eval_expr(s.exc, env)
+            if isinstance(exc, type) and issubclass(exc, BaseException) and exc.__name__ in builtins.EXCEPTIONS:
+                exc = exc()
+            if not isinstance(exc, BaseException) or type(exc).__name__ not in builtins.EXCEPTIONS:
+                exc = TypeError("exceptions must derive from BaseException")
+            raise self.error(exc, s)
+        elif t is n.Assert:
+            if not self.truth(self.eval_expr(s.test, env), s.test):
+                message = () if s.msg is None else (builtins.to_str(self.eval_expr(s.msg, env)),)
+                raise self.error(AssertionError(*message), s)
         elif t is n.Pass:
             pass
         elif t is n.Break:
@@ -267,6 +282,44 @@ class Interpreter:
             raise _Continue()
         else:  # pragma: no cover - the builder makes no other statements
             raise AssertionError(f"unknown statement {t.__name__}")
+
+    def exec_try(self, s: n.Try, env):
+        """``try``/``except``/``else``/``finally`` as Python runs it. Errors of the program and of gradcli's ops
+        are caught as the Python type PyTorch raises (by the error's type name); limits (steps, call depth,
+        elements, ...) are not catchable, so a runaway program still ends."""
+        try:
+            try:
+                self.exec_block(s.body, env)
+            except EvalError as err:
+                cls = builtins.EXCEPTIONS.get(err.type)
+                if isinstance(err, LimitError) or cls is None:
+                    raise
+                for exc_node, alias, body in s.handlers:
+                    if exc_node is not None:
+                        wanted = self.eval_expr(exc_node, env)
+                        kinds = wanted if isinstance(wanted, tuple) else (wanted,)
+                        if not all(isinstance(k, type) and k.__name__ in builtins.EXCEPTIONS for k in kinds):
+                            raise self.error(TypeError("catching classes that do not inherit from BaseException "
+                                                       "is not allowed"), exc_node) from None
+                        if not issubclass(cls, kinds):
+                            continue
+                    if alias:
+                        env[alias] = cls(err.message)
+                    self.exec_block(body, env)
+                    break
+                else:
+                    raise
+            else:
+                if s.orelse:
+                    self.exec_block(s.orelse, env)
+        finally:
+            if s.final:
+                self.exec_block(s.final, env)
+
+    def make_function(self, name, params, body, env) -> Function:
+        """A ``def`` or ``lambda``: defaults evaluated now; a closure over ``env`` unless defined at top level."""
+        defaults = [None if d is None else self.eval_expr(d, env) for _, d in params]
+        return Function(name, params, body, defaults, None if env is self.globals else env)
 
     def loop_body(self, body, env) -> bool:
         """Run one iteration of a loop body; False after ``break``."""
@@ -321,6 +374,9 @@ class Interpreter:
             try:
                 if isinstance(obj, Tensor):
                     inplace.setitem(obj, inplace.numpy_key(key), value)
+                elif isinstance(obj, dict):
+                    obj[key] = value
+                    limits.check_items(len(obj), "the dict")
                 elif isinstance(obj, list):
                     if isinstance(key, slice):
                         limits.check_items(len(obj) + len(value), "the list")
@@ -399,12 +455,90 @@ class Interpreter:
                 raise self.error(exc, e) from None
         if t is n.FString:
             return self.fstring(e, env)
+        if t is n.Dict:
+            return self.make_dict(e, env)
+        if t is n.Lambda:
+            return self.make_function("<lambda>", e.params, e.body, env)
+        if t is n.Comprehension:
+            return self.comprehension(e, env)
         raise AssertionError(f"unknown expression {t.__name__}")  # pragma: no cover
+
+    def make_dict(self, e: n.Dict, env) -> dict:
+        out: dict = {}
+        for key, value in e.items:
+            try:
+                if key is None:
+                    mapping = self.eval_expr(value, env)
+                    if not isinstance(mapping, dict):
+                        raise TypeError(f"'{type_name(mapping)}' object is not a mapping")
+                    out.update(mapping)
+                else:
+                    k = self.eval_expr(key, env)
+                    out[k] = self.eval_expr(value, env)
+            except GradcliError:
+                raise
+            except Exception as exc:
+                raise self.error(exc, key or value) from None
+        limits.check_items(len(out), "the dict")
+        return out
+
+    def _comprehension_items(self, e: n.Comprehension, env):
+        """The values of a comprehension in order: (key, value) pairs for a dict, else values. Each item is one
+        step (the ``steps`` limit); the iterables are evaluated as Python does (the first in ``env``, the others
+        in the comprehension's own scope)."""
+        scope = Scope(env)
+
+        def loop(i):
+            target, iter_node, conditions = e.clauses[i]
+            iterable = self.eval_expr(iter_node, env if i == 0 else scope)
+            try:
+                it = iter(iterable)
+            except TypeError as exc:
+                raise self.error(exc, iter_node) from None
+            for item in it:
+                self.step(e)
+                self.assign(target, item, scope)
+                if all(self.truth(self.eval_expr(c, scope), c) for c in conditions):
+                    if i + 1 < len(e.clauses):
+                        yield from loop(i + 1)
+                    elif e.key is not None:
+                        yield self.eval_expr(e.key, scope), self.eval_expr(e.element, scope)
+                    else:
+                        yield self.eval_expr(e.element, scope)
+
+        return loop(0)
+
+    def comprehension(self, e: n.Comprehension, env):
+        items = self._comprehension_items(e, env)
+        if e.kind == "generator":
+            return items
+        out = {} if e.kind == "dict" else set() if e.kind == "set" else []
+        limit = limits.current.items
+        try:
+            for item in items:
+                if e.kind == "dict":
+                    out[item[0]] = item[1]
+                elif e.kind == "set":
+                    out.add(item)
+                else:
+                    out.append(item)
+                if len(out) > limit:
+                    raise limits.exceeded("items", f"the {e.kind} comprehension would have more than {limit:,} items")
+        except GradcliError as exc:
+            raise exc.with_position(**self._where(e)) if exc.line is None else exc
+        except TypeError as exc:  # an unhashable key
+            raise self.error(exc, e) from None
+        return out
 
     def lookup(self, e: n.Name, env):
         name = e.id
         if name in env:
             return env[name]
+        scope = env
+        while type(scope) is Scope:  # a comprehension's or closure's enclosing scopes
+            scope = scope.outer
+            if name in scope:
+                return scope[name]
         if env is not self.globals and name in self.globals:
             return self.globals[name]
         if name in self.builtins:
@@ -512,6 +646,10 @@ class Interpreter:
             raise self.error(TypeError(f"{f.name}() takes {len(names)} positional arguments but {len(args)} were "
                                        "given"), node)
         local = dict(zip(names, args))
+        if f.scope is not None:  # a closure: its enclosing function's variables behind its own
+            scope = Scope(f.scope)
+            scope.update(local)
+            local = scope
         for k, v in kwargs.items():
             if k not in names:
                 raise self.error(TypeError(f"{f.name}() got an unexpected keyword argument '{k}'"), node)
@@ -545,12 +683,14 @@ class Interpreter:
                 continue
             expr, conversion, spec = part
             value = self.eval_expr(expr, env)
+            if type(spec) is n.FString:  # {x:>{width}}
+                spec = self.fstring(spec, env)
             try:
-                if conversion in ("r", "a") and not isinstance(value, str):
-                    text = builtins.to_str(value)
-                elif conversion == "r":
-                    text = repr(value)
-                elif spec:
+                if conversion == "s":
+                    value = builtins.to_str(value)
+                elif conversion in ("r", "a"):
+                    value = builtins.to_repr(value)
+                if spec:
                     v = value.item() if isinstance(value, Tensor) else value
                     if not isinstance(v, (int, float, str, bool)):
                         raise TypeError(f"unsupported format string passed to {type_name(value)}.__format__")

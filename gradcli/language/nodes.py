@@ -42,6 +42,22 @@ class Seq(Node):
 
 
 @dataclass(slots=True)
+class Dict(Node):
+    """A dict display: (key, value) pairs in order; key None for a ``**mapping`` item."""
+    items: list
+
+
+@dataclass(slots=True)
+class Comprehension(Node):
+    """A list/set/dict comprehension or generator expression (``kind``: "list", "set", "dict", "generator"):
+    the element (``key`` too for a dict) and its ``for`` clauses, each (target, iterable, [conditions])."""
+    kind: str
+    element: Node
+    key: Node | None
+    clauses: list
+
+
+@dataclass(slots=True)
 class BinOp(Node):
     """An infix operator; ``op`` is the grammar's node name ("add", "matmul", ...)."""
     op: str
@@ -104,7 +120,35 @@ class SliceExpr(Node):
     step: Node | None
 
 
+@dataclass(slots=True)
+class Lambda(Node):
+    """``lambda params: expr``; ``body`` is ``[Return(expr)]``, as a function's."""
+    params: list
+    body: list
+
+
 # ------------------------------------------------------------------------------------------------ statements
+@dataclass(slots=True)
+class Try(Node):
+    """``try``: the body, its handlers ((exception expression or None, alias or None, body)), ``else`` and
+    ``finally`` blocks (None when absent)."""
+    body: list
+    handlers: list
+    orelse: list | None
+    final: list | None
+
+
+@dataclass(slots=True)
+class Raise(Node):
+    exc: Node | None
+
+
+@dataclass(slots=True)
+class Assert(Node):
+    test: Node
+    msg: Node | None
+
+
 @dataclass(slots=True)
 class ExprStmt(Node):
     value: Node

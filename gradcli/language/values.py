@@ -24,18 +24,31 @@ class Namespace:
         return f"<module '{self.name}'>"
 
 
+class Scope(dict):
+    """The variables of a comprehension, generator expression or closure's call: its own names, then
+    ``outer`` (the enclosing scope: another Scope or a function's or the program's variables) for the names it
+    does not bind."""
+
+    __slots__ = ("outer",)
+
+    def __init__(self, outer):
+        super().__init__()
+        self.outer = outer
+
+
 class Function:
     """A function defined in a program with ``def``: its ``params`` (``(name, default expression or None)``
-    pairs), its ``body`` (statements) and ``defaults`` (the default values, evaluated at the ``def``, None for a
+    pairs), its ``body`` (statements; a lambda's is one ``return``), ``scope`` and ``defaults`` (the default values, evaluated at the ``def``, None for a
     parameter without one)."""
 
-    __slots__ = ("name", "params", "body", "defaults")
+    __slots__ = ("name", "params", "body", "defaults", "scope")
 
-    def __init__(self, name, params, body, defaults):
+    def __init__(self, name, params, body, defaults, scope=None):
         self.name = name
         self.params = params
         self.body = body
         self.defaults = defaults
+        self.scope = scope  # the enclosing function's variables for a closure (a nested def, a lambda), else None
 
     def __repr__(self) -> str:
         return f"<function {self.name} at {id(self):#x}>"

@@ -259,9 +259,11 @@ def test_stdin_format_is_detected_from_the_first_line():
 
 def test_extension_and_format_option(tmp_path):
     line = '{"program": "(x * 2).sum()", "inputs": {"x": [1.0]}}\n'
-    # .txt is text: a JSON object is then a program (a set display), which does not parse as one.
+    # .txt is text: a JSON object is then a program, a dict display (issue 13), whose value is not an output.
     r = batch(write(tmp_path, "c.txt", line), "--json")
-    assert r.exit_code == 1 and json_lines(r)[0]["error"]["type"] == "SyntaxError"
+    error = json_lines(r)[0]["error"]
+    assert r.exit_code == 1 and error["type"] == "TypeError"
+    assert error["message"] == "the output must be a tensor or a number, not dict"
     r = batch(write(tmp_path, "c.txt", line), "--json", "--format", "jsonl")
     assert r.exit_code == 0 and json_lines(r)[0]["grads"]["x"]["value"] == [2.0]
     r = batch(write(tmp_path, "c.ndjson", line), "--json")
