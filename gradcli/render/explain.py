@@ -77,20 +77,3 @@ def _is_ones(seed) -> bool:
     import numpy as np
 
     return seed is not None and np.asarray(seed).size == 1 and float(np.asarray(seed).reshape(-1)[0]) == 1.0
-
-
-def explanation_to_dict(result: GradResult) -> dict:
-    """The ``gradcli grad --explain --json`` document (schema: ``gradcli schema explain``)."""
-    from .json import _tensor, _values_json, array_to_json
-
-    ex = result.explanation
-    return {
-        "output": _tensor(result.output),
-        "seed": None if ex.seed is None else array_to_json(ex.seed),
-        "steps": [{"id": s.id, "name": s.name, "var": s.var, "formula": s.formula, "value": _values_json(s.value),
-                   "grad_in": _values_json(s.grad_in),
-                   "sent": [{"to": x.to, "input": x.input, "grad": None if x.grad is None else array_to_json(x.grad)}
-                            for x in s.sent]}
-                  for s in ex.steps],
-        "leaves": {name: None if g is None else array_to_json(g) for name, g in ex.leaves.items()},
-    }

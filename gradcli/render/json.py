@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from ..result import EntryResult, ErrorInfo, GradResult, TensorInfo, nonfinite
+from .plotdata import _as_dtype
 from .registry import EntryFormat, Renderer, register
 
 
@@ -166,14 +167,51 @@ class JsonRenderer(Renderer):
         stream.write(dumps(graph_to_dict(result.graph)) + "\n")
 
     def plot(self, result, stream) -> None:
-        from .plotdata import plot_to_dict
-
         stream.write(dumps(plot_to_dict(result)) + "\n")
 
     def explain(self, result, stream) -> None:
-        from .explain import explanation_to_dict
-
         stream.write(dumps(explanation_to_dict(result)) + "\n")
 
 
 register(JsonRenderer())
+
+
+def explanation_to_dict(result: GradResult) -> dict:
+    """The ``gradcli grad --explain --json`` document (schema: ``gradcli schema explain``)."""
+    ex = result.explanation
+    return {
+        "output": _tensor(result.output),
+        "seed": None if ex.seed is None else array_to_json(ex.seed),
+        "steps": [{"id": s.id, "name": s.name, "var": s.var, "formula": s.formula, "value": _values_json(s.value),
+                   "grad_in": _values_json(s.grad_in),
+                   "sent": [{"to": x.to, "input": x.input, "grad": None if x.grad is None else array_to_json(x.grad)}
+                            for x in s.sent]}
+                  for s in ex.steps],
+        "leaves": {name: None if g is None else array_to_json(g) for name, g in ex.leaves.items()},
+    }
+
+
+def plot_to_dict(result) -> dict:
+    """The ``gradcli plot --format json`` document (schema: ``gradcli schema plot``)."""
+    dt = result.dtype
+
+    def arr(a):
+        return array_to_json(_as_dtype(a, dt))
+
+    doc = {"program": result.program, "dtype": dt, "order": result.order, "vectorized": result.vectorized}
+    if result.curve is not None:
+        c = result.curve
+        doc["over"] = [c.name]
+        doc.update(x=arr(c.x), f=arr(c.f), df=arr(c.df))
+        if result.order == 2:
+            doc["d2f"] = None if c.d2 is None else arr(c.d2)
+        doc["breaks"] = {"f": np.nonzero(c.f_break)[0].tolist(), "df": np.nonzero(c.df_break)[0].tolist()}
+        if result.order == 2:
+            doc["breaks"]["d2f"] = np.nonzero(c.d2_break)[0].tolist()
+        doc["kinks"] = [{"x": arr(k.x), "f": arr(k.f), "df": arr(k.df), "left": arr(k.left), "right": arr(k.right)}
+                        for k in c.kinks]
+    else:
+        fl = result.field
+        doc["over"] = [fl.xname, fl.yname]
+        doc.update(x=arr(fl.x), y=arr(fl.y), f=arr(fl.f), df={fl.xname: arr(fl.dfdx), fl.yname: arr(fl.dfdy)})
+    return doc

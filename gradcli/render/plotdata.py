@@ -86,31 +86,3 @@ def plot_to_csv(result) -> str:
         for i in range(len(x)):
             lines.append(",".join(_text(v) for v in (x[i], y[j], f[j, i], gx[j, i], gy[j, i])))
     return "\n".join(lines) + "\n"
-
-
-def plot_to_dict(result) -> dict:
-    """The ``gradcli plot --format json`` document (schema: ``gradcli schema plot``)."""
-    from .json import array_to_json
-
-    dt = result.dtype
-
-    def arr(a):
-        return array_to_json(_as_dtype(a, dt))
-
-    doc = {"program": result.program, "dtype": dt, "order": result.order, "vectorized": result.vectorized}
-    if result.curve is not None:
-        c = result.curve
-        doc["over"] = [c.name]
-        doc.update(x=arr(c.x), f=arr(c.f), df=arr(c.df))
-        if result.order == 2:
-            doc["d2f"] = None if c.d2 is None else arr(c.d2)
-        doc["breaks"] = {"f": np.nonzero(c.f_break)[0].tolist(), "df": np.nonzero(c.df_break)[0].tolist()}
-        if result.order == 2:
-            doc["breaks"]["d2f"] = np.nonzero(c.d2_break)[0].tolist()
-        doc["kinks"] = [{"x": arr(k.x), "f": arr(k.f), "df": arr(k.df), "left": arr(k.left), "right": arr(k.right)}
-                        for k in c.kinks]
-    else:
-        fl = result.field
-        doc["over"] = [fl.xname, fl.yname]
-        doc.update(x=arr(fl.x), y=arr(fl.y), f=arr(fl.f), df={fl.xname: arr(fl.dfdx), fl.yname: arr(fl.dfdy)})
-    return doc

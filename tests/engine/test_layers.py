@@ -64,10 +64,16 @@ LAYERS = {
     "gradcli.check": 8,
     "gradcli.catalog": 8,
     "gradcli.result": 8,
-    "gradcli.reporting": 8,  # exceptions -> errors, exit codes and their text on stderr
+    "gradcli.reporting": 8,
+    "gradcli.formulas": 6,  # each backward's local derivative as a formula, for --explain
+    "gradcli.recording": 8,  # what the graph pictures and --explain show, recorded while a program runs
+    "gradcli.explain": 8,
+    "gradcli.plot": 8,
+    "gradcli.rungraph": 8,  # exceptions -> errors, exit codes and their text on stderr
     "gradcli.batch.entries": 8,
     "gradcli.render": 9,
     "gradcli.cli_options": 10,
+    "gradcli.cli_output": 10,
     "gradcli.render.*": 9,
     "gradcli.schemas": 9,
     "gradcli.schemas.*": 9,
