@@ -181,7 +181,14 @@ class _Evaluator:
         self.warned = False
 
     def run(self, values: list, second: bool, strict_second: bool):
-        """``(f, [df/dname...], d2 or None)`` as numpy arrays for the swept inputs bound to ``values``."""
+        """``(f, [df/dname...], d2 or None)`` as numpy arrays for the swept inputs bound to ``values``, each
+        evaluation in a run context of its own (the request's dtype, and its seed from the start)."""
+        from .calculator import run_context
+
+        with run_context(self.base.dtype, self.base.seed):
+            return self._run(values, second, strict_second)
+
+    def _run(self, values: list, second: bool, strict_second: bool):
         from . import autograd, dtypes
         from .calculator import prepare, run_output
 
