@@ -129,16 +129,24 @@ def opens_block(text: str) -> bool:
 
 def text_entries(lines: Iterable[Line], defaults: Defaults) -> Iterator[Entry]:
     """The entries of a text file (see the module docstring). A line ``---`` with no multi-line entry open
-    is reported as a failed entry (it usually means the entry above it was meant to be one block)."""
+    is reported as a failed entry (it usually means the entry above it was meant to be one block).
+
+    An entry with a syntax error fails alone: a line that leaves a bracket open starts a multi-line entry, but a
+    following line that is not indented and is a whole program on its own starts a new entry instead (the open
+    one fails with its syntax error), and so does a line that is not indented after a block header (``if x:``)
+    that has no body yet. So one unclosed bracket never swallows the lines after it."""
     block: list[Line] = []
     for ln in lines:
         if block:
             if ln.text is not None and ln.text.strip() == BLOCK_END:
                 yield _block_entry(block, ln.end, defaults)
                 block = []
-            else:
+                continue
+            if not _cuts_block(block, ln):
                 block.append(ln)
-            continue
+                continue
+            yield _block_entry(block, block[-1].end, defaults)
+            block = []
         if ln.error is not None:
             yield Entry(ln.number, "", ln.end, error=ln.error.with_position(line=1, column=None, source=None,
                                                                             filename=None))
@@ -157,6 +165,42 @@ def text_entries(lines: Iterable[Line], defaults: Defaults) -> Iterator[Entry]:
             yield Entry(ln.number, ln.text, ln.end, request=_request(ln.text, defaults))
     if block:
         yield _block_entry(block, block[-1].end, defaults)
+
+
+def _cuts_block(block: list[Line], ln: Line) -> bool:
+    """Whether line ``ln`` starts a new entry rather than continuing the open multi-line ``block``: it is not
+    indented, not blank, not a comment, and either the block is a header without a body yet (``for ...:``) or
+    the block is still incomplete (a bracket left open) and ``ln`` is a whole program (or the start of a block)
+    on its own. A backslash continuation and an open triple-quoted string always continue, and so does a block
+    that is complete so far (it runs to ``---``)."""
+    text = ln.text
+    if text is None or not text.strip() or text.lstrip().startswith("#") or text[:1] in " \t":
+        return False
+    first = block[0].text or ""
+    if first.count('"""') % 2 or first.count("'''") % 2 or (block[-1].text or "").rstrip().endswith("\\"):
+        return False
+    if _is_header(first) and all(not (b.text or "").strip() or (b.text or "").lstrip().startswith("#")
+                                 for b in block[1:]):
+        return True
+    return _parse_state("\n".join(b.text or "" for b in block)) == "incomplete" and \
+        _parse_state(text) != "error"
+
+
+def _is_header(text: str) -> bool:
+    """Whether a line is a block header (its code, without a trailing comment, ends with ':')."""
+    code = text.split("#", 1)[0].rstrip() if "#" in text and "'" not in text and '"' not in text else text.rstrip()
+    return code.endswith(":")
+
+
+def _parse_state(text: str) -> str:
+    """"complete" if ``text`` parses, "incomplete" if it parses up to its end but needs more, else "error"."""
+    from ..language.grammar import parse
+
+    try:
+        parse(text)
+    except GradcliSyntaxError as e:
+        return "incomplete" if e.message == "unexpected end of input" else "error"
+    return "complete"
 
 
 def _request(program: str, defaults: Defaults, **fields) -> GradRequest:
