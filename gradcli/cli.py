@@ -17,7 +17,8 @@ import typer
 
 from . import limits
 from . import render
-from .cli_options import (INPUT_FORMATS, Anomaly, BatchFormat, CommandOptions, Debug, DType, Dtype, Format,
+from .cli_options import (INPUT_FORMATS, Anomaly, Atol, BatchFormat, Check, CheckMaxEvaluations, CommandOptions,
+                          Debug, DType, Dtype, Eps, Format, Rtol,
                           GraphFormat, InputFormat, Invocation, Json, Limit, MaxSteps, Output, PlotFormat, Seed,
                           graph_formats,
                           graph_renderer,
@@ -95,13 +96,11 @@ def grad(
     limit: Limit = None,
     anomaly: Anomaly = False,
     debug: Debug = False,
-    check: Annotated[bool, typer.Option("--check", help="Compare the gradients with central finite differences "
-                                                        "in float64; exit 1 above tolerance.")] = False,
-    eps: Annotated[float, typer.Option(help="--check: finite-difference step.")] = 1e-6,
-    atol: Annotated[float, typer.Option(help="--check: absolute tolerance.")] = 1e-5,
-    rtol: Annotated[float, typer.Option(help="--check: relative tolerance.")] = 1e-3,
-    check_max_evaluations: Annotated[int, typer.Option(help="--check: most program runs (two per input "
-                                                            "element).")] = 20_000,
+    check: Check = False,
+    eps: Eps = 1e-6,
+    atol: Atol = 1e-5,
+    rtol: Rtol = 1e-3,
+    check_max_evaluations: CheckMaxEvaluations = 20_000,
     graph: GraphFormat = None,
     graph_values: Annotated[bool, typer.Option("--graph-values", help="Record each graph node's forward value "
                                                                       "and the gradient that flowed into it; "
@@ -391,6 +390,11 @@ def batch(
     limit: Limit = None,
     anomaly: Anomaly = False,
     debug: Debug = False,
+    check: Check = False,
+    eps: Eps = 1e-6,
+    atol: Atol = 1e-5,
+    rtol: Rtol = 1e-3,
+    check_max_evaluations: CheckMaxEvaluations = 20_000,
 ) -> None:
     """Evaluate a file of entries: one result per entry (a table row, or a JSON line with --format json),
     written as soon as it is done; a summary on standard error. Exit 0 if every entry succeeded, 1 if any
@@ -406,8 +410,9 @@ def batch(
         entry_format = opts.renderer.batch(sys.stdout)
         opts.configure_limits()
         limits.disarm_time()  # in batch, the time limit applies to each entry (batch.runner.run_entry)
+        tolerances = dict(eps=eps, atol=atol, rtol=rtol, max_evaluations=check_max_evaluations) if check else None
         status = run(file, fmt=input_fmt, jobs=jobs, entry_format=entry_format, dtype=opts.dtype, seed=opts.seed,
-                     max_steps=opts.max_steps, anomaly=opts.anomaly, debug=opts.debug)
+                     max_steps=opts.max_steps, anomaly=opts.anomaly, debug=opts.debug, check=tolerances)
     raise typer.Exit(status)
 
 

@@ -150,8 +150,8 @@ def render_ops(infos, console) -> None:
 
 def batch_cells(result: GradResult, default_dtype=None) -> tuple[str, str]:
     """The output and gradients cells of a ``gradcli batch`` table row: the output as PyTorch prints it, and
-    ``name: grad`` for each leaf that requires grad (its gradient after the last backward call).
-    ``default_dtype``: as for :func:`render_grad`."""
+    ``name: grad`` for each leaf that requires grad (its gradient after the last backward call), and with a
+    check the line ``check: ok`` or ``check: FAILED``. ``default_dtype``: as for :func:`render_grad`."""
     if default_dtype is None:
         default_dtype = np.dtype(result.default_dtype)
     out = result.output
@@ -161,6 +161,10 @@ def batch_cells(result: GradResult, default_dtype=None) -> tuple[str, str]:
     for name, g in result.grads().items():
         text = "None" if g is None else format_tensor(g, default_dtype=default_dtype)
         grads.append(f"{name}: " + text.replace("\n", "\n" + " " * (len(name) + 2)))
+    if result.check is not None:
+        c = result.check
+        worst = max((i.max_abs_diff for i in c.inputs), default=0.0)
+        grads.append(f"check: {'ok' if c.ok else 'FAILED'} (max |grad - numerical| {worst:.3g})")
     return output, "\n".join(grads) or "-"
 
 
@@ -251,7 +255,8 @@ class TableEntries(EntryFormat):
             output, last = None, error_cell(item.error)
         else:
             output, last = batch_cells(item.result)
-        return self._batch_table().row(item.line, item.text, output, last, failed=not item.ok)
+        failed = not item.ok or (item.result.check is not None and not item.result.check.ok)
+        return self._batch_table().row(item.line, item.text, output, last, failed=failed)
 
 
 class TableRenderer(Renderer):
