@@ -177,8 +177,8 @@ def text_entries(lines: Iterable[Line], defaults: Defaults) -> Iterator[Entry]:
 def _cuts_block(block: list[Line], ln: Line) -> bool:
     """Whether line ``ln`` starts a new entry rather than continuing the open multi-line ``block``: it is not
     indented, not blank, not a comment, and either the block is a header without a body yet (``for ...:``) or
-    the block is still incomplete (a bracket left open) and ``ln`` is a whole program (or the start of a block)
-    on its own. A backslash continuation and an open triple-quoted string always continue, and so does a block
+    the block is still incomplete (a bracket left open) or already wrong, and ``ln`` is a whole program (or the
+    start of a block) on its own. A backslash continuation and an open triple-quoted string always continue, and so does a block
     that is complete so far (it runs to ``---``)."""
     text = ln.text
     if text is None or not text.strip() or text.lstrip().startswith("#") or text[:1] in " \t":
@@ -189,8 +189,7 @@ def _cuts_block(block: list[Line], ln: Line) -> bool:
     if _is_header(first) and all(not (b.text or "").strip() or (b.text or "").lstrip().startswith("#")
                                  for b in block[1:]):
         return True
-    return _parse_state("\n".join(b.text or "" for b in block)) == "incomplete" and \
-        _parse_state(text) != "error"
+    return _parse_state("\n".join(b.text or "" for b in block)) != "complete" and _parse_state(text) != "error"
 
 
 def _is_header(text: str) -> bool:

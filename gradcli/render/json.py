@@ -28,25 +28,63 @@ def _scalar(v: float):
 
 
 def array_to_json(a: np.ndarray):
-    """A numpy array as JSON-ready nested lists (a bare value for 0-d), see the module docstring."""
+    """A numpy array as JSON-ready nested lists (a bare value for 0-d), see the module docstring.
+
+    Costs a few numpy passes over the array and one C-level ``tolist``, never a Python call per element (a
+    float32 array's shortest decimals come from :func:`shortest_float64`), except for the NaN and infinities
+    of arrays that hold them."""
     a = np.asarray(a)
-    if a.dtype.kind == "b":
+    if a.dtype.kind in "biu":
         return a.tolist()
-    if a.dtype.kind in "iu":
-        return a.tolist()
-    if a.dtype != np.float64:
-        # numpy's str() of a float32/float16 is its shortest round-trip decimal.
-        flat = [float(s) for s in a.astype(str).reshape(-1)] if a.size else []
-        values = np.array(flat, dtype=np.float64).reshape(a.shape)
-    else:
-        values = a
-    return _map(values.tolist())
+    values = a if a.dtype == np.float64 else shortest_float64(a)
+    finite = np.isfinite(values)
+    if finite.all():
+        return values.tolist()
+    obj = values.astype(object)
+    obj[np.isnan(values)] = "NaN"
+    obj[values == np.inf] = "Infinity"
+    obj[values == -np.inf] = "-Infinity"
+    return obj.tolist()
 
 
-def _map(x):
-    if isinstance(x, list):
-        return [_map(v) for v in x]
-    return _scalar(x)
+_POW10 = 10.0 ** np.arange(23)  # exact in float64
+
+
+def shortest_float64(a: np.ndarray) -> np.ndarray:
+    """For a float32 (or float16) array, the float64 array whose ``repr`` of each element is the shortest decimal
+    that reads back to that element (numpy's ``str`` of a float32, Dragon4's shortest digits): the nearest
+    p-digit decimal for the smallest p (1 to 9) that converts back, found for all elements at once. The decimal
+    m * 10**-k is formed by one correctly rounded multiplication or division by an exact power of ten, so it is
+    the float64 a JSON reader gets from the text; elements of extreme magnitude (|x| < 1e-14 or >= 1e23,
+    where 10**k is not exact) and NaN/infinities take numpy's ``str``. Same shape; float64."""
+    a = np.asarray(a)
+    flat = a.reshape(-1)
+    out = flat.astype(np.float64)  # zeros (with their sign), NaN and the infinities stay as they are
+    ax = np.abs(out)
+    todo = np.nonzero(np.isfinite(ax) & (ax > 0))[0]
+    if not todo.size:
+        return out.reshape(a.shape)
+    e = np.floor(np.log10(ax[todo])).astype(np.int64)
+    rare = (e < -14) | (e > 22)
+    fallback, todo, e = todo[rare], todo[~rare], e[~rare]
+    target, axt = np.abs(flat[todo]), ax[todo]
+    for p in range(1, 10):
+        if not todo.size:
+            break
+        k = p - 1 - e
+        pw = _POW10[np.abs(k)]
+        up = k >= 0
+        m = np.rint(np.where(up, axt * pw, axt / pw))
+        dec = np.where(up, m / pw, m * pw)
+        good = dec.astype(a.dtype) == target
+        if good.any():
+            out[todo[good]] = np.copysign(dec[good], flat[todo[good]])
+            keep = ~good
+            todo, e, target, axt = todo[keep], e[keep], target[keep], axt[keep]
+    rest = np.concatenate([todo, fallback])
+    if rest.size:  # numpy's own shortest repr, element by element (rare)
+        out[rest] = [float(x) for x in flat[rest].astype(str)]
+    return out.reshape(a.shape)
 
 
 def _tensor(t: TensorInfo) -> dict:
