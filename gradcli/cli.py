@@ -117,6 +117,9 @@ def grad(
                                                             "it sends to each input (--format table or json).")
                        ] = False,
     output: Output = None,
+    fields: Annotated[Optional[str], typer.Option(
+        "--fields", help="--format json: the members of the document, comma-separated, from output, inputs, "
+                         "grads, calls, graph (default: all).")] = None,
 ) -> None:
     """Compute a program's output, the gradient of every input, and show the autograd graph (as tables, JSON,
     or a picture with --graph)."""
@@ -139,6 +142,7 @@ def grad(
                 raise InputError("--graph FORMAT chooses the output format: leave out --format/--json",
                                  type="UsageError")
             renderer = graph_renderer(graph)
+        chosen = _json_fields(fields, renderer, graph is not None or explain)
         opts.configure_limits()
         text, filename = read_program(program)
         req = GradRequest(program=text, inputs=input or [], consts=const or [], gradient=gradient, repeat=repeat,
@@ -162,7 +166,10 @@ def grad(
             emit(renderer, output, lambda stream: renderer.explain(result, stream))
         else:
             def draw(stream):
-                renderer.grad(result, stream)
+                if chosen is None:
+                    renderer.grad(result, stream)
+                else:
+                    renderer.grad(result, stream, fields=chosen)
                 if (graph_values or graph_saved) and renderer.name == "table":
                     render.get("tree").graph(result, stream, options)
 
@@ -175,6 +182,26 @@ def grad(
             sys.stderr.write(failure + "\n")
     if result.check is not None and not result.check.ok:
         raise typer.Exit(EXIT_EVAL)
+
+
+def _json_fields(fields: str | None, renderer, other_output: bool):
+    """``--fields``: the chosen members of the JSON document in their order, or None when not given.
+
+    Raises:
+        InputError: unknown names, or --fields without --format json (a usage error, exit 2).
+    """
+    if fields is None:
+        return None
+    from .render.json import FIELDS
+
+    if renderer.name != "json" or other_output:
+        raise InputError("--fields chooses the members of the JSON document: use it with --format json",
+                         type="UsageError")
+    names = [f.strip() for f in fields.split(",") if f.strip()]
+    unknown = [f for f in names if f not in FIELDS]
+    if unknown or not names:
+        raise InputError(f"--fields takes names from {', '.join(FIELDS)}, got {fields!r}", type="UsageError")
+    return tuple(names)
 
 
 @app.command()

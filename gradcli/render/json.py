@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 
@@ -59,8 +60,9 @@ def shortest_float64(a: np.ndarray) -> np.ndarray:
     where 10**k is not exact) and NaN/infinities take numpy's ``str``. Same shape; float64."""
     a = np.asarray(a)
     flat = a.reshape(-1)
-    out = flat.astype(np.float64)  # zeros (with their sign), NaN and the infinities stay as they are
-    ax = np.abs(out)
+    with np.errstate(invalid="ignore"):  # (a signalling NaN's cast)
+        out = flat.astype(np.float64)  # zeros (with their sign), NaN and the infinities stay as they are
+        ax = np.abs(out)
     todo = np.nonzero(np.isfinite(ax) & (ax > 0))[0]
     if not todo.size:
         return out.reshape(a.shape)
@@ -68,41 +70,95 @@ def shortest_float64(a: np.ndarray) -> np.ndarray:
     rare = (e < -14) | (e > 22)
     fallback, todo, e = todo[rare], todo[~rare], e[~rare]
     target, axt = np.abs(flat[todo]), ax[todo]
-    for p in range(1, 10):
-        if not todo.size:
-            break
-        k = p - 1 - e
+
+    def round_trips(digits, axt, e, target):
+        k = digits - 1 - e
         pw = _POW10[np.abs(k)]
         up = k >= 0
         m = np.rint(np.where(up, axt * pw, axt / pw))
         dec = np.where(up, m / pw, m * pw)
-        good = dec.astype(a.dtype) == target
-        if good.any():
-            out[todo[good]] = np.copysign(dec[good], flat[todo[good]])
-            keep = ~good
-            todo, e, target, axt = todo[keep], e[keep], target[keep], axt[keep]
+        return dec.astype(a.dtype) == target, dec
+
+    # Most float32 values need 7 to 9 digits: try 7 first, then go down for those that took 7 and up for the
+    # rest, so that each element is tried about three times instead of up to nine.
+    good7, dec7 = round_trips(7, axt, e, target)
+    down = np.nonzero(good7)[0]
+    best = np.where(good7, dec7, np.nan)
+    for digits in range(6, 0, -1):
+        if not down.size:
+            break
+        good, dec = round_trips(digits, axt[down], e[down], target[down])
+        best[down[good]] = dec[good]
+        down = down[good]
+    up_idx = np.nonzero(~good7)[0]
+    for digits in (8, 9):
+        if not up_idx.size:
+            break
+        good, dec = round_trips(digits, axt[up_idx], e[up_idx], target[up_idx])
+        best[up_idx[good]] = dec[good]
+        up_idx = up_idx[~good]
+    found = ~np.isnan(best)
+    out[todo[found]] = np.copysign(best[found], flat[todo[found]])
+    todo = todo[~found]
     rest = np.concatenate([todo, fallback])
     if rest.size:  # numpy's own shortest repr, element by element (rare)
         out[rest] = [float(x) for x in flat[rest].astype(str)]
     return out.reshape(a.shape)
 
 
-def _tensor(t: TensorInfo) -> dict:
-    return {"value": array_to_json(t.value), "shape": list(t.shape), "dtype": t.dtype, "grad_fn": t.grad_fn,
+def _tensor(t: TensorInfo, enc=array_to_json) -> dict:
+    return {"value": enc(t.value), "shape": list(t.shape), "dtype": t.dtype, "grad_fn": t.grad_fn,
             "nonfinite": bool(nonfinite(t.value))}
 
 
-def _grad(g, shape) -> dict:
-    return {"value": None if g is None else array_to_json(g), "shape": list(shape), "nonfinite": bool(nonfinite(g))}
+def _grad(g, shape, enc=array_to_json) -> dict:
+    return {"value": None if g is None else enc(g), "shape": list(shape), "nonfinite": bool(nonfinite(g))}
 
 
-def check_to_dict(c) -> dict:
+def check_to_dict(c, enc=array_to_json) -> dict:
     """The ``"check"`` member of ``gradcli grad --check --json``."""
     return {
         "ok": c.ok, "eps": c.eps, "atol": c.atol, "rtol": c.rtol, "evaluations": c.evaluations,
         "inputs": {i.name: {"ok": i.ok, "max_abs_diff": _scalar(i.max_abs_diff), "max_rel_diff": _scalar(i.max_rel_diff),
-                            "numerical": array_to_json(i.numerical)} for i in c.inputs},
+                            "numerical": enc(i.numerical)} for i in c.inputs},
     }
+
+
+#: The members of ``gradcli grad --json`` that ``--fields`` chooses from (all of them by default).
+FIELDS = ("output", "inputs", "grads", "calls", "graph")
+
+
+class ArrayTexts:
+    """Encodes the arrays of one document: small ones as nested lists (:func:`array_to_json`), large ones
+    (``LARGE`` elements or more) once each as JSON text behind a placeholder that :meth:`substitute` replaces
+    in the document's text, so that an array that appears twice (the gradient under ``grads`` and again under
+    ``calls``) is encoded and written by ``json.dumps`` once."""
+
+    LARGE = 1024
+    _TOKEN = re.compile(r'"\\u0000(\d+)\\u0000"')
+
+    def __init__(self):
+        self.texts: list[str] = []
+        self._seen: list[tuple[np.ndarray, str]] = []
+
+    def __call__(self, a) -> object:
+        a = np.asarray(a)
+        if a.size < self.LARGE:
+            return array_to_json(a)
+        for ref, token in self._seen:
+            if ref is a or (ref.shape == a.shape and ref.dtype == a.dtype and
+                            np.array_equal(ref, a, equal_nan=a.dtype.kind == "f")):
+                return token
+        token = f"\x00{len(self.texts)}\x00"
+        self.texts.append(json.dumps(array_to_json(a), allow_nan=False))
+        self._seen.append((a, token))
+        return token
+
+    def substitute(self, text: str) -> str:
+        """``text`` (``json.dumps`` of a document built with this encoder) with each placeholder replaced."""
+        if not self.texts:
+            return text
+        return self._TOKEN.sub(lambda m: self.texts[int(m.group(1))], text)
 
 
 def _graph_node(n, values: bool = False) -> dict:
@@ -136,20 +192,30 @@ def graph_to_dict(graph) -> dict:
     }
 
 
-def grad_result_to_dict(r: GradResult) -> dict:
-    """The ``gradcli grad --json`` document (schema: ``gradcli schema grad``); ``"check"`` only with --check."""
+def grad_result_to_dict(r: GradResult, enc=array_to_json, fields=FIELDS) -> dict:
+    """The ``gradcli grad --json`` document (schema: ``gradcli schema grad``): the members ``fields`` (all of
+    :data:`FIELDS` by default, ``--fields``), ``"check"`` only with --check. ``enc`` encodes each array (an
+    :class:`ArrayTexts` for large documents)."""
     shapes = {i.name: i.value.shape for i in r.inputs}
-    doc = {
-        "output": _tensor(r.output),
-        "inputs": {i.name: dict(_tensor(i.value), requires_grad=i.value.requires_grad, kind=i.kind)
-                   for i in r.inputs},
-        "grads": {name: _grad(g, shapes[name]) for name, g in r.grads().items()},
-        "calls": [{"grads": {name: _grad(g, shapes[name]) for name, g in call.items()}} for call in r.calls],
-        "graph": graph_to_dict(r.graph),
+    members = {
+        "output": lambda: _tensor(r.output, enc),
+        "inputs": lambda: {i.name: dict(_tensor(i.value, enc), requires_grad=i.value.requires_grad, kind=i.kind)
+                           for i in r.inputs},
+        "grads": lambda: {name: _grad(g, shapes[name], enc) for name, g in r.grads().items()},
+        "calls": lambda: [{"grads": {name: _grad(g, shapes[name], enc) for name, g in call.items()}}
+                          for call in r.calls],
+        "graph": lambda: graph_to_dict(r.graph),
     }
+    doc = {name: members[name]() for name in FIELDS if name in fields}
     if r.check is not None:
-        doc["check"] = check_to_dict(r.check)
+        doc["check"] = check_to_dict(r.check, enc)
     return doc
+
+
+def grad_text(r: GradResult, fields=FIELDS) -> str:
+    """The text of the ``gradcli grad --json`` document (large arrays encoded once each: :class:`ArrayTexts`)."""
+    enc = ArrayTexts()
+    return enc.substitute(dumps(grad_result_to_dict(r, enc, fields)))
 
 
 def dumps(doc) -> str:
@@ -158,7 +224,7 @@ def dumps(doc) -> str:
 
 
 def batch_entry_to_dict(line: int, result: GradResult | None = None, error: dict | None = None,
-                        id=None, has_id: bool = False) -> dict:
+                        id=None, has_id: bool = False, enc=array_to_json) -> dict:
     """One ``gradcli batch --json`` line (schema: ``gradcli schema batch``): ``line`` (1-based line of the entry
     in its file), ``id`` when the entry gave one, then either the fields of ``gradcli grad --json`` or
     ``error`` (``{"type", "message", "line", "column"}``, the position relative to the entry's text)."""
@@ -168,7 +234,7 @@ def batch_entry_to_dict(line: int, result: GradResult | None = None, error: dict
     if error is not None:
         doc["error"] = error
     else:
-        doc.update(grad_result_to_dict(result))
+        doc.update(grad_result_to_dict(result, enc))
     return doc
 
 
@@ -181,9 +247,10 @@ class JsonEntries(EntryFormat):
     """``gradcli batch``'s JSON Lines: one :func:`batch_entry_to_dict` object per line, no header."""
 
     def entry(self, item: EntryResult) -> str:
+        enc = ArrayTexts()
         doc = batch_entry_to_dict(item.line, item.result, None if item.error is None else error_to_dict(item.error),
-                                  item.id, item.has_id)
-        return dumps(doc) + "\n"
+                                  item.id, item.has_id, enc)
+        return enc.substitute(dumps(doc)) + "\n"
 
 
 class JsonRenderer(Renderer):
@@ -192,8 +259,8 @@ class JsonRenderer(Renderer):
 
     name = "json"
 
-    def grad(self, result: GradResult, stream) -> None:
-        stream.write(dumps(grad_result_to_dict(result)) + "\n")
+    def grad(self, result: GradResult, stream, fields=FIELDS) -> None:
+        stream.write(grad_text(result, fields) + "\n")
 
     def ops(self, infos: list, stream) -> None:
         stream.write(dumps([i.to_dict() for i in infos]) + "\n")
