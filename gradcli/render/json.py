@@ -60,6 +60,8 @@ def shortest_float64(a: np.ndarray) -> np.ndarray:
     where 10**k is not exact) and NaN/infinities take numpy's ``str``. Same shape; float64."""
     a = np.asarray(a)
     flat = a.reshape(-1)
+    if flat.size <= 16:  # a few numpy passes cost more than numpy's str of a few elements
+        return np.array([float(x) for x in flat.astype(str)], np.float64).reshape(a.shape)
     with np.errstate(invalid="ignore"):  # (a signalling NaN's cast)
         out = flat.astype(np.float64)  # zeros (with their sign), NaN and the infinities stay as they are
         ax = np.abs(out)
