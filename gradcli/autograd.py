@@ -699,6 +699,11 @@ def _make_grads(outputs, grad_outputs, create_graph: bool):
     return grads
 
 
+#: How many times :func:`backward` (and ``Tensor.backward``) has been called in this process: ``gradcli grad``
+#: reads it around a program to know whether the program called backward itself.
+backward_calls = 0
+
+
 def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, create_graph: bool = False,
              inputs=None) -> None:
     """Accumulate gradients of ``tensors`` into the ``.grad`` of the leaves of their graph.
@@ -717,6 +722,8 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
 
     Matches torch.autograd.backward.
     """
+    global backward_calls
+    backward_calls += 1
     tensors = _as_list(tensors)
     grad_tensors = _as_list(grad_tensors)
     if retain_graph is None:

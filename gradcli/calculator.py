@@ -111,12 +111,16 @@ def _compute(req: GradRequest, write, warn) -> GradResult:
         recorder = Recorder(values=req.graph_values or req.explain, saved=req.graph_saved, per_call=req.explain)
     interp, program, named = prepare(req, write or printed.append, warn,
                                      globals_=None if recorder is None else recorder.globals())
+    from . import autograd
+
+    calls_before = autograd.backward_calls
     if recorder is None:
         output = run_output(interp, program)
     else:
         with recorder.running():
             output = run_output(interp, program)
         recorder.note_names(interp.globals)
+    by_program = autograd.backward_calls != calls_before
     # Leaves the program made itself (x = tensor(..., requires_grad=True)) are reported too, by name.
     ids = {id(t) for _, t, _ in named}
     for name, value in interp.globals.items():
@@ -140,7 +144,21 @@ def _compute(req: GradRequest, write, warn) -> GradResult:
     else:
         recorder.attach(output)
     calls = []
-    for k in range(req.repeat):
+    note = None
+    if by_program:
+        # The program called backward itself (y.backward(); y): its gradients are the answer, as it left them.
+        given = [opt for opt, on in (("--gradient", gradient is not None), ("--repeat", req.repeat > 1),
+                                     ("--explain", req.explain)) if on]
+        if given:
+            raise InputError(f"the program calls backward itself, so gradcli does not: {', '.join(given)} "
+                             f"cannot apply", type="UsageError",
+                             hint="leave out the program's own .backward() call, or the option")
+        calls.append({name: (None if t._grad is None else np.array(t._grad.data))
+                      for name, t, _ in named if t.requires_grad})
+    elif not output.requires_grad:
+        note = "no gradient: the output does not depend on an input that requires grad"
+    repeat = 0 if by_program or note is not None else req.repeat
+    for k in range(repeat):
         if req.zero_grad and k > 0:
             for _, t, _ in named:
                 if t._grad is not None:
@@ -167,7 +185,7 @@ def _compute(req: GradRequest, write, warn) -> GradResult:
     if recorder is not None:
         ids = {}
         graph = build_graph(output, leaf_names, recorder, ids)
-        if req.explain:
+        if req.explain and note is None:
             from .explain import explain
 
             explanation = explain(output, recorder, ids, named)
@@ -175,7 +193,7 @@ def _compute(req: GradRequest, write, warn) -> GradResult:
                         grad=None if t._grad is None else np.array(t._grad.data)) for name, t, kind in named]
     return GradResult(program=req.program, output=tensor_info(output), inputs=inputs, calls=calls, graph=graph,
                       printed="".join(printed), default_dtype=dtypes.get_default_dtype().name,
-                      explanation=explanation)
+                      explanation=explanation, note=note, backward_by_program=by_program)
 
 
 def prepare(req: GradRequest, write, warn, globals_: dict | None = None):
@@ -217,8 +235,15 @@ def run_output(interp, program) -> Tensor:
     """
     from .ops import to_tensor
 
+    from .language import nodes
+
     output = interp.run(program)
     if output is None:
+        last = program.body[-1] if program.body else None
+        if isinstance(last, nodes.ExprStmt):
+            raise EvalError("the program's output is None, not a tensor", type="TypeError",
+                            hint="a leaf's .grad is None until a backward call reaches it: call backward in the "
+                                 "program first (y.backward(); x.grad), or let gradcli do it (output y)")
         raise EvalError("the program has no output: its last statement must be an expression (or an "
                         "assignment)", type="ValueError")
     if not isinstance(output, Tensor):

@@ -104,9 +104,16 @@ class GradResult:
     check: object = None  # a gradcli.check.CheckResult with --check
     default_dtype: str = "float32"  # the default float dtype of the run (decides PyTorch's ``dtype=`` in values)
     explanation: object = None  # an Explanation with --explain
+    # Why there are no gradients, when there are none: the output does not require grad (gradcli then calls no
+    # backward; exit 0). None otherwise.
+    note: str | None = None
+    backward_by_program: bool = False  # the program called backward itself: the gradients are as it left them
 
     def grads(self) -> dict:
-        """Name → final gradient (None if the output does not depend on it) of the leaves requiring grad."""
+        """Name → final gradient (None if the output does not depend on it) of the leaves requiring grad; empty
+        when no backward ran (:attr:`note`)."""
+        if self.note is not None:
+            return {}
         return {i.name: i.grad for i in self.inputs if i.value.requires_grad}
 
 

@@ -79,9 +79,13 @@ def render_grad(result: GradResult, console, default_dtype=None) -> None:
                       *([Text(_flag(inp.value.value))] if flag else []))
         console.print(t)
 
+    if result.note is not None:
+        console.print(Text(result.note))
     names = [i.name for i in result.inputs if i.value.requires_grad]
     if names and result.calls:
         multi = len(result.calls) > 1
+        if result.backward_by_program:
+            console.print(Text("the program called backward itself: the gradients are as it left them"))
         t = Table(title="gradients" + (" after each backward call" if multi else ""), title_justify="left",
                   show_lines=multi)
         t.add_column("name")

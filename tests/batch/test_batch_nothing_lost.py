@@ -114,7 +114,7 @@ def test_every_valid_line_s_result_is_present_in_order_with_its_line_number(tmp_
     _, docs, err = run_batch(path)
     got = {d["line"]: d["output"]["value"] for d in docs if "output" in d}
     want = {k + 1: value(r) for k, r in enumerate(rows) if isinstance(r, int)}
-    assert got == want, (rows, docs)
+    assert {k: got.get(k) for k in want} == want, (rows, docs)  # (a "broken" line may still run: '    x = 1')
     lines = [d["line"] for d in docs]
-    assert lines == sorted(lines)
+    assert lines == sorted(set(lines))
     assert f"{len(docs)} entries" in err or f"{len(docs)} entry" in err

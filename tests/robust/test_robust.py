@@ -468,4 +468,7 @@ def test_anomaly_mode_changes_nothing_when_all_is_finite():
 ])
 def test_deep_or_cyclic_values_are_clean_errors(program):
     r = run(program)
+    if program.endswith("l == l"):  # Python's identity shortcut: True, an output without a gradient (exit 0)
+        assert r.exit_code == 0 and "tensor(True)" in r.stdout, r.output
+        return
     assert r.exit_code == 1 and "Traceback" not in r.stderr, r.output
