@@ -7,6 +7,8 @@ Parse the program, bind the input specs, run it, take the last expression as the
 
 from __future__ import annotations
 
+import itertools
+
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -237,6 +239,9 @@ def run_output(interp, program) -> Tensor:
 
     from .language import nodes
 
+    if not program.body:  # nothing but blanks and comments: bad input, not a failed evaluation
+        raise InputError("the program is empty: give an expression, e.g. gradcli grad \"(x * x).sum()\" -i "
+                         "\"x=[1., 2.]\"", type="UsageError")
     output = interp.run(program)
     if output is None:
         last = program.body[-1] if program.body else None
@@ -268,11 +273,18 @@ def build_graph(output: Tensor, leaf_names: dict, recorder=None, ids_out: dict |
     root = output.grad_fn
     if root is None:
         return graph
+    taken = set(leaf_names.values())  # node ids never collide with the names of inputs (n0, n1, leaf0)
+    counter = itertools.count()
+
+    def fresh(prefix: str) -> str:
+        while (name := f"{prefix}{next(counter) if prefix == 'n' else next(unnamed)}") in taken:
+            pass
+        return name
+
+    unnamed = itertools.count()
     ids = {}
     queue = [root]
-    ids[root] = "n0"
-    count = 1
-    unnamed = 0
+    ids[root] = fresh("n")
     i = 0
     while i < len(queue):
         node = queue[i]
@@ -287,14 +299,12 @@ def build_graph(output: Tensor, leaf_names: dict, recorder=None, ids_out: dict |
             key = e if isinstance(e, Node) else id(e)
             if key not in ids:
                 if isinstance(e, Node):
-                    ids[key] = f"n{count}"
-                    count += 1
+                    ids[key] = fresh("n")
                     queue.append(e)
                 else:
                     name = leaf_names.get(id(e))
                     if name is None:
-                        name = f"leaf{unnamed}"
-                        unnamed += 1
+                        name = fresh("leaf")
                     ids[key] = name
                     leaf = GraphNode(id=name, name=AccumulateGrad(e).name(), shape=tuple(e.data.shape),
                                      dtype=e.dtype.name, inputs=[], leaf=name)
@@ -323,5 +333,5 @@ def build_graph(output: Tensor, leaf_names: dict, recorder=None, ids_out: dict |
         ids_out.update(ids)
     # Root first, then the other grad_fns in discovery order, leaves last.
     order = {n.id: k for k, n in enumerate(graph.nodes)}
-    graph.nodes.sort(key=lambda n: (n.leaf is not None, int(n.id[1:]) if n.leaf is None else order[n.id]))
+    graph.nodes.sort(key=lambda n: (n.leaf is not None, order[n.id]))
     return graph

@@ -51,6 +51,7 @@ def reported(ctx: typer.Context, debug: bool = False):
     """
     try:
         yield
+        sys.stdout.flush()  # here, so that a reader gone away (| head -1) is a closed pipe of this command
     except (typer.Exit, typer.Abort):
         raise
     except GradcliError as err:
@@ -446,8 +447,8 @@ def batch(
 @app.command()
 def schema(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="grad, batch, ops, explain or plot: the JSON output it "
-                                                       "describes.")],
+    name: Annotated[Optional[str], typer.Argument(help="grad, batch, ops, explain or plot: the JSON output "
+                                                                 "it describes; without it, the names.")] = None,
 ) -> None:
     """Print the JSON Schema (draft 2020-12) of a JSON output: 'grad' (gradcli grad --json), 'batch' (one
     line of gradcli batch --json), 'ops' (gradcli ops --json), 'explain'
@@ -455,6 +456,9 @@ def schema(
     from .schemas import NAMES, schema_text
 
     with reported(ctx):
+        if name is None:
+            sys.stdout.write("".join(f"{n}\n" for n in NAMES))
+            return
         if name not in NAMES:
             raise InputError(f"no schema named {name!r}; the schemas are: {', '.join(NAMES)}", type="UsageError")
         sys.stdout.write(schema_text(name))

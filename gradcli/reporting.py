@@ -12,7 +12,7 @@ MemoryError              ``MemoryError: out of memory ...`` with how to raise th
 RecursionError           ``RecursionError: ...``                                       1
 any other Exception      :class:`InternalError`: a bug in gradcli                       1
 KeyboardInterrupt        ``interrupted``                                               130
-BrokenPipeError          nothing: the reader of standard output went away              1
+BrokenPipeError          nothing: the reader of standard output went away              141
 =======================  ============================================================  ====
 
 ``debug`` (``--debug``, or ``GRADCLI_DEBUG=1`` for every command: :func:`debug_enabled`) writes the internal
@@ -96,6 +96,10 @@ def report_error(err: GradcliError, debug: bool = False) -> int:
     return err.exit_code
 
 
+#: A closed standard output (``gradcli grad ... | head -1``): 128 + SIGPIPE, quietly, as ``gradcli batch``.
+EXIT_BROKEN_PIPE = 141
+
+
 def silence_stdout() -> None:
     """After the reader of standard output went away: send what is still buffered to the null device, so that
     Python's final flush does not report a BrokenPipeError."""
@@ -116,7 +120,7 @@ def report_exception(exc: BaseException, debug: bool = False) -> int:
         return EXIT_INTERRUPTED
     if isinstance(exc, BrokenPipeError):
         silence_stdout()
-        return EXIT_EVAL
+        return EXIT_BROKEN_PIPE
     if debug:
         _stderr(traceback_text(exc))
     err = to_error(exc)

@@ -81,6 +81,7 @@ class Interpreter:
         self.depth = 0
         self.program = None
         self.warned: set = set()
+        self.call_node = None  # the call being evaluated (where the warnings it raises point)
         self.modules = builtins.modules()
         self.builtins = builtins.names(self.modules, write=lambda text: self.write(text))
         self.globals: dict = {}
@@ -112,12 +113,22 @@ class Interpreter:
         autograd.start_node_budget(limits.current.graph_nodes)
         if anomaly.enabled():
             self.eval_expr = self._eval_recording_positions
+        # Warnings that ops raise (PyTorch's, e.g. softmax's implicit dim) point at the program's call that
+        # raised them, never at gradcli's source (issue 15): routed to :meth:`warning` with the current call.
+        catcher = warnings.catch_warnings()
+        catcher.__enter__()
+        warnings.simplefilter("always")  # :meth:`warning` shows each once per program position
+        warnings.showwarning = self._show_warning
         try:
             yield self
         finally:
+            catcher.__exit__(None, None, None)
             autograd.stop_node_budget()
             sys.setrecursionlimit(old_limit)
             self.__dict__.pop("eval_expr", None)
+
+    def _show_warning(self, message, category, filename, lineno, file=None, line=None):
+        self.warning(category.__name__, str(message), self.call_node)
 
     def _eval_recording_positions(self, e, env):
         # --anomaly: the graph nodes this expression creates remember where it is in the source, so that a
@@ -172,12 +183,12 @@ class Interpreter:
     def warning(self, category: str, message: str, node) -> None:
         """Write a warning raised at ``node`` as Python's warnings module does by default: once per source
         line and message, as ``file:line: Category: message`` and the source line indented by two spaces."""
-        key = (node.line, category, message)
+        key = (None if node is None else node.line, category, message)
         if key in self.warned:
             return
         self.warned.add(key)
         p = self.program
-        if p is None:
+        if p is None or node is None:
             self.warn(f"{category}: {message}\n")
             return
         lines = p.source.splitlines()
@@ -185,10 +196,14 @@ class Interpreter:
         self.warn(f"{p.filename}:{node.line}: {category}: {message}\n" + (f"  {source}\n" if source else ""))
 
     def error(self, exc: BaseException, node) -> GradcliError:
-        """Wrap a Python exception raised while evaluating ``node`` as an EvalError at its position."""
+        """Wrap a Python exception raised while evaluating ``node`` as an EvalError at its position (with a hint
+        for the usual mistakes: ``^`` meant as a power)."""
         if isinstance(exc, GradcliError):
             return exc.with_position(**self._where(node))
-        return EvalError.from_exception(exc).with_position(**self._where(node))
+        err = EvalError.from_exception(exc).with_position(**self._where(node))
+        if type(node) is n.BinOp and node.op == "bitxor" and "bitwise_xor" in err.message:
+            err.hint = "'^' is bitwise xor in Python and PyTorch; a power is '**' (x ** 2)"
+        return err
 
     # ------------------------------------------------------------------------------------- statements
     def exec_block(self, body, env):
@@ -627,6 +642,7 @@ class Interpreter:
             return self.call_function(func, args, kwargs, e)
         if not callable(func) or isinstance(func, (Tensor, Namespace, str, list, tuple)):
             raise self.error(TypeError(f"'{type_name(func)}' object is not callable"), e)
+        outer, self.call_node = self.call_node, e  # where a warning of this call points
         try:
             return func(*args, **kwargs)
         except GradcliError as exc:  # e.g. a LimitError of an op: at this call, unless it has a position
@@ -639,6 +655,8 @@ class Interpreter:
             raise limits.memory_error(exc).with_position(**self._where(e)) from None
         except Exception as exc:
             raise self.error(exc, e) from None
+        finally:
+            self.call_node = outer
 
     def call_function(self, f: Function, args, kwargs, node):
         names = [p for p, _ in f.params]

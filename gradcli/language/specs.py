@@ -339,7 +339,7 @@ def _load_csv(text: str, name: str) -> np.ndarray:
 
 def evaluate_spec(spec: Spec, interpreter) -> Tensor:
     """The tensor a spec describes: a fresh leaf (``requires_grad`` for ``-i``), never sharing memory with
-    another input.
+    another input. ``@-`` reads the SPEC from standard input (an expression, which JSON data also is).
 
     Raises:
         InputError: for unreadable files or values that are not numeric.
@@ -350,16 +350,20 @@ def evaluate_spec(spec: Spec, interpreter) -> Tensor:
     from .nodes import Program
 
     filename = f"{spec.option} {spec.name}"
+    text = spec.text
+    if not spec.has_data and text == "@-":  # standard input holds the SPEC (an expression, or JSON data)
+        text = read_stdin().strip()
+        filename = f"{filename} (<stdin>)"
     if spec.has_data:
         value = spec.data
-    elif spec.text.startswith("@"):
-        value = load_file(spec.text[1:])
+    elif text.startswith("@"):
+        value = load_file(text[1:])
     else:
-        if not spec.text:
+        if not text:
             raise InputError(f"{spec.option} {spec.name}: empty SPEC", type="InputSpecError")
-        expr = parse_expression(spec.text, filename)
+        expr = parse_expression(text, filename)
         saved = interpreter.program
-        interpreter.program = Program([], spec.text, filename)
+        interpreter.program = Program([], text, filename)
         try:
             value = interpreter.eval_expr(expr, {})
         finally:

@@ -30,13 +30,22 @@ def _flag(value) -> str:
 
 def stdout_console(stream):
     """A rich Console on ``stream`` (standard output): the terminal's width, or :data:`PIPE_WIDTH` columns
-    when it is not a terminal."""
+    when it is not a terminal. With ``NO_COLOR`` set (https://no-color.org) it writes no escape codes at all:
+    rich alone drops colours but keeps bold and italic."""
+    import os
+
     from rich.console import Console
 
-    console = Console(file=stream)
+    plain = {"color_system": None} if os.environ.get("NO_COLOR") else {}
+    console = Console(file=stream, **plain)
     if not console.is_terminal:
-        console = Console(file=stream, width=PIPE_WIDTH)
+        console = Console(file=stream, width=PIPE_WIDTH, **plain)
+    console.on_broken_pipe = _closed_pipe  # rich would exit 1; the command reports a closed pipe (141, quietly)
     return console
+
+
+def _closed_pipe() -> None:
+    raise BrokenPipeError("standard output was closed by its reader")
 
 
 def _shape(shape) -> str:
@@ -140,7 +149,8 @@ def render_ops(infos, console) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    t = Table(title=f"{len(infos)} names (gradcli ops --json for all fields)", title_justify="left")
+    t = Table(title=f"{len(infos)} name{'' if len(infos) == 1 else 's'} (gradcli ops --json for all fields)",
+              title_justify="left")
     for col in ("name", "kind", "signature", "grad_fn", "derivative"):
         t.add_column(col, overflow="fold")
     for i in infos:

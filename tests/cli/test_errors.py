@@ -47,7 +47,23 @@ def test_debug_shows_the_traceback_first(monkeypatch):
 
 def test_a_closed_pipe_ends_quietly(monkeypatch):
     r = ops_raising(monkeypatch, BrokenPipeError(), owns_process=True)
-    assert r.exit_code == 1 and r.stderr == ""
+    assert r.exit_code == 141 and r.stderr == ""  # 128 + SIGPIPE, as gradcli batch
+
+
+def test_grad_into_head_ends_quietly():
+    """Issue 15: ``gradcli grad ... | head -1`` exited 1 (rich's own handling of a closed pipe)."""
+    import os
+    import subprocess
+    import sys
+
+    from helpers import ROOT
+
+    p = subprocess.Popen([sys.executable, "-m", "gradcli", "grad", "x * 2", "-i", "x=ones(2000)", "--gradient",
+                          "ones(2000)"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    p.stdout.readline()
+    p.stdout.close()
+    assert p.wait() == 141 and p.stderr.read() == b""
 
 
 def test_outside_main_a_bug_reaches_the_caller(monkeypatch):

@@ -1,0 +1,86 @@
+"""Issue 15, items 3 and 4: what users ran into, each done as they did it."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+import sys
+
+from typer.testing import CliRunner
+
+from gradcli.cli import app
+
+from helpers import ROOT
+
+runner = CliRunner()
+
+
+def in_a_terminal(*args, env=None) -> bytes:
+    """Run ``python -m gradcli ARGS`` with its standard output on a pseudo-terminal; what it wrote."""
+    main, secondary = pty.openpty()
+    p = subprocess.Popen([sys.executable, "-m", "gradcli", *args], stdout=secondary, stderr=subprocess.PIPE,
+                         env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "120", **(env or {})})
+    os.close(secondary)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    p.wait()
+    os.close(main)
+    return out
+
+
+def test_no_color_means_no_escape_codes_on_a_terminal():
+    for args in (["grad", "x * 2", "-i", "x=[1.]", "--gradient", "[1.]"], ["ops", "sum"]):
+        assert b"\x1b[" in in_a_terminal(*args)  # bold headers when colours are on
+        assert b"\x1b[" not in in_a_terminal(*args, env={"NO_COLOR": "1"})
+
+
+def test_graph_ids_never_collide_with_input_names():
+    r = runner.invoke(app, ["grad", "(n1 * n0).sin().sum()", "-i", "n1=[1.,2.]", "-i", "n0=[3.,4.]", "--json"])
+    graph = json.loads(r.stdout)["graph"]
+    ids = [n["id"] for n in graph["nodes"]]
+    assert len(ids) == len(set(ids)) and {"n0", "n1"} <= set(ids)
+    leaves = {n["id"] for n in graph["nodes"] if n["leaf"]}
+    assert leaves == {"n0", "n1"}
+    assert all(e["from"] in ids and e["to"] in ids and e["to"] not in leaves for e in graph["edges"])
+
+
+def test_warnings_point_at_the_user_s_program_not_gradcli_s_source():
+    r = runner.invoke(app, ["grad", "softmax(z)[0]", "-i", "z=[2.0, 1.0, 0.1]"])
+    assert r.exit_code == 0
+    assert r.stderr.startswith("<expr>:1: UserWarning: Implicit dimension choice for softmax has been deprecated")
+    assert "  softmax(z)[0]" in r.stderr and "gradcli/" not in r.stderr and ".py" not in r.stderr
+
+
+def test_caret_means_power_gets_a_hint():
+    r = runner.invoke(app, ["grad", "sin(x)*x^2", "-i", "x=1.5"])
+    assert r.exit_code == 1
+    assert "\"bitwise_xor_cpu\" not implemented for 'Float'" in r.stderr
+    assert "a power is '**' (x ** 2)" in r.stderr
+
+
+def test_small_things():
+    r = runner.invoke(app, ["ops", "sum"])
+    assert "1 name (" in r.stdout or " names (" in r.stdout
+    one = runner.invoke(app, ["ops", "logsumexp"])
+    assert "1 name (gradcli ops --json" in one.stdout
+    for program in ("", "  ", "# only a comment"):
+        r = runner.invoke(app, ["grad", program])
+        assert r.exit_code == 2 and "the program is empty" in r.stderr
+    r = runner.invoke(app, ["schema"])
+    assert r.exit_code == 0 and r.stdout.split() == ["grad", "batch", "ops", "explain", "plot"]
+
+
+def test_an_input_from_standard_input():
+    r = runner.invoke(app, ["grad", "(x * x).sum()", "-i", "x=@-", "--json"], input="[1., 2.]\n")
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    assert doc["inputs"]["x"]["value"] == [1.0, 2.0] and doc["grads"]["x"]["value"] == [2.0, 4.0]
