@@ -8,6 +8,7 @@ Parse the program, bind the input specs, run it, take the last expression as the
 from __future__ import annotations
 
 import itertools
+import re
 
 from dataclasses import dataclass, field
 
@@ -116,12 +117,19 @@ def _compute(req: GradRequest, write, warn) -> GradResult:
     from . import autograd
 
     calls_before = autograd.backward_calls
-    if recorder is None:
-        output = run_output(interp, program)
-    else:
-        with recorder.running():
+    try:
+        if recorder is None:
             output = run_output(interp, program)
-        recorder.note_names(interp.globals)
+        else:
+            with recorder.running():
+                output = run_output(interp, program)
+            recorder.note_names(interp.globals)
+    except EvalError as err:
+        m = re.fullmatch(r"name '(\w+)' is not defined", err.message)
+        if m and err.hint is None:  # forgot -i: say how to give it
+            err.hint = (f"pass it with -i {m.group(1)}=SPEC (an input that requires grad, e.g. -i "
+                        f"\"{m.group(1)}=[1., 2.]\") or -c {m.group(1)}=SPEC (a constant)")
+        raise
     by_program = autograd.backward_calls != calls_before
     # Leaves the program made itself (x = tensor(..., requires_grad=True)) are reported too, by name.
     ids = {id(t) for _, t, _ in named}

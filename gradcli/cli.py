@@ -9,6 +9,7 @@ commands share are declared once in :mod:`gradcli.cli_options`.
 
 from __future__ import annotations
 
+import re
 import sys
 from contextlib import contextmanager
 from typing import Annotated, List, Optional
@@ -144,6 +145,11 @@ def grad(
                                  type="UsageError")
             renderer = graph_renderer(graph)
         chosen = _json_fields(fields, renderer, graph is not None or explain)
+        _needs(ctx, "zero_grad", "--zero-grad", repeat > 1, "--repeat N (it zeroes the gradients between repeated "
+                                                            "backward calls)")
+        for name in ("eps", "atol", "rtol", "check_max_evaluations"):
+            _needs(ctx, name, "--" + name.replace("_", "-"), check, "--check (it sets the finite-difference "
+                                                                    "comparison)")
         opts.configure_limits()
         text, filename = read_program(program)
         req = GradRequest(program=text, inputs=input or [], consts=const or [], gradient=gradient, repeat=repeat,
@@ -185,6 +191,17 @@ def grad(
         raise typer.Exit(EXIT_EVAL)
 
 
+def _needs(ctx: typer.Context, param: str, option: str, present: bool, what: str) -> None:
+    """Refuse ``option`` given on the command line without what it works with (it would be silently ignored).
+
+    Raises:
+        InputError: a usage error (exit 2).
+    """
+    source = ctx.get_parameter_source(param)  # (click's ParameterSource; typer vendors click in newer releases)
+    if not present and getattr(source, "name", None) == "COMMANDLINE":
+        raise InputError(f"{option} needs {what}", type="UsageError")
+
+
 def _json_fields(fields: str | None, renderer, other_output: bool):
     """``--fields``: the chosen members of the JSON document in their order, or None when not given.
 
@@ -209,7 +226,8 @@ def _json_fields(fields: str | None, renderer, other_output: bool):
 def ops(
     ctx: typer.Context,
     name: Annotated[Optional[str], typer.Argument(help="Show only names containing this text.")] = None,
-    kind: Annotated[Optional[str], typer.Option(help="Show only this kind: op, creation or function.")] = None,
+    kind: Annotated[Optional[str], typer.Option(help="Show only this kind: op, creation or function.",
+                                                metavar="[op|creation|function]")] = None,
     format: Format = None,
     json_: Json = False,
 ) -> None:
@@ -464,6 +482,33 @@ def schema(
         sys.stdout.write(schema_text(name))
 
 
+def _positional_input_hint(argv: list) -> None:
+    """``gradcli grad "sin(x)*x**2" x=1.5``: an input given without ``-i`` (typer would say only "unexpected
+    extra argument"). Exits 2 with the command to type instead."""
+    if not argv or argv[0] != "grad":
+        return
+    command = typer.main.get_command(app).commands.get("grad")
+    if command is None:
+        return
+    takes_value = {o for p in command.params if not getattr(p, "is_flag", False) and p.param_type_name == "option"
+                   for o in p.opts}
+    positionals, skip = [], False
+    for token in argv[1:]:
+        if skip:
+            skip = False
+        elif token == "--":
+            continue
+        elif token.startswith("-") and token != "-" and "=" not in token:
+            skip = token in takes_value
+        elif not token.startswith("-") or token == "-":
+            positionals.append(token)
+    for extra in positionals[1:]:
+        if re.fullmatch(r"[A-Za-z_]\w*=.+", extra):
+            sys.stderr.write(f"UsageError: {extra} is not an option: give an input with -i \"{extra}\" (or a "
+                             f"constant with -c \"{extra}\")\n")
+            sys.exit(EXIT_INPUT)
+
+
 def main() -> None:
     """Entry point of the ``gradcli`` console script and ``python -m gradcli``: the limits from the
     environment, the process guards (memory, time), and no traceback for anything that escapes a command
@@ -480,6 +525,7 @@ def main() -> None:
     np.seterr(all="ignore")
     warnings.filterwarnings("ignore", category=RuntimeWarning, module="numpy")
     try:
+        _positional_input_hint(sys.argv[1:])
         limits.configure()
         limits.install_process_guards()
         app(obj=Invocation(owns_process=True))

@@ -15,6 +15,8 @@ What gradcli lacks but PyTorch has is a NotImplementedError naming it (:mod:`gra
 
 from __future__ import annotations
 
+import math as _math
+
 import builtins as _py
 import types
 from typing import Callable
@@ -161,6 +163,9 @@ BUILTIN_NAMES = ("print",) + tuple(FUNCTIONS)
 # ------------------------------------------------------------------------------------------ namespaces
 _CACHE: dict = {}
 
+#: ``pi``, ``e``, ``inf`` and ``nan`` (Python floats, as ``torch.pi`` ... are), bare and under ``torch``.
+CONSTANTS = {"pi": _math.pi, "e": _math.e, "inf": _math.inf, "nan": _math.nan}
+
 
 def modules() -> dict[str, Namespace]:
     """The modules a program can import (and the ``torch``/``F`` it has without importing), by dotted name:
@@ -183,6 +188,7 @@ def _modules() -> dict[str, Namespace]:
         "set_grad_enabled": autograd.set_grad_enabled, "is_grad_enabled": autograd.is_grad_enabled,
         "Tensor": _torch_tensor_constructor, "Size": Size, "get_default_dtype": dtypes.get_default_dtype,
     })
+    members.update(CONSTANTS)
     functional = Namespace("torch.nn.functional", members)
     nn = Namespace("torch.nn", {"functional": functional})
     autograd_ns = Namespace("torch.autograd", {"grad": autograd.grad, "backward": autograd.backward})
@@ -198,6 +204,7 @@ def names(mods: dict[str, Namespace], write: Callable[[str], None]) -> dict:
         static = {k: v for k, v in REGISTRY.items() if not k.startswith("_")}
         static.update(FUNCTIONS)
         static.update({"no_grad": autograd.no_grad, "enable_grad": autograd.enable_grad})
+        static.update(CONSTANTS)
         _CACHE["names"], _CACHE["names_key"] = static, key
     out = dict(_CACHE["names"])
     out.update({"print": make_print(write), "torch": mods["torch"], "F": mods["torch.nn.functional"]})
@@ -279,28 +286,52 @@ def _tensor_member(t: Tensor, name: str):
 _SEE_OPS = "run `gradcli ops` for the supported ops"
 
 
-def unsupported_name_hint(name: str) -> str | None:
-    """The hint for an undefined ``name`` that PyTorch has (``torch.X`` or ``F.X``, gradcli/torch_names.py) and
-    gradcli does not, else None."""
+def unsupported_name_hint(name: str, known=()) -> str | None:
+    """The hint for an undefined ``name``: that PyTorch has it (``torch.X`` or ``F.X``, gradcli/torch_names.py)
+    and gradcli does not, or a did-you-mean among ``known`` (the names the program can see), else None."""
     from .. import torch_names
 
     if name in torch_names.TORCH or name in torch_names.FUNCTIONAL:
         return f"PyTorch has {name}, but gradcli does not support it ({_SEE_OPS})"
-    return None
+    return did_you_mean(name, known)
 
 
-def missing(owner: str, name: str) -> Exception:
+#: PyTorch's submodules that gradcli does not have (``torch.linalg``): using one says so, rather than claiming
+#: that PyTorch lacks it.
+TORCH_SUBMODULES = ("linalg", "fft", "special", "distributions", "optim", "utils", "cuda", "backends", "func",
+                    "jit", "sparse", "testing", "onnx", "fx", "export", "profiler", "amp", "cpu", "mps", "quantization",
+                    "ao", "hub", "masked", "nested", "signal", "library", "compiler", "overrides")
+
+
+def did_you_mean(name: str, candidates) -> str | None:
+    """``did you mean 'x'?`` for the closest of ``candidates`` to a mistyped ``name`` (difflib), or None."""
+    import difflib
+
+    close = difflib.get_close_matches(name, [c for c in candidates if not c.startswith("_")], n=1, cutoff=0.75)
+    return f"did you mean '{close[0]}'?" if close else None
+
+
+def missing(owner: str, name: str, members=()) -> Exception:
     """The error for ``owner.name`` that gradcli does not have: NotImplementedError naming it when PyTorch has
-    it (gradcli/torch_names.py), else the AttributeError PyTorch would raise."""
+    it (gradcli/torch_names.py, or a PyTorch submodule), else the AttributeError PyTorch would raise, with a
+    did-you-mean among ``members`` (what the owner has) when one is close."""
     from .. import torch_names
 
     known = {"torch": torch_names.TORCH, "torch.nn.functional": torch_names.FUNCTIONAL,
              "Tensor": torch_names.TENSOR}.get(owner, ())
     if name in known:
         return NotImplementedError(f"'{owner}.{name}' is not supported by gradcli ({_SEE_OPS})")
+    if owner == "torch" and name in TORCH_SUBMODULES:
+        return NotImplementedError(f"gradcli does not support torch.{name} yet ({_SEE_OPS})")
     if owner == "Tensor":
-        return AttributeError(f"'Tensor' object has no attribute '{name}'")
-    return AttributeError(f"module '{owner}' has no attribute '{name}'")
+        err = AttributeError(f"'Tensor' object has no attribute '{name}'")
+        members = list(TENSOR_ATTRS) + sorted(METHODS)
+    else:
+        err = AttributeError(f"module '{owner}' has no attribute '{name}'")
+    hint = did_you_mean(name, members)
+    if hint:
+        err.gradcli_hint = hint
+    return err
 
 
 def read_attribute(obj, name: str):
@@ -325,7 +356,7 @@ def read_attribute(obj, name: str):
     if isinstance(obj, Namespace):
         if name in obj.members:
             return obj.members[name]
-        raise missing(obj.name, name)
+        raise missing(obj.name, name, obj.members)
     table = None
     if isinstance(obj, (autograd.Node, autograd.AccumulateGrad)):
         table = NODE_ATTRS

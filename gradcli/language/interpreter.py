@@ -59,6 +59,27 @@ _COMPARE.update({"is": operator.is_, "is not": operator.is_not, "in": lambda a, 
                  "not in": lambda a, b: a not in b})
 
 
+def _keyword_hint(func, message: str) -> str | None:
+    """did-you-mean for ``f() got an unexpected keyword argument 'dimm'``, among ``func``'s parameters."""
+    import inspect
+    import re
+
+    from ..ops import REGISTRY
+
+    m = re.search(r"unexpected keyword argument '(\w+)'", message)
+    if m is None:
+        return None
+    # a Tensor method (x.sum) is the op of its name; an op's parameters are its forward's
+    target = REGISTRY.get(getattr(func, "__name__", ""), func) if inspect.ismethod(func) else func
+    target = getattr(target, "forward", None) or target
+    try:
+        params = [p.name for p in inspect.signature(target).parameters.values()
+                  if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    except (TypeError, ValueError):
+        return None
+    return builtins.did_you_mean(m.group(1), params)
+
+
 class Interpreter:
     """Runs programs against one global environment.
 
@@ -203,6 +224,8 @@ class Interpreter:
         err = EvalError.from_exception(exc).with_position(**self._where(node))
         if type(node) is n.BinOp and node.op == "bitxor" and "bitwise_xor" in err.message:
             err.hint = "'^' is bitwise xor in Python and PyTorch; a power is '**' (x ** 2)"
+        elif getattr(exc, "gradcli_hint", None):
+            err.hint = exc.gradcli_hint
         return err
 
     # ------------------------------------------------------------------------------------- statements
@@ -559,7 +582,7 @@ class Interpreter:
         if name in self.builtins:
             return self.builtins[name]
         err = self.error(NameError(f"name '{name}' is not defined"), e)
-        hint = builtins.unsupported_name_hint(name)
+        hint = builtins.unsupported_name_hint(name, [*env, *self.globals, *self.builtins])
         if hint is not None:
             err.hint = hint
         raise err
@@ -654,7 +677,10 @@ class Interpreter:
         except MemoryError as exc:
             raise limits.memory_error(exc).with_position(**self._where(e)) from None
         except Exception as exc:
-            raise self.error(exc, e) from None
+            err = self.error(exc, e)
+            if isinstance(exc, TypeError) and "unexpected keyword argument" in err.message and not err.hint:
+                err.hint = _keyword_hint(func, err.message)
+            raise err from None
         finally:
             self.call_node = outer
 

@@ -84,3 +84,51 @@ def test_an_input_from_standard_input():
     assert r.exit_code == 0, r.output
     doc = json.loads(r.stdout)
     assert doc["inputs"]["x"]["value"] == [1.0, 2.0] and doc["grads"]["x"]["value"] == [2.0, 4.0]
+
+
+def test_did_you_mean_for_names_methods_and_keywords():
+    for program, hint in (("sinn(x)", "did you mean 'sin'?"), ("x.summ()", "did you mean 'sum'?"),
+                          ("sigmod(x)", "did you mean 'sigmoid'?"), ("x.sum(dimm=0)", "did you mean 'dim'?"),
+                          ("torch.sigmod(x)", "did you mean 'sigmoid'?")):
+        r = runner.invoke(app, ["grad", program, "-i", "x=[1., 2.]"])
+        assert r.exit_code == 1 and hint in r.stderr, (program, r.stderr)
+
+
+def test_an_undefined_name_says_how_to_pass_it():
+    r = runner.invoke(app, ["grad", "(y * 2).sum()"])
+    assert r.exit_code == 1
+    assert "NameError: name 'y' is not defined" in r.stderr and "pass it with -i y=SPEC" in r.stderr
+
+
+def test_pytorch_s_submodules_are_not_denied():
+    r = runner.invoke(app, ["grad", "torch.linalg.norm(x)", "-i", "x=[1., 2.]"])
+    assert r.exit_code == 1
+    assert "gradcli does not support torch.linalg yet" in r.stderr and "has no attribute" not in r.stderr
+
+
+def test_constants():
+    r = runner.invoke(app, ["grad", "(x * pi + e + torch.pi - torch.e).sum() + (inf > 1) + 0 * torch.inf",
+                            "-i", "x=[1., 2.]", "--json"])
+    assert r.exit_code == 0, r.output
+    import math
+    assert json.loads(r.stdout)["grads"]["x"]["value"] == [float(math.pi)] * 2 or \
+        abs(json.loads(r.stdout)["grads"]["x"]["value"][0] - math.pi) < 1e-6
+    r = runner.invoke(app, ["grad", "x * nan", "-i", "x=1."])
+    assert r.exit_code == 0 and "nan" in r.stdout
+
+
+def test_a_positional_input_gets_a_hint():
+    r = subprocess.run([sys.executable, "-m", "gradcli", "grad", "sin(x)*x**2", "x=1.5"], capture_output=True,
+                       text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 2
+    assert 'x=1.5 is not an option: give an input with -i "x=1.5"' in r.stderr
+
+
+def test_options_that_would_be_silently_ignored_are_refused():
+    r = runner.invoke(app, ["grad", "(x*x).sum()", "-i", "x=[1.]", "--zero-grad"])
+    assert r.exit_code == 2 and "--zero-grad needs --repeat N" in r.stderr
+    r = runner.invoke(app, ["grad", "(x*x).sum()", "-i", "x=[1.]", "--eps", "1e-3"])
+    assert r.exit_code == 2 and "--eps needs --check" in r.stderr
+    assert runner.invoke(app, ["grad", "(x*x).sum()", "-i", "x=[1.]", "--eps", "1e-3", "--check"]).exit_code == 0
+    assert "[op|creation|function]" in runner.invoke(app, ["ops", "--help"]).stdout
+    assert "float32|float64" in runner.invoke(app, ["grad", "--help"]).stdout
