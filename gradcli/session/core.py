@@ -140,6 +140,7 @@ class Session:
 
         source_lines = text.split("\n")
         done = []
+        self.interp.steps = 0  # --max-steps bounds each entry, not the whole session
         with self.context, self.interp.running(program):
             for k, stmt in enumerate(program.body):
                 try:
@@ -162,8 +163,9 @@ class Session:
     def _keep(self, done, program, source_lines, failed: int, record: bool) -> None:
         # The statements before the failing one ran: keep their lines for :save (the failing one is left out).
         if record and done:
-            last_line = program.body[failed].line - 1
-            kept = "\n".join(source_lines[:last_line]).rstrip()
+            stmt = program.body[failed]
+            head = source_lines[:stmt.line - 1] + [source_lines[stmt.line - 1][:max(stmt.col - 1, 0)]]
+            kept = "\n".join(head).rstrip().rstrip(";").rstrip()
             if kept:
                 self.lines.append(kept)
 
@@ -262,6 +264,7 @@ class Session:
 
         if not arg:
             raise InputError(":grad needs an expression: :grad EXPR", type="UsageError")
+        self.interp.steps = 0
         with self.context:
             result = grad_result(self, arg)
         renderer = render.get(self.format)
