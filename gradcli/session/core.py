@@ -113,9 +113,15 @@ class Session:
     def execute(self, text: str) -> Outcome:
         """Run one entry: a session command (``:name ...``) or program text. Returns what it did; errors are
         reported (not raised). KeyboardInterrupt is left to the caller (the session goes on)."""
+        from .. import limits
+
         stripped = text.strip()
         if not stripped:
             return Outcome()
+        with limits.time_guard("the entry"):  # the time limit applies to each entry, not to the session
+            return self._execute(text, stripped)
+
+    def _execute(self, text: str, stripped: str) -> Outcome:
         if stripped.startswith(":"):
             try:
                 return self.command(stripped)

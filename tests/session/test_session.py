@@ -172,3 +172,31 @@ def test_save_reproduces_with_gradcli_run(io, tmp_path):
     assert s2.execute(f":load {path}").code == 0
     assert io.take()[0] == "0\n1\ntensor(18., grad_fn=<MulBackward0>)\n"
     assert "z" in s2.interp.globals
+
+
+def test_the_time_limit_bounds_each_entry_not_the_session(io):
+    from gradcli import limits
+
+    s = io.session()
+    with _time_limit(limits, 1):
+        out = s.execute("while True:\n    pass\n")
+        assert out.code == 1
+        assert "LimitError: the entry ran for" in io.take()[1]
+        s.execute("1 + 1")
+        assert io.take()[0] == "2\n"
+
+
+def _time_limit(limits, seconds):
+    import contextlib
+    import dataclasses
+
+    @contextlib.contextmanager
+    def cm():
+        old = limits.current
+        limits.current = dataclasses.replace(old, time=seconds)
+        try:
+            yield
+        finally:
+            limits.current = old
+
+    return cm()
