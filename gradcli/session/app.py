@@ -217,8 +217,9 @@ def interact(*, dtype: str = "float32", format: str = "table", input=None, outpu
 
     ``input``/``output`` (prompt_toolkit's) and ``history`` replace the terminal and the history file (tests).
     """
-    color = not os.environ.get("NO_COLOR") and output is None
-    session = Session(write=_write, error=_error, dtype=dtype, format=format, color=color)
+    color = not os.environ.get("NO_COLOR")
+    # the answers are drawn for the terminal (its width); rich itself leaves colours out under NO_COLOR
+    session = Session(write=_write, error=_error, dtype=dtype, format=format, color=output is None)
     if history is None:
         path = history_path()
         try:

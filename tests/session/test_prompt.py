@@ -106,3 +106,13 @@ def test_piped_stdin_stops_at_the_first_error_with_its_code():
     p = repl("print(1)\nnope\nprint(2)\n")
     assert (p.returncode, p.stdout) == (1, "1\n")
     assert "NameError: name 'nope' is not defined" in p.stderr
+
+
+def test_grad_does_not_import_prompt_toolkit():
+    code = ("import sys\nfrom typer.testing import CliRunner\nfrom gradcli.cli import app\n"
+            "r = CliRunner().invoke(app, ['grad', '(x * x).sum()', '-i', 'x=[1., 2.]'])\n"
+            "assert r.exit_code == 0, r.output\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('prompt_toolkit', 'gradcli.session'))))\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "[]\n"
