@@ -49,6 +49,9 @@ class Session:
         error: where error reports and warnings go.
         dtype: the default float dtype ("float32", PyTorch's default, or "float64").
         format: the renderer of ``:grad`` answers ("table" or "json"; ``:format`` changes it).
+
+    Raises:
+        InputError: an unknown ``format`` or ``dtype`` (exit code 2).
         color: whether tables may use colour (a terminal).
 
     Attributes:
@@ -61,7 +64,9 @@ class Session:
         self.write = write or sys.stdout.write
         self.error = error or sys.stderr.write
         self.dtype = dtype
-        self.format = format
+        self.format = "table"
+        if format != "table":
+            self.cmd_format(format)
         self.color = color
         self.width = width
         self.reset()
@@ -218,7 +223,8 @@ class Session:
             return
         choices = [f for f in render.names() if f in ("table", "json", "compact")]
         if arg not in choices:
-            raise InputError(f":format must be one of {', '.join(choices)}, got {arg!r}", type="UsageError")
+            raise InputError(f"the session's format must be one of {', '.join(choices)}, got {arg!r}",
+                             type="UsageError")
         self.format = arg
 
     def cmd_reset(self, arg: str) -> None:

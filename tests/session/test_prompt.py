@@ -116,3 +116,13 @@ def test_grad_does_not_import_prompt_toolkit():
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     assert p.stdout == "[]\n"
+
+
+def test_repl_options_are_checked():
+    p = subprocess.run([sys.executable, "-m", "gradcli", "repl", "--format", "yaml"], input="1\n",
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2
+    assert "the session's format must be one of table, json" in p.stderr
+    p = subprocess.run([sys.executable, "-m", "gradcli", "repl", "--dtype", "float64"], input="tensor([1.5]).dtype\n",
+                       capture_output=True, text=True, timeout=60)
+    assert (p.returncode, p.stdout) == (0, "torch.float64\n")

@@ -135,7 +135,7 @@ def test_inputs_format_reset_help_ops(io):
     s.execute(":inputs")
     assert io.take()[0] == "x: tensor([1., 2.], requires_grad=True)\nx.grad: tensor([3., 3.])\n"
     assert s.execute(":format yaml").code == 2
-    assert ":format must be one of" in io.take()[1]
+    assert "the session's format must be one of table, json" in io.take()[1]
     s.execute(":format json")
     assert s.format == "json"
     s.execute(":help")
