@@ -8,7 +8,12 @@ pipe, and its exit code is the process's (1 evaluation error, 2 bad input); 0 ot
 
 from __future__ import annotations
 
+import re
+
 from .core import Session, exit_code
+
+# the clauses that go on with the compound statement above them (not a new statement)
+_CLAUSE = re.compile(r"(else|elif|except|finally)\b")
 
 
 def run_script(stdin, stdout, stderr, *, dtype: str = "float32", format: str = "table") -> int:
@@ -37,7 +42,8 @@ def run_script(stdin, stdout, stderr, *, dtype: str = "float32", format: str = "
 
     for raw in stdin:
         line = raw.rstrip("\n").rstrip("\r")
-        if buffer and line and not line[0].isspace() and session.is_complete("\n".join(buffer) + "\n"):
+        if (buffer and line and not line[0].isspace() and not _CLAUSE.match(line)
+                and session.is_complete("\n".join(buffer) + "\n")):
             # a block followed by an unindented line: the block is complete (a script has no empty line to end it)
             code = flush_entry()
             if code is not None:

@@ -126,3 +126,9 @@ def test_repl_options_are_checked():
     p = subprocess.run([sys.executable, "-m", "gradcli", "repl", "--dtype", "float64"], input="tensor([1.5]).dtype\n",
                        capture_output=True, text=True, timeout=60)
     assert (p.returncode, p.stdout) == (0, "torch.float64\n")
+
+
+def test_piped_blocks_end_at_the_next_statement_and_keep_their_clauses():
+    p = repl("x = 3\nif x > 5:\n    print('big')\nelse:\n    print('small')\nprint('after')\n"
+             "try:\n    nope\nexcept NameError:\n    print('caught')\n")
+    assert (p.returncode, p.stdout, p.stderr) == (0, "small\nafter\ncaught\n", "")
