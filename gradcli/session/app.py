@@ -230,7 +230,8 @@ def interact(*, dtype: str = "float32", format: str = "table", input=None, outpu
     lexer = GrammarLexer(session.interp.builtins) if color else None
     prompt = PromptSession(history=history, completer=SessionCompleter(session), lexer=lexer,
                            style=STYLE if color else None, input=input, output=output,
-                           complete_while_typing=False, enable_history_search=False)
+                           complete_while_typing=False, enable_history_search=False,
+                           prompt_continuation=CONTINUATION)  # the lines of a pasted block
     if output is None:
         sys.stdout.write("gradcli session: the language of gradcli grad/run; :help for the commands, "
                          "Ctrl-D exits.\n")
