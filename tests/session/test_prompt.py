@@ -40,6 +40,14 @@ def test_lines_blocks_and_ctrl_d(monkeypatch, capsys):
     assert "<stdin>:1:4:\n    x +* 1\n       ^\nSyntaxError" in err
 
 
+def test_ctrl_c_cancels_the_line_and_the_entry(monkeypatch, capsys):
+    code = run_keys("this is not run\x03"  # Ctrl-C while typing: the line is dropped
+                    "for i in range(3):\r\x03"  # Ctrl-C at the continuation prompt: the whole entry is dropped
+                    "5\r\x04", monkeypatch)
+    out, err = capsys.readouterr()
+    assert (code, out, err) == (0, "5\n", "")
+
+
 def test_quit_command(monkeypatch, capsys):
     assert run_keys(":quit\r1 + 1\r", monkeypatch) == 0
     assert capsys.readouterr().out == ""
