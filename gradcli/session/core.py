@@ -290,6 +290,14 @@ class Session:
             raise InputError(":graph needs a tensor: :graph NAME (or an expression)", type="UsageError")
         with self.context:
             result = graph_result(self, arg)
+        if result.output.grad_fn is None:
+            if result.output.requires_grad:
+                self.write(f"{arg} is a leaf that requires grad: it has no grad_fn, so its graph is itself "
+                           "(AccumulateGrad, where backward leaves its .grad)\n")
+            else:
+                self.write(f"{arg} does not require grad: it has no grad_fn and no graph (define a leaf with "
+                           "requires_grad=True and compute from it)\n")
+            return
         self._render(lambda stream: render.get("tree").graph(result, stream, None))
 
     def _render(self, draw) -> None:

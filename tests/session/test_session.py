@@ -126,6 +126,15 @@ def test_graph_is_the_tree(io):
     assert "ExpBackward0" in out and "MulBackward0" in out and "x" in out
 
 
+def test_graph_of_a_leaf_or_a_constant_says_why_there_is_none(io):
+    s = io.session()
+    s.execute("x = tensor([1., 2.], requires_grad=True)")
+    s.execute(":graph x")
+    assert io.take()[0].startswith("x is a leaf that requires grad: it has no grad_fn")
+    s.execute(":graph 3")
+    assert io.take()[0].startswith("3 does not require grad: it has no grad_fn and no graph")
+
+
 def test_inputs_format_reset_help_ops(io):
     s = io.session()
     s.execute(":inputs")
