@@ -63,7 +63,10 @@ class GrammarLexer(Lexer):
         from ..language.grammar import parser
 
         self._parser = parser()
-        self._lexer = self._parser._build_lexer(True)  # keeps the ignored tokens (spaces), for exact offsets
+        try:  # the parser's lexer, keeping the ignored tokens (spaces) for exact offsets (Lark's own Lark.lex way)
+            self._lexer = self._parser._build_lexer(True)
+        except (AttributeError, TypeError):  # another Lark: no colours rather than no session
+            self._lexer = None
         self._keywords = _keywords()
         self.names = set(names)
 
@@ -75,6 +78,8 @@ class GrammarLexer(Lexer):
         if line.lstrip().startswith(":"):
             head, _, rest = line.partition(" ")
             return [("class:command", head)] + ([("", " " + rest)] if _ else [])
+        if self._lexer is None:
+            return [("", line)]
         out, pos = [], 0
         try:
             for tok in LexerThread.from_text(self._lexer, line).lex(None):
