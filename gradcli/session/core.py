@@ -11,6 +11,7 @@ reports them (``<stdin>:line:col:``, the line, a caret, ``Type: message``) and t
 from __future__ import annotations
 
 import io
+import re
 import sys
 from dataclasses import dataclass, field
 
@@ -49,10 +50,10 @@ class Session:
         error: where error reports and warnings go.
         dtype: the default float dtype ("float32", PyTorch's default, or "float64").
         format: the renderer of ``:grad`` answers ("table" or "json"; ``:format`` changes it).
+        color: whether answers are drawn for a terminal (its width; colour unless NO_COLOR).
 
     Raises:
         InputError: an unknown ``format`` or ``dtype`` (exit code 2).
-        color: whether tables may use colour (a terminal).
 
     Attributes:
         lines: the source of every entry that ran without an error, in order (what ``:save`` writes).
@@ -60,7 +61,7 @@ class Session:
     """
 
     def __init__(self, *, write=None, error=None, dtype: str = "float32", format: str = "table",
-                 color: bool = False, width: int | None = None):
+                 color: bool = False):
         self.write = write or sys.stdout.write
         self.error = error or sys.stderr.write
         self.dtype = dtype
@@ -68,7 +69,6 @@ class Session:
         if format != "table":
             self.cmd_format(format)
         self.color = color
-        self.width = width
         self.reset()
 
     # ------------------------------------------------------------------------------------------ state
@@ -96,7 +96,7 @@ class Session:
     # ------------------------------------------------------------------------------------ completeness
     def is_complete(self, text: str) -> bool:
         """Whether ``text`` is a whole entry, as the parser decides: False when the parse stops at the end of the
-        input (an open bracket, a block header waiting for its body, a backslash), and, as in Python's REPL, a
+        input (an open bracket, a block header waiting for its body), and, as in Python's REPL, a
         compound statement (``for``, ``def``, ``if`` ...) goes on until an empty line. Any other syntax error is
         complete: running it reports the error."""
         from ..language.build import build_program
@@ -106,7 +106,9 @@ class Session:
         try:
             program = build_program(text, FILENAME)
         except GradcliSyntaxError as err:
-            return not err.message.startswith("unexpected end of input")
+            if err.message.startswith("unexpected end of input"):
+                return False
+            return not _open_triple_quote(text, err)
         except GradcliError:
             return True
         if program.body and type(program.body[-1]).__name__ in COMPOUND:
@@ -305,6 +307,26 @@ class Session:
         buffer = _Capture(self.color)
         draw(buffer)
         self.write(buffer.getvalue())
+
+
+_TRIPLE = re.compile(r"[rRuUfFbB]{0,2}(\"\"\"|''')")
+
+
+def _open_triple_quote(text: str, err) -> bool:
+    """Whether the lexer stopped at a triple-quoted string that the text has not closed yet (the string token
+    cannot end before the end of the input)."""
+    if not err.line or not err.column:
+        return False
+    lines = text.split("\n")
+    if err.line > len(lines):
+        return False
+    offset = sum(len(line) + 1 for line in lines[:err.line - 1]) + err.column - 1
+    # the lexer reads `"""abc` as the empty string `""` and stops at the third quote: look around the error
+    for start in range(max(0, offset - 4), offset + 1):
+        m = _TRIPLE.match(text, start)
+        if m is not None and m.start(1) <= offset < m.end(1) + 1:
+            return m.group(1) not in text[m.end():]
+    return False
 
 
 class _Capture(io.StringIO):

@@ -54,6 +54,10 @@ def test_the_parser_decides_completeness():
     assert not s.is_complete("def f(a):\n    return a")
     assert s.is_complete("x +* 2")  # a syntax error that is not at the end: complete (reported when run)
     assert s.is_complete(":grad x.sum(")
+    assert not s.is_complete('s = """abc')  # a triple-quoted string goes on
+    assert not s.is_complete("s = f\'\'\'abc\ndef")
+    assert s.is_complete('s = """abc\ndef"""')
+    assert s.is_complete("s = 'abc")  # a one-line string that is not closed is an error
 
 
 def test_blocks_run(io):
