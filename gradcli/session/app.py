@@ -153,7 +153,7 @@ def attribute_names(obj) -> list[str]:
 
 
 class SessionCompleter(Completer):
-    """Tab completion: ``:commands`` at the start of a line; after ``a.b.`` the attributes of that object
+    """Tab completion: ``:commands`` at the start of a line, a file name after ``:save``/``:load``; after ``a.b.`` the attributes of that object
     (looked up name by name, as the program would read them: nothing is called); else the session's variables,
     the builtins (functions, ops, modules) and keywords."""
 
@@ -162,6 +162,14 @@ class SessionCompleter(Completer):
 
     def get_completions(self, document, complete_event):
         text = document.text_before_cursor
+        m = re.match(r"\s*:(save|load) +", text)
+        if m:  # a file name
+            from prompt_toolkit.completion import PathCompleter
+            from prompt_toolkit.document import Document
+
+            rest = text[m.end():]
+            yield from PathCompleter(expanduser=True).get_completions(Document(rest, len(rest)), complete_event)
+            return
         if text.lstrip().startswith(":") and " " not in text.strip():
             word = text.strip()
             for name in sorted(set(COMMANDS) | {":quit"}):

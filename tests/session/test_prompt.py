@@ -71,6 +71,13 @@ def test_completion_of_commands_variables_ops_and_attributes():
     assert complete("nothing.") == []
 
 
+def test_completion_of_file_names_after_save_and_load(tmp_path, monkeypatch):
+    (tmp_path / "session_one.py").write_text("x = 1\n")
+    monkeypatch.chdir(tmp_path)
+    c = SessionCompleter(Session(write=lambda t: None, error=lambda t: None))
+    assert [x.text for x in c.get_completions(Document(":load sess"), None)] == ["ion_one.py"]
+
+
 def test_lexer_colours_from_the_grammar_terminals():
     lexer = GrammarLexer({"sin"})
     parts = lexer.tokens("for i in sin(x): 1.5 'a'  # c")
