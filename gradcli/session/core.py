@@ -242,7 +242,8 @@ class Session:
                 f.write(text)
         except OSError as exc:
             raise InputError(f"cannot write {arg}: {exc.strerror}", type="FileError") from None
-        self.write(f"saved {len(self.lines)} entries to {arg} (gradcli run {arg} reproduces them)\n")
+        count = f"{len(self.lines)} entr{'y' if len(self.lines) == 1 else 'ies'}"
+        self.write(f"saved {count} to {arg} (gradcli run {arg} reproduces the session)\n")
 
     def cmd_load(self, arg: str) -> Outcome:
         from ..language.specs import read_text_file
