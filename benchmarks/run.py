@@ -614,6 +614,31 @@ def bench_session(reps):
     rows[0]["note"] = (f"wall time per entry once the session has started, median of {reps}; the entry is run and "
                        "its answer rendered into a string, as at the terminal (colour on)")
     return rows, {"value_s": res["times"], "grad_s": res["grad"]}
+def bench_bigjson(reps, torch_ok):
+    """``gradcli grad "(X @ X).sum()" -i "X=randn(1000, 1000)"``: whole-process wall time with --json against the
+    table (issue 17: --json <= 1.5x the table), the same with ``--fields output,grads``, and the size written."""
+    env = _env()
+    base = gradcli_command() + ["grad", "(X @ X).sum()", "-i", "X=randn(1000, 1000)", "--seed", "0"]
+    cmds = {"table": base, "json": base + ["--json"], "json fields": base + ["--json", "--fields", "output,grads"]}
+    sizes = {}
+    for name, cmd in cmds.items():  # warm up, and check that it runs
+        _, r = _wall(cmd, env)
+        if r.returncode != 0:
+            raise RuntimeError(f"{name} failed: {r.stderr.decode()[-2000:]}")
+        sizes[name] = len(r.stdout)
+    samples = {k: [] for k in cmds}
+    for _ in range(reps):
+        for name, cmd in cmds.items():
+            samples[name].append(_wall(cmd, env)[0])
+    med = {k: statistics.median(v) for k, v in samples.items()}
+    rows = [_row("grad --json, 1000x1000 input", "s", med["json"], None, None, ratio=med["json"] / med["table"],
+                 ratio_of="table", target=("<=", 1.5),
+                 note=f"table {med['table']:.3f} s; {sizes['json'] / 1e6:.1f} MB of JSON (the input, the gradient, "
+                      f"and the gradient again under calls)"),
+            _row("grad --json --fields output,grads", "s", med["json fields"], None, None,
+                 ratio=med["json fields"] / med["table"], ratio_of="table", target=("<=", 1.5),
+                 note=f"{sizes['json fields'] / 1e6:.1f} MB")]
+    return rows, {"samples": samples, "bytes": sizes}
 
 
 def _row(name, unit, gradcli, torch, numpy, ratio, ratio_of, target, agree=None, note=None, value_target=False,
@@ -709,7 +734,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer repetitions and a 200,000-node chain")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
-    ap.add_argument("--only", default="", help="comma-separated: startup,perop,matmul,mlp,chain,batch,session")
+    ap.add_argument("--only", default="",
+                    help="comma-separated: startup,perop,matmul,mlp,chain,batch,bigjson,session")
     ap.add_argument("--no-torch", action="store_true", help="leave PyTorch out even if it is installed")
     ap.add_argument("--threads", type=int, default=None,
                     help="BLAS/OpenMP threads for every run (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, "
@@ -718,7 +744,7 @@ def main(argv=None):
     global THREADS
     THREADS = args.threads
     only = {s.strip() for s in args.only.split(",") if s.strip()}
-    known = {"startup", "perop", "matmul", "mlp", "chain", "batch", "session"}
+    known = {"startup", "perop", "matmul", "mlp", "chain", "batch", "bigjson", "session"}
     if only - known:
         ap.error(f"unknown benchmark(s): {', '.join(sorted(only - known))}")
     want = only or known
@@ -736,6 +762,7 @@ def main(argv=None):
         ("chain", lambda: bench_chain(CHAIN_N_QUICK if q else CHAIN_N, 1, impls)),
         ("batch", lambda: bench_batch(10_000, 1 if q else 2, torch_ok)),
         ("session", lambda: bench_session(30 if q else 200)),
+        ("bigjson", lambda: bench_bigjson(2 if q else 5, torch_ok)),
     ]
     for name, fn in plan:
         if name in want:

@@ -76,7 +76,7 @@ def run_context(dtype, seed: int | None = None, anomaly: bool = False) -> RunCon
     default dtype, seed and anomaly mode, and the limits of the active context (``--limit``).
 
     Raises:
-        InputError: a dtype other than float32/float64, or a seed that is not a non-negative integer (exit 2).
+        InputError: a dtype other than float32/float64, or a seed outside torch.manual_seed's range (exit 2).
     """
     try:
         ctx = RunContext(dtype=dtypes.as_dtype(dtype), anomaly=anomaly)
@@ -91,12 +91,13 @@ def seed_context(ctx: RunContext, seed: int) -> None:
     """Seed ``ctx``'s generator (``--seed``).
 
     Raises:
-        InputError: a seed that is not a non-negative integer (exit 2).
+        InputError: a seed outside torch.manual_seed's range, -2**63 to 2**64 - 1 (exit 2).
     """
     try:
         ctx.manual_seed(seed)
     except (ValueError, TypeError, OverflowError):
-        raise InputError(f"--seed must be a non-negative integer, got {seed}", type="UsageError") from None
+        raise InputError(f"--seed must be an integer from -2**63 to 2**64 - 1 (torch.manual_seed's range), got "
+                         f"{seed}", type="UsageError") from None
 
 
 def _compute(req: GradRequest, write, warn) -> GradResult:

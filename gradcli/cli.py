@@ -17,7 +17,8 @@ import typer
 
 from . import limits
 from . import render
-from .cli_options import (INPUT_FORMATS, Anomaly, BatchFormat, CommandOptions, Debug, DType, Dtype, Format,
+from .cli_options import (INPUT_FORMATS, Anomaly, Atol, BatchFormat, Check, CheckMaxEvaluations, CommandOptions,
+                          Debug, DType, Dtype, Eps, Format, Rtol,
                           GraphFormat, InputFormat, Invocation, Json, Limit, MaxSteps, Output, PlotFormat, Seed,
                           graph_formats,
                           graph_renderer,
@@ -119,13 +120,11 @@ def grad(
     limit: Limit = None,
     anomaly: Anomaly = False,
     debug: Debug = False,
-    check: Annotated[bool, typer.Option("--check", help="Compare the gradients with central finite differences "
-                                                        "in float64; exit 1 above tolerance.")] = False,
-    eps: Annotated[float, typer.Option(help="--check: finite-difference step.")] = 1e-6,
-    atol: Annotated[float, typer.Option(help="--check: absolute tolerance.")] = 1e-5,
-    rtol: Annotated[float, typer.Option(help="--check: relative tolerance.")] = 1e-3,
-    check_max_evaluations: Annotated[int, typer.Option(help="--check: most program runs (two per input "
-                                                            "element).")] = 20_000,
+    check: Check = False,
+    eps: Eps = 1e-6,
+    atol: Atol = 1e-5,
+    rtol: Rtol = 1e-3,
+    check_max_evaluations: CheckMaxEvaluations = 20_000,
     graph: GraphFormat = None,
     graph_values: Annotated[bool, typer.Option("--graph-values", help="Record each graph node's forward value "
                                                                       "and the gradient that flowed into it; "
@@ -142,6 +141,9 @@ def grad(
                                                             "it sends to each input (--format table or json).")
                        ] = False,
     output: Output = None,
+    fields: Annotated[Optional[str], typer.Option(
+        "--fields", help="--format json: the members of the document, comma-separated, from output, inputs, "
+                         "grads, calls, graph (default: all).")] = None,
 ) -> None:
     """Compute a program's output, the gradient of every input, and show the autograd graph (as tables, JSON,
     or a picture with --graph)."""
@@ -164,6 +166,7 @@ def grad(
                 raise InputError("--graph FORMAT chooses the output format: leave out --format/--json",
                                  type="UsageError")
             renderer = graph_renderer(graph)
+        chosen = _json_fields(fields, renderer, graph is not None or explain)
         opts.configure_limits()
         text, filename = read_program(program)
         req = GradRequest(program=text, inputs=input or [], consts=const or [], gradient=gradient, repeat=repeat,
@@ -187,7 +190,10 @@ def grad(
             emit(renderer, output, lambda stream: renderer.explain(result, stream))
         else:
             def draw(stream):
-                renderer.grad(result, stream)
+                if chosen is None:
+                    renderer.grad(result, stream)
+                else:
+                    renderer.grad(result, stream, fields=chosen)
                 if (graph_values or graph_saved) and renderer.name == "table":
                     render.get("tree").graph(result, stream, options)
 
@@ -200,6 +206,26 @@ def grad(
             sys.stderr.write(failure + "\n")
     if result.check is not None and not result.check.ok:
         raise typer.Exit(EXIT_EVAL)
+
+
+def _json_fields(fields: str | None, renderer, other_output: bool):
+    """``--fields``: the chosen members of the JSON document in their order, or None when not given.
+
+    Raises:
+        InputError: unknown names, or --fields without --format json (a usage error, exit 2).
+    """
+    if fields is None:
+        return None
+    from .render.json import FIELDS
+
+    if renderer.name != "json" or other_output:
+        raise InputError("--fields chooses the members of the JSON document: use it with --format json",
+                         type="UsageError")
+    names = [f.strip() for f in fields.split(",") if f.strip()]
+    unknown = [f for f in names if f not in FIELDS]
+    if unknown or not names:
+        raise InputError(f"--fields takes names from {', '.join(FIELDS)}, got {fields!r}", type="UsageError")
+    return tuple(names)
 
 
 @app.command()
@@ -415,6 +441,11 @@ def batch(
     limit: Limit = None,
     anomaly: Anomaly = False,
     debug: Debug = False,
+    check: Check = False,
+    eps: Eps = 1e-6,
+    atol: Atol = 1e-5,
+    rtol: Rtol = 1e-3,
+    check_max_evaluations: CheckMaxEvaluations = 20_000,
 ) -> None:
     """Evaluate a file of entries: one result per entry (a table row, or a JSON line with --format json),
     written as soon as it is done; a summary on standard error. Exit 0 if every entry succeeded, 1 if any
@@ -430,8 +461,9 @@ def batch(
         entry_format = opts.renderer.batch(sys.stdout)
         opts.configure_limits()
         limits.disarm_time()  # in batch, the time limit applies to each entry (batch.runner.run_entry)
+        tolerances = dict(eps=eps, atol=atol, rtol=rtol, max_evaluations=check_max_evaluations) if check else None
         status = run(file, fmt=input_fmt, jobs=jobs, entry_format=entry_format, dtype=opts.dtype, seed=opts.seed,
-                     max_steps=opts.max_steps, anomaly=opts.anomaly, debug=opts.debug)
+                     max_steps=opts.max_steps, anomaly=opts.anomaly, debug=opts.debug, check=tolerances)
     raise typer.Exit(status)
 
 

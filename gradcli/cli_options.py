@@ -76,8 +76,15 @@ _LIMIT_HELP = ("Raise or lower a limit (repeatable): elements, items, int_bits, 
                "graph_nodes, file_bytes, memory, time; 'none' removes it. Also GRADCLI_MAX_<NAME>. In batch, time "
                "is per entry.")
 
-Seed = Annotated[Optional[int], typer.Option(help="Seed for rand/randn/randint (numpy's generator). In batch, "
-                                                  "the default of every entry (an entry's own 'seed' wins).")]
+Check = Annotated[bool, typer.Option("--check", help="Compare the gradients with central finite differences in "
+                                                     "float64; exit 1 above tolerance.")]
+Eps = Annotated[float, typer.Option(help="--check: finite-difference step.")]
+Atol = Annotated[float, typer.Option(help="--check: absolute tolerance.")]
+Rtol = Annotated[float, typer.Option(help="--check: relative tolerance.")]
+CheckMaxEvaluations = Annotated[int, typer.Option(help="--check: most program runs (two per input element).")]
+Seed = Annotated[Optional[int], typer.Option(help="torch.manual_seed(N) before the program: rand/randn/randint/"
+                                                  "randperm/... give PyTorch's numbers. In batch, the default of "
+                                                  "every entry (an entry's own 'seed' wins).")]
 Dtype = Annotated[DType, typer.Option(parser=_lenient_dtype, help="Default float dtype: float32 (PyTorch's "
                                                                   "default) or float64. In batch, the default of "
                                                                   "every entry (an entry's own 'dtype' wins).")]

@@ -35,6 +35,7 @@ import weakref
 import numpy as np
 
 from . import dtypes
+from .generator import Generator
 from . import limits as _limits
 
 UNLIMITED = _limits.UNLIMITED
@@ -54,7 +55,7 @@ class _Active:
         graph_base: the sequence number at which the node budget was started (shifted likewise).
         anomaly: None when anomaly detection is off; else the positions recorded for it (graph node → where
             the program created it, see :mod:`gradcli.anomaly`).
-        rng: the numpy Generator of rand/randn/randint, or None until first used.
+        rng: the :class:`~gradcli.generator.Generator` of rand/randn/randint/..., or None until first used.
     """
 
     __slots__ = ("context", "sequence", "grad_enabled", "graph_stop", "graph_base", "anomaly", "rng")
@@ -76,19 +77,20 @@ class RunContext:
 
     Args:
         dtype: the default float dtype, ``"float32"``/``"float64"`` or a DType (default float32, PyTorch's).
-        seed: seed of the generator behind rand/randn/randint (numpy's ``default_rng``, not PyTorch's stream);
-            None draws a fresh seed from the operating system at first use.
+        seed: seed of the generator behind rand/randn/randint/randperm/normal_/... (PyTorch's CPU generator,
+            :mod:`gradcli.generator`: the same seed gives PyTorch's numbers); None draws a fresh seed from the
+            operating system at first use.
         limits: the :class:`~gradcli.limits.Limits`; default: those of the active context, so that the
             limits a process sets (``--limit``, :func:`gradcli.limits.configure`) apply to the runs it starts.
         anomaly: detect anomalies in backward (torch.autograd.detect_anomaly, see :mod:`gradcli.anomaly`).
         grad_enabled: the initial grad mode (True, as in PyTorch).
 
     Raises:
-        TypeError: ``dtype`` is not a floating dtype (PyTorch's message), or ``seed`` is not an integer.
-        ValueError: ``seed`` is negative (numpy's message).
+        TypeError: ``dtype`` is not a floating dtype (PyTorch's message).
+        ValueError: ``seed`` cannot be read as an integer or is out of [-2**63, 2**64) (PyTorch's messages).
 
     Attributes and properties (of the context, whether active or not): ``default_dtype``, ``limits``,
-    ``grad_enabled``, ``anomaly`` (bool) and ``generator`` (the numpy Generator, made on first use).
+    ``grad_enabled``, ``anomaly`` (bool) and ``generator`` (:class:`~gradcli.generator.Generator`, made on first use).
     """
 
     __slots__ = ("_grad_enabled", "_graph_left", "_graph_done", "_anomaly", "_rng", "_dtype", "_limits", "_outer")
@@ -104,7 +106,6 @@ class RunContext:
         self._graph_left = UNLIMITED  # the node budget, as nodes left and nodes made (see _Active.graph_stop)
         self._graph_done = 0
         self._anomaly = weakref.WeakKeyDictionary() if anomaly else None
-        # numpy.random is imported on first use only (start-up time), unless a seed asks for it now
         self._rng = None if seed is None else _seeded(seed)
         self._outer = []
 
@@ -202,19 +203,20 @@ class RunContext:
         return (state.anomaly if state.context is self else self._anomaly) is not None
 
     @property
-    def generator(self) -> np.random.Generator:
-        """The numpy Generator behind rand/randn/randint in this context (made on first use)."""
+    def generator(self) -> Generator:
+        """PyTorch's CPU generator behind rand/randn/randint/randperm/normal_/... in this context (made on first
+        use, seeded from the operating system unless a seed was given)."""
         if state.context is self:
             return generator()
         if self._rng is None:
-            self._rng = np.random.default_rng()
+            self._rng = Generator()
         return self._rng
 
     def manual_seed(self, seed: int) -> None:
-        """Seed this context's generator (torch.manual_seed; numpy's ``default_rng(seed)``).
+        """Seed this context's generator (torch.manual_seed).
 
         Raises:
-            TypeError, ValueError: for a seed that is not a non-negative integer (numpy's messages).
+            ValueError: see :meth:`gradcli.generator.Generator.manual_seed`.
         """
         rng = _seeded(seed)
         if state.context is self:
@@ -227,8 +229,8 @@ class RunContext:
                 f"anomaly={self.anomaly}{', active' if self.active else ''})")
 
 
-def _seeded(seed) -> np.random.Generator:
-    return np.random.default_rng(int(seed))
+def _seeded(seed) -> Generator:
+    return Generator(seed)
 
 
 def peek_sequence() -> int:
@@ -244,21 +246,20 @@ def current() -> RunContext:
     return state.context
 
 
-def generator() -> np.random.Generator:
-    """The active context's random generator, made on first use (importing numpy.random costs start-up time
-    that most programs never need)."""
+def generator() -> Generator:
+    """The active context's random generator (PyTorch's CPU generator, :class:`gradcli.generator.Generator`),
+    made on first use with a seed from the operating system, as PyTorch's default generator is."""
     rng = state.rng
     if rng is None:
-        rng = state.rng = np.random.default_rng()
+        rng = state.rng = Generator()
     return rng
 
 
 def manual_seed(seed: int) -> None:
-    """Seed the active context's generator (torch.manual_seed; numpy's ``default_rng(seed)``, not PyTorch's
-    stream).
+    """Seed the active context's generator (torch.manual_seed: PyTorch's CPU generator and stream).
 
     Raises:
-        TypeError, ValueError: for a seed that is not a non-negative integer (numpy's messages).
+        ValueError: see :meth:`gradcli.generator.Generator.manual_seed`.
     """
     state.rng = _seeded(seed)
 

@@ -161,6 +161,13 @@ FORMULAS: dict[str, str] = {
     "FillBackward2": "d fill_(x, c) = 0: the old values are overwritten",
     "FillBackward3": "d fill_(x, v): x gets 0; v gets sum(g)",
     "ZeroBackward0": "d zero_(x) = 0: the old values are overwritten",
+    "NormalBackward0": "d normal_(x) = 0: the old values are overwritten by samples",
+    "UniformBackward0": "d uniform_(x) = 0: the old values are overwritten by samples",
+    "RandomBackward1": "d random_(x) = 0: the old values are overwritten by samples",
+    "NormalBackward1": "d normal(mean, std) / d mean = 0 (a sample; PyTorch does not reparameterize)",
+    "NormalBackward2": "d normal(mean, std) / d std = 0 (a sample; PyTorch does not reparameterize)",
+    "NormalBackward3": "d normal(mean, std) / d mean = d / d std = 0 (a sample)",
+    "BernoulliBackward0": "d bernoulli(p) / d p = 0 (a sample)",
     # ---------------------------------------------------------------- second derivatives (create_graph)
     "BinaryCrossEntropyBackwardBackward0": "the derivative of binary_cross_entropy's backward (second order)",
     "DiagonalBackwardBackward0": "the derivative of diagonal's backward: g's diagonal",

@@ -232,7 +232,8 @@ class Summary:
 
 
 def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str = "float32",
-        seed: int | None = None, max_steps: int | None = None, anomaly: bool = False, debug: bool = False) -> int:
+        seed: int | None = None, max_steps: int | None = None, anomaly: bool = False, debug: bool = False,
+        check: dict | None = None) -> int:
     """``gradcli batch``: read entries from ``path`` (``-``: standard input) in the input format ``fmt``, write
     each entry's result to standard output as it is done, and a summary to standard error.
 
@@ -243,6 +244,8 @@ def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str
         jobs: worker processes (1: run the entries in this process).
         dtype, seed, max_steps, anomaly: the defaults of every entry (``--dtype`` ...; an entry's own wins).
         debug: an entry's internal error also writes its traceback (``--debug``); so do errors here.
+        check: ``--check``'s tolerances for every entry (a dict of ``eps``, ``atol``, ``rtol``,
+            ``max_evaluations``), or None; a JSON Lines entry's own ``check`` wins.
 
     Returns the exit status: 0 every entry succeeded, 1 some failed, 2 the input cannot be read (or a bad
     option), 130 interrupted (SIGINT), 141 standard output closed by its reader. Never raises for bad input.
@@ -259,7 +262,7 @@ def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str
     except InputError as err:
         return report_error(err, debug)
 
-    entries = read_entries(stream, format_for(path, fmt), Defaults(dtype, seed, max_steps, name, anomaly))
+    entries = read_entries(stream, format_for(path, fmt), Defaults(dtype, seed, max_steps, name, anomaly, check))
     progress = Progress(size, enabled=Console(stderr=True).is_terminal and not Console(file=sys.stdout).is_terminal)
     writer = LineWriter(sys.stdout)
     in_main = threading.current_thread() is threading.main_thread()

@@ -29,7 +29,10 @@ TEXT_SUFFIXES = (".txt", ".gc")
 BLOCK_END = "---"
 
 #: The fields of a JSON Lines entry: what ``gradcli grad``'s arguments and options mean, plus ``id``.
-JSONL_FIELDS = ("program", "inputs", "consts", "gradient", "repeat", "zero_grad", "seed", "dtype", "id")
+JSONL_FIELDS = ("program", "inputs", "consts", "gradient", "repeat", "zero_grad", "seed", "dtype", "check", "id")
+
+#: The tolerances of an entry's ``check`` (``gradcli grad --check``'s options), with their defaults.
+CHECK_FIELDS = ("eps", "atol", "rtol", "max_evaluations")
 
 
 @dataclass
@@ -47,7 +50,8 @@ class Entry:
     """One unit of work: the 1-based ``line`` where it starts, its ``text`` (shown in the table), the byte
     offset after it (``end``), and either the :class:`~gradcli.calculator.GradRequest` to run or the ``error``
     that makes it unrunnable (a malformed JSON line, an undecodable line). ``id`` is echoed back when
-    ``has_id``."""
+    ``has_id``. ``check``: the tolerances of a finite-difference check of the gradients (``--check``; None: no
+    check), as keyword arguments of :func:`gradcli.check.compute_checked`."""
     line: int
     text: str
     end: int
@@ -55,17 +59,20 @@ class Entry:
     error: GradcliError | None = None
     id: object = None
     has_id: bool = False
+    check: dict | None = None
 
 
 @dataclass
 class Defaults:
-    """Batch-wide defaults for every entry (``--dtype``, ``--seed``, ``--max-steps``), and the input's name
-    (``<stdin>`` or the path) used in messages; ``anomaly`` (``--anomaly``) applies to every entry."""
+    """Batch-wide defaults for every entry (``--dtype``, ``--seed``, ``--max-steps``, ``--check`` with its
+    tolerances: a dict of :data:`CHECK_FIELDS`, or None), and the input's name (``<stdin>`` or the path) used in
+    messages; ``anomaly`` (``--anomaly``) applies to every entry."""
     dtype: str = "float32"
     seed: int | None = None
     max_steps: int | None = None
     filename: str = "<stdin>"
     anomaly: bool = False
+    check: dict | None = None
 
 
 def read_lines(stream, name: str = "<stdin>") -> Iterator[Line]:
@@ -129,16 +136,24 @@ def opens_block(text: str) -> bool:
 
 def text_entries(lines: Iterable[Line], defaults: Defaults) -> Iterator[Entry]:
     """The entries of a text file (see the module docstring). A line ``---`` with no multi-line entry open
-    is reported as a failed entry (it usually means the entry above it was meant to be one block)."""
+    is reported as a failed entry (it usually means the entry above it was meant to be one block).
+
+    An entry with a syntax error fails alone: a line that leaves a bracket open starts a multi-line entry, but a
+    following line that is not indented and is a whole program on its own starts a new entry instead (the open
+    one fails with its syntax error), and so does a line that is not indented after a block header (``if x:``)
+    that has no body yet. So one unclosed bracket never swallows the lines after it."""
     block: list[Line] = []
     for ln in lines:
         if block:
             if ln.text is not None and ln.text.strip() == BLOCK_END:
                 yield _block_entry(block, ln.end, defaults)
                 block = []
-            else:
+                continue
+            if not _cuts_block(block, ln):
                 block.append(ln)
-            continue
+                continue
+            yield _block_entry(block, block[-1].end, defaults)
+            block = []
         if ln.error is not None:
             yield Entry(ln.number, "", ln.end, error=ln.error.with_position(line=1, column=None, source=None,
                                                                             filename=None))
@@ -154,9 +169,44 @@ def text_entries(lines: Iterable[Line], defaults: Defaults) -> Iterator[Entry]:
         elif opens_block(ln.text):
             block = [ln]
         else:
-            yield Entry(ln.number, ln.text, ln.end, request=_request(ln.text, defaults))
+            yield Entry(ln.number, ln.text, ln.end, request=_request(ln.text, defaults), check=defaults.check)
     if block:
         yield _block_entry(block, block[-1].end, defaults)
+
+
+def _cuts_block(block: list[Line], ln: Line) -> bool:
+    """Whether line ``ln`` starts a new entry rather than continuing the open multi-line ``block``: it is not
+    indented, not blank, not a comment, and either the block is a header without a body yet (``for ...:``) or
+    the block is still incomplete (a bracket left open) or already wrong, and ``ln`` is a whole program (or the
+    start of a block) on its own. A backslash continuation and an open triple-quoted string always continue, and so does a block
+    that is complete so far (it runs to ``---``)."""
+    text = ln.text
+    if text is None or not text.strip() or text.lstrip().startswith("#") or text[:1] in " \t":
+        return False
+    first = block[0].text or ""
+    if first.count('"""') % 2 or first.count("'''") % 2 or (block[-1].text or "").rstrip().endswith("\\"):
+        return False
+    if _is_header(first) and all(not (b.text or "").strip() or (b.text or "").lstrip().startswith("#")
+                                 for b in block[1:]):
+        return True
+    return _parse_state("\n".join(b.text or "" for b in block)) != "complete" and _parse_state(text) != "error"
+
+
+def _is_header(text: str) -> bool:
+    """Whether a line is a block header (its code, without a trailing comment, ends with ':')."""
+    code = text.split("#", 1)[0].rstrip() if "#" in text and "'" not in text and '"' not in text else text.rstrip()
+    return code.endswith(":")
+
+
+def _parse_state(text: str) -> str:
+    """"complete" if ``text`` parses, "incomplete" if it parses up to its end but needs more, else "error"."""
+    from ..language.grammar import parse
+
+    try:
+        parse(text)
+    except GradcliSyntaxError as e:
+        return "incomplete" if e.message == "unexpected end of input" else "error"
+    return "complete"
 
 
 def _request(program: str, defaults: Defaults, **fields) -> GradRequest:
@@ -173,7 +223,7 @@ def _block_entry(block: list[Line], end: int, defaults: Defaults) -> Entry:
     if bad is not None:
         return Entry(start, text, end, error=bad.error.with_position(line=bad.number - start + 1, column=None,
                                                                      source=None, filename=None))
-    return Entry(start, text, end, request=_request(text, defaults))
+    return Entry(start, text, end, request=_request(text, defaults), check=defaults.check)
 
 
 def jsonl_entries(lines: Iterable[Line], defaults: Defaults) -> Iterator[Entry]:
@@ -192,8 +242,9 @@ def _no_constant(name: str):
 
 def jsonl_entry(ln: Line, defaults: Defaults) -> Entry:
     """One JSON Lines entry: ``{"program": str, "inputs": {name: SPEC or data}, "consts": {...},
-    "gradient": SPEC or data, "repeat": int, "zero_grad": bool, "seed": int, "dtype": str, "id": any}``.
-    Only ``program`` is required. A SPEC is a string (an expression or ``@file``, as for ``-i``); data is a
+    "gradient": SPEC or data, "repeat": int, "zero_grad": bool, "seed": int, "dtype": str, "check": true, false
+    or {"eps", "atol", "rtol", "max_evaluations"}, "id": any}``. Only ``program`` is required; the others default
+    to the batch's options (``--seed``, ``--dtype``, ``--check``...). A SPEC is a string (an expression or ``@file``, as for ``-i``); data is a
     number or nested lists, with PyTorch's dtype inference for ``consts``.
 
     Malformed lines give an :class:`Entry` with an ``error`` (never an exception)."""
@@ -240,8 +291,39 @@ def jsonl_entry(ln: Line, defaults: Defaults) -> Entry:
         if not check(value):
             return bad(f"'{key}' must be {kind}, got {json.dumps(value, ensure_ascii=False)}")
         fields[key] = value
+    check = defaults.check
+    if "check" in obj:
+        check, message = _entry_check(obj["check"], defaults.check)
+        if message:
+            return bad(message)
     return Entry(ln.number, program, ln.end, request=_request(program, defaults, **fields), id=obj_id,
-                 has_id=has_id)
+                 has_id=has_id, check=check)
+
+
+def _entry_check(value, default: dict | None):
+    """An entry's ``check`` field: ``(tolerances or None, error message or None)``. ``true`` takes the batch's
+    tolerances (or gradcheck's defaults), an object overrides some of them, ``false``/null turns checking off."""
+    from ..check import DEFAULT_ATOL, DEFAULT_EPS, DEFAULT_MAX_EVALUATIONS, DEFAULT_RTOL
+
+    if value is None or value is False:
+        return None, None
+    base = dict(default) if default else {"eps": DEFAULT_EPS, "atol": DEFAULT_ATOL, "rtol": DEFAULT_RTOL,
+                                          "max_evaluations": DEFAULT_MAX_EVALUATIONS}
+    if value is True:
+        return base, None
+    if not isinstance(value, dict):
+        return None, (f"'check' must be true, false or an object of {', '.join(CHECK_FIELDS)}, got "
+                      f"{json.dumps(value, ensure_ascii=False)}")
+    for key, v in value.items():
+        if key not in CHECK_FIELDS:
+            return None, f"unknown field 'check.{key}'; the fields are: {', '.join(CHECK_FIELDS)}"
+        whole = key == "max_evaluations"
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or (whole and not isinstance(v, int)) or \
+                v < 0 or (v == 0 and key in ("eps", "max_evaluations")):
+            kind = "an integer >= 1" if whole else ("a number > 0" if key == "eps" else "a number >= 0")
+            return None, f"'check.{key}' must be {kind}, got {json.dumps(v)}"
+        base[key] = v
+    return base, None
 
 
 def _is_int(v) -> bool:

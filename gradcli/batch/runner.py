@@ -66,21 +66,30 @@ def run_entry(entry: Entry, entry_format, debug: bool = False) -> Outcome:
     :class:`~gradcli.render.registry.EntryFormat`; in the worker process with ``--jobs``). Never raises for a
     bad entry: the error is the outcome (:func:`gradcli.reporting.to_error`: the ``time`` limit applies to
     each entry, running out of memory is a MemoryError of the entry, an unexpected exception is an
-    ``InternalError``, with its traceback on standard error when ``debug``)."""
+    ``InternalError``, with its traceback on standard error when ``debug``). With ``entry.check``, the
+    gradients are also compared with central differences (:func:`gradcli.check.compute_checked`); an entry
+    whose check fails is a failed entry (its result, with the check, is still written)."""
     messages: list[str] = []
     result = None
     error = entry.error
     if error is None:
         try:
             with limits.time_guard("the entry"):
-                result = calculator.compute(entry.request, write=messages.append, warn=messages.append)
+                if entry.check is None:
+                    result = calculator.compute(entry.request, write=messages.append, warn=messages.append)
+                else:
+                    from ..check import compute_checked
+
+                    result = compute_checked(entry.request, write=messages.append, warn=messages.append,
+                                             **entry.check)
         except Exception as e:  # a failing entry (or a bug in gradcli): report it on this entry and go on
             error = to_error(e)
             if debug and isinstance(error, InternalError):
                 messages.append(traceback_text(e))
     item = EntryResult(entry.line, entry.text, result=result,
                        error=None if error is None else error_info(error, entry), id=entry.id, has_id=entry.has_id)
-    return Outcome(entry.line, item.ok, entry_format.entry(item), "".join(messages))
+    ok = item.ok and (result is None or result.check is None or result.check.ok)  # a failed check fails the entry
+    return Outcome(entry.line, ok, entry_format.entry(item), "".join(messages))
 
 
 def run_entries(entries: Iterable[Entry], entry_format, jobs: int = 1, notice=None,

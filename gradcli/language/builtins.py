@@ -159,10 +159,23 @@ BUILTIN_NAMES = ("print",) + tuple(FUNCTIONS)
 
 
 # ------------------------------------------------------------------------------------------ namespaces
+_CACHE: dict = {}
+
+
 def modules() -> dict[str, Namespace]:
     """The modules a program can import (and the ``torch``/``F`` it has without importing), by dotted name:
     ``torch``, ``torch.nn``, ``torch.nn.functional`` and ``torch.autograd``. ``torch`` and ``F`` hold every op,
-    the dtypes, the grad modes, ``Tensor``, ``Size`` and ``get_default_dtype``."""
+    the dtypes, the grad modes, ``Tensor``, ``Size`` and ``get_default_dtype``.
+
+    Built once and shared by every run (a program cannot change a module: namespaces refuse assignment), again
+    only if the op registry has grown since."""
+    key = len(REGISTRY)
+    if _CACHE.get("modules_key") != key:
+        _CACHE["modules"], _CACHE["modules_key"] = _modules(), key
+    return _CACHE["modules"]
+
+
+def _modules() -> dict[str, Namespace]:
     members = dict((k, v) for k, v in REGISTRY.items() if not k.startswith("_"))
     members.update({name: d for name, d in dtypes.NAMES.items()})
     members.update({
@@ -180,10 +193,14 @@ def modules() -> dict[str, Namespace]:
 def names(mods: dict[str, Namespace], write: Callable[[str], None]) -> dict:
     """The builtin names of a run (name → value): the ops, :data:`FUNCTIONS`, ``print`` writing to ``write``,
     ``torch`` and ``F`` from ``mods`` (:func:`modules`), ``no_grad`` and ``enable_grad``."""
-    out = {k: v for k, v in REGISTRY.items() if not k.startswith("_")}
-    out.update(FUNCTIONS)
-    out.update({"print": make_print(write), "torch": mods["torch"], "F": mods["torch.nn.functional"],
-                "no_grad": autograd.no_grad, "enable_grad": autograd.enable_grad})
+    key = (len(REGISTRY), len(FUNCTIONS))
+    if _CACHE.get("names_key") != key:
+        static = {k: v for k, v in REGISTRY.items() if not k.startswith("_")}
+        static.update(FUNCTIONS)
+        static.update({"no_grad": autograd.no_grad, "enable_grad": autograd.enable_grad})
+        _CACHE["names"], _CACHE["names_key"] = static, key
+    out = dict(_CACHE["names"])
+    out.update({"print": make_print(write), "torch": mods["torch"], "F": mods["torch.nn.functional"]})
     return out
 
 

@@ -19,6 +19,8 @@ families, each importing only those above it:
 * :mod:`.indexing` — ``x[key]``, the ops of ``x[key] = v`` (CopySlices), index_select, gather
 * :mod:`.inplace` — the in-place methods (add_, sub_, mul_, div_, pow_, clamp_, fill_, zero_, copy_), ``t += v``,
   ``t[key] = v``, and the version counter that guards saved values
+* :mod:`.random` — randperm, randint_like, normal, bernoulli, normal_/uniform_/random_, initial_seed, seed (PyTorch's
+  generator: :mod:`gradcli.generator`)
 * :mod:`.linalg` — dot, mv, mm, bmm, outer, matmul, linear, einsum
 * :mod:`.activation` — relu, relu6, leaky_relu, elu, selu, gelu, silu, softplus, hardtanh
 * :mod:`.nn` — softmax, log_softmax
@@ -27,7 +29,7 @@ families, each importing only those above it:
 """
 
 from . import (activation, arithmetic, comparison, creation, indexing, inplace, linalg, loss,  # noqa: F401
-               nn, reduction, shape, unary)  # (importing them fills the registry)
+               nn, random, reduction, shape, unary)  # (importing them fills the registry)
 from ._core import KINDS, REGISTRY, Op, to_tensor
 from .activation import relu
 from .arithmetic import (add, div, floor_divide, mul, pow, remainder, rsub, sub, true_divide,  # noqa: F401

@@ -6,8 +6,8 @@ Signatures, dtype inference and errors are PyTorch's: sizes may be given as ``on
 default float dtype (``tensor``, ``full``, ``arange`` and ``randint`` infer theirs); ``requires_grad=True``
 makes a leaf that requires grad (float dtypes only). ``torch.tensor``'s inference (torch/csrc/utils/
 tensor_new.cpp, ``infer_scalar_type``) keeps the dtype of numpy scalars and arrays and of tensors in a list.
-Random numbers come from a numpy Generator seeded by :func:`manual_seed` (``--seed``): reproducible, with
-PyTorch's ranges (rand in [0, 1), never 1), but not PyTorch's stream.
+Random numbers come from the run context's PyTorch CPU generator (:mod:`gradcli.generator`), seeded by
+:func:`manual_seed` (``--seed``): the same seed gives PyTorch's numbers.
 """
 
 from __future__ import annotations
@@ -27,8 +27,12 @@ _generator = context.generator
 
 @composite("manual_seed", kind="function")
 def manual_seed(seed: int) -> None:
-    """Seed the generator behind rand/randn/randint and their *_like forms in the active run context
-    (torch.manual_seed)."""
+    """Seed the generator behind rand/randn/randint/randperm/normal_/... in the active run context
+    (torch.manual_seed: afterwards the numbers are PyTorch's).
+
+    Raises:
+        ValueError: for a seed that ``int()`` cannot read or outside [-2**63, 2**64) (PyTorch's messages).
+    """
     context.manual_seed(seed)
 
 
@@ -463,16 +467,17 @@ def _random_float_dtype(kernel: str, d: np.dtype) -> np.dtype:
 
 
 def _uniform(shape: tuple, d: np.dtype) -> np.ndarray:
-    # As PyTorch's uniform_real: random integers with as many bits as the dtype's significand, scaled by 2^-bits,
-    # so every value is exactly representable and 1.0 never occurs.
-    bits = np.finfo(d).nmant + 1
-    return (_generator().integers(0, 2 ** bits, shape, dtype=np.int64) * 2.0 ** -bits).astype(d)
+    return _generator().uniform(shape, d)
+
+
+def _normal(shape: tuple, d: np.dtype) -> np.ndarray:
+    return _generator().normal(shape, d)
 
 
 @composite("rand", kind="creation")
 def rand(*size, dtype=None, requires_grad=False, generator=None, **kw):
-    """Uniform samples in [0, 1) of shape ``size`` (float dtypes only). Like torch.rand (seeded by --seed,
-    numpy's stream).
+    """Uniform samples in [0, 1) of shape ``size`` (float dtypes only). Matches torch.rand, number for number
+    after the same seed (:mod:`gradcli.generator`).
 
     Raises:
         NotImplementedError: for integer or bool dtypes (PyTorch's message); TypeError/RuntimeError for bad sizes.
@@ -484,8 +489,8 @@ def rand(*size, dtype=None, requires_grad=False, generator=None, **kw):
 
 @composite("randn", kind="creation")
 def randn(*size, dtype=None, requires_grad=False, generator=None, **kw):
-    """Standard normal samples of shape ``size`` (float dtypes only). Like torch.randn (seeded by --seed,
-    numpy's stream).
+    """Standard normal samples of shape ``size`` (float dtypes only). Matches torch.randn, number for number
+    after the same seed (:mod:`gradcli.generator`).
 
     Raises:
         NotImplementedError: for integer or bool dtypes (PyTorch's message); TypeError/RuntimeError for bad sizes.
@@ -493,13 +498,14 @@ def randn(*size, dtype=None, requires_grad=False, generator=None, **kw):
     shape = _size("randn", size, kw.pop("size", None))
     _check_kw("randn", kw)
     d = _random_float_dtype("normal_kernel_cpu", _float_dtype(dtype))
-    return _leaf(_generator().standard_normal(shape).astype(d), requires_grad)
+    return _leaf(_normal(shape, d), requires_grad)
 
 
 @composite("randint", kind="creation")
 def randint(*args, size=None, low=None, high=None, dtype=None, requires_grad=False, generator=None, device=None):
     """Integers uniform in [low, high) (low defaults to 0) of shape ``size`` (a tuple), int64 unless ``dtype``:
-    ``randint(high, size)`` or ``randint(low, high, size)``. Like torch.randint (seeded by --seed).
+    ``randint(high, size)`` or ``randint(low, high, size)``. Matches torch.randint, number for number after the
+    same seed (:mod:`gradcli.generator`).
 
     Raises:
         TypeError: for a size that is not a tuple; RuntimeError if low >= high (PyTorch's messages).
@@ -529,7 +535,7 @@ def randint(*args, size=None, low=None, high=None, dtype=None, requires_grad=Fal
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     d = dtypes.as_dtype(dtype).np if dtype is not None else np.dtype(np.int64)
-    return _leaf(_generator().integers(low, high, shape).astype(d), requires_grad)
+    return _leaf(_generator().random_from_to(shape, low, high, d), requires_grad)
 
 
 # --------------------------------------------------------------------------------------------- *_like
@@ -560,7 +566,7 @@ rand_like = _like("rand_like", lambda shape, d: _uniform(shape, _random_float_dt
                   "Uniform [0, 1) samples with the shape (and float dtype) of ``input``. Like torch.rand_like.\n\n"
                   "Raises:\n    NotImplementedError: for integer or bool dtypes (PyTorch's message).")
 randn_like = _like("randn_like",
-                   lambda shape, d: _generator().standard_normal(shape).astype(_random_float_dtype("normal_kernel_cpu", d)),
+                   lambda shape, d: _normal(shape, _random_float_dtype("normal_kernel_cpu", d)),
                    "Standard normal samples with the shape (and float dtype) of ``input``. Like torch.randn_like."
                    "\n\nRaises:\n    NotImplementedError: for integer or bool dtypes (PyTorch's message).")
 

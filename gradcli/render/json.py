@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 
@@ -28,43 +29,138 @@ def _scalar(v: float):
 
 
 def array_to_json(a: np.ndarray):
-    """A numpy array as JSON-ready nested lists (a bare value for 0-d), see the module docstring."""
+    """A numpy array as JSON-ready nested lists (a bare value for 0-d), see the module docstring.
+
+    Costs a few numpy passes over the array and one C-level ``tolist``, never a Python call per element (a
+    float32 array's shortest decimals come from :func:`shortest_float64`), except for the NaN and infinities
+    of arrays that hold them."""
     a = np.asarray(a)
-    if a.dtype.kind == "b":
+    if a.dtype.kind in "biu":
         return a.tolist()
-    if a.dtype.kind in "iu":
-        return a.tolist()
-    if a.dtype != np.float64:
-        # numpy's str() of a float32/float16 is its shortest round-trip decimal.
-        flat = [float(s) for s in a.astype(str).reshape(-1)] if a.size else []
-        values = np.array(flat, dtype=np.float64).reshape(a.shape)
-    else:
-        values = a
-    return _map(values.tolist())
+    values = a if a.dtype == np.float64 else shortest_float64(a)
+    finite = np.isfinite(values)
+    if finite.all():
+        return values.tolist()
+    obj = values.astype(object)
+    obj[np.isnan(values)] = "NaN"
+    obj[values == np.inf] = "Infinity"
+    obj[values == -np.inf] = "-Infinity"
+    return obj.tolist()
 
 
-def _map(x):
-    if isinstance(x, list):
-        return [_map(v) for v in x]
-    return _scalar(x)
+_POW10 = 10.0 ** np.arange(23)  # exact in float64
 
 
-def _tensor(t: TensorInfo) -> dict:
-    return {"value": array_to_json(t.value), "shape": list(t.shape), "dtype": t.dtype, "grad_fn": t.grad_fn,
+def shortest_float64(a: np.ndarray) -> np.ndarray:
+    """For a float32 (or float16) array, the float64 array whose ``repr`` of each element is the shortest decimal
+    that reads back to that element (numpy's ``str`` of a float32, Dragon4's shortest digits): the nearest
+    p-digit decimal for the smallest p (1 to 9) that converts back, found for all elements at once. The decimal
+    m * 10**-k is formed by one correctly rounded multiplication or division by an exact power of ten, so it is
+    the float64 a JSON reader gets from the text; elements of extreme magnitude (|x| < 1e-14 or >= 1e23,
+    where 10**k is not exact) and NaN/infinities take numpy's ``str``. Same shape; float64."""
+    a = np.asarray(a)
+    flat = a.reshape(-1)
+    if flat.size <= 16:  # a few numpy passes cost more than numpy's str of a few elements
+        return np.array([float(x) for x in flat.astype(str)], np.float64).reshape(a.shape)
+    with np.errstate(invalid="ignore"):  # (a signalling NaN's cast)
+        out = flat.astype(np.float64)  # zeros (with their sign), NaN and the infinities stay as they are
+        ax = np.abs(out)
+    todo = np.nonzero(np.isfinite(ax) & (ax > 0))[0]
+    if not todo.size:
+        return out.reshape(a.shape)
+    e = np.floor(np.log10(ax[todo])).astype(np.int64)
+    rare = (e < -14) | (e > 22)
+    fallback, todo, e = todo[rare], todo[~rare], e[~rare]
+    target, axt = np.abs(flat[todo]), ax[todo]
+
+    def round_trips(digits, axt, e, target):
+        k = digits - 1 - e
+        pw = _POW10[np.abs(k)]
+        up = k >= 0
+        m = np.rint(np.where(up, axt * pw, axt / pw))
+        dec = np.where(up, m / pw, m * pw)
+        return dec.astype(a.dtype) == target, dec
+
+    # Most float32 values need 7 to 9 digits: try 7 first, then go down for those that took 7 and up for the
+    # rest, so that each element is tried about three times instead of up to nine.
+    good7, dec7 = round_trips(7, axt, e, target)
+    down = np.nonzero(good7)[0]
+    best = np.where(good7, dec7, np.nan)
+    for digits in range(6, 0, -1):
+        if not down.size:
+            break
+        good, dec = round_trips(digits, axt[down], e[down], target[down])
+        best[down[good]] = dec[good]
+        down = down[good]
+    up_idx = np.nonzero(~good7)[0]
+    for digits in (8, 9):
+        if not up_idx.size:
+            break
+        good, dec = round_trips(digits, axt[up_idx], e[up_idx], target[up_idx])
+        best[up_idx[good]] = dec[good]
+        up_idx = up_idx[~good]
+    found = ~np.isnan(best)
+    out[todo[found]] = np.copysign(best[found], flat[todo[found]])
+    todo = todo[~found]
+    rest = np.concatenate([todo, fallback])
+    if rest.size:  # numpy's own shortest repr, element by element (rare)
+        out[rest] = [float(x) for x in flat[rest].astype(str)]
+    return out.reshape(a.shape)
+
+
+def _tensor(t: TensorInfo, enc=array_to_json) -> dict:
+    return {"value": enc(t.value), "shape": list(t.shape), "dtype": t.dtype, "grad_fn": t.grad_fn,
             "nonfinite": bool(nonfinite(t.value))}
 
 
-def _grad(g, shape) -> dict:
-    return {"value": None if g is None else array_to_json(g), "shape": list(shape), "nonfinite": bool(nonfinite(g))}
+def _grad(g, shape, enc=array_to_json) -> dict:
+    return {"value": None if g is None else enc(g), "shape": list(shape), "nonfinite": bool(nonfinite(g))}
 
 
-def check_to_dict(c) -> dict:
+def check_to_dict(c, enc=array_to_json) -> dict:
     """The ``"check"`` member of ``gradcli grad --check --json``."""
     return {
         "ok": c.ok, "eps": c.eps, "atol": c.atol, "rtol": c.rtol, "evaluations": c.evaluations,
         "inputs": {i.name: {"ok": i.ok, "max_abs_diff": _scalar(i.max_abs_diff), "max_rel_diff": _scalar(i.max_rel_diff),
-                            "numerical": array_to_json(i.numerical)} for i in c.inputs},
+                            "numerical": enc(i.numerical)} for i in c.inputs},
     }
+
+
+#: The members of ``gradcli grad --json`` that ``--fields`` chooses from (all of them by default).
+FIELDS = ("output", "inputs", "grads", "calls", "graph")
+
+
+class ArrayTexts:
+    """Encodes the arrays of one document: small ones as nested lists (:func:`array_to_json`), large ones
+    (``LARGE`` elements or more) once each as JSON text behind a placeholder that :meth:`substitute` replaces
+    in the document's text, so that an array that appears twice (the gradient under ``grads`` and again under
+    ``calls``) is encoded and written by ``json.dumps`` once."""
+
+    LARGE = 1024
+    _TOKEN = re.compile(r'"\\u0000(\d+)\\u0000"')
+
+    def __init__(self):
+        self.texts: list[str] = []
+        self._seen: list[tuple[np.ndarray, str]] = []
+
+    def __call__(self, a) -> object:
+        a = np.asarray(a)
+        if a.size < self.LARGE:
+            return array_to_json(a)
+        for ref, token in self._seen:
+            if ref is a or (ref.shape == a.shape and ref.dtype == a.dtype and
+                            np.array_equal(ref, a, equal_nan=a.dtype.kind == "f")):
+                return token
+        token = f"\x00{len(self.texts)}\x00"
+        self.texts.append(json.dumps(array_to_json(a), allow_nan=False))
+        self._seen.append((a, token))
+        return token
+
+    def substitute(self, text: str) -> str:
+        """``text`` (``json.dumps`` of a document built with this encoder) with each placeholder replaced."""
+        if not self.texts:
+            return text
+        return self._TOKEN.sub(lambda m: self.texts[int(m.group(1))], text)
 
 
 def _graph_node(n, values: bool = False) -> dict:
@@ -98,20 +194,30 @@ def graph_to_dict(graph) -> dict:
     }
 
 
-def grad_result_to_dict(r: GradResult) -> dict:
-    """The ``gradcli grad --json`` document (schema: ``gradcli schema grad``); ``"check"`` only with --check."""
+def grad_result_to_dict(r: GradResult, enc=array_to_json, fields=FIELDS) -> dict:
+    """The ``gradcli grad --json`` document (schema: ``gradcli schema grad``): the members ``fields`` (all of
+    :data:`FIELDS` by default, ``--fields``), ``"check"`` only with --check. ``enc`` encodes each array (an
+    :class:`ArrayTexts` for large documents)."""
     shapes = {i.name: i.value.shape for i in r.inputs}
-    doc = {
-        "output": _tensor(r.output),
-        "inputs": {i.name: dict(_tensor(i.value), requires_grad=i.value.requires_grad, kind=i.kind)
-                   for i in r.inputs},
-        "grads": {name: _grad(g, shapes[name]) for name, g in r.grads().items()},
-        "calls": [{"grads": {name: _grad(g, shapes[name]) for name, g in call.items()}} for call in r.calls],
-        "graph": graph_to_dict(r.graph),
+    members = {
+        "output": lambda: _tensor(r.output, enc),
+        "inputs": lambda: {i.name: dict(_tensor(i.value, enc), requires_grad=i.value.requires_grad, kind=i.kind)
+                           for i in r.inputs},
+        "grads": lambda: {name: _grad(g, shapes[name], enc) for name, g in r.grads().items()},
+        "calls": lambda: [{"grads": {name: _grad(g, shapes[name], enc) for name, g in call.items()}}
+                          for call in r.calls],
+        "graph": lambda: graph_to_dict(r.graph),
     }
+    doc = {name: members[name]() for name in FIELDS if name in fields}
     if r.check is not None:
-        doc["check"] = check_to_dict(r.check)
+        doc["check"] = check_to_dict(r.check, enc)
     return doc
+
+
+def grad_text(r: GradResult, fields=FIELDS) -> str:
+    """The text of the ``gradcli grad --json`` document (large arrays encoded once each: :class:`ArrayTexts`)."""
+    enc = ArrayTexts()
+    return enc.substitute(dumps(grad_result_to_dict(r, enc, fields)))
 
 
 def dumps(doc) -> str:
@@ -120,7 +226,7 @@ def dumps(doc) -> str:
 
 
 def batch_entry_to_dict(line: int, result: GradResult | None = None, error: dict | None = None,
-                        id=None, has_id: bool = False) -> dict:
+                        id=None, has_id: bool = False, enc=array_to_json) -> dict:
     """One ``gradcli batch --json`` line (schema: ``gradcli schema batch``): ``line`` (1-based line of the entry
     in its file), ``id`` when the entry gave one, then either the fields of ``gradcli grad --json`` or
     ``error`` (``{"type", "message", "line", "column"}``, the position relative to the entry's text)."""
@@ -130,7 +236,7 @@ def batch_entry_to_dict(line: int, result: GradResult | None = None, error: dict
     if error is not None:
         doc["error"] = error
     else:
-        doc.update(grad_result_to_dict(result))
+        doc.update(grad_result_to_dict(result, enc))
     return doc
 
 
@@ -143,9 +249,10 @@ class JsonEntries(EntryFormat):
     """``gradcli batch``'s JSON Lines: one :func:`batch_entry_to_dict` object per line, no header."""
 
     def entry(self, item: EntryResult) -> str:
+        enc = ArrayTexts()
         doc = batch_entry_to_dict(item.line, item.result, None if item.error is None else error_to_dict(item.error),
-                                  item.id, item.has_id)
-        return dumps(doc) + "\n"
+                                  item.id, item.has_id, enc)
+        return enc.substitute(dumps(doc)) + "\n"
 
 
 class JsonRenderer(Renderer):
@@ -154,8 +261,8 @@ class JsonRenderer(Renderer):
 
     name = "json"
 
-    def grad(self, result: GradResult, stream) -> None:
-        stream.write(dumps(grad_result_to_dict(result)) + "\n")
+    def grad(self, result: GradResult, stream, fields=FIELDS) -> None:
+        stream.write(grad_text(result, fields) + "\n")
 
     def ops(self, infos: list, stream) -> None:
         stream.write(dumps([i.to_dict() for i in infos]) + "\n")

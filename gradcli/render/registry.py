@@ -54,7 +54,7 @@ class Renderer:
 
     def grad(self, result, stream) -> None:
         """Write ``gradcli grad``'s :class:`~gradcli.result.GradResult` (with ``result.check`` under
-        ``--check``)."""
+        ``--check``). The ``json`` format also takes ``fields=`` (``--fields``: the members to write)."""
         raise self.unsupported("gradcli grad's result")
 
     def ops(self, infos: list, stream) -> None:

@@ -150,8 +150,8 @@ def render_ops(infos, console) -> None:
 
 def batch_cells(result: GradResult, default_dtype=None) -> tuple[str, str]:
     """The output and gradients cells of a ``gradcli batch`` table row: the output as PyTorch prints it, and
-    ``name: grad`` for each leaf that requires grad (its gradient after the last backward call).
-    ``default_dtype``: as for :func:`render_grad`."""
+    ``name: grad`` for each leaf that requires grad (its gradient after the last backward call), and with a
+    check the line ``check: ok`` or ``check: FAILED``. ``default_dtype``: as for :func:`render_grad`."""
     if default_dtype is None:
         default_dtype = np.dtype(result.default_dtype)
     out = result.output
@@ -161,6 +161,10 @@ def batch_cells(result: GradResult, default_dtype=None) -> tuple[str, str]:
     for name, g in result.grads().items():
         text = "None" if g is None else format_tensor(g, default_dtype=default_dtype)
         grads.append(f"{name}: " + text.replace("\n", "\n" + " " * (len(name) + 2)))
+    if result.check is not None:
+        c = result.check
+        worst = max((i.max_abs_diff for i in c.inputs), default=0.0)
+        grads.append(f"check: {'ok' if c.ok else 'FAILED'} (max |grad - numerical| {worst:.3g})")
     return output, "\n".join(grads) or "-"
 
 
@@ -210,14 +214,57 @@ class BatchTable:
         """The header lines (printed once, before the first row)."""
         return self._render(self._table(True))
 
-    def row(self, line: int, entry: str, output: str | None, grads_or_error: str, failed: bool) -> str:
-        """The lines of one row; ``output`` is None for a failed entry, whose error fills the last column."""
-        from rich.text import Text  # Text, so that "[...]" in values is never read as rich markup
+    def _widths(self) -> list[int]:
+        """The columns' widths, read off the header's rule (rich distributes the width by the ratios)."""
+        if getattr(self, "_cached_widths", None) is None:
+            rule = next(line for line in self.header().split("\n") if "┿" in line)
+            cuts = [i for i, ch in enumerate(rule) if ch == "┿"]
+            bounds = [-2] + cuts + [len(rule) + 1]
+            widths = [bounds[k + 1] - bounds[k] - 3 for k in range(len(bounds) - 1)]
+            widths[-1] = max(1, self.console.width - sum(widths[:-1]) - 3 * (len(widths) - 1))
+            self._cached_widths = widths
+        return self._cached_widths
 
-        t = self._table(False)
-        t.add_row(Text(str(line)), Text(entry), Text("-" if output is None else output),
-                  Text(grads_or_error, style="red" if failed else ""))
-        return self._render(t)
+    def row(self, line: int, entry: str, output: str | None, grads_or_error: str, failed: bool) -> str:
+        """The lines of one row; ``output`` is None for a failed entry, whose error fills the last column.
+
+        Laid out here, not by a rich Table per row (issue 17: that cost ~1 ms an entry): each cell's lines are
+        wrapped at spaces to its column's width (words longer than the column are cut, as rich's "fold"), cells
+        are padded and joined with the header's separators; a failed entry's last cell is red on a terminal."""
+        widths = self._widths()
+        cells = [_wrap(str(line), widths[0]), _wrap(entry, widths[1]), _wrap("-" if output is None else output,
+                                                                                  widths[2]),
+                 _wrap(grads_or_error, widths[3])]
+        height = max(len(c) for c in cells)
+        red = failed and self.color
+        out = []
+        for i in range(height):
+            parts = []
+            for k, (cell, w) in enumerate(zip(cells, widths)):
+                text = cell[i] if i < len(cell) else ""
+                text = text.rjust(w) if k == 0 else text.ljust(w)
+                if red and k == len(cells) - 1 and text.strip():
+                    text = f"\x1b[31m{text}\x1b[0m"
+                parts.append(text)
+            row = " │ ".join(parts)
+            out.append(row if self.color else row.rstrip())
+        return "\n".join(out) + "\n"
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """``text``'s lines, each wrapped at spaces to ``width`` (a word longer than the width is cut)."""
+    out = []
+    for line in text.split("\n"):
+        while len(line) > width:
+            cut = line.rfind(" ", 0, width + 1)
+            if cut <= 0 or not line[:cut].strip():
+                out.append(line[:width])
+                line = line[width:]
+            else:
+                out.append(line[:cut].rstrip())
+                line = line[cut + 1:]
+        out.append(line)
+    return out
 
 
 def error_cell(error: ErrorInfo) -> str:
@@ -251,7 +298,8 @@ class TableEntries(EntryFormat):
             output, last = None, error_cell(item.error)
         else:
             output, last = batch_cells(item.result)
-        return self._batch_table().row(item.line, item.text, output, last, failed=not item.ok)
+        failed = not item.ok or (item.result.check is not None and not item.result.check.ok)
+        return self._batch_table().row(item.line, item.text, output, last, failed=failed)
 
 
 class TableRenderer(Renderer):

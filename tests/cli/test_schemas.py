@@ -79,7 +79,6 @@ def test_grad_schema_rejects_broken_documents():
     doc = json.loads(runner.invoke(app, ["grad", "2 * dot(x, x)", "-i", "x=arange(4.0)", "--json"]).stdout)
     assert errors(v, doc) == []
     broken = [
-        {k: val for k, val in doc.items() if k != "graph"},
         dict(doc, extra=1),
         dict(doc, output=dict(doc["output"], dtype="float")),
         dict(doc, output=dict(doc["output"], value="nan")),
@@ -90,6 +89,27 @@ def test_grad_schema_rejects_broken_documents():
     ]
     for b in broken:
         assert errors(v, b), b
+
+
+def test_grad_fields_choose_the_members_and_stay_valid():
+    """``--fields`` (issue 17): the document holds exactly the chosen members, in the schema's order; by default
+    all five."""
+    v = validator("grad")
+    args = ["grad", "(x * x).sum()", "-i", "x=[1., 2.]", "--json"]
+    assert list(json.loads(runner.invoke(app, args).stdout)) == ["output", "inputs", "grads", "calls", "graph"]
+    for fields, members in (("grads", ["grads"]), ("graph,output", ["output", "graph"]),
+                            ("output, inputs,grads", ["output", "inputs", "grads"])):
+        r = runner.invoke(app, [*args, "--fields", fields])
+        assert r.exit_code == 0, r.output
+        doc = json.loads(r.stdout)
+        assert list(doc) == members and errors(v, doc) == []
+    for bad, message in ((["--fields", "gradients"], "--fields takes names from output, inputs, grads, calls, "
+                                                      "graph, got 'gradients'"),
+                         (["--fields", ""], "--fields takes names from")):
+        r = runner.invoke(app, [*args, *bad])
+        assert r.exit_code == 2 and message in r.stderr
+    r = runner.invoke(app, ["grad", "x * 2", "-i", "x=[1.]", "--fields", "grads"])
+    assert r.exit_code == 2 and "use it with --format json" in r.stderr
 
 
 def test_batch_json_lines_are_valid(tmp_path):

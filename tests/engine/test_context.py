@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 import gradcli as G
+from gradcli.generator import Generator
 from gradcli import anomaly, autograd, context, limits
 from gradcli.cli import app
 from gradcli.context import RunContext
@@ -129,8 +130,8 @@ def test_a_context_entered_again_keeps_its_values_like_a_session():
     with session:
         assert G.get_default_dtype() is G.float64
         second = G.randn(3).data
-    ref = np.random.default_rng(1).standard_normal(6)
-    np.testing.assert_array_equal(np.concatenate([first, second]), ref)  # one stream across the two blocks
+    ref = Generator(1).normal((6,), np.float64)  # one stream across the two blocks (PyTorch's: randn(6))
+    np.testing.assert_array_equal(np.concatenate([first, second]), ref)
     with session:
         with session:  # re-entering the active context is allowed
             G.set_default_dtype(G.float32)
@@ -148,7 +149,7 @@ def test_seeds_belong_to_the_context():
         c = G.randn(2).data  # the outer stream goes on as if nothing happened in between
     np.testing.assert_array_equal(np.concatenate([b, c]), a)
     with pytest.raises(ValueError):
-        RunContext(seed=-1)
+        RunContext(seed=2**64)  # torch.manual_seed's range is [-2**63, 2**64)
     with pytest.raises(TypeError, match="only floating-point types are supported as the default type"):
         RunContext(dtype="int64")
 

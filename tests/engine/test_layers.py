@@ -47,6 +47,7 @@ LAYERS = {
     "gradcli.dtypes": 0,
     "gradcli.printing": 0,
     "gradcli.torch_names": 0,
+    "gradcli.generator": 0,  # PyTorch's CPU random number generator
     "gradcli.limits": 1,
     "gradcli.context": 2,
     "gradcli.tensor": 3,

@@ -285,6 +285,8 @@ NOT_GENERATED = {
     "permute": "result shape outside SHAPES (transpose covers the backward)",
     "t": "covered by the transpose template",
     "select": "covered by indexing templates",
+    "bernoulli": "random samples with zero gradients: tests/ops/test_random.py compares them with PyTorch",
+    "normal": "random samples with zero gradients: tests/ops/test_random.py compares them with PyTorch",
 }
 
 _WRAP = {

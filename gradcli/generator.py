@@ -1,0 +1,309 @@
+"""PyTorch's CPU random number generator, so that ``torch.manual_seed(s)`` gives PyTorch's numbers.
+
+PyTorch's CPU generator (``at::CPUGeneratorImpl``, aten/src/ATen/CPUGeneratorImpl.cpp) is a 32-bit Mersenne
+Twister (mt19937) seeded as ``std::mt19937`` is (``init_genrand`` with the low 32 bits of the seed). Its
+distributions (aten/src/ATen/core/DistributionsHelper.h, TransformationHelper.h and the CPU kernels of
+aten/src/ATen/native/cpu/DistributionTemplates.h) turn the twister's 32-bit words into numbers:
+
+* ``random()`` is one 32-bit word; ``random64()`` two, the first one high: ``(w0 << 32) | w1``;
+* uniform floats (``rand``, ``uniform_``): ``(w & (2**digits - 1)) * 2**-digits`` with the dtype's significand
+  digits (24 for float32, one word each; 53 for float64, one ``random64`` each), then ``x * (to - from) + from``;
+* integers in ``[low, high)`` (``randint``, ``random_``): ``w % (high - low) + low``, from ``random64`` for
+  ranges of 2**28 and more (2**32 for float32) and from ``random`` below that;
+* normal numbers (``randn``, ``normal_``): for 16 or more contiguous elements, all uniforms are drawn first and
+  turned by Box-Muller 16 at a time (``normal_fill``: the first 8 of each 16 are the radii's, ``u1 = 1 - u``,
+  the next 8 the angles'; a tail that is not a multiple of 16 redraws the last 16 uniforms); float32 does it with
+  8-lane AVX2 code (``normal_fill_16_AVX2``: the cephes polynomials of ``avx_mathfun.h`` for log, sin and cos,
+  reproduced here in float32 arithmetic); fewer than 16 elements take ``normal_distribution<double>`` one at a
+  time, which makes two numbers per pair of uniforms and keeps the second for the next call (the generator's
+  cached normal, cleared by ``manual_seed``).
+
+The words come from numpy's MT19937 bit generator, seeded as PyTorch's (numpy's legacy ``RandomState`` seeding
+is ``init_genrand`` too); everything after that is numpy array arithmetic, never a Python loop per element.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+_U32 = np.uint64(0xFFFFFFFF)
+_TWO_PI_F32 = np.float32(2.0 * np.pi)  # 2.0f * c10::pi<double>, rounded to float
+
+
+def _mt19937(seed: int):
+    """numpy's MT19937 bit generator in the state ``std::mt19937(seed & 0xffffffff)`` starts in."""
+    from numpy.random import MT19937  # numpy.random costs start-up time: imported when a number is drawn
+
+    bit_generator = MT19937()
+    bit_generator._legacy_seeding(seed & 0xFFFFFFFF)
+    return bit_generator
+
+
+class Generator:
+    """PyTorch's CPU generator: an mt19937 with PyTorch's transformations (see the module docstring).
+
+    Args:
+        seed: the initial seed (any integer; taken modulo 2**64 as ``torch.manual_seed`` does), or None for a
+            seed from the operating system's entropy, as PyTorch's default generator has.
+    """
+
+    __slots__ = ("_seed", "_bits", "_next_normal")
+
+    def __init__(self, seed: int | None = None):
+        self.manual_seed(int.from_bytes(os.urandom(8), "little") if seed is None else seed)
+
+    def manual_seed(self, seed: int) -> "Generator":
+        """Reseed (``torch.Generator.manual_seed``); clears the cached normal number. Returns self.
+
+        Args:
+            seed: converted with ``int()`` as ``torch.manual_seed`` does (``1.5`` is 1); from -2**63 to 2**64 - 1,
+                negative seeds wrapping around (-1 is 2**64 - 1).
+
+        Raises:
+            ValueError: for a seed ``int()`` cannot read, or out of that range (PyTorch's messages).
+            TypeError: for a seed of another type.
+        """
+        seed = int(seed)
+        if not -(1 << 63) <= seed < (1 << 64):
+            raise ValueError("Overflow when unpacking long long")
+        self._seed = seed % (1 << 64)
+        self._bits = None  # made on the first draw
+        self._next_normal = None
+        return self
+
+    def initial_seed(self) -> int:
+        """The seed last set (``torch.initial_seed``), as an unsigned 64-bit integer."""
+        return self._seed
+
+    def seed(self) -> int:
+        """Reseed from the operating system's entropy and return the new seed (``torch.seed``)."""
+        s = int.from_bytes(os.urandom(8), "little") >> 1
+        self.manual_seed(s)
+        return s
+
+    # ---------------------------------------------------------------------------------------------- words
+
+    def random(self, n: int) -> np.ndarray:
+        """The next ``n`` 32-bit words (``random()``), as uint64."""
+        if self._bits is None:
+            self._bits = _mt19937(self._seed)
+        return self._bits.random_raw(n) if n else np.zeros(0, np.uint64)
+
+    def random64(self, n: int) -> np.ndarray:
+        """The next ``n`` 64-bit words (``random64()``: two 32-bit words each, the first one high), as uint64."""
+        w = self.random(2 * n)
+        return (w[0::2] << np.uint64(32)) | w[1::2]
+
+    # ------------------------------------------------------------------------------------- distributions
+
+    def uniform(self, shape: tuple, dtype, low: float = 0.0, high: float = 1.0) -> np.ndarray:
+        """Uniform numbers in ``[low, high)`` (``rand``, ``uniform_``; ``uniform_real_distribution``).
+
+        Args:
+            shape: the result's shape; dtype: a numpy float dtype (float16, float32, float64).
+        Returns:
+            an array of ``shape`` and ``dtype``.
+        """
+        d = np.dtype(dtype)
+        n = int(np.prod(shape, dtype=np.int64))
+        if d == np.float64:
+            x = (self.random64(n) & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0 ** -53
+            if (low, high) != (0.0, 1.0):
+                x = _fma64(x, np.float64(high) - np.float64(low), low)
+        else:
+            digits = np.finfo(d).nmant + 1  # 24 for float32, 11 for float16
+            x = ((self.random(n) & np.uint64((1 << digits) - 1)).astype(np.float32)
+                 * np.float32(2.0 ** -digits))  # dist_acctype<float> is float
+            if (low, high) != (0.0, 1.0):
+                lo, hi = np.float32(d.type(low)), np.float32(d.type(high))
+                x = _fma32(x, hi - lo, lo)
+        return x.astype(d, copy=False).reshape(shape)
+
+    def random_from_to(self, shape: tuple, low: int, high: int, dtype) -> np.ndarray:
+        """Integers in ``[low, high)`` (``randint``, ``random_(from, to)``; ``uniform_int_from_to_distribution``).
+
+        Args:
+            dtype: the result's numpy dtype (integers, bool, or floats holding whole numbers).
+        """
+        d = np.dtype(dtype)
+        n = int(np.prod(shape, dtype=np.int64))
+        span = high - low
+        wide = span >= (1 << 32) if d in (np.float32, np.float16) else span >= (1 << 28)
+        w = self.random64(n) if wide else self.random(n)
+        v = (w % np.uint64(span)).astype(np.int64) + np.int64(low) if span < (1 << 63) else \
+            ((w % np.uint64(span)) + np.uint64(low % (1 << 64))).view(np.int64)
+        return v.astype(d).reshape(shape)
+
+    def normal(self, shape: tuple, dtype, mean: float = 0.0, std: float = 1.0) -> np.ndarray:
+        """Normal numbers (``randn``, ``normal_``; PyTorch's CPU ``normal_kernel``: see the module docstring).
+
+        Args:
+            shape: the result's shape (contiguous); dtype: a numpy float dtype.
+        """
+        d = np.dtype(dtype)
+        n = int(np.prod(shape, dtype=np.int64))
+        if n >= 16:
+            if d == np.float32:
+                out = self._normal_fill(n, np.float32, lambda u: _normal16_avx2(u, mean, std))
+            else:
+                wd = np.float64 if d == np.float64 else np.float32  # normal_fill<scalar_t> for half: in float
+                out = self._normal_fill(n, d, lambda u: _normal16_scalar(u.astype(wd), mean, std))
+        else:
+            out = _fma64(self._normal_double(n), std, mean)  # transformation::normal, contracted
+        return out.astype(d, copy=False).reshape(shape)
+
+    def _normal_fill(self, n: int, dtype, transform) -> np.ndarray:
+        u = self.uniform((n,), dtype)
+        whole = n - n % 16
+        out = np.empty(n, dtype=np.float64 if dtype == np.float64 else np.float32)
+        if whole:
+            out[:whole] = transform(u[:whole]).reshape(-1)
+        if n % 16:
+            # PyTorch recomputes the last 16 values from 16 new uniforms
+            out[n - 16:] = transform(self.uniform((16,), dtype)).reshape(-1)
+        return out
+
+    def _normal_double(self, n: int) -> np.ndarray:
+        """``n`` standard normal doubles from ``normal_distribution<double>`` (two per two uniforms, the second
+        kept for the next call)."""
+        out = np.empty(n, np.float64)
+        i = 0
+        if n and self._next_normal is not None:
+            out[0], self._next_normal, i = self._next_normal, None, 1
+        pairs = (n - i + 1) // 2
+        if pairs:
+            u = self.uniform((2 * pairs,), np.float64)
+            u1, u2 = u[0::2], u[1::2]
+            r = np.sqrt(-2.0 * np.log1p(-u2))
+            theta = 2.0 * np.pi * u1
+            cos, sin = r * np.cos(theta), r * np.sin(theta)
+            both = np.empty(2 * pairs)
+            both[0::2], both[1::2] = cos, sin
+            # each pair gives cos then (cached) sin: the cached sin of a pair is the next value
+            out[i:] = both[: n - i]
+            if (n - i) % 2:
+                self._next_normal = float(sin[-1])
+        return out
+
+    def bernoulli(self, p: np.ndarray, dtype) -> np.ndarray:
+        """0/1 draws with probabilities ``p`` (``torch.bernoulli(p)``: one uniform per element, in p's float
+        dtype's uniform: ``u < p``)."""
+        p = np.asarray(p)
+        u = self.uniform(p.shape, np.float64 if p.dtype == np.float64 else np.float32)
+        return (u < p).astype(dtype)
+
+    def randperm(self, n: int, dtype) -> np.ndarray:
+        """A random permutation of ``0 .. n-1`` (``torch.randperm`` on CPU: Fisher-Yates from the front, swapping
+        element i with i + ``random() % (n - i)``)."""
+        perm = np.arange(n, dtype=np.int64)
+        if n > 1:
+            w = (self.random64(n - 1) if n >= (1 << 24) else self.random(n - 1)) % np.arange(
+                n, 1, -1, dtype=np.uint64)
+            for i, z in enumerate(w.tolist()):  # the swaps depend on each other: sequential by nature
+                j = i + z
+                perm[i], perm[j] = perm[j], perm[i]
+        return perm.astype(dtype)
+
+
+def _fma32(a, b, c):
+    """float32 ``a * b + c`` with one rounding (an FMA): the product of two float32 numbers is exact in float64,
+    the sum is rounded to float64 and then to float32 (the double rounding differs from a true FMA only when the
+    float64 sum falls exactly halfway between two float32 numbers, about one case in 2**29)."""
+    return (np.asarray(a, np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)).astype(np.float32)
+
+
+def _fma64(a, b, c) -> np.ndarray:
+    """float64 ``a * b + c`` with one rounding, as the FMA that GCC contracts PyTorch's scalar kernels into
+    (``x * std + mean``): the product's exact error by Dekker's splitting and the sum's by Knuth's TwoSum,
+    added back (correctly rounded but in rare double-rounding cases)."""
+    a, b, c = (np.asarray(v, np.float64) for v in (a, b, c))
+    p = a * b
+    split = 134217729.0  # 2**27 + 1
+    ah = a * split
+    ah = ah - (ah - a)
+    bh = b * split
+    bh = bh - (bh - b)
+    al, bl = a - ah, b - bh
+    err = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    s = p + c
+    bb = s - p
+    t = (p - (s - bb)) + (c - bb)
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = s + (t + err)
+    return np.where(np.isfinite(out), out, p + c)
+
+
+def _normal16_scalar(u: np.ndarray, mean: float, std: float) -> np.ndarray:
+    """``normal_fill_16`` on blocks of 16 uniforms (rows): Box-Muller with libm's log/cos/sin in the dtype."""
+    t = u.dtype.type
+    u = u.reshape(-1, 16)
+    u1, u2 = t(1) - u[:, :8], u[:, 8:]
+    radius = np.sqrt(t(-2) * np.log(u1))
+    theta = (np.float64(2.0 * np.pi) * u2.astype(np.float64)).astype(u.dtype) if t is np.float32 else \
+        t(2.0 * np.pi) * u2
+    s, m = t(std), t(mean)
+    fma = _fma64 if t is np.float64 else _fma32
+    return np.concatenate([fma(radius * np.cos(theta), s, m), fma(radius * np.sin(theta), s, m)], axis=1)
+
+
+# ------------------------------------------------------------------ avx_mathfun.h's log and sincos, in float32
+
+_F = np.float32
+_SQRTHF = _F(0.707106781186547524)
+_LOG_P = [_F(v) for v in (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1,
+                          1.4249322787E-1, -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1, 3.3333331174E-1)]
+_LOG_Q1, _LOG_Q2 = _F(-2.12194440e-4), _F(0.693359375)
+_FOPI = _F(1.27323954473516)
+_DP = (_F(-0.78515625), _F(-2.4187564849853515625e-4), _F(-3.77489497744594108e-8))
+_SINCOF = (_F(-1.9515295891E-4), _F(8.3321608736E-3), _F(-1.6666654611E-1))
+_COSCOF = (_F(2.443315711809948E-005), _F(-1.388731625493765E-003), _F(4.166664568298827E-002))
+
+
+def _log256(x: np.ndarray) -> np.ndarray:
+    """``log256_ps`` of avx_mathfun.h (cephes' logf polynomial) on positive normal float32 numbers, with the
+    multiply-adds that GCC contracts into FMAs in PyTorch's AVX2 build (``-ffp-contract=fast``)."""
+    bits = x.view(np.int32)
+    e = ((bits >> 23) - 0x7F).astype(np.float32) + _F(1)
+    m = ((bits & ~0x7F800000) | 0x3F000000).view(np.float32)  # mantissa in [0.5, 1)
+    small = m < _SQRTHF
+    x = (m - _F(1)) + np.where(small, m, _F(0))
+    e = e - np.where(small, _F(1), _F(0))
+    z = x * x
+    y = np.full_like(x, _LOG_P[0])
+    for p in _LOG_P[1:]:
+        y = _fma32(y, x, p)
+    y = _fma32(y * x, z, e * _LOG_Q1)
+    y = y - z * _F(0.5)
+    return _fma32(e, _LOG_Q2, x + y)
+
+
+def _sincos256(x: np.ndarray):
+    """``sincos256_ps`` of avx_mathfun.h (cephes' sinf/cosf) on non-negative float32 numbers, with the FMAs of
+    PyTorch's AVX2 build (see :func:`_log256`)."""
+    j = (x * _FOPI).astype(np.int32)
+    j = (j + 1) & ~1
+    y = j.astype(np.float32)
+    sin_negate = (j & 4) != 0
+    poly = (j & 2) == 0  # the sine polynomial for the sine (and the cosine one for the cosine)
+    x = _fma32(y, _DP[2], _fma32(y, _DP[1], _fma32(y, _DP[0], x)))  # x - y * pi/4 in three parts
+    cos_negate = ((~(j - 2)) & 4) != 0
+    z = x * x
+    c = _fma32(_fma32(_COSCOF[0], z, _COSCOF[1]), z, _COSCOF[2]) * z
+    c = _fma32(c, z, -(z * _F(0.5))) + _F(1)
+    s = _fma32(_fma32(_fma32(_SINCOF[0], z, _SINCOF[1]), z, _SINCOF[2]) * z, x, x)
+    sin = np.where(poly, s, c)
+    cos = np.where(poly, c, s)
+    return np.where(sin_negate, -sin, sin), np.where(cos_negate, -cos, cos)
+
+
+def _normal16_avx2(u: np.ndarray, mean: float, std: float) -> np.ndarray:
+    """``normal_fill_16_AVX2`` on blocks of 16 float32 uniforms (rows)."""
+    u = u.reshape(-1, 16)
+    u1, u2 = _F(1) - u[:, :8], u[:, 8:]
+    with np.errstate(all="ignore"):
+        radius = np.sqrt(_F(-2) * _log256(np.maximum(u1, np.finfo(np.float32).tiny)))
+        sin, cos = _sincos256(_TWO_PI_F32 * u2)
+    n1, n2 = radius * cos, radius * sin
+    return np.concatenate([_fma32(n1, _F(std), _F(mean)), _fma32(n2, _F(std), _F(mean))], axis=1)

@@ -1,0 +1,284 @@
+"""Random sampling beyond rand/randn/randint: randperm, randint_like, normal, bernoulli, the in-place samplers
+``normal_``, ``uniform_`` and ``random_``, and the generator's seed functions (``initial_seed``, ``seed``).
+
+Every number comes from the run context's PyTorch CPU generator (:mod:`gradcli.generator`), in PyTorch's order
+and with PyTorch's transformations, so a program seeded with ``torch.manual_seed`` prints PyTorch's numbers.
+Gradients are PyTorch's (tools/autograd/derivatives.yaml): the samples do not depend differentiably on the
+parameters (``normal``'s mean and std, ``bernoulli``'s probabilities), so their gradients are zeros, and an
+in-place sampler on a tensor with history records ``NormalBackward0``/``UniformBackward0``/``RandomBackward0``
+with a zero gradient.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import context, dtypes
+from ..tensor import Tensor
+from ._core import composite, op, tensor_method
+from .creation import _float_dtype, _leaf, _like_input, _size
+from .inplace import _zeros_like, apply
+
+_generator = context.generator
+
+
+def _zero_grads(grad, n):
+    z = _zeros_like(grad)
+    return z if n == 1 else (z,) * n
+
+
+# ---------------------------------------------------------------------------------------------- functions
+
+
+@composite("initial_seed", kind="function")
+def initial_seed() -> int:
+    """The seed of the active run context's generator (torch.initial_seed): the last ``manual_seed``, or the
+    seed drawn from the operating system."""
+    return _generator().initial_seed()
+
+
+@composite("seed", kind="function")
+def seed() -> int:
+    """Reseed the active run context's generator from the operating system and return the seed (torch.seed)."""
+    return _generator().seed()
+
+
+@composite("randperm", kind="creation")
+def randperm(n, dtype=None, requires_grad=False, generator=None, device=None, layout=None, pin_memory=False):
+    """A random permutation of ``0 .. n-1`` (int64 unless ``dtype``). Matches torch.randperm number for number
+    after the same seed (PyTorch's CPU Fisher-Yates, :meth:`gradcli.generator.Generator.randperm`).
+
+    Raises:
+        RuntimeError: for a negative ``n`` (PyTorch's message); TypeError for an ``n`` that is not an integer.
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not {type(n).__name__}")
+    n = int(n)
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    d = dtypes.as_dtype(dtype).np if dtype is not None else np.dtype(np.int64)
+    return _leaf(_generator().randperm(n, d), requires_grad)
+
+
+@composite("randint_like", kind="creation")
+def randint_like(input, low=0, high=None, dtype=None, requires_grad=False, device=None):
+    """Integers uniform in [low, high) with the shape (and dtype, unless ``dtype``) of ``input``:
+    ``randint_like(input, high)`` or ``randint_like(input, low, high)``. Matches torch.randint_like.
+
+    Raises:
+        RuntimeError: if low >= high (PyTorch's message).
+    """
+    a = _like_input("randint_like", input)
+    if high is None:
+        low, high = 0, low
+    low, high = int(low), int(high)
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    d = dtypes.as_dtype(dtype).np if dtype is not None else a.dtype
+    return _leaf(_generator().random_from_to(a.shape, low, high, d), requires_grad)
+
+
+def _check_std(std) -> None:
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
+
+
+def _num(v) -> str:
+    v = float(v)
+    return str(int(v)) if v.is_integer() else repr(v)
+
+
+@op("_normal_tensor_float", grad_fn="NormalBackward1", promote=None, note="d/dmean = 0")
+def _normal_tensor_float(mean, std):
+    """Samples of N(mean, std) with ``mean``'s shape and dtype (torch.normal(Tensor mean, float std))."""
+    return (_generator().normal(mean.shape, mean.dtype) * mean.dtype.type(std) + mean).astype(mean.dtype)
+
+
+@_normal_tensor_float.defvjp
+def _(grad):
+    return _zeros_like(grad)
+
+
+@op("_normal_float_tensor", grad_fn="NormalBackward2", promote=None, note="d/dstd = 0")
+def _normal_float_tensor(std, mean):
+    """Samples of N(mean, std) with ``std``'s shape and dtype (torch.normal(float mean, Tensor std))."""
+    return (_generator().normal(std.shape, std.dtype) * std + std.dtype.type(mean)).astype(std.dtype)
+
+
+@_normal_float_tensor.defvjp
+def _(grad):
+    return _zeros_like(grad)
+
+
+@op("_normal_tensor_tensor", grad_fn="NormalBackward3", inputs=2, note="d/dmean = 0, d/dstd = 0")
+def _normal_tensor_tensor(mean, std):
+    """Samples of N(mean, std), shapes broadcast (torch.normal(Tensor mean, Tensor std))."""
+    shape = np.broadcast_shapes(mean.shape, std.shape)
+    d = np.result_type(mean, std)
+    return (_generator().normal(shape, d) * std + mean).astype(d)
+
+
+@_normal_tensor_tensor.defvjp
+def _(grad):
+    return _zero_grads(grad, 2)
+
+
+@composite("normal", grad_fn="NormalBackward1", note="d/dmean = 0, d/dstd = 0 (samples, not reparameterized)")
+def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, requires_grad=False, device=None):
+    """Normal samples, in PyTorch's four forms: ``normal(mean: Tensor, std: Tensor)`` (broadcast),
+    ``normal(mean: Tensor, std: float = 1)``, ``normal(mean: float, std: Tensor)`` (grad_fn NormalBackward1/2/3,
+    zero gradients as PyTorch's derivatives.yaml), and ``normal(mean: float, std: float, size)`` (a leaf).
+    The numbers are PyTorch's after the same seed: standard normal samples, times std, plus mean.
+
+    Raises:
+        RuntimeError: for a negative std (PyTorch's message).
+        TypeError: for ``normal(float, float)`` without a size.
+    """
+    if isinstance(mean, Tensor) and isinstance(std, Tensor):
+        if (std.data < 0).any():
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+        return _normal_tensor_tensor(mean, std)
+    if isinstance(mean, Tensor):
+        _check_std(std)
+        return _normal_tensor_float(mean, float(std))
+    if isinstance(std, Tensor):
+        if (std.data < 0).any():
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+        return _normal_float_tensor(std, float(mean))
+    if size is None:
+        raise TypeError("normal() received an invalid combination of arguments - got (float, float), but "
+                        "expected a size: normal(float mean, float std, tuple of ints size)")
+    _check_std(std)
+    shape = _size("normal", (tuple(size),) if isinstance(size, (tuple, list)) else (size,))
+    d = _float_dtype(dtype)
+    values = _generator().normal(shape, d, float(mean), float(std))
+    return _leaf(values, requires_grad)
+
+
+@op("bernoulli", grad_fn="BernoulliBackward0", promote=None, method=True, note="d/dinput = 0 (samples)")
+def bernoulli(input, p=None):
+    """0/1 samples, 1 with probability ``input`` (or ``p`` when given), in ``input``'s dtype. Matches
+    torch.bernoulli number for number after the same seed (one uniform per element: 1 when it is below p).
+
+    Raises:
+        RuntimeError: for probabilities outside [0, 1] (PyTorch's message).
+    """
+    probs = input if p is None else np.full(input.shape, p, dtype=np.float64)
+    if np.any((probs < 0) | (probs > 1)):
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
+                           "message be improved?  If so, please report an enhancement request to PyTorch.)")
+    return _generator().bernoulli(probs, input.dtype)
+
+
+@bernoulli.defvjp
+def _(grad):
+    return _zeros_like(grad)
+
+
+# ---------------------------------------------------------------------------------------- in-place samplers
+
+
+@op("_normal_fill", grad_fn="NormalBackward0", promote=None, note="d/dself = 0")
+def _normal_fill(input, mean, std):
+    """``input``'s shape and dtype filled with normal samples (what ``normal_`` writes)."""
+    return _generator().normal(input.shape, input.dtype, mean, std)
+
+
+@_normal_fill.defvjp
+def _(grad):
+    return _zeros_like(grad)
+
+
+@op("_uniform_fill", grad_fn="UniformBackward0", promote=None, note="d/dself = 0")
+def _uniform_fill(input, low, high):
+    """``input``'s shape and dtype filled with uniform samples in [low, high) (what ``uniform_`` writes)."""
+    return _generator().uniform(input.shape, input.dtype, low, high)
+
+
+@_uniform_fill.defvjp
+def _(grad):
+    return _zeros_like(grad)
+
+
+@op("_random_fill", grad_fn="RandomBackward1", promote=None, note="d/dself = 0")
+def _random_fill(input, low, high):
+    """``input``'s shape and dtype filled with integers in [low, high) (what ``random_`` writes)."""
+    return _generator().random_from_to(input.shape, low, high, input.dtype)
+
+
+@_random_fill.defvjp
+def _(grad):
+    return _zeros_like(grad)
+
+
+def _float_self(name: str, self: Tensor) -> None:
+    if self.data.dtype.kind != "f":
+        kernel = {"normal_": "normal_kernel_cpu", "uniform_": "check_uniform_bounds"}[name]
+        names = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+                 "bool": "Bool"}
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{names[self.data.dtype.name]}'")
+
+
+@tensor_method("normal_")
+def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    """Fill with normal samples N(mean, std) in place; returns self. Matches torch.Tensor.normal_ number for
+    number after the same seed (grad_fn NormalBackward0 when recorded).
+
+    Raises:
+        RuntimeError: for a negative std (PyTorch's message), and see :func:`gradcli.ops.inplace.apply`.
+        NotImplementedError: on an integer or bool tensor (PyTorch's message).
+    """
+    _check_std(std)
+    _float_self("normal_", self)
+    return apply(self, lambda s: _normal_fill(s, float(mean), float(std)), cast=None)
+
+
+@tensor_method("uniform_")
+def uniform_(self, *args, generator=None, **kw):
+    """Fill with uniform samples in [from, to) (default [0, 1)) in place: ``uniform_(from, to)``; returns self.
+    Matches torch.Tensor.uniform_ number for number after the same seed (grad_fn UniformBackward0 when recorded).
+
+    Raises:
+        RuntimeError: if from > to (PyTorch's message), and see :func:`gradcli.ops.inplace.apply`.
+        NotImplementedError: on an integer or bool tensor (PyTorch's message).
+    """
+    low, high = _from_to("uniform_", args, kw, (0.0, 1.0))
+    if low > high:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_num(low)} > "
+                           f"to={_num(high)}")
+    _float_self("uniform_", self)
+    return apply(self, lambda s: _uniform_fill(s, float(low), float(high)), cast=None)
+
+
+@tensor_method("random_")
+def random_(self, *args, generator=None, **kw):
+    """Fill with integers in place: ``random_(to)`` gives [0, to), ``random_(from, to)`` [from, to); returns
+    self. Matches torch.Tensor.random_ with bounds, number for number after the same seed.
+
+    Raises:
+        RuntimeError: if from >= to (PyTorch's message); TypeError without bounds (gradcli needs them).
+    """
+    if not args and "to" not in kw:
+        raise TypeError("random_() without bounds is not supported by gradcli: give random_(to) or "
+                        "random_(from, to)")
+    if len(args) == 1 and not kw:
+        low, high = 0, args[0]
+    else:
+        low, high = _from_to("random_", args, kw, (0, None))
+    low, high = int(low), int(high)
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    return apply(self, lambda s: _random_fill(s, low, high), cast=None)
+
+
+def _from_to(name: str, args: tuple, kw: dict, defaults: tuple):
+    """``from`` and ``to`` given by position or keyword (``from`` is a Python keyword: ``**{"from": 1}``)."""
+    if len(args) > 2:
+        raise TypeError(f"{name}() takes at most 2 positional arguments ({len(args)} given)")
+    values = dict(zip(("from", "to"), defaults))
+    values.update(zip(("from", "to"), args))
+    for k, v in kw.items():
+        if k not in ("from", "to"):
+            raise TypeError(f"{name}() got an unexpected keyword argument '{k}'")
+        values[k] = v
+    return values["from"], values["to"]
