@@ -23,6 +23,9 @@ What is measured (issue 6; benchmarks/README.md has the latest figures and expla
                                                                              target: <= 0.5x PyTorch, both
   batch    10,000 small programs through ``gradcli batch`` (one process pinned to one core), entries/second.
                                                                              target: >= 2,000 entries/s
+  session  the interactive session once started (gradcli.session.core.Session, what `gradcli repl` runs for each
+           entry), wall time per entry in ms: a value print (``x * 2 + 1`` shown as PyTorch prints it) and a
+           small ``:grad`` answer (3-element input, 5 ops, the four tables).  target: <= 5 ms, <= 20 ms
 
 Every figure is the median over repetitions; gradcli, PyTorch and numpy run in separate worker processes
 (PyTorch's OpenMP threads must not share a process with numpy's BLAS), and the rounds alternate between them
@@ -317,7 +320,34 @@ def work_mlp(impl, n, reps):
     return {"times": times, "check": [loss, float(g1[0, 0]), float(g1[100, 200]), float(g2[5, 3])], "note": note}
 
 
-WORKERS = {"perop": work_perop, "chain": work_chain, "matmul": work_matmul, "mlp": work_mlp}
+SESSION_VALUE = "x * 2 + 1"
+SESSION_GRAD = ":grad (x.sin() * x).exp().mean() + x.sum()"  # 5 ops: sin, mul, exp, mean, add (+ sum: 6 nodes)
+
+
+def work_session(impl, n, reps):
+    """Per-entry wall time of the session: a value print and a small :grad with tables (what the terminal
+    gets: colour on, rendered into a string that the session then writes)."""
+    from gradcli.session.core import Session
+
+    sink = []
+    s = Session(write=sink.append, error=sink.append, color=True)
+    s.execute("x = tensor([0.5, -1.0, 2.0], requires_grad=True)")
+    out = {}
+    for label, entry in (("value", SESSION_VALUE), ("grad", SESSION_GRAD)):
+        for _ in range(5):  # warm-up: the first :grad imports rich and the renderers
+            s.execute(entry)
+        times = []
+        for _ in range(reps):
+            sink.clear()
+            t = time.perf_counter()
+            s.execute(entry)
+            times.append(time.perf_counter() - t)
+        out[label] = times
+    assert "gradients" in "".join(sink), "".join(sink)
+    return {"times": out["value"], "grad": out["grad"], "check": [len(sink)]}
+
+
+WORKERS = {"session": work_session, "perop": work_perop, "chain": work_chain, "matmul": work_matmul, "mlp": work_mlp}
 
 
 def worker_main(argv):
@@ -573,6 +603,17 @@ def bench_batch(n, reps, torch_ok):
     return rows, detail
 
 
+def bench_session(reps):
+    res = run_worker("session", "gradcli", 0, reps)
+    value = statistics.median(res["times"]) * 1e3
+    grad = statistics.median(res["grad"]) * 1e3
+    rows = [_row(f"session: value print ({SESSION_VALUE})", "ms", value, None, None, ratio=None, ratio_of=None,
+                 target=("<=", 5), value_target=True),
+            _row("session: small :grad with tables (3 elements, 5 ops)", "ms", grad, None, None, ratio=None,
+                 ratio_of=None, target=("<=", 20), value_target=True)]
+    rows[0]["note"] = (f"wall time per entry once the session has started, median of {reps}; the entry is run and "
+                       "its answer rendered into a string, as at the terminal (colour on)")
+    return rows, {"value_s": res["times"], "grad_s": res["grad"]}
 def bench_bigjson(reps, torch_ok):
     """``gradcli grad "(X @ X).sum()" -i "X=randn(1000, 1000)"``: whole-process wall time with --json against the
     table (issue 17: --json <= 1.5x the table), the same with ``--fields output,grads``, and the size written."""
@@ -693,7 +734,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer repetitions and a 200,000-node chain")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
-    ap.add_argument("--only", default="", help="comma-separated: startup,perop,matmul,mlp,chain,batch,bigjson")
+    ap.add_argument("--only", default="",
+                    help="comma-separated: startup,perop,matmul,mlp,chain,batch,bigjson,session")
     ap.add_argument("--no-torch", action="store_true", help="leave PyTorch out even if it is installed")
     ap.add_argument("--threads", type=int, default=None,
                     help="BLAS/OpenMP threads for every run (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, "
@@ -702,7 +744,7 @@ def main(argv=None):
     global THREADS
     THREADS = args.threads
     only = {s.strip() for s in args.only.split(",") if s.strip()}
-    known = {"startup", "perop", "matmul", "mlp", "chain", "batch", "bigjson"}
+    known = {"startup", "perop", "matmul", "mlp", "chain", "batch", "bigjson", "session"}
     if only - known:
         ap.error(f"unknown benchmark(s): {', '.join(sorted(only - known))}")
     want = only or known
@@ -719,6 +761,7 @@ def main(argv=None):
         ("mlp", lambda: bench_mlp(5 if q else 10, 1 if q else 3, impls)),
         ("chain", lambda: bench_chain(CHAIN_N_QUICK if q else CHAIN_N, 1, impls)),
         ("batch", lambda: bench_batch(10_000, 1 if q else 2, torch_ok)),
+        ("session", lambda: bench_session(30 if q else 200)),
         ("bigjson", lambda: bench_bigjson(2 if q else 5, torch_ok)),
     ]
     for name, fn in plan:

@@ -30,14 +30,38 @@ from .cli_output import format_for_path
 from .render.pictures import PLOT_CSV
 from .reporting import debug_enabled, report_error, report_exception
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+app = typer.Typer(add_completion=False, rich_markup_mode=None,
                   help="gradcli: a command-line gradient calculator with PyTorch's semantics.")
 
 
-@app.callback()
-def _root() -> None:
+@app.callback(invoke_without_command=True)
+def _root(ctx: typer.Context) -> None:
     """gradcli: a command-line gradient calculator with PyTorch's semantics. Exit codes: 0 success,
-    1 evaluation error, 2 bad input."""
+    1 evaluation error, 2 bad input. With no command on a terminal: the interactive session (gradcli repl)."""
+    if ctx.invoked_subcommand is None:
+        if sys.stdin.isatty() and sys.stdout.isatty():
+            from .session import start  # the interactive session (issue 15)
+
+            raise typer.Exit(start())
+        typer.echo(ctx.get_help())
+        raise typer.Exit(EXIT_INPUT)
+
+
+@app.command()
+def repl(
+    ctx: typer.Context,
+    dtype: Dtype = DType.float32,
+    format: Annotated[str, typer.Option("--format", metavar="FORMAT", help=":grad's answers: table or "
+                                                                          "json.")] = "table",
+) -> None:
+    """The interactive session: variables persist, values print as PyTorch prints them, :help for the session
+    commands. Standard input that is not a terminal runs line by line, stopping at the first error (its exit
+    code: 1 evaluation, 2 bad input)."""
+    from .session import start
+
+    with reported(ctx):
+        code = start(dtype=getattr(dtype, "value", dtype), format=format)
+    raise typer.Exit(code)
 
 
 @contextmanager

@@ -82,6 +82,8 @@ LAYERS = {
     "gradcli.batch": 10,
     "gradcli.batch.*": 10,
     "gradcli.cli": 10,
+    "gradcli.session": 10,  # the interactive session (gradcli repl)
+    "gradcli.session.*": 10,
     "gradcli.__main__": 10,
 }
 
