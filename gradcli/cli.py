@@ -30,14 +30,29 @@ from .cli_output import format_for_path
 from .render.pictures import PLOT_CSV
 from .reporting import debug_enabled, report_error, report_exception
 
-app = typer.Typer(add_completion=False, rich_markup_mode=None,
+app = typer.Typer(add_completion=True, rich_markup_mode=None,
                   help="gradcli: a command-line gradient calculator with PyTorch's semantics.")
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            v = version("gradcli")
+        except PackageNotFoundError:  # run from a checkout without installing
+            v = "unknown (not installed)"
+        typer.echo(f"gradcli {v}")
+        raise typer.Exit()
+
+
 @app.callback(invoke_without_command=True)
-def _root(ctx: typer.Context) -> None:
+def _root(ctx: typer.Context,
+          version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                                help="Print gradcli's version and exit.")] = False) -> None:
     """gradcli: a command-line gradient calculator with PyTorch's semantics. Exit codes: 0 success,
-    1 evaluation error, 2 bad input. With no command on a terminal: the interactive session (gradcli repl)."""
+    1 evaluation error, 2 bad input, 141 standard output closed. With no command on a terminal: the interactive
+    session (gradcli repl). Shell completion: gradcli --install-completion."""
     if ctx.invoked_subcommand is None:
         if sys.stdin.isatty() and sys.stdout.isatty():
             from .session import start  # the interactive session (issue 15)
