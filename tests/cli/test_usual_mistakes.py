@@ -132,3 +132,15 @@ def test_options_that_would_be_silently_ignored_are_refused():
     assert runner.invoke(app, ["grad", "(x*x).sum()", "-i", "x=[1.]", "--eps", "1e-3", "--check"]).exit_code == 0
     assert "[op|creation|function]" in runner.invoke(app, ["ops", "--help"]).stdout
     assert "float32|float64" in runner.invoke(app, ["grad", "--help"]).stdout
+
+
+def test_version_and_shell_completion():
+    r = runner.invoke(app, ["--version"])
+    assert r.exit_code == 0 and r.stdout.startswith("gradcli ")
+    from importlib.metadata import version
+
+    assert r.stdout.strip() == f"gradcli {version('gradcli')}"
+    top = runner.invoke(app, ["--help"]).stdout
+    assert "--install-completion" in top and "--show-completion" in top
+    r = runner.invoke(app, ["--show-completion", "bash"])
+    assert r.exit_code == 0 and "complete" in r.stdout
