@@ -161,6 +161,11 @@ def grad(
     fields: Annotated[Optional[str], typer.Option(
         "--fields", help="--format json: the members of the document, comma-separated, from output, inputs, "
                          "grads, calls, graph (default: all).")] = None,
+    show: Annotated[Optional[str], typer.Option(
+        "--show", help="Tables and compact lines: the sections, comma-separated, from output, inputs, grads, "
+                       "graph (default: all).")] = None,
+    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="The same as --format compact: one line per "
+                                                              "result.")] = False,
 ) -> None:
     """Compute a program's output, the gradient of every input, and show the autograd graph (as tables, JSON,
     or a picture with --graph)."""
@@ -169,6 +174,10 @@ def grad(
     from .language.specs import read_program
 
     with reported(ctx, debug):
+        if quiet:
+            if format not in (None, "compact") or json_:
+                raise InputError("-q is --format compact: leave out the other --format/--json", type="UsageError")
+            format = "compact"
         if graph is None and format is None and not json_ and not explain:
             format = format_for_path(output)  # -o graph.svg: the extension decides
         if graph is None and format not in (None, "table", "json") and format in graph_formats():
@@ -184,6 +193,11 @@ def grad(
                                  type="UsageError")
             renderer = graph_renderer(graph)
         chosen = _json_fields(fields, renderer, graph is not None or explain)
+        if show is not None:
+            if chosen is not None or renderer.name not in ("table", "compact") or graph is not None or explain:
+                raise InputError("--show chooses the sections of the tables and compact lines (--fields those of "
+                                 "--format json)", type="UsageError")
+            chosen = _sections(show)
         _needs(ctx, "zero_grad", "--zero-grad", repeat > 1, "--repeat N (it zeroes the gradients between repeated "
                                                             "backward calls)")
         for name in ("eps", "atol", "rtol", "check_max_evaluations"):
@@ -228,6 +242,20 @@ def grad(
             sys.stderr.write(failure + "\n")
     if result.check is not None and not result.check.ok:
         raise typer.Exit(EXIT_EVAL)
+
+
+def _sections(show: str) -> tuple:
+    """``--show``'s sections in their order.
+
+    Raises:
+        InputError: unknown names (a usage error, exit 2).
+    """
+    from .render.compact import SECTIONS
+
+    names = [f.strip() for f in show.split(",") if f.strip()]
+    if not names or any(f not in SECTIONS for f in names):
+        raise InputError(f"--show takes names from {', '.join(SECTIONS)}, got {show!r}", type="UsageError")
+    return tuple(f for f in SECTIONS if f in names)
 
 
 def _needs(ctx: typer.Context, param: str, option: str, present: bool, what: str) -> None:
@@ -480,6 +508,8 @@ def batch(
     atol: Atol = 1e-5,
     rtol: Rtol = 1e-3,
     check_max_evaluations: CheckMaxEvaluations = 20_000,
+    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="The same as --format compact: one line per "
+                                                              "entry.")] = False,
 ) -> None:
     """Evaluate a file of entries: one result per entry (a table row, or a JSON line with --format json),
     written as soon as it is done; a summary on standard error. Exit 0 if every entry succeeded, 1 if any
@@ -489,6 +519,10 @@ def batch(
     use_utf8(sys.stdout)
     use_utf8(sys.stderr)
     with reported(ctx, debug):
+        if quiet:
+            if format not in (None, "compact") or json_:
+                raise InputError("-q is --format compact: leave out the other --format/--json", type="UsageError")
+            format = "compact"
         input_fmt, format = _batch_input_format(format, input_format)
         opts = CommandOptions.from_cli(ctx, format=format, json_=json_, seed=seed, dtype=dtype,
                                        max_steps=max_steps, limit=limit, anomaly=anomaly, debug=debug)

@@ -6,6 +6,7 @@ A new format: a module here that subclasses ``Renderer`` and calls ``register(..
 
 from . import table  # noqa: F401  (registers "table", the default: first)
 from . import json  # noqa: F401  (registers "json")
+from . import compact  # noqa: F401  (registers "compact": one line per result)
 from . import pictures  # noqa: F401  (registers "dot", "svg", "png", "pdf", "mermaid", "tree", "csv")
 from .registry import EntryFormat, Renderer, get, names, register, unregister
 

@@ -52,12 +52,14 @@ def _shape(shape) -> str:
     return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
-def render_grad(result: GradResult, console, default_dtype=None) -> None:
+def render_grad(result: GradResult, console, default_dtype=None,
+                sections=("output", "inputs", "grads", "graph")) -> None:
     """Print the tables of a :class:`GradResult` on a rich Console.
 
     Args:
         default_dtype: the default float numpy dtype (decides PyTorch's ``dtype=`` suffix in values); default:
             the run's, ``result.default_dtype``.
+        sections: the tables to print (``--show``): output, inputs, grads (with the note and the check), graph.
     """
     from rich.table import Table
     from rich.text import Text  # cells are Text so that "[...]" in values is never read as rich markup
@@ -69,15 +71,16 @@ def render_grad(result: GradResult, console, default_dtype=None) -> None:
         return Text(format_tensor(value, grad_fn=grad_fn, requires_grad=requires_grad, default_dtype=default_dtype))
 
     out = result.output
-    flag = bool(nonfinite(out.value))
-    t = Table(title="output", title_justify="left")
-    for col in ("value", "shape", "dtype", "grad_fn") + (("nonfinite",) if flag else ()):
-        t.add_column(col)
-    t.add_row(fmt(out.value, out.grad_fn, out.requires_grad), Text(_shape(out.shape)), Text(out.dtype),
-              Text(out.grad_fn or "-"), *([Text(_flag(out.value))] if flag else []))
-    console.print(t)
+    if "output" in sections:
+        flag = bool(nonfinite(out.value))
+        t = Table(title="output", title_justify="left")
+        for col in ("value", "shape", "dtype", "grad_fn") + (("nonfinite",) if flag else ()):
+            t.add_column(col)
+        t.add_row(fmt(out.value, out.grad_fn, out.requires_grad), Text(_shape(out.shape)), Text(out.dtype),
+                  Text(out.grad_fn or "-"), *([Text(_flag(out.value))] if flag else []))
+        console.print(t)
 
-    if result.inputs:
+    if result.inputs and "inputs" in sections:
         flag = any(nonfinite(inp.value.value) for inp in result.inputs)
         t = Table(title="inputs", title_justify="left")
         for col in ("name", "kind", "value", "shape", "dtype") + (("nonfinite",) if flag else ()):
@@ -88,10 +91,10 @@ def render_grad(result: GradResult, console, default_dtype=None) -> None:
                       *([Text(_flag(inp.value.value))] if flag else []))
         console.print(t)
 
-    if result.note is not None:
+    if "grads" in sections and result.note is not None:
         console.print(Text(result.note))
     names = [i.name for i in result.inputs if i.value.requires_grad]
-    if names and result.calls:
+    if names and result.calls and "grads" in sections:
         multi = len(result.calls) > 1
         if result.backward_by_program:
             console.print(Text("the program called backward itself: the gradients are as it left them"))
@@ -112,7 +115,7 @@ def render_grad(result: GradResult, console, default_dtype=None) -> None:
                 t.add_row(*cells)
         console.print(t)
 
-    if result.graph.nodes:
+    if result.graph.nodes and "graph" in sections:
         nodes = result.graph.nodes
         t = Table(title="graph (root first; inputs feed each node)", title_justify="left")
         for col in ("id", "grad_fn", "shape", "dtype", "inputs"):
@@ -323,10 +326,10 @@ class TableRenderer(Renderer):
     name = "table"
     prints_to_stdout = True
 
-    def grad(self, result: GradResult, stream) -> None:
+    def grad(self, result: GradResult, stream, fields=("output", "inputs", "grads", "graph")) -> None:
         console = stdout_console(stream)
-        render_grad(result, console)
-        if result.check is not None:
+        render_grad(result, console, sections=fields)
+        if result.check is not None and "grads" in fields:
             render_check(result.check, console)
 
     def ops(self, infos: list, stream) -> None:
