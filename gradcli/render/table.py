@@ -29,8 +29,8 @@ def _flag(value) -> str:
 
 
 def stdout_console(stream):
-    """A rich Console on ``stream`` (standard output): the terminal's width, or :data:`PIPE_WIDTH` columns
-    when it is not a terminal. With ``NO_COLOR`` set (https://no-color.org) it writes no escape codes at all:
+    """A rich Console on ``stream`` (standard output): the terminal's width, or when it is not a terminal
+    ``COLUMNS`` if set, else :data:`PIPE_WIDTH` columns. With ``NO_COLOR`` set (https://no-color.org) it writes no escape codes at all:
     rich alone drops colours but keeps bold and italic."""
     import os
 
@@ -38,8 +38,8 @@ def stdout_console(stream):
 
     plain = {"color_system": None} if os.environ.get("NO_COLOR") else {}
     console = Console(file=stream, **plain)
-    if not console.is_terminal:
-        console = Console(file=stream, width=PIPE_WIDTH, **plain)
+    if not console.is_terminal and not os.environ.get("COLUMNS", "").strip().isdigit():
+        console = Console(file=stream, width=PIPE_WIDTH, **plain)  # piped, and no COLUMNS: wide
     console.on_broken_pipe = _closed_pipe  # rich would exit 1; the command reports a closed pipe (141, quietly)
     return console
 
@@ -70,26 +70,53 @@ def render_grad(result: GradResult, console, default_dtype=None,
     def fmt(value, grad_fn=None, requires_grad=False):
         return Text(format_tensor(value, grad_fn=grad_fn, requires_grad=requires_grad, default_dtype=default_dtype))
 
+    # A tensor's text is never re-wrapped inside a cell (rows broken mid-row): one too wide for the room its
+    # column has is printed below its table, as PyTorch prints it, and the cell says so.
+    below: list[tuple[str, Text]] = []
+
+    def cell(label: str, text: Text, others: list[list[str]]) -> Text:
+        widths = [max(len(line) for c in col for line in c.split("\n")) for col in others]
+        room = console.width - 1 - sum(w + 3 for w in widths) - 3
+        if max(len(line) for line in text.plain.split("\n")) <= room:
+            return text
+        below.append((label, text))
+        return Text("(below)")
+
+    def flush_below() -> None:
+        for label, text in below:
+            console.print(Text(f"{label} ="))
+            console.print(text, soft_wrap=True)
+        below.clear()
+
     out = result.output
     if "output" in sections:
         flag = bool(nonfinite(out.value))
         t = Table(title="output", title_justify="left")
-        for col in ("value", "shape", "dtype", "grad_fn") + (("nonfinite",) if flag else ()):
+        cols = ("value", "shape", "dtype", "grad_fn") + (("nonfinite",) if flag else ())
+        for col in cols:
             t.add_column(col)
-        t.add_row(fmt(out.value, out.grad_fn, out.requires_grad), Text(_shape(out.shape)), Text(out.dtype),
-                  Text(out.grad_fn or "-"), *([Text(_flag(out.value))] if flag else []))
+        rest = [_shape(out.shape), out.dtype, out.grad_fn or "-"] + ([_flag(out.value)] if flag else [])
+        value = cell("output", fmt(out.value, out.grad_fn, out.requires_grad),
+                     [[c, r] for c, r in zip(cols[1:], rest)])
+        t.add_row(value, *(Text(r) for r in rest))
         console.print(t)
+        flush_below()
 
     if result.inputs and "inputs" in sections:
         flag = any(nonfinite(inp.value.value) for inp in result.inputs)
         t = Table(title="inputs", title_justify="left")
         for col in ("name", "kind", "value", "shape", "dtype") + (("nonfinite",) if flag else ()):
             t.add_column(col)
+        others = [["name"] + [i.name for i in result.inputs], ["kind"] + [i.kind for i in result.inputs],
+                  ["shape"] + [_shape(i.value.shape) for i in result.inputs],
+                  ["dtype"] + [i.value.dtype for i in result.inputs]] + ([["nonfinite", "false"]] if flag else [])
         for inp in result.inputs:
-            t.add_row(Text(inp.name), Text(inp.kind), fmt(inp.value.value, requires_grad=inp.value.requires_grad),
+            t.add_row(Text(inp.name), Text(inp.kind),
+                      cell(inp.name, fmt(inp.value.value, requires_grad=inp.value.requires_grad), others),
                       Text(_shape(inp.value.shape)), Text(inp.value.dtype),
                       *([Text(_flag(inp.value.value))] if flag else []))
         console.print(t)
+        flush_below()
 
     if "grads" in sections and result.note is not None:
         console.print(Text(result.note))
@@ -107,13 +134,18 @@ def render_grad(result: GradResult, console, default_dtype=None,
         flag = any(nonfinite(call.get(name)) for name in names for call in result.calls)
         if flag:
             t.add_column("nonfinite")
+        others = [["name", *names]] + ([["call", str(len(result.calls))]] if multi else []) + \
+            ([["nonfinite", "false"]] if flag else [])
         for name in names:
             for k, call in enumerate(result.calls):
                 g = call.get(name)
+                label = f"{name}.grad" + (f" (call {k + 1})" if multi else "")
                 cells = [Text(name)] + ([Text(str(k + 1))] if multi else []) + \
-                        [Text("None") if g is None else fmt(g)] + ([Text(_flag(g))] if flag else [])
+                        [Text("None") if g is None else cell(label, fmt(g), others)] + \
+                        ([Text(_flag(g))] if flag else [])
                 t.add_row(*cells)
         console.print(t)
+        flush_below()
 
     if result.graph.nodes and "graph" in sections:
         nodes = result.graph.nodes
@@ -148,21 +180,41 @@ def render_check(check, console) -> None:
 
 
 def render_ops(infos, console) -> None:
-    """Print the ``gradcli ops`` table (one row per name: signature, grad_fn, derivative note)."""
+    """Print the ``gradcli ops`` table (one row per name: signature, grad_fn, derivative note). Below
+    :data:`OPS_TABLE_WIDTH` columns the five columns cannot hold a signature without splitting names
+    (``log_softmax(inp|ut``), so each name gets a short block instead: the name, kind and grad_fn on one line,
+    the signature and the derivative on their own lines, wrapped at spaces by the terminal."""
     from rich.table import Table
     from rich.text import Text
 
-    t = Table(title=f"{len(infos)} name{'' if len(infos) == 1 else 's'} (gradcli ops --json for all fields)",
-              title_justify="left")
+    title = f"{len(infos)} name{'' if len(infos) == 1 else 's'} (gradcli ops --json for all fields)"
+
+    def derivative(i) -> str:
+        if i.alias_of:
+            return f"alias of {i.alias_of}"
+        return i.derivative or ("-" if i.grad_fn is None else "")
+
+    if console.width < OPS_TABLE_WIDTH:
+        console.print(Text(title))
+        for i in infos:
+            head = f"{i.name}{' (method)' if i.method else ''} · {i.kind}" + (f" · {i.grad_fn}" if i.grad_fn else "")
+            console.print(Text(head, style="bold"), soft_wrap=True)
+            console.print(Text("  " + i.signature), soft_wrap=True)
+            d = derivative(i)
+            if d and d != "-":
+                console.print(Text("  " + d), soft_wrap=True)
+        return
+    t = Table(title=title, title_justify="left")
     for col in ("name", "kind", "signature", "grad_fn", "derivative"):
         t.add_column(col, overflow="fold")
     for i in infos:
-        derivative = i.derivative or ("-" if i.grad_fn is None else "")
-        if i.alias_of:
-            derivative = f"alias of {i.alias_of}"
         t.add_row(Text(i.name + (" (method)" if i.method else "")), Text(i.kind), Text(i.signature),
-                  Text(i.grad_fn or "-"), Text(derivative))
+                  Text(i.grad_fn or "-"), Text(derivative(i)))
     console.print(t)
+
+
+#: ``gradcli ops`` draws its table from this many columns on; below, a block per name (see :func:`render_ops`).
+OPS_TABLE_WIDTH = 120
 
 
 def batch_cells(result: GradResult, default_dtype=None) -> tuple[str, str]:

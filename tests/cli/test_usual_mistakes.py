@@ -144,3 +144,25 @@ def test_version_and_shell_completion():
     assert "--install-completion" in top and "--show-completion" in top
     r = runner.invoke(app, ["--show-completion", "bash"])
     assert r.exit_code == 0 and "complete" in r.stdout
+
+
+def test_tensors_are_never_rewrapped_inside_a_cell_and_columns_is_honoured():
+    """At 60 columns (COLUMNS, piped) a 3x8 input used to be re-wrapped mid-row inside its cell and the output's
+    grad_fn cut (``grad_fn=<MseLossBa…``): now such tensors print below their table, whole."""
+    r = subprocess.run([sys.executable, "-m", "gradcli", "grad", "mse_loss(x, y)", "-i", "x=randn(3, 8)", "-c",
+                        "y=zeros(3, 8)", "--seed", "0"], capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "60"})
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert all(len(line.rstrip()) <= 60 for line in lines if line.startswith(("┏", "│", "└")))  # the tables fit
+    assert "tensor(1.0393, grad_fn=<MseLossBackward0>)" in lines  # whole, below the output table
+    assert "tensor([[-1.1258, -1.1524, -0.2506, -0.4339,  0.8487,  0.6920, -0.3160, -2.1152]," in lines
+    assert "…" not in r.stdout
+
+
+def test_ops_keeps_names_whole_at_80_columns():
+    r = subprocess.run([sys.executable, "-m", "gradcli", "ops", "softmax"], capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "80"})
+    assert r.returncode == 0
+    assert "log_softmax(input, dim=None, _stacklevel=3, dtype=None)" in r.stdout
+    assert "log_softmax (method) · op · LogSoftmaxBackward0" in r.stdout
