@@ -8,7 +8,8 @@ Data flows one way::
 
 * :mod:`.entries`: reading the input formats, lazily, with 1-based line numbers;
 * :mod:`.runner`: running entries in order, in-process or in worker processes, in bounded memory;
-* :mod:`.command`: the command: output, progress, summary, exit status, pipes and Ctrl-C.
+* :mod:`.command`: the command: output, progress, summary, exit status, pipes and Ctrl-C;
+* :mod:`.evaluate`: :func:`evaluate`, the same evaluation as a library function (entries in, result dicts out).
 
 Every entry gets exactly one output, in input order, also with several worker processes; a bad entry (a
 syntax error, a failing program, a malformed JSON line) is reported in its output and the batch goes on.
@@ -17,6 +18,7 @@ syntax error, a failing program, a malformed JSON line) is reported in its outpu
 from .command import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, run
 from .entries import FORMATS, JSONL_FIELDS, Defaults, Entry, read_entries
 from .runner import Outcome, ParallelRunner, run_entries, run_entry
+from .evaluate import evaluate
 
-__all__ = ["run", "read_entries", "run_entries", "run_entry", "ParallelRunner", "Entry", "Outcome", "Defaults",
+__all__ = ["evaluate", "run", "read_entries", "run_entries", "run_entry", "ParallelRunner", "Entry", "Outcome", "Defaults",
            "FORMATS", "JSONL_FIELDS", "EXIT_INTERRUPTED", "EXIT_BROKEN_PIPE"]
