@@ -191,9 +191,16 @@ def _modules() -> dict[str, Namespace]:
     members.update(CONSTANTS)
     functional = Namespace("torch.nn.functional", members)
     nn = Namespace("torch.nn", {"functional": functional})
-    autograd_ns = Namespace("torch.autograd", {"grad": autograd.grad, "backward": autograd.backward})
+    from .. import functional as _functional
+
+    autograd_functional = Namespace("torch.autograd.functional", {
+        "jacobian": _functional.jacobian, "hessian": _functional.hessian, "vjp": _functional.vjp,
+        "jvp": _functional.jvp, "vhp": _functional.vhp, "hvp": _functional.hvp})
+    autograd_ns = Namespace("torch.autograd", {"grad": autograd.grad, "backward": autograd.backward,
+                                               "functional": autograd_functional})
     torch = Namespace("torch", dict(members, nn=nn, autograd=autograd_ns))
-    return {"torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.autograd": autograd_ns}
+    return {"torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.autograd": autograd_ns,
+            "torch.autograd.functional": autograd_functional}
 
 
 def names(mods: dict[str, Namespace], write: Callable[[str], None]) -> dict:

@@ -357,7 +357,7 @@ class Interpreter:
     def make_function(self, name, params, body, env) -> Function:
         """A ``def`` or ``lambda``: defaults evaluated now; a closure over ``env`` unless defined at top level."""
         defaults = [None if d is None else self.eval_expr(d, env) for _, d in params]
-        return Function(name, params, body, defaults, None if env is self.globals else env)
+        return Function(name, params, body, defaults, None if env is self.globals else env, self)
 
     def loop_body(self, body, env) -> bool:
         """Run one iteration of a loop body; False after ``break``."""

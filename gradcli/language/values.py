@@ -41,14 +41,26 @@ class Function:
     pairs), its ``body`` (statements; a lambda's is one ``return``), ``scope`` and ``defaults`` (the default values, evaluated at the ``def``, None for a
     parameter without one)."""
 
-    __slots__ = ("name", "params", "body", "defaults", "scope")
+    __slots__ = ("name", "params", "body", "defaults", "scope", "interpreter")
 
-    def __init__(self, name, params, body, defaults, scope=None):
+    def __init__(self, name, params, body, defaults, scope=None, interpreter=None):
         self.name = name
         self.params = params
         self.body = body
         self.defaults = defaults
         self.scope = scope  # the enclosing function's variables for a closure (a nested def, a lambda), else None
+        self.interpreter = interpreter  # the interpreter that runs it when library code calls it
+
+    def __call__(self, *args, **kwargs):
+        """Called by library code given the function (``torch.autograd.functional.jacobian(f, x)``): run by the
+        program's own interpreter, with its limits and error positions.
+
+        Raises:
+            TypeError: for a function without an interpreter (never made by a running program).
+        """
+        if self.interpreter is None:
+            raise TypeError(f"'{self.name}' cannot be called outside its program")
+        return self.interpreter.call_function(self, list(args), kwargs, self.interpreter.call_node)
 
     def __repr__(self) -> str:
         return f"<function {self.name} at {id(self):#x}>"

@@ -49,6 +49,7 @@ PASSING: list[str] = [
     "005_retain_graph_accumulation",
     "006_linear_regression_manual",
     "011_higher_order_gradients",
+    "014_functional_api",
     "021_dynamic_control_flow",
     "022_retain_grad_nonleaf",
     "027_leaf_table",

@@ -56,6 +56,7 @@ LAYERS = {
     "gradcli.anomaly": 4,
     "gradcli.ops._core": 5,
     "gradcli.ops": 6,
+    "gradcli.functional": 6,  # torch.autograd.functional (the library API, on autograd and the ops)
     "gradcli.ops.*": 6,
     "gradcli": 6,  # the library API: re-exports the engine and the op table
     "gradcli.language": 7,

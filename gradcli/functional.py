@@ -1,0 +1,284 @@
+"""``torch.autograd.functional``: Jacobians, Hessians and vector products of a function, by reverse mode.
+
+Signatures, results (shapes: the Jacobian of an output of shape O with respect to an input of shape I has shape
+O + I; tuples for several inputs and outputs, as PyTorch nests them), checks and messages follow
+torch/autograd/functional.py (PyTorch 2.13). The inputs are detached copies that require grad (with
+``create_graph`` they keep their history, so that the result can be differentiated again); without
+``create_graph`` the results are detached.
+
+How it is computed: one reverse pass per output element (``autograd.grad`` with ``retain_graph``), rows stacked
+into the Jacobian; the Hessian is the Jacobian of the gradient taken with ``create_graph``; ``jvp`` uses the
+double-backward trick (a VJP with a dummy vector, differentiated again with respect to that vector), as
+PyTorch's reverse-mode ``jvp`` does. ``vectorize=True`` and ``strategy="forward-mode"`` give the same values
+(gradcli has no forward mode yet; the values are what matter).
+"""
+
+from __future__ import annotations
+
+from . import autograd
+from .ops import REGISTRY
+from .tensor import Tensor
+
+_stack = REGISTRY["stack"]
+_zeros = REGISTRY["zeros"]
+_zeros_like = REGISTRY["zeros_like"]
+_reshape = REGISTRY["reshape"]
+
+
+def _as_tuple(x, arg_name: str, fn_name: str):
+    """``(is_tuple, tuple_of_tensors)``, checking every element is a Tensor (PyTorch's ``_as_tuple``)."""
+    is_tuple = isinstance(x, (tuple, list))
+    items = tuple(x) if is_tuple else (x,)
+    for i, el in enumerate(items):
+        if not isinstance(el, Tensor):
+            if is_tuple:
+                raise TypeError(f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors "
+                                f"but the value at index {i} has type {_type(el)}.")
+            raise TypeError(f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors but "
+                            f"the given {arg_name} has type {_type(el)}.")
+    return is_tuple, items
+
+
+def _type(v) -> str:
+    return "<class 'torch.Tensor'>" if isinstance(v, Tensor) else f"<class '{type(v).__name__}'>"
+
+
+def _prepare(inputs, create_graph: bool):
+    """Inputs that require grad: detached copies, or (create_graph) views that keep their history."""
+    out = []
+    for t in inputs:
+        if create_graph and t.requires_grad:
+            out.append(t.view_as(t))
+        else:
+            out.append(t.detach().requires_grad_(True))
+    return tuple(out)
+
+
+def _finish(x, create_graph: bool):
+    if isinstance(x, tuple):
+        return tuple(_finish(e, create_graph) for e in x)
+    return x if create_graph else x.detach()
+
+
+def _grads(out, inputs, grad_out, create_graph: bool, strict: bool, out_index, fn_name: str):
+    """d(sum(grad_out * out)) / d(inputs), zeros for independent inputs (or the strict error)."""
+    if not out.requires_grad:
+        grads = (None,) * len(inputs)
+    else:
+        grads = autograd.grad([out], list(inputs), [grad_out] if grad_out is not None else None,
+                              retain_graph=True, create_graph=create_graph, allow_unused=True)
+    result = []
+    for j, (g, inp) in enumerate(zip(grads, inputs)):
+        if g is None:
+            if strict:
+                raise RuntimeError(f"Output {out_index} of the user-provided function is independent of input {j}. "
+                                   "This is not allowed in strict mode.")
+            g = _zeros_like(inp)
+        result.append(g)
+    return tuple(result)
+
+
+def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vectorize: bool = False,
+             strategy: str = "reverse-mode"):
+    """The Jacobian of ``func`` at ``inputs``: for an output of shape O and an input of shape I, a tensor of shape
+    O + I; a tuple over inputs when ``inputs`` is a tuple, nested in a tuple over outputs when ``func`` returns
+    one. Matches torch.autograd.functional.jacobian.
+
+    Raises:
+        TypeError: inputs or outputs that are not Tensors (PyTorch's messages).
+        ValueError: an unknown ``strategy``, or forward mode without ``vectorize`` (PyTorch's messages).
+        RuntimeError: in strict mode, an output independent of an input (PyTorch's message).
+    """
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise ValueError('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
+                         'function has more outputs than inputs, "forward-mode" tends to be more performant. '
+                         'Otherwise, prefer to use "reverse-mode".')
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError("torch.autograd.functional.jacobian: `create_graph=True` and "
+                                      '`strategy="forward-mode"` are not supported together (yet). Please either '
+                                      'set `create_graph=False` or `strategy="reverse-mode"`.')
+        if not vectorize:
+            raise ValueError('torch.autograd.functional.jacobian: `strategy="forward-mode"` requires '
+                             "`vectorize=True`.")
+    with autograd.enable_grad():
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+        inputs = _prepare(inputs, create_graph)
+        outputs = func(*inputs)
+        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jacobian")
+        jac = []
+        for i, out in enumerate(outputs):
+            flat = _reshape(out, (-1,))
+            rows = [[] for _ in inputs]
+            for k in range(flat.data.shape[0]):
+                g = _grads(flat[k], inputs, None, create_graph, strict, i, "jacobian")
+                for j, gj in enumerate(g):
+                    rows[j].append(gj)
+            per_input = []
+            for j, inp in enumerate(inputs):
+                shape = tuple(out.shape) + tuple(inp.shape)
+                if rows[j]:
+                    per_input.append(_reshape(_stack(rows[j]), shape))
+                else:  # an empty output
+                    per_input.append(_zeros(shape, dtype=inp.dtype))
+            jac.append(tuple(per_input))
+    result = tuple(j if is_inputs_tuple else j[0] for j in jac)
+    result = _finish(result, create_graph)
+    return result if is_outputs_tuple else result[0]
+
+
+def hessian(func, inputs, create_graph: bool = False, strict: bool = False, vectorize: bool = False,
+            outer_jacobian_strategy: str = "reverse-mode"):
+    """The Hessian of a scalar ``func`` at ``inputs``: shape I + I for one input, ``H[i][j]`` of shape I_i + I_j
+    for a tuple. Matches torch.autograd.functional.hessian.
+
+    Raises:
+        RuntimeError: an output that is not a single-element Tensor (PyTorch's message); see :func:`jacobian`.
+    """
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
+    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
+        raise ValueError('Expected strategy to be either "forward-mode" or "reverse-mode".')
+
+    def ensure_single_output(*inp):
+        out = func(*inp)
+        is_out_tuple, t_out = _as_tuple(out, "outputs of the user-provided function", "hessian")
+        if is_out_tuple or not isinstance(out, Tensor):
+            raise RuntimeError("The function given to hessian should return a single Tensor")
+        if out.data.size != 1:
+            raise RuntimeError("The Tensor returned by the function given to hessian should contain a single "
+                               "element")
+        return _reshape(out, ())
+
+    def jac_func(*inp):
+        if outer_jacobian_strategy == "forward-mode":
+            inp = tuple(t.requires_grad_(True) for t in inp)
+        jac = jacobian(ensure_single_output, inp, create_graph=True)
+        return jac
+
+    res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict, vectorize=vectorize,
+                   strategy="reverse-mode")
+    return res if is_inputs_tuple else res[0][0]
+
+
+def _check_v(v, outputs, name: str, fn_name: str):
+    is_tuple, vs = _as_tuple(v, name, fn_name)
+    if len(vs) != len(outputs):
+        raise RuntimeError(f"{name.capitalize()} has {len(vs)} elements but {fn_name} expected {len(outputs)}")
+    for k, (a, b) in enumerate(zip(vs, outputs)):
+        if tuple(a.shape) != tuple(b.shape):
+            raise RuntimeError(f"Entry {k} in {name} has invalid size: got {tuple(a.shape)} but expected "
+                               f"{tuple(b.shape)} (same as the corresponding output)")
+    return vs
+
+
+def vjp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
+    """``(outputs, v^T J)``: the outputs of ``func`` and the vector-Jacobian product with ``v`` (optional for
+    single-element outputs). Matches torch.autograd.functional.vjp.
+
+    Raises:
+        RuntimeError: ``v`` missing for a non-scalar output, or of the wrong size (PyTorch's messages).
+    """
+    with autograd.enable_grad():
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
+        inputs = _prepare(inputs, create_graph)
+        outputs = func(*inputs)
+        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "vjp")
+        if v is None:
+            if len(outputs) != 1 or outputs[0].data.size != 1:
+                raise RuntimeError("The vector v can only be None if the user-provided function returns a single "
+                                   "Tensor with a single element.")
+            vs = (None,)
+        else:
+            vs = _check_v(v, outputs, "v", "vjp")
+        total = [_zeros_like(t) for t in inputs]
+        for i, (out, vi) in enumerate(zip(outputs, vs)):
+            g = _grads(out, inputs, vi, create_graph, strict, i, "vjp")
+            total = [a + b for a, b in zip(total, g)]
+    outs = _finish(tuple(outputs), create_graph)
+    res = _finish(tuple(total), create_graph)
+    return (outs if is_outputs_tuple else outs[0]), (res if is_inputs_tuple else res[0])
+
+
+def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
+    """``(outputs, J v)``: the outputs of ``func`` and the Jacobian-vector product with ``v`` (optional for
+    single-element inputs), by the double-backward trick. Matches torch.autograd.functional.jvp."""
+    with autograd.enable_grad():
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
+        inputs = _prepare(inputs, create_graph)
+        if v is None:
+            if len(inputs) != 1 or inputs[0].data.size != 1:
+                raise RuntimeError("The vector v can only be None if the input to the user-provided function is a "
+                                   "single Tensor with a single element.")
+            vs = (REGISTRY["ones_like"](inputs[0]),)
+        else:
+            vs = _check_v(v, inputs, "v", "jvp")
+        outputs = func(*inputs)
+        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jvp")
+        results = []
+        for i, out in enumerate(outputs):
+            # J v = d/du (u^T J v)... computed as: g(u) = J^T u (a VJP, recorded), then d(g . v)/du = J v
+            u = _zeros_like(out).requires_grad_(True)
+            if not out.requires_grad:
+                if strict:
+                    raise RuntimeError(f"Output {i} of the user-provided function is independent of input 0. "
+                                       "This is not allowed in strict mode.")
+                results.append(_zeros_like(out))
+                continue
+            g = autograd.grad([out], list(inputs), [u], retain_graph=True, create_graph=True, allow_unused=True)
+            terms = [(gi * vi).sum() for gi, vi in zip(g, vs) if gi is not None]
+            if not terms or not any(t.requires_grad for t in terms):
+                results.append(_zeros_like(out))
+                continue
+            s = terms[0]
+            for t in terms[1:]:
+                s = s + t
+            (jv,) = autograd.grad([s], [u], retain_graph=True, create_graph=create_graph, allow_unused=True)
+            results.append(_zeros_like(out) if jv is None else jv)
+    outs = _finish(tuple(outputs), create_graph)
+    res = _finish(tuple(results), create_graph)
+    return (outs if is_outputs_tuple else outs[0]), (res if is_outputs_tuple else res[0])
+
+
+def _scalar_func(func, fn_name: str):
+    def f(*inp):
+        out = func(*inp)
+        is_tuple, t_out = _as_tuple(out, "outputs of the user-provided function", fn_name)
+        if is_tuple or t_out[0].data.size != 1:
+            raise RuntimeError(f"The function given to {fn_name} should return a single element Tensor")
+        return out
+
+    return f
+
+
+def vhp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
+    """``(output, v^T H)`` for a scalar ``func``. Matches torch.autograd.functional.vhp."""
+    is_inputs_tuple, inp = _as_tuple(inputs, "inputs", "vhp")
+    with autograd.enable_grad():
+        x = _prepare(inp, create_graph)
+        if v is None:
+            if len(x) != 1 or x[0].data.size != 1:
+                raise RuntimeError("The vector v can only be None if the input to the user-provided function is a "
+                                   "single Tensor with a single element.")
+            vs = (REGISTRY["ones_like"](x[0]),)
+        else:
+            vs = _check_v(v, x, "v", "vhp")
+        out = _scalar_func(func, "vhp")(*x)
+        g = _grads(out, x, None, True, strict, 0, "vhp")
+        s = None
+        for gi, vi in zip(g, vs):
+            term = (gi * vi).sum()
+            s = term if s is None else s + term
+        res = _grads(s, x, None, create_graph, strict, 0, "vhp") if s.requires_grad else \
+            tuple(_zeros_like(t) for t in x)
+    res = _finish(tuple(res), create_graph)
+    return _finish(out, create_graph), (res if is_inputs_tuple else res[0])
+
+
+def hvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
+    """``(output, H v)`` for a scalar ``func``: equal to :func:`vhp` since the Hessian of a twice-differentiable
+    function is symmetric (PyTorch computes it with the double-backward trick). Matches
+    torch.autograd.functional.hvp."""
+    return vhp(func, inputs, v, create_graph, strict)
+
+
+__all__ = ["jacobian", "hessian", "vjp", "jvp", "vhp", "hvp"]
