@@ -289,6 +289,83 @@ def _json_fields(fields: str | None, renderer, other_output: bool):
     return tuple(names)
 
 
+def _transform_command(ctx, kind: str, program: str, input, const, mode: str, format, json_, quiet: bool,
+                       seed, dtype, max_steps, limit, debug) -> None:
+    from .calculator import GradRequest
+    from .language.specs import read_program
+    from .transforms import compute_transform
+
+    with reported(ctx, debug):
+        if quiet:
+            if format not in (None, "compact") or json_:
+                raise InputError("-q is --format compact: leave out the other --format/--json", type="UsageError")
+            format = "compact"
+        opts = CommandOptions.from_cli(ctx, format=format, json_=json_, seed=seed, dtype=dtype, max_steps=max_steps,
+                                       limit=limit, debug=debug)
+        renderer = opts.renderer
+        opts.configure_limits()
+        text, filename = read_program(program)
+        req = GradRequest(program=text, inputs=input or [], consts=const or [], seed=opts.seed, dtype=opts.dtype,
+                          filename=filename, max_steps=opts.max_steps)
+        write = sys.stdout.write if renderer.prints_to_stdout else sys.stderr.write
+        result = compute_transform(req, kind, mode, write=write)
+        renderer.transform(result, sys.stdout)
+
+
+_TRANSFORM_INPUT = Annotated[Optional[List[str]], typer.Option(
+    "--input", "-i", metavar="NAME=SPEC", help="An input to differentiate with respect to (as for grad).")]
+_TRANSFORM_CONST = Annotated[Optional[List[str]], typer.Option(
+    "--const", "-c", metavar="NAME=SPEC", help="A constant (as for grad).")]
+_TRANSFORM_PROGRAM = Annotated[str, typer.Argument(help="The program, as for grad: its output is differentiated "
+                                                        "('@path' reads a file, '-' standard input).")]
+_QUIET = Annotated[bool, typer.Option("-q", "--quiet", help="The same as --format compact.")]
+
+
+@app.command()
+def jacobian(
+    ctx: typer.Context,
+    program: _TRANSFORM_PROGRAM,
+    input: _TRANSFORM_INPUT = None,
+    const: _TRANSFORM_CONST = None,
+    mode: Annotated[str, typer.Option("--mode", metavar="[reverse|forward|auto]",
+                                      help="How to compute it: reverse mode (one backward pass per output "
+                                           "element; auto chooses it: gradcli has no forward mode yet).")] = "auto",
+    format: Format = None,
+    json_: Json = False,
+    quiet: _QUIET = False,
+    seed: Seed = None,
+    dtype: Dtype = DType.float32,
+    max_steps: MaxSteps = None,
+    limit: Limit = None,
+    debug: Debug = False,
+) -> None:
+    """The Jacobian of the program's output with respect to each input: shape output + input, as
+    torch.autograd.functional.jacobian (tables, or JSON: gradcli schema jacobian)."""
+    _transform_command(ctx, "jacobian", program, input, const, mode, format, json_, quiet, seed, dtype, max_steps,
+                       limit, debug)
+
+
+@app.command()
+def hessian(
+    ctx: typer.Context,
+    program: _TRANSFORM_PROGRAM,
+    input: _TRANSFORM_INPUT = None,
+    const: _TRANSFORM_CONST = None,
+    format: Format = None,
+    json_: Json = False,
+    quiet: _QUIET = False,
+    seed: Seed = None,
+    dtype: Dtype = DType.float32,
+    max_steps: MaxSteps = None,
+    limit: Limit = None,
+    debug: Debug = False,
+) -> None:
+    """The Hessian of the program's single-element output with respect to the inputs: H[a][b] of shape
+    a + b, as torch.autograd.functional.hessian (tables, or JSON: gradcli schema hessian)."""
+    _transform_command(ctx, "hessian", program, input, const, "reverse", format, json_, quiet, seed, dtype,
+                       max_steps, limit, debug)
+
+
 @app.command()
 def ops(
     ctx: typer.Context,

@@ -66,6 +66,16 @@ def grad_lines(result: GradResult, sections=SECTIONS) -> list[str]:
     return lines
 
 
+def transform_lines(r) -> list[str]:
+    """``gradcli jacobian``/``hessian -q``: the output, then one line per block (``d output/d x: tensor(...)``)."""
+    d = np.dtype(r.default_dtype)
+    lines = ["output: " + one_line(format_tensor(r.output.value, default_dtype=d))]
+    for key, a in r.blocks.items():
+        label = f"d output/d {key}" if r.kind == "jacobian" else f"d2 output/d {key[0]} d {key[1]}"
+        lines.append(f"{label}: " + one_line(format_tensor(a, default_dtype=d)))
+    return lines
+
+
 class CompactEntries(EntryFormat):
     """``gradcli batch --format compact``: one line per entry."""
 
@@ -87,6 +97,9 @@ class CompactRenderer(Renderer):
 
     def batch(self, stream) -> CompactEntries:
         return CompactEntries()
+
+    def transform(self, result, stream) -> None:
+        stream.write("".join(line + "\n" for line in transform_lines(result)))
 
 
 register(CompactRenderer())

@@ -267,6 +267,10 @@ class JsonRenderer(Renderer):
     def ops(self, infos: list, stream) -> None:
         stream.write(dumps([i.to_dict() for i in infos]) + "\n")
 
+    def transform(self, result, stream) -> None:
+        enc = ArrayTexts()
+        stream.write(enc.substitute(dumps(transform_to_dict(result, enc))) + "\n")
+
     def batch(self, stream) -> JsonEntries:
         return JsonEntries()
 
@@ -281,6 +285,20 @@ class JsonRenderer(Renderer):
 
 
 register(JsonRenderer())
+
+
+def transform_to_dict(r, enc=array_to_json) -> dict:
+    """The ``gradcli jacobian``/``hessian --json`` document (schemas ``jacobian``, ``hessian``)."""
+    def block(a):
+        return {"value": enc(a), "shape": list(a.shape)}
+
+    if r.kind == "jacobian":
+        body = {name: block(a) for name, a in r.blocks.items()}
+    else:
+        body = {}
+        for (a, b), arr in r.blocks.items():
+            body.setdefault(a, {})[b] = block(arr)
+    return {"output": _tensor(r.output, enc), r.kind: body, "mode": r.mode}
 
 
 def explanation_to_dict(result: GradResult) -> dict:

@@ -57,6 +57,10 @@ class Renderer:
         ``--check``). The ``json`` format also takes ``fields=`` (``--fields``: the members to write)."""
         raise self.unsupported("gradcli grad's result")
 
+    def transform(self, result, stream) -> None:
+        """Write ``gradcli jacobian``/``hessian``'s :class:`~gradcli.transforms.TransformResult`."""
+        raise self.unsupported("a Jacobian or Hessian")
+
     def ops(self, infos: list, stream) -> None:
         """Write ``gradcli ops``'s list of :class:`~gradcli.catalog.OpInfo`."""
         raise self.unsupported("the list of ops")

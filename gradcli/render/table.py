@@ -163,6 +163,67 @@ def render_grad(result: GradResult, console, default_dtype=None,
         console.print(t)
 
 
+#: A Jacobian/Hessian block shows at most this many rows and columns; the rest are summarised with "...",
+#: the first and last ones kept, as PyTorch summarises large tensors.
+BLOCK_ROWS, BLOCK_COLS = 12, 8
+
+
+def _number(v) -> str:
+    """One element of a block: 4 decimals as PyTorch prints tensors, scientific beyond 1e6 or below 1e-4."""
+    v = float(v)
+    if v != v or v in (float("inf"), float("-inf")):
+        return {True: "nan"}.get(v != v, "inf" if v > 0 else "-inf")
+    return f"{v:.4f}" if v == 0 or 1e-4 <= abs(v) < 1e6 else f"{v:.4e}"
+
+
+def _keep(n: int, most: int) -> list:
+    if n <= most:
+        return list(range(n))
+    half = most // 2
+    return list(range(half)) + [None] + list(range(n - half, n))
+
+
+def _index(k: int, shape) -> str:
+    if not shape:
+        return "()"
+    idx = np.unravel_index(k, shape)
+    return str(int(idx[0])) if len(shape) == 1 else "(" + ", ".join(str(int(i)) for i in idx) + ")"
+
+
+def render_transform(result, console) -> None:
+    """Print a :class:`~gradcli.transforms.TransformResult`: the output, then one table per block, rows labelled
+    by the output (or first input) element's index and columns by the input element's index, in PyTorch's
+    flattened order; large blocks keep their first and last rows and columns."""
+    from rich.table import Table
+    from rich.text import Text
+
+    d = np.dtype(result.default_dtype)
+    console.print(Text("output: " + format_tensor(result.output.value, default_dtype=d)), soft_wrap=True)
+    shapes = dict(result.inputs)
+    for key, a in result.blocks.items():
+        if result.kind == "jacobian":
+            row_shape, col_shape = tuple(result.output.shape), shapes[key]
+            title = f"jacobian: d output / d {key}, shape {_shape(a.shape)} (rows: output elements, columns: {key})"
+        else:
+            row_shape, col_shape = shapes[key[0]], shapes[key[1]]
+            title = (f"hessian: d2 output / d {key[0]} d {key[1]}, shape {_shape(a.shape)} (rows: {key[0]}, "
+                     f"columns: {key[1]})")
+        rows_n, cols_n = int(np.prod(row_shape, dtype=np.int64)), int(np.prod(col_shape, dtype=np.int64))
+        m = a.reshape(rows_n, cols_n)
+        cols = _keep(cols_n, BLOCK_COLS)
+        console.print(Text(title), soft_wrap=True)
+        t = Table()
+        t.add_column("")
+        for c in cols:
+            t.add_column("..." if c is None else _index(c, col_shape), justify="right")
+        for r in _keep(rows_n, BLOCK_ROWS):
+            if r is None:
+                t.add_row(*(Text("...") for _ in range(len(cols) + 1)))
+                continue
+            t.add_row(Text(_index(r, row_shape)), *(Text("..." if c is None else _number(m[r, c])) for c in cols))
+        console.print(t)
+
+
 def render_check(check, console) -> None:
     """Print the ``--check`` table: per input, the largest absolute and relative difference between the
     gradient and central finite differences in float64, and whether it is within tolerance."""
@@ -386,6 +447,9 @@ class TableRenderer(Renderer):
 
     def ops(self, infos: list, stream) -> None:
         render_ops(infos, stdout_console(stream))
+
+    def transform(self, result, stream) -> None:
+        render_transform(result, stdout_console(stream))
 
     def batch(self, stream) -> TableEntries:
         """Rows as wide as the terminal, in colour unless NO_COLOR; :data:`BATCH_PIPE_WIDTH` columns without

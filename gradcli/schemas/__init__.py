@@ -5,7 +5,8 @@
 * ``batch``: one line of ``gradcli batch --json`` (it refers to ``grad`` for the fields of a result);
 * ``ops``: the list of ``gradcli ops --json``;
 * ``explain``: the document of ``gradcli grad --explain --json``;
-* ``plot``: the document of ``gradcli plot --format json``.
+* ``plot``: the document of ``gradcli plot --format json``;
+* ``jacobian``, ``hessian``: the documents of ``gradcli jacobian``/``hessian --format json``.
 
 Each file's ``$id`` is ``urn:gradcli:schema:NAME``. :func:`schema` returns a self-contained document: the
 schemas it refers to are embedded under ``$defs`` (JSON Schema's bundling of a compound document).
@@ -16,7 +17,7 @@ from __future__ import annotations
 import json
 from importlib import resources
 
-NAMES = ("grad", "batch", "ops", "explain", "plot")
+NAMES = ("grad", "batch", "ops", "explain", "plot", "jacobian", "hessian")
 _PREFIX = "urn:gradcli:schema:"
 
 

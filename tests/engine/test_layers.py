@@ -64,6 +64,7 @@ LAYERS = {
     "gradcli.calculator": 8,
     "gradcli.runner": 8,
     "gradcli.check": 8,
+    "gradcli.transforms": 8,  # gradcli jacobian/hessian requests
     "gradcli.catalog": 8,
     "gradcli.result": 8,
     "gradcli.reporting": 8,
