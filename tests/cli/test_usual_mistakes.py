@@ -76,7 +76,7 @@ def test_small_things():
         r = runner.invoke(app, ["grad", program])
         assert r.exit_code == 2 and "the program is empty" in r.stderr
     r = runner.invoke(app, ["schema"])
-    assert r.exit_code == 0 and r.stdout.split() == ["grad", "batch", "ops", "explain", "plot"]
+    assert r.exit_code == 0 and r.stdout.split() == ["grad", "batch", "ops", "explain", "plot", "jacobian", "hessian"]
 
 
 def test_an_input_from_standard_input():
