@@ -86,3 +86,53 @@ def graph_result(session, text: str) -> GradResult:
     graph = build_graph(output, {id(t): name for name, t in leaves})
     return GradResult(program=text, output=tensor_info(output), inputs=inputs, calls=[], graph=graph,
                       printed="", default_dtype=dtypes.get_default_dtype().name)
+
+
+def transform_result(session, text: str, kind: str):
+    """``:jacobian EXPR`` / ``:hessian EXPR``: the answer of ``gradcli jacobian``/``hessian`` for ``text`` with
+    the session's leaves as the inputs (a :class:`~gradcli.transforms.TransformResult`); the session's variables
+    and the leaves' ``.grad`` are left as they were.
+
+    Raises:
+        InputError: no leaf in the session (exit code 2).
+        GradcliSyntaxError, EvalError: as :func:`grad_result`; PyTorch's errors of jacobian/hessian.
+    """
+    from .. import functional
+    from ..calculator import run_output, tensor_info
+    from ..errors import InputError
+    from ..language.build import build_program
+    from ..transforms import TransformResult
+
+    program = build_program(text, "<stdin>")
+    leaves = session.leaves()
+    if not leaves:
+        raise InputError(f":{kind} needs a leaf to differentiate with respect to: define one, e.g. "
+                         "x = tensor([1., 2.], requires_grad=True)", type="UsageError")
+    interp = session.interp
+    saved = interp.globals
+
+    def f(*values):
+        interp.globals = dict(saved)
+        interp.globals.update({name: v for (name, _), v in zip(leaves, values)})
+        try:
+            return run_output(interp, program)
+        finally:
+            interp.globals = saved
+
+    values = tuple(t for _, t in leaves)
+    output = f(*values)
+    try:
+        if kind == "jacobian":
+            res = functional.jacobian(f, values)
+            blocks = {name: np.array(r.data) for (name, _), r in zip(leaves, res)}
+        else:
+            res = functional.hessian(f, values)
+            blocks = {(a, b): np.array(res[i][j].data) for i, (a, _) in enumerate(leaves)
+                      for j, (b, _) in enumerate(leaves)}
+    except GradcliError:
+        raise
+    except (RuntimeError, TypeError, ValueError) as e:
+        raise EvalError.from_exception(e) from None
+    return TransformResult(kind=kind, output=tensor_info(output.detach()), mode="reverse",
+                           inputs=[(name, tuple(t.shape)) for name, t in leaves], blocks=blocks,
+                           default_dtype=dtypes.get_default_dtype().name)

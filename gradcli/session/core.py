@@ -23,6 +23,8 @@ FILENAME = "<stdin>"
 COMMANDS = {
     ":grad": ":grad EXPR       the grad command's answer for EXPR: output, gradients of the session's leaves, graph",
     ":graph": ":graph NAME      the autograd graph of a tensor, as a tree (--graph tree)",
+    ":jacobian": ":jacobian EXPR   the Jacobian of EXPR with respect to each of the session's leaves",
+    ":hessian": ":hessian EXPR    the Hessian of a single-element EXPR with respect to the session's leaves",
     ":inputs": ":inputs          the session's leaves (tensors that require grad) and their gradients",
     ":format": ":format table|json   how :grad answers (now: {format})",
     ":reset": ":reset           forget every variable and line",
@@ -200,6 +202,7 @@ class Session:
         if name in (":q", ":quit", ":exit"):
             return Outcome(exit=True)
         handler = {":grad": self.cmd_grad, ":graph": self.cmd_graph, ":inputs": self.cmd_inputs,
+                   ":jacobian": self.cmd_jacobian, ":hessian": self.cmd_hessian,
                    ":format": self.cmd_format, ":reset": self.cmd_reset, ":save": self.cmd_save,
                    ":load": self.cmd_load, ":ops": self.cmd_ops, ":help": self.cmd_help}.get(name)
         if handler is None:
@@ -284,6 +287,24 @@ class Session:
             result = grad_result(self, arg)
         renderer = render.get(self.format)
         self._render(lambda stream: renderer.grad(result, stream))
+
+    def cmd_jacobian(self, arg: str) -> None:
+        self._transform(arg, "jacobian")
+
+    def cmd_hessian(self, arg: str) -> None:
+        self._transform(arg, "hessian")
+
+    def _transform(self, arg: str, kind: str) -> None:
+        from .. import render
+        from .answers import transform_result
+
+        if not arg:
+            raise InputError(f":{kind} needs an expression: :{kind} EXPR", type="UsageError")
+        self.interp.steps = 0
+        with self.context:
+            result = transform_result(self, arg, kind)
+        renderer = render.get(self.format)
+        self._render(lambda stream: renderer.transform(result, stream))
 
     def cmd_graph(self, arg: str) -> None:
         from .. import render

@@ -213,3 +213,23 @@ def _time_limit(limits, seconds):
             limits.current = old
 
     return cm()
+
+
+def test_jacobian_and_hessian_in_the_session():
+    """``:jacobian`` and ``:hessian`` (issue 15, with issue 14's commands): as gradcli jacobian/hessian, with
+    respect to the session's leaves, leaving the session as it was."""
+    import os
+    import subprocess
+    import sys
+
+    from helpers import ROOT
+
+    script = ("x = tensor([1., 2.], requires_grad=True)\n:format compact\n:jacobian x.exp()\n"
+              ":hessian (x ** 3).sum()\nx.grad is None\n")
+    r = subprocess.run([sys.executable, "-m", "gradcli", "repl"], input=script, capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["output: tensor([2.7183, 7.3891])",
+                                     "d output/d x: tensor([[2.7183, 0.0000], [0.0000, 7.3891]])",
+                                     "output: tensor(9.)", "d2 output/d x d x: tensor([[ 6.,  0.], [ 0., 12.]])",
+                                     "True"]
