@@ -180,6 +180,31 @@ def modules() -> dict[str, Namespace]:
     return _CACHE["modules"]
 
 
+_MATH_NAMES = ("acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "comb", "copysign", "cos",
+               "cosh", "degrees", "dist", "erf", "erfc", "exp", "expm1", "fabs", "factorial", "floor", "fmod",
+               "frexp", "fsum", "gamma", "gcd", "hypot", "isclose", "isfinite", "isinf", "isnan", "isqrt", "lcm",
+               "ldexp", "lgamma", "log", "log10", "log1p", "log2", "modf", "perm", "pow", "prod", "radians",
+               "remainder", "sin", "sinh", "sqrt", "tan", "tanh", "trunc", "pi", "e", "tau", "inf", "nan")
+
+
+def math_module() -> Namespace:
+    """Python's ``math`` for programs (``import math``): its functions and constants, as Python has them."""
+    return Namespace("math", {name: vars(_math)[name] for name in _MATH_NAMES if name in vars(_math)})
+
+
+def random_module(seed: int) -> Namespace:
+    """Python's ``random`` for one run (``import random``): a ``random.Random`` of its own, seeded from the run's
+    seed (``--seed``, or the seed the run context drew), so that a seeded run repeats and runs never share it."""
+    import random as _random
+
+    r = _random.Random(seed)
+    return Namespace("random", {
+        "random": r.random, "uniform": r.uniform, "randint": r.randint, "randrange": r.randrange,
+        "choice": r.choice, "choices": r.choices, "shuffle": r.shuffle, "sample": r.sample, "gauss": r.gauss,
+        "normalvariate": r.normalvariate, "seed": r.seed, "getrandbits": r.getrandbits,
+        "betavariate": r.betavariate, "expovariate": r.expovariate})
+
+
 def _modules() -> dict[str, Namespace]:
     members = dict((k, v) for k, v in REGISTRY.items() if not k.startswith("_"))
     members.update({name: d for name, d in dtypes.NAMES.items()})
@@ -200,7 +225,7 @@ def _modules() -> dict[str, Namespace]:
                                                "functional": autograd_functional})
     torch = Namespace("torch", dict(members, nn=nn, autograd=autograd_ns))
     return {"torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.autograd": autograd_ns,
-            "torch.autograd.functional": autograd_functional}
+            "torch.autograd.functional": autograd_functional, "math": math_module()}
 
 
 def names(mods: dict[str, Namespace], write: Callable[[str], None]) -> dict:

@@ -18,7 +18,7 @@ import sys
 import warnings
 from contextlib import contextmanager
 
-from .. import anomaly, autograd, limits
+from .. import anomaly, autograd, context, limits
 from ..errors import EvalError, GradcliError, LimitError
 from ..ops import inplace
 from ..ops.operators import BINARY, COMPARISONS, UNARY
@@ -57,6 +57,9 @@ _COMPARE = {symbol: row.apply for symbol, row in COMPARISONS.items()}
 # Python's identity and membership tests (not operators of the table: no tensor meaning of their own).
 _COMPARE.update({"is": operator.is_, "is not": operator.is_not, "in": lambda a, b: a in b,
                  "not in": lambda a, b: a not in b})
+
+
+_PROVIDED = "torch, torch.nn, torch.nn.functional, torch.autograd, torch.autograd.functional, math and random"
 
 
 def _keyword_hint(func, message: str) -> str | None:
@@ -103,7 +106,9 @@ class Interpreter:
         self.program = None
         self.warned: set = set()
         self.call_node = None  # the call being evaluated (where the warnings it raises point)
-        self.modules = builtins.modules()
+        self.modules = dict(builtins.modules())
+        # `import random`: a generator of this run's own, seeded from the run's seed (--seed)
+        self.modules["random"] = builtins.random_module(context.generator().initial_seed())
         self.builtins = builtins.names(self.modules, write=lambda text: self.write(text))
         self.globals: dict = {}
 
@@ -380,14 +385,15 @@ class Interpreter:
                 env[s.alias or s.name] = self.modules[module].members[s.name]
                 return
             raise self.error(ImportError(f"cannot import name '{s.name}' from '{module}' (gradcli provides "
-                                         "torch, torch.nn.functional and torch.autograd)"), s)
+                                         f"{_PROVIDED})"), s)
         if module not in self.modules:
             raise self.error(ModuleNotFoundError(f"No module named '{module}' (gradcli programs can import "
-                                                 "torch, torch.nn.functional and torch.autograd)"), s)
+                                                 f"{_PROVIDED})"), s)
         if s.alias:
             env[s.alias] = self.modules[module]
-        else:
-            env["torch"] = self.modules["torch"]
+        else:  # import torch.nn.functional binds torch, as Python binds the top-level package
+            top = module.split(".")[0]
+            env[top] = self.modules[top]
 
     def assign(self, target, value, env):
         t = type(target)
