@@ -143,13 +143,36 @@ def _reversed(seq):
     return reversed(seq if isinstance(seq, (list, tuple, str, range)) else materialize(seq, "reversed()"))
 
 
+def _repr(obj) -> str:
+    """Python's ``repr`` of what a program holds: a Tensor as PyTorch prints it, strings quoted, containers of
+    them as Python writes them (through :func:`to_str`'s rules for tensors)."""
+    if isinstance(obj, (str, Device)):
+        return _py.repr(obj)
+    if isinstance(obj, (list, tuple, dict, set)) or not isinstance(obj, (int, float, bool, type(None))):
+        return to_str(obj)
+    return _py.repr(obj)
+
+
+def _hasattr(obj, name) -> bool:
+    """Python's ``hasattr`` over what the language lets a program read (:func:`read_attribute`)."""
+    if not isinstance(name, str):
+        raise TypeError("hasattr(): attribute name must be string")
+    if isinstance(obj, Tensor) and name == "grad":  # the interpreter's own attribute (see TENSOR_ATTRS)
+        return True
+    try:
+        read_attribute(obj, name)
+    except (AttributeError, NotImplementedError):
+        return False
+    return True
+
+
 #: Python's builtins in the language besides ``print`` (which :func:`names` binds to the run's output).
 FUNCTIONS = {
     "len": _len, "range": _range, "abs": _poly("abs", _py.abs), "min": _poly("min", _py.min, True),
     "max": _poly("max", _py.max, True), "sum": _poly("sum", _py.sum, True), "float": _float, "int": _int,
     "bool": _bool, "str": to_str, "round": _round, "list": _list, "tuple": _tuple, "enumerate": enumerate,
     "zip": zip, "dict": _dict, "set": _set, "sorted": _sorted, "reversed": _reversed, "any": _py.any,
-    "all": _py.all,
+    "all": _py.all, "hasattr": _hasattr, "repr": lambda obj: _repr(obj),
 }
 #: The exception types a program can name, raise and catch (Python's classes; instances expose no attribute).
 EXCEPTIONS = {cls.__name__: cls for cls in (
@@ -162,6 +185,40 @@ BUILTIN_NAMES = ("print",) + tuple(FUNCTIONS)
 
 # ------------------------------------------------------------------------------------------ namespaces
 _CACHE: dict = {}
+
+
+class Device:
+    """``torch.device("cpu")``: gradcli computes on the CPU only; printed as PyTorch prints a device.
+
+    Raises:
+        RuntimeError: for a device string PyTorch does not know (its message); a CUDA device is accepted as a
+            name (``.to(device)`` of a CPU tensor keeps it on the CPU, as gradcli has no other).
+    """
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type="cpu", index=None):
+        text = str(type)
+        kind, _, idx = text.partition(":")
+        if kind not in ("cpu", "cuda", "mps", "meta"):
+            raise RuntimeError(f"Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, "
+                               f"maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of "
+                               f"device string: {text}")
+        self.type = kind
+        self.index = int(idx) if idx else index
+
+    def __repr__(self) -> str:
+        return f"device(type='{self.type}')" if self.index is None else \
+            f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
 
 #: ``pi``, ``e``, ``inf`` and ``nan`` (Python floats, as ``torch.pi`` ... are), bare and under ``torch``.
 CONSTANTS = {"pi": _math.pi, "e": _math.e, "inf": _math.inf, "nan": _math.nan}
@@ -214,6 +271,8 @@ def _modules() -> dict[str, Namespace]:
         "Tensor": _torch_tensor_constructor, "Size": Size, "get_default_dtype": dtypes.get_default_dtype,
     })
     members.update(CONSTANTS)
+    members.update({"device": Device, "cuda": Namespace("torch.cuda", {"is_available": lambda: False,
+                                                                        "device_count": lambda: 0})})
     functional = Namespace("torch.nn.functional", members)
     nn = Namespace("torch.nn", {"functional": functional})
     from .. import functional as _functional

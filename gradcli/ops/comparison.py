@@ -127,13 +127,25 @@ def _(grad):
     return grad
 
 
+_DEVICE_TYPES = ("cpu", "cuda", "mps", "meta")
+
+
+def _is_device(v) -> bool:
+    """A device argument: a device string ("cpu", "cuda:0") or a ``torch.device`` (the language's, duck-typed)."""
+    if isinstance(v, str):
+        return v.partition(":")[0] in _DEVICE_TYPES
+    return isinstance(getattr(v, "type", None), str) and v.type in _DEVICE_TYPES
+
+
 @tensor_method("to", "type")
 def to(input, dtype=None, *args, **kwargs):
     """``input`` converted to ``dtype`` (a torch dtype, name, or Python type); the same tensor if it already has
     that dtype. Device arguments ("cpu") are accepted and ignored. Matches torch.Tensor.to."""
+    if _is_device(dtype):  # .to(device) or .to(device, dtype): there is only the CPU
+        dtype = args[0] if args else None
     if dtype is None:
         dtype = kwargs.get("dtype")
-    if dtype is None or dtype == "cpu":  # a device: there is only the CPU
+    if dtype is None or _is_device(dtype):
         return input
     d = dtypes.as_dtype(dtype).np
     if isinstance(input, np.ndarray):
@@ -177,3 +189,54 @@ def _int(self):
 def _bool(self):
     """``self.to(torch.bool)``. Matches torch.Tensor.bool."""
     return to(self, dtypes.bool_)
+
+
+# ---------------------------------------------------------------------------------- closeness, equality
+
+
+@composite("isclose", kind="function")
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """``|input - other| <= atol + rtol * |other|`` elementwise, with broadcasting: a bool tensor. Matches
+    torch.isclose (infinities close only to themselves; NaN only with ``equal_nan``).
+
+    Raises:
+        RuntimeError: for tensors of different dtypes (PyTorch's message).
+    """
+    a, b = to_tensor(input), to_tensor(other)
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"{a.dtype.name.capitalize()} did not match {b.dtype.name.capitalize()}"
+                           .replace("Float32", "Float").replace("Float64", "Double").replace("Int64", "Long"))
+    with np.errstate(all="ignore"):
+        out = np.isclose(a.data, b.data, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    return Tensor(np.asarray(out))
+
+
+@composite("allclose", kind="function")
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+    """Whether every element of :func:`isclose` is true: a Python bool. Matches torch.allclose."""
+    return bool(isclose(input, other, rtol=rtol, atol=atol, equal_nan=equal_nan).data.all())
+
+
+@composite("equal", kind="function")
+def equal(input, other) -> bool:
+    """Whether the two tensors have the same shape and elements: a Python bool. Matches torch.equal."""
+    a, b = to_tensor(input), to_tensor(other)
+    return a.data.shape == b.data.shape and bool(np.array_equal(a.data, b.data))
+
+
+@tensor_method("isclose")
+def _isclose_method(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """``torch.isclose(self, other, ...)``. Matches torch.Tensor.isclose."""
+    return isclose(self, other, rtol, atol, equal_nan)
+
+
+@tensor_method("allclose")
+def _allclose_method(self, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+    """``torch.allclose(self, other, ...)``. Matches torch.Tensor.allclose."""
+    return allclose(self, other, rtol, atol, equal_nan)
+
+
+@tensor_method("equal")
+def _equal_method(self, other) -> bool:
+    """``torch.equal(self, other)``. Matches torch.Tensor.equal."""
+    return equal(self, other)

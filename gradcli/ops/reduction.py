@@ -399,6 +399,28 @@ argmax = _arg_reduction("argmax", np.argmax, True)
 argmin = _arg_reduction("argmin", np.argmin, False)
 
 
+def _logical_reduction(name: str, npfn):
+    def forward(input, dim=None, keepdim=False):
+        if dim is None:
+            out = np.asarray(npfn(input != 0))
+            return out.reshape((1,) * input.ndim) if keepdim else out
+        axes = tuple(normalize_dim(d, input.ndim) for d in (dim if isinstance(dim, (tuple, list)) else (dim,)))
+        if input.ndim == 0:
+            return np.asarray(input != 0)
+        return npfn(input != 0, axis=axes, keepdims=keepdim)
+
+    forward.__name__ = name
+    forward.__doc__ = (f"Whether {'every' if name == 'all' else 'any'} element (along ``dim``, an int or a tuple, or "
+                       f"of the whole tensor) is nonzero: a bool tensor. Matches torch.{name}; not differentiable.\n\n"
+                       "    Raises:\n        IndexError: for a dimension out of range.")
+    return op(name, grad_fn=None, promote=None, differentiable=False, method=True,
+              note="not differentiable (bool output)")(forward)
+
+
+all_ = _logical_reduction("all", np.all)  # (not shadowing the builtins in this module)
+any_ = _logical_reduction("any", np.any)
+
+
 # -------------------------------------------------------------------------------------------------- var, std
 
 

@@ -1177,8 +1177,16 @@ RANDOM = [
         skips=(Skip("test_gradcheck", _NOT_REPARAMETERIZED), Skip("test_gradgradcheck", _NOT_REPARAMETERIZED))),
 ]
 
+LOGICAL = [OpInfo(n, "reduction", differentiable=False, extra=(
+    S("all", Arg((3, 4), INT)), S("dim0", Arg((3, 4), INT), kwargs={"dim": 0}),
+    S("dim-1-keepdim", Arg((2, 3, 4), BOOL), kwargs={"dim": -1, "keepdim": True}),
+    S("dims", Arg((2, 3, 4), INT), kwargs={"dim": (0, 2)}), S("all-keepdim", Arg((3, 4), INT), kwargs={"keepdim": True}),
+    S("0d", Arg((), INT)), S("float", Arg((3, 4))), S("method", Arg((3, 4), BOOL), args=(1,), method=True)))
+    for n in ("all", "any")]
+
 #: The op table: every entry of every family.
-OP_DB: list[OpInfo] = ELEMENTWISE + ACTIVATIONS + REDUCTIONS + LINALG + SHAPE + INDEXING + NN + LOSSES + RANDOM
+OP_DB: list[OpInfo] = ELEMENTWISE + ACTIVATIONS + REDUCTIONS + LINALG + SHAPE + INDEXING + NN + LOSSES + RANDOM + \
+    LOGICAL
 
 #: Entry by name.
 BY_NAME: dict[str, OpInfo] = {op.name: op for op in OP_DB}

@@ -1,0 +1,56 @@
+"""Issue 13, item 3 (part): the small torch API real programs use: torch.all/any (and the methods),
+torch.equal, torch.allclose, torch.isclose, torch.device, torch.cuda.is_available(), .to(device), hasattr,
+repr. A program through ``gradcli run`` prints what PyTorch prints."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+import gradcli as G
+from helpers import ROOT
+
+PROGRAM = """\
+import torch
+x = torch.tensor([[1., 0.], [2., 3.]])
+print(torch.all(x), x.all(), x.any(dim=0), torch.any(x > 2, 1, keepdim=True), torch.all(x.int(), dim=(0, 1)))
+print(torch.equal(x, x.clone()), torch.equal(x, x[:1]), x.equal(x + 0))
+print(torch.allclose(x, x + 1e-9), torch.allclose(x, x + 1e-3), x.allclose(x))
+print(torch.isclose(x, x + torch.tensor([[0., 1e-3], [0., 0.]])))
+print(torch.device("cpu"), repr(torch.device("cuda:0")), torch.cuda.is_available())
+print(hasattr(x, "grad"), hasattr(x, "nope"), hasattr(torch, "sin"))
+print(x.to(torch.device("cpu")), x.to("cpu", torch.float64).dtype)
+"""
+
+EXPECTED = """\
+tensor(False) tensor(False) tensor([True, True]) tensor([[False],
+        [ True]]) tensor(False)
+True False True
+True False True
+tensor([[ True, False],
+        [ True,  True]])
+cpu device(type='cuda', index=0) False
+True False True
+tensor([[1., 0.],
+        [2., 3.]]) torch.float64
+"""
+
+
+def test_the_program_prints_what_pytorch_prints(tmp_path):
+    path = tmp_path / "api.py"
+    path.write_text(PROGRAM)
+    got = subprocess.run([sys.executable, "-m", "gradcli", "run", str(path)], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == EXPECTED
+    pytest.importorskip("torch")
+    want = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, check=True)
+    assert want.stdout == EXPECTED
+
+
+def test_isclose_messages():
+    with pytest.raises(RuntimeError, match="Float did not match Double"):
+        G.isclose(G.tensor([1.0]), G.tensor([1.0], dtype=G.float64))
