@@ -741,7 +741,8 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, create_graph: bool = False,
-         allow_unused: bool = False):
+         only_inputs: bool = True, allow_unused: bool | None = None, is_grads_batched: bool = False,
+         materialize_grads: bool = False):
     """The gradients of ``outputs`` with respect to ``inputs``, returned rather than accumulated.
 
     Args:
@@ -750,7 +751,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
         grad_outputs: the v of each vector-Jacobian product, or None for one-element outputs.
         retain_graph: keep saved buffers (default: ``create_graph``).
         create_graph: record the computation so the result can be differentiated again.
-        allow_unused: return None for inputs the outputs do not depend on instead of raising.
+        only_inputs: deprecated and ignored, with PyTorch's warning when given False.
+        allow_unused: return None for inputs the outputs do not depend on instead of raising (default False;
+            True with ``materialize_grads``).
+        is_grads_batched: the first dimension of each ``grad_outputs`` is a batch: one VJP per row, stacked
+            (PyTorch runs them vectorized; the values are the same).
+        materialize_grads: zeros instead of None for unused inputs.
 
     Returns:
         A tuple with one Tensor (or None) per input.
@@ -758,9 +764,21 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
     Raises:
         RuntimeError: PyTorch's messages, including "The differentiated Tensor at index i appears to not have
             been used in the graph" and "One of the differentiated Tensors does not require grad".
+        ValueError: ``materialize_grads`` with ``allow_unused=False`` (PyTorch's message).
 
     Matches torch.autograd.grad.
     """
+    if not only_inputs:
+        import warnings
+
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
+                      "gradient for other parts of the graph, please use torch.autograd.backward.", UserWarning,
+                      stacklevel=2)
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got: "
+                         "allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
     outputs = _as_list(outputs)
     inputs = _as_list(inputs)
     for t in inputs:
@@ -768,6 +786,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     if retain_graph is None:
         retain_graph = create_graph
+    if is_grads_batched:
+        return _batched_grad(outputs, inputs, _as_list(grad_outputs), retain_graph, create_graph, allow_unused,
+                             materialize_grads)
     grads = _make_grads(outputs, _as_list(grad_outputs), create_graph)
     captured = _run(outputs, grads, retain_graph, create_graph, capture={id(t): t for t in inputs})
     result = []
@@ -777,10 +798,33 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
             if not allow_unused:
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
                                    "graph. Set allow_unused=True if this is the desired behavior.")
-            result.append(None)
+            result.append(Tensor(np.zeros(t.data.shape, t.data.dtype)) if materialize_grads else None)
         else:
             result.append(g if isinstance(g, Tensor) else Tensor(np.array(g, copy=True)))
     return tuple(result)
+
+
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads):
+    """``grad(..., is_grads_batched=True)``: one VJP per row of the batched ``grad_outputs``, stacked along a new
+    first dimension."""
+    if not grad_outputs or any(g is None for g in grad_outputs):
+        raise RuntimeError("If `is_grads_batched=True`, we interpret the first dimension of each grad_output as "
+                           "the batch dimension. The sizes of the remaining dimensions are expected to match the "
+                           "shape of corresponding output, but a mismatch was detected")
+    if create_graph:
+        raise NotImplementedError("torch.autograd.grad(..., is_grads_batched=True, create_graph=True) is not "
+                                  "supported by gradcli")
+    n = grad_outputs[0].data.shape[0]
+    rows = []
+    for k in range(n):
+        rows.append(grad(outputs, inputs, [g[k] for g in grad_outputs], retain_graph=True if k < n - 1 else
+                         retain_graph, create_graph=create_graph, allow_unused=allow_unused,
+                         materialize_grads=materialize_grads))
+    stacked = []
+    for j, t in enumerate(inputs):
+        col = [r[j] for r in rows]
+        stacked.append(None if any(c is None for c in col) else Tensor(np.stack([c.data for c in col])))
+    return tuple(stacked)
 
 
 def _tensor_backward(self, gradient=None, retain_graph: bool | None = None, create_graph: bool = False,

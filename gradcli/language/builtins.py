@@ -262,6 +262,21 @@ def random_module(seed: int) -> Namespace:
         "betavariate": r.betavariate, "expovariate": r.expovariate})
 
 
+def _variable(data, requires_grad: bool = False, volatile: bool = False):
+    """The legacy ``torch.autograd.Variable(tensor, requires_grad=False)``: since PyTorch 0.4 a Tensor: a new
+    leaf sharing ``data``'s memory (detached), requiring grad when asked. Matches torch.autograd.Variable.
+
+    Raises:
+        TypeError: for data that is not a Tensor (PyTorch's message).
+    """
+    if not isinstance(data, Tensor):
+        raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+    t = data.detach()
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
 def _modules() -> dict[str, Namespace]:
     members = dict((k, v) for k, v in REGISTRY.items() if not k.startswith("_"))
     members.update({name: d for name, d in dtypes.NAMES.items()})
@@ -281,6 +296,7 @@ def _modules() -> dict[str, Namespace]:
         "jacobian": _functional.jacobian, "hessian": _functional.hessian, "vjp": _functional.vjp,
         "jvp": _functional.jvp, "vhp": _functional.vhp, "hvp": _functional.hvp})
     autograd_ns = Namespace("torch.autograd", {"grad": autograd.grad, "backward": autograd.backward,
+                                               "Variable": _variable,
                                                "functional": autograd_functional})
     torch = Namespace("torch", dict(members, nn=nn, autograd=autograd_ns))
     return {"torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.autograd": autograd_ns,

@@ -51,6 +51,7 @@ PASSING: list[str] = [
     "006_linear_regression_manual",
     "007_polynomial_autograd",
     "011_higher_order_gradients",
+    "012_autograd_grad_options",
     "013_hessian_rosenbrock",
     "014_functional_api",
     "021_dynamic_control_flow",

@@ -54,3 +54,45 @@ def test_the_program_prints_what_pytorch_prints(tmp_path):
 def test_isclose_messages():
     with pytest.raises(RuntimeError, match="Float did not match Double"):
         G.isclose(G.tensor([1.0]), G.tensor([1.0], dtype=G.float64))
+
+
+GRAD_PROGRAM = """\
+import torch
+x = torch.tensor([1., 2.], requires_grad=True)
+y = torch.tensor([3.], requires_grad=True)
+out = (x * x).sum()
+print(torch.autograd.grad(out, (x, y), retain_graph=True, materialize_grads=True))
+try:
+    torch.autograd.grad(out, (x, y), retain_graph=True, materialize_grads=True, allow_unused=False)
+except ValueError as e:
+    print("ValueError:", e)
+print(torch.autograd.grad(out, x, retain_graph=True, only_inputs=True))
+o = x * x
+print(torch.autograd.grad(o, x, torch.eye(2), is_grads_batched=True))
+from torch.autograd import Variable
+v = Variable(torch.ones(2), requires_grad=True)
+print(v, Variable(v * 2).grad_fn, Variable(torch.ones(1)).requires_grad)
+"""
+
+GRAD_EXPECTED = """\
+(tensor([2., 4.]), tensor([0.]))
+ValueError: Expected allow_unused to be True or not passed when materialize_grads=True, but got: allow_unused=False.
+(tensor([2., 4.]),)
+(tensor([[2., 0.],
+        [0., 4.]]),)
+tensor([1., 1.], requires_grad=True) None False
+"""
+
+
+def test_autograd_grad_s_whole_signature_and_variable(tmp_path):
+    """torch.autograd.grad's materialize_grads, allow_unused, only_inputs, is_grads_batched, and the legacy
+    Variable, as PyTorch prints them."""
+    path = tmp_path / "grad_options.py"
+    path.write_text(GRAD_PROGRAM)
+    got = subprocess.run([sys.executable, "-m", "gradcli", "run", str(path)], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == GRAD_EXPECTED
+    pytest.importorskip("torch")
+    want = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, check=True)
+    assert want.stdout == GRAD_EXPECTED
