@@ -373,8 +373,15 @@ STR_METHODS = {"upper": lambda s: s.upper, "lower": lambda s: s.lower, "strip": 
 DICT_METHODS = {"items": lambda d: d.items, "keys": lambda d: d.keys, "values": lambda d: d.values,
                 "get": lambda d: d.get, "pop": lambda d: d.pop, "setdefault": lambda d: d.setdefault,
                 "update": lambda d: d.update, "copy": lambda d: d.copy}
+def _list_extend(v: list):
+    def extend(iterable):
+        v.extend(materialize(iterable, "list.extend()"))
+    return extend
+
+
 LIST_METHODS = {"append": lambda v: v.append, "pop": lambda v: v.pop, "index": lambda v: v.index,
-                "count": lambda v: v.count}
+                "count": lambda v: v.count, "extend": _list_extend, "insert": lambda v: v.insert,
+                "remove": lambda v: v.remove, "reverse": lambda v: v.reverse, "clear": lambda v: v.clear}
 
 
 def _tensor_member(t: Tensor, name: str):

@@ -54,6 +54,7 @@ PASSING: list[str] = [
     "012_autograd_grad_options",
     "013_hessian_rosenbrock",
     "014_functional_api",
+    "017_graph_walk",
     "021_dynamic_control_flow",
     "022_retain_grad_nonleaf",
     "027_leaf_table",

@@ -22,6 +22,8 @@ def python_output(text: str) -> str:
 
 
 PROGRAMS = {
+    "list_methods": "l = [1, 2]\nl.extend(range(3))\nl.insert(0, 9)\nl.remove(2)\nl.reverse()\n"
+                    "print(l, l.count(1))\nl.clear()\nprint(l)\n",
     "strings": '"""Module docstring\nover two lines."""\nx = 3.14159\n'
                "s = 'a' 'b' r\"\\n\" f\"{x:.2f}\" '''tri\nple'''\nprint(s)\n"
                "print(f\"{x!r:>10} {'q'!r} {[1, 2][:1]} {x:{'>'}8.3f} {x!s:>9}\")\n"
