@@ -168,6 +168,8 @@ FORMULAS: dict[str, str] = {
     "NormalBackward2": "d normal(mean, std) / d std = 0 (a sample; PyTorch does not reparameterize)",
     "NormalBackward3": "d normal(mean, std) / d mean = d / d std = 0 (a sample)",
     "BernoulliBackward0": "d bernoulli(p) / d p = 0 (a sample)",
+    "DiagEmbedBackward0": "d diag_embed(v) / d v = the diagonal of the gradient",
+    "DiagonalBackward0_copy": "d diag(A) / d A = the gradient on the diagonal of zeros",
     # ---------------------------------------------------------------- second derivatives (create_graph)
     "BinaryCrossEntropyBackwardBackward0": "the derivative of binary_cross_entropy's backward (second order)",
     "DiagonalBackwardBackward0": "the derivative of diagonal's backward: g's diagonal",

@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import limits
 from ..tensor import Tensor
-from ._core import composite, normalize_dim, op, tensor_method
+from ._core import composite, normalize_dim, op, tensor_method, to_tensor
 
 
 def _shape_arg(shape, what: str = "shape") -> tuple:
@@ -871,6 +871,78 @@ def _diagonal_backward(grad, input_shape, offset, dim1, dim2):
 @_diagonal_backward.defvjp
 def _(grad, offset, dim1, dim2):
     return _diagonal(grad, offset, dim1, dim2)
+
+
+@composite("diagonal", grad_fn="DiagonalBackward0", note="the gradient placed on the diagonal of zeros",
+           method=True)
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """The diagonal of ``input`` in the plane of ``dim1`` and ``dim2`` at ``offset`` (both dims removed, the
+    diagonal appended as the last dimension; a view). Matches torch.diagonal.
+
+    Raises:
+        RuntimeError: for equal dims (PyTorch's message); IndexError for a dim out of range.
+    """
+    t = to_tensor(input)
+    if t.data.ndim < 2:
+        raise RuntimeError(f"diagonal dimensions requires ndim larger than 1, but got {t.data.ndim}")
+    d1, d2 = normalize_dim(dim1, t.data.ndim), normalize_dim(dim2, t.data.ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return _diagonal(t, offset, d1, d2)
+
+
+@op("diag_embed", grad_fn="DiagEmbedBackward0", promote=None, method=True,
+    note="d/dinput = the diagonal of the gradient")
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """Matrices (in the last two dimensions) with ``input``'s last dimension on the diagonal at ``offset``, zeros
+    elsewhere. Matches torch.diag_embed (the default dims -2, -1).
+
+    Raises:
+        NotImplementedError: for other dims (gradcli has only the default).
+    """
+    if (dim1, dim2) not in ((-2, -1), (input.ndim - 1, input.ndim)):
+        raise NotImplementedError("diag_embed with dims other than (-2, -1) is not supported by gradcli")
+    n = input.shape[-1] + abs(offset)
+    out = np.zeros(input.shape[:-1] + (n, n), dtype=input.dtype)
+    view = np.diagonal(out, offset, out.ndim - 2, out.ndim - 1)
+    view.setflags(write=True)
+    view[...] = input
+    return out
+
+
+@diag_embed.defvjp
+def _(grad, offset):
+    return _diagonal(grad, offset, -2, -1)
+
+
+@op("_diag_copy", grad_fn="DiagonalBackward0_copy", promote=None,
+    note="the gradient placed on the diagonal of zeros")
+def _diag_copy(input, diagonal):
+    """The ``diagonal``-th diagonal of a matrix, as a new tensor (what torch.diag of a matrix returns)."""
+    return np.diagonal(input, diagonal).copy()
+
+
+@_diag_copy.defvjp
+def _(grad, input_shape, diagonal):
+    return _diagonal_backward(grad, input_shape, diagonal, 0, 1)
+
+
+@composite("diag", grad_fn="varies",
+           note="vector: d/dinput = the diagonal of the gradient; matrix: the gradient on the diagonal of zeros",
+           method=True)
+def diag(input, diagonal=0):
+    """A vector on the ``diagonal``-th diagonal of a square matrix, or the ``diagonal``-th diagonal of a matrix
+    (a copy). Matches torch.diag.
+
+    Raises:
+        RuntimeError: for a tensor of other than 1 or 2 dimensions (PyTorch's message).
+    """
+    t = to_tensor(input)
+    if t.data.ndim == 1:
+        return diag_embed(t, diagonal)
+    if t.data.ndim == 2:
+        return _diag_copy(t, diagonal)
+    raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + f"{t.data.ndim}D")
 
 
 # ---------------------------------------------------------------------------------------------- select

@@ -287,6 +287,9 @@ NOT_GENERATED = {
     "select": "covered by indexing templates",
     "bernoulli": "random samples with zero gradients: tests/ops/test_random.py compares them with PyTorch",
     "normal": "random samples with zero gradients: tests/ops/test_random.py compares them with PyTorch",
+    "diagonal": "shape-changing: the op table's samples (tests/ops/opinfo.py DIAGONALS) cover it",
+    "diag_embed": "shape-changing: the op table's samples cover it",
+    "diag": "shape-changing: the op table's samples cover it",
 }
 
 _WRAP = {

@@ -1184,9 +1184,21 @@ LOGICAL = [OpInfo(n, "reduction", differentiable=False, extra=(
     S("0d", Arg((), INT)), S("float", Arg((3, 4))), S("method", Arg((3, 4), BOOL), args=(1,), method=True)))
     for n in ("all", "any")]
 
+DIAGONALS = [
+    OpInfo("diagonal", "shape", extra=(
+        S("3x4", Arg((3, 4))), S("offset1", Arg((3, 4)), kwargs={"offset": 1}), S("offset-2", Arg((4, 3)), args=(-2,)),
+        S("3d-dims", Arg((2, 3, 4)), kwargs={"dim1": 0, "dim2": 2}), S("method", Arg((3, 3)), method=True))),
+    OpInfo("diag_embed", "shape", extra=(
+        S("3", Arg((3,))), S("batch", Arg((2, 3))), S("offset1", Arg((3,)), args=(1,)),
+        S("offset-1", Arg((2, 2)), kwargs={"offset": -1}), S("method", Arg((3,)), method=True))),
+    OpInfo("diag", "shape", extra=(
+        S("vector", Arg((3,))), S("vector-offset", Arg((3,)), args=(1,)), S("matrix", Arg((3, 4))),
+        S("matrix-offset-1", Arg((3, 4)), args=(-1,)), S("method", Arg((3, 3)), method=True))),
+]
+
 #: The op table: every entry of every family.
 OP_DB: list[OpInfo] = ELEMENTWISE + ACTIVATIONS + REDUCTIONS + LINALG + SHAPE + INDEXING + NN + LOSSES + RANDOM + \
-    LOGICAL
+    LOGICAL + DIAGONALS
 
 #: Entry by name.
 BY_NAME: dict[str, OpInfo] = {op.name: op for op in OP_DB}
