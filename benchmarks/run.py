@@ -429,10 +429,9 @@ def bench_startup(reps, torch_ok):
     env = _env()
     cmds = {"gradcli": gradcli_command() + ["grad", "2 * dot(x, x)", "-i", "x=arange(4.0)"],
             "floor": [sys.executable, "-c", "import numpy, typer, rich, lark"],
-            # what the command imports from its dependencies beyond the floor's top-level modules: typer (0.2x
-            # and later) imports pydantic to convert the first option; tables need rich.console and rich.table
-            "deps": [sys.executable, "-c", "import numpy, typer, rich, lark, typer._adapters, rich.console, "
-                                           "rich.table"]}
+            # what the command imports from its dependencies beyond the floor's top-level modules: tables need
+            # rich.console and rich.table (typer 0.29's pydantic adapters are avoided by the <0.29 pin)
+            "deps": [sys.executable, "-c", "import numpy, typer, rich, lark, rich.console, rich.table"]}
     if torch_ok:
         cmds["torch"] = [sys.executable, "-c", TORCH_STARTUP_SCRIPT]
     json_cmd = cmds["gradcli"] + ["--json"]
@@ -451,7 +450,7 @@ def bench_startup(reps, torch_ok):
             _row("start-up (--json)", "s", med["gradcli --json"], med.get("torch"), med["floor"],
                  ratio=med["gradcli --json"] / med["floor"], ratio_of="floor", target=("<=", 1.3))]
     rows[0]["note"] = (f"floor = python -c 'import numpy, typer, rich, lark' {med['floor']:.3f} s; the imports the "
-                       f"command needs from its dependencies (+ typer._adapters/pydantic, rich.console, rich.table) "
+                       f"command needs from its dependencies (+ rich.console, rich.table) "
                        f"take {med['deps']:.3f} s = {med['deps'] / med['floor']:.2f}x the floor; gradcli is "
                        f"{med['gradcli'] / med['deps']:.2f}x that")
     return rows, {"samples": samples, "command": cmds["gradcli"]}

@@ -13,21 +13,90 @@ functions, ``G.no_grad``/``G.enable_grad``, ``G.grad`` (torch.autograd.grad) and
 The default dtype, the random generator (``G.manual_seed``), the limits (``gradcli.limits.configure``), grad
 mode and anomaly mode belong to the active :class:`RunContext`; ``with G.RunContext(dtype="float64", seed=0):``
 runs a block in a context of its own and restores the previous one after it.
+
+The engine is imported on first use of one of these names (PEP 562 module ``__getattr__``), so that the
+``gradcli`` command's ``--help`` and its other paths that compute nothing start without numpy and the op table.
 """
 
-from . import dtypes
-from .autograd import backward, enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
-from .context import RunContext
-from .dtypes import (bool_ as bool, float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
-                     set_default_dtype, uint8)
-from .ops import REGISTRY as _REGISTRY
-from .tensor import Size, Tensor
+import sys as _sys
+import types as _types
 
 __version__ = "0.1.0"
 
-float = float32
-double = float64
-half = float16
-long = int64
-int = int32
-globals().update({k: v for k, v in _REGISTRY.items() if not k.startswith("_")})
+_ALIASES = {"float": "float32", "double": "float64", "half": "float16", "long": "int64", "int": "int32",
+            "bool": "bool"}
+
+
+def _submodules() -> frozenset:
+    import os
+
+    here = __path__[0]
+    return frozenset(n[:-3] if n.endswith(".py") else n for n in os.listdir(here)
+                     if n.endswith(".py") or os.path.isfile(os.path.join(here, n, "__init__.py")))
+
+
+_SUBMODULES = _submodules()
+#: Submodules whose name is also a public name: ``G.tensor`` is the function (torch.tensor), not gradcli.tensor.
+_SHADOWED = frozenset({"tensor"})
+
+
+def _engine() -> dict:
+    """Import the engine and put its public names into this module (done once)."""
+    from . import dtypes
+    from .autograd import backward, enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
+    from .context import RunContext
+    from .ops import REGISTRY
+    from .tensor import Size, Tensor
+
+    names = {k: v for k, v in REGISTRY.items() if not k.startswith("_")}
+    names.update(dtypes=dtypes, backward=backward, enable_grad=enable_grad, grad=grad,
+                 is_grad_enabled=is_grad_enabled, no_grad=no_grad, set_grad_enabled=set_grad_enabled,
+                 RunContext=RunContext, Size=Size, Tensor=Tensor, get_default_dtype=dtypes.get_default_dtype,
+                 set_default_dtype=dtypes.set_default_dtype)
+    names.update(float16=dtypes.float16, float32=dtypes.float32, float64=dtypes.float64, int8=dtypes.int8,
+                 int16=dtypes.int16, int32=dtypes.int32, int64=dtypes.int64, uint8=dtypes.uint8,
+                 bool=dtypes.bool_)
+    names.update({alias: names[target] for alias, target in _ALIASES.items()})
+    globals().update(names)
+    return names
+
+
+def __getattr__(name: str):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    if name in _SUBMODULES and name not in _SHADOWED:
+        # ``from . import limits`` before gradcli.limits is loaded: no such attribute yet, and the import system
+        # then imports the submodule (without the engine).
+        raise AttributeError(f"module 'gradcli' has no attribute {name!r}")
+    names = globals().get("_ENGINE")
+    if names is None:
+        if globals().get("_LOADING"):  # a submodule the engine imports while it loads
+            raise AttributeError(f"module 'gradcli' has no attribute {name!r}")
+        globals()["_LOADING"] = True
+        try:
+            names = globals()["_ENGINE"] = _engine()
+        finally:
+            globals()["_LOADING"] = False
+    try:
+        return names[name]
+    except KeyError:
+        raise AttributeError(f"module 'gradcli' has no attribute {name!r}") from None
+
+
+def __dir__():
+    if "_ENGINE" not in globals():
+        globals()["_ENGINE"] = _engine()
+    return sorted(globals())
+
+
+class _Package(_types.ModuleType):
+    """This module's type: importing the submodule gradcli.tensor does not replace the public name ``tensor``
+    (the function, torch.tensor) with the submodule, as the import system otherwise would."""
+
+    def __setattr__(self, name, value):
+        if name in _SHADOWED and isinstance(value, _types.ModuleType):
+            return  # the submodule stays in sys.modules; the attribute is the function, loaded on first use
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _Package

@@ -9,6 +9,8 @@ commands share are declared once in :mod:`gradcli.cli_options`.
 
 from __future__ import annotations
 
+import copy
+import os
 import re
 import sys
 from contextlib import contextmanager
@@ -632,12 +634,38 @@ def schema(
         sys.stdout.write(schema_text(name))
 
 
+_INPUT_LIKE = re.compile(r"[A-Za-z_]\w*=.+")
+
+
+def _app_for(argv: list) -> typer.Typer:
+    """The app with only the command ``argv`` names, when it names one (else the whole app).
+
+    Typer builds the click parameters of every registered command before it parses the command line (about
+    20 ms for gradcli's commands); one command's are enough to run it. Its usage errors and ``--help`` are the
+    same: click looks the command up by name. Shell completion (``_GRADCLI_COMPLETE``) gets the whole app.
+    """
+    if not argv or "_GRADCLI_COMPLETE" in os.environ:
+        return app
+    name = argv[0]
+    chosen = [c for c in app.registered_commands
+              if (c.name or typer.main.get_command_name(c.callback.__name__)) == name]
+    if not chosen:
+        return app
+    slim = copy.copy(app)
+    slim.registered_commands = chosen
+    return slim
+
+
 def _positional_input_hint(argv: list) -> None:
     """``gradcli grad "sin(x)*x**2" x=1.5``: an input given without ``-i`` (typer would say only "unexpected
     extra argument"). Exits 2 with the command to type instead."""
-    if not argv or argv[0] != "grad":
+    # The cheap test first (building grad's click command costs milliseconds at every start): a NAME=VALUE
+    # token that does not follow an option. (A NAME=VALUE after a flag, ``--check x=1``, is left to typer's
+    # "unexpected extra argument".)
+    if not argv or argv[0] != "grad" or not any(_INPUT_LIKE.fullmatch(t) and not argv[i].startswith("-")
+                                                for i, t in enumerate(argv[2:], 1)):
         return
-    command = typer.main.get_command(app).commands.get("grad")
+    command = typer.main.get_command(_app_for(argv)).commands.get("grad")
     if command is None:
         return
     takes_value = {o for p in command.params if not getattr(p, "is_flag", False) and p.param_type_name == "option"
@@ -653,7 +681,7 @@ def _positional_input_hint(argv: list) -> None:
         elif not token.startswith("-") or token == "-":
             positionals.append(token)
     for extra in positionals[1:]:
-        if re.fullmatch(r"[A-Za-z_]\w*=.+", extra):
+        if _INPUT_LIKE.fullmatch(extra):
             sys.stderr.write(f"UsageError: {extra} is not an option: give an input with -i \"{extra}\" (or a "
                              f"constant with -c \"{extra}\")\n")
             sys.exit(EXIT_INPUT)
@@ -678,7 +706,7 @@ def main() -> None:
         _positional_input_hint(sys.argv[1:])
         limits.configure()
         limits.install_process_guards()
-        app(obj=Invocation(owns_process=True))
+        _app_for(sys.argv[1:])(obj=Invocation(owns_process=True))
     except (Exception, KeyboardInterrupt) as exc:  # outside a command: starting up, or parsing the command line
         sys.exit(report_exception(exc, debug_enabled()))
 

@@ -40,10 +40,9 @@ class InputFormat(str, Enum):
 
 def _lenient_dtype(value):
     # Keep a bad name as it is: dtype_name() reports it with gradcli's message, inside the command's error path.
-    try:
-        return DType(value)
-    except ValueError:
-        return value
+    # The option is declared as str with the choices in its metavar, not as the Enum: typer 0.28 (pinned for its
+    # start-up, see pyproject.toml) hands the command None for an Enum option that has a parser.
+    return value.value if isinstance(value, DType) else value
 
 
 def dtype_name(value) -> str:
@@ -85,7 +84,7 @@ CheckMaxEvaluations = Annotated[int, typer.Option(help="--check: most program ru
 Seed = Annotated[Optional[int], typer.Option(help="torch.manual_seed(N) before the program: rand/randn/randint/"
                                                   "randperm/... give PyTorch's numbers. In batch, the default of "
                                                   "every entry (an entry's own 'seed' wins).")]
-Dtype = Annotated[DType, typer.Option(parser=_lenient_dtype, help="Default float dtype: float32 (PyTorch's "
+Dtype = Annotated[str, typer.Option(parser=_lenient_dtype, metavar="<float32|float64>", help="Default float dtype: float32 (PyTorch's "
                                                                   "default) or float64. In batch, the default of "
                                                                   "every entry (an entry's own 'dtype' wins).")]
 MaxSteps = Annotated[Optional[int], typer.Option(min=1, help="Stop a program after this many statement executions "

@@ -9,45 +9,50 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+#: Node classes are slotted dataclasses without a generated ``__repr__`` and ``__eq__``: nodes compare by
+#: identity (two ``x`` in a program are two nodes), and the 36 classes cost half as much to create at every
+#: start-up (issue 15 item 5).
+_node = dataclass(slots=True, repr=False, eq=False)
 
-@dataclass(slots=True)
+
+@_node
 class Node:
     line: int
     col: int
 
 
 # ----------------------------------------------------------------------------------------------- expressions
-@dataclass(slots=True)
+@_node
 class Const(Node):
     """A number, string, True/False/None or Ellipsis literal."""
     value: object
 
 
-@dataclass(slots=True)
+@_node
 class FString(Node):
     """An f-string: literal text and ``{expr}`` parts in order."""
     parts: list  # str or Node
 
 
-@dataclass(slots=True)
+@_node
 class Name(Node):
     id: str
 
 
-@dataclass(slots=True)
+@_node
 class Seq(Node):
     """A list, tuple or set display; ``kind`` is "list", "tuple" or "set"."""
     kind: str
     items: list
 
 
-@dataclass(slots=True)
+@_node
 class Dict(Node):
     """A dict display: (key, value) pairs in order; key None for a ``**mapping`` item."""
     items: list
 
 
-@dataclass(slots=True)
+@_node
 class Comprehension(Node):
     """A list/set/dict comprehension or generator expression (``kind``: "list", "set", "dict", "generator"):
     the element (``key`` too for a dict) and its ``for`` clauses, each (target, iterable, [conditions])."""
@@ -57,7 +62,7 @@ class Comprehension(Node):
     clauses: list
 
 
-@dataclass(slots=True)
+@_node
 class BinOp(Node):
     """An infix operator; ``op`` is the grammar's node name ("add", "matmul", ...)."""
     op: str
@@ -65,40 +70,40 @@ class BinOp(Node):
     right: Node
 
 
-@dataclass(slots=True)
+@_node
 class UnaryOp(Node):
     op: str  # "neg", "pos", "invert", "not_"
     operand: Node
 
 
-@dataclass(slots=True)
+@_node
 class Compare(Node):
     """A chain ``a < b <= c``: operators and operands, evaluated left to right like Python."""
     ops: list
     operands: list
 
 
-@dataclass(slots=True)
+@_node
 class BoolOp(Node):
     op: str  # "and_" or "or_"
     left: Node
     right: Node
 
 
-@dataclass(slots=True)
+@_node
 class Ternary(Node):
     body: Node
     test: Node
     orelse: Node
 
 
-@dataclass(slots=True)
+@_node
 class Attribute(Node):
     value: Node
     attr: str
 
 
-@dataclass(slots=True)
+@_node
 class Call(Node):
     func: Node
     args: list
@@ -106,21 +111,21 @@ class Call(Node):
     star: Node | None = None
 
 
-@dataclass(slots=True)
+@_node
 class Subscript(Node):
     value: Node
     index: list  # Node or SliceExpr per comma-separated part
     is_tuple: bool
 
 
-@dataclass(slots=True)
+@_node
 class SliceExpr(Node):
     start: Node | None
     stop: Node | None
     step: Node | None
 
 
-@dataclass(slots=True)
+@_node
 class Lambda(Node):
     """``lambda params: expr``; ``body`` is ``[Return(expr)]``, as a function's."""
     params: list
@@ -128,7 +133,7 @@ class Lambda(Node):
 
 
 # ------------------------------------------------------------------------------------------------ statements
-@dataclass(slots=True)
+@_node
 class Try(Node):
     """``try``: the body, its handlers ((exception expression or None, alias or None, body)), ``else`` and
     ``finally`` blocks (None when absent)."""
@@ -138,96 +143,96 @@ class Try(Node):
     final: list | None
 
 
-@dataclass(slots=True)
+@_node
 class Raise(Node):
     exc: Node | None
 
 
-@dataclass(slots=True)
+@_node
 class Assert(Node):
     test: Node
     msg: Node | None
 
 
-@dataclass(slots=True)
+@_node
 class ExprStmt(Node):
     value: Node
 
 
-@dataclass(slots=True)
+@_node
 class Assign(Node):
     target: Node  # Name, Attribute, Subscript or Seq of those
     value: Node
 
 
-@dataclass(slots=True)
+@_node
 class AugAssign(Node):
     target: Node
     op: str  # the binary op name, "add" for "+="
     value: Node
 
 
-@dataclass(slots=True)
+@_node
 class Return(Node):
     value: Node | None
 
 
-@dataclass(slots=True)
+@_node
 class Pass(Node):
     pass
 
 
-@dataclass(slots=True)
+@_node
 class Break(Node):
     pass
 
 
-@dataclass(slots=True)
+@_node
 class Continue(Node):
     pass
 
 
-@dataclass(slots=True)
+@_node
 class Import(Node):
     module: str
     alias: str | None
     name: str | None = None  # for "from module import name"
 
 
-@dataclass(slots=True)
+@_node
 class If(Node):
     branches: list  # (test, body) pairs, "if" then each "elif"
     orelse: list | None
 
 
-@dataclass(slots=True)
+@_node
 class While(Node):
     test: Node
     body: list
 
 
-@dataclass(slots=True)
+@_node
 class For(Node):
     target: Node
     iter: Node
     body: list
 
 
-@dataclass(slots=True)
+@_node
 class FunctionDef(Node):
     name: str
     params: list  # (name, default Node or None)
     body: list
 
 
-@dataclass(slots=True)
+@_node
 class With(Node):
     context: Node
     alias: str | None
     body: list
 
 
-@dataclass(slots=True)
+@_node
 class Program:
     """A parsed program: its statements and the text they came from."""
     body: list

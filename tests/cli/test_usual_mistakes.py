@@ -166,3 +166,27 @@ def test_ops_keeps_names_whole_at_80_columns():
     assert r.returncode == 0
     assert "log_softmax(input, dim=None, _stacklevel=3, dtype=None)" in r.stdout
     assert "log_softmax (method) · op · LogSoftmaxBackward0" in r.stdout
+
+
+def test_help_starts_without_the_engine():
+    # issue 15 item 5: ``gradcli --help`` and ``gradcli grad --help`` compute nothing, so they do not import the
+    # op table, the language or numpy's engine modules (the package's names load on first use)
+    code = ("import sys; sys.argv = ['gradcli'] + sys.argv[1:]\n"
+            "from gradcli.cli import main\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('gradcli.ops', 'gradcli.language', 'lark'))),"
+            " file=sys.stderr)\n")
+    for args in (["--help"], ["grad", "--help"]):
+        p = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=60)
+        assert "Usage: gradcli" in p.stdout
+        assert p.stderr.strip() == "[]", p.stderr
+
+
+def test_library_names_load_on_first_use():
+    code = ("import sys, gradcli as G\n"
+            "assert 'gradcli.ops' not in sys.modules\n"
+            "import gradcli.tensor  # the submodule does not replace the function G.tensor\n"
+            "x = G.tensor([1., 2.], requires_grad=True); (x * x).sum().backward(); print(x.grad, G.float)\n"
+            "from gradcli import relu, no_grad, Tensor; print(relu.__name__, 'sin' in dir(G))\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.stdout == "tensor([2., 4.]) torch.float32\nrelu True\n", p.stderr

@@ -357,10 +357,10 @@ def test_debug_shows_the_internal_traceback():
 def _main(monkeypatch, capsys, exc, env=None):
     from gradcli import cli
 
-    def broken(*args, **kwargs):  # main() calls app(obj=...)
+    def broken(*args, **kwargs):  # main() calls _app_for(argv)(obj=...)
         raise exc
 
-    monkeypatch.setattr(cli, "app", broken)
+    monkeypatch.setattr(cli, "_app_for", lambda argv: broken)
     monkeypatch.setattr(limits, "install_process_guards", lambda: None)
     for k, v in (env or {}).items():
         monkeypatch.setenv(k, v)
