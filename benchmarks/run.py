@@ -434,21 +434,23 @@ def bench_startup(reps, torch_ok):
             "deps": [sys.executable, "-c", "import numpy, typer, rich, lark, rich.console, rich.table"]}
     if torch_ok:
         cmds["torch"] = [sys.executable, "-c", TORCH_STARTUP_SCRIPT]
-    json_cmd = cmds["gradcli"] + ["--json"]
+    extra = [("gradcli --json", cmds["gradcli"] + ["--json"]), ("gradcli --help", gradcli_command() + ["--help"])]
     samples = {k: [] for k in cmds}
-    samples["gradcli --json"] = []
-    for name, cmd in list(cmds.items()) + [("gradcli --json", json_cmd)]:  # warm the OS caches, .pyc, Lark cache
+    samples.update({k: [] for k, _ in extra})
+    for name, cmd in list(cmds.items()) + extra:  # warm the OS caches, .pyc, Lark cache
         _, r = _wall(cmd, env)
         if r.returncode != 0:
             raise RuntimeError(f"{name} failed: {r.stderr.decode()[-2000:]}")
     for _ in range(reps):
-        for name, cmd in list(cmds.items()) + [("gradcli --json", json_cmd)]:
+        for name, cmd in list(cmds.items()) + extra:
             samples[name].append(_wall(cmd, env)[0])
     med = {k: statistics.median(v) for k, v in samples.items()}
     rows = [_row("start-up (table output)", "s", med["gradcli"], med.get("torch"), med["floor"],
                  ratio=med["gradcli"] / med["floor"], ratio_of="floor", target=("<=", 1.3)),
             _row("start-up (--json)", "s", med["gradcli --json"], med.get("torch"), med["floor"],
-                 ratio=med["gradcli --json"] / med["floor"], ratio_of="floor", target=("<=", 1.3))]
+                 ratio=med["gradcli --json"] / med["floor"], ratio_of="floor", target=("<=", 1.3)),
+            _row("start-up (--help)", "s", med["gradcli --help"], None, med["floor"],
+                 ratio=med["gradcli --help"] / med["floor"], ratio_of="floor", target=("<=", 1.1))]
     rows[0]["note"] = (f"floor = python -c 'import numpy, typer, rich, lark' {med['floor']:.3f} s; the imports the "
                        f"command needs from its dependencies (+ rich.console, rich.table) "
                        f"take {med['deps']:.3f} s = {med['deps'] / med['floor']:.2f}x the floor; gradcli is "
