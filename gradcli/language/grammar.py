@@ -57,7 +57,7 @@ def parser():
                 yield token
 
     return Lark(grammar_path().read_text(encoding="utf-8"), parser="lalr", postlex=_Indenter(),
-                start=["file_input", "spec_input"], propagate_positions=True, maybe_placeholders=True, lexer="basic",
+                start=["file_input", "spec_input"], propagate_positions=True, maybe_placeholders=True,
                 cache=True)
 
 

@@ -58,21 +58,25 @@ def build_tree(result, options=None):
     root = view.nodes[0]
     tree = Tree(_label(root))
     drawn = {root.id}
-    stack = [(tree, root.id)]
+    # Depth first, in drawing order: a node is drawn where the tree first reaches it, and every later edge to
+    # it (lower on the screen) is the "↑" reference.
+    stack = [(tree, iter(inputs.get(root.id, ())))]
     while stack:
-        branch, nid = stack.pop()
-        children = []
-        for src, label in inputs.get(nid, ()):
-            v = nodes.get(src)
-            if v is None:
-                continue
-            prefix = Text(f"[{label}] ", style="dim") if label else Text()
-            if src in drawn:
-                branch.add(prefix + Text(f"↑ {v.title} (drawn above)", style="dim"))
-                continue
-            drawn.add(src)
-            children.append((branch.add(prefix + _label(v)), src))
-        stack.extend(reversed(children))
+        branch, pending = stack[-1]
+        edge = next(pending, None)
+        if edge is None:
+            stack.pop()
+            continue
+        src, label = edge
+        v = nodes.get(src)
+        if v is None:
+            continue
+        prefix = Text(f"[{label}] ", style="dim") if label else Text()
+        if src in drawn:
+            branch.add(prefix + Text(f"↑ {v.title} (drawn above)", style="dim"))
+            continue
+        drawn.add(src)
+        stack.append((branch.add(prefix + _label(v)), iter(inputs.get(src, ()))))
     if view.note:
         tree.add(Text(view.note, style="dim italic"))
     return tree

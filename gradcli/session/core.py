@@ -22,7 +22,8 @@ from ..reporting import report_error, to_error
 FILENAME = "<stdin>"
 COMMANDS = {
     ":grad": ":grad EXPR       the grad command's answer for EXPR: output, gradients of the session's leaves, graph",
-    ":graph": ":graph NAME      the autograd graph of a tensor, as a tree (--graph tree)",
+    ":graph": ":graph NAME [--format F] [-o FILE]  the autograd graph of a tensor: a tree, or dot, mermaid, svg, "
+              "png, pdf (the extension of FILE chooses one too)",
     ":jacobian": ":jacobian EXPR   the Jacobian of EXPR with respect to each of the session's leaves",
     ":hessian": ":hessian EXPR    the Hessian of a single-element EXPR with respect to the session's leaves",
     ":inputs": ":inputs          the session's leaves (tensors that require grad) and their gradients",
@@ -310,8 +311,13 @@ class Session:
         from .. import render
         from .answers import graph_result
 
+        arg, fmt, path = _graph_options(arg)
         if not arg:
             raise InputError(":graph needs a tensor: :graph NAME (or an expression)", type="UsageError")
+        from ..cli_options import graph_renderer
+        from ..cli_output import emit, format_for_path
+
+        renderer = graph_renderer(fmt or format_for_path(path) or "tree")
         with self.context:
             result = graph_result(self, arg)
         if result.output.grad_fn is None:
@@ -322,13 +328,37 @@ class Session:
                 self.write(f"{arg} does not require grad: it has no grad_fn and no graph (define a leaf with "
                            "requires_grad=True and compute from it)\n")
             return
-        self._render(lambda stream: render.get("tree").graph(result, stream, None))
+        if path is None and not renderer.binary:
+            self._render(lambda stream: renderer.graph(result, stream, None))
+        elif path is None:
+            raise InputError(f"the {renderer.name} format is binary: write it to a file with "
+                             f":graph {arg} -o FILE.{renderer.name}", type="UsageError")
+        else:
+            emit(renderer, path, lambda stream: renderer.graph(result, stream, None))
+            self.write(f"wrote {path}\n")
 
     def _render(self, draw) -> None:
         """Render into a string (rich honours the session's colour and width), then write it."""
         buffer = _Capture(self.color)
         draw(buffer)
         self.write(buffer.getvalue())
+
+
+_GRAPH_OPTION = re.compile(r"\s+(--format|-f|--output|-o)\s+(\S+)\s*$")
+
+
+def _graph_options(arg: str) -> tuple[str, str | None, str | None]:
+    """``:graph``'s argument split into the expression and its trailing ``--format F`` / ``-o FILE`` (in either
+    order, as ``gradcli grad --graph F -o FILE`` takes them)."""
+    fmt = path = None
+    arg = " " + arg.strip()
+    while (m := _GRAPH_OPTION.search(arg)):
+        if m.group(1) in ("--format", "-f"):
+            fmt = fmt or m.group(2)
+        else:
+            path = path or m.group(2)
+        arg = arg[:m.start()]
+    return arg.strip(), fmt, path
 
 
 _TRIPLE = re.compile(r"[rRuUfFbB]{0,2}(\"\"\"|''')")

@@ -128,6 +128,17 @@ def test_tree_refers_to_shared_nodes_once():
     assert r.stdout.count("↑ a · MulBackward0 (drawn above)") == 2
 
 
+def test_tree_draws_a_shared_node_where_it_is_first_reached():
+    # x feeds the first branch deep down and MulBackward0 directly: it is drawn in the first branch, and the
+    # reference under MulBackward0 comes after it on the screen ("drawn above" is true)
+    r = gc("grad", "((x.exp() + 1) * x).sum()", "-i", "x=[1., 2.]", "--graph", "tree")
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    drawn = next(i for i, line in enumerate(lines) if "x  (2,) float32  input" in line)
+    ref = next(i for i, line in enumerate(lines) if "↑ x (drawn above)" in line)
+    assert "ExpBackward0" in lines[drawn - 1] and drawn < ref == len(lines) - 1
+
+
 def test_graph_values_in_json_match_torch_retain_grad(torch):
     r = gc("grad", PROGRAM, *INPUTS, "--json", "--graph-values")
     assert r.exit_code == 0, r.output

@@ -130,6 +130,31 @@ def test_graph_is_the_tree(io):
     assert "ExpBackward0" in out and "MulBackward0" in out and "x" in out
 
 
+def test_graph_in_other_formats_and_to_files(io, tmp_path):
+    # issue 16 item 1: the session's :graph draws as gradcli grad --graph does: DOT and Mermaid as text, SVG/PNG
+    # to a file (the extension chooses the format), binary formats never to the terminal
+    s = io.session()
+    s.execute("x = tensor([1., 2.], requires_grad=True)")
+    s.execute("y = (x.exp() * 2).sum()")
+    assert s.execute(":graph y --format dot").code == 0
+    dot = io.take()[0]
+    assert dot.startswith("digraph") and "ExpBackward0" in dot and "->" in dot
+    assert s.execute(":graph y -f mermaid").code == 0
+    assert io.take()[0].startswith("flowchart")
+    svg = tmp_path / "g.svg"
+    assert s.execute(f":graph (y * 3) -o {svg}").code == 0
+    assert io.take()[0] == f"wrote {svg}\n"
+    text = svg.read_text()
+    assert "<svg" in text and "MulBackward0" in text and "SumBackward0" in text
+    png = tmp_path / "g.out"
+    assert s.execute(f":graph y -o {png} --format png").code == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert s.execute(":graph y --format png").code == 2
+    assert "binary" in io.take()[1]
+    assert s.execute(":graph y --format table").code == 2
+    assert "--graph takes a format that draws the graph" in io.take()[1]
+
+
 def test_graph_of_a_leaf_or_a_constant_says_why_there_is_none(io):
     s = io.session()
     s.execute("x = tensor([1., 2.], requires_grad=True)")
