@@ -22,6 +22,16 @@ from ..ops.operators import BINARY, UNARY
 from . import nodes as n
 from .grammar import parse
 
+#: The special methods a program's class may define and call (``def __init__``, ``super().__init__()``); the
+#: other dunder names (``__class__``, ``__dict__``, ``__globals__``, ...) stay refused.
+SPECIAL_METHODS = frozenset({
+    "__init__", "__call__", "__repr__", "__str__", "__len__", "__getitem__", "__setitem__", "__delitem__",
+    "__iter__", "__next__", "__contains__", "__bool__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__",
+    "__ge__", "__hash__", "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+    "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__matmul__",
+    "__rmatmul__", "__neg__", "__pos__", "__abs__", "__enter__", "__exit__", "__float__", "__int__", "__index__",
+    "__format__", "__iadd__", "__isub__", "__imul__", "__itruediv__"})
+
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "0": "\0", "a": "\a", "b": "\b",
             "f": "\f", "v": "\v", "\n": ""}
 _ESCAPE_RE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.|\n)", re.S)
@@ -151,20 +161,32 @@ class _Builder(Transformer_NonRecursive):
                 what = {"Call": "function call", "Const": "literal", "BinOp": "expression", "Compare": "comparison"}
                 raise self._error(f"cannot assign to {what.get(type(t).__name__, 'expression')}", t.line, t.col)
 
-    def _check_name(self, tok, attribute: bool = False):
-        """Refuse Python's internals: ``__import__``, ``__class__``, ``x._private`` (a language error)."""
+    def _check_name(self, tok, attribute: bool = False, definition: bool = False):
+        """Refuse Python's internals: ``__import__``, ``__class__``, ``x.__dict__`` (a language error).
+
+        The special methods a class defines (:data:`SPECIAL_METHODS`: ``def __init__``, ``super().__init__()``)
+        are allowed as attribute names and as the names of ``def``; ``__name__`` (``if __name__ ==
+        "__main__":``) as a name. An attribute starting with one ``_`` is syntax (``self._cache``): what it
+        reaches is decided when it runs (a program's own objects have them; gradcli's refuse them).
+        """
         name = str(tok)
-        if name.startswith("__") or (attribute and name.startswith("_")):
-            kind = "attribute" if attribute else "name"
-            raise self._error(f"gradcli does not allow the {kind} {name!r}: names starting with "
-                              f"{'_' if attribute else '__'} reach Python's internals, not the language",
-                              *_pos(tok))
-        return name
+        if not name.startswith("__"):
+            return name
+        if (attribute or definition) and name in SPECIAL_METHODS:
+            return name
+        if not definition and name == "__name__":  # `if __name__ == "__main__":`, a function's fn.__name__
+            return name
+        kind = "attribute" if attribute else "name"
+        raise self._error(f"gradcli does not allow the {kind} {name!r}: names starting with '__' reach "
+                          "Python's internals, not the language (a class may define the special methods: "
+                          "__init__, __call__, __repr__, ...)", *_pos(tok))
 
     def assign(self, meta, children):
-        target, value = children
-        self._check_target(target)
-        return n.Assign(target.line, target.col, target, value)
+        *targets, value = children
+        for target in targets:
+            self._check_target(target)
+        target = targets[0]
+        return n.Assign(target.line, target.col, target, value, targets[1:] or None)
 
     def aug_assign(self, meta, children):
         target, op, value = children
@@ -235,9 +257,10 @@ class _Builder(Transformer_NonRecursive):
         return n.Assert(*_pos(meta), children[0], children[1])
 
     def lambdef(self, meta, children):
-        params, body = children
+        sig, body = children
+        params, vararg, kwonly, kwarg = sig or ([], None, None, None)
         line, col = _pos(meta)
-        return n.Lambda(line, col, params or [], [n.Return(*_at(body), body)])
+        return n.Lambda(line, col, params, [n.Return(*_at(body), body)], vararg, kwonly, kwarg)
 
     def if_stmt(self, meta, children):
         test, body, *rest = children
@@ -257,17 +280,81 @@ class _Builder(Transformer_NonRecursive):
         return n.For(*_pos(meta), target, it, body)
 
     def funcdef(self, meta, children):
-        name, params, body = children
-        return n.FunctionDef(*_pos(meta), self._check_name(name), params or [], body)
+        name, sig, body = children
+        params, vararg, kwonly, kwarg = sig or ([], None, None, None)
+        declared = _declarations(body)
+        return n.FunctionDef(*_pos(meta), self._check_name(name, definition=True), params, body, vararg, kwonly,
+                             kwarg, None, declared or None)
 
     def parameters(self, meta, children):
-        names = [p[0] for p in children]
+        """(positional params, *vararg name, keyword-only params, **kwarg name), checked as Python does."""
+        params, kwonly, vararg, kwarg, star_seen = [], [], None, None, False
+        for kind, name, default, tok in children:
+            if kwarg is not None:
+                raise self._error("arguments cannot follow var-keyword argument", *_pos(tok))
+            if kind == "p":
+                if star_seen:
+                    kwonly.append((name, default))
+                else:
+                    if default is None and params and params[-1][1] is not None:
+                        raise self._error("non-default argument follows default argument", *_pos(tok))
+                    params.append((name, default))
+            elif kind == "star":
+                if star_seen:
+                    raise self._error("* argument may appear only once", *_pos(tok))
+                star_seen, vararg = True, name
+            else:
+                kwarg = name
+        if star_seen and vararg is None and not kwonly:
+            raise self._error("named arguments must follow bare *", *_pos(meta))
+        names = [p[0] for p in params + kwonly] + [v for v in (vararg, kwarg) if v is not None]
         if len(set(names)) != len(names):
             raise self._error("duplicate argument in function definition", *_pos(meta))
-        return children
+        return params, vararg, kwonly or None, kwarg
 
     def param(self, meta, children):
-        return (self._check_name(children[0]), children[1])
+        return ("p", self._check_name(children[0]), children[1], children[0])
+
+    def star_param(self, meta, children):
+        return ("star", self._check_name(children[0]), None, children[0])
+
+    def bare_star(self, meta, children):
+        return ("star", None, None, meta)
+
+    def kwstar_param(self, meta, children):
+        return ("kwstar", self._check_name(children[0]), None, children[0])
+
+    def classdef(self, meta, children):
+        name, args, body = children
+        bases = []
+        for kind, a, b in args or []:
+            if kind != "pos":
+                what = "keyword arguments (metaclass=...)" if kind == "kw" else "unpacking"
+                raise self._error(f"gradcli classes take base classes only, not {what}",
+                                  *(_at(b) if kind == "kw" else _at(a)))
+            bases.append(a)
+        return n.ClassDef(*_pos(meta), self._check_name(name), bases, body)
+
+    def decorated(self, meta, children):
+        *decorators, definition = children
+        definition.decorators = decorators
+        return definition
+
+    def decorator(self, meta, children):
+        return children[0]
+
+    def global_stmt(self, meta, children):
+        return n.Global(*_pos(meta), "global", [self._check_name(c) for c in children])
+
+    def nonlocal_stmt(self, meta, children):
+        return n.Global(*_pos(meta), "nonlocal", [self._check_name(c) for c in children])
+
+    def del_stmt(self, meta, children):
+        target = children[0]
+        targets = target.items if isinstance(target, n.Seq) and target.kind == "tuple" else [target]
+        for t in targets:
+            self._check_target(t)
+        return n.Delete(*_pos(meta), targets)
 
     def with_stmt(self, meta, children):
         ctx, alias, body = children
@@ -357,19 +444,24 @@ class _Builder(Transformer_NonRecursive):
 
     def call(self, meta, children):
         func, args = children
-        pos_args, kwargs, star = [], [], None
+        pos_args, kwargs, star, kwstars = [], [], None, []
         for kind, a, b in args or []:
             if kind == "pos":
-                if kwargs:
-                    raise self._error("positional argument follows keyword argument", a.line, a.col)
+                if kwargs or kwstars:
+                    raise self._error("positional argument follows keyword argument" + (" unpacking" if kwstars
+                                                                                        else ""), a.line, a.col)
                 pos_args.append(a)
             elif kind == "star":
+                if star is not None:
+                    raise self._error("gradcli takes one *iterable per call", a.line, a.col)
                 star = a
+            elif kind == "kwstar":
+                kwstars.append(a)
             else:
                 if any(k == a for k, _ in kwargs):
                     raise self._error(f"keyword argument repeated: {a}", b.line, b.col)
                 kwargs.append((a, b))
-        return n.Call(func.line, func.col, func, pos_args, kwargs, star)
+        return n.Call(func.line, func.col, func, pos_args, kwargs, star, kwstars or None)
 
     def arguments(self, meta, children):
         return children
@@ -379,6 +471,9 @@ class _Builder(Transformer_NonRecursive):
 
     def star_arg(self, meta, children):
         return ("star", children[0], None)
+
+    def kwstar_arg(self, meta, children):
+        return ("kwstar", children[0], None)
 
     def kw_arg(self, meta, children):
         key, value = children
@@ -547,3 +642,29 @@ def parse_expression(text: str, filename: str = "<input>"):
         GradcliSyntaxError: for text that is not one expression.
     """
     return build_expression(parse(text, "spec_input", filename), text, filename)
+
+
+def _declarations(body: list) -> dict:
+    """The names a function's ``global``/``nonlocal`` statements declare (name → kind), looking into its
+    blocks but not into the functions and classes it defines."""
+    out: dict = {}
+    stack = list(body)
+    while stack:
+        s = stack.pop()
+        t = type(s)
+        if t is n.Global:
+            for name in s.names:
+                out[name] = s.kind
+        elif t is n.If:
+            for _, b in s.branches:
+                stack.extend(b)
+            stack.extend(s.orelse or ())
+        elif t in (n.While, n.For, n.With):
+            stack.extend(s.body)
+        elif t is n.Try:
+            stack.extend(s.body)
+            for h in s.handlers:
+                stack.extend(h[-1])
+            stack.extend(s.orelse or ())
+            stack.extend(s.final or ())
+    return out

@@ -26,7 +26,9 @@ from ..ops import REGISTRY
 from ..ops._core import METHODS
 from ..tensor import Size, Tensor
 from .safety import materialize
-from .values import Namespace, type_name
+from . import custom_function
+from .values import (MISSING, Class, ClassMethod, Function, Instance, Namespace, Property, StaticMethod,
+                     type_name)
 
 
 # ------------------------------------------------------------------------------------------- functions
@@ -174,13 +176,172 @@ FUNCTIONS = {
     "zip": zip, "dict": _dict, "set": _set, "sorted": _sorted, "reversed": _reversed, "any": _py.any,
     "all": _py.all, "hasattr": _hasattr, "repr": lambda obj: _repr(obj),
 }
+class _Marker:
+    """A builtin name with no Python behaviour of its own (``object``, ``super``): the interpreter gives it
+    its meaning."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<class '{self.name}'>"
+
+
+OBJECT = _Marker("object")
+SUPER = _Marker("super")
+
+#: Python's types behind the builtins that convert (``float``, ``int``, ...), for ``isinstance``.
+_TYPES = {}
+
+
+def _classinfo(kind):
+    if isinstance(kind, tuple):
+        return tuple(c for k in kind for c in _classinfo(k))
+    if isinstance(kind, Class) or kind is OBJECT:
+        return (kind,)
+    if isinstance(kind, type) and kind.__name__ in EXCEPTIONS:
+        return (kind,)
+    if kind in _TYPES:
+        return (_TYPES[kind],)
+    if is_builtin_base(kind):
+        return (kind,)
+    raise TypeError("isinstance() arg 2 must be a type, a tuple of types, or a union")
+
+
+def _isinstance(obj, kind) -> bool:
+    """Python's ``isinstance`` over the language's values: program classes (through their MRO), ``object``,
+    ``torch.Tensor``, the builtin types (``float``, ``list``, ...), exception types and gradcli's base
+    classes."""
+    for c in _classinfo(kind):
+        if c is OBJECT:
+            return True
+        if isinstance(c, Class):
+            if isinstance(obj, Instance) and c in obj.cls.mro:
+                return True
+        elif is_builtin_base(c):
+            if isinstance(obj, Instance) and obj.cls.builtin is c:
+                return True
+        elif isinstance(obj, c) and not (c is int and isinstance(obj, bool) and False):
+            return True
+    return False
+
+
+def _issubclass(cls, kind) -> bool:
+    """Python's ``issubclass`` for the program's classes."""
+    if not isinstance(cls, Class):
+        raise TypeError("issubclass() arg 1 must be a class")
+    for c in _classinfo(kind):
+        if c is OBJECT or (isinstance(c, Class) and c in cls.mro) or (is_builtin_base(c) and cls.builtin is c):
+            return True
+    return False
+
+
+def _callable(obj) -> bool:
+    if isinstance(obj, Instance):
+        return obj.cls.lookup("__call__") is not MISSING
+    return callable(obj) and not isinstance(obj, (Tensor, Namespace, str, list, tuple))
+
+
 #: The exception types a program can name, raise and catch (Python's classes; instances expose no attribute).
 EXCEPTIONS = {cls.__name__: cls for cls in (
     Exception, ArithmeticError, LookupError, RuntimeError, TypeError, ValueError, IndexError, KeyError,
     AttributeError, NotImplementedError, ZeroDivisionError, StopIteration, AssertionError, NameError,
     ImportError, ModuleNotFoundError, OverflowError, RecursionError, UnboundLocalError)}
 FUNCTIONS.update(EXCEPTIONS)
+FUNCTIONS.update({"object": OBJECT, "super": SUPER, "staticmethod": StaticMethod, "classmethod": ClassMethod,
+                  "property": Property, "isinstance": _isinstance, "issubclass": _issubclass,
+                  "callable": _callable})
 BUILTIN_NAMES = ("print",) + tuple(FUNCTIONS)
+_TYPES.update({_float: float, _int: int, _bool: bool, to_str: str, _list: list, _tuple: tuple, _dict: dict,
+               _set: set})
+
+
+# ------------------------------------------------------------------------------------ program classes
+#: gradcli's classes a program's class may derive from: torch.autograd.Function (custom functions).
+BUILTIN_BASES = (custom_function.FUNCTION,)
+BUILTIN_BASE_NAMES = "torch.autograd.Function"
+
+
+def is_builtin_base(value) -> bool:
+    """Whether ``value`` is one of gradcli's classes a program's class may derive from."""
+    return any(value is b for b in BUILTIN_BASES)
+
+
+def builtin_instantiate(base):
+    """How instances of a class deriving from ``base`` are made (None: a plain :class:`Instance`)."""
+    return None
+
+
+def base_init(base, obj):
+    """``super().__init__`` reaching ``object`` or gradcli's base: a function that takes no arguments."""
+    def __init__():
+        return None
+
+    return __init__
+
+
+def builtin_attribute(obj, name: str, through_super: bool = False):
+    """``(True, value)`` for an attribute a program's class or instance gets from gradcli's base class
+    (``Exp.apply`` of a torch.autograd.Function), else ``(False, None)``."""
+    cls = obj if isinstance(obj, Class) else obj.cls
+    if cls.builtin is custom_function.FUNCTION and name == "apply":
+        interp = cls.interpreter
+
+        def apply(*args):
+            return custom_function.apply(cls, args, interp.call_node)
+
+        return True, apply
+    return False, None
+
+
+def set_instance_attribute(obj: Instance, name: str, value) -> None:
+    """``obj.name = value`` on a program's instance (within the ``items`` limit of attributes)."""
+    if name not in obj.attrs:
+        limits.check_items(len(obj.attrs) + 1, f"the attributes of a {obj.cls.name} object")
+    obj.attrs[name] = value
+
+
+def delete_attribute(obj, name: str) -> None:
+    """``del obj.name`` for a program's instance.
+
+    Raises:
+        AttributeError: Python's message otherwise.
+    """
+    if isinstance(obj, Instance) and name in obj.attrs:
+        del obj.attrs[name]
+        return
+    raise AttributeError(f"'{type_name(obj)}' object has no attribute '{name}'")
+
+
+_CTX_METHODS = {"save_for_backward", "mark_non_differentiable", "set_materialize_grads"}
+
+
+def _ctx_attribute(ctx, name: str):
+    if name in ctx.attrs:
+        return ctx.attrs[name]
+    if name == "saved_tensors":
+        return ctx.saved_tensors()
+    if name == "needs_input_grad":
+        return ctx.needs_input_grad
+    if name == "save_for_backward":
+        return ctx.save_for_backward
+    if name == "mark_non_differentiable":
+        return ctx.mark_non_differentiable
+    if name == "set_materialize_grads":
+        return ctx.set_materialize_grads
+    raise AttributeError(f"'FunctionCtx' object has no attribute '{name}'")
+
+
+def _property_attribute(prop: Property, name: str):
+    if name == "setter":
+        return lambda fset: Property(prop.fget, fset)
+    if name == "getter":
+        return lambda fget: Property(fget, prop.fset)
+    if name == "fget":
+        return prop.fget
+    raise AttributeError(f"'property' object has no attribute '{name}'")
 
 
 # ------------------------------------------------------------------------------------------ namespaces
@@ -296,7 +457,7 @@ def _modules() -> dict[str, Namespace]:
         "jacobian": _functional.jacobian, "hessian": _functional.hessian, "vjp": _functional.vjp,
         "jvp": _functional.jvp, "vhp": _functional.vhp, "hvp": _functional.hvp})
     autograd_ns = Namespace("torch.autograd", {"grad": autograd.grad, "backward": autograd.backward,
-                                               "Variable": _variable,
+                                               "Variable": _variable, "Function": custom_function.FUNCTION,
                                                "functional": autograd_functional})
     torch = Namespace("torch", dict(members, nn=nn, autograd=autograd_ns))
     return {"torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.autograd": autograd_ns,
@@ -456,9 +617,15 @@ def read_attribute(obj, name: str):
         AttributeError: for a name outside the tables (Python's or PyTorch's message) or starting with ``_``.
         NotImplementedError: for a name PyTorch has and gradcli does not (see :func:`missing`).
     """
+    if isinstance(obj, custom_function.FunctionCtx) and not name.startswith("__"):
+        return _ctx_attribute(obj, name)
+    if name == "__name__" and isinstance(obj, (Function, Class)):
+        return obj.name.rpartition(".")[2]
     if name.startswith("_"):
         raise AttributeError(f"'{type_name(obj)}' object has no attribute '{name}' (gradcli does not "
                              "expose names starting with '_')")
+    if isinstance(obj, Property):
+        return _property_attribute(obj, name)
     if isinstance(obj, Tensor):
         accessor = TENSOR_ATTRS.get(name)
         if accessor is not None:
@@ -508,5 +675,11 @@ def write_attribute(obj, name: str, value) -> None:
         obj.requires_grad_(bool(value))
     elif isinstance(obj, Tensor) and name == "grad":
         obj.grad = value
+    elif isinstance(obj, custom_function.FunctionCtx) and not name.startswith("__"):
+        if name in ("saved_tensors", "needs_input_grad") or name in _CTX_METHODS:
+            raise AttributeError(f"attribute '{name}' of 'FunctionCtx' objects is not writable")
+        if name not in obj.attrs:
+            limits.check_items(len(obj.attrs) + 1, "the attributes of ctx")
+        obj.attrs[name] = value
     else:
         raise AttributeError(f"cannot set attribute '{name}' of '{type_name(obj)}' object")

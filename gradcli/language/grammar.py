@@ -75,14 +75,9 @@ _TOKEN_WORDS = {
 # instead of the token the parser stopped at.
 _UNSUPPORTED = {
     "match": "`match` statements are not supported by gradcli",
-    "class": "`class` statements are not supported by gradcli",
     "yield": "`yield` (generators) is not supported by gradcli",
     "async": "`async` functions are not supported by gradcli",
     "await": "`await` is not supported by gradcli",
-    "global": "`global` statements are not supported by gradcli",
-    "nonlocal": "`nonlocal` statements are not supported by gradcli",
-    "del": "`del` statements are not supported by gradcli",
-    "@": "decorators are not supported by gradcli",
 }
 _STATEMENT_START = re.compile(r"[ \t]*(@|[A-Za-z_]+)")
 

@@ -26,7 +26,10 @@ from ..tensor import Tensor
 from . import builtins
 from . import nodes as n
 from .safety import SEQUENCES, check_format_widths, check_python_op, materialize
-from .values import Function, Namespace, Scope, type_name
+from .values import (MISSING, BoundMethod, Class, ClassMethod, Function, Instance, Namespace, Property, Scope,
+                     StaticMethod, Super, type_name)
+
+_PyFunction = type(lambda: None)  # a Python function a decorator returned (torch.no_grad()(f)): binds as a method
 
 DEFAULT_MAX_STEPS = limits.SPECS["steps"].default
 DEFAULT_MAX_DEPTH = limits.SPECS["call_depth"].default
@@ -106,11 +109,12 @@ class Interpreter:
         self.program = None
         self.warned: set = set()
         self.call_node = None  # the call being evaluated (where the warnings it raises point)
+        self.frames: list = []  # (function, its variables) of the program functions being called (for super())
         self.modules = dict(builtins.modules())
         # `import random`: a generator of this run's own, seeded from the run's seed (--seed)
         self.modules["random"] = builtins.random_module(context.generator().initial_seed())
         self.builtins = builtins.names(self.modules, write=lambda text: self.write(text))
-        self.globals: dict = {}
+        self.globals: dict = {"__name__": "__main__"}
 
     # ---------------------------------------------------------------------------------------- running
     def run(self, program: n.Program):
@@ -244,7 +248,11 @@ class Interpreter:
         if t is n.ExprStmt:
             self.eval_expr(s.value, env)
         elif t is n.Assign:
-            self.assign(s.target, self.eval_expr(s.value, env), env)
+            value = self.eval_expr(s.value, env)
+            self.assign(s.target, value, env)
+            if s.more:
+                for target in s.more:
+                    self.assign(target, value, env)
         elif t is n.AugAssign:
             current = self.eval_expr(s.target, env)
             value = self.eval_expr(s.value, env)
@@ -286,11 +294,25 @@ class Interpreter:
                 if not self.loop_body(s.body, env):
                     break
         elif t is n.FunctionDef:
-            env[s.name] = self.make_function(s.name, s.params, s.body, env)
+            decorators = [self.eval_expr(d, env) for d in s.decorators or ()]
+            value = self.make_function(s.name, s.params, s.body, env, s)
+            self.bind_name(env, s.name, self.decorate(value, decorators, s))
+        elif t is n.ClassDef:
+            decorators = [self.eval_expr(d, env) for d in s.decorators or ()]
+            self.bind_name(env, s.name, self.decorate(self.make_class(s, env), decorators, s))
+        elif t is n.Global:
+            if s.kind == "nonlocal" and (type(env) is not Scope or env.declared is None):
+                raise self.error(SyntaxError("nonlocal declaration not allowed at module level"), s)
+        elif t is n.Delete:
+            for target in s.targets:
+                self.delete(target, env)
         elif t is n.Return:
             raise _Return(None if s.value is None else self.eval_expr(s.value, env))
         elif t is n.With:
             ctx = self.eval_expr(s.context, env)
+            if isinstance(ctx, Instance):
+                self.with_instance(ctx, s, env)
+                return
             if not isinstance(ctx, (autograd.no_grad, autograd.enable_grad)):
                 raise self.error(TypeError(f"'{type_name(ctx)}' object does not support the context manager "
                                            "protocol (gradcli supports torch.no_grad() and torch.enable_grad())"),
@@ -359,10 +381,139 @@ class Interpreter:
             if s.final:
                 self.exec_block(s.final, env)
 
-    def make_function(self, name, params, body, env) -> Function:
-        """A ``def`` or ``lambda``: defaults evaluated now; a closure over ``env`` unless defined at top level."""
-        defaults = [None if d is None else self.eval_expr(d, env) for _, d in params]
-        return Function(name, params, body, defaults, None if env is self.globals else env, self)
+    def make_function(self, name, params, body, env, node=None) -> Function:
+        """A ``def`` or ``lambda`` (``node``, for its ``*args``, keyword-only and ``**kwargs`` parameters):
+        defaults evaluated now; a closure over ``env`` unless defined at top level (a class body's functions
+        close over what encloses the class, as Python's methods do)."""
+        kwonly = (node.kwonly if node is not None else None) or []
+        defaults = [None if d is None else self.eval_expr(d, env) for _, d in list(params) + list(kwonly)]
+        scope = env
+        while type(scope) is Scope and scope.is_class:
+            scope = scope.outer
+        return Function(name, params, body, defaults, None if scope is self.globals else scope, self,
+                        node.vararg if node is not None else None, kwonly,
+                        node.kwarg if node is not None else None,
+                        getattr(node, "declared", None))  # noqa: B009 - a Lambda node has no declared names
+
+    def bind_name(self, env, name: str, value) -> None:
+        """``name = value`` in ``env``, or in the program's or the enclosing function's variables for a name
+        the function declared ``global`` or ``nonlocal``."""
+        if type(env) is Scope and env.declared is not None and name in env.declared:
+            if env.declared[name] == "global":
+                self.globals[name] = value
+                return
+            scope = env.outer
+            while scope is not None and scope is not self.globals:
+                if name in scope and not (type(scope) is Scope and scope.is_class):
+                    scope[name] = value
+                    return
+                scope = scope.outer if type(scope) is Scope else None
+            raise SyntaxError(f"no binding for nonlocal '{name}' found")
+        env[name] = value
+
+    def decorate(self, value, decorators: list, node):
+        """Apply ``@decorators`` (already evaluated, top to bottom) to ``value``, the last one first."""
+        for d in reversed(decorators):
+            value = self.call_value(d, [value], {}, node)
+        return value
+
+    def make_class(self, s: n.ClassDef, env) -> Class:
+        """Run a ``class`` body in a namespace of its own and make the :class:`Class` of what it defined.
+
+        Raises:
+            EvalError: a base that is not a class (TypeError), or bases with no consistent MRO.
+        """
+        bases, builtin = [], None
+        for node in s.bases:
+            b = self.eval_expr(node, env)
+            if isinstance(b, Class):
+                bases.append(b)
+                builtin = builtin or b.builtin
+            elif b is builtins.OBJECT:
+                continue
+            elif builtins.is_builtin_base(b):
+                builtin = b
+            else:
+                raise self.error(TypeError(f"gradcli classes derive from classes of the program, object or "
+                                           f"{builtins.BUILTIN_BASE_NAMES}; got a '{type_name(b)}'"), node)
+        body = Scope(env, is_class=True)
+        self.exec_block(s.body, body)
+        limits.check_items(len(body), f"the class {s.name}")
+        try:
+            cls = Class(s.name, bases, dict(body), builtin, self)
+        except TypeError as exc:
+            raise self.error(exc, s) from None
+        for value in cls.namespace.values():
+            for f in (value, getattr(value, "func", None), getattr(value, "fget", None),  # noqa: B009
+                      getattr(value, "fset", None)):  # noqa: B009 - the wrappers of values.py
+                if isinstance(f, Function) and f.owner is None:
+                    f.owner = cls
+                    f.name = f"{s.name}.{f.name}"
+        return cls
+
+    def bind(self, value, obj, cls):
+        """A class attribute as read from ``obj`` (an instance, or the class itself when ``obj`` is None):
+        functions become bound methods, ``classmethod`` binds ``cls``, ``staticmethod`` unwraps, ``property``
+        calls its getter (on an instance)."""
+        t = type(value)
+        if t is Function or t is _PyFunction:
+            return value if obj is None else BoundMethod(value, obj)
+        if t is StaticMethod:
+            return value.func
+        if t is ClassMethod:
+            return BoundMethod(value.func, cls)
+        if t is Property:
+            if obj is None:
+                return value
+            return self.call_value(value.fget, [obj], {}, self.call_node)
+        return value
+
+    def with_instance(self, ctx: Instance, s, env) -> None:
+        """``with obj [as name]:`` for an object whose class defines ``__enter__`` and ``__exit__``."""
+        for name in ("__enter__", "__exit__"):
+            if ctx.cls.lookup(name) is MISSING:
+                raise self.error(TypeError(f"'{ctx.cls.name}' object does not support the context manager "
+                                           "protocol"), s.context)
+        value = ctx.special("__enter__")
+        if s.alias:
+            self.bind_name(env, s.alias, value)
+        try:
+            self.exec_block(s.body, env)
+        except EvalError as err:
+            cls = builtins.EXCEPTIONS.get(err.type)
+            if isinstance(err, LimitError) or cls is None:
+                raise
+            if not self.truth(ctx.special("__exit__", cls, cls(err.message), None), s):
+                raise
+            return
+        ctx.special("__exit__", None, None, None)
+
+    def delete(self, target, env) -> None:
+        """``del target``: a variable, an item, an attribute of a program's object, or each of a tuple."""
+        t = type(target)
+        try:
+            if t is n.Name:
+                scope = self.globals if (type(env) is Scope and env.declared and
+                                         env.declared.get(target.id) == "global") else env
+                if target.id not in scope:
+                    raise NameError(f"name '{target.id}' is not defined")
+                del scope[target.id]
+            elif t is n.Seq:
+                for item in target.items:
+                    self.delete(item, env)
+            elif t is n.Subscript:
+                obj = self.eval_expr(target.value, env)
+                key = self.subscript_key(target, env)
+                if isinstance(obj, Tensor):
+                    raise TypeError("'Tensor' object does not support item deletion")
+                del obj[key]
+            else:
+                obj = self.eval_expr(target.value, env)
+                builtins.delete_attribute(obj, target.attr)
+        except GradcliError:
+            raise
+        except Exception as exc:
+            raise self.error(exc, target) from None
 
     def loop_body(self, body, env) -> bool:
         """Run one iteration of a loop body; False after ``break``."""
@@ -398,7 +549,13 @@ class Interpreter:
     def assign(self, target, value, env):
         t = type(target)
         if t is n.Name:
-            env[target.id] = value
+            if type(env) is Scope and env.declared is not None:
+                try:
+                    self.bind_name(env, target.id, value)
+                except SyntaxError as exc:
+                    raise self.error(exc, target) from None
+            else:
+                env[target.id] = value
         elif t is n.Seq:
             try:
                 values = list(value)
@@ -432,7 +589,66 @@ class Interpreter:
         else:  # pragma: no cover
             raise AssertionError("bad target")
 
+    def object_attribute(self, obj, name: str, node):
+        """``obj.name`` for a program's instance, class or ``super()``: the instance's own attributes, then the
+        class's (through the MRO; functions bound), as Python reads them.
+
+        Raises:
+            EvalError: AttributeError with Python's message.
+        """
+        t = type(obj)
+        if t is Instance:
+            if name in obj.attrs:
+                return obj.attrs[name]
+            value = obj.cls.lookup(name)
+            if value is not MISSING:
+                return self.bind(value, obj, obj.cls)
+            found, value = builtins.builtin_attribute(obj, name)
+            if found:
+                return value
+            raise self.error(AttributeError(f"'{obj.cls.name}' object has no attribute '{name}'"), node)
+        if t is Class:
+            value = obj.lookup(name)
+            if value is not MISSING:
+                return self.bind(value, None, obj)
+            if name == "__name__":
+                return obj.name
+            found, value = builtins.builtin_attribute(obj, name)
+            if found:
+                return value
+            raise self.error(AttributeError(f"type object '{obj.name}' has no attribute '{name}'"), node)
+        # super(): the classes after obj.cls in the MRO of the object's class
+        target = obj.obj
+        cls = target.cls if isinstance(target, Instance) else target
+        mro = cls.mro
+        start = mro.index(obj.cls) + 1 if obj.cls in mro else len(mro)
+        for c in mro[start:]:
+            if name in c.namespace:
+                return self.bind(c.namespace[name], target if isinstance(target, Instance) else None, cls)
+        if name == "__init__":  # object.__init__ (or the gradcli base's): nothing to do
+            return builtins.base_init(cls.builtin, target)
+        found, value = builtins.builtin_attribute(target, name, through_super=True)
+        if found:
+            return value
+        raise self.error(AttributeError(f"'super' object has no attribute '{name}'"), node)
+
     def set_attribute(self, obj, name, value, node):
+        if type(obj) is Instance:
+            prop = obj.cls.lookup(name)
+            if type(prop) is Property:
+                if prop.fset is None:
+                    raise self.error(AttributeError(f"property '{name}' of '{obj.cls.name}' object has no "
+                                                    "setter"), node)
+                self.call_value(prop.fset, [obj, value], {}, node)
+                return
+            try:
+                builtins.set_instance_attribute(obj, name, value)
+            except Exception as e:
+                raise self.error(e, node) from None
+            return
+        if type(obj) is Class:
+            obj.namespace[name] = value
+            return
         try:
             builtins.write_attribute(obj, name, value)
         except Exception as e:
@@ -502,7 +718,7 @@ class Interpreter:
         if t is n.Dict:
             return self.make_dict(e, env)
         if t is n.Lambda:
-            return self.make_function("<lambda>", e.params, e.body, env)
+            return self.make_function("<lambda>", e.params, e.body, env, e)
         if t is n.Comprehension:
             return self.comprehension(e, env)
         raise AssertionError(f"unknown expression {t.__name__}")  # pragma: no cover
@@ -645,6 +861,9 @@ class Interpreter:
         return tuple(parts) if e.is_tuple else parts[0]
 
     def get_attribute(self, obj, name, node):
+        t = type(obj)
+        if t is Instance or t is Class or t is Super:
+            return self.object_attribute(obj, name, node)
         try:
             if isinstance(obj, Tensor) and name == "grad":
                 with warnings.catch_warnings(record=True) as caught:
@@ -667,49 +886,129 @@ class Interpreter:
             except TypeError as exc:
                 raise self.error(exc, e.star) from None
         kwargs = {k: self.eval_expr(v, env) for k, v in e.kwargs}
-        if isinstance(func, Function):
+        for m in e.kwstars or ():
+            mapping = self.eval_expr(m, env)
+            if not isinstance(mapping, dict):
+                raise self.error(TypeError(f"argument after ** must be a mapping, not {type_name(mapping)}"), m)
+            for k, v in mapping.items():
+                if not isinstance(k, str):
+                    raise self.error(TypeError("keywords must be strings"), m)
+                if k in kwargs:
+                    raise self.error(TypeError(f"got multiple values for keyword argument '{k}'"), m)
+                kwargs[k] = v
+        if type(func) is Function:
             return self.call_function(func, args, kwargs, e)
+        return self.call_value(func, args, kwargs, e)
+
+    def call_value(self, func, args: list, kwargs: dict, node):
+        """Call any value a program may call: its functions, bound methods, classes (a new instance), objects
+        whose class defines ``__call__``, ``super()``, and gradcli's and Python's callables.
+
+        Raises:
+            EvalError: what the call raised, at ``node``.
+        """
+        t = type(func)
+        if t is Function:
+            return self.call_function(func, args, kwargs, node)
+        if t is BoundMethod:
+            return self.call_value(func.func, [func.obj] + args, kwargs, node)
+        if t is Class:
+            return self.instantiate(func, args, kwargs, node)
+        if t is Instance:
+            f = func.cls.lookup("__call__")
+            if f is MISSING:
+                raise self.error(TypeError(f"'{func.cls.name}' object is not callable"), node)
+            return self.call_value(self.bind(f, func, func.cls), args, kwargs, node)
+        if func is builtins.SUPER:
+            return self.make_super(args, node)
+        if t is StaticMethod or t is ClassMethod:
+            return self.call_value(func.func, args, kwargs, node)
         if not callable(func) or isinstance(func, (Tensor, Namespace, str, list, tuple)):
-            raise self.error(TypeError(f"'{type_name(func)}' object is not callable"), e)
-        outer, self.call_node = self.call_node, e  # where a warning of this call points
+            raise self.error(TypeError(f"'{type_name(func)}' object is not callable"), node)
+        outer, self.call_node = self.call_node, node  # where a warning of this call points
         try:
             return func(*args, **kwargs)
         except GradcliError as exc:  # e.g. a LimitError of an op: at this call, unless it has a position
-            raise exc.with_position(**self._where(e))
+            raise exc.with_position(**self._where(node))
         except BrokenPipeError:  # a closed stdout ends the run (see cli.main), not an error here
             raise
         except RecursionError:
-            raise self.error(RecursionError("maximum recursion depth exceeded"), e) from None
+            raise self.error(RecursionError("maximum recursion depth exceeded"), node) from None
         except MemoryError as exc:
-            raise limits.memory_error(exc).with_position(**self._where(e)) from None
+            raise limits.memory_error(exc).with_position(**self._where(node)) from None
         except Exception as exc:
-            err = self.error(exc, e)
+            err = self.error(exc, node)
             if isinstance(exc, TypeError) and "unexpected keyword argument" in err.message and not err.hint:
                 err.hint = _keyword_hint(func, err.message)
             raise err from None
         finally:
             self.call_node = outer
 
+    def instantiate(self, cls: Class, args: list, kwargs: dict, node):
+        """``Cls(args)``: a new instance, initialised by the ``__init__`` its MRO defines (or gradcli's base
+        class's, e.g. torch.nn.Module's)."""
+        if cls.builtin is not None and builtins.builtin_instantiate(cls.builtin) is not None:
+            obj = builtins.builtin_instantiate(cls.builtin)(cls)
+        else:
+            obj = Instance(cls)
+        init = cls.lookup("__init__")
+        if init is MISSING:
+            if args or kwargs:
+                raise self.error(TypeError(f"{cls.name}() takes no arguments"), node)
+            return obj
+        result = self.call_value(self.bind(init, obj, cls), args, kwargs, node)
+        if result is not None:
+            raise self.error(TypeError(f"__init__() should return None, not '{type_name(result)}'"), node)
+        return obj
+
+    def make_super(self, args: list, node) -> Super:
+        """``super()`` in a method (the class that defined it, and its first argument), or ``super(Cls, obj)``.
+
+        Raises:
+            EvalError: RuntimeError as Python's outside a method.
+        """
+        if args:
+            if len(args) != 2 or not isinstance(args[0], Class):
+                raise self.error(TypeError("super() takes a class and an object: super(Cls, self)"), node)
+            return Super(args[0], args[1])
+        for f, local in reversed(self.frames):
+            if f.owner is not None and f.params:
+                return Super(f.owner, local[f.params[0][0]])
+            break
+        raise self.error(RuntimeError("super(): no arguments"), node)
+
     def call_function(self, f: Function, args, kwargs, node):
         names = [p for p, _ in f.params]
-        if len(args) > len(names):
-            raise self.error(TypeError(f"{f.name}() takes {len(names)} positional arguments but {len(args)} were "
-                                       "given"), node)
+        npos = len(names)
+        if len(args) > npos and f.vararg is None:
+            given = len(args)
+            raise self.error(TypeError(f"{f.name}() takes {npos} positional argument{'s' if npos != 1 else ''} "
+                                       f"but {given} {'were' if given != 1 else 'was'} given"), node)
         local = dict(zip(names, args))
-        if f.scope is not None:  # a closure: its enclosing function's variables behind its own
-            scope = Scope(f.scope)
+        if f.scope is not None or f.declared:  # a closure: its enclosing function's variables behind its own
+            scope = Scope(f.scope if f.scope is not None else self.globals, f.declared)
             scope.update(local)
             local = scope
+        if f.vararg is not None:
+            local[f.vararg] = tuple(args[npos:])
+        extra = {} if f.kwarg is not None else None
+        kwonly = f.kwonly
         for k, v in kwargs.items():
-            if k not in names:
-                raise self.error(TypeError(f"{f.name}() got an unexpected keyword argument '{k}'"), node)
-            if k in local:
+            if k in local and k != f.vararg:
                 raise self.error(TypeError(f"{f.name}() got multiple values for argument '{k}'"), node)
-            local[k] = v
-        for (p, default_node), default in zip(f.params, f.defaults):
+            if k in names or any(k == kn for kn, _ in kwonly):
+                local[k] = v
+            elif extra is not None:
+                extra[k] = v
+            else:
+                raise self.error(TypeError(f"{f.name}() got an unexpected keyword argument '{k}'"), node)
+        if extra is not None:
+            local[f.kwarg] = extra
+        for (p, default_node), default in zip(list(f.params) + list(kwonly), f.defaults):
             if p not in local:
                 if default_node is None:
-                    raise self.error(TypeError(f"{f.name}() missing 1 required positional argument: '{p}'"), node)
+                    what = "positional" if any(p == q for q in names) else "keyword-only"
+                    raise self.error(TypeError(f"{f.name}() missing 1 required {what} argument: '{p}'"), node)
                 local[p] = default
         if self.depth >= self.max_depth:
             err = limits.exceeded("call_depth", f"maximum recursion depth exceeded: {f.name}() nests calls more "
@@ -717,12 +1016,14 @@ class Interpreter:
             err.type = "RecursionError"
             raise err.with_position(**self._where(node))
         self.depth += 1
+        self.frames.append((f, local))
         try:
             self.exec_block(f.body, local)
         except _Return as r:
             return r.value
         finally:
             self.depth -= 1
+            self.frames.pop()
         return None
 
     def fstring(self, e: n.FString, env) -> str:

@@ -108,7 +108,8 @@ class Call(Node):
     func: Node
     args: list
     kwargs: list  # (name, Node)
-    star: Node | None = None
+    star: Node | None = None  # *iterable
+    kwstars: list | None = None  # **mappings
 
 
 @_node
@@ -127,9 +128,13 @@ class SliceExpr(Node):
 
 @_node
 class Lambda(Node):
-    """``lambda params: expr``; ``body`` is ``[Return(expr)]``, as a function's."""
+    """``lambda params: expr``; ``body`` is ``[Return(expr)]``, as a function's. The parameters are as
+    :class:`FunctionDef`'s."""
     params: list
     body: list
+    vararg: str | None = None
+    kwonly: list | None = None
+    kwarg: str | None = None
 
 
 # ------------------------------------------------------------------------------------------------ statements
@@ -163,6 +168,7 @@ class ExprStmt(Node):
 class Assign(Node):
     target: Node  # Name, Attribute, Subscript or Seq of those
     value: Node
+    more: list | None = None  # ``a = b = value``: the targets after the first, assigned left to right
 
 
 @_node
@@ -220,9 +226,40 @@ class For(Node):
 
 @_node
 class FunctionDef(Node):
+    """``def name(params, *vararg, kwonly, **kwarg): body``, under its ``decorators`` (expressions, applied
+    last to first). ``declared`` maps the names of its ``global``/``nonlocal`` statements to "global" or
+    "nonlocal" (None when there are none)."""
     name: str
-    params: list  # (name, default Node or None)
+    params: list  # (name, default Node or None): the positional-or-keyword parameters
     body: list
+    vararg: str | None = None  # *args
+    kwonly: list | None = None  # (name, default Node or None) after * or *args
+    kwarg: str | None = None  # **kwargs
+    decorators: list | None = None
+    declared: dict | None = None
+
+
+@_node
+class ClassDef(Node):
+    """``class name(bases, **keywords): body`` under its ``decorators``; ``bases`` are expressions."""
+    name: str
+    bases: list
+    body: list
+    decorators: list | None = None
+
+
+@_node
+class Global(Node):
+    """``global a, b`` or ``nonlocal a, b`` (``kind``): the function assigns these names in the program's
+    variables or in the enclosing function's."""
+    kind: str
+    names: list
+
+
+@_node
+class Delete(Node):
+    """``del a, b[0], c.attr``."""
+    targets: list
 
 
 @_node

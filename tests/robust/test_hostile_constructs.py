@@ -28,7 +28,7 @@ def test_generators_and_dicts_expose_no_python_attribute(text):
     assert e.value.type in ("AttributeError", "SyntaxError")
 
 
-@pytest.mark.parametrize("text", ["g = (x for x in range(3))\ng.__next__", "{}.__class__",
+@pytest.mark.parametrize("text", ["{}.__class__",
                                   "(lambda: 1).__closure__", "(lambda: 1).__globals__"])
 def test_dunder_attributes_refused_as_syntax(text):
     with pytest.raises(GradcliSyntaxError):
@@ -68,3 +68,38 @@ def test_caught_exceptions_expose_no_python_attribute(text):
     with pytest.raises(GradcliError) as e:
         run(text)
     assert e.value.type == "AttributeError"
+
+
+@pytest.mark.parametrize("text, kind", [
+    # recursion through the special methods ends at the call-depth limit, not in Python's stack
+    ("class A:\n    def __call__(self):\n        return self()\nA()()", "call_depth"),
+    ("class A:\n    def __repr__(self):\n        return repr(self)\nprint(A())", "call_depth"),
+    ("class A:\n    def __init__(self):\n        A()\nA()", "call_depth"),
+    ("class A:\n    def __len__(self):\n        return len(self)\nlen(A())", "call_depth"),
+    # runaway loops over objects still count their steps
+    ("class A:\n    def f(self):\n        while True:\n            pass\nA().f()", "steps"),
+])
+def test_runaway_classes_hit_the_limits(text, kind):
+    with pytest.raises(LimitError) as e:
+        run(text, max_steps=100_000, max_depth=200)
+    assert e.value.limit == kind
+
+
+def test_many_attributes_hit_the_items_limit():
+    from gradcli import limits
+
+    limits.configure({"items": 50}, environ={})  # (the per-test run context restores the limits)
+    with pytest.raises(LimitError) as e:
+        run("class B:\n    pass\nb = B()\n" + "".join(f"b.a{i} = {i}\n" for i in range(60)))
+    assert e.value.limit == "items" and "the attributes of a B object" in e.value.message
+
+
+def test_program_objects_expose_no_python_internals():
+    # the special methods a class defines are called by gradcli; the objects themselves are the interpreter's
+    out = run("class A:\n    def __init__(self):\n        self._hidden = 3\n"
+              "    def __repr__(self):\n        return 'A!'\na = A()\nprint(a, a._hidden, [a], f'{a!r}')\n"
+              "print(type(a) if False else 'no type()', callable(a), isinstance(a, A), isinstance(a, object))\n")
+    assert out == "A! 3 [A!] A!\nno type() False True True\n"
+    with pytest.raises(GradcliError) as e:
+        run("class A:\n    pass\nA().__init__.__globals__")
+    assert e.value.type == "SyntaxError"

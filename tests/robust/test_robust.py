@@ -346,8 +346,9 @@ def test_debug_shows_the_internal_traceback():
     r = run("x.__class__", "-i", "x=1.", "--debug")
     assert r.exit_code == 2 and r.stdout == ""
     assert r.stderr.startswith("Traceback (most recent call last)") and "in _check_name" in r.stderr
-    assert r.stderr.endswith("SyntaxError: gradcli does not allow the attribute '__class__': names starting with _ "
-                             "reach Python's internals, not the language\n")
+    assert r.stderr.endswith("SyntaxError: gradcli does not allow the attribute '__class__': names starting with "
+                             "'__' reach Python's internals, not the language (a class may define the special "
+                             "methods: __init__, __call__, __repr__, ...)\n")
     r = run("ones(2) @ ones(3)", "--debug")
     assert r.exit_code == 1 and "Traceback" in r.stderr and "RuntimeError: inconsistent tensor size" in r.stderr
     assert "linalg.py" in r.stderr  # the engine's frame where it was raised

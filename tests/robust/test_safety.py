@@ -32,11 +32,14 @@ STATIC = [  # Python's internals by name: refused by the builder, before anythin
     "__import__('os')", "__import__('os').system('touch " + SENTINEL + "')", "__builtins__",
     "x.__class__", "x.__class__.__mro__", "().__class__", "().__class__.__bases__[0].__subclasses__()",
     "[].__class__.__base__", "''.__class__.__mro__[1].__subclasses__()", "print.__globals__", "F.__dict__",
-    "torch.__dict__", "x.backward.__func__", "torch.autograd.grad.__code__", "x._grad", "x.grad_fn._sequence",
-    "(x * 2).grad_fn.__class__", "torch.Tensor.__init__", "no_grad.__enter__", "x.dtype.__class__",
-    "f'{x.__class__}'", "f'{__import__(\"os\")}'", "f'{().__class__.__mro__}'", "def __init__(a):\n    return a",
-    "def f(__a):\n    return __a", "import torch as __t", "from torch import __file__", "import os.__init__",
-    "f(__x=1)", "__name__",
+    "torch.__dict__", "x.backward.__func__", "torch.autograd.grad.__code__",
+    "(x * 2).grad_fn.__class__", "x.dtype.__class__",
+    "f'{x.__class__}'", "f'{__import__(\"os\")}'", "f'{().__class__.__mro__}'",
+    "def f(__a):\n    return __a", "import torch as __t", "from torch import __file__", "f(__x=1)",
+    # classes (issue 13): the special methods are definable and callable; Python's object model is not
+    "class A:\n    pass\nA.__dict__", "class A:\n    pass\nA().__class__", "class A:\n    pass\nA.__mro__",
+    "class A:\n    def __getattribute__(self, n):\n        return 1", "class A:\n    __slots__ = ()",
+    "class A:\n    pass\nA.__subclasses__()", "def f():\n    pass\nf.__code__", "def f():\n    pass\nf.__globals__",
 ]
 RUNTIME = [
     # Python's builtins and reflection: not in the language (exit 1)
@@ -54,12 +57,21 @@ RUNTIME = [
     "torch.nn.functional.F", "torch.Tensor.add", "torch.Size.index", "x.shape.count(1)",
     # syntax Python has and the language does not (decorators, class: not yet); comprehensions and lambdas are
     # language since issue 13 (LEGITIMATE below)
-    "lambda: 1", "[c for c in 'ab']", "class A:\n    pass", "@no_grad\ndef f():\n    return 1",
-    "x = yield 1", "async def f():\n    pass", "global x",
+    "lambda: 1", "[c for c in 'ab']", "x = yield 1", "async def f():\n    pass",
+    # names with one leading underscore (and the special methods) are syntax since classes exist: gradcli's own
+    # objects refuse them when the program runs
+    "x._grad", "x.grad_fn._sequence", "torch.Tensor.__init__", "no_grad.__enter__", "import os.__init__",
+    "(lambda: 1)._scope", "class A:\n    pass\nA()._x", "class A:\n    def __init__(self):\n        pass\n"
+    "A.__init__.__name__.__class__",
+    # classes, decorators, global and __name__: the language's own, and their values are the language's
+    "class A:\n    pass", "@no_grad\ndef f():\n    return 1", "global x", "__name__",
+    "def __init__(a):\n    return a",
 ]
 ESCAPES = STATIC + RUNTIME
 # Programs of ESCAPES that are legitimate language, and the plain data they return.
-LEGITIMATE = {"x.grad_fn": None, "[c for c in 'ab']": ["a", "b"]}
+LEGITIMATE = {"x.grad_fn": None, "[c for c in 'ab']": ["a", "b"], "class A:\n    pass": None,
+              "@no_grad\ndef f():\n    return 1": None, "global x": None, "__name__": "__main__",
+              "def __init__(a):\n    return a": None}
 
 
 @pytest.mark.parametrize("program", ESCAPES)
