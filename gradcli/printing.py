@@ -184,6 +184,7 @@ def format_tensor(
     grad_fn: str | None = None,
     default_dtype: "np.dtype" = np.float32,
     threshold: int | None = None,
+    tangent: str | None = None,
 ) -> str:
     """Return exactly ``str(t)`` (== ``repr(t)``) of the equivalent torch tensor.
 
@@ -196,6 +197,8 @@ def format_tensor(
             as in torch).
         grad_fn: name of the node that produced a non-leaf tensor, e.g.
             ``"MulBackward0"``; adds ``grad_fn=<MulBackward0>``.
+        tangent: the printed forward-AD tangent of a dual tensor; adds
+            ``tangent=...`` last (torch/_tensor_str.py).
         default_dtype: what ``torch.get_default_dtype()`` would return
             (float32 or float64; float16 is accepted too, as torch does).
             Tensors of that dtype, int64 and bool get no ``dtype=`` suffix
@@ -250,6 +253,8 @@ def format_tensor(
         suffixes.append(f"grad_fn=<{grad_fn}>")
     elif requires_grad:
         suffixes.append("requires_grad=True")
+    if tangent is not None:
+        suffixes.append(f"tangent={tangent}")
 
     return _add_suffixes(_PREFIX + tensor_str, suffixes, indent)
 

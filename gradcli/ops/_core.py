@@ -14,8 +14,15 @@ carries the fields ``gradcli ops`` lists (:class:`Entry`):
       def _(grad, input, other):
           return grad * other, grad * input
 
-  A forward-mode rule (``@mul.defjvp``, the Jacobian-vector product) will sit beside the VJP; the slot exists
-  (:attr:`Op.jvp`), no engine uses it yet.
+  The forward-mode rule (``@mul.defjvp``, the Jacobian-vector product: derivatives.yaml's ``result:``) sits
+  beside the VJP::
+
+      @mul.defjvp
+      def _(input_t, other_t, input, other):
+          return input_t * other + other_t * input
+
+  It receives each input's tangent as ``<input>_t`` and, by naming them, the values the VJP may name (see
+  :meth:`Op.defjvp`); it runs on Tensors only, recorded, so that tangents are differentiable in turn.
 
 * ``@composite`` for a **function that dispatches to ops** (matmul's folding, cross_entropy, reshape's choice of
   view or copy, getitem) and for the functions that are not ops at all (``kind="creation"``: tensor factories;
@@ -68,7 +75,8 @@ from ..autograd import MultiNode, Node
 from ..context import state as _state
 from ..rules import (ARG_INPUT, ARG_NEEDS_INPUT_GRAD, ARG_PARAM, ARG_RESULT, ARG_SHAPE, ARG_VARARGS, CALL_PLAN,
                      CALL_SAVED, CALL_SAVED_NEEDS, CALL_SAVED_PARAMS, CALL_SAVED_PARAMS_NEEDS)
-from ..tensor import REQUIRES_GRAD_DTYPE_ERROR, Tensor, normalize_dim, normalize_dims, to_tensor  # noqa: F401
+from ..tensor import (REQUIRES_GRAD_DTYPE_ERROR, Tensor, fw_tangent, normalize_dim, normalize_dims,  # noqa: F401
+                      to_tensor)
 
 #: Every callable of the language and of ``import gradcli``, by PyTorch name (aliases included): Op instances
 #: and the functions declared with :func:`composite`. Filled by the op modules at import time.
@@ -218,6 +226,7 @@ class Op:
             then the tuple of their gradients (zeros for outputs that got none).
         vjp: the derivative rule (reverse mode), or None until :meth:`defvjp`.
         jvp: the forward-mode rule (Jacobian-vector product), or None until :meth:`defjvp`.
+        jvp_plan: the arguments of ``jvp``, ``(kind, index)`` per parameter (set by :meth:`defjvp`).
         vjp_plan: how to build the rule's arguments: ``(kind, index)`` per argument, kinds from
             :mod:`gradcli.rules` (set by :meth:`defvjp`).
         vjp_call: how the engine calls the rule, a call code of :mod:`gradcli.rules`.
@@ -244,6 +253,7 @@ class Op:
         self.domain = domain
         self.vjp = None
         self.jvp = None
+        self.jvp_plan = ()
         self.vjp_plan = ()
         self.saves = False
         self.save_plan = ()
@@ -332,7 +342,41 @@ class Op:
 
     def defjvp(self, rule):
         """Set the forward-mode rule (the Jacobian-vector product, derivatives.yaml's ``result:`` formula)
-        beside the VJP; returns the op. The slot of the transforms issue: no engine calls it yet."""
+        beside the VJP; returns the op. Forward AD (:mod:`gradcli.forward_ad`) calls it when an input of the op
+        is a dual tensor.
+
+        The rule's parameters are named, in any order:
+
+        * ``<input>_t`` (``input_t``, ``other_t``): the input's tangent, a Tensor of the input's shape (zeros
+          for a float input without a tangent), ``0.0`` for a Python-number input, None for an absent or
+          non-float input (an index);
+        * an input (``input``): its primal value, the Tensor (or number) the op was called with;
+        * ``result``: the output Tensor (for an op whose forward returns a tuple, the tuple of outputs);
+        * a non-tensor parameter (``dim``), ``<input>_shape``.
+
+        It returns the output's tangent (one per output for ``multi_output`` ops; None for no tangent), in any
+        shape that broadcasts to the output's: the engine expands it and casts it to the output's dtype.
+
+        Raises:
+            TypeError: if the rule names something the op does not have.
+        """
+        plan = []
+        for pname in inspect.signature(rule).parameters:
+            if pname.endswith("_t") and pname[:-2] in self.input_names:
+                plan.append(("t", self.input_names.index(pname[:-2])))
+            elif pname in self.input_names:
+                plan.append(("input", self.input_names.index(pname)))
+            elif pname == "result":
+                plan.append(("result", 0))
+            elif pname in self.param_names:
+                kind = self.signature.parameters[pname].kind
+                plan.append(("varargs" if kind == inspect.Parameter.VAR_POSITIONAL else "param",
+                             self.param_names.index(pname)))
+            elif pname.endswith("_shape") and pname[:-6] in self.input_names:
+                plan.append(("shape", self.input_names.index(pname[:-6])))
+            else:
+                raise TypeError(f"{self.name}: forward-mode rule asks for unknown value {pname!r}")
+        self.jvp_plan = tuple(plan)
         self.jvp = rule
         return self
 
@@ -476,6 +520,8 @@ def _apply(o: Op, args, params=None):
     # one floating dtype (or a float Tensor and a Python number), runs inline below; everything else takes
     # the general path (_fast_promote/_promote, _wrap_output). Both build their node with _new_node and give the
     # same results (tests/engine/test_perf_paths.py).
+    if _state.fw_level is not None:  # inside torch.autograd.forward_ad.dual_level: tangents may flow
+        return _fw_apply(o, args, params)
     n = o.ninputs
     a = args[0]
     if n <= 2 and type(a) is Tensor:
@@ -540,6 +586,83 @@ def _apply(o: Op, args, params=None):
                     edges = _output_edges(edges, args)
                 return Tensor(out, True, _new_node(o, edges, params, (da, db), out, odt, dtype, True))
     return _apply_general(o, args)
+
+
+def _fw_apply(o: Op, args, params):
+    """:func:`_apply` under a forward-AD level: the primal as usual, then, if an input is a dual tensor, the
+    output's tangent by the op's JVP rule (:meth:`Op.defjvp`), computed with forward AD off (the rule sees
+    primals, never duals) and recorded (so that the tangent is differentiable, as PyTorch's)."""
+    n = o.ninputs
+    tangents = [fw_tangent(a) if type(a) is Tensor else None for a in args[:n]]
+    level = _state.fw_level
+    _state.fw_level = None
+    try:
+        out = _apply(o, args, params)
+        if all(t is None for t in tangents):
+            return out
+        outs = out if type(out) is tuple else (out,)
+        if not o.differentiable or outs[0].data.dtype.kind != "f":
+            return out
+        if o.jvp is None:
+            raise NotImplementedError(fw_not_implemented(o.name))
+        ts = o.jvp(*_jvp_args(o, args, tangents, out))
+        if o.multi_output:
+            for x, t in zip(outs, ts):
+                _set_tangent(x, t, level)
+        else:
+            _set_tangent(outs[0], ts, level)
+    finally:
+        _state.fw_level = level
+    return out
+
+
+def fw_not_implemented(name: str) -> str:
+    """PyTorch's message (a NotImplementedError) for forward AD through an op without a forward-mode rule."""
+    return (f"Trying to use forward AD with {name} that does not support it because it has not been "
+            f"implemented yet.\nPlease file an issue to PyTorch at "
+            f"https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that we can "
+            f"prioritize its implementation or submit a PR adding the implementation to derivatives.yaml")
+
+
+def _jvp_args(o: Op, args, tangents, out) -> list:
+    # The JVP rule's arguments in the order it names them (Op.jvp_plan).
+    n = o.ninputs
+    vals = []
+    for kind, i in o.jvp_plan:
+        if kind == "t":
+            t = tangents[i]
+            if t is None:
+                a = args[i]
+                if type(a) is Tensor:
+                    t = Tensor(np.zeros_like(a.data)) if a.data.dtype.kind == "f" else None
+                elif _is_number(a):
+                    t = 0.0
+            vals.append(t)
+        elif kind == "input":
+            vals.append(args[i])
+        elif kind == "result":
+            vals.append(out)
+        elif kind == "param":
+            vals.append(args[n + i])
+        elif kind == "varargs":
+            vals.append(tuple(args[n + i:]))
+        else:  # shape
+            a = args[i]
+            vals.append(None if a is None else tuple(np.shape(a.data if type(a) is Tensor else a)))
+    return vals
+
+
+def _set_tangent(out: Tensor, t, level) -> None:
+    """Attach ``t`` (a rule's tangent) to ``out`` at ``level``, expanded to its shape and cast to its dtype."""
+    if t is None:
+        return
+    if type(t) is not Tensor:
+        t = Tensor(np.broadcast_to(np.asarray(t, dtype=out.data.dtype), out.data.shape).copy())
+    if t.data.shape != out.data.shape:
+        t = t.expand(out.data.shape)
+    if t.data.dtype != out.data.dtype:
+        t = t.to(dtypes.from_numpy(out.data.dtype))
+    out._fw = (level, t)
 
 
 def _new_node(o: Op, edges, params, datas, out: np.ndarray, odt, dtype, counted: bool = False) -> Node:

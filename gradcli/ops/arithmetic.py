@@ -68,6 +68,12 @@ def _(grad, alpha):
     return grad, (grad if alpha == 1 else grad * alpha)
 
 
+@add.defjvp
+def _(input_t, other_t, alpha):
+    # derivatives.yaml: result: self_t + maybe_multiply(other_t, alpha)
+    return input_t + (other_t if alpha == 1 else other_t * alpha)
+
+
 def _check_sub_bool(input, other) -> None:
     # sub_check (BinaryOps.cpp): on the operands' own dtypes, before promotion; a Python bool counts as bool
     if _is_bool(input) and _is_bool(other):
