@@ -227,6 +227,8 @@ class Op:
         vjp: the derivative rule (reverse mode), or None until :meth:`defvjp`.
         jvp: the forward-mode rule (Jacobian-vector product), or None until :meth:`defjvp`.
         jvp_plan: the arguments of ``jvp``, ``(kind, index)`` per parameter (set by :meth:`defjvp`).
+        jvp_kind: "rule" (:meth:`defjvp`), "linear" (:meth:`defjvp_linear`), "elementwise"
+            (:meth:`defjvp_elementwise`), or None without a forward-mode rule.
         vjp_plan: how to build the rule's arguments: ``(kind, index)`` per argument, kinds from
             :mod:`gradcli.rules` (set by :meth:`defvjp`).
         vjp_call: how the engine calls the rule, a call code of :mod:`gradcli.rules`.
@@ -254,6 +256,7 @@ class Op:
         self.vjp = None
         self.jvp = None
         self.jvp_plan = ()
+        self.jvp_kind = None
         self.vjp_plan = ()
         self.saves = False
         self.save_plan = ()
@@ -378,6 +381,28 @@ class Op:
                 raise TypeError(f"{self.name}: forward-mode rule asks for unknown value {pname!r}")
         self.jvp_plan = tuple(plan)
         self.jvp = rule
+        self.jvp_kind = "rule"
+        return self
+
+    def defjvp_linear(self):
+        """Declare the op linear in its tensor inputs taken together (derivatives.yaml's ``auto_linear``: views,
+        reshapes, sums, add): its tangent is the op applied to the tangents, with the same parameters. Returns
+        the op."""
+        self.jvp = _linear_jvp
+        self.jvp_kind = "linear"
+        return self
+
+    def defjvp_elementwise(self):
+        """Declare the op elementwise (derivatives.yaml's ``auto_element_wise``): its Jacobian with respect to
+        each input is diagonal (after broadcasting), so its tangent is the sum over the inputs with a tangent
+        of the VJP rule applied to that tangent (``grad`` replaced by ``input_t``). The VJP must be declared
+        first. Returns the op."""
+        if self.vjp is None:
+            raise TypeError(f"{self.name}: defjvp_elementwise needs the VJP rule first")
+        if self.multi_output:
+            raise TypeError(f"{self.name}: an op with several outputs is not elementwise")
+        self.jvp = _elementwise_jvp
+        self.jvp_kind = "elementwise"
         return self
 
     def __call__(self, *args, **kwargs):
@@ -605,7 +630,20 @@ def _fw_apply(o: Op, args, params):
             return out
         if o.jvp is None:
             raise NotImplementedError(fw_not_implemented(o.name))
-        ts = o.jvp(*_jvp_args(o, args, tangents, out))
+        kind = o.jvp_kind
+        if kind == "rule":
+            ts = o.jvp(*_jvp_args(o, args, tangents, out))
+        elif kind == "linear":
+            ts = _apply(o, tuple(_filled_tangents(o, args, tangents)) + tuple(args[n:]))
+        else:  # elementwise: one VJP per input with a tangent, the tangent as the output's gradient
+            ts = None
+            needs = tuple([t is not None for t in tangents])
+            for k, t in enumerate(tangents):
+                if t is not None:
+                    g = o.vjp(*_vjp_args(o, t, args, out, needs))
+                    g = g[k] if type(g) is tuple else g
+                    if g is not None:
+                        ts = g if ts is None else ts + g
         if o.multi_output:
             for x, t in zip(outs, ts):
                 _set_tangent(x, t, level)
@@ -624,20 +662,57 @@ def fw_not_implemented(name: str) -> str:
             f"prioritize its implementation or submit a PR adding the implementation to derivatives.yaml")
 
 
+def _linear_jvp(*args):
+    raise AssertionError("the JVP of an op declared linear is the op itself (see _fw_apply)")
+
+
+def _elementwise_jvp(*args):
+    raise AssertionError("the JVP of an op declared elementwise is its VJP (see _fw_apply)")
+
+
+def _filled_tangents(o: Op, args, tangents) -> list:
+    # per tensor input: its tangent; zeros for a float Tensor without one, 0.0 for a number, else None
+    out = []
+    for a, t in zip(args[:o.ninputs], tangents):
+        if t is None:
+            if type(a) is Tensor:
+                t = Tensor(np.zeros_like(a.data)) if a.data.dtype.kind == "f" else None
+            elif _is_number(a):
+                t = 0.0
+        out.append(t)
+    return out
+
+
+def _vjp_args(o: Op, grad, args, out, needs) -> list:
+    # The VJP rule's arguments (as Node._rule_args builds them) from the call's Tensors, ``grad`` a tangent.
+    n = o.ninputs
+    vals = [grad]
+    for kind, i in o.vjp_plan:
+        if kind == ARG_INPUT or kind == ARG_RESULT:
+            j = o.save_plan[i]
+            vals.append(out if j == n else args[j])
+        elif kind == ARG_PARAM:
+            vals.append(args[n + i])
+        elif kind == ARG_SHAPE:
+            a = args[i]
+            vals.append(None if a is None else tuple(np.shape(a.data if type(a) is Tensor else a)))
+        elif kind == ARG_VARARGS:
+            vals.append(tuple(args[n + i:]))
+        else:  # ARG_NEEDS_INPUT_GRAD
+            vals.append(needs)
+    return vals
+
+
 def _jvp_args(o: Op, args, tangents, out) -> list:
     # The JVP rule's arguments in the order it names them (Op.jvp_plan).
     n = o.ninputs
     vals = []
+    filled = None
     for kind, i in o.jvp_plan:
         if kind == "t":
-            t = tangents[i]
-            if t is None:
-                a = args[i]
-                if type(a) is Tensor:
-                    t = Tensor(np.zeros_like(a.data)) if a.data.dtype.kind == "f" else None
-                elif _is_number(a):
-                    t = 0.0
-            vals.append(t)
+            if filled is None:
+                filled = _filled_tangents(o, args, tangents)
+            vals.append(filled[i])
         elif kind == "input":
             vals.append(args[i])
         elif kind == "result":

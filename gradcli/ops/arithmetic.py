@@ -68,10 +68,7 @@ def _(grad, alpha):
     return grad, (grad if alpha == 1 else grad * alpha)
 
 
-@add.defjvp
-def _(input_t, other_t, alpha):
-    # derivatives.yaml: result: self_t + maybe_multiply(other_t, alpha)
-    return input_t + (other_t if alpha == 1 else other_t * alpha)
+add.defjvp_linear()  # derivatives.yaml: result: self_t + maybe_multiply(other_t, alpha)
 
 
 def _check_sub_bool(input, other) -> None:

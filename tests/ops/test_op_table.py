@@ -319,3 +319,104 @@ def test_nondifferentiable_against_torch(case, torch):
     np.testing.assert_array_equal(to_np(out_g), to_np(out_t))
     assert out_g.requires_grad is False and out_t.requires_grad is False
     assert out_g.grad_fn is None
+
+
+# ========================================================================================= forward mode
+#: The samples whose op has a derivative (and so a forward-mode rule, or PyTorch's "Trying to use forward AD"
+#: error); ``HVP`` are those with second derivatives.
+JVP_ROWS = [r for r in BACKWARD_ROWS if _differentiable(r[2])]
+HVP_ROWS = GRADGRAD_ROWS
+
+
+def _tangents(case, arrays, seed: str) -> list:
+    """A random tangent (float64) per input that requires grad, None for the others."""
+    rng = np.random.default_rng(seed_of(case.id + seed))
+    return [rng.standard_normal(arr.shape) if a.differentiable else None for a, arr in zip(case.args, arrays)]
+
+
+def _jvp_gradcli(case, arrays, tangents, requires_grad: bool = False):
+    """``(out, tangent)`` of the case by gradcli's forward AD (float64): inputs with a tangent made dual."""
+    from gradcli import forward_ad as fwAD
+
+    xs = g_inputs(case.args, arrays, np.float64)
+    if not requires_grad:
+        xs = [x.detach() for x in xs]
+    with fwAD.dual_level():
+        duals = [x if t is None else fwAD.make_dual(x, G.tensor(t)) for x, t in zip(xs, tangents)]
+        out = case.fn(G, *duals)
+        primal, tangent = fwAD.unpack_dual(out)
+        return xs, primal, tangent
+
+
+@pytest.mark.parametrize("case", _params("test_jvp", JVP_ROWS))
+def test_jvp(case, torch):
+    """Forward mode in float64: the tangent of the output for random input tangents equals central
+    differences along the tangent (eps 1e-6, atol 1e-5, rtol 1e-3) and ``torch.func.jvp``; the primal equals
+    the ordinary forward."""
+    arrays = make_arrays(case.args, case.id)
+    tangents = _tangents(case, arrays, "t")
+    _, primal, tangent = _jvp_gradcli(case, arrays, tangents)
+    want = case.fn(G, *[x.detach() for x in g_inputs(case.args, arrays, np.float64)])
+    np.testing.assert_array_equal(primal.data, want.data)
+    assert tangent is not None, "the output of a dual input has no tangent"
+    assert tangent.data.shape == primal.data.shape and tangent.data.dtype == primal.data.dtype
+
+    eps = 1e-6
+    plus = [G.tensor(a + eps * t) if t is not None else G.tensor(cast_(a)) for a, t in zip(arrays, tangents)]
+    minus = [G.tensor(a - eps * t) if t is not None else G.tensor(cast_(a)) for a, t in zip(arrays, tangents)]
+    numeric = (case.fn(G, *plus).data - case.fn(G, *minus).data) / (2 * eps)
+    np.testing.assert_allclose(tangent.data, numeric, atol=1e-5, rtol=1e-3, err_msg="central differences")
+
+    ti = t_inputs(torch, case.args, arrays, np.float64)
+    ti = [t.detach() for t in ti]
+    wrt = [k for k, t in enumerate(tangents) if t is not None]
+
+    def f(*ps):
+        xs = list(ti)
+        for k, p in zip(wrt, ps):
+            xs[k] = p
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return case.fn(torch, *xs)
+
+    _, t_tangent = torch.func.jvp(f, tuple(ti[k] for k in wrt), tuple(torch.from_numpy(tangents[k]) for k in wrt))
+    np.testing.assert_allclose(tangent.data, to_np(t_tangent), rtol=1e-7, atol=1e-10, err_msg="torch.func.jvp")
+
+
+def cast_(a):
+    return a.astype(np.float64) if a.dtype.kind == "f" else a
+
+
+@pytest.mark.parametrize("case", _params("test_jvp_hvp", HVP_ROWS))
+def test_jvp_hvp(case, torch):
+    """Second order through forward mode (float64): the output's tangent ``J u`` is differentiable, and
+    ``grad(sum(w * J u), inputs)`` equals PyTorch's (reverse over forward, the Hessian-vector products of
+    ``w . f``), which are PyTorch's ``torch.func.jvp`` of the gradient (forward over reverse)."""
+    from torch.autograd import forward_ad as tfw
+
+    arrays = make_arrays(case.args, case.id)
+    tangents = _tangents(case, arrays, "u")
+    xs, primal, tangent = _jvp_gradcli(case, arrays, tangents, requires_grad=True)
+    w = np.random.default_rng(seed_of(case.id + "w")).standard_normal(primal.data.shape)
+    wrt = [x for a, x in zip(case.args, xs) if a.differentiable]
+    got = [None] * len(wrt)
+    if tangent.requires_grad:
+        got = G.autograd.grad((tangent * G.tensor(w)).sum(), wrt, allow_unused=True)
+
+    ti = t_inputs(torch, case.args, arrays, np.float64)
+    twrt = [x for a, x in zip(case.args, ti) if a.differentiable]
+    with tfw.dual_level():
+        duals = [x if t is None else tfw.make_dual(x, torch.from_numpy(t)) for x, t in zip(ti, tangents)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = case.fn(torch, *duals)
+        t_tan = tfw.unpack_dual(out).tangent
+        want = [None] * len(twrt)
+        if t_tan is not None and t_tan.requires_grad:
+            want = torch.autograd.grad((t_tan * torch.from_numpy(w)).sum(), twrt, allow_unused=True)
+    for k, (a, b) in enumerate(zip(got, want)):
+        if a is None or b is None:
+            other = b if a is None else a
+            assert other is None or not np.any(to_np(other)), f"hvp of input {k}: {a} vs {b}"
+            continue
+        np.testing.assert_allclose(to_np(a), to_np(b), rtol=1e-7, atol=1e-10, err_msg=f"hvp of input {k}")
