@@ -384,12 +384,33 @@ class Op:
         self.jvp_kind = "rule"
         return self
 
+    def defjvp_unsupported(self, aten: str):
+        """Declare that forward AD through the op fails, as PyTorch's does for the ops whose derivative is
+        "not implemented" (floor_divide): NotImplementedError "Trying to use forward AD with aten::floor_divide
+        that does not support it." Returns the op."""
+        def rule():
+            raise NotImplementedError(f"Trying to use forward AD with aten::{aten} that does not support it.")
+
+        return self.defjvp(rule)
+
     def defjvp_linear(self):
         """Declare the op linear in its tensor inputs taken together (derivatives.yaml's ``auto_linear``: views,
         reshapes, sums, add): its tangent is the op applied to the tangents, with the same parameters. Returns
         the op."""
         self.jvp = _linear_jvp
         self.jvp_kind = "linear"
+        return self
+
+    def defjvp_reduction(self):
+        """Declare the op a reduction of its one tensor input over the parameters ``dim`` (None or ``()``: all
+        dimensions; absent: all) and ``keepdim``: each input element contributes to one output element, so
+        the tangent is ``sum(vjp(ones) * input_t, dim, keepdim)`` (derivatives.yaml's reductions, e.g. prod's
+        ``(prod_backward(ones, self_p, result, dim, keepdim) * self_t).sum(dim, keepdim)``, amax's
+        ``amaxamin_jvp``, std's and norm's). The VJP must be declared first. Returns the op."""
+        if self.vjp is None or self.ninputs != 1:
+            raise TypeError(f"{self.name}: defjvp_reduction needs the VJP rule of a one-input op first")
+        self.jvp = _reduction_jvp
+        self.jvp_kind = "reduction"
         return self
 
     def defjvp_elementwise(self):
@@ -634,7 +655,12 @@ def _fw_apply(o: Op, args, params):
         if kind == "rule":
             ts = o.jvp(*_jvp_args(o, args, tangents, out))
         elif kind == "linear":
-            ts = _apply(o, tuple(_filled_tangents(o, args, tangents)) + tuple(args[n:]))
+            # non-float tensor inputs (indices, masks) are not linear arguments: they are passed as they are
+            filled = [a if t is None and type(a) is Tensor and a.data.dtype.kind != "f" else t
+                      for a, t in zip(args, _filled_tangents(o, args, tangents))]
+            ts = _apply(o, tuple(filled) + tuple(args[n:]))
+        elif kind == "reduction":
+            ts = _reduction_jvp(o, args, tangents, outs[0])
         else:  # elementwise: one VJP per input with a tangent, the tangent as the output's gradient
             ts = None
             needs = tuple([t is not None for t in tangents])
@@ -668,6 +694,29 @@ def _linear_jvp(*args):
 
 def _elementwise_jvp(*args):
     raise AssertionError("the JVP of an op declared elementwise is its VJP (see _fw_apply)")
+
+
+def _reduction_jvp(o: Op, args, tangents, out: Tensor):
+    # Op.defjvp_reduction: the partial derivatives (the VJP of ones) times the tangent, summed per slice.
+    from .reduction import sum as _sum  # (the op module of sum imports this one)
+
+    x, t = args[0], tangents[0]
+    ones = Tensor(np.ones_like(out.data))
+    p = o.vjp(*_vjp_args(o, ones, args, out, (True,)))
+    if type(p) is tuple:
+        p = p[0]
+    if p is None:  # no derivative (the norm of order 0): a zero tangent
+        return Tensor(np.zeros_like(out.data))
+    prod = p * t
+    names = o.param_names
+    dim = args[1 + names.index("dim")] if "dim" in names else None
+    keepdim = bool(args[1 + names.index("keepdim")]) if "keepdim" in names else False
+    ndim = x.data.ndim
+    axes = tuple(range(ndim)) if dim is None or dim == () else normalize_dims(dim, ndim)
+    if prod.data.shape != x.data.shape:
+        prod = prod.expand(x.data.shape)
+    r = _sum(prod, axes, keepdim) if ndim else prod
+    return r if r.data.shape == out.data.shape else r.reshape(out.data.shape)
 
 
 def _filled_tangents(o: Op, args, tangents) -> list:
