@@ -401,6 +401,14 @@ class Op:
         self.jvp_kind = "linear"
         return self
 
+    def defjvp_multilinear(self):
+        """Declare the op linear in each tensor input separately (mm, bmm, mv, dot, outer): its tangent is the sum
+        over the inputs with a tangent of the op with that input replaced by its tangent (derivatives.yaml mm:
+        ``result: self_t.mm(mat2_p) + self_p.mm(mat2_t)``). Returns the op."""
+        self.jvp = _linear_jvp
+        self.jvp_kind = "multilinear"
+        return self
+
     def defjvp_reduction(self):
         """Declare the op a reduction of its one tensor input over the parameters ``dim`` (None or ``()``: all
         dimensions; absent: all) and ``keepdim``: each input element contributes to one output element, so
@@ -659,6 +667,12 @@ def _fw_apply(o: Op, args, params):
             filled = [a if t is None and type(a) is Tensor and a.data.dtype.kind != "f" else t
                       for a, t in zip(args, _filled_tangents(o, args, tangents))]
             ts = _apply(o, tuple(filled) + tuple(args[n:]))
+        elif kind == "multilinear":  # one term per input with a tangent: the op with that input's tangent
+            ts = None
+            for k, t in enumerate(tangents):
+                if t is not None:
+                    term = _apply(o, tuple(args[:k]) + (t,) + tuple(args[k + 1:]))
+                    ts = term if ts is None else ts + term
         elif kind == "reduction":
             ts = _reduction_jvp(o, args, tangents, outs[0])
         else:  # elementwise: one VJP per input with a tangent, the tangent as the output's gradient
