@@ -409,6 +409,17 @@ class Op:
         self.jvp_kind = "multilinear"
         return self
 
+    def defjvp_loss(self):
+        """Declare the op a pointwise loss with a ``reduction`` parameter (mse_loss, binary_cross_entropy): with
+        "none" it is elementwise (:meth:`defjvp_elementwise`); with "mean" or "sum" its output is 0-d and its
+        tangent is the gradient dotted with the tangents, ``sum_k sum(vjp(1)[k] * t_k)`` (derivatives.yaml:
+        ``apply_loss_reduction(..., reduction)`` of the elementwise tangent). Returns the op."""
+        if self.vjp is None or "reduction" not in self.param_names:
+            raise TypeError(f"{self.name}: defjvp_loss needs the VJP rule of an op with a reduction parameter")
+        self.jvp = _elementwise_jvp
+        self.jvp_kind = "loss"
+        return self
+
     def defjvp_reduction(self):
         """Declare the op a reduction of its one tensor input over the parameters ``dim`` (None or ``()``: all
         dimensions; absent: all) and ``keepdim``: each input element contributes to one output element, so
@@ -663,8 +674,8 @@ def _fw_apply(o: Op, args, params):
         if kind == "rule":
             ts = o.jvp(*_jvp_args(o, args, tangents, out))
         elif kind == "linear":
-            # non-float tensor inputs (indices, masks) are not linear arguments: they are passed as they are
-            filled = [a if t is None and type(a) is Tensor and a.data.dtype.kind != "f" else t
+            # a non-float tensor input (cat of ints and floats) has a zero tangent of its dtype
+            filled = [Tensor(np.zeros_like(a.data)) if t is None and type(a) is Tensor else t
                       for a, t in zip(args, _filled_tangents(o, args, tangents))]
             ts = _apply(o, tuple(filled) + tuple(args[n:]))
         elif kind == "multilinear":  # one term per input with a tangent: the op with that input's tangent
@@ -675,6 +686,18 @@ def _fw_apply(o: Op, args, params):
                     ts = term if ts is None else ts + term
         elif kind == "reduction":
             ts = _reduction_jvp(o, args, tangents, outs[0])
+        elif kind == "loss" and args[n + o.param_names.index("reduction")] != "none":
+            # a 0-d loss: the gradient (the VJP of 1) dotted with the tangents
+            from .reduction import sum as _sum
+
+            ts = None
+            needs = tuple([t is not None for t in tangents])
+            g = o.vjp(*_vjp_args(o, Tensor(np.ones_like(outs[0].data)), args, outs[0], needs))
+            g = g if type(g) is tuple else (g,)
+            for k, t in enumerate(tangents):
+                if t is not None and g[k] is not None:
+                    term = _sum(g[k] * t)
+                    ts = term if ts is None else ts + term
         else:  # elementwise: one VJP per input with a tangent, the tangent as the output's gradient
             ts = None
             needs = tuple([t is not None for t in tangents])

@@ -714,3 +714,17 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if reduction == "batchmean" and input.ndim != 0:
         reduced = reduced / input.shape[0]
     return reduced
+
+
+# ----------------------------------------------------------------------------------------- forward mode
+# derivatives.yaml: mul/div/add by a number, masked_fill and xlogy are elementwise; the pointwise losses'
+# ``result:`` is apply_loss_reduction of their elementwise tangent (mse_loss: apply_loss_reduction(2 * (self_p -
+# target_p) * (self_t - target_t), reduction)); nll_loss is linear in its input (result: nll_loss(self_t,
+# target, weight, reduction, ignore_index)), as is its backward in the gradient.
+for _o in (_mul_scalar, _div_scalar, _add_scalar, _masked_fill, _xlogy):
+    _o.defjvp_elementwise()
+for _o in (_mse_loss, _smooth_l1_loss, _huber_loss, _binary_cross_entropy, _bce_backward,
+           _binary_cross_entropy_with_logits):
+    _o.defjvp_loss()
+for _o in (_nll_loss, _nll_loss2d, _nll_backward):
+    _o.defjvp_linear()
