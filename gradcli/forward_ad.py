@@ -19,7 +19,7 @@ from collections import namedtuple
 
 from .context import state as _state
 from .ops import REGISTRY
-from .ops._core import Op, op
+from .ops._core import op
 from .tensor import Tensor, fw_tangent
 
 #: The internal ids of levels (the public level is always 0).
@@ -138,6 +138,9 @@ def _(grad):
     return grad
 
 
+_identity.defjvp_linear()
+
+
 def unpack_dual(tensor, *, level=None) -> UnpackedDualTensor:
     """The primal and tangent of ``tensor`` at the current level, as ``UnpackedDualTensor(primal, tangent)``.
 
@@ -165,5 +168,3 @@ def unpack_dual(tensor, *, level=None) -> UnpackedDualTensor:
         _state.fw_level = level_id
     return UnpackedDualTensor(primal, tangent)
 
-
-assert isinstance(_identity, Op)

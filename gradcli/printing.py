@@ -288,11 +288,13 @@ def _object_address(obj) -> str:
 def _repr(obj, default_dtype, active: set[int]) -> str:
     if _is_tensor_like(obj):
         grad_fn = getattr(obj, "grad_fn", None)
+        tangent = getattr(obj, "_tangent_text", None)  # a dual tensor's (gradcli.tensor.Tensor._tangent_text)
         return format_tensor(
             obj.data,
             requires_grad=bool(obj.requires_grad),
             grad_fn=None if grad_fn is None else str(grad_fn.name()),
             default_dtype=default_dtype,
+            tangent=tangent() if callable(tangent) else None,
         )
     if _is_grad_fn_like(obj):
         return f"<{obj.name()} object at {_object_address(obj)}>"

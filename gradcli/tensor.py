@@ -261,11 +261,20 @@ class Tensor:
 
     def __repr__(self) -> str:
         fn = self.grad_fn
-        tangent = fw_tangent(self)  # a dual tensor prints its tangent last, as PyTorch's
         return format_tensor(self.data, requires_grad=self.requires_grad and fn is None,
                              grad_fn=None if fn is None else fn.name(),
-                             default_dtype=dtypes.get_default_dtype().np,
-                             tangent=None if tangent is None else repr(tangent))
+                             default_dtype=dtypes.get_default_dtype().np, tangent=self._tangent_text())
+
+    def _tangent_text(self):
+        """How a dual tensor's printed form shows its forward-AD tangent (``tangent=...``, torch/_tensor_str.py's
+        ``f"tangent={tangent}"``): the tangent's repr, or for a 0-d tangent its value as a Python float (Tensor
+        formatting a 0-d tensor as its item); None for a tensor that is not dual."""
+        tangent = fw_tangent(self)
+        if tangent is None:
+            return None
+        if tangent.data.ndim == 0:
+            return str(tangent.data.item())
+        return repr(tangent)
 
     __str__ = __repr__
 
