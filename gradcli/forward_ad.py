@@ -146,20 +146,23 @@ def unpack_dual(tensor, *, level=None) -> UnpackedDualTensor:
 
     ``primal`` is an alias of ``tensor`` without a tangent (grad_fn Identity where it requires grad, as
     PyTorch's); ``tangent`` is the tangent, or None for a tensor that is not dual, outside a level, or after the
-    level was left (then ``primal`` is ``tensor`` itself).
+    level was left (then ``primal`` is ``tensor`` itself); outside a level any ``tensor`` is given back as the
+    primal, as PyTorch does.
 
     Raises:
-        TypeError: for a value that is not a Tensor ("_unpack_dual(): argument 'dual' (position 1) must be
+        TypeError: inside a level, for a value that is not a Tensor ("_unpack_dual(): argument 'dual' (position 1) must be
             Tensor, not int").
-        RuntimeError: for a level other than 0 ("Invalid level given to _unpack_dual").
+        RuntimeError: for a dual tensor and a level other than 0 ("Invalid level given to _fw_primal").
     """
+    if _state.fw_level is None and level is None:  # outside a level anything is returned as it is (PyTorch)
+        return UnpackedDualTensor(tensor, None)
     if not isinstance(tensor, Tensor):
         raise TypeError(f"_unpack_dual(): argument 'dual' (position 1) must be Tensor, not {type(tensor).__name__}")
-    if level not in (None, 0):
-        raise RuntimeError("Invalid level given to _unpack_dual")
     tangent = fw_tangent(tensor)
     if tangent is None:
         return UnpackedDualTensor(tensor, None)
+    if level not in (None, 0):
+        raise RuntimeError("Invalid level given to _fw_primal")
     level_id = _state.fw_level
     _state.fw_level = None
     try:
