@@ -71,7 +71,7 @@ from typing import Protocol
 import numpy as np
 
 from .. import dtypes, limits
-from ..autograd import MultiNode, Node
+from ..autograd import SAVED_TANGENTS, MultiNode, Node
 from ..context import state as _state
 from ..rules import (ARG_INPUT, ARG_NEEDS_INPUT_GRAD, ARG_PARAM, ARG_RESULT, ARG_SHAPE, ARG_VARARGS, CALL_PLAN,
                      CALL_SAVED, CALL_SAVED_NEEDS, CALL_SAVED_PARAMS, CALL_SAVED_PARAMS_NEEDS)
@@ -711,9 +711,24 @@ def _fw_apply(o: Op, args, params):
                 _set_tangent(x, t, level)
         else:
             _set_tangent(outs[0], ts, level)
+        node = outs[0].grad_fn
+        if node is not None and o.save_plan:  # forward over reverse: the saved values' tangents
+            saved = {}
+            for slot, j in enumerate(o.save_plan):
+                t = fw_tangent_at(outs[0], level) if j == n else tangents[j]
+                if t is not None:
+                    saved[slot] = t
+            if saved:
+                SAVED_TANGENTS[node] = (level, saved)
     finally:
         _state.fw_level = level
     return out
+
+
+def fw_tangent_at(t: Tensor, level):
+    """The tangent of ``t`` at ``level`` (while forward AD is off to compute a rule), or None."""
+    fw = getattr(t, "_fw", None)
+    return fw[1] if fw is not None and fw[0] == level else None
 
 
 def fw_not_implemented(name: str) -> str:

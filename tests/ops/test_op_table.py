@@ -408,10 +408,11 @@ def cast_(a):
 
 @pytest.mark.parametrize("case", _params("test_jvp_hvp", HVP_ROWS))
 def test_jvp_hvp(case, torch):
-    """Second order through forward mode (float64): the output's tangent ``J u`` is differentiable, and
-    ``grad(sum(w * J u), inputs)`` equals PyTorch's (reverse over forward, the Hessian-vector products of
-    ``w . f``), which are PyTorch's ``torch.func.jvp`` of the gradient (forward over reverse)."""
-    from torch.autograd import forward_ad as tfw
+    """Second order through forward mode (float64), the Hessian-vector products of ``w . f`` both ways, equal to
+    PyTorch's: reverse over forward (the output's tangent ``J u`` is differentiable: ``grad(sum(w * J u),
+    inputs)``) and forward over reverse (inside the level, the tangent of ``grad(f, inputs, w,
+    create_graph=True)``)."""
+    from gradcli import forward_ad as fwAD
 
     arrays = make_arrays(case.args, case.id)
     tangents = _tangents(case, arrays, "u")
@@ -428,14 +429,27 @@ def test_jvp_hvp(case, torch):
         rtol, atol = 1e-3, 1e-5
     else:
         rtol, atol = 1e-7, 1e-10
+    _compare_hvp(got, want, rtol, atol, "reverse over forward")
+
+    xs = g_inputs(case.args, arrays, np.float64)
+    wrt = [x for a, x in zip(case.args, xs) if a.differentiable]
+    with fwAD.dual_level():
+        duals = [x if t is None else fwAD.make_dual(x, G.tensor(t)) for x, t in zip(xs, tangents)]
+        out = case.fn(G, *duals)
+        grads = G.autograd.grad(out, wrt, G.tensor(w), create_graph=True, allow_unused=True)
+        fwd = [None if g is None else fwAD.unpack_dual(g).tangent for g in grads]
+    _compare_hvp(fwd, want, rtol, atol, "forward over reverse")
+
+
+def _compare_hvp(got, want, rtol, atol, how: str) -> None:
     for k, (a, b) in enumerate(zip(got, want)):
         if a is None or b is None:
             other = b if a is None else a
             assert other is None or not np.any(other if isinstance(other, np.ndarray) else to_np(other)), (
-                f"hvp of input {k}: {a} vs {b}")
+                f"{how}: hvp of input {k}: {a} vs {b}")
             continue
         a, b = (x if isinstance(x, np.ndarray) else to_np(x) for x in (a, b))
-        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, err_msg=f"hvp of input {k}")
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, err_msg=f"{how}: hvp of input {k}")
 
 
 def _torch_hvp(case, arrays, tangents, w, torch):
