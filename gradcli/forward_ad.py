@@ -5,7 +5,10 @@ op applied to a dual tensor computes its output's tangent by its forward-mode ru
 declared with ``@<op>.defjvp`` beside the VJP, after the ``result:`` formulas of PyTorch's
 tools/autograd/derivatives.yaml), and :func:`unpack_dual` gives back ``(primal, tangent)``. Leaving the level
 forgets every tangent made in it. Tangents are computed with recorded ops, so they are differentiable in turn
-(reverse over forward gives Hessian-vector products).
+(reverse over forward gives Hessian-vector products); and a gradient taken with ``create_graph=True`` inside the
+level has a tangent (forward over reverse: the nodes keep their saved values' tangents,
+``gradcli.autograd.SAVED_TANGENTS``). A backward without ``create_graph`` computes on plain arrays: its
+gradients have no tangent.
 
 Functions, results and messages follow torch/autograd/forward_ad.py (PyTorch 2.13). As in PyTorch, levels do not
 nest, and the level is always 0. The level lives in the run context (``gradcli.context.state.fw_level``: a

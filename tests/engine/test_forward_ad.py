@@ -163,3 +163,17 @@ def test_every_differentiable_op_has_a_forward_rule():
     ops = {o for o in gc.get_objects() if isinstance(o, Op)} | {o for o in REGISTRY.values() if isinstance(o, Op)}
     missing = sorted(o.name for o in ops if o.differentiable and o.jvp is None and o.name != "_no_jvp_for_test")
     assert not missing, f"ops without a JVP rule (@op.defjvp...): {missing}"
+
+
+def test_forward_over_reverse_matches_torch(torch):
+    """The tangent of a gradient taken with create_graph=True inside the level: a Hessian-vector product."""
+    tfw = torch.autograd.forward_ad
+    out = []
+    for m, fw in ((G, fwAD), (torch, tfw)):
+        x = m.tensor([0.5, -1.0, 2.0], dtype=m.float64, requires_grad=True)
+        with fw.dual_level():
+            d = fw.make_dual(x, m.tensor([1.0, 2.0, -1.0], dtype=m.float64))
+            y = (d.exp() * d).sum() + (d * d).sin().sum() + m.softmax(d, 0).log().sum()
+            g, = m.autograd.grad(y, d, create_graph=True)
+            out.append(repr(fw.unpack_dual(g).tangent))
+    assert out[0] == out[1]
