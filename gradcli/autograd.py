@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import heapq
+import weakref
 
 import numpy as np
 
@@ -97,6 +98,13 @@ class enable_grad(_GradModeContext):
 
 # ------------------------------------------------------------------------------------------------------ graph
 _FREED = object()
+
+#: Forward over reverse: the tangents of the values a node saved, for the nodes recorded inside a forward-AD
+#: level (``node -> (level, {slot: tangent})``, filled by the op table's forward AD). A ``create_graph``
+#: backward run inside that level gives the saved values their tangents again, so that the gradient's
+#: computation carries tangents (the gradient's tangent is then a Hessian-vector product), as PyTorch's saved
+#: variables keep their forward gradients.
+SAVED_TANGENTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 #: Installed by gradcli.ops.inplace (the in-place ops, one layer up): called with the roots before a backward
 #: runs while some buffer was modified in place (gradcli.versions), it makes a derivative rule that uses a value
 #: modified after its node was made raise PyTorch's error.
@@ -242,7 +250,13 @@ class Node:
         for kind, i in self.op.vjp_plan:
             if kind == ARG_INPUT or kind == ARG_RESULT:  # a saved value
                 d = saved[i]
-                args.append(self._saved_tensor(i, d) if create_graph and d is not None else d)
+                if create_graph and d is not None:
+                    t = self._saved_tensor(i, d)
+                    if SAVED_TANGENTS and _state.fw_level is not None:
+                        _restore_tangent(self, i, t)
+                    args.append(t)
+                else:
+                    args.append(d)
             elif kind == ARG_PARAM:  # a non-tensor argument
                 args.append(self.params[i])
             elif kind == ARG_SHAPE:  # an input's shape
@@ -272,6 +286,16 @@ class Node:
             t._output_nr = e.nr
             return t if d.dtype == e.out_dtype else t.to(self.dtype)
         return e if e.data.dtype == self.dtype else e.to(self.dtype)
+
+
+def _restore_tangent(node, slot: int, t: Tensor) -> None:
+    # the saved value's tangent at the active forward-AD level, on the Tensor rebuilt from it (SAVED_TANGENTS)
+    entry = SAVED_TANGENTS.get(node)
+    if entry is None or entry[0] != _state.fw_level:
+        return
+    tangent = entry[1].get(slot)
+    if tangent is not None and getattr(t, "_fw", None) is None:
+        t._fw = (entry[0], tangent if tangent.data.dtype == t.data.dtype else tangent.to(t.dtype))
 
 
 class OutputEdge:

@@ -1,7 +1,8 @@
 """The run context: the state a run of gradcli's engine and language reads besides its arguments.
 
 A :class:`RunContext` holds the default float dtype, the random number generator behind ``rand``/``randn``/
-``randint``, the :class:`~gradcli.limits.Limits`, anomaly mode, grad mode and the autograd node budget. One
+``randint``, the :class:`~gradcli.limits.Limits`, anomaly mode, grad mode, the autograd node budget and the
+forward-AD level (``torch.autograd.forward_ad.dual_level``, :mod:`gradcli.forward_ad`). One
 context is active at a time; ``with RunContext(...):`` makes one active and, on leaving the block (also by an
 exception), gives back the one that was active before, with whatever that one had changed. There is always a
 root context, so library code that never makes one works as with PyTorch::
@@ -56,9 +57,12 @@ class _Active:
         anomaly: None when anomaly detection is off; else the positions recorded for it (graph node → where
             the program created it, see :mod:`gradcli.anomaly`).
         rng: the :class:`~gradcli.generator.Generator` of rand/randn/randint/..., or None until first used.
+        fw_level: the forward-AD level entered with ``torch.autograd.forward_ad.dual_level`` (an int, unique
+            in the process), or None outside one (:mod:`gradcli.forward_ad`). Ops read it on every call: only
+            when it is set do they look for tangents.
     """
 
-    __slots__ = ("context", "sequence", "grad_enabled", "graph_stop", "graph_base", "anomaly", "rng")
+    __slots__ = ("context", "sequence", "grad_enabled", "graph_stop", "graph_base", "anomaly", "rng", "fw_level")
 
 
 #: The active context's values (see :class:`_Active`). Hot paths read ``state.grad_enabled`` and
@@ -93,7 +97,8 @@ class RunContext:
     ``grad_enabled``, ``anomaly`` (bool) and ``generator`` (:class:`~gradcli.generator.Generator`, made on first use).
     """
 
-    __slots__ = ("_grad_enabled", "_graph_left", "_graph_done", "_anomaly", "_rng", "_dtype", "_limits", "_outer")
+    __slots__ = ("_grad_enabled", "_graph_left", "_graph_done", "_anomaly", "_rng", "_dtype", "_limits", "_outer",
+                 "_fw_level")
 
     def __init__(self, *, dtype=None, seed: int | None = None, limits: _limits.Limits | None = None,
                  anomaly: bool = False, grad_enabled: bool = True):
@@ -107,6 +112,7 @@ class RunContext:
         self._graph_done = 0
         self._anomaly = weakref.WeakKeyDictionary() if anomaly else None
         self._rng = None if seed is None else _seeded(seed)
+        self._fw_level = None
         self._outer = []
 
     # -------------------------------------------------------------------------------------- activation
@@ -133,6 +139,7 @@ class RunContext:
         s.graph_base = now - self._graph_done
         s.anomaly = self._anomaly
         s.rng = self._rng
+        s.fw_level = self._fw_level
         dtypes.set_default_dtype(self._dtype)
         _limits.current = self._limits
         s.context = self
@@ -146,6 +153,7 @@ class RunContext:
         self._graph_done = now - s.graph_base
         self._anomaly = s.anomaly
         self._rng = s.rng
+        self._fw_level = s.fw_level
         self._dtype = dtypes.get_default_dtype()
         self._limits = _limits.current
 
@@ -274,6 +282,7 @@ def _make_root() -> RunContext:
     state.graph_base = 0
     state.anomaly = None
     state.rng = None
+    state.fw_level = None
     root._store()
     return root
 

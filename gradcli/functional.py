@@ -10,7 +10,8 @@ How it is computed: one reverse pass per output element (``autograd.grad`` with 
 into the Jacobian; the Hessian is the Jacobian of the gradient taken with ``create_graph``; ``jvp`` uses the
 double-backward trick (a VJP with a dummy vector, differentiated again with respect to that vector), as
 PyTorch's reverse-mode ``jvp`` does. ``vectorize=True`` and ``strategy="forward-mode"`` give the same values
-(gradcli has no forward mode yet; the values are what matter).
+(computed by reverse mode all the same: the values are what matter; forward mode itself is
+:mod:`gradcli.forward_ad`).
 """
 
 from __future__ import annotations

@@ -184,6 +184,7 @@ def format_tensor(
     grad_fn: str | None = None,
     default_dtype: "np.dtype" = np.float32,
     threshold: int | None = None,
+    tangent: str | None = None,
 ) -> str:
     """Return exactly ``str(t)`` (== ``repr(t)``) of the equivalent torch tensor.
 
@@ -196,6 +197,8 @@ def format_tensor(
             as in torch).
         grad_fn: name of the node that produced a non-leaf tensor, e.g.
             ``"MulBackward0"``; adds ``grad_fn=<MulBackward0>``.
+        tangent: the printed forward-AD tangent of a dual tensor; adds
+            ``tangent=...`` last (torch/_tensor_str.py).
         default_dtype: what ``torch.get_default_dtype()`` would return
             (float32 or float64; float16 is accepted too, as torch does).
             Tensors of that dtype, int64 and bool get no ``dtype=`` suffix
@@ -250,6 +253,8 @@ def format_tensor(
         suffixes.append(f"grad_fn=<{grad_fn}>")
     elif requires_grad:
         suffixes.append("requires_grad=True")
+    if tangent is not None:
+        suffixes.append(f"tangent={tangent}")
 
     return _add_suffixes(_PREFIX + tensor_str, suffixes, indent)
 
@@ -283,11 +288,13 @@ def _object_address(obj) -> str:
 def _repr(obj, default_dtype, active: set[int]) -> str:
     if _is_tensor_like(obj):
         grad_fn = getattr(obj, "grad_fn", None)
+        tangent = getattr(obj, "_tangent_text", None)  # a dual tensor's (gradcli.tensor.Tensor._tangent_text)
         return format_tensor(
             obj.data,
             requires_grad=bool(obj.requires_grad),
             grad_fn=None if grad_fn is None else str(grad_fn.name()),
             default_dtype=default_dtype,
+            tangent=tangent() if callable(tangent) else None,
         )
     if _is_grad_fn_like(obj):
         return f"<{obj.name()} object at {_object_address(obj)}>"

@@ -17,6 +17,7 @@ import weakref
 import numpy as np
 
 from . import dtypes, versions
+from .context import state as _state
 from .printing import format_tensor
 
 _NONLEAF_GRAD_WARNING = (
@@ -63,7 +64,8 @@ class Tensor:
     """
 
     # _output_nr is set only on outputs of a node with several (see output_nr), so other tensors pay nothing
-    __slots__ = ("data", "requires_grad", "grad_fn", "_grad", "_retains_grad", "_output_nr", "__weakref__")
+    # _fw, the forward-AD tangent as ``(level, tangent)``, is set only on dual tensors (gradcli.forward_ad)
+    __slots__ = ("data", "requires_grad", "grad_fn", "_grad", "_retains_grad", "_output_nr", "_fw", "__weakref__")
     # Make numpy defer to Tensor's reflected operators in ``ndarray * Tensor``.
     __array_priority__ = 1000
     __hash__ = object.__hash__
@@ -261,9 +263,30 @@ class Tensor:
         fn = self.grad_fn
         return format_tensor(self.data, requires_grad=self.requires_grad and fn is None,
                              grad_fn=None if fn is None else fn.name(),
-                             default_dtype=dtypes.get_default_dtype().np)
+                             default_dtype=dtypes.get_default_dtype().np, tangent=self._tangent_text())
+
+    def _tangent_text(self):
+        """How a dual tensor's printed form shows its forward-AD tangent (``tangent=...``, torch/_tensor_str.py's
+        ``f"tangent={tangent}"``): the tangent's repr, or for a 0-d tangent its value as a Python float (Tensor
+        formatting a 0-d tensor as its item); None for a tensor that is not dual."""
+        tangent = fw_tangent(self)
+        if tangent is None:
+            return None
+        if tangent.data.ndim == 0:
+            return str(tangent.data.item())
+        return repr(tangent)
 
     __str__ = __repr__
+
+
+def fw_tangent(t: Tensor):
+    """The forward-AD tangent of ``t`` at the active level (:mod:`gradcli.forward_ad`), or None: none was set,
+    or it belongs to a level that has been exited."""
+    try:
+        level, tangent = t._fw
+    except AttributeError:
+        return None
+    return tangent if level == _state.fw_level else None
 
 
 def to_tensor(value, dtype=None) -> Tensor:

@@ -387,7 +387,8 @@ CONSTANTS = {"pi": _math.pi, "e": _math.e, "inf": _math.inf, "nan": _math.nan}
 
 def modules() -> dict[str, Namespace]:
     """The modules a program can import (and the ``torch``/``F`` it has without importing), by dotted name:
-    ``torch``, ``torch.nn``, ``torch.nn.functional`` and ``torch.autograd``. ``torch`` and ``F`` hold every op,
+    ``torch``, ``torch.nn``, ``torch.nn.functional``, ``torch.autograd``, ``torch.autograd.functional`` and
+    ``torch.autograd.forward_ad`` (:mod:`gradcli.forward_ad`). ``torch`` and ``F`` hold every op,
     the dtypes, the grad modes, ``Tensor``, ``Size`` and ``get_default_dtype``.
 
     Built once and shared by every run (a program cannot change a module: namespaces refuse assignment), again
@@ -456,12 +457,19 @@ def _modules() -> dict[str, Namespace]:
     autograd_functional = Namespace("torch.autograd.functional", {
         "jacobian": _functional.jacobian, "hessian": _functional.hessian, "vjp": _functional.vjp,
         "jvp": _functional.jvp, "vhp": _functional.vhp, "hvp": _functional.hvp})
+    from .. import forward_ad as _forward_ad
+
+    forward_ad = Namespace("torch.autograd.forward_ad", {
+        "dual_level": _forward_ad.dual_level, "make_dual": _forward_ad.make_dual,
+        "unpack_dual": _forward_ad.unpack_dual, "enter_dual_level": _forward_ad.enter_dual_level,
+        "exit_dual_level": _forward_ad.exit_dual_level, "UnpackedDualTensor": _forward_ad.UnpackedDualTensor})
     autograd_ns = Namespace("torch.autograd", {"grad": autograd.grad, "backward": autograd.backward,
                                                "Variable": _variable, "Function": custom_function.FUNCTION,
-                                               "functional": autograd_functional})
+                                               "functional": autograd_functional, "forward_ad": forward_ad})
     torch = Namespace("torch", dict(members, nn=nn, autograd=autograd_ns))
     return {"torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.autograd": autograd_ns,
-            "torch.autograd.functional": autograd_functional, "math": math_module()}
+            "torch.autograd.functional": autograd_functional, "torch.autograd.forward_ad": forward_ad,
+            "math": math_module()}
 
 
 def names(mods: dict[str, Namespace], write: Callable[[str], None]) -> dict:

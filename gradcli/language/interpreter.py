@@ -18,7 +18,7 @@ import sys
 import warnings
 from contextlib import contextmanager
 
-from .. import anomaly, autograd, context, limits
+from .. import anomaly, autograd, context, forward_ad, limits
 from ..errors import EvalError, GradcliError, LimitError
 from ..ops import inplace
 from ..ops.operators import BINARY, COMPARISONS, UNARY
@@ -62,7 +62,8 @@ _COMPARE.update({"is": operator.is_, "is not": operator.is_not, "in": lambda a, 
                  "not in": lambda a, b: a not in b})
 
 
-_PROVIDED = "torch, torch.nn, torch.nn.functional, torch.autograd, torch.autograd.functional, math and random"
+_PROVIDED = ("torch, torch.nn, torch.nn.functional, torch.autograd, torch.autograd.functional, "
+             "torch.autograd.forward_ad, math and random")
 
 
 def _keyword_hint(func, message: str) -> str | None:
@@ -313,11 +314,15 @@ class Interpreter:
             if isinstance(ctx, Instance):
                 self.with_instance(ctx, s, env)
                 return
-            if not isinstance(ctx, (autograd.no_grad, autograd.enable_grad)):
+            if not isinstance(ctx, (autograd.no_grad, autograd.enable_grad, forward_ad.dual_level)):
                 raise self.error(TypeError(f"'{type_name(ctx)}' object does not support the context manager "
-                                           "protocol (gradcli supports torch.no_grad() and torch.enable_grad())"),
+                                           "protocol (gradcli supports torch.no_grad(), torch.enable_grad() and "
+                                           "torch.autograd.forward_ad.dual_level())"),
                                  s.context)
-            value = ctx.__enter__()
+            try:
+                value = ctx.__enter__()
+            except Exception as exc:  # dual_level inside another: PyTorch's RuntimeError, at the with
+                raise self.error(exc, s.context) from None
             try:
                 if s.alias:
                     env[s.alias] = value

@@ -14,8 +14,15 @@ carries the fields ``gradcli ops`` lists (:class:`Entry`):
       def _(grad, input, other):
           return grad * other, grad * input
 
-  A forward-mode rule (``@mul.defjvp``, the Jacobian-vector product) will sit beside the VJP; the slot exists
-  (:attr:`Op.jvp`), no engine uses it yet.
+  The forward-mode rule (``@mul.defjvp``, the Jacobian-vector product: derivatives.yaml's ``result:``) sits
+  beside the VJP::
+
+      @mul.defjvp
+      def _(input_t, other_t, input, other):
+          return input_t * other + other_t * input
+
+  It receives each input's tangent as ``<input>_t`` and, by naming them, the values the VJP may name (see
+  :meth:`Op.defjvp`); it runs on Tensors only, recorded, so that tangents are differentiable in turn.
 
 * ``@composite`` for a **function that dispatches to ops** (matmul's folding, cross_entropy, reshape's choice of
   view or copy, getitem) and for the functions that are not ops at all (``kind="creation"``: tensor factories;
@@ -64,11 +71,12 @@ from typing import Protocol
 import numpy as np
 
 from .. import dtypes, limits
-from ..autograd import MultiNode, Node
+from ..autograd import SAVED_TANGENTS, MultiNode, Node
 from ..context import state as _state
 from ..rules import (ARG_INPUT, ARG_NEEDS_INPUT_GRAD, ARG_PARAM, ARG_RESULT, ARG_SHAPE, ARG_VARARGS, CALL_PLAN,
                      CALL_SAVED, CALL_SAVED_NEEDS, CALL_SAVED_PARAMS, CALL_SAVED_PARAMS_NEEDS)
-from ..tensor import REQUIRES_GRAD_DTYPE_ERROR, Tensor, normalize_dim, normalize_dims, to_tensor  # noqa: F401
+from ..tensor import (REQUIRES_GRAD_DTYPE_ERROR, Tensor, fw_tangent, normalize_dim, normalize_dims,  # noqa: F401
+                      to_tensor)
 
 #: Every callable of the language and of ``import gradcli``, by PyTorch name (aliases included): Op instances
 #: and the functions declared with :func:`composite`. Filled by the op modules at import time.
@@ -218,6 +226,9 @@ class Op:
             then the tuple of their gradients (zeros for outputs that got none).
         vjp: the derivative rule (reverse mode), or None until :meth:`defvjp`.
         jvp: the forward-mode rule (Jacobian-vector product), or None until :meth:`defjvp`.
+        jvp_plan: the arguments of ``jvp``, ``(kind, index)`` per parameter (set by :meth:`defjvp`).
+        jvp_kind: "rule" (:meth:`defjvp`), "linear" (:meth:`defjvp_linear`), "elementwise"
+            (:meth:`defjvp_elementwise`), or None without a forward-mode rule.
         vjp_plan: how to build the rule's arguments: ``(kind, index)`` per argument, kinds from
             :mod:`gradcli.rules` (set by :meth:`defvjp`).
         vjp_call: how the engine calls the rule, a call code of :mod:`gradcli.rules`.
@@ -244,6 +255,8 @@ class Op:
         self.domain = domain
         self.vjp = None
         self.jvp = None
+        self.jvp_plan = ()
+        self.jvp_kind = None
         self.vjp_plan = ()
         self.saves = False
         self.save_plan = ()
@@ -332,8 +345,104 @@ class Op:
 
     def defjvp(self, rule):
         """Set the forward-mode rule (the Jacobian-vector product, derivatives.yaml's ``result:`` formula)
-        beside the VJP; returns the op. The slot of the transforms issue: no engine calls it yet."""
+        beside the VJP; returns the op. Forward AD (:mod:`gradcli.forward_ad`) calls it when an input of the op
+        is a dual tensor.
+
+        The rule's parameters are named, in any order:
+
+        * ``<input>_t`` (``input_t``, ``other_t``): the input's tangent, a Tensor of the input's shape (zeros
+          for a float input without a tangent), ``0.0`` for a Python-number input, None for an absent or
+          non-float input (an index);
+        * an input (``input``): its primal value, the Tensor (or number) the op was called with;
+        * ``result``: the output Tensor (for an op whose forward returns a tuple, the tuple of outputs);
+        * a non-tensor parameter (``dim``), ``<input>_shape``.
+
+        It returns the output's tangent (one per output for ``multi_output`` ops; None for no tangent), in any
+        shape that broadcasts to the output's: the engine expands it and casts it to the output's dtype.
+
+        Raises:
+            TypeError: if the rule names something the op does not have.
+        """
+        plan = []
+        for pname in inspect.signature(rule).parameters:
+            if pname.endswith("_t") and pname[:-2] in self.input_names:
+                plan.append(("t", self.input_names.index(pname[:-2])))
+            elif pname in self.input_names:
+                plan.append(("input", self.input_names.index(pname)))
+            elif pname == "result":
+                plan.append(("result", 0))
+            elif pname in self.param_names:
+                kind = self.signature.parameters[pname].kind
+                plan.append(("varargs" if kind == inspect.Parameter.VAR_POSITIONAL else "param",
+                             self.param_names.index(pname)))
+            elif pname.endswith("_shape") and pname[:-6] in self.input_names:
+                plan.append(("shape", self.input_names.index(pname[:-6])))
+            else:
+                raise TypeError(f"{self.name}: forward-mode rule asks for unknown value {pname!r}")
+        self.jvp_plan = tuple(plan)
         self.jvp = rule
+        self.jvp_kind = "rule"
+        return self
+
+    def defjvp_unsupported(self, aten: str):
+        """Declare that forward AD through the op fails, as PyTorch's does for the ops whose derivative is
+        "not implemented" (floor_divide): NotImplementedError "Trying to use forward AD with aten::floor_divide
+        that does not support it." Returns the op."""
+        def rule():
+            raise NotImplementedError(f"Trying to use forward AD with aten::{aten} that does not support it.")
+
+        return self.defjvp(rule)
+
+    def defjvp_linear(self):
+        """Declare the op linear in its tensor inputs taken together (derivatives.yaml's ``auto_linear``: views,
+        reshapes, sums, add): its tangent is the op applied to the tangents, with the same parameters. Returns
+        the op."""
+        self.jvp = _linear_jvp
+        self.jvp_kind = "linear"
+        return self
+
+    def defjvp_multilinear(self):
+        """Declare the op linear in each tensor input separately (mm, bmm, mv, dot, outer): its tangent is the sum
+        over the inputs with a tangent of the op with that input replaced by its tangent (derivatives.yaml mm:
+        ``result: self_t.mm(mat2_p) + self_p.mm(mat2_t)``). Returns the op."""
+        self.jvp = _linear_jvp
+        self.jvp_kind = "multilinear"
+        return self
+
+    def defjvp_loss(self):
+        """Declare the op a pointwise loss with a ``reduction`` parameter (mse_loss, binary_cross_entropy): with
+        "none" it is elementwise (:meth:`defjvp_elementwise`); with "mean" or "sum" its output is 0-d and its
+        tangent is the gradient dotted with the tangents, ``sum_k sum(vjp(1)[k] * t_k)`` (derivatives.yaml:
+        ``apply_loss_reduction(..., reduction)`` of the elementwise tangent). Returns the op."""
+        if self.vjp is None or "reduction" not in self.param_names:
+            raise TypeError(f"{self.name}: defjvp_loss needs the VJP rule of an op with a reduction parameter")
+        self.jvp = _elementwise_jvp
+        self.jvp_kind = "loss"
+        return self
+
+    def defjvp_reduction(self):
+        """Declare the op a reduction of its one tensor input over the parameters ``dim`` (None or ``()``: all
+        dimensions; absent: all) and ``keepdim``: each input element contributes to one output element, so
+        the tangent is ``sum(vjp(ones) * input_t, dim, keepdim)`` (derivatives.yaml's reductions, e.g. prod's
+        ``(prod_backward(ones, self_p, result, dim, keepdim) * self_t).sum(dim, keepdim)``, amax's
+        ``amaxamin_jvp``, std's and norm's). The VJP must be declared first. Returns the op."""
+        if self.vjp is None or self.ninputs != 1:
+            raise TypeError(f"{self.name}: defjvp_reduction needs the VJP rule of a one-input op first")
+        self.jvp = _reduction_jvp
+        self.jvp_kind = "reduction"
+        return self
+
+    def defjvp_elementwise(self):
+        """Declare the op elementwise (derivatives.yaml's ``auto_element_wise``): its Jacobian with respect to
+        each input is diagonal (after broadcasting), so its tangent is the sum over the inputs with a tangent
+        of the VJP rule applied to that tangent (``grad`` replaced by ``input_t``). The VJP must be declared
+        first. Returns the op."""
+        if self.vjp is None:
+            raise TypeError(f"{self.name}: defjvp_elementwise needs the VJP rule first")
+        if self.multi_output:
+            raise TypeError(f"{self.name}: an op with several outputs is not elementwise")
+        self.jvp = _elementwise_jvp
+        self.jvp_kind = "elementwise"
         return self
 
     def __call__(self, *args, **kwargs):
@@ -476,6 +585,8 @@ def _apply(o: Op, args, params=None):
     # one floating dtype (or a float Tensor and a Python number), runs inline below; everything else takes
     # the general path (_fast_promote/_promote, _wrap_output). Both build their node with _new_node and give the
     # same results (tests/engine/test_perf_paths.py).
+    if _state.fw_level is not None:  # inside torch.autograd.forward_ad.dual_level: tangents may flow
+        return _fw_apply(o, args, params)
     n = o.ninputs
     a = args[0]
     if n <= 2 and type(a) is Tensor:
@@ -540,6 +651,192 @@ def _apply(o: Op, args, params=None):
                     edges = _output_edges(edges, args)
                 return Tensor(out, True, _new_node(o, edges, params, (da, db), out, odt, dtype, True))
     return _apply_general(o, args)
+
+
+def _fw_apply(o: Op, args, params):
+    """:func:`_apply` under a forward-AD level: the primal as usual, then, if an input is a dual tensor, the
+    output's tangent by the op's JVP rule (:meth:`Op.defjvp`), computed with forward AD off (the rule sees
+    primals, never duals) and recorded (so that the tangent is differentiable, as PyTorch's)."""
+    n = o.ninputs
+    tangents = [fw_tangent(a) if type(a) is Tensor else None for a in args[:n]]
+    level = _state.fw_level
+    _state.fw_level = None
+    try:
+        out = _apply(o, args, params)
+        if all(t is None for t in tangents):
+            return out
+        outs = out if type(out) is tuple else (out,)
+        if not o.differentiable or outs[0].data.dtype.kind != "f":
+            return out
+        if o.jvp is None:
+            raise NotImplementedError(fw_not_implemented(o.name))
+        kind = o.jvp_kind
+        if kind == "rule":
+            ts = o.jvp(*_jvp_args(o, args, tangents, out))
+        elif kind == "linear":
+            # a non-float tensor input (cat of ints and floats) has a zero tangent of its dtype
+            filled = [Tensor(np.zeros_like(a.data)) if t is None and type(a) is Tensor else t
+                      for a, t in zip(args, _filled_tangents(o, args, tangents))]
+            ts = _apply(o, tuple(filled) + tuple(args[n:]))
+        elif kind == "multilinear":  # one term per input with a tangent: the op with that input's tangent
+            ts = None
+            for k, t in enumerate(tangents):
+                if t is not None:
+                    term = _apply(o, tuple(args[:k]) + (t,) + tuple(args[k + 1:]))
+                    ts = term if ts is None else ts + term
+        elif kind == "reduction":
+            ts = _reduction_jvp(o, args, tangents, outs[0])
+        elif kind == "loss" and args[n + o.param_names.index("reduction")] != "none":
+            # a 0-d loss: the gradient (the VJP of 1) dotted with the tangents
+            _sum = REGISTRY["sum"]  # (the op module of sum imports this one)
+            ts = None
+            needs = tuple([t is not None for t in tangents])
+            g = o.vjp(*_vjp_args(o, Tensor(np.ones_like(outs[0].data)), args, outs[0], needs))
+            g = g if type(g) is tuple else (g,)
+            for k, t in enumerate(tangents):
+                if t is not None and g[k] is not None:
+                    term = _sum(g[k] * t)
+                    ts = term if ts is None else ts + term
+        else:  # elementwise: one VJP per input with a tangent, the tangent as the output's gradient
+            ts = None
+            needs = tuple([t is not None for t in tangents])
+            for k, t in enumerate(tangents):
+                if t is not None:
+                    g = o.vjp(*_vjp_args(o, t, args, out, needs))
+                    g = g[k] if type(g) is tuple else g
+                    if g is not None:
+                        ts = g if ts is None else ts + g
+        if o.multi_output:
+            for x, t in zip(outs, ts):
+                _set_tangent(x, t, level)
+        else:
+            _set_tangent(outs[0], ts, level)
+        node = outs[0].grad_fn
+        if node is not None and o.save_plan:  # forward over reverse: the saved values' tangents
+            saved = {}
+            for slot, j in enumerate(o.save_plan):
+                t = fw_tangent_at(outs[0], level) if j == n else tangents[j]
+                if t is not None:
+                    saved[slot] = t
+            if saved:
+                SAVED_TANGENTS[node] = (level, saved)
+    finally:
+        _state.fw_level = level
+    return out
+
+
+def fw_tangent_at(t: Tensor, level):
+    """The tangent of ``t`` at ``level`` (while forward AD is off to compute a rule), or None."""
+    fw = getattr(t, "_fw", None)
+    return fw[1] if fw is not None and fw[0] == level else None
+
+
+def fw_not_implemented(name: str) -> str:
+    """PyTorch's message (a NotImplementedError) for forward AD through an op without a forward-mode rule."""
+    return (f"Trying to use forward AD with {name} that does not support it because it has not been "
+            f"implemented yet.\nPlease file an issue to PyTorch at "
+            f"https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that we can "
+            f"prioritize its implementation or submit a PR adding the implementation to derivatives.yaml")
+
+
+def _linear_jvp(*args):
+    raise AssertionError("the JVP of an op declared linear is the op itself (see _fw_apply)")
+
+
+def _elementwise_jvp(*args):
+    raise AssertionError("the JVP of an op declared elementwise is its VJP (see _fw_apply)")
+
+
+def _reduction_jvp(o: Op, args, tangents, out: Tensor):
+    # Op.defjvp_reduction: the partial derivatives (the VJP of ones) times the tangent, summed per slice.
+    _sum = REGISTRY["sum"]  # (the op module of sum imports this one)
+    x, t = args[0], tangents[0]
+    ones = Tensor(np.ones_like(out.data))
+    p = o.vjp(*_vjp_args(o, ones, args, out, (True,)))
+    if type(p) is tuple:
+        p = p[0]
+    if p is None:  # no derivative (the norm of order 0): a zero tangent
+        return Tensor(np.zeros_like(out.data))
+    prod = p * t
+    names = o.param_names
+    dim = args[1 + names.index("dim")] if "dim" in names else None
+    keepdim = bool(args[1 + names.index("keepdim")]) if "keepdim" in names else False
+    ndim = x.data.ndim
+    axes = tuple(range(ndim)) if dim is None or dim == () else normalize_dims(dim, ndim)
+    if prod.data.shape != x.data.shape:
+        prod = prod.expand(x.data.shape)
+    r = _sum(prod, axes, keepdim) if ndim else prod
+    return r if r.data.shape == out.data.shape else r.reshape(out.data.shape)
+
+
+def _filled_tangents(o: Op, args, tangents) -> list:
+    # per tensor input: its tangent; zeros for a float Tensor without one, 0.0 for a number, else None
+    out = []
+    for a, t in zip(args[:o.ninputs], tangents):
+        if t is None:
+            if type(a) is Tensor:
+                t = Tensor(np.zeros_like(a.data)) if a.data.dtype.kind == "f" else None
+            elif _is_number(a):
+                t = 0.0
+        out.append(t)
+    return out
+
+
+def _vjp_args(o: Op, grad, args, out, needs) -> list:
+    # The VJP rule's arguments (as Node._rule_args builds them) from the call's Tensors, ``grad`` a tangent.
+    n = o.ninputs
+    vals = [grad]
+    for kind, i in o.vjp_plan:
+        if kind == ARG_INPUT or kind == ARG_RESULT:
+            j = o.save_plan[i]
+            vals.append(out if j == n else args[j])
+        elif kind == ARG_PARAM:
+            vals.append(args[n + i])
+        elif kind == ARG_SHAPE:
+            a = args[i]
+            vals.append(None if a is None else tuple(np.shape(a.data if type(a) is Tensor else a)))
+        elif kind == ARG_VARARGS:
+            vals.append(tuple(args[n + i:]))
+        else:  # ARG_NEEDS_INPUT_GRAD
+            vals.append(needs)
+    return vals
+
+
+def _jvp_args(o: Op, args, tangents, out) -> list:
+    # The JVP rule's arguments in the order it names them (Op.jvp_plan).
+    n = o.ninputs
+    vals = []
+    filled = None
+    for kind, i in o.jvp_plan:
+        if kind == "t":
+            if filled is None:
+                filled = _filled_tangents(o, args, tangents)
+            vals.append(filled[i])
+        elif kind == "input":
+            vals.append(args[i])
+        elif kind == "result":
+            vals.append(out)
+        elif kind == "param":
+            vals.append(args[n + i])
+        elif kind == "varargs":
+            vals.append(tuple(args[n + i:]))
+        else:  # shape
+            a = args[i]
+            vals.append(None if a is None else tuple(np.shape(a.data if type(a) is Tensor else a)))
+    return vals
+
+
+def _set_tangent(out: Tensor, t, level) -> None:
+    """Attach ``t`` (a rule's tangent) to ``out`` at ``level``, expanded to its shape and cast to its dtype."""
+    if t is None:
+        return
+    if type(t) is not Tensor:
+        t = Tensor(np.broadcast_to(np.asarray(t, dtype=out.data.dtype), out.data.shape).copy())
+    if t.data.shape != out.data.shape:
+        t = t.expand(out.data.shape)
+    if t.data.dtype != out.data.dtype:
+        t = t.to(dtypes.from_numpy(out.data.dtype))
+    out._fw = (level, t)
 
 
 def _new_node(o: Op, edges, params, datas, out: np.ndarray, odt, dtype, counted: bool = False) -> Node:

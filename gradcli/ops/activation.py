@@ -363,3 +363,12 @@ def _(grad, grad_output, input, beta, threshold, needs_input_grad):
         s = sigmoid(x)
         gi = grad * grad_output * (1 - s) * s * (x < threshold) * beta
     return gg, gi
+
+
+# ----------------------------------------------------------------------------------------- forward mode
+# derivatives.yaml gives every activation (and its *_backward, of grad_output and self) an elementwise
+# ``result:`` formula (auto_element_wise, or e.g. leaky_relu_backward(self_t, self_p, negative_slope, false)):
+# the tangent is the VJP rule applied to the tangent.
+for _o in (_relu, _hardtanh, _leaky_relu, _elu, _elu_backward, gelu, _gelu_backward, _silu, softplus,
+           _softplus_backward):
+    _o.defjvp_elementwise()

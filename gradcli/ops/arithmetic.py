@@ -68,6 +68,9 @@ def _(grad, alpha):
     return grad, (grad if alpha == 1 else grad * alpha)
 
 
+add.defjvp_linear()  # derivatives.yaml: result: self_t + maybe_multiply(other_t, alpha)
+
+
 def _check_sub_bool(input, other) -> None:
     # sub_check (BinaryOps.cpp): on the operands' own dtypes, before promotion; a Python bool counts as bool
     if _is_bool(input) and _is_bool(other):
@@ -556,3 +559,16 @@ def minimum(input, other):
     """
     require_tensors("minimum", input=input, other=other)
     return _minimum(input, other)
+
+
+# ----------------------------------------------------------------------------------------- forward mode
+# derivatives.yaml: add, sub, rsub are auto_linear; mul (other_t * self_p + self_t * other_p), div, remainder,
+# pow, clamp, maximum and minimum are elementwise: their tangents are their VJP rules applied to the tangents
+# (maximum: 1/2 of each tangent on ties, as derivatives.yaml's where(self_p == other_p, 0.5, ...)).
+for _o in (_sub, _rsub_tensor, _rsub_scalar):
+    _o.defjvp_linear()
+for _o in (mul, true_divide, _div_mode_none, _div_rounding, _remainder_tensor, _remainder_scalar, _pow_tensor,
+           _pow_rscalar, _clamp_scalar, _clamp_tensor, _maximum, _minimum):
+    _o.defjvp_elementwise()
+floor_divide.defjvp_unsupported("floor_divide")
+_remainder_rscalar.defjvp_unsupported("remainder")

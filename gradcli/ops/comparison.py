@@ -77,6 +77,12 @@ def _(grad, condition):
     return None, _where(condition, grad, zero), _where(condition, zero, grad)
 
 
+@_where.defjvp
+def _(condition, input_t, other_t):
+    # derivatives.yaml: result: where(condition, self_t, other_t)
+    return _where(condition, input_t, other_t)
+
+
 def _where_method(self, condition, other):
     """``where(condition, self, other)``, as torch.Tensor.where."""
     return where(condition, self, other)
@@ -125,6 +131,9 @@ def _to_copy(input, dtype):
 def _(grad):
     # The engine casts the gradient back to the input's dtype.
     return grad
+
+
+_to_copy.defjvp_linear()  # derivatives.yaml _to_copy: result: _to_copy(self_t, dtype): the tangent cast
 
 
 _DEVICE_TYPES = ("cpu", "cuda", "mps", "meta")

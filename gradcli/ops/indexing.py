@@ -577,3 +577,12 @@ def _gather_backward(grad, input_shape, dim, index):
 @_gather_backward.defvjp
 def _(grad, dim, index):
     return gather(grad, dim, index)
+
+
+# ----------------------------------------------------------------------------------------- forward mode
+# derivatives.yaml: indexing, index_select, gather, index_put and the slice copies are linear in their tensors
+# (index: self_t[indices]; index_put: self_t.index_put(indices, values_t); gather(self_t, dim, index)); the
+# indices are passed as they are.
+for _o in (_index, _index_put_zeros, _copy_slices, _index_put, _take_slices, index_select, _index_select_backward,
+           gather, _gather_backward):
+    _o.defjvp_linear()

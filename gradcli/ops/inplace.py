@@ -43,7 +43,7 @@ import numpy as np
 from .. import autograd, dtypes, versions
 from ..autograd import _FREED, MultiNode, Node, OutputEdge
 from ..context import state as _state
-from ..tensor import Tensor
+from ..tensor import Tensor, fw_tangent
 from ._core import broadcast_error, op, tensor_method
 from .arithmetic import add, clamp, div, mul, pow, sub
 from .indexing import _copy_slices, _index_put, _setitem_kind, numpy_key
@@ -257,6 +257,8 @@ def apply(t: Tensor, compute, others=(), *, cast: str = "scalar", anomaly_mark=N
         NotImplementedError: for a recorded operation on a tensor whose memory is shared (see the module docs).
     """
     enabled = _state.grad_enabled
+    level = _state.fw_level
+    tangent = None if level is None else fw_tangent(t)
     fn = t.grad_fn
     if enabled:
         if type(fn) is MultiNode:
@@ -272,6 +274,8 @@ def apply(t: Tensor, compute, others=(), *, cast: str = "scalar", anomaly_mark=N
             raise NotImplementedError(SHARED_ERROR)
         # the node computes on a copy of the old values: the write below must not change what it saved
         src = Tensor(t.data.copy(), t.requires_grad, fn)
+        if level is not None and tangent is not None:
+            src._fw = t._fw
     else:
         src = t
     result = compute(src)
@@ -285,11 +289,28 @@ def apply(t: Tensor, compute, others=(), *, cast: str = "scalar", anomaly_mark=N
         raise RuntimeError(f"result type {dtypes.scalar_type_name(out.dtype)} can't be cast to the desired output "
                            f"type {name(data.dtype)}")
     data[...] = out
+    if level is not None:
+        _set_tangent_inplace(t, tangent, fw_tangent(result), level)
     node = result.grad_fn if record else None
     bump(data, node)
     if node is not None:
         _rebase(t, node)
     return t
+
+
+def _set_tangent_inplace(t: Tensor, old, new, level) -> None:
+    """Forward AD through an in-place operation: ``t``'s tangent becomes the result's, written into its old tangent
+    (so that views of that tangent, the tangents of views of ``t`` made before, see it, as PyTorch updates the
+    forward gradient in place) when that is a plain writable tensor of the same shape, else replacing it."""
+    if new is None:
+        return
+    if (old is not None and old.grad_fn is None and not old.requires_grad and new.grad_fn is None
+            and not new.requires_grad and old.data.shape == new.data.shape and old.data.flags.writeable
+            and old.data.dtype == new.data.dtype):
+        old.data[...] = new.data
+        bump(old.data)
+        return
+    t._fw = (level, new if new.data.dtype == t.data.dtype else new.to(dtypes.from_numpy(t.data.dtype)))
 
 
 def _rebase(t: Tensor, node) -> None:
@@ -501,7 +522,9 @@ def setitem(t: Tensor, key, value) -> None:
         if view and type(t.grad_fn) is MultiNode:  # the view made by the index is what PyTorch refuses
             raise RuntimeError(_multi_output_message(t).replace(
                 f"Output {t.output_nr} of {_short_name(t.grad_fn)}", f"Output 0 of {view}", 1))
-        if t.requires_grad or (isinstance(value, Tensor) and value.requires_grad):
+        if t.requires_grad or (isinstance(value, Tensor) and value.requires_grad) or (
+                _state.fw_level is not None and (fw_tangent(t) is not None or (
+                    isinstance(value, Tensor) and fw_tangent(value) is not None))):
             # PyTorch: index_put_ on t itself (IndexPutBackward0), else on a view (CopySlices); a key that
             # leaves t whole is fill_ (FillBackward3) or copy_ (CopyBackwards) of t
             v = value if isinstance(value, Tensor) else Tensor(np.asarray(value))
@@ -527,3 +550,8 @@ def _tensor_setitem(self, key, value) -> None:
 setattr(Tensor, "__setitem__", _tensor_setitem)
 
 
+# ----------------------------------------------------------------------------------------- forward mode
+# derivatives.yaml: zero_ and fill_ give zero tangents (fill_ with a tensor: its tangent, expanded), copy_ the
+# source's tangent: each is elementwise in its inputs.
+for _o in (_zero, _fill_scalar, _fill_tensor, _copy):
+    _o.defjvp_elementwise()

@@ -570,3 +570,16 @@ def einsum(equation, *operands):
                 sizes[ch] = size
     limits.check_numel([sizes[ch] for ch in out], "einsum()")
     return _einsum_compose(tensors, subs, out, ell_letters)
+
+
+# ----------------------------------------------------------------------------------------- forward mode
+# derivatives.yaml: dot, mv, mm, bmm, outer are linear in each input (mm: self_t.mm(mat2_p) + self_p.mm(mat2_t));
+# addmm: self_t + mat1_t.mm(mat2_p) + mat1_p.mm(mat2_t) (beta = alpha = 1 here); squeeze is auto_linear.
+for _o in (dot, mv, mm, bmm, outer):
+    _o.defjvp_multilinear()
+_squeeze_result.defjvp_linear()
+
+
+@_addmm.defjvp
+def _(input_t, mat1_t, mat2_t, mat1, mat2):
+    return input_t + mm(mat1_t, mat2) + mm(mat1, mat2_t)

@@ -714,3 +714,26 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if reduction == "batchmean" and input.ndim != 0:
         reduced = reduced / input.shape[0]
     return reduced
+
+
+# ----------------------------------------------------------------------------------------- forward mode
+# derivatives.yaml: mul/div/add by a number, masked_fill and xlogy are elementwise; the pointwise losses'
+# ``result:`` is apply_loss_reduction of their elementwise tangent (mse_loss: apply_loss_reduction(2 * (self_p -
+# target_p) * (self_t - target_t), reduction)); nll_loss is linear in its input (result: nll_loss(self_t,
+# target, weight, reduction, ignore_index)), as is its backward in the gradient.
+for _o in (_mul_scalar, _div_scalar, _add_scalar, _masked_fill, _xlogy):
+    _o.defjvp_elementwise()
+for _o in (_mse_loss, _smooth_l1_loss, _huber_loss, _binary_cross_entropy, _binary_cross_entropy_with_logits):
+    _o.defjvp_loss()
+
+
+@_bce_backward.defjvp
+def _(grad_t, input_t, target_t, grad, input, target, weight, reduction, input_shape):
+    # linear in grad (a 0-d grad for 'mean'/'sum' broadcasts); elementwise in input and target, whose terms are
+    # those of the double-backward rule above with the tangent as its gradient
+    rule = _bce_backward.vjp
+    return (_bce_backward(grad_t, input, target, weight, reduction)
+            + rule(input_t, grad, input, target, weight, reduction, input_shape, (False, True, False, False))[1]
+            + rule(target_t, grad, input, target, weight, reduction, input_shape, (False, False, True, False))[2])
+for _o in (_nll_loss, _nll_loss2d, _nll_backward):
+    _o.defjvp_linear()

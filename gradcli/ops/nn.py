@@ -90,3 +90,17 @@ def _normalising(name: str, inner, note: str):
 softmax = _normalising("softmax", _softmax, "y = exp(x) / sum(exp(x)); d/dx = y * (grad - sum(grad * y))")
 log_softmax = _normalising("log_softmax", _log_softmax,
                            "y = x - logsumexp(x); d/dx = grad - exp(y) * sum(grad)")
+
+
+# ----------------------------------------------------------------------------------------- forward mode
+# derivatives.yaml _softmax: result: result * (self_t - (self_t * result).sum(dim, true)), which is the VJP
+# rule applied to the tangent (softmax's Jacobian is symmetric); _log_softmax: self_t - (self_t *
+# result.exp()).sum(dim, true).
+_softmax.defjvp_elementwise()
+
+
+@_log_softmax.defjvp
+def _(input_t, result, dim):
+    if result.ndim == 0:
+        return input_t - input_t
+    return input_t - sum(input_t * exp(result), dim, True)

@@ -282,3 +282,11 @@ def _from_to(name: str, args: tuple, kw: dict, defaults: tuple):
             raise TypeError(f"{name}() got an unexpected keyword argument '{k}'")
         values[k] = v
     return values["from"], values["to"]
+
+
+# ----------------------------------------------------------------------------------------- forward mode
+# derivatives.yaml: normal, bernoulli and the in-place fills are auto_element_wise of zero derivatives: their
+# tangents are zeros.
+for _o in (_normal_tensor_float, _normal_float_tensor, _normal_tensor_tensor, bernoulli, _normal_fill,
+           _uniform_fill, _random_fill):
+    _o.defjvp_elementwise()

@@ -780,3 +780,29 @@ def _(grad, input_shape, repeats):
     g = _reshape(grad, tuple(interleaved))
     g = sum(g, tuple(range(0, 2 * len(repeats), 2)))
     return _reshape(g, tuple(input_shape))
+
+
+# ----------------------------------------------------------------------------------------- forward mode
+# derivatives.yaml: sum, mean, cumsum, expand, repeat and the gathers are auto_linear (the op of the tangent);
+# the value reductions' tangents are their partial derivatives times the tangent, summed per slice (prod:
+# ``(prod_backward(ones, self_p, result, dim, keepdim) * self_t).sum(dim, keepdim)``; max(): evenly_read_jvp;
+# amax: amaxamin_jvp; var/std/logsumexp/norm: their ``result:`` formulas, equal to this).
+for _o in (sum, mean, cumsum, _reverse_cumsum, expand, repeat, _take_along, _scatter_along):
+    _o.defjvp_linear()
+for _o in (prod, _max_all, _min_all, amax, amin, _var, _std, logsumexp, _vector_norm):
+    _o.defjvp_reduction()
+
+
+def _dim_jvp(largest: bool):
+    def rule(input_t, input, dim, keepdim):
+        # derivatives.yaml max.dim: result: gather_with_keepdimed_indices(self_t, dim, indices, keepdim)
+        if input.ndim == 0:
+            return input_t
+        axis = normalize_dim(dim, input.ndim)
+        return _take_along(input_t, _dim_indices(input.data, axis, largest), axis, keepdim)
+
+    return rule
+
+
+_max_dim.defjvp(_dim_jvp(True))
+_min_dim.defjvp(_dim_jvp(False))

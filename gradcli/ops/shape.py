@@ -547,6 +547,7 @@ def _nary_op(kind: str, n: int):
         [P("grad", P.POSITIONAL_OR_KEYWORD), P("dim", P.POSITIONAL_OR_KEYWORD)]
         + [P(f"{nm}_shape", P.POSITIONAL_OR_KEYWORD) for nm in names])
     o = op(kind, grad_fn=grad_fn, note=note, inputs=n, public=False)(forward).defvjp(rule)
+    o.defjvp_linear()  # derivatives.yaml: cat/stack(tangents, dim)
     _NARY[key] = o
     return o
 
@@ -1028,3 +1029,13 @@ def _alias(input):
 @_alias.defvjp
 def _(grad):
     return grad
+
+
+# ----------------------------------------------------------------------------------------- forward mode
+# derivatives.yaml: every op here is linear (auto_linear, or the op applied to self_t: ``result:
+# self_t.view(size)``, ``permute(self_t, dims)``, ``split(self_t, ...)``): the tangent of a view is the same
+# view of the tangent.
+for _o in (_reshape, _reshape_alias, _unsafe_view, clone, _clone_contiguous, permute, transpose, t, unsqueeze,
+           squeeze, _split, _split_with_sizes, _unbind, flip, _diagonal, _diagonal_backward, diag_embed, _diag_copy,
+           select, _select_backward, _slice, _slice_backward, _alias):
+    _o.defjvp_linear()

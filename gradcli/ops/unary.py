@@ -46,7 +46,7 @@ def _unary(name: str, grad_fn: str, forward, vjp, *, note: str, doc: str, promot
     forward.__name__ = forward.__qualname__ = name
     forward.__doc__ = doc
     return op(name, grad_fn=grad_fn, note=note, promote=promote, method=True, aliases=aliases,
-              domain=domain)(forward).defvjp(vjp)
+              domain=domain)(forward).defvjp(vjp).defjvp_elementwise()  # derivatives.yaml: auto_element_wise
 
 
 # --------------------------------------------------------------------------------------- powers and roots
@@ -74,6 +74,9 @@ def _(grad, input, exponent):
     if exponent == 0:
         return zeros_like_grad(grad)
     return grad * (exponent * pow_scalar(input, exponent - 1))
+
+
+pow_scalar.defjvp_elementwise()  # derivatives.yaml: result: auto_element_wise
 
 
 def _rsqrt(input):
@@ -159,6 +162,9 @@ def _(grad, input, other, needs_input_grad):
     recip = where(denom == 0, 0.0, reciprocal(denom))
     return (grad * other * recip if needs_input_grad[0] else None,
             grad * -input * recip if needs_input_grad[1] else None)
+
+
+_atan2.defjvp_elementwise()  # derivatives.yaml: result: auto_element_wise
 
 
 @composite("atan2", grad_fn="Atan2Backward0", method=True, aliases=("arctan2",),

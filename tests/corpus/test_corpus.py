@@ -55,6 +55,7 @@ PASSING: list[str] = [
     "013_hessian_rosenbrock",
     "014_functional_api",
     "017_graph_walk",
+    "019_forward_mode_ad",
     "021_dynamic_control_flow",
     "022_retain_grad_nonleaf",
     "024_softmax_jacobian",

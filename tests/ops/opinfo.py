@@ -769,7 +769,10 @@ REDUCTIONS = [
       for n in ("argmax", "argmin")],
     *[OpInfo(n, "reduction", variants(VAR_STD), extra=(
         S("positional-unbiased", Arg((3, 4)), args=(1, False)), S("bool-first", Arg((3, 4)), args=(False,)),
-        S("method", Arg((3, 4)), args=(0,), method=True)))
+        S("method", Arg((3, 4)), args=(0,), method=True)),
+        skips=(Skip("test_jvp_hvp", "the std of one element is 0, where the second derivative is undefined: PyTorch's "
+                    "tangent is nan there (0 / 0), gradcli's the masked 0 of its first derivative",
+                    ids=("0d-correction0",)),) if n == "std" else ())
       for n in ("var", "std")],
     OpInfo("logsumexp", "reduction", extra=(
         *[S(i, Arg(s), args=(d,), kwargs=kw) for i, s, d, kw in (

@@ -56,19 +56,26 @@ def test_a_composite_op_must_declare_its_grad_fn_and_note():
     assert "_test_missing_note" not in REGISTRY and "_test_creation" not in REGISTRY
 
 
-def test_an_op_has_a_slot_for_its_forward_mode_rule():
+def test_an_op_declares_its_forward_mode_rule():
     def forward(input):
         """Identity."""
         return input
 
     o = op("_test_identity", grad_fn="AliasBackward0", note="d/dx = 1")(forward)
-    assert o.jvp is None and o.vjp is None and "_test_identity" not in REGISTRY
+    assert o.jvp is None and o.vjp is None and o.jvp_kind is None and "_test_identity" not in REGISTRY
 
-    def jvp(tangent, input):
-        return tangent
+    def jvp(input_t, input):
+        return input_t
 
-    assert o.defjvp(jvp) is o and o.jvp is jvp
-    assert all(e.jvp is None for e in REGISTRY.values() if isinstance(e, Op))
+    assert o.defjvp(jvp) is o and o.jvp is jvp and o.jvp_kind == "rule"
+    assert o.jvp_plan == (("t", 0), ("input", 0))
+    with pytest.raises(TypeError, match="forward-mode rule asks for unknown value 'other_t'"):
+        o.defjvp(lambda other_t: other_t)
+    assert o.defjvp_linear() is o and o.jvp_kind == "linear"
+    with pytest.raises(TypeError, match="needs the VJP rule first"):
+        o.defjvp_elementwise()
+    # every differentiable op of the table has one (tests/engine/test_forward_ad.py checks the private ones too)
+    assert all(e.jvp is not None for e in REGISTRY.values() if isinstance(e, Op) and e.differentiable)
 
 
 def test_unary_table_ops_declare_their_domain():

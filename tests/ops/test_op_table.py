@@ -319,3 +319,185 @@ def test_nondifferentiable_against_torch(case, torch):
     np.testing.assert_array_equal(to_np(out_g), to_np(out_t))
     assert out_g.requires_grad is False and out_t.requires_grad is False
     assert out_g.grad_fn is None
+
+
+# ========================================================================================= forward mode
+#: The samples whose op has a derivative (and so a forward-mode rule, or PyTorch's "Trying to use forward AD"
+#: error); ``HVP`` are those with second derivatives.
+JVP_ROWS = [r for r in BACKWARD_ROWS if _differentiable(r[2])]
+HVP_ROWS = GRADGRAD_ROWS
+
+
+def _tangents(case, arrays, seed: str) -> list:
+    """A random tangent (float64) per input that requires grad, None for the others."""
+    rng = np.random.default_rng(seed_of(case.id + seed))
+    return [rng.standard_normal(arr.shape) if a.differentiable else None for a, arr in zip(case.args, arrays)]
+
+
+def _jvp_gradcli(case, arrays, tangents, requires_grad: bool = False):
+    """``(out, tangent)`` of the case by gradcli's forward AD (float64): inputs with a tangent made dual."""
+    from gradcli import forward_ad as fwAD
+
+    xs = g_inputs(case.args, arrays, np.float64)
+    if not requires_grad:
+        xs = [x.detach() for x in xs]
+    with fwAD.dual_level():
+        duals = [x if t is None else fwAD.make_dual(x, G.tensor(t)) for x, t in zip(xs, tangents)]
+        out = case.fn(G, *duals)
+        primal, tangent = fwAD.unpack_dual(out)
+        return xs, primal, tangent
+
+
+@pytest.mark.parametrize("case", _params("test_jvp", JVP_ROWS))
+def test_jvp(case, torch):
+    """Forward mode in float64: the tangent of the output for random input tangents equals central
+    differences along the tangent (eps 1e-6, atol 1e-5, rtol 1e-3) and ``torch.func.jvp``; the primal equals
+    the ordinary forward."""
+    arrays = make_arrays(case.args, case.id)
+    tangents = _tangents(case, arrays, "t")
+    _, primal, tangent = _jvp_gradcli(case, arrays, tangents)
+    want = case.fn(G, *[x.detach() for x in g_inputs(case.args, arrays, np.float64)])
+    np.testing.assert_array_equal(primal.data, want.data)
+    assert tangent is not None, "the output of a dual input has no tangent"
+    assert tangent.data.shape == primal.data.shape and tangent.data.dtype == primal.data.dtype
+
+    op = opinfo.BY_NAME.get(case.op)
+    if op is not None and op.family == "random":  # a sample's tangent is zero, not its reseeded difference
+        np.testing.assert_array_equal(tangent.data, 0.0)
+        try:
+            _compare_torch_jvp(case, arrays, tangents, tangent, torch)
+        except RuntimeError as e:  # PyTorch's normal(mean, std) with broadcasting makes a tangent of mean's shape
+            assert "different size than that of the original Tensor" in str(e), e
+        return
+    eps = 1e-6
+    plus = [G.tensor(a + eps * t) if t is not None else G.tensor(cast_(a)) for a, t in zip(arrays, tangents)]
+    minus = [G.tensor(a - eps * t) if t is not None else G.tensor(cast_(a)) for a, t in zip(arrays, tangents)]
+    numeric = (case.fn(G, *plus).data - case.fn(G, *minus).data) / (2 * eps)
+    np.testing.assert_allclose(tangent.data, numeric, atol=1e-5, rtol=1e-3, err_msg="central differences")
+    _compare_torch_jvp(case, arrays, tangents, tangent, torch)
+
+
+def _compare_torch_jvp(case, arrays, tangents, tangent, torch) -> None:
+    """gradcli's tangent equals ``torch.func.jvp``'s (PyTorch's dual tensors where functorch fails)."""
+    ti = t_inputs(torch, case.args, arrays, np.float64)
+    ti = [t.detach() for t in ti]
+    wrt = [k for k, t in enumerate(tangents) if t is not None]
+
+    def f(*ps):
+        xs = list(ti)
+        for k, p in zip(wrt, ps):
+            xs[k] = p
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return case.fn(torch, *xs)
+
+    primals, tans = tuple(ti[k] for k in wrt), tuple(torch.from_numpy(tangents[k]) for k in wrt)
+    try:
+        _, t_tangent = torch.func.jvp(f, primals, tans)
+    except RuntimeError:  # a few functorch paths fail (F.linear of a 3-d input and a 2-d bias): PyTorch's dual tensors
+        from torch.autograd import forward_ad as tfw
+
+        with tfw.dual_level():
+            t_tangent = tfw.unpack_dual(f(*(tfw.make_dual(p, t) for p, t in zip(primals, tans)))).tangent
+    np.testing.assert_allclose(tangent.data, to_np(t_tangent), rtol=1e-7, atol=1e-10, err_msg="torch.func.jvp")
+
+
+def cast_(a):
+    return a.astype(np.float64) if a.dtype.kind == "f" else a
+
+
+@pytest.mark.parametrize("case", _params("test_jvp_hvp", HVP_ROWS))
+def test_jvp_hvp(case, torch):
+    """Second order through forward mode (float64), the Hessian-vector products of ``w . f`` both ways, equal to
+    PyTorch's: reverse over forward (the output's tangent ``J u`` is differentiable: ``grad(sum(w * J u),
+    inputs)``) and forward over reverse (inside the level, the tangent of ``grad(f, inputs, w,
+    create_graph=True)``)."""
+    from gradcli import forward_ad as fwAD
+
+    arrays = make_arrays(case.args, case.id)
+    tangents = _tangents(case, arrays, "u")
+    xs, primal, tangent = _jvp_gradcli(case, arrays, tangents, requires_grad=True)
+    w = np.random.default_rng(seed_of(case.id + "w")).standard_normal(primal.data.shape)
+    wrt = [x for a, x in zip(case.args, xs) if a.differentiable]
+    got = [None] * len(wrt)
+    if tangent.requires_grad:
+        got = G.autograd.grad((tangent * G.tensor(w)).sum(), wrt, allow_unused=True)
+
+    want = _torch_hvp(case, arrays, tangents, w, torch)
+    if want is None:  # PyTorch cannot: central differences of gradcli's gradient along the tangents
+        want = _fd_hvp(case, arrays, tangents, w)
+        rtol, atol = 1e-3, 1e-5
+    else:
+        rtol, atol = 1e-7, 1e-10
+    _compare_hvp(got, want, rtol, atol, "reverse over forward")
+
+    xs = g_inputs(case.args, arrays, np.float64)
+    wrt = [x for a, x in zip(case.args, xs) if a.differentiable]
+    with fwAD.dual_level():
+        duals = [x if t is None else fwAD.make_dual(x, G.tensor(t)) for x, t in zip(xs, tangents)]
+        out = case.fn(G, *duals)
+        grads = G.autograd.grad(out, wrt, G.tensor(w), create_graph=True, allow_unused=True)
+        fwd = [None if g is None else fwAD.unpack_dual(g).tangent for g in grads]
+    _compare_hvp(fwd, want, rtol, atol, "forward over reverse")
+
+
+def _compare_hvp(got, want, rtol, atol, how: str) -> None:
+    for k, (a, b) in enumerate(zip(got, want)):
+        if a is None or b is None:
+            other = b if a is None else a
+            assert other is None or not np.any(other if isinstance(other, np.ndarray) else to_np(other)), (
+                f"{how}: hvp of input {k}: {a} vs {b}")
+            continue
+        a, b = (x if isinstance(x, np.ndarray) else to_np(x) for x in (a, b))
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, err_msg=f"{how}: hvp of input {k}")
+
+
+def _torch_hvp(case, arrays, tangents, w, torch):
+    """PyTorch's ``grad(sum(w * J u), inputs)``: reverse over its forward AD, or, where that fails in PyTorch
+    (its log_softmax tangent modifies a saved value in place), forward over reverse with torch.func (equal: the
+    Hessian of ``w . f`` is symmetric); None where both fail (no forward AD for silu_backward)."""
+    from torch.autograd import forward_ad as tfw
+
+    ti = t_inputs(torch, case.args, arrays, np.float64)
+    twrt = [x for a, x in zip(case.args, ti) if a.differentiable]
+    try:
+        with warnings.catch_warnings(), tfw.dual_level():
+            warnings.simplefilter("ignore")
+            duals = [x if t is None else tfw.make_dual(x, torch.from_numpy(t)) for x, t in zip(ti, tangents)]
+            t_tan = tfw.unpack_dual(case.fn(torch, *duals)).tangent
+            if t_tan is None or not t_tan.requires_grad:
+                return [None] * len(twrt)
+            return torch.autograd.grad((t_tan * torch.from_numpy(w)).sum(), twrt, allow_unused=True)
+    except (RuntimeError, NotImplementedError):
+        pass
+    ti = [x.detach() for x in ti]
+    wrt = [k for k, t in enumerate(tangents) if t is not None]
+
+    def grad_of(*ps):
+        def scalar(*qs):
+            xs = list(ti)
+            for k, q in zip(wrt, qs):
+                xs[k] = q
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return (case.fn(torch, *xs) * torch.from_numpy(w)).sum()
+
+        return torch.func.grad(scalar, argnums=tuple(range(len(ps))))(*ps)
+
+    try:
+        _, hv = torch.func.jvp(grad_of, tuple(ti[k] for k in wrt), tuple(torch.from_numpy(tangents[k]) for k in wrt))
+    except (RuntimeError, NotImplementedError):
+        return None
+    return list(hv)
+
+
+def _fd_hvp(case, arrays, tangents, w, eps: float = 1e-6) -> list:
+    """Central differences along the tangents of gradcli's gradient of ``sum(w * f)`` (float64)."""
+    def grads(sign):
+        xs = [G.tensor(a + sign * eps * t, requires_grad=True) if t is not None else G.tensor(cast_(a))
+              for a, t in zip(arrays, tangents)]
+        wrt = [x for x, t in zip(xs, tangents) if t is not None]
+        gs = G.autograd.grad((case.fn(G, *xs) * G.tensor(w)).sum(), wrt, allow_unused=True, materialize_grads=True)
+        return [g.data for g in gs]
+
+    return [(p - m) / (2 * eps) for p, m in zip(grads(1), grads(-1))]
