@@ -525,6 +525,8 @@ TENSOR_ATTRS = {
     "shape": lambda t: t.shape, "dtype": lambda t: t.dtype, "ndim": lambda t: t.ndim,
     "grad_fn": lambda t: t.grad_fn, "output_nr": lambda t: t.output_nr, "requires_grad": lambda t: t.requires_grad,
     "is_leaf": lambda t: t.is_leaf,
+    # the one underscore name of a Tensor that PyTorch documents and programs read: the version counter
+    "_version": lambda t: t._version,
     "data": lambda t: t.detach(), "T": lambda t: t.T, "mT": lambda t: t.mT, "backward": lambda t: t.backward,
     "detach": lambda t: t.detach, "detach_": lambda t: t.detach_, "requires_grad_": lambda t: t.requires_grad_,
     "retain_grad": lambda t: t.retain_grad, "retains_grad": lambda t: t.retains_grad, "zero_": lambda t: t.zero_,
@@ -629,7 +631,7 @@ def read_attribute(obj, name: str):
         return _ctx_attribute(obj, name)
     if name == "__name__" and isinstance(obj, (Function, Class)):
         return obj.name.rpartition(".")[2]
-    if name.startswith("_"):
+    if name.startswith("_") and not (name == "_version" and isinstance(obj, Tensor)):
         raise AttributeError(f"'{type_name(obj)}' object has no attribute '{name}' (gradcli does not "
                              "expose names starting with '_')")
     if isinstance(obj, Property):
