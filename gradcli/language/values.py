@@ -7,6 +7,7 @@ any of them as Python's messages do (``'Tensor'``, ``'function'``, ``'module'``)
 
 from __future__ import annotations
 
+from ..errors import EvalError
 from ..tensor import Tensor
 
 
@@ -260,7 +261,12 @@ class Instance:
         return _SequenceIterator(self)
 
     def __next__(self):
-        r = self.special("__next__")
+        try:
+            r = self.special("__next__")
+        except EvalError as err:  # the program's ``raise StopIteration`` ends a loop over the object
+            if err.type == "StopIteration":
+                raise StopIteration from None
+            raise
         if r is MISSING:
             raise TypeError(f"'{self.cls.name}' object is not an iterator")
         return r
@@ -359,8 +365,10 @@ class _SequenceIterator:
     def __next__(self):
         try:
             v = self.obj[self.i]
-        except (IndexError, StopIteration):
-            raise StopIteration from None
+        except EvalError as err:  # the program's __getitem__ raised IndexError: the end of the sequence
+            if err.type in ("IndexError", "StopIteration"):
+                raise StopIteration from None
+            raise
         self.i += 1
         return v
 

@@ -1,0 +1,323 @@
+"""Classes, decorators, *args/**kwargs, global/nonlocal/del and custom autograd Functions (issue 13 item 1):
+programs run with ``gradcli run`` print what Python with PyTorch prints."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from gradcli.errors import GradcliError
+from gradcli.language.build import build_program
+from gradcli.language.interpreter import Interpreter
+from helpers import ROOT
+
+CLASSES = '''
+import torch
+
+class Counter:
+    """A counter."""
+    total = 0
+
+    def __init__(self, start=0, *extra, step=1, **opts):
+        self.n = start
+        self._step = step
+        self.extra = extra
+        self.opts = opts
+        Counter.total += 1
+
+    def __call__(self, k):
+        self.n += k * self._step
+        return self.n
+
+    def __repr__(self):
+        return f"Counter({self.n})"
+
+    def __len__(self):
+        return self.n
+
+    def __add__(self, other):
+        return Counter(self.n + other.n)
+
+    def __eq__(self, other):
+        return isinstance(other, Counter) and self.n == other.n
+
+    def __hash__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        if i >= self.n:
+            raise IndexError("out of range")
+        return i * i
+
+    @property
+    def double(self):
+        return 2 * self.n
+
+    @double.setter
+    def double(self, value):
+        self.n = value // 2
+
+    @staticmethod
+    def hello(x):
+        return x + 1
+
+    @classmethod
+    def make(cls, n):
+        return cls(n)
+
+
+class Sub(Counter):
+    def __init__(self, start):
+        super().__init__(start, step=10)
+
+    def __call__(self, k):
+        return super().__call__(k) + 1000
+
+
+class A:
+    def who(self):
+        return "A"
+
+class B(A):
+    def who(self):
+        return "B" + super().who()
+
+class C(A):
+    def who(self):
+        return "C" + super().who()
+
+class D(B, C):
+    def who(self):
+        return "D" + super().who()
+
+
+c = Counter(3, 4, 5, step=2, color="red")
+print(c, c.extra, c.opts, c(1), len(c), c.double, Counter.hello(1), Counter.make(7))
+c.double = 20
+print(c.n, list(c), 4 in c, c == Counter(10), {c: 1}[Counter(10)])
+s = Sub(1)
+print(s(2), isinstance(s, Counter), isinstance(c, Sub), issubclass(Sub, Counter), Counter.total, c + s)
+print(repr(c), str(s), [c, s], f"{c}", D().who(), Counter.__name__, Counter.hello.__name__)
+try:
+    Counter(1, 2, 3, nope=1).missing
+except AttributeError as e:
+    print("AttributeError:", e)
+try:
+    Sub()
+except TypeError as e:
+    print("TypeError:", e)
+'''
+
+FUNCTIONS = '''
+import torch
+
+def outer():
+    x = 1
+    def inner():
+        nonlocal x
+        x += 1
+        return x
+    inner(); inner()
+    return x
+
+g = 5
+def setg():
+    global g
+    g = 7
+setg()
+print(outer(), g)
+d = {"a": 1, "b": 2}
+del d["a"]
+lst = [1, 2, 3, 4]
+del lst[1:3]
+print(d, lst)
+a = b = [0]
+a.append(1)
+print(a is b, b)
+
+def f(a, *args, b=2, **kw):
+    return a, args, b, kw
+print(f(1, 2, 3, b=4, z=5), f(*[1, 2], **{"b": 9}))
+
+def g2(a, *, key):
+    return a + key
+print(g2(1, key=2))
+try:
+    g2(1, 2)
+except TypeError as e:
+    print("TypeError:", e)
+
+@torch.no_grad()
+def nog(x):
+    return x * 2
+
+x = torch.tensor([1., 2.], requires_grad=True)
+print(nog(x).requires_grad)
+
+def deco(fn):
+    def wrapper(*a, **k):
+        print("calling", fn.__name__)
+        return fn(*a, **k)
+    return wrapper
+
+@deco
+def add(a, b):
+    return a + b
+print(add(1, 2))
+
+class Ctx:
+    def __enter__(self):
+        print("enter")
+        return self
+    def __exit__(self, *exc):
+        print("exit", exc[0] is None)
+        return True
+
+with Ctx() as cc:
+    print("inside")
+with Ctx():
+    raise ValueError("swallowed")
+print("after")
+if __name__ == "__main__":
+    print("main")
+'''
+
+CUSTOM_FUNCTIONS = '''
+import torch
+
+class Exp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, i):
+        result = i.exp()
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        result, = ctx.saved_tensors
+        return grad_output * result
+
+
+class MulConst(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, tensor, constant):
+        ctx.constant = constant
+        return tensor * constant
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * ctx.constant, None
+
+
+class Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(x):
+        return x ** 3
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, = inputs
+        ctx.save_for_backward(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        return grad * 3 * x ** 2
+
+
+class SplitSum(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.mark_non_differentiable
+        return x + y, x - y
+
+    @staticmethod
+    def backward(ctx, ga, gb):
+        return ga + gb, ga - gb
+
+
+x = torch.tensor([1., 2.], requires_grad=True)
+y = Exp.apply(x)
+print(y, y.grad_fn.name())
+y.sum().backward()
+print(x.grad)
+x.grad = None
+z = MulConst.apply(x, 3.0)
+z.sum().backward()
+print(z, x.grad)
+w = torch.tensor([2.0, -1.0], requires_grad=True)
+c = Cube.apply(w)
+(g,) = torch.autograd.grad(c.sum(), w, create_graph=True)
+print(c, g)
+g.sum().backward()
+print(w.grad)
+u = torch.tensor([1., 2.], requires_grad=True)
+v = torch.tensor([3., 4.], requires_grad=True)
+p, q = SplitSum.apply(u, v)
+(p * 2 + q * 5).sum().backward()
+print(p, q, u.grad, v.grad)
+with torch.no_grad():
+    print(Exp.apply(x).requires_grad)
+try:
+    y = Exp.apply(x)
+    y.sum().backward()
+    y.sum().backward()
+except RuntimeError as e:
+    print("RuntimeError:", str(e)[:60])
+'''
+
+
+@pytest.mark.parametrize("name, program", [("classes", CLASSES), ("functions", FUNCTIONS),
+                                           ("custom_functions", CUSTOM_FUNCTIONS)])
+def test_program_prints_what_python_and_pytorch_print(tmp_path, torch, name, program):
+    path = tmp_path / f"{name}.py"
+    path.write_text(program)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    want = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env)
+    assert want.returncode == 0, want.stderr
+    got = subprocess.run([sys.executable, "-m", "gradcli", "run", str(path)], capture_output=True, text=True, env=env)
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == want.stdout
+
+
+def run(text):
+    out: list = []
+    Interpreter(write=out.append).run(build_program(text))
+    return "".join(out)
+
+
+@pytest.mark.parametrize("text, error", [
+    ("class A(1):\n    pass", "TypeError: gradcli classes derive from classes of the program, object or "
+                               "torch.autograd.Function; got a 'int'"),
+    ("class A:\n    pass\nclass B(A, A):\n    pass", "TypeError: Cannot create a consistent method resolution order"),
+    ("class A:\n    def __init__(self):\n        return 1\nA()", "TypeError: __init__() should return None, not 'int'"),
+    ("class A:\n    pass\nA(1)", "TypeError: A() takes no arguments"),
+    ("class A:\n    pass\nA()()", "TypeError: 'A' object is not callable"),
+    ("class A:\n    pass\nlen(A())", "TypeError: object of type 'A' has no len()"),
+    ("class A:\n    pass\nA() + 1", "TypeError: unsupported operand type(s) for +: 'A' and 'int'"),
+    ("def f():\n    super()\nf()", "RuntimeError: super(): no arguments"),
+    ("def f():\n    nonlocal x\n    x = 1\nf()", "SyntaxError: no binding for nonlocal 'x' found"),
+    ("class E(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        return x * 2\n"
+     "    @staticmethod\n    def backward(ctx, g):\n        return g, g\nx = tensor([1.], requires_grad=True)\n"
+     "E.apply(x).sum().backward()", "RuntimeError: function EBackward returned an incorrect number of gradients "
+                                    "(expected 1, got 2)"),
+    ("class E(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        return x * 2\n"
+     "    @staticmethod\n    def backward(ctx, g):\n        return ones(3)\nx = tensor([1., 2.], requires_grad=True)\n"
+     "E.apply(x).sum().backward()", "RuntimeError: Function EBackward returned an invalid gradient at index 0 - got "
+                                    "[3] but expected shape compatible with [2]"),
+])
+def test_errors_are_pythons_and_pytorchs(text, error):
+    with pytest.raises(GradcliError) as e:
+        run(text)
+    assert f"{e.value.type}: {e.value.message}".startswith(error)
+
+
+def test_iterator_protocol_of_a_class():
+    out = run("class Countdown:\n    def __init__(self, n):\n        self.n = n\n    def __iter__(self):\n"
+              "        return self\n    def __next__(self):\n        if self.n == 0:\n            raise StopIteration\n"
+              "        self.n -= 1\n        return self.n\nfor k in Countdown(3):\n    print(k)\n"
+              "print(sum(Countdown(4)), [k for k in Countdown(2)])\n")
+    assert out == "2\n1\n0\n6 [1, 0]\n"
