@@ -282,9 +282,24 @@ class _Builder(Transformer_NonRecursive):
     def funcdef(self, meta, children):
         name, sig, body = children
         params, vararg, kwonly, kwarg = sig or ([], None, None, None)
-        declared = _declarations(body)
+        declared, generator = _declarations(body)
         return n.FunctionDef(*_pos(meta), self._check_name(name, definition=True), params, body, vararg, kwonly,
-                             kwarg, None, declared or None)
+                             kwarg, None, declared or None, generator)
+
+    def yield_expr(self, meta, children):
+        return n.Yield(*_pos(meta), children[0], False)
+
+    def yield_from(self, meta, children):
+        return n.Yield(*_pos(meta), children[0], True)
+
+    def yield_stmt(self, meta, children):
+        return children[0]
+
+    def yield_assign(self, meta, children):
+        target, y = children
+        self._check_target(target)
+        y.target = target
+        return y
 
     def parameters(self, meta, children):
         """(positional params, *vararg name, keyword-only params, **kwarg name), checked as Python does."""
@@ -644,10 +659,11 @@ def parse_expression(text: str, filename: str = "<input>"):
     return build_expression(parse(text, "spec_input", filename), text, filename)
 
 
-def _declarations(body: list) -> dict:
-    """The names a function's ``global``/``nonlocal`` statements declare (name → kind), looking into its
-    blocks but not into the functions and classes it defines."""
+def _declarations(body: list) -> tuple[dict, bool]:
+    """The names a function's ``global``/``nonlocal`` statements declare (name → kind), and whether it yields
+    (a generator function), looking into its blocks but not into the functions and classes it defines."""
     out: dict = {}
+    generator = False
     stack = list(body)
     while stack:
         s = stack.pop()
@@ -655,6 +671,8 @@ def _declarations(body: list) -> dict:
         if t is n.Global:
             for name in s.names:
                 out[name] = s.kind
+        elif t is n.Yield:
+            generator = True
         elif t is n.If:
             for _, b in s.branches:
                 stack.extend(b)
@@ -667,4 +685,4 @@ def _declarations(body: list) -> dict:
                 stack.extend(h[-1])
             stack.extend(s.orelse or ())
             stack.extend(s.final or ())
-    return out
+    return out, generator

@@ -27,8 +27,8 @@ from ..ops._core import METHODS
 from ..tensor import Size, Tensor
 from .safety import materialize
 from . import custom_function
-from .values import (MISSING, Class, ClassMethod, Function, Instance, Namespace, Property, StaticMethod,
-                     type_name)
+from .values import (MISSING, Class, ClassMethod, Function, Generator, Instance, Namespace, Property,
+                     StaticMethod, type_name)
 
 
 # ------------------------------------------------------------------------------------------- functions
@@ -250,7 +250,27 @@ EXCEPTIONS = {cls.__name__: cls for cls in (
     AttributeError, NotImplementedError, ZeroDivisionError, StopIteration, AssertionError, NameError,
     ImportError, ModuleNotFoundError, OverflowError, RecursionError, UnboundLocalError)}
 FUNCTIONS.update(EXCEPTIONS)
-FUNCTIONS.update({"object": OBJECT, "super": SUPER, "staticmethod": StaticMethod, "classmethod": ClassMethod,
+_NO_DEFAULT = object()
+
+
+def _next(iterator, default=_NO_DEFAULT):
+    """Python's ``next(iterator[, default])``."""
+    if not hasattr(type(iterator), "__next__"):
+        raise TypeError(f"'{type_name(iterator)}' object is not an iterator")
+    try:
+        return next(iterator)
+    except StopIteration:
+        if default is _NO_DEFAULT:
+            raise
+        return default
+
+
+def _iter(obj):
+    """Python's ``iter(obj)`` (one argument) over the language's iterables."""
+    return iter(obj)
+
+
+FUNCTIONS.update({"next": _next, "iter": _iter, "object": OBJECT, "super": SUPER, "staticmethod": StaticMethod, "classmethod": ClassMethod,
                   "property": Property, "isinstance": _isinstance, "issubclass": _issubclass,
                   "callable": _callable})
 BUILTIN_NAMES = ("print",) + tuple(FUNCTIONS)
@@ -636,6 +656,8 @@ def read_attribute(obj, name: str):
                              "expose names starting with '_')")
     if isinstance(obj, Property):
         return _property_attribute(obj, name)
+    if isinstance(obj, Generator) and name in ("send", "close"):
+        return obj.send if name == "send" else obj.close
     if isinstance(obj, Tensor):
         accessor = TENSOR_ATTRS.get(name)
         if accessor is not None:

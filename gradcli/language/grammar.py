@@ -75,7 +75,6 @@ _TOKEN_WORDS = {
 # instead of the token the parser stopped at.
 _UNSUPPORTED = {
     "match": "`match` statements are not supported by gradcli",
-    "yield": "`yield` (generators) is not supported by gradcli",
     "async": "`async` functions are not supported by gradcli",
     "await": "`await` is not supported by gradcli",
 }

@@ -26,8 +26,9 @@ from ..tensor import Tensor
 from . import builtins
 from . import nodes as n
 from .safety import SEQUENCES, check_format_widths, check_python_op, materialize
-from .values import (MISSING, BoundMethod, Class, ClassMethod, Function, Instance, Namespace, Property, Scope,
-                     StaticMethod, Super, type_name)
+from .values import (MISSING, BoundMethod, Class, ClassMethod, Function, Generator, Instance, Namespace,
+                     Property, Scope, StaticMethod, Super, type_name)
+from .values import Return as _Return
 
 _PyFunction = type(lambda: None)  # a Python function a decorator returned (torch.no_grad()(f)): binds as a method
 
@@ -37,11 +38,6 @@ DEFAULT_MAX_DEPTH = limits.SPECS["call_depth"].default
 # function) takes a few Python frames; deeper nesting ends in a RecursionError, reported as a gradcli error,
 # well before the C stack could overflow.
 RECURSION_LIMIT = 20_000
-
-
-class _Return(Exception):
-    def __init__(self, value):
-        self.value = value
 
 
 class _Break(Exception):
@@ -111,6 +107,7 @@ class Interpreter:
         self.warned: set = set()
         self.call_node = None  # the call being evaluated (where the warnings it raises point)
         self.frames: list = []  # (function, its variables) of the program functions being called (for super())
+        self._yields: dict = {}  # id(statement) -> whether it yields (see yields())
         self.modules = dict(builtins.modules())
         # `import random`: a generator of this run's own, seeded from the run's seed (--seed)
         self.modules["random"] = builtins.random_module(context.generator().initial_seed())
@@ -307,6 +304,8 @@ class Interpreter:
         elif t is n.Delete:
             for target in s.targets:
                 self.delete(target, env)
+        elif t is n.Yield:
+            raise self.error(SyntaxError("'yield' outside function"), s)
         elif t is n.Return:
             raise _Return(None if s.value is None else self.eval_expr(s.value, env))
         elif t is n.With:
@@ -361,30 +360,127 @@ class Interpreter:
             try:
                 self.exec_block(s.body, env)
             except EvalError as err:
-                cls = builtins.EXCEPTIONS.get(err.type)
-                if isinstance(err, LimitError) or cls is None:
+                body = self.except_clause(err, s, env)
+                if body is None:
                     raise
-                for exc_node, alias, body in s.handlers:
-                    if exc_node is not None:
-                        wanted = self.eval_expr(exc_node, env)
-                        kinds = wanted if isinstance(wanted, tuple) else (wanted,)
-                        if not all(isinstance(k, type) and k.__name__ in builtins.EXCEPTIONS for k in kinds):
-                            raise self.error(TypeError("catching classes that do not inherit from BaseException "
-                                                       "is not allowed"), exc_node) from None
-                        if not issubclass(cls, kinds):
-                            continue
-                    if alias:
-                        env[alias] = cls(err.message)
-                    self.exec_block(body, env)
-                    break
-                else:
-                    raise
+                self.exec_block(body, env)
             else:
                 if s.orelse:
                     self.exec_block(s.orelse, env)
         finally:
             if s.final:
                 self.exec_block(s.final, env)
+
+    def except_clause(self, err: EvalError, s: n.Try, env):
+        """The body of the first ``except`` of ``s`` that catches ``err`` (its ``as`` name bound), or None."""
+        cls = builtins.EXCEPTIONS.get(err.type)
+        if isinstance(err, LimitError) or cls is None:
+            return None
+        for exc_node, alias, body in s.handlers:
+            if exc_node is not None:
+                wanted = self.eval_expr(exc_node, env)
+                kinds = wanted if isinstance(wanted, tuple) else (wanted,)
+                if not all(isinstance(k, type) and k.__name__ in builtins.EXCEPTIONS for k in kinds):
+                    raise self.error(TypeError("catching classes that do not inherit from BaseException "
+                                               "is not allowed"), exc_node) from None
+                if not issubclass(cls, kinds):
+                    continue
+            if alias:
+                env[alias] = cls(err.message)
+            return body
+        return None
+
+    # ------------------------------------------------------------------------------------ generators
+    def yields(self, s) -> bool:
+        """Whether statement ``s`` (or a block inside it) yields (cached per statement)."""
+        cached = self._yields.get(id(s))
+        if cached is not None:
+            return cached
+        t = type(s)
+        if t is n.Yield:
+            found = True
+        elif t is n.If:
+            found = any(self.yields(x) for _, b in s.branches for x in b) or any(
+                self.yields(x) for x in s.orelse or ())
+        elif t in (n.While, n.For, n.With):
+            found = any(self.yields(x) for x in s.body)
+        elif t is n.Try:
+            found = any(self.yields(x) for x in [*s.body, *(x for h in s.handlers for x in h[-1]),
+                                                   *(s.orelse or ()), *(s.final or ())])
+        else:
+            found = False
+        self._yields[id(s)] = found
+        return found
+
+    def gen_block(self, body, env):
+        """Run a generator function's block as a Python generator: statements that yield suspend it (their
+        value goes to ``next``/``send``), the others run as :meth:`exec_stmt` runs them."""
+        for s in body:
+            if not self.yields(s):
+                self.exec_stmt(s, env)
+                continue
+            self.step(s)
+            t = type(s)
+            if t is n.Yield:
+                if s.delegate:
+                    source = self.eval_expr(s.value, env)
+                    try:
+                        it = iter(source)
+                    except TypeError as exc:
+                        raise self.error(exc, s.value) from None
+                    sent = yield from it
+                else:
+                    sent = yield None if s.value is None else self.eval_expr(s.value, env)
+                if s.target is not None:
+                    self.assign(s.target, sent, env)
+            elif t is n.If:
+                for test, b in s.branches:
+                    if self.truth(self.eval_expr(test, env), test):
+                        yield from self.gen_block(b, env)
+                        break
+                else:
+                    if s.orelse:
+                        yield from self.gen_block(s.orelse, env)
+            elif t is n.While:
+                while self.truth(self.eval_expr(s.test, env), s.test):
+                    try:
+                        yield from self.gen_block(s.body, env)
+                    except _Break:
+                        break
+                    except _Continue:
+                        pass
+                    self.step(s)
+            elif t is n.For:
+                iterable = self.eval_expr(s.iter, env)
+                try:
+                    it = iter(iterable)
+                except TypeError as e:
+                    raise self.error(e, s.iter) from None
+                for item in it:
+                    self.assign(s.target, item, env)
+                    try:
+                        yield from self.gen_block(s.body, env)
+                    except _Break:
+                        break
+                    except _Continue:
+                        pass
+            elif t is n.Try:
+                try:
+                    try:
+                        yield from self.gen_block(s.body, env)
+                    except EvalError as err:
+                        handler = self.except_clause(err, s, env)
+                        if handler is None:
+                            raise
+                        yield from self.gen_block(handler, env)
+                    else:
+                        if s.orelse:
+                            yield from self.gen_block(s.orelse, env)
+                finally:
+                    if s.final:
+                        yield from self.gen_block(s.final, env)
+            else:  # With
+                raise self.error(SyntaxError("gradcli does not support 'yield' inside a 'with' block"), s)
 
     def make_function(self, name, params, body, env, node=None) -> Function:
         """A ``def`` or ``lambda`` (``node``, for its ``*args``, keyword-only and ``**kwargs`` parameters):
@@ -395,10 +491,12 @@ class Interpreter:
         scope = env
         while type(scope) is Scope and scope.is_class:
             scope = scope.outer
-        return Function(name, params, body, defaults, None if scope is self.globals else scope, self,
-                        node.vararg if node is not None else None, kwonly,
-                        node.kwarg if node is not None else None,
-                        getattr(node, "declared", None))  # noqa: B009 - a Lambda node has no declared names
+        f = Function(name, params, body, defaults, None if scope is self.globals else scope, self,
+                     node.vararg if node is not None else None, kwonly,
+                     node.kwarg if node is not None else None,
+                     getattr(node, "declared", None))  # noqa: B009 - a Lambda node has no declared names
+        f.generator = getattr(node, "generator", False)  # noqa: B009 - nor a generator flag
+        return f
 
     def bind_name(self, env, name: str, value) -> None:
         """``name = value`` in ``env``, or in the program's or the enclosing function's variables for a name
@@ -1020,6 +1118,8 @@ class Interpreter:
                                                 f"than {self.max_depth:,} deep", self.max_depth)
             err.type = "RecursionError"
             raise err.with_position(**self._where(node))
+        if f.generator:
+            return Generator(self, f, local)
         self.depth += 1
         self.frames.append((f, local))
         try:

@@ -237,6 +237,7 @@ class FunctionDef(Node):
     kwarg: str | None = None  # **kwargs
     decorators: list | None = None
     declared: dict | None = None
+    generator: bool = False  # its body yields: calling it makes a generator
 
 
 @_node
@@ -254,6 +255,15 @@ class Global(Node):
     variables or in the enclosing function's."""
     kind: str
     names: list
+
+
+@_node
+class Yield(Node):
+    """``yield value`` or ``yield from iterable`` (``delegate``), as a statement or as ``target = yield
+    value`` (what ``send`` gave, None for ``next``)."""
+    value: Node | None
+    delegate: bool
+    target: Node | None = None
 
 
 @_node

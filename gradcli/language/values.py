@@ -11,6 +11,14 @@ from ..errors import EvalError
 from ..tensor import Tensor
 
 
+class Return(Exception):
+    """``return value`` unwinding a program function's body (caught where the function was called)."""
+
+    def __init__(self, value):
+        super().__init__()
+        self.value = value
+
+
 class Namespace:
     """A module-like namespace of the language (``torch``, ``torch.nn.functional``): ``name`` as Python
     prints it and ``members`` (name → value), the only attributes a program can read from it."""
@@ -48,7 +56,7 @@ class Function:
     names of its ``global``/``nonlocal`` statements."""
 
     __slots__ = ("name", "params", "body", "defaults", "scope", "interpreter", "vararg", "kwonly", "kwarg",
-                 "owner", "declared")
+                 "owner", "declared", "generator")
 
     def __init__(self, name, params, body, defaults, scope=None, interpreter=None, vararg=None, kwonly=None,
                  kwarg=None, declared=None):
@@ -63,6 +71,7 @@ class Function:
         self.kwarg = kwarg
         self.owner = None
         self.declared = declared
+        self.generator = False  # its body yields: a call makes a Generator
 
     def __call__(self, *args, **kwargs):
         """Called by library code given the function (``torch.autograd.functional.jacobian(f, x)``): run by the
@@ -77,6 +86,59 @@ class Function:
 
     def __repr__(self) -> str:
         return f"<function {self.name} at {id(self):#x}>"
+
+
+class Generator:
+    """What calling a generator function gives: an iterator that runs the function's body up to each
+    ``yield`` (in the program's interpreter, as a call of the function: its frame, call depth and steps), and
+    ``send(value)``/``close()`` as Python's generators. Exhausted by ``return``."""
+
+    __slots__ = ("interp", "func", "local", "gen", "running")
+
+    def __init__(self, interp, func, local):
+        self.interp = interp
+        self.func = func
+        self.local = local
+        self.gen = interp.gen_block(func.body, local)
+        self.running = False
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self.send(None)
+
+    def send(self, value):
+        """Resume the body with ``value`` as the result of the ``yield`` it stopped at.
+
+        Raises:
+            StopIteration: when the body ends (``return``'s value as its value).
+            ValueError: Python's message for a generator that resumes itself.
+        """
+        if self.running:
+            raise ValueError("generator already executing")
+        interp = self.interp
+        if interp.depth >= interp.max_depth:
+            raise RecursionError("maximum recursion depth exceeded")
+        interp.depth += 1
+        interp.frames.append((self.func, self.local))
+        self.running = True
+        try:
+            return self.gen.send(value)
+        except Return as r:
+            self.gen = iter(())
+            raise StopIteration(r.value) from None
+        finally:
+            self.running = False
+            interp.depth -= 1
+            interp.frames.pop()
+
+    def close(self):
+        """Stop the generator (Python's ``close``)."""
+        self.gen.close()
+
+    def __repr__(self) -> str:
+        return f"<generator object {self.func.name} at {id(self):#x}>"
 
 
 class StaticMethod:
@@ -399,6 +461,8 @@ def type_name(v) -> str:
         return "type"
     if isinstance(v, BoundMethod):
         return "method"
+    if isinstance(v, Generator):
+        return "generator"
     if isinstance(v, Namespace):
         return "module"
     return type(v).__name__

@@ -270,8 +270,60 @@ except RuntimeError as e:
 '''
 
 
+GENERATORS = '''
+import torch
+
+def count(n):
+    i = 0
+    while i < n:
+        got = yield i
+        if got is not None:
+            i = got
+        i += 1
+    return "done"
+
+def chain(*its):
+    for it in its:
+        yield from it
+
+def squares(xs):
+    for x in xs:
+        if x < 0:
+            continue
+        try:
+            yield x * x
+        finally:
+            pass
+
+def data_iter(batch_size, features):
+    n = len(features)
+    for i in range(0, n, batch_size):
+        yield features[i:i + batch_size]
+
+print(list(count(4)), list(chain([1, 2], (3, 4), count(2))), sum(squares([-1, 2, 3])))
+g = count(10)
+print(next(g), next(g), g.send(7), next(g))
+f = torch.arange(5.)
+for b in data_iter(2, f):
+    print(b)
+gen = (x * 2 for x in range(3))
+print(next(gen), list(gen))
+print([k for k in squares(range(4))], max(count(5)))
+def first():
+    yield 1
+    return 5
+it = first()
+print(next(it))
+try:
+    next(it)
+except StopIteration as e:
+    print("stop", e)
+print(sorted(count(3), reverse=True), dict(zip("ab", count(2))))
+'''
+
+
 @pytest.mark.parametrize("name, program", [("classes", CLASSES), ("functions", FUNCTIONS),
-                                           ("custom_functions", CUSTOM_FUNCTIONS)])
+                                           ("custom_functions", CUSTOM_FUNCTIONS), ("generators", GENERATORS)])
 def test_program_prints_what_python_and_pytorch_print(tmp_path, torch, name, program):
     path = tmp_path / f"{name}.py"
     path.write_text(program)

@@ -76,6 +76,10 @@ def test_caught_exceptions_expose_no_python_attribute(text):
     ("class A:\n    def __repr__(self):\n        return repr(self)\nprint(A())", "call_depth"),
     ("class A:\n    def __init__(self):\n        A()\nA()", "call_depth"),
     ("class A:\n    def __len__(self):\n        return len(self)\nlen(A())", "call_depth"),
+    # runaway generators: their bodies count steps, and what consumes them counts items
+    ("def g():\n    while True:\n        pass\n    yield 1\nnext(g())", "steps"),
+    ("def g():\n    i = 0\n    while True:\n        yield i\n        i += 1\nlist(g())", "steps"),
+    ("def g():\n    yield from g()\nnext(g())", "call_depth"),
     # runaway loops over objects still count their steps
     ("class A:\n    def f(self):\n        while True:\n            pass\nA().f()", "steps"),
 ])
@@ -83,6 +87,15 @@ def test_runaway_classes_hit_the_limits(text, kind):
     with pytest.raises(LimitError) as e:
         run(text, max_steps=100_000, max_depth=200)
     assert e.value.limit == kind
+
+
+def test_an_endless_generator_consumed_whole_hits_the_items_limit():
+    from gradcli import limits
+
+    limits.configure({"items": 1000}, environ={})
+    with pytest.raises(LimitError) as e:
+        run("def g():\n    i = 0\n    while True:\n        yield i\n        i += 1\nlist(g())")
+    assert e.value.limit == "items"
 
 
 def test_many_attributes_hit_the_items_limit():
