@@ -53,9 +53,6 @@ def is_grad_enabled() -> bool:
     return _state.grad_enabled
 
 
-def set_grad_enabled(mode: bool) -> None:
-    """Turn recording on or off in the active run context (torch.set_grad_enabled used as a function)."""
-    _state.grad_enabled = bool(mode)
 
 
 class _GradModeContext:
@@ -94,6 +91,92 @@ class enable_grad(_GradModeContext):
     Matches torch.enable_grad."""
 
     _target = True
+
+
+class set_grad_enabled(_GradModeContext):
+    """``torch.set_grad_enabled(mode)``: turns recording on or off in the active run context at once; used as
+    a context manager, the previous mode comes back at the end of the block; as a decorator, the function runs
+    in that mode. Matches torch.set_grad_enabled."""
+
+    def __init__(self, mode: bool):
+        self._prev = _state.grad_enabled
+        self._target = bool(mode)
+        _state.grad_enabled = self._target
+
+    def __enter__(self):
+        return None
+
+    def __call__(self, fn):
+        _state.grad_enabled = self._prev  # as a decorator it changes nothing until the function runs
+        target = self._target
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with set_grad_enabled(target):
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+    def __repr__(self) -> str:
+        return f"<torch.autograd.grad_mode.set_grad_enabled object at {id(self):#x}>"
+
+
+_INFERENCE = [0]  # how many inference_mode blocks are open
+_INFERENCE_TENSORS: dict = {}  # id(tensor) -> weak reference, for the tensors made in inference mode
+_PLAIN_INIT = Tensor.__init__
+
+
+def _inference_init(self, data, requires_grad: bool = False, grad_fn=None):
+    # Tensor.__init__ while an inference_mode block is open (swapped in and out by the block, so that tensors
+    # made outside pay nothing): the tensor is an inference tensor
+    _PLAIN_INIT(self, data, requires_grad, grad_fn)
+    key = id(self)
+    _INFERENCE_TENSORS[key] = weakref.ref(self, lambda _, key=key: _INFERENCE_TENSORS.pop(key, None))
+
+
+def _is_inference(self) -> bool:
+    """Whether the tensor was made inside ``torch.inference_mode()`` (Tensor.is_inference)."""
+    ref = _INFERENCE_TENSORS.get(id(self))
+    return ref is not None and ref() is self
+
+
+Tensor.is_inference = _is_inference
+
+
+class inference_mode(_GradModeContext):
+    """``torch.inference_mode(mode=True)``: recording off in the block (gradcli has no inference tensors:
+    results are ordinary tensors that do not require grad). Matches torch.inference_mode's grad mode."""
+
+    def __init__(self, mode: bool = True):
+        self._target = not mode
+        self._mode = bool(mode)
+
+    def __enter__(self):
+        _INFERENCE[0] += self._mode
+        if _INFERENCE[0]:
+            Tensor.__init__ = _inference_init
+        return super().__enter__()
+
+    def __exit__(self, *exc) -> bool:
+        _INFERENCE[0] -= self._mode
+        if not _INFERENCE[0]:
+            Tensor.__init__ = _PLAIN_INIT
+        return super().__exit__(*exc)
+
+    def __call__(self, fn):
+        mode = self._mode
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with inference_mode(mode):
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+def is_inference_mode_enabled() -> bool:
+    """``torch.is_inference_mode_enabled()``: inside an ``inference_mode`` block."""
+    return _INFERENCE[0] > 0
 
 
 # ------------------------------------------------------------------------------------------------------ graph

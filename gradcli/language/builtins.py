@@ -26,6 +26,7 @@ from ..ops import REGISTRY
 from ..ops._core import METHODS
 from ..tensor import Size, Tensor
 from .safety import materialize
+from ..gradcheck import GradcheckError
 from . import custom_function
 from .values import (MISSING, Class, ClassMethod, Function, Generator, Instance, Namespace, Property,
                      StaticMethod, type_name)
@@ -122,6 +123,59 @@ def _torch_tensor_constructor(*args):
     if len(args) > 1:
         raise TypeError("Tensor(): expected sizes (ints) or one sequence of data")
     return REGISTRY["tensor"](args[0], dtype=dtypes.get_default_dtype())
+
+
+def _typed_constructor(dtype_name: str):
+    """``torch.FloatTensor(data)`` / ``torch.FloatTensor(*sizes)`` and the other legacy typed constructors:
+    a tensor of that dtype (sizes give zeros where PyTorch leaves memory uninitialized)."""
+    def construct(*args):
+        dtype = dtypes.NAMES[dtype_name]
+        if not args or all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+            return REGISTRY["zeros"](*(args or (0,)), dtype=dtype)
+        if len(args) > 1:
+            raise TypeError("new(): expected sizes (ints) or one sequence of data")
+        return REGISTRY["tensor"](args[0], dtype=dtype)
+
+    return construct
+
+
+#: The legacy typed constructors old tutorials use (``torch.FloatTensor``, ...), by PyTorch's names.
+LEGACY_CONSTRUCTORS = {name: _typed_constructor(dtype) for name, dtype in (
+    ("FloatTensor", "float32"), ("DoubleTensor", "float64"), ("HalfTensor", "float16"), ("LongTensor", "int64"),
+    ("IntTensor", "int32"), ("ShortTensor", "int16"), ("CharTensor", "int8"), ("ByteTensor", "uint8"),
+    ("BoolTensor", "bool"))}
+
+
+class TypeName:
+    """What ``type(v)`` gives a program: PyTorch's and Python's class name as they print it (``<class
+    'torch.Tensor'>``), comparable, and nothing else (no Python type object reaches the program)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<class '{self.name}'>"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, TypeName) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+
+def _type(obj):
+    """``type(obj)`` as a :class:`TypeName` (a program's class for its instances)."""
+    if isinstance(obj, Instance):
+        return obj.cls
+    if isinstance(obj, Tensor):
+        return TypeName("torch.Tensor")
+    if isinstance(obj, Class):
+        return TypeName("type")
+    name = type_name(obj)
+    return TypeName(name if isinstance(obj, (int, float, str, bool, list, tuple, dict, set, type(None)))
+                    else f"gradcli.{name}")
 
 
 def _dict(*args, **kwargs):
@@ -248,7 +302,7 @@ def _callable(obj) -> bool:
 EXCEPTIONS = {cls.__name__: cls for cls in (
     Exception, ArithmeticError, LookupError, RuntimeError, TypeError, ValueError, IndexError, KeyError,
     AttributeError, NotImplementedError, ZeroDivisionError, StopIteration, AssertionError, NameError,
-    ImportError, ModuleNotFoundError, OverflowError, RecursionError, UnboundLocalError)}
+    ImportError, ModuleNotFoundError, OverflowError, RecursionError, UnboundLocalError, GradcheckError)}
 FUNCTIONS.update(EXCEPTIONS)
 _NO_DEFAULT = object()
 
@@ -270,7 +324,7 @@ def _iter(obj):
     return iter(obj)
 
 
-FUNCTIONS.update({"next": _next, "iter": _iter, "object": OBJECT, "super": SUPER, "staticmethod": StaticMethod, "classmethod": ClassMethod,
+FUNCTIONS.update({"next": _next, "iter": _iter, "type": _type, "object": OBJECT, "super": SUPER, "staticmethod": StaticMethod, "classmethod": ClassMethod,
                   "property": Property, "isinstance": _isinstance, "issubclass": _issubclass,
                   "callable": _callable})
 BUILTIN_NAMES = ("print",) + tuple(FUNCTIONS)
@@ -465,9 +519,12 @@ def _modules() -> dict[str, Namespace]:
     members.update({
         "no_grad": autograd.no_grad, "enable_grad": autograd.enable_grad,
         "set_grad_enabled": autograd.set_grad_enabled, "is_grad_enabled": autograd.is_grad_enabled,
+        "inference_mode": autograd.inference_mode,
+        "is_inference_mode_enabled": autograd.is_inference_mode_enabled,
         "Tensor": _torch_tensor_constructor, "Size": Size, "get_default_dtype": dtypes.get_default_dtype,
     })
     members.update(CONSTANTS)
+    members.update(LEGACY_CONSTRUCTORS)
     members.update({"device": Device, "cuda": Namespace("torch.cuda", {"is_available": lambda: False,
                                                                         "device_count": lambda: 0})})
     functional = Namespace("torch.nn.functional", members)
@@ -483,12 +540,19 @@ def _modules() -> dict[str, Namespace]:
         "dual_level": _forward_ad.dual_level, "make_dual": _forward_ad.make_dual,
         "unpack_dual": _forward_ad.unpack_dual, "enter_dual_level": _forward_ad.enter_dual_level,
         "exit_dual_level": _forward_ad.exit_dual_level, "UnpackedDualTensor": _forward_ad.UnpackedDualTensor})
+    from .. import gradcheck as _gradcheck
+
+    function_ns = Namespace("torch.autograd.function", {"Function": custom_function.FUNCTION,
+                                                         "once_differentiable": custom_function.once_differentiable})
     autograd_ns = Namespace("torch.autograd", {"grad": autograd.grad, "backward": autograd.backward,
+                                               "gradcheck": _gradcheck.gradcheck,
+                                               "gradgradcheck": _gradcheck.gradgradcheck, "function": function_ns,
                                                "Variable": _variable, "Function": custom_function.FUNCTION,
                                                "functional": autograd_functional, "forward_ad": forward_ad})
     torch = Namespace("torch", dict(members, nn=nn, autograd=autograd_ns))
     return {"torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.autograd": autograd_ns,
             "torch.autograd.functional": autograd_functional, "torch.autograd.forward_ad": forward_ad,
+            "torch.autograd.function": function_ns,
             "math": math_module()}
 
 
@@ -544,7 +608,7 @@ def _str_replace(s: str):
 TENSOR_ATTRS = {
     "shape": lambda t: t.shape, "dtype": lambda t: t.dtype, "ndim": lambda t: t.ndim,
     "grad_fn": lambda t: t.grad_fn, "output_nr": lambda t: t.output_nr, "requires_grad": lambda t: t.requires_grad,
-    "is_leaf": lambda t: t.is_leaf,
+    "is_leaf": lambda t: t.is_leaf, "is_inference": lambda t: t.is_inference,
     # the one underscore name of a Tensor that PyTorch documents and programs read: the version counter
     "_version": lambda t: t._version,
     "data": lambda t: t.detach(), "T": lambda t: t.T, "mT": lambda t: t.mT, "backward": lambda t: t.backward,

@@ -162,6 +162,17 @@ class CustomOp:
         return data if data.dtype == dtype else data.astype(dtype)
 
 
+def once_differentiable(fn):
+    """``@once_differentiable`` on a custom Function's ``backward``: it runs with grad mode off, so that its
+    gradients have no graph (a second backward through them is PyTorch's "element 0 of tensors does not
+    require grad" error). Matches torch.autograd.function.once_differentiable."""
+    def wrapper(ctx, *args):
+        with autograd.no_grad():
+            return fn(ctx, *args)
+
+    return wrapper
+
+
 def apply(cls, args: tuple, call_node):
     """``Cls.apply(*args)`` for a program's subclass ``cls`` of torch.autograd.Function.
 

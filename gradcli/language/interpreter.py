@@ -313,7 +313,7 @@ class Interpreter:
             if isinstance(ctx, Instance):
                 self.with_instance(ctx, s, env)
                 return
-            if not isinstance(ctx, (autograd.no_grad, autograd.enable_grad, forward_ad.dual_level)):
+            if not isinstance(ctx, (autograd._GradModeContext, forward_ad.dual_level)):
                 raise self.error(TypeError(f"'{type_name(ctx)}' object does not support the context manager "
                                            "protocol (gradcli supports torch.no_grad(), torch.enable_grad() and "
                                            "torch.autograd.forward_ad.dual_level())"),

@@ -56,7 +56,8 @@ LAYERS = {
     "gradcli.anomaly": 4,
     "gradcli.ops._core": 5,
     "gradcli.ops": 6,
-    "gradcli.functional": 6,  # torch.autograd.functional (the library API, on autograd and the ops)
+    "gradcli.functional": 6,
+    "gradcli.gradcheck": 6,  # torch.autograd.gradcheck and gradgradcheck  # torch.autograd.functional (the library API, on autograd and the ops)
     "gradcli.forward_ad": 6,  # torch.autograd.forward_ad (dual tensors; the op table applies the JVP rules)
     "gradcli.ops.*": 6,
     "gradcli": 6,  # the library API: re-exports the engine and the op table
