@@ -268,6 +268,10 @@ class Tensor:
                              grad_fn=None if fn is None else fn.name(),
                              default_dtype=dtypes.get_default_dtype().np, tangent=self._tangent_text())
 
+    def _repr_prefix(self) -> str:
+        """What PyTorch prints before a torch.nn.Parameter's values."""
+        return "Parameter containing:\n" if is_parameter(self) else ""
+
     def _tangent_text(self):
         """How a dual tensor's printed form shows its forward-AD tangent (``tangent=...``, torch/_tensor_str.py's
         ``f"tangent={tangent}"``): the tangent's repr, or for a 0-d tangent its value as a Python float (Tensor
