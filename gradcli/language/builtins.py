@@ -610,6 +610,9 @@ NODE_ATTRS = {"name": lambda f: (lambda: autograd.torch_name(f)), "next_function
               "variable": lambda f: f.variable}
 DTYPE_ATTRS = {"is_floating_point": lambda d: d.is_floating_point, "itemsize": lambda d: d.itemsize}
 SIZE_ATTRS = {"numel": lambda s: s.numel}
+#: what a program reads of ``t.numpy()``'s array (issue 18: printing gradients with .numpy())
+NDARRAY_ATTRS = {"shape": lambda a: tuple(a.shape), "ndim": lambda a: a.ndim, "size": lambda a: a.size,
+                 "tolist": lambda a: a.tolist}
 STR_METHODS = {"upper": lambda s: s.upper, "lower": lambda s: s.lower, "strip": lambda s: s.strip,
                "split": lambda s: s.split, "join": _str_join, "replace": _str_replace, "format": _str_format,
                "startswith": lambda s: s.startswith, "endswith": lambda s: s.endswith}
@@ -731,6 +734,8 @@ def read_attribute(obj, name: str):
         table = DTYPE_ATTRS
     elif isinstance(obj, Size):
         table = SIZE_ATTRS
+    elif type(obj).__name__ == "ndarray" or type(obj).__module__ == "gradcli.ops.inplace":
+        table = NDARRAY_ATTRS
     elif isinstance(obj, str):
         table = STR_METHODS
     elif isinstance(obj, list):
