@@ -62,8 +62,9 @@ _COMPARE.update({"is": operator.is_, "is not": operator.is_not, "in": lambda a, 
                  "not in": lambda a, b: a not in b})
 
 
-_PROVIDED = ("torch, torch.nn, torch.nn.functional, torch.autograd, torch.autograd.functional, "
-             "torch.autograd.forward_ad, math and random")
+_PROVIDED = ("torch, torch.nn, torch.nn.functional, torch.nn.init, torch.nn.utils, torch.optim, "
+             "torch.optim.lr_scheduler, torch.autograd, torch.autograd.functional, torch.autograd.forward_ad, math "
+             "and random")
 
 
 def _keyword_hint(func, message: str) -> str | None:

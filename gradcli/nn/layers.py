@@ -14,7 +14,7 @@ from .. import autograd, dtypes, limits
 from ..ops import REGISTRY as _OPS
 from ..tensor import Tensor
 from . import init
-from .module import Module, core_of
+from .module import Module, _addindent, core_of
 from .parameter import Parameter
 
 
@@ -185,7 +185,7 @@ class BatchNorm1d(Module):
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"track_running_stats={self.track_running_stats}")
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
 
 class Dropout(Module):
@@ -489,6 +489,23 @@ class ModuleList(Module):
         items.insert(index, core_of(module))
         mods.clear()
         mods.update({str(i): m for i, m in enumerate(items)})
+
+    def __repr__(self) -> str:
+        # PyTorch's ModuleList.__repr__: runs of equal modules collapse to "(0-1): 2 x Block(...)"
+        reprs = [repr(m) for m in self]
+        if not reprs:
+            return self._get_name() + "()"
+        runs = [[0, 0, reprs[0]]]
+        for i, r in enumerate(reprs[1:], 1):
+            if r == runs[-1][2]:
+                runs[-1][1] += 1
+            else:
+                runs.append([i, i, r])
+        lines = []
+        for start, end, r in runs:
+            text = f"({start}): {r}" if start == end else f"({start}-{end}): {end - start + 1} x {r}"
+            lines.append(_addindent(text, 2))
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
     def pop(self, key):
         """Remove and return the module at ``key``."""

@@ -49,7 +49,8 @@ def _(grad, weight_shape, indices, padding_idx):
     g = reshape(grad, (flat.size,) + tuple(weight_shape[1:]))
     if padding_idx is not None:
         keep = (flat != padding_idx).astype(np.float64 if g.dtype == np.float64 else np.float32)
-        g = mul(g, Tensor(keep.reshape((-1,) + (1,) * (len(weight_shape) - 1)).astype(keep.dtype)))
+        keep = keep.reshape((-1,) + (1,) * (len(weight_shape) - 1))
+        g = mul(g, Tensor(keep)) if isinstance(g, Tensor) else g * keep.astype(g.dtype)
     return _index_select_backward(g, tuple(weight_shape), 0, flat)
 
 
