@@ -43,6 +43,7 @@ FORMULAS: dict[str, str] = {
     # ---------------------------------------------------------------- unary math
     "AbsBackward0": "d/dx |x| = sign(x) (0 at x = 0)",
     "SignBackward0": "d/dx sign(x) = 0",
+    "RoundBackward0": "d/dx round(x) = 0",
     "SqrtBackward0": "d/dx sqrt(x) = 1 / (2 sqrt(x)) = 1 / (2 out)",
     "RsqrtBackward0": "d/dx x^(-1/2) = -1/2 x^(-3/2) = -out^3 / 2",
     "ExpBackward0": "d/dx exp(x) = exp(x) = out",

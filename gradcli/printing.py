@@ -289,7 +289,8 @@ def _repr(obj, default_dtype, active: set[int]) -> str:
     if _is_tensor_like(obj):
         grad_fn = getattr(obj, "grad_fn", None)
         tangent = getattr(obj, "_tangent_text", None)  # a dual tensor's (gradcli.tensor.Tensor._tangent_text)
-        return format_tensor(
+        prefix = getattr(obj, "_repr_prefix", None)  # "Parameter containing:\n" (gradcli.tensor.Tensor)
+        return (prefix() if callable(prefix) else "") + format_tensor(
             obj.data,
             requires_grad=bool(obj.requires_grad),
             grad_fn=None if grad_fn is None else str(grad_fn.name()),

@@ -261,9 +261,16 @@ class Tensor:
 
     def __repr__(self) -> str:
         fn = self.grad_fn
+        if is_parameter(self):  # torch.nn.Parameter's repr
+            return "Parameter containing:\n" + format_tensor(self.data, requires_grad=self.requires_grad and fn is None,
+                                                             grad_fn=None, default_dtype=dtypes.get_default_dtype().np)
         return format_tensor(self.data, requires_grad=self.requires_grad and fn is None,
                              grad_fn=None if fn is None else fn.name(),
                              default_dtype=dtypes.get_default_dtype().np, tangent=self._tangent_text())
+
+    def _repr_prefix(self) -> str:
+        """What PyTorch prints before a torch.nn.Parameter's values."""
+        return "Parameter containing:\n" if is_parameter(self) else ""
 
     def _tangent_text(self):
         """How a dual tensor's printed form shows its forward-AD tangent (``tangent=...``, torch/_tensor_str.py's
@@ -277,6 +284,31 @@ class Tensor:
         return repr(tangent)
 
     __str__ = __repr__
+
+
+# ------------------------------------------------------------------------------------- nn.Parameter marks
+#: The tensors that are ``torch.nn.Parameter``\ s (id -> weak reference): gradcli's Parameter is a Tensor
+#: marked here (not a subclass: the op table dispatches on ``type(t) is Tensor``), so that it prints as
+#: PyTorch's ``Parameter containing:`` and ``isinstance(t, nn.Parameter)`` holds (gradcli.nn.parameter).
+_PARAMETERS: dict = {}
+
+
+def mark_parameter(t: Tensor) -> Tensor:
+    """Mark ``t`` as a ``torch.nn.Parameter`` (for as long as it lives); returns it."""
+    key = id(t)
+
+    def forget(ref, key=key):
+        if _PARAMETERS.get(key) is ref:
+            del _PARAMETERS[key]
+
+    _PARAMETERS[key] = weakref.ref(t, forget)
+    return t
+
+
+def is_parameter(t) -> bool:
+    """Whether ``t`` is a tensor marked by :func:`mark_parameter`."""
+    r = _PARAMETERS.get(id(t))
+    return r is not None and r() is t
 
 
 def fw_tangent(t: Tensor):

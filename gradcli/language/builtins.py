@@ -25,9 +25,9 @@ from .. import autograd, dtypes, limits
 from ..ops import REGISTRY
 from ..ops._core import METHODS
 from ..tensor import Size, Tensor
-from .safety import materialize
 from ..gradcheck import GradcheckError
-from . import custom_function
+from .safety import check_format_widths, materialize
+from . import custom_function, nn_bridge
 from .values import (MISSING, Class, ClassMethod, Function, Generator, Instance, Namespace, Property,
                      StaticMethod, type_name)
 
@@ -228,7 +228,7 @@ FUNCTIONS = {
     "max": _poly("max", _py.max, True), "sum": _poly("sum", _py.sum, True), "float": _float, "int": _int,
     "bool": _bool, "str": to_str, "round": _round, "list": _list, "tuple": _tuple, "enumerate": enumerate,
     "zip": zip, "dict": _dict, "set": _set, "sorted": _sorted, "reversed": _reversed, "any": _py.any,
-    "all": _py.all, "hasattr": _hasattr, "repr": lambda obj: _repr(obj),
+    "all": _py.all, "hasattr": _hasattr, "repr": lambda obj: _repr(obj), "filter": filter, "map": map,
 }
 class _Marker:
     """A builtin name with no Python behaviour of its own (``object``, ``super``): the interpreter gives it
@@ -275,7 +275,9 @@ def _isinstance(obj, kind) -> bool:
             if isinstance(obj, Instance) and c in obj.cls.mro:
                 return True
         elif is_builtin_base(c):
-            if isinstance(obj, Instance) and obj.cls.builtin is c:
+            if isinstance(obj, Instance) and _derives(obj.cls.builtin, c):
+                return True
+            if isinstance(c, type) and isinstance(obj, c):  # gradcli's own modules (nn.Linear(...))
                 return True
         elif isinstance(obj, c) and not (c is int and isinstance(obj, bool) and False):
             return True
@@ -287,7 +289,7 @@ def _issubclass(cls, kind) -> bool:
     if not isinstance(cls, Class):
         raise TypeError("issubclass() arg 1 must be a class")
     for c in _classinfo(kind):
-        if c is OBJECT or (isinstance(c, Class) and c in cls.mro) or (is_builtin_base(c) and cls.builtin is c):
+        if c is OBJECT or (isinstance(c, Class) and c in cls.mro) or (is_builtin_base(c) and _derives(cls.builtin, c)):
             return True
     return False
 
@@ -333,23 +335,37 @@ _TYPES.update({_float: float, _int: int, _bool: bool, to_str: str, _list: list, 
 
 
 # ------------------------------------------------------------------------------------ program classes
-#: gradcli's classes a program's class may derive from: torch.autograd.Function (custom functions).
+#: gradcli's classes a program's class may derive from: torch.autograd.Function (custom functions) and
+#: torch.nn.Module with its built-in subclasses (nn_bridge.is_module_class).
 BUILTIN_BASES = (custom_function.FUNCTION,)
-BUILTIN_BASE_NAMES = "torch.autograd.Function"
+BUILTIN_BASE_NAMES = "torch.autograd.Function, torch.nn.Module"
 
 
 def is_builtin_base(value) -> bool:
     """Whether ``value`` is one of gradcli's classes a program's class may derive from."""
-    return any(value is b for b in BUILTIN_BASES)
+    return any(value is b for b in BUILTIN_BASES) or nn_bridge.is_module_class(value)
+
+
+def _derives(builtin, c) -> bool:
+    """Whether a program class whose gradcli base is ``builtin`` derives the gradcli class ``c``."""
+    if builtin is c:
+        return True
+    return nn_bridge.is_module_class(builtin) and isinstance(c, type) and issubclass(builtin, c)
 
 
 def builtin_instantiate(base):
     """How instances of a class deriving from ``base`` are made (None: a plain :class:`Instance`)."""
+    if nn_bridge.is_module_class(base):
+        return lambda cls: nn_bridge.make_instance(base, cls)
     return None
 
 
 def base_init(base, obj):
-    """``super().__init__`` reaching ``object`` or gradcli's base: a function that takes no arguments."""
+    """``super().__init__`` reaching ``object`` or gradcli's base: a function that takes no arguments (a
+    torch.nn module class's ``__init__`` with its own arguments)."""
+    if nn_bridge.is_module_class(base) and isinstance(obj, Instance) and obj.base is not None:
+        return nn_bridge.init_function(base, obj)
+
     def __init__():
         return None
 
@@ -358,7 +374,8 @@ def base_init(base, obj):
 
 def builtin_attribute(obj, name: str, through_super: bool = False):
     """``(True, value)`` for an attribute a program's class or instance gets from gradcli's base class
-    (``Exp.apply`` of a torch.autograd.Function), else ``(False, None)``."""
+    (``Exp.apply`` of a torch.autograd.Function, ``self.weight`` or ``self.parameters`` of a torch.nn module),
+    else ``(False, None)``."""
     cls = obj if isinstance(obj, Class) else obj.cls
     if cls.builtin is custom_function.FUNCTION and name == "apply":
         interp = cls.interpreter
@@ -367,7 +384,20 @@ def builtin_attribute(obj, name: str, through_super: bool = False):
             return custom_function.apply(cls, args, interp.call_node)
 
         return True, apply
+    if isinstance(obj, Instance) and obj.base is not None and isinstance(obj.base, nn_bridge.Module):
+        try:
+            return True, nn_bridge.module_attribute(obj.base, name, through_super)
+        except AttributeError:
+            return False, None
     return False, None
+
+
+def set_base_attribute(obj: Instance, name: str, value) -> bool:
+    """``self.name = value`` for a program object with a gradcli base: True when the base took it (torch.nn
+    registers parameters and modules)."""
+    if isinstance(obj.base, nn_bridge.Module):
+        return nn_bridge.set_instance_attribute(obj, name, value)
+    return False
 
 
 def set_instance_attribute(obj: Instance, name: str, value) -> None:
@@ -528,7 +558,9 @@ def _modules() -> dict[str, Namespace]:
     members.update({"device": Device, "cuda": Namespace("torch.cuda", {"is_available": lambda: False,
                                                                         "device_count": lambda: 0})})
     functional = Namespace("torch.nn.functional", members)
-    nn = Namespace("torch.nn", {"functional": functional})
+    # ---- torch.nn / torch.optim (gradcli.nn, gradcli.optim; language glue in nn_bridge)
+    nn_spaces = nn_bridge.namespaces(Namespace)
+    nn = Namespace("torch.nn", dict(nn_spaces["nn"], functional=functional))
     from .. import functional as _functional
 
     autograd_functional = Namespace("torch.autograd.functional", {
@@ -549,8 +581,11 @@ def _modules() -> dict[str, Namespace]:
                                                "gradgradcheck": _gradcheck.gradgradcheck, "function": function_ns,
                                                "Variable": _variable, "Function": custom_function.FUNCTION,
                                                "functional": autograd_functional, "forward_ad": forward_ad})
-    torch = Namespace("torch", dict(members, nn=nn, autograd=autograd_ns))
+    torch = Namespace("torch", dict(members, nn=nn, autograd=autograd_ns, optim=nn_spaces["torch.optim"]))
     return {"torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.autograd": autograd_ns,
+            "torch.nn.init": nn_spaces["torch.nn.init"], "torch.nn.utils": nn_spaces["torch.nn.utils"],
+            "torch.optim": nn_spaces["torch.optim"],
+            "torch.optim.lr_scheduler": nn_spaces["torch.optim.lr_scheduler"],
             "torch.autograd.functional": autograd_functional, "torch.autograd.forward_ad": forward_ad,
             "torch.autograd.function": function_ns,
             "math": math_module()}
@@ -590,6 +625,45 @@ def _str_join(sep: str):
     return join
 
 
+def _str_format(s: str):
+    """``str.format``: replacement fields by position or name only (``{0.attr}`` and ``{0[key]}`` would reach
+    Python's internals, and are refused), each value formatted as an f-string formats it."""
+    import string
+
+    def format(*args, **kwargs):
+        out, auto = [], 0
+        for literal, field, spec, conv in string.Formatter().parse(s):
+            out.append(literal)
+            if field is None:
+                continue
+            if "." in field or "[" in field:
+                raise ValueError("gradcli's str.format takes fields by position or name only")
+            if field == "":
+                value, auto = args[auto], auto + 1
+            elif field.isdigit():
+                value = args[int(field)]
+            else:
+                value = kwargs[field]
+            if conv == "r":
+                value = _repr(value)
+            elif conv == "s":
+                value = to_str(value)
+            if isinstance(spec, str) and "{" in spec:
+                raise ValueError("gradcli's str.format does not take nested fields")
+            if spec:
+                v = value.item() if isinstance(value, Tensor) else value
+                if not isinstance(v, (int, float, str, bool)):
+                    raise TypeError(f"unsupported format string passed to {type_name(value)}.__format__")
+                check_format_widths(spec, "str.format()")
+                out.append(_py.format(v, spec))
+            else:
+                out.append(to_str(value))
+            limits.check_items(_py.sum(len(p) for p in out), "str.format()")
+        return "".join(out)
+
+    return format
+
+
 def _str_replace(s: str):
     def replace(old, new, count=-1):
         if isinstance(old, str) and isinstance(new, str) and isinstance(count, int):
@@ -622,8 +696,11 @@ NODE_ATTRS = {"name": lambda f: (lambda: autograd.torch_name(f)), "next_function
               "variable": lambda f: f.variable}
 DTYPE_ATTRS = {"is_floating_point": lambda d: d.is_floating_point, "itemsize": lambda d: d.itemsize}
 SIZE_ATTRS = {"numel": lambda s: s.numel}
+#: what a program reads of ``t.numpy()``'s array (issue 18: printing gradients with .numpy())
+NDARRAY_ATTRS = {"shape": lambda a: tuple(a.shape), "ndim": lambda a: a.ndim, "size": lambda a: a.size,
+                 "tolist": lambda a: a.tolist}
 STR_METHODS = {"upper": lambda s: s.upper, "lower": lambda s: s.lower, "strip": lambda s: s.strip,
-               "split": lambda s: s.split, "join": _str_join, "replace": _str_replace,
+               "split": lambda s: s.split, "join": _str_join, "replace": _str_replace, "format": _str_format,
                "startswith": lambda s: s.startswith, "endswith": lambda s: s.endswith}
 DICT_METHODS = {"items": lambda d: d.items, "keys": lambda d: d.keys, "values": lambda d: d.values,
                 "get": lambda d: d.get, "pop": lambda d: d.pop, "setdefault": lambda d: d.setdefault,
@@ -713,6 +790,10 @@ def read_attribute(obj, name: str):
     """
     if isinstance(obj, custom_function.FunctionCtx) and not name.startswith("__"):
         return _ctx_attribute(obj, name)
+    if isinstance(obj, nn_bridge.Module):  # torch.nn modules: their registered names and public API
+        return nn_bridge.module_attribute(obj, name)
+    if nn_bridge.is_library_object(obj):  # optimizers, schedulers, hook handles
+        return nn_bridge.object_attribute(obj, name)
     if name == "__name__" and isinstance(obj, (Function, Class)):
         return obj.name.rpartition(".")[2]
     if name.startswith("_") and not (name == "_version" and isinstance(obj, Tensor)):
@@ -741,6 +822,8 @@ def read_attribute(obj, name: str):
         table = DTYPE_ATTRS
     elif isinstance(obj, Size):
         table = SIZE_ATTRS
+    elif type(obj).__name__ == "ndarray" or type(obj).__module__ == "gradcli.ops.inplace":
+        table = NDARRAY_ATTRS
     elif isinstance(obj, str):
         table = STR_METHODS
     elif isinstance(obj, list):
@@ -771,6 +854,8 @@ def write_attribute(obj, name: str, value) -> None:
         obj.requires_grad_(bool(value))
     elif isinstance(obj, Tensor) and name == "grad":
         obj.grad = value
+    elif isinstance(obj, nn_bridge.Module):
+        nn_bridge.set_module_attribute(obj, name, value)
     elif isinstance(obj, custom_function.FunctionCtx) and not name.startswith("__"):
         if name in ("saved_tensors", "needs_input_grad") or name in _CTX_METHODS:
             raise AttributeError(f"attribute '{name}' of 'FunctionCtx' objects is not writable")

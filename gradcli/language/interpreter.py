@@ -58,8 +58,9 @@ _COMPARE.update({"is": operator.is_, "is not": operator.is_not, "in": lambda a, 
                  "not in": lambda a, b: a not in b})
 
 
-_PROVIDED = ("torch, torch.nn, torch.nn.functional, torch.autograd, torch.autograd.functional, "
-             "torch.autograd.forward_ad, math and random")
+_PROVIDED = ("torch, torch.nn, torch.nn.functional, torch.nn.init, torch.nn.utils, torch.optim, "
+             "torch.optim.lr_scheduler, torch.autograd, torch.autograd.functional, torch.autograd.forward_ad, math "
+             "and random")
 
 
 def _keyword_hint(func, message: str) -> str | None:
@@ -745,6 +746,8 @@ class Interpreter:
                 self.call_value(prop.fset, [obj, value], {}, node)
                 return
             try:
+                if obj.base is not None and builtins.set_base_attribute(obj, name, value):
+                    return
                 builtins.set_instance_attribute(obj, name, value)
             except Exception as e:
                 raise self.error(e, node) from None
@@ -1019,6 +1022,8 @@ class Interpreter:
             return self.instantiate(func, args, kwargs, node)
         if t is Instance:
             f = func.cls.lookup("__call__")
+            if f is MISSING and func.base is not None and callable(func.base):  # e.g. a torch.nn module's
+                return self.call_value(func.base, args, kwargs, node)
             if f is MISSING:
                 raise self.error(TypeError(f"'{func.cls.name}' object is not callable"), node)
             return self.call_value(self.bind(f, func, func.cls), args, kwargs, node)

@@ -253,11 +253,14 @@ class Instance:
     (``__add__``, ``__len__``, ...) through the program's interpreter; without them they behave as for
     Python's ``object``."""
 
-    __slots__ = ("cls", "attrs", "__weakref__")
+    # base: the object of gradcli's base class behind it (a torch.nn module for ``class Net(nn.Module)``), whose
+    # behaviour the special methods fall back to; None for other classes
+    __slots__ = ("cls", "attrs", "base", "__weakref__")
 
     def __init__(self, cls):
         self.cls = cls
         self.attrs = {}
+        self.base = None
 
     def special(self, name, *args):
         """Call the special method ``name`` the class defines with ``args``; :data:`MISSING` when it has none."""
@@ -269,6 +272,8 @@ class Instance:
 
     def __repr__(self) -> str:
         r = self.special("__repr__")
+        if r is MISSING and self.base is not None:
+            return repr(self.base)
         if r is MISSING:
             return f"<__main__.{self.cls.name} object at {id(self):#x}>"
         if not isinstance(r, str):
@@ -289,6 +294,8 @@ class Instance:
 
     def __len__(self):
         r = self.special("__len__")
+        if r is MISSING and self.base is not None and hasattr(type(self.base), "__len__"):
+            return len(self.base)
         if r is MISSING:
             raise TypeError(f"object of type '{self.cls.name}' has no len()")
         return r
@@ -302,6 +309,8 @@ class Instance:
 
     def __getitem__(self, key):
         r = self.special("__getitem__", key)
+        if r is MISSING and self.base is not None and hasattr(type(self.base), "__getitem__"):
+            return self.base[key]
         if r is MISSING:
             raise TypeError(f"'{self.cls.name}' object is not subscriptable")
         return r
@@ -318,6 +327,8 @@ class Instance:
         r = self.special("__iter__")
         if r is not MISSING:
             return iter(r) if not isinstance(r, Instance) else r
+        if self.base is not None and hasattr(type(self.base), "__iter__"):
+            return iter(self.base)
         if self.cls.lookup("__getitem__") is MISSING:
             raise TypeError(f"'{self.cls.name}' object is not iterable")
         return _SequenceIterator(self)

@@ -258,3 +258,16 @@ abs = _unary("abs", "AbsBackward0", _abs, lambda grad, input: grad * sign(input)
 sign = _unary("sign", "SignBackward0", _sign, lambda grad: zeros_like_grad(grad), note="d/dx = 0", promote="same",
               doc="-1, 0 or 1 by the sign of each element, 0 for nan (bool stays bool). Matches torch.sign, computed "
                   "as its kernel does, ``(0 < x) - (x < 0)``; its gradient is zero.")
+
+
+# ------------------------------------------------------------------------------------- round (issue 18)
+def _round_half_even(input):
+    if input.dtype.kind == "b":
+        raise not_implemented_for("round_cpu", input.dtype)
+    return np.round(input) if input.dtype.kind == "f" else input.copy()
+
+
+round = _unary("round", "RoundBackward0", _round_half_even, lambda grad: zeros_like_grad(grad), note="d/dx = 0",
+               promote="same", doc="Rounds to the nearest integer, halves to even (as C's nearbyint). Matches "
+                                   "torch.round (without decimals); its gradient is zero.")
+

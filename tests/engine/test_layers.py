@@ -70,7 +70,11 @@ LAYERS = {
     "gradcli.catalog": 8,
     "gradcli.result": 8,
     "gradcli.reporting": 8,
-    "gradcli.formulas": 6,  # each backward's local derivative as a formula, for --explain
+    "gradcli.formulas": 6,
+    "gradcli.nn": 6,  # torch.nn (issue 18): modules, Parameter, init, utils (library API on the op table)
+    "gradcli.nn.*": 6,
+    "gradcli.optim": 6,  # torch.optim and its lr_scheduler (library API)
+    "gradcli.optim.*": 6,  # each backward's local derivative as a formula, for --explain
     "gradcli.recording": 8,  # what the graph pictures and --explain show, recorded while a program runs
     "gradcli.explain": 8,
     "gradcli.plot": 8,

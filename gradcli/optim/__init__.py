@@ -1,0 +1,5 @@
+"""torch.optim for gradcli: optimizers and learning-rate schedulers computing as PyTorch 2.13's single-tensor
+(``foreach=False``) implementations (library API layer; the language exposes it as ``torch.optim``)."""
+
+from . import lr_scheduler  # noqa: F401
+from .optimizer import CLASSES, SGD, Adagrad, Adam, AdamW, Optimizer, RMSprop  # noqa: F401
