@@ -157,10 +157,8 @@ class DaskRunner(ParallelRunner):
                 timeout = POLL if not self._eof and len(pending) < self.window else 0.5
                 try:
                     outcomes = head.future.result(timeout=timeout)
-                except TimeoutError:
-                    if not head.future.done():
-                        continue
-                    outcomes = self._failed(head, pending)
+                except TimeoutError:  # not done yet (or just done: the next look takes it)
+                    continue
                 except Exception:
                     outcomes = self._failed(head, pending)
                 else:
