@@ -279,7 +279,7 @@ def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str
         from .dask_runner import connect
 
         try:
-            client = connect(dask)
+            client = connect(dask, quiet=not debug)
         except InputError as err:
             if path != "-":
                 stream.close()

@@ -68,10 +68,12 @@ def _check_address(address: str) -> None:
         parse_host_port(location)  # a missing port is an error here, before a Client exists
 
 
-def connect(address: str, timeout: float | str | None = None):
+def connect(address: str, timeout: float | str | None = None, quiet: bool = True):
     """A :class:`distributed.Client` of the Dask scheduler at ``address`` (``tcp://HOST:8786``; ``HOST:8786``
     means tcp). ``timeout``: how long to try (None: Dask's ``distributed.comm.timeouts.connect``, 30 s unless
-    configured, e.g. ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=5s``).
+    configured, e.g. ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=5s``). ``quiet``: Dask's own log messages
+    in this process (connections closing, retries) are dropped, since standard error carries gradcli's
+    messages only (and a log line written by Dask's thread as the process ends could take Python down with it).
 
     Raises:
         InputError: Dask is not installed (``UsageError``), the address is malformed (``UsageError``) or the
@@ -82,6 +84,10 @@ def connect(address: str, timeout: float | str | None = None):
     except ImportError:
         raise InputError("--dask needs Dask's distributed scheduler: pip install 'gradcli[dask]'",
                          type="UsageError") from None
+    if quiet:
+        import logging
+
+        logging.getLogger("distributed").setLevel(logging.CRITICAL + 1)
     try:
         _check_address(address)
     except ValueError as e:
