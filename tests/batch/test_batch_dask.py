@@ -239,3 +239,22 @@ def test_ctrl_c_exits_130_with_whole_lines(cluster):
     assert out == b""  # (line 1 was read above)
     assert b"Traceback" not in err and b"KeyboardInterrupt" not in err
     assert err.decode().startswith("gradcli batch: interrupted after 1 entry, 0 failed"), err
+
+
+def test_the_readme_s_dask_bag_example_runs(tmp_path):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = readme.index("    import dask.bag as db\n")
+    block = readme[start:readme.index("\n## ", start)].rstrip()
+    code = "\n".join(line[4:] for line in block.splitlines())
+    assert "range(100_000)" in code
+    code = code.replace("range(100_000)", "range(2_000)")  # the same, smaller
+    code += ("\n    import json, sys\n"
+             "    json.dump([[r['id'], r['line'], r['output']['value']] for r in results], sys.stdout)\n")
+    script = tmp_path / "example.py"
+    script.write_text(code)
+    p = subprocess.run([sys.executable, str(script)], capture_output=True, env=env(), timeout=TIMEOUT, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr.decode()[-2000:]
+    got = json.loads(p.stdout)
+    assert [i for i, _, _ in got] == list(range(2_000))
+    assert [v for _, _, v in got] == [float(i * i + 4) for i in range(2_000)]
+    assert got[0][1] == 1  # line numbers count within each partition
