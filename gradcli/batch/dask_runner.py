@@ -68,6 +68,25 @@ def _check_address(address: str) -> None:
         parse_host_port(location)  # a missing port is an error here, before a Client exists
 
 
+def _silence_logs() -> None:
+    """Drop the log records of Dask (and of the event loop under it) in this process. Dask's logging config
+    gives some of its loggers (``distributed``, ``distributed.client``, ...) a stderr handler of their own:
+    those go, the children propagate to their top logger, and that one has a null handler (so that Python's
+    last-resort handler does not print them either)."""
+    import logging
+
+    names = [n for n in list(logging.root.manager.loggerDict) if n.split(".")[0] in ("distributed", "tornado")]
+    for name in ["distributed", "tornado", "asyncio", *names]:
+        log = logging.getLogger(name)
+        for handler in list(log.handlers):
+            log.removeHandler(handler)
+        if "." not in name:  # the children propagate to it
+            log.addHandler(logging.NullHandler())
+            log.propagate = False
+        else:
+            log.propagate = True
+
+
 def connect(address: str, timeout: float | str | None = None, quiet: bool = True):
     """A :class:`distributed.Client` of the Dask scheduler at ``address`` (``tcp://HOST:8786``; ``HOST:8786``
     means tcp). ``timeout``: how long to try (None: Dask's ``distributed.comm.timeouts.connect``, 30 s unless
@@ -85,9 +104,7 @@ def connect(address: str, timeout: float | str | None = None, quiet: bool = True
         raise InputError("--dask needs Dask's distributed scheduler: pip install 'gradcli[dask]'",
                          type="UsageError") from None
     if quiet:
-        import logging
-
-        logging.getLogger("distributed").setLevel(logging.CRITICAL + 1)
+        _silence_logs()
     try:
         _check_address(address)
     except ValueError as e:
@@ -191,7 +208,8 @@ class DaskRunner(ParallelRunner):
         partition: the workers running it died).
 
         Raises:
-            InputError: the tasks were cancelled: the connection to the scheduler was lost (exit 2).
+            InputError: the tasks were cancelled: the connection to the scheduler was lost; or the task failed
+                on the worker, not in an entry (gradcli cannot be imported there, ...): exit 2.
         """
         from distributed import KilledWorker
 
@@ -200,8 +218,10 @@ class DaskRunner(ParallelRunner):
             raise InputError(f"lost the Dask scheduler at {self.client.scheduler.address} (its tasks were "
                              f"cancelled)", type="ConnectionError")
         exc = part.future.exception()
-        if not isinstance(exc, KilledWorker):
-            raise exc
+        if not isinstance(exc, KilledWorker):  # the task itself failed: gradcli missing on a worker, ...
+            hint = " (is gradcli installed where the workers run?)" if isinstance(exc, ImportError) else ""
+            raise InputError(f"a Dask worker could not run the entries from line {part.entries[0].line}: "
+                             f"{type(exc).__name__}: {exc}{hint}", type="WorkerError")
         if part.alone:
             return [_died(part.entries[0], self.entry_format)]
         n = len(part.entries)

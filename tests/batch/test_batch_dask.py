@@ -258,3 +258,35 @@ def test_the_readme_s_dask_bag_example_runs(tmp_path):
     assert [i for i, _, _ in got] == list(range(2_000))
     assert [v for _, _, v in got] == [float(i * i + 4) for i in range(2_000)]
     assert got[0][1] == 1  # line numbers count within each partition
+
+
+CLUSTER_SCRIPT = """\
+import sys
+from distributed import LocalCluster
+if __name__ == "__main__":
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=":0") as cluster:
+        print(cluster.scheduler_address, flush=True)
+        sys.stdin.read()
+"""
+
+
+def test_a_scheduler_lost_mid_run_is_one_line_and_exit_2(tmp_path):
+    path = tmp_path / "many.txt"
+    path.write_text("".join(entry(k) for k in range(5_000)))
+    cluster = subprocess.Popen([sys.executable, "-c", CLUSTER_SCRIPT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, env=env(), start_new_session=True)
+    try:
+        address = cluster.stdout.readline().decode().strip()
+        p = subprocess.Popen(gradcli(str(path), "--json", "--dask", address), stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=env())
+        assert json.loads(p.stdout.readline())["line"] == 1
+        os.killpg(cluster.pid, signal.SIGKILL)  # the scheduler and its worker
+        out, err = p.communicate(timeout=TIMEOUT)
+    finally:
+        os.killpg(cluster.pid, signal.SIGKILL)
+        cluster.wait()
+    assert p.returncode == 2
+    lines = err.decode().splitlines()
+    assert lines[0] == f"ConnectionError: lost the Dask scheduler at {address} (its tasks were cancelled)", err
+    assert len(lines) == 2 and lines[1].startswith("gradcli batch: ")  # and the summary, nothing else
