@@ -3,8 +3,8 @@
 Data flows one way::
 
     bytes ──▶ numbered lines ──▶ entries (text or JSON Lines) ──▶ compute (in this process, in
-    --jobs worker processes, or on --dask workers) ──▶ one result per entry in the output format (a table row, a JSON line, ...:
-    the renderer's EntryFormat), in input order, flushed when done
+    --jobs worker processes, or on --dask workers) ──▶ one result per entry in the output format (a table
+    row, a JSON line, ...: the renderer's EntryFormat), in input order, flushed when done
 
 * :mod:`.entries`: reading the input formats, lazily, with 1-based line numbers;
 * :mod:`.runner`: running entries in order, in-process or in worker processes, in bounded memory;
