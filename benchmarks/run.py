@@ -23,6 +23,9 @@ What is measured (issue 6; benchmarks/README.md has the latest figures and expla
                                                                              target: <= 0.5x PyTorch, both
   batch    10,000 small programs through ``gradcli batch`` (one process pinned to one core), entries/second.
                                                                              target: >= 2,000 entries/s
+  scaleout the same 10,000 programs with ``--jobs 2`` and with ``--dask`` on a LocalCluster of 1 and 2 worker
+           processes (wall time, entries/second; the output compared with ``--jobs 1`` byte for byte).
+                                                                             target: >= 2,000 entries/s
   session  the interactive session once started (gradcli.session.core.Session, what `gradcli repl` runs for each
            entry), wall time per entry in ms: a value print (``x * 2 + 1`` shown as PyTorch prints it) and a
            small ``:grad`` answer (3-element input, 5 ops, the four tables).  target: <= 5 ms, <= 20 ms
@@ -604,6 +607,78 @@ def bench_batch(n, reps, torch_ok):
     return rows, detail
 
 
+LOCAL_CLUSTER_SCRIPT = """\
+import sys
+from distributed import LocalCluster
+if __name__ == "__main__":
+    with LocalCluster(n_workers=int(sys.argv[1]), threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=":0") as cluster:
+        print(cluster.scheduler_address, flush=True)
+        sys.stdin.read()  # until the benchmark closes it
+"""
+
+
+def _local_cluster(workers, env):
+    """A Dask LocalCluster (a scheduler and ``workers`` worker processes of one thread) in a process of its
+    own: (the process, the scheduler's address); None if Dask is not installed."""
+    p = subprocess.Popen([sys.executable, "-c", LOCAL_CLUSTER_SCRIPT, str(workers)], env=env, stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    address = p.stdout.readline().strip()
+    if not address:
+        p.wait()
+        return None
+    return p, address
+
+
+def bench_scaleout(n, reps):
+    """``gradcli batch`` over several processes: ``--jobs 2`` against ``--dask`` on a LocalCluster of 1 and 2
+    worker processes (wall time: the work is spread, so CPU time would not show it)."""
+    env = _env()
+    cmd = gradcli_command()
+    rows, detail = [], {}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "entries.txt"
+        path.write_text("\n".join(batch_entries(n)) + "\n")
+        base = cmd + ["batch", str(path), "--json"]
+        runs = [("--jobs 1", base, None), ("--jobs 2", base + ["--jobs", "2"], None),
+                ("--dask, LocalCluster of 1 worker", None, 1), ("--dask, LocalCluster of 2 workers", None, 2)]
+        rates, outputs = {}, {}
+        for label, c, workers in runs:
+            cluster = None
+            if workers is not None:
+                cluster = _local_cluster(workers, env)
+                if cluster is None:
+                    rows.append(_row(f"gradcli batch {label}, {n:,} entries", "entries/s", None, None, None,
+                                     ratio=None, ratio_of=None, target=(">=", 2000), value_target=True,
+                                     note="n/a: Dask is not installed (pip install 'gradcli[dask]')"))
+                    continue
+                c = base + ["--dask", cluster[1]]
+            try:
+                _wall(c, env)  # untimed first run (Python's bytecode, the workers' first imports)
+                samples = []
+                for _ in range(reps):
+                    t, r = _wall(c, env)
+                    samples.append(t)
+                outputs[label] = r.stdout
+            finally:
+                if cluster is not None:
+                    cluster[0].stdin.close()
+                    cluster[0].wait(60)
+            rates[label] = n / statistics.median(samples)
+            detail[label] = {"wall_s": samples, "command": c}
+        for label, rate in rates.items():
+            if label == "--jobs 1":
+                continue
+            same = outputs[label] == outputs["--jobs 1"]
+            rows.append(_row(f"gradcli batch {label}, {n:,} entries", "entries/s", rate, None, None,
+                             ratio=rate / rates["--jobs 1"], ratio_of="--jobs 1", target=(">=", 2000),
+                             value_target=True, agree=same, checked_against="--jobs 1 (byte for byte)"))
+        if rows and "--jobs 1" in rates:
+            rows[0]["note"] = (f"wall time of the whole command (start-up included, the cluster started before), "
+                               f"JSON Lines; --jobs 1: {rates['--jobs 1']:,.0f} entries/s")
+    return rows, detail
+
+
 def bench_session(reps):
     res = run_worker("session", "gradcli", 0, reps)
     value = statistics.median(res["times"]) * 1e3
@@ -736,7 +811,7 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="fewer repetitions and a 200,000-node chain")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--only", default="",
-                    help="comma-separated: startup,perop,matmul,mlp,chain,batch,bigjson,session")
+                    help="comma-separated: startup,perop,matmul,mlp,chain,batch,scaleout,bigjson,session")
     ap.add_argument("--no-torch", action="store_true", help="leave PyTorch out even if it is installed")
     ap.add_argument("--threads", type=int, default=None,
                     help="BLAS/OpenMP threads for every run (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, "
@@ -745,7 +820,7 @@ def main(argv=None):
     global THREADS
     THREADS = args.threads
     only = {s.strip() for s in args.only.split(",") if s.strip()}
-    known = {"startup", "perop", "matmul", "mlp", "chain", "batch", "bigjson", "session"}
+    known = {"startup", "perop", "matmul", "mlp", "chain", "batch", "scaleout", "bigjson", "session"}
     if only - known:
         ap.error(f"unknown benchmark(s): {', '.join(sorted(only - known))}")
     want = only or known
@@ -762,6 +837,7 @@ def main(argv=None):
         ("mlp", lambda: bench_mlp(5 if q else 10, 1 if q else 3, impls)),
         ("chain", lambda: bench_chain(CHAIN_N_QUICK if q else CHAIN_N, 1, impls)),
         ("batch", lambda: bench_batch(10_000, 1 if q else 2, torch_ok)),
+        ("scaleout", lambda: bench_scaleout(10_000, 1 if q else 3)),
         ("session", lambda: bench_session(30 if q else 200)),
         ("bigjson", lambda: bench_bigjson(2 if q else 5, torch_ok)),
     ]

@@ -576,6 +576,10 @@ def batch(
                                "text, otherwise JSON Lines if the first line starts with '{'.")] = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Worker processes (the output keeps the "
                                                                   "input order).")] = 1,
+    dask: Annotated[Optional[str], typer.Option(
+        "--dask", metavar="ADDRESS", help="Run the entries on the Dask cluster whose scheduler is at ADDRESS "
+                                          "(tcp://HOST:8786), in partitions; the output keeps the input order. "
+                                          "Needs gradcli[dask] here and gradcli on the workers.")] = None,
     seed: Seed = None,
     dtype: Dtype = DType.float32,
     max_steps: MaxSteps = None,
@@ -592,7 +596,7 @@ def batch(
 ) -> None:
     """Evaluate a file of entries: one result per entry (a table row, or a JSON line with --format json),
     written as soon as it is done; a summary on standard error. Exit 0 if every entry succeeded, 1 if any
-    failed, 2 if the file cannot be read."""
+    failed, 2 if the file cannot be read (or the Dask scheduler cannot be reached)."""
     from .batch import run
 
     use_utf8(sys.stdout)
@@ -610,7 +614,7 @@ def batch(
         limits.disarm_time()  # in batch, the time limit applies to each entry (batch.runner.run_entry)
         tolerances = dict(eps=eps, atol=atol, rtol=rtol, max_evaluations=check_max_evaluations) if check else None
         status = run(file, fmt=input_fmt, jobs=jobs, entry_format=entry_format, dtype=opts.dtype, seed=opts.seed,
-                     max_steps=opts.max_steps, anomaly=opts.anomaly, debug=opts.debug, check=tolerances)
+                     max_steps=opts.max_steps, anomaly=opts.anomaly, debug=opts.debug, check=tolerances, dask=dask)
     raise typer.Exit(status)
 
 

@@ -2,12 +2,14 @@
 
 Data flows one way::
 
-    bytes ──▶ numbered lines ──▶ entries (text or JSON Lines) ──▶ compute (in this process, or in
-    --jobs worker processes) ──▶ one result per entry in the output format (a table row, a JSON line, ...:
-    the renderer's EntryFormat), in input order, flushed when done
+    bytes ──▶ numbered lines ──▶ entries (text or JSON Lines) ──▶ compute (in this process, in
+    --jobs worker processes, or on --dask workers) ──▶ one result per entry in the output format (a table
+    row, a JSON line, ...: the renderer's EntryFormat), in input order, flushed when done
 
 * :mod:`.entries`: reading the input formats, lazily, with 1-based line numbers;
 * :mod:`.runner`: running entries in order, in-process or in worker processes, in bounded memory;
+* :mod:`.dask_runner`: the same on a Dask cluster's workers, in partitions (``--dask``; Dask is imported only
+  then);
 * :mod:`.command`: the command: output, progress, summary, exit status, pipes and Ctrl-C;
 * :mod:`.evaluate`: :func:`evaluate`, the same evaluation as a library function (entries in, result dicts out).
 

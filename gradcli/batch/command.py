@@ -171,6 +171,14 @@ def _prefixed(messages: str, name: str, line: int) -> str:
     return "".join(f"{name}:{line}: {m}\n" for m in messages.rstrip("\n").split("\n"))
 
 
+def _close_client(client) -> None:
+    """Close a Dask client without waiting long for a scheduler that is gone, and without a traceback."""
+    try:
+        client.close(timeout=5)
+    except Exception:
+        pass
+
+
 def open_input(path: str):
     """Open the batch input: ``(binary stream, name for messages, size in bytes or None)``; ``-`` is standard
     input.
@@ -233,7 +241,7 @@ class Summary:
 
 def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str = "float32",
         seed: int | None = None, max_steps: int | None = None, anomaly: bool = False, debug: bool = False,
-        check: dict | None = None) -> int:
+        check: dict | None = None, dask: str | None = None) -> int:
     """``gradcli batch``: read entries from ``path`` (``-``: standard input) in the input format ``fmt``, write
     each entry's result to standard output as it is done, and a summary to standard error.
 
@@ -242,13 +250,15 @@ def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str
             first, then its ``entry(...)`` text of each entry).
         fmt: the input format, "auto", "text" or "jsonl" (see :func:`~gradcli.batch.entries.read_entries`).
         jobs: worker processes (1: run the entries in this process).
+        dask: the address of a Dask scheduler (``tcp://HOST:8786``) whose workers run the entries, in
+            partitions (:class:`~gradcli.batch.dask_runner.DaskRunner`); None: this machine. Not with ``jobs``.
         dtype, seed, max_steps, anomaly: the defaults of every entry (``--dtype`` ...; an entry's own wins).
         debug: an entry's internal error also writes its traceback (``--debug``); so do errors here.
         check: ``--check``'s tolerances for every entry (a dict of ``eps``, ``atol``, ``rtol``,
             ``max_evaluations``), or None; a JSON Lines entry's own ``check`` wins.
 
     Returns the exit status: 0 every entry succeeded, 1 some failed, 2 the input cannot be read (or a bad
-    option), 130 interrupted (SIGINT), 141 standard output closed by its reader. Never raises for bad input.
+    option, or the Dask scheduler cannot be reached or was lost), 130 interrupted (SIGINT), 141 standard output closed by its reader. Never raises for bad input.
     """
     from rich.console import Console
 
@@ -258,9 +268,22 @@ def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str
             raise InputError(f"--input-format must be one of {', '.join(FORMATS)}, got {fmt!r}", type="UsageError")
         if jobs < 1:
             raise InputError(f"--jobs must be at least 1, got {jobs}", type="UsageError")
+        if dask is not None and jobs > 1:
+            raise InputError("--jobs runs worker processes here and --dask on a Dask cluster: give one of them",
+                             type="UsageError")
         stream, name, size = open_input(path)
     except InputError as err:
         return report_error(err, debug)
+    client = None
+    if dask is not None:
+        from .dask_runner import connect
+
+        try:
+            client = connect(dask, quiet=not debug)
+        except InputError as err:
+            if path != "-":
+                stream.close()
+            return report_error(err, debug)
 
     entries = read_entries(stream, format_for(path, fmt), Defaults(dtype, seed, max_steps, name, anomaly, check))
     progress = Progress(size, enabled=Console(stderr=True).is_terminal and not Console(file=sys.stdout).is_terminal)
@@ -269,7 +292,13 @@ def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str
     old_handler = signal.signal(signal.SIGINT, writer.on_sigint) if in_main else None
     status = None
     try:
-        with closing(run_entries(entries, entry_format, jobs, notice=progress.message, debug=debug)) as outcomes:
+        if client is None:
+            results = run_entries(entries, entry_format, jobs, notice=progress.message, debug=debug)
+        else:
+            from .dask_runner import DaskRunner
+
+            results = iter(DaskRunner(entries, entry_format, client, notice=progress.message, debug=debug))
+        with closing(results) as outcomes:
             header = entry_format.header()
             if header:
                 writer.write(header)
@@ -294,6 +323,8 @@ def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str
             signal.signal(signal.SIGINT, old_handler if old_handler is not None else signal.SIG_DFL)
         if path != "-":
             stream.close()
+        if client is not None:
+            _close_client(client)
     _stderr(summary.text(interrupted=status == EXIT_INTERRUPTED))
     if status is not None:
         return status

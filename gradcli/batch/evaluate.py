@@ -4,9 +4,14 @@ Spark themselves (issue 17)::
     import dask.bag as db
     from gradcli.batch import evaluate
 
-    results = db.from_sequence(entries, npartitions=8).map_partitions(evaluate).compute()
+    def evaluate_partition(entries):
+        return list(evaluate(entries))  # results go back from worker processes: a list, not a generator
 
-Each entry is what a line of ``gradcli batch`` holds: a JSON Lines object (a dict with ``program`` and
+    results = db.from_sequence(entries, npartitions=8).map_partitions(evaluate_partition).compute()
+
+(in a script, under ``if __name__ == "__main__":``: dask.bag's default scheduler starts processes that import
+it). ``gradcli batch --dask ADDRESS`` does this for a file or standard input, in input order
+(:mod:`gradcli.batch.dask_runner`). Each entry is what a line of ``gradcli batch`` holds: a JSON Lines object (a dict with ``program`` and
 optionally ``inputs``, ``consts``, ``gradient``, ``repeat``, ``zero_grad``, ``seed``, ``dtype``, ``check``,
 ``id``) or a text entry (a str: a program that declares its own inputs). Each result is the dict of one
 ``gradcli batch --json`` line (schema ``gradcli schema batch``), with ``line`` numbering the entries from 1 in the

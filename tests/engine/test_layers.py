@@ -89,6 +89,7 @@ LAYERS = {
     # batch's runner renders each entry where it runs (in --jobs workers), so it sits with the commands
     "gradcli.batch": 10,
     "gradcli.batch.*": 10,
+    "gradcli.batch.dask_runner": 10,  # --dask: the sibling of the --jobs runner (imports dask only when used)
     "gradcli.cli": 10,
     "gradcli.session": 10,  # the interactive session (gradcli repl)
     "gradcli.session.*": 10,
