@@ -326,7 +326,7 @@ def _iter(obj):
     return iter(obj)
 
 
-FUNCTIONS.update({"next": _next, "iter": _iter, "type": _type, "object": OBJECT, "super": SUPER, "staticmethod": StaticMethod, "classmethod": ClassMethod,
+FUNCTIONS.update({"next": _next, "iter": _iter, "type": _type, "slice": slice, "object": OBJECT, "super": SUPER, "staticmethod": StaticMethod, "classmethod": ClassMethod,
                   "property": Property, "isinstance": _isinstance, "issubclass": _issubclass,
                   "callable": _callable})
 BUILTIN_NAMES = ("print",) + tuple(FUNCTIONS)
