@@ -687,13 +687,15 @@ TENSOR_ATTRS = {
     "_version": lambda t: t._version,
     "data": lambda t: t.detach(), "T": lambda t: t.T, "mT": lambda t: t.mT, "backward": lambda t: t.backward,
     "detach": lambda t: t.detach, "detach_": lambda t: t.detach_, "requires_grad_": lambda t: t.requires_grad_,
-    "retain_grad": lambda t: t.retain_grad, "retains_grad": lambda t: t.retains_grad, "zero_": lambda t: t.zero_,
+    "retain_grad": lambda t: t.retain_grad, "register_hook": lambda t: t.register_hook,
+    "register_post_accumulate_grad_hook": lambda t: t.register_post_accumulate_grad_hook, "retains_grad": lambda t: t.retains_grad, "zero_": lambda t: t.zero_,
     "item": lambda t: t.item, "tolist": _tolist, "size": lambda t: t.size, "dim": lambda t: t.dim,
     "numel": lambda t: t.numel, "is_floating_point": lambda t: t.is_floating_point, "numpy": lambda t: t.numpy,
     "grad": None,  # read with its warning, by the interpreter
 }
 NODE_ATTRS = {"name": lambda f: (lambda: autograd.torch_name(f)), "next_functions": lambda f: f.next_functions,
-              "variable": lambda f: f.variable}
+              "variable": lambda f: f.variable, "register_hook": lambda f: f.register_hook,
+              "register_prehook": lambda f: f.register_prehook}
 DTYPE_ATTRS = {"is_floating_point": lambda d: d.is_floating_point, "itemsize": lambda d: d.itemsize}
 SIZE_ATTRS = {"numel": lambda s: s.numel}
 #: what a program reads of ``t.numpy()``'s array (issue 18: printing gradients with .numpy())

@@ -15,33 +15,13 @@ them, this module only reads them.
 
 from __future__ import annotations
 
-import itertools
 from collections import OrderedDict
 
 import numpy as np
 
 from .. import autograd, limits
+from ..autograd import RemovableHandle  # (module hooks and tensor hooks share the engine's handle)
 from ..tensor import Tensor, is_parameter
-
-_HOOK_IDS = itertools.count()
-
-
-class RemovableHandle:
-    """What ``register_*_hook`` returns: ``remove()`` unregisters the hook (PyTorch's
-    torch.utils.hooks.RemovableHandle)."""
-
-    program_attributes = ("remove", "id")
-
-    def __init__(self, hooks: dict):
-        self._hooks = hooks
-        self.id = next(_HOOK_IDS)
-
-    def remove(self) -> None:
-        """Unregister the hook (again: nothing)."""
-        self._hooks.pop(self.id, None)
-
-    def __repr__(self) -> str:
-        return f"<torch.utils.hooks.RemovableHandle object at {id(self):#x}>"
 
 
 def _addindent(s: str, n: int) -> str:

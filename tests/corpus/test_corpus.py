@@ -56,6 +56,8 @@ PASSING: list[str] = [
     "012_autograd_grad_options",
     "013_hessian_rosenbrock",
     "014_functional_api",
+    "015_tensor_hooks",
+    "016_post_accumulate_and_node_hooks",
     "017_graph_walk",
     "019_forward_mode_ad",
     "021_dynamic_control_flow",
