@@ -14,7 +14,7 @@ chars       100,000         characters of a program or input spec (checked befor
 nesting     1,000           nesting depth of expressions and blocks (checked after parsing; exit 2)
 steps       5,000,000       statement executions of a program (loops)
 call_depth  1,000           nested calls of functions defined in the program (Python's default)
-graph_nodes 5,000,000       autograd graph nodes one program run records
+graph_nodes 1,000,000       autograd graph nodes one program run records
 file_bytes  64 MiB          size of a program file, standard input or a .json/.csv file (.npy: ``elements``)
 memory      3/4 of RAM      address space of the ``gradcli`` process (an OS limit: allocations fail cleanly)
 time        300             wall-clock seconds of the ``gradcli`` process (of each entry in ``gradcli batch``)
@@ -66,7 +66,7 @@ SPECS = {s.name: s for s in [
     LimitSpec("nesting", 1_000, "nesting depth of expressions and blocks", input_error=True),
     LimitSpec("steps", 5_000_000, "statement executions per program"),
     LimitSpec("call_depth", 1_000, "nested calls of program functions"),
-    LimitSpec("graph_nodes", 5_000_000, "autograd graph nodes per program run"),
+    LimitSpec("graph_nodes", 1_000_000, "autograd graph nodes per program run"),
     LimitSpec("file_bytes", 64 * 1024 * 1024, "bytes per program or data file", "bytes", input_error=True),
     LimitSpec("memory", None, "bytes of address space of the gradcli process", "bytes"),
     LimitSpec("time", 300, "seconds of wall-clock time of the gradcli process, or of one batch entry", "seconds"),
