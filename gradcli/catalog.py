@@ -55,6 +55,7 @@ def list_ops(kind: str | None = None, name: str | None = None) -> list[OpInfo]:
         name: keep only names containing this text (case-insensitive).
     """
     from .ops import REGISTRY
+    from .ops._core import Op, _summary, signature_of
 
     out = []
     for n in sorted(REGISTRY):
@@ -65,7 +66,8 @@ def list_ops(kind: str | None = None, name: str | None = None) -> list[OpInfo]:
             continue
         if name is not None and name.lower() not in n.lower():
             continue
-        out.append(OpInfo(name=n, kind=entry.kind, signature=f"{n}{entry.signature}".replace("'", '"'),
+        out.append(OpInfo(name=n, kind=entry.kind, signature=f"{n}{signature_of(entry)}".replace("'", '"'),
                           grad_fn=_grad_fn(entry), derivative=entry.note, method=bool(entry.method),
-                          alias_of=entry.name if n != entry.name else None, summary=entry.summary))
+                          alias_of=entry.name if n != entry.name else None,
+                          summary=entry.summary if isinstance(entry, Op) else _summary(entry.__doc__)))
     return out

@@ -149,6 +149,44 @@ def tensor_method(*names: str):
     return wrap
 
 
+_EMPTY = inspect.Parameter.empty
+_VAR_POSITIONAL = inspect.Parameter.VAR_POSITIONAL
+_KEYWORD_ONLY = inspect.Parameter.KEYWORD_ONLY
+
+
+def param_list(fn) -> list:
+    """``(name, kind, default)`` of each parameter of ``fn`` in order (``kind`` an inspect.Parameter kind,
+    ``default`` inspect.Parameter.empty when there is none), read from a plain function's code object: at
+    import every op reads its forward's and its rules' parameters, and ``inspect.signature`` made that a tenth
+    of the command's start-up. Other callables, and functions given a ``__signature__``, go through
+    ``inspect.signature``."""
+    code = getattr(fn, "__code__", None)  # noqa: B009 - plain functions have one, other callables do not
+    if code is None or getattr(fn, "__wrapped__", None) is not None or getattr(fn, "__signature__", None):  # noqa: B009
+        return [(p.name, p.kind, p.default) for p in inspect.signature(fn).parameters.values()]
+    n = code.co_argcount
+    nk = code.co_kwonlyargcount
+    names = code.co_varnames
+    defaults = fn.__defaults__ or ()
+    kwdefaults = fn.__kwdefaults__ or {}
+    first_default = n - len(defaults)
+    out = [(names[i], inspect.Parameter.POSITIONAL_OR_KEYWORD, defaults[i - first_default] if i >= first_default
+            else _EMPTY) for i in range(n)]
+    at = n + nk
+    if code.co_flags & inspect.CO_VARARGS:
+        out.append((names[at], _VAR_POSITIONAL, _EMPTY))
+        at += 1
+    out.extend((names[i], _KEYWORD_ONLY, kwdefaults.get(names[i], _EMPTY)) for i in range(n, n + nk))
+    if code.co_flags & inspect.CO_VARKEYWORDS:
+        out.append((names[at], inspect.Parameter.VAR_KEYWORD, _EMPTY))
+    return out
+
+
+def signature_of(entry) -> inspect.Signature:
+    """The call signature of an entry of the table: an op's forward's, a composite function's own (computed
+    when asked: ``gradcli ops`` and error hints ask, running programs does not)."""
+    return inspect.signature(entry.forward if isinstance(entry, Op) else entry)
+
+
 def _summary(doc: str | None) -> str:
     """The first paragraph of a docstring on one line (what ``gradcli ops`` shows)."""
     return (inspect.cleandoc(doc) if doc else "").strip().split("\n\n")[0].replace("\n", " ")
@@ -194,8 +232,7 @@ def composite(name: str, *, grad_fn=_REQUIRED, note=_REQUIRED, method=False, ali
         fn.differentiable = kind == "op"
         fn.note = note
         fn.method = method
-        fn.signature = inspect.signature(fn)
-        fn.summary = _summary(fn.__doc__)
+        fn.summary = None  # (gradcli.catalog reads the docstring's first paragraph when it lists ops)
         for n in (name,) + fn.aliases:
             register(n, fn, kind)
             if method:
@@ -265,25 +302,37 @@ class Op:
         self.vjp_call = CALL_SAVED
         self.needs_shapes = False
         self.save_getter = None
-        self.signature = inspect.signature(forward)
-        params = list(self.signature.parameters.values())
-        self.input_names = [p.name for p in params[:inputs]]
-        self.param_names = [p.name for p in params[inputs:]]
+        self._signature = None
+        params = param_list(forward)
+        self.param_kinds = {name: kind for name, kind, _ in params}
+        self.input_names = [name for name, _, _ in params[:inputs]]
+        self.param_names = [name for name, _, _ in params[inputs:]]
         # Defaults appended to short positional calls, so rules always see every parameter. Ops with *args
         # take what they are given.
-        if any(p.kind in (p.VAR_POSITIONAL, p.KEYWORD_ONLY) for p in params):
-            if any(p.kind == p.KEYWORD_ONLY for p in params):
+        if any(kind in (_VAR_POSITIONAL, _KEYWORD_ONLY) for _, kind, _ in params):
+            if any(kind == _KEYWORD_ONLY for _, kind, _ in params):
                 raise TypeError(f"{self.name}: forward parameters must be positional (found keyword-only)")
             self.defaults = None
             self.nrequired = 0
         else:
-            self.defaults = tuple(p.default for p in params)
+            self.defaults = tuple(default for _, _, default in params)
             # parameters with defaults follow those without, so a call is complete once it has these many
-            self.nrequired = sum(1 for p in params if p.default is p.empty)
+            self.nrequired = sum(1 for _, _, default in params if default is _EMPTY)
         self.nargs = len(params)
         self.__doc__ = forward.__doc__
         self.__name__ = self.name
-        self.summary = _summary(forward.__doc__)
+
+    @property
+    def signature(self) -> inspect.Signature:
+        """The forward's call signature (made on first use: keyword calls and ``gradcli ops`` need it)."""
+        if self._signature is None:
+            self._signature = inspect.signature(self.forward)
+        return self._signature
+
+    @property
+    def summary(self) -> str:
+        """The first paragraph of the forward's docstring (what ``gradcli ops`` shows)."""
+        return _summary(self.forward.__doc__)
 
     def __repr__(self) -> str:
         return f"<gradcli op {self.name}>"
@@ -296,7 +345,7 @@ class Op:
         """
         plan = []
         saves = False
-        for pname in list(inspect.signature(rule).parameters)[1:]:
+        for pname in [name for name, _, _ in param_list(rule)][1:]:
             if pname in self.input_names:
                 plan.append((ARG_INPUT, pname))
                 saves = True
@@ -304,7 +353,7 @@ class Op:
                 plan.append((ARG_RESULT, "result"))
                 saves = True
             elif pname in self.param_names:
-                kind = self.signature.parameters[pname].kind
+                kind = self.param_kinds[pname]
                 # a *args parameter (permute(input, *dims)) receives the whole tail of the arguments
                 plan.append((ARG_VARARGS if kind == inspect.Parameter.VAR_POSITIONAL else ARG_PARAM,
                              self.param_names.index(pname)))
@@ -364,7 +413,7 @@ class Op:
             TypeError: if the rule names something the op does not have.
         """
         plan = []
-        for pname in inspect.signature(rule).parameters:
+        for pname in [name for name, _, _ in param_list(rule)]:
             if pname.endswith("_t") and pname[:-2] in self.input_names:
                 plan.append(("t", self.input_names.index(pname[:-2])))
             elif pname in self.input_names:
@@ -372,8 +421,8 @@ class Op:
             elif pname == "result":
                 plan.append(("result", 0))
             elif pname in self.param_names:
-                kind = self.signature.parameters[pname].kind
-                plan.append(("varargs" if kind == inspect.Parameter.VAR_POSITIONAL else "param",
+                kind = self.param_kinds[pname]
+                plan.append(("varargs" if kind == _VAR_POSITIONAL else "param",
                              self.param_names.index(pname)))
             elif pname.endswith("_shape") and pname[:-6] in self.input_names:
                 plan.append(("shape", self.input_names.index(pname[:-6])))

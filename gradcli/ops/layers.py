@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes, limits
+from .. import context, dtypes, limits
 from ..tensor import Tensor
 from ._core import composite, normalize_dim, op, tensor_method, to_tensor
 from .arithmetic import mul, sub
-from .indexing import _index_select_backward, index_select
+from .indexing import _index_select_backward, gather, index_select
 from .reduction import _return_type, mean, sum
 
 return_types_sort = _return_type("sort")
-from .shape import reshape
+from .inplace import apply, bump
+from .shape import movedim, reshape
 from .unary import rsqrt
 
 
@@ -52,6 +53,9 @@ def _(grad, weight_shape, indices, padding_idx):
         keep = keep.reshape((-1,) + (1,) * (len(weight_shape) - 1))
         g = mul(g, Tensor(keep)) if isinstance(g, Tensor) else g * keep.astype(g.dtype)
     return _index_select_backward(g, tuple(weight_shape), 0, flat)
+
+
+_embedding.defjvp_linear()  # derivatives.yaml: embedding(weight_t, indices, ...)
 
 
 @composite("embedding", grad_fn="EmbeddingBackward0", note=_embedding.note)
@@ -135,6 +139,40 @@ def _(grad, input, weight, training, eps, running_mean, running_var, weight_shap
     return gi, gw, gb
 
 
+@_native_batch_norm.defjvp
+def _(input_t, weight_t, bias_t, input, weight, training, eps, running_mean, running_var):
+    # derivatives.yaml native_batch_norm: batch_norm_jvp. Training: the batch's mean and variance move with the
+    # input (d mean = mean(x_t), d var = 2 mean((x - mean)(x_t - d mean))); eval: the running ones are constants.
+    # The mean and invstd enter as PyTorch's saved outputs of the op, which are not differentiable
+    # (output_differentiability [True, False, False]): constants for a derivative of the tangent.
+    nd = len(input.shape)
+    axes = _bn_axes(nd)
+    if training:
+        data = input.data.astype(np.float64)
+        m = data.mean(axis=axes, keepdims=True)
+        dt = input.data.dtype
+        mu = Tensor(m.astype(dt))
+        xmu = sub(input, mu)
+        invstd = Tensor((1.0 / np.sqrt(((data - m) ** 2).mean(axis=axes, keepdims=True) + eps)).astype(dt))
+        dxmu = sub(input_t, mean(input_t, axes, True))
+        dvar = mul(mean(mul(xmu, dxmu), axes, True), 2.0)
+        dinvstd = mul(mul(mul(invstd, invstd), invstd), mul(dvar, -0.5))
+        xhat = mul(xmu, invstd)
+        dxhat = mul(dxmu, invstd) + mul(xmu, dinvstd)
+    else:
+        dt = np.float64 if input.dtype == np.float64 else np.float32
+        shape = (1, -1) + (1,) * (nd - 2)
+        invstd = Tensor((1.0 / np.sqrt(running_var.astype(np.float64) + eps)).astype(dt).reshape(shape))
+        xhat = mul(sub(input, Tensor(running_mean.astype(dt).reshape(shape))), invstd)
+        dxhat = mul(input_t, invstd)
+    out = dxhat if weight is None else mul(dxhat, _channel_view(weight, nd))
+    if weight_t is not None:
+        out = out + mul(xhat, _channel_view(weight_t, nd))
+    if bias_t is not None:
+        out = out + _channel_view(bias_t, nd)
+    return out
+
+
 @composite("batch_norm", grad_fn="NativeBatchNormBackward0", note=_native_batch_norm.note)
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
                eps=1e-5):
@@ -162,7 +200,6 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     rv = None if running_var is None else running_var.data.copy()
     out = _native_batch_norm(input, weight, bias, bool(training), float(eps), rm, rv)
     if training and running_mean is not None:
-        from .inplace import bump
 
         axes = _bn_axes(input.ndim)
         x = input.data.astype(np.float64)
@@ -191,7 +228,6 @@ def dropout(input, p=0.5, training=True, inplace=False):
     input = to_tensor(input)
     if not training or p == 0:
         return input
-    from .. import context
 
     if p == 1:
         return mul(input, Tensor(np.zeros_like(input.data)))
@@ -234,14 +270,22 @@ def _(grad, input, dim, descending, stable):
     return _movedim_back(reshape(out, moved.shape), d)
 
 
+@_sort.defjvp
+def _(input_t, input, dim, descending, stable):
+    # derivatives.yaml sort: values: gather_with_keepdimed_indices(self_t, dim, indices, ...)
+    data = input.data if isinstance(input, Tensor) else np.asarray(input)
+    if data.ndim == 0:
+        return input_t
+    _, idx = _sort(data, dim, descending, stable)
+    return gather(input_t, normalize_dim(dim, data.ndim), Tensor(idx))  # (the indices have no tangent)
+
+
 def _movedim(t, d):
-    from .shape import movedim
 
     return movedim(t, d, -1)
 
 
 def _movedim_back(t, d):
-    from .shape import movedim
 
     return movedim(t, -1, d)
 
@@ -282,6 +326,9 @@ def _(grad, dim, index, alpha, needs_input_grad):
     return grad, gs
 
 
+_index_add.defjvp_linear()  # derivatives.yaml index_add: self_t.index_add(dim, index, source_t, alpha)
+
+
 @composite("index_add", grad_fn="IndexAddBackward0", note=_index_add.note, method=True)
 def index_add(input, dim, index, source, *, alpha=1):
     """``input`` with ``alpha * source``'s slices added at the int ``index`` along ``dim`` (repeated indices add
@@ -293,7 +340,6 @@ def index_add(input, dim, index, source, *, alpha=1):
 def index_add_(self, dim, index, source, *, alpha=1):
     """``self.index_add_(dim, index, source, alpha=1)``: add ``alpha * source``'s slices into self at ``index``
     along ``dim``, in place; returns self. Matches torch.Tensor.index_add_ (grad_fn IndexAddBackward0)."""
-    from .inplace import apply
 
     idx = _index_data("index_add_", index)
     return apply(self, lambda s: _index_add(s, source, dim, idx, alpha), (source,))

@@ -50,7 +50,6 @@ R, NZ, POS, UNIT, BOOL, INT = "real", "nonzero", "pos", "unit", "bool", "int"
 
 
 #: issue 18's ops without forward-mode rules yet (reverse mode is tested)
-_NO_JVP_18 = "issue 18 left: no JVP rule yet for this op of gradcli/ops/layers.py"
 
 
 def idx(shape, classes: int) -> Arg:
@@ -1060,26 +1059,27 @@ SHAPE = [
     OpInfo("index_add", "indexing", extra=(
         S("dim0-repeated", Arg((4, 3)), Arg((3, 3)), args=(0, tensor([1, 3, 1]), In(1))),
         S("dim1", Arg((2, 4)), Arg((2, 2)), args=(1, tensor([0, 2]), In(1))),
-        S("alpha", Arg((4, 3)), Arg((2, 3)), args=(0, tensor([2, 0]), In(1)), kwargs={"alpha": 2})),
-        skips=(Skip("test_jvp", _NO_JVP_18), Skip("test_jvp_hvp", _NO_JVP_18))),
+        S("alpha", Arg((4, 3)), Arg((2, 3)), args=(0, tensor([2, 0]), In(1)), kwargs={"alpha": 2}))),
     OpInfo("sort", "indexing", extra=(
         S("last", Arg((3, 4))), S("dim0-desc", Arg((3, 4)), args=(0, True)), S("1d", Arg((5,)), method=True),
         S("0d", Arg(()))),
-        skips=tuple(Skip(t, "issue 18 left: the generated tests do not take sort's (values, indices) result yet, "
-                           "and sort has no JVP rule; tests/nn/test_nn.py compares values, indices and gradients "
-                           "with torch") for t in ("test_gradcheck", "test_gradgradcheck", "test_against_torch",
+        skips=tuple(Skip(t, "issue 18 left: the generated tests do not take sort's (values, indices) result yet; "
+                           "tests/nn/test_nn.py compares values, indices and gradients with torch, "
+                           "tests/engine/test_forward_ad.py its tangents") for t in ("test_gradcheck", "test_gradgradcheck", "test_against_torch",
                                                    "test_second_derivative_against_torch", "test_jvp",
                                                    "test_jvp_hvp"))),
     OpInfo("argsort", "indexing", differentiable=False, extra=(
         S("last", Arg((3, 4))), S("dim0-desc", Arg((3, 4)), args=(0, True)))),
     OpInfo("embedding", "nn", extra=(
         S("1d", Arg((4, 3)), args=(tensor([2, 0, 2]), In(0))),
-        S("2d", Arg((5, 2)), args=(tensor([[1, 4], [0, 1]]), In(0)))),
-        skips=(Skip("test_jvp", _NO_JVP_18), Skip("test_jvp_hvp", _NO_JVP_18))),
+        S("2d", Arg((5, 2)), args=(tensor([[1, 4], [0, 1]]), In(0))))),
     OpInfo("batch_norm", "nn", extra=(
         S("train", Arg((4, 3)), Arg((3,)), Arg((3,)), args=(None, None, In(1), In(2), True)),
         S("train-3d-noaffine", Arg((2, 3, 4)), args=(None, None, None, None, True))),
-        skips=(Skip("test_jvp", _NO_JVP_18), Skip("test_jvp_hvp", _NO_JVP_18))),
+        skips=(Skip("test_jvp_hvp", "PyTorch's forward over reverse through native_batch_norm_backward treats the "
+                                    "batch's mean and invstd as constants (as its reverse over forward does, which "
+                                    "gradcli matches), so its HVP is not the Hessian's; gradcli's forward over "
+                                    "reverse differentiates its VJP exactly (gradgradcheck passes)"),)),
     OpInfo("dropout", "nn", extra=(
         S("eval", Arg((3, 4)), args=(0.5, False)), S("p0", Arg((3, 4)), args=(0.0, True)))),
     OpInfo("index_select", "indexing", extra=(
