@@ -16,6 +16,12 @@ from __future__ import annotations
 
 #: grad_fn name → the local derivative (see the module docstring for the notation).
 FORMULAS: dict[str, str] = {
+    # ---------------------------------------------------------------- torch.nn ops (issue 18)
+    "SortBackward0": "d/dx sort(x) = the gradient of each sorted value sent back to where it came from",
+    "EmbeddingBackward0": "d/dweight embedding(i, weight) = the gradient's rows added into the rows i looked up "
+                          "(none into padding_idx)",
+    "NativeBatchNormBackward0": "d/dx = w invstd (g - mean(g) - xhat mean(g xhat)) in training (the batch's "
+                                "statistics), w invstd g in eval; d/dw = sum(g xhat); d/db = sum(g)",
     # ---------------------------------------------------------------- arithmetic
     "AddBackward0": "d/dx (x + alpha y) = 1; d/dy = alpha",
     "AddBackward1": "d/dx (x + c) = 1 (c a number)",

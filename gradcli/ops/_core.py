@@ -196,7 +196,7 @@ _REQUIRED = object()
 
 
 def composite(name: str, *, grad_fn=_REQUIRED, note=_REQUIRED, method=False, aliases: tuple = (),
-              kind: str = "op"):
+              kind: str = "op", differentiable: bool = True):
     """Declare a public function built from ops, or a creation function or other function (decorator).
 
     The function is registered under ``name`` and ``aliases``, gets the fields of :class:`Entry`, and is
@@ -212,6 +212,7 @@ def composite(name: str, *, grad_fn=_REQUIRED, note=_REQUIRED, method=False, ali
             tensor first) or a function to install instead (its own argument order).
         aliases: other names of the namespace for it (``"clip"`` for clamp).
         kind: "op", "creation" (tensor factories) or "function" (manual_seed).
+        differentiable: False for an op whose result has no gradient (argsort's indices).
 
     Raises:
         TypeError: if an op is declared without grad_fn or note, or another kind with them.
@@ -229,7 +230,7 @@ def composite(name: str, *, grad_fn=_REQUIRED, note=_REQUIRED, method=False, ali
         fn.aliases = tuple(aliases)
         fn.kind = kind
         fn.grad_fn = grad_fn
-        fn.differentiable = kind == "op"
+        fn.differentiable = kind == "op" and differentiable
         fn.note = note
         fn.method = method
         fn.summary = None  # (gradcli.catalog reads the docstring's first paragraph when it lists ops)

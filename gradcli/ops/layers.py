@@ -298,7 +298,8 @@ def sort(input, dim=-1, descending=False, stable=False):
     return return_types_sort(values, indices)
 
 
-@composite("argsort", grad_fn="none (indices)", note="not differentiable (indices)", method=True)
+@composite("argsort", grad_fn="none (indices)", note="not differentiable (indices)", method=True,
+           differentiable=False)
 def argsort(input, dim=-1, descending=False, stable=False):
     """The indices that sort ``input`` along ``dim`` (int64). Matches torch.argsort."""
     return sort(input, dim, descending, stable)[1]

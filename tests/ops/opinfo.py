@@ -1059,7 +1059,8 @@ SHAPE = [
     OpInfo("index_add", "indexing", extra=(
         S("dim0-repeated", Arg((4, 3)), Arg((3, 3)), args=(0, tensor([1, 3, 1]), In(1))),
         S("dim1", Arg((2, 4)), Arg((2, 2)), args=(1, tensor([0, 2]), In(1))),
-        S("alpha", Arg((4, 3)), Arg((2, 3)), args=(0, tensor([2, 0]), In(1)), kwargs={"alpha": 2}))),
+        S("alpha", Arg((4, 3)), Arg((2, 3)), args=(0, tensor([2, 0]), In(1)), kwargs={"alpha": 2}),
+        S("method", Arg((4, 3)), Arg((2, 3)), args=(0, tensor([2, 0]), In(1)), method=True))),
     OpInfo("sort", "indexing", extra=(
         S("last", Arg((3, 4))), S("dim0-desc", Arg((3, 4)), args=(0, True)), S("1d", Arg((5,)), method=True),
         S("0d", Arg(()))),
@@ -1069,7 +1070,8 @@ SHAPE = [
                                                    "test_second_derivative_against_torch", "test_jvp",
                                                    "test_jvp_hvp"))),
     OpInfo("argsort", "indexing", differentiable=False, extra=(
-        S("last", Arg((3, 4))), S("dim0-desc", Arg((3, 4)), args=(0, True)))),
+        S("last", Arg((3, 4))), S("dim0-desc", Arg((3, 4)), args=(0, True)),
+        S("method", Arg((3, 4)), args=(1,), method=True))),
     OpInfo("embedding", "nn", extra=(
         S("1d", Arg((4, 3)), args=(tensor([2, 0, 2]), In(0))),
         S("2d", Arg((5, 2)), args=(tensor([[1, 4], [0, 1]]), In(0))))),

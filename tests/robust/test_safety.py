@@ -21,7 +21,7 @@ import gradcli as G
 from gradcli.cli import app
 from gradcli.errors import GradcliError, GradcliSyntaxError
 from gradcli.language.build import build_program
-from gradcli.language.builtins import DTYPE_ATTRS, LIST_METHODS, NODE_ATTRS, STR_METHODS, TENSOR_ATTRS
+from gradcli.language.builtins import DTYPE_ATTRS, LIST_METHODS, NODE_ATTRS, STR_METHODS, TENSOR_ATTRS, TypeName
 from gradcli.language.interpreter import Interpreter
 from gradcli.language.values import Function
 
@@ -69,7 +69,7 @@ RUNTIME = [
 ]
 ESCAPES = STATIC + RUNTIME
 # Programs of ESCAPES that are legitimate language, and the plain data they return.
-LEGITIMATE = {"x.grad_fn": None, "[c for c in 'ab']": ["a", "b"], "class A:\n    pass": None,
+LEGITIMATE = {"x.grad_fn": None, "type(x)": TypeName("torch.Tensor"), "[c for c in 'ab']": ["a", "b"], "class A:\n    pass": None,
               "@no_grad\ndef f():\n    return 1": None, "global x": None, "__name__": "__main__",
               "def __init__(a):\n    return a": None}
 
@@ -127,6 +127,14 @@ REVIEWED_DYNAMIC_ATTRS = {
     ("ops/operators.py", "install_operators"): "installs Python's operator methods on Tensor at import time",
     ("language/build.py", "<module>"): "defines the builder's binary-operator methods at import time",
     ("language/nodes.py", "max_depth"): "reads the dataclass fields of gradcli's own program nodes",
+    # torch.nn glue (issue 18): reads go through each class's program_attributes allow-list and never a name
+    # starting with "_"; writes register parameters/modules as PyTorch's Module.__setattr__ does, refusing "_"
+    # names and the class's methods; the namespaces list names from init.NAMES/utils.NAMES
+    ("language/nn_bridge.py", "module_attribute"): "a module's program_attributes (allow-list), no '_' names",
+    ("language/nn_bridge.py", "object_attribute"): "an optimizer's/scheduler's/handle's program_attributes",
+    ("language/nn_bridge.py", "set_module_attribute"): "Module.__setattr__: no '_' names, no method names",
+    ("language/nn_bridge.py", "set_instance_attribute"): "registers a Parameter/module on a program's module",
+    ("language/nn_bridge.py", "namespaces"): "torch.nn.init/utils members from their NAMES lists",
 }
 
 
