@@ -52,7 +52,7 @@ def to_repr(x) -> str:
 
 def make_print(write: Callable[[str], None]):
     """Python's ``print(*args, sep=" ", end="\\n")`` writing to ``write`` (values formatted as :func:`to_str`)."""
-    def print_(*args, sep=" ", end="\n"):
+    def print_(*args, sep=" ", end="\n", flush=False):
         text = (sep if sep is not None else " ").join(to_str(a) for a in args)
         write(text + (end if end is not None else "\n"))
 
@@ -191,8 +191,8 @@ def _set(iterable=()):
     return set(materialize(iterable, "set()"))
 
 
-def _sorted(iterable, *, reverse=False):
-    return sorted(materialize(iterable, "sorted()"), reverse=reverse)
+def _sorted(iterable, *, key=None, reverse=False):
+    return sorted(materialize(iterable, "sorted()"), key=key, reverse=reverse)
 
 
 def _reversed(seq):
@@ -326,7 +326,7 @@ def _iter(obj):
     return iter(obj)
 
 
-FUNCTIONS.update({"next": _next, "iter": _iter, "type": _type, "slice": slice, "object": OBJECT, "super": SUPER, "staticmethod": StaticMethod, "classmethod": ClassMethod,
+FUNCTIONS.update({"next": _next, "iter": _iter, "type": _type, "slice": slice, "divmod": divmod, "object": OBJECT, "super": SUPER, "staticmethod": StaticMethod, "classmethod": ClassMethod,
                   "property": Property, "isinstance": _isinstance, "issubclass": _issubclass,
                   "callable": _callable})
 BUILTIN_NAMES = ("print",) + tuple(FUNCTIONS)
@@ -701,9 +701,26 @@ SIZE_ATTRS = {"numel": lambda s: s.numel}
 #: what a program reads of ``t.numpy()``'s array (issue 18: printing gradients with .numpy())
 NDARRAY_ATTRS = {"shape": lambda a: tuple(a.shape), "ndim": lambda a: a.ndim, "size": lambda a: a.size,
                  "tolist": lambda a: a.tolist}
+def _str_pad(s: str, how: str):
+    # ljust/rjust/center/zfill within the items limit (the width is the string's length)
+    def pad(width, *fill):
+        if not isinstance(width, int):
+            raise TypeError(f"'{type_name(width)}' object cannot be interpreted as an integer")
+        limits.check_items(width, f"str.{how}()")
+        return {"ljust": s.ljust, "rjust": s.rjust, "center": s.center, "zfill": s.zfill}[how](width, *fill)
+
+    return pad
+
+
 STR_METHODS = {"upper": lambda s: s.upper, "lower": lambda s: s.lower, "strip": lambda s: s.strip,
                "split": lambda s: s.split, "join": _str_join, "replace": _str_replace, "format": _str_format,
-               "startswith": lambda s: s.startswith, "endswith": lambda s: s.endswith}
+               "startswith": lambda s: s.startswith, "endswith": lambda s: s.endswith,
+               "lstrip": lambda s: s.lstrip, "rstrip": lambda s: s.rstrip, "title": lambda s: s.title,
+               "capitalize": lambda s: s.capitalize, "find": lambda s: s.find, "index": lambda s: s.index,
+               "count": lambda s: s.count, "isdigit": lambda s: s.isdigit, "isalpha": lambda s: s.isalpha,
+               "ljust": lambda s: _str_pad(s, "ljust"), "rjust": lambda s: _str_pad(s, "rjust"),
+               "center": lambda s: _str_pad(s, "center"), "zfill": lambda s: _str_pad(s, "zfill"),
+               "splitlines": lambda s: s.splitlines, "rsplit": lambda s: s.rsplit}
 DICT_METHODS = {"items": lambda d: d.items, "keys": lambda d: d.keys, "values": lambda d: d.values,
                 "get": lambda d: d.get, "pop": lambda d: d.pop, "setdefault": lambda d: d.setdefault,
                 "update": lambda d: d.update, "copy": lambda d: d.copy}

@@ -322,8 +322,22 @@ print(sorted(count(3), reverse=True), dict(zip("ab", count(2))))
 '''
 
 
+BUILTINS = '''
+print(divmod(7, 3), list(map(lambda v: v * 2, [1, 2])), list(filter(None, [0, 1, 2])))
+print("ab".ljust(5) + "|", "ab".rjust(5), "ab".center(6, "*"), "A,b".lower(), "x y".split(), " s ".strip())
+print("{:>6.2f}|{}".format(3.14159, "z"), "-".join(["a", "b"]), "%5.1f" % 2.25)
+print(1, 2, sep="-", end="!\n", flush=True)
+print(sorted([3, 1, 2], key=lambda v: -v), max([1, 5, 3], key=lambda v: -v), min(4, 2))
+print(round(2.567, 2), abs(-3), sum([1, 2], 10), any([]), all([]), isinstance(1.0, float), isinstance([], (list, tuple)))
+print(str(3), repr("q"), tuple([1]), set([1, 1]), dict(a=1), list(reversed([1, 2])), list(enumerate("ab", 1)))
+print("abc".startswith("a"), "abc".endswith("c"), "abc".replace("b", "x"), "abc".upper(), "a b".title(), "x".zfill(3))
+print(f"{3.0:.2e}", f"{'s'!r:>5}", "abc"[::-1], "abc".find("c"), "a-b".count("-"), "abc".index("b"))
+'''
+
+
 @pytest.mark.parametrize("name, program", [("classes", CLASSES), ("functions", FUNCTIONS),
-                                           ("custom_functions", CUSTOM_FUNCTIONS), ("generators", GENERATORS)])
+                                           ("custom_functions", CUSTOM_FUNCTIONS), ("generators", GENERATORS),
+                                           ("builtins", BUILTINS)])
 def test_program_prints_what_python_and_pytorch_print(tmp_path, torch, name, program):
     path = tmp_path / f"{name}.py"
     path.write_text(program)
