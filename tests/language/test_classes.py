@@ -322,7 +322,7 @@ print(sorted(count(3), reverse=True), dict(zip("ab", count(2))))
 '''
 
 
-BUILTINS = '''
+BUILTINS = r'''
 print(divmod(7, 3), list(map(lambda v: v * 2, [1, 2])), list(filter(None, [0, 1, 2])))
 print("ab".ljust(5) + "|", "ab".rjust(5), "ab".center(6, "*"), "A,b".lower(), "x y".split(), " s ".strip())
 print("{:>6.2f}|{}".format(3.14159, "z"), "-".join(["a", "b"]), "%5.1f" % 2.25)
