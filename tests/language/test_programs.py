@@ -275,7 +275,6 @@ TEMPLATES.append(Template("reshape_as", 2, lambda a, b: f"({a}).reshape_as({b})"
 #: tests/ops/opinfo.py, cover them).
 NOT_GENERATED = {
     # issue 18's torch.nn ops: the op table's samples (tests/ops/opinfo.py) and tests/nn cover them
-    "argsort": "integer result, no gradient: tests/nn/test_nn.py",
     "sort": "a (values, indices) pair: tests/nn/test_nn.py compares values, indices and gradients with torch",
     "batch_norm": "running statistics and a training flag: opinfo samples and tests/nn/test_nn.py",
     "dropout": "random masks: tests/nn/test_nn.py compares them with torch's after the same seed",
