@@ -6,19 +6,22 @@ torch/autograd/functional.py (PyTorch 2.13). The inputs are detached copies that
 ``create_graph`` they keep their history, so that the result can be differentiated again); without
 ``create_graph`` the results are detached.
 
-How it is computed: one reverse pass per output element (``autograd.grad`` with ``retain_graph``), rows stacked
-into the Jacobian; the Hessian is the Jacobian of the gradient taken with ``create_graph``; ``jvp`` uses the
+How it is computed: reverse-mode Jacobians batch their rows (the vector-Jacobian products with the rows of the
+identity, :func:`jacobian_blocks`); ``strategy="forward-mode"`` computes columns, one forward-mode JVP per input
+element (:mod:`gradcli.forward_ad`, :func:`forward_blocks`); the Hessian is the Jacobian of the gradient taken
+with ``create_graph`` (``outer_jacobian_strategy`` chooses the outer Jacobian's mode); ``jvp`` uses the
 double-backward trick (a VJP with a dummy vector, differentiated again with respect to that vector), as
-PyTorch's reverse-mode ``jvp`` does. ``vectorize=True`` and ``strategy="forward-mode"`` give the same values
-(computed by reverse mode all the same: the values are what matter; forward mode itself is
-:mod:`gradcli.forward_ad`).
+PyTorch's reverse-mode ``jvp`` does. The same helpers serve :mod:`gradcli.func`.
 """
 
 from __future__ import annotations
 
-from . import autograd
+import numpy as np
+
+from . import autograd, forward_ad
+from .context import state as _state
 from .ops import REGISTRY
-from .tensor import Tensor
+from .tensor import Tensor, fw_tangent
 
 _stack = REGISTRY["stack"]
 _zeros = REGISTRY["zeros"]
@@ -87,8 +90,13 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vec
 
     Raises:
         TypeError: inputs or outputs that are not Tensors (PyTorch's messages).
-        ValueError: an unknown ``strategy``, or forward mode without ``vectorize`` (PyTorch's messages).
-        RuntimeError: in strict mode, an output independent of an input (PyTorch's message).
+        ValueError: an unknown ``strategy`` (PyTorch's message).
+        NotImplementedError: forward mode without ``vectorize`` or with ``create_graph`` (PyTorch's messages).
+        RuntimeError: in strict mode, an output independent of an input; strict with forward mode (PyTorch's
+            messages).
+
+    ``strategy="forward-mode"`` computes one JVP per input element with :mod:`gradcli.forward_ad`
+    (:func:`forward_blocks`); reverse mode batches the VJPs (:func:`jacobian_blocks`).
     """
     if strategy not in ("forward-mode", "reverse-mode"):
         raise ValueError('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
@@ -99,33 +107,58 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vec
             raise NotImplementedError("torch.autograd.functional.jacobian: `create_graph=True` and "
                                       '`strategy="forward-mode"` are not supported together (yet). Please either '
                                       'set `create_graph=False` or `strategy="reverse-mode"`.')
+        if strict:
+            raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `strategy=\"forward-mode\"` "
+                               "are not supported together (yet). Please either set `strict=False` or "
+                               "`strategy=\"reverse-mode\"`.")
         if not vectorize:
-            raise ValueError('torch.autograd.functional.jacobian: `strategy="forward-mode"` requires '
-                             "`vectorize=True`.")
+            raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+                                      "only implemented for `vectorize=True`.")
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+        box = {}
+
+        def flat(*inp):
+            is_out_tuple, outs = _as_tuple(func(*inp), "outputs of the user-provided function", "jacobian")
+            box["tuple"] = is_out_tuple
+            return list(outs), None
+
+        _, jac, _ = forward_blocks(flat, [t.detach() for t in inputs], False)
+        result = tuple(tuple(j) if is_inputs_tuple else j[0] for j in jac)
+        return result if box["tuple"] else result[0]
     with autograd.enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _prepare(inputs, create_graph)
         outputs = func(*inputs)
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jacobian")
-        jac = []
-        for i, out in enumerate(outputs):
-            flat = _reshape(out, (-1,))
-            rows = [[] for _ in inputs]
-            for k in range(flat.data.shape[0]):
-                g = _grads(flat[k], inputs, None, create_graph, strict, i, "jacobian")
-                for j, gj in enumerate(g):
-                    rows[j].append(gj)
-            per_input = []
-            for j, inp in enumerate(inputs):
-                shape = tuple(out.shape) + tuple(inp.shape)
-                if rows[j]:
-                    per_input.append(_reshape(_stack(rows[j]), shape))
-                else:  # an empty output
-                    per_input.append(_zeros(shape, dtype=inp.dtype))
-            jac.append(tuple(per_input))
+        jac = [tuple(jacobian_blocks(out, inputs, create_graph, strict, i)) for i, out in enumerate(outputs)]
     result = tuple(j if is_inputs_tuple else j[0] for j in jac)
     result = _finish(result, create_graph)
     return result if is_outputs_tuple else result[0]
+
+
+def jacobian_blocks(out, inputs, create_graph: bool = False, strict: bool = False, out_index: int = 0) -> list:
+    """The Jacobian of one output Tensor with respect to each of ``inputs`` (Tensors that require grad, in the
+    output's graph): a list of Tensors of shape ``out.shape + input.shape``, zeros for an input the output does
+    not depend on (or strict mode's error).
+
+    Every row is a vector-Jacobian product with a one-hot cotangent; rows are computed together, one reverse
+    pass with the identity as a batched cotangent, where every node of the graph has a batchable rule
+    (:func:`gradcli.autograd.batched_vjp`), else one pass per row.
+    """
+    flat = _reshape(out, (-1,))
+    rows = [[] for _ in inputs]
+    for k in range(flat.data.shape[0]):
+        g = _grads(flat[k], inputs, None, create_graph, strict, out_index, "jacobian")
+        for j, gj in enumerate(g):
+            rows[j].append(gj)
+    per_input = []
+    for j, inp in enumerate(inputs):
+        shape = tuple(out.shape) + tuple(inp.shape)
+        if rows[j]:
+            per_input.append(_reshape(_stack(rows[j]), shape))
+        else:  # an empty output
+            per_input.append(_zeros(shape, dtype=inp.dtype))
+    return per_input
 
 
 def hessian(func, inputs, create_graph: bool = False, strict: bool = False, vectorize: bool = False,
@@ -157,7 +190,7 @@ def hessian(func, inputs, create_graph: bool = False, strict: bool = False, vect
         return jac
 
     res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict, vectorize=vectorize,
-                   strategy="reverse-mode")
+                   strategy=outer_jacobian_strategy)
     return res if is_inputs_tuple else res[0][0]
 
 
@@ -280,6 +313,85 @@ def hvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
     function is symmetric (PyTorch computes it with the double-backward trick). Matches
     torch.autograd.functional.hvp."""
     return vhp(func, inputs, v, create_graph, strict)
+
+
+def wrap(t: Tensor, keep: bool) -> Tensor:
+    """The differentiated copy of an argument: a view that keeps its history (and tangent) when the graph is
+    kept, else a detached leaf that requires grad."""
+    if keep and (t.requires_grad or fw_tangent(t) is not None):
+        if not t.requires_grad:  # a dual tensor without history: a leaf with the same tangent
+            leaf = t.detach().requires_grad_(True)
+            return forward_ad.make_dual(leaf, fw_tangent(t)) if _state.fw_level is not None else leaf
+        return t.view_as(t)
+    return t.detach().requires_grad_(True)
+
+
+def jvp_flat(func_flat, primals, tangents, keep: bool):
+    """``(outputs, tangents_out, aux)`` of ``func_flat(*primals)`` (which returns ``(list of output Tensors,
+    aux)``) in the direction ``tangents``: by forward AD, or by the double-backward trick inside a forward-AD
+    level already entered (levels do not nest)."""
+    if _state.fw_level is None:
+        with forward_ad.dual_level():
+            duals = [forward_ad.make_dual(p.detach() if not keep else p, t) for p, t in zip(primals, tangents)]
+            outs, aux = func_flat(*duals)
+            pairs = [forward_ad.unpack_dual(o) for o in outs]
+            res = [p.primal for p in pairs]
+            tans = [_zeros_like(p.primal) if p.tangent is None else p.tangent for p in pairs]
+            # tangents are forgotten when the level ends: keep their values
+            tans = [t.detach() if not keep else t for t in tans]
+        return res, tans, aux
+    wrapped = [wrap(p, True) for p in primals]
+    outs, aux = func_flat(*wrapped)
+    tans = []
+    for o in outs:
+        if not o.requires_grad:
+            tans.append(_zeros_like(o))
+            continue
+        u = _zeros_like(o).requires_grad_(True)
+        g = autograd.grad([o], wrapped, [u], retain_graph=True, create_graph=True, allow_unused=True)
+        terms = [(gi * ti).sum() for gi, ti in zip(g, tangents) if gi is not None]
+        s = terms[0] if terms else None
+        for t in terms[1:]:
+            s = s + t
+        if s is None or not s.requires_grad:
+            tans.append(_zeros_like(o))
+            continue
+        (jv,) = autograd.grad([s], [u], retain_graph=True, create_graph=True, allow_unused=True)
+        tans.append(_zeros_like(o) if jv is None else jv)
+    return outs, tans, aux
+
+
+def forward_blocks(flat, leaves, keep: bool):
+    """Forward mode: one JVP per input element (a one-hot tangent), the columns stacked into blocks of shape
+    output + input."""
+    n_total = sum(int(t.data.size) for t in leaves)
+    cols = []
+    outs = aux = None
+    for k in range(max(n_total, 1)):
+        tangents, offset = [], 0
+        for t in leaves:
+            a = np.zeros(t.data.size, dtype=t.data.dtype)
+            if offset <= k < offset + t.data.size:
+                a[k - offset] = 1
+            offset += t.data.size
+            tangents.append(Tensor(a.reshape(t.data.shape)))
+        outs, tans, aux = jvp_flat(flat, leaves, tangents, keep)
+        if n_total:
+            cols.append(tans)
+    blocks = []
+    for i, o in enumerate(outs):
+        per_input, offset = [], 0
+        for t in leaves:
+            n = int(t.data.size)
+            shape = tuple(o.shape) + tuple(t.shape)
+            if n == 0 or not cols:
+                per_input.append(REGISTRY["zeros"](shape, dtype=o.dtype))
+            else:
+                c = _stack([cols[offset + j][i] for j in range(n)], -1)
+                per_input.append(_reshape(c, shape))
+            offset += n
+        blocks.append(per_input)
+    return outs, blocks, aux
 
 
 __all__ = ["jacobian", "hessian", "vjp", "jvp", "vhp", "hvp"]

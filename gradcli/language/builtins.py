@@ -466,10 +466,13 @@ def _modules() -> dict[str, Namespace]:
     autograd_ns = Namespace("torch.autograd", {"grad": autograd.grad, "backward": autograd.backward,
                                                "Variable": _variable, "Function": custom_function.FUNCTION,
                                                "functional": autograd_functional, "forward_ad": forward_ad})
-    torch = Namespace("torch", dict(members, nn=nn, autograd=autograd_ns))
+    from .. import func as _func
+
+    func_ns = Namespace("torch.func", {name: getattr(_func, name) for name in _func.__all__})
+    torch = Namespace("torch", dict(members, nn=nn, autograd=autograd_ns, func=func_ns))
     return {"torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.autograd": autograd_ns,
             "torch.autograd.functional": autograd_functional, "torch.autograd.forward_ad": forward_ad,
-            "math": math_module()}
+            "torch.func": func_ns, "math": math_module()}
 
 
 def names(mods: dict[str, Namespace], write: Callable[[str], None]) -> dict:
