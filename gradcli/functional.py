@@ -273,6 +273,28 @@ def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
     return (outs if is_outputs_tuple else outs[0]), (res if is_outputs_tuple else res[0])
 
 
+def jvp_forward(func, inputs, v):
+    """``(outputs, J v)`` like :func:`jvp` (tuples as it nests them), computed by forward-mode AD: one pass with
+    dual inputs whose tangents are ``v`` (:mod:`gradcli.forward_ad`); the results are detached. What ``gradcli
+    jvp`` computes.
+
+    Raises:
+        RuntimeError: ``v`` of the wrong number or sizes (:func:`jvp`'s messages); outputs that are not Tensors.
+    """
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
+    vs = _check_v(v, inputs, "v", "jvp")
+    box = {}
+
+    def flat(*inp):
+        is_out_tuple, outs = _as_tuple(func(*inp), "outputs of the user-provided function", "jvp")
+        box["tuple"] = is_out_tuple
+        return list(outs), None
+
+    outs, tans, _ = jvp_flat(flat, [t.detach() for t in inputs], list(vs), False)
+    outs = tuple(o.detach() for o in outs)
+    return (outs, tuple(tans)) if box["tuple"] else (outs[0], tans[0])
+
+
 def _scalar_func(func, fn_name: str):
     def f(*inp):
         out = func(*inp)

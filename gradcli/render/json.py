@@ -288,17 +288,24 @@ register(JsonRenderer())
 
 
 def transform_to_dict(r, enc=array_to_json) -> dict:
-    """The ``gradcli jacobian``/``hessian --json`` document (schemas ``jacobian``, ``hessian``)."""
+    """The ``gradcli jacobian``/``hessian``/``jvp``/``hvp --json`` document (schemas of the same names): the
+    output, the blocks under the transform's name (by input name; by two names for the Hessian; one block for
+    the JVP), the mode, and ``"check"`` with ``--check``."""
     def block(a):
         return {"value": enc(a), "shape": list(a.shape)}
 
-    if r.kind == "jacobian":
-        body = {name: block(a) for name, a in r.blocks.items()}
-    else:
+    if r.kind == "hessian":
         body = {}
         for (a, b), arr in r.blocks.items():
             body.setdefault(a, {})[b] = block(arr)
-    return {"output": _tensor(r.output, enc), r.kind: body, "mode": r.mode}
+    elif r.kind == "jvp":
+        body = block(r.blocks[None])
+    else:
+        body = {name: block(a) for name, a in r.blocks.items()}
+    doc = {"output": _tensor(r.output, enc), r.kind: body, "mode": r.mode}
+    if r.check is not None:
+        doc["check"] = check_to_dict(r.check, enc)
+    return doc
 
 
 def explanation_to_dict(result: GradResult) -> dict:
