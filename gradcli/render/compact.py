@@ -91,7 +91,10 @@ class CompactEntries(EntryFormat):
     def entry(self, item: EntryResult) -> str:
         if item.error is not None:
             return f"{item.line}: {item.error.type}: {one_line(item.error.message)}\n"
-        lines = grad_lines(item.result, ("output", "grads"))
+        if getattr(item.result, "blocks", None) is not None:  # a transform entry
+            lines = transform_lines(item.result)
+        else:
+            lines = grad_lines(item.result, ("output", "grads"))
         return f"{item.line}: " + "; ".join(lines) + "\n"
 
 

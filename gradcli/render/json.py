@@ -228,13 +228,16 @@ def dumps(doc) -> str:
 def batch_entry_to_dict(line: int, result: GradResult | None = None, error: dict | None = None,
                         id=None, has_id: bool = False, enc=array_to_json) -> dict:
     """One ``gradcli batch --json`` line (schema: ``gradcli schema batch``): ``line`` (1-based line of the entry
-    in its file), ``id`` when the entry gave one, then either the fields of ``gradcli grad --json`` or
+    in its file), ``id`` when the entry gave one, then either the fields of ``gradcli grad --json`` (of
+    ``gradcli jacobian``/``hessian``/``jvp``/``hvp --json`` for an entry with a ``transform``) or
     ``error`` (``{"type", "message", "line", "column"}``, the position relative to the entry's text)."""
     doc = {"line": line}
     if has_id:
         doc["id"] = id
     if error is not None:
         doc["error"] = error
+    elif getattr(result, "blocks", None) is not None:  # a transform entry (gradcli.transforms.TransformResult)
+        doc.update(transform_to_dict(result, enc))
     else:
         doc.update(grad_result_to_dict(result, enc))
     return doc

@@ -294,19 +294,25 @@ def batch_cells(result: GradResult, default_dtype=None) -> tuple[str, str]:
     """The output and gradients cells of a ``gradcli batch`` table row: the output as PyTorch prints it, and
     ``name: grad`` for each leaf that requires grad (its gradient after the last backward call), and with a
     check the line ``check: ok`` or ``check: FAILED``. ``default_dtype``: as for :func:`render_grad`."""
+    from .compact import check_line
+
     if default_dtype is None:
         default_dtype = np.dtype(result.default_dtype)
     out = result.output
     output = format_tensor(out.value, grad_fn=out.grad_fn, requires_grad=out.requires_grad,
                            default_dtype=default_dtype)
+    if getattr(result, "blocks", None) is not None:  # a transform entry: its blocks, labelled
+        from ..transforms import block_label
+
+        named = [(block_label(result.kind, key), a) for key, a in result.blocks.items()]
+    else:
+        named = list(result.grads().items())
     grads = []
-    for name, g in result.grads().items():
+    for name, g in named:
         text = "None" if g is None else format_tensor(g, default_dtype=default_dtype)
         grads.append(f"{name}: " + text.replace("\n", "\n" + " " * (len(name) + 2)))
     if result.check is not None:
-        c = result.check
-        worst = max((i.max_abs_diff for i in c.inputs), default=0.0)
-        grads.append(f"check: {'ok' if c.ok else 'FAILED'} (max |grad - numerical| {worst:.3g})")
+        grads.append(check_line(result.check))
     return output, "\n".join(grads) or "-"
 
 
