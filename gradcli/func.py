@@ -15,7 +15,8 @@ How they are computed (the values are PyTorch's; the machinery is gradcli's own)
   double-backward trick instead (a VJP differentiated with respect to its cotangent), which gives the same
   values.
 * jacrev's rows are vector-Jacobian products batched through the engine where the graph allows it
-  (:func:`gradcli.functional.jacobian_blocks`); jacfwd's columns are one JVP per input element.
+  (:func:`gradcli.functional.jacobian_blocks`); jacfwd's columns are one JVP per input element; hessian is
+  reverse over reverse (the same values as PyTorch's jacfwd(jacrev)).
 * vmap runs the function once per index of the mapped dimension and stacks the results along ``out_dims``
   (functorch batches the ops instead; the results are the same).
 """
@@ -393,9 +394,13 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
 
 
 def hessian(func, argnums=0):
-    """``hessian(func, argnums)(*args)``: ``jacfwd(jacrev(func, argnums), argnums)``, forward over reverse; for
-    an output of shape O and an input of shape I a block of shape O + I + I. Matches torch.func.hessian."""
-    return jacfwd(jacrev(func, argnums), argnums)
+    """``hessian(func, argnums)(*args)``: the Jacobian of the Jacobian, nested as ``jacfwd(jacrev(func, argnums),
+    argnums)`` (PyTorch's definition, forward over reverse); for an output of shape O and an input of shape I a
+    block of shape O + I + I. gradcli computes the outer Jacobian in reverse mode too, its rows batched through
+    the recorded gradient (:func:`gradcli.functional.jacobian_blocks`): the same blocks (the layout is [output
+    element][first derivative][second derivative] either way), much faster than one JVP per input element.
+    Matches torch.func.hessian."""
+    return jacrev(jacrev(func, argnums), argnums)
 
 
 # --- vmap --------------------------------------------------------------------------------------------------

@@ -145,6 +145,19 @@ def jacobian_blocks(out, inputs, create_graph: bool = False, strict: bool = Fals
     pass with the identity as a batched cotangent, where every node of the graph has a batchable rule
     (:func:`gradcli.autograd.batched_vjp`), else one pass per row.
     """
+    n = int(out.data.size)
+    if n > 1 and not create_graph and out.requires_grad and all(t.is_leaf for t in inputs):
+        rows = batched_vjp(out, inputs)
+        if rows is not None:
+            per_input = []
+            for j, (r, inp) in enumerate(zip(rows, inputs)):
+                if r is None:
+                    if strict:
+                        raise RuntimeError(f"Output {out_index} of the user-provided function is independent of "
+                                           f"input {j}. This is not allowed in strict mode.")
+                    r = np.zeros((n,) + tuple(inp.shape), inp.data.dtype)
+                per_input.append(Tensor(r.reshape(tuple(out.shape) + tuple(inp.shape))))
+            return per_input
     flat = _reshape(out, (-1,))
     rows = [[] for _ in inputs]
     for k in range(flat.data.shape[0]):
@@ -154,11 +167,190 @@ def jacobian_blocks(out, inputs, create_graph: bool = False, strict: bool = Fals
     per_input = []
     for j, inp in enumerate(inputs):
         shape = tuple(out.shape) + tuple(inp.shape)
-        if rows[j]:
+        if len(rows[j]) == 1:  # one row (a scalar output): no stack node in the graph (see batched_vjp)
+            per_input.append(_reshape(rows[j][0], shape))
+        elif rows[j]:
             per_input.append(_reshape(_stack(rows[j]), shape))
         else:  # an empty output
             per_input.append(_zeros(shape, dtype=inp.dtype))
     return per_input
+
+
+# --- batched vector-Jacobian products ------------------------------------------------------------------------
+# One reverse pass carries B cotangents at once: every gradient has a leading batch dimension. A node's rule is
+# run batched only where that is known to be right: elementwise ops (their rules multiply the gradient by
+# values of the output's shape, which broadcast against the batch dimension), and the ops of _BATCHED_RULES.
+# Any other node (a reshape, an indexing, an op with several outputs) makes batched_vjp give up (None), and the
+# caller computes one VJP per row.
+
+def _saved_input(node, i: int):
+    """The saved value of the node's tensor input ``i`` (a numpy array), or None if the rule did not save it."""
+    for slot, k in enumerate(node.op.save_plan):
+        if k == i:
+            return node.saved[slot]
+    return None
+
+
+def _param(node, name: str):
+    return node.params[node.op.param_names.index(name)]
+
+
+def _reduction_rule(g, node, in_shape):
+    dim, keepdim = _param(node, "dim"), _param(node, "keepdim")
+    nd = len(in_shape)
+    if dim is None or dim == () or dim == []:
+        axes = tuple(range(nd))
+    else:
+        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        axes = tuple(sorted(d % nd if nd else 0 for d in dims))
+    B = g.shape[0]
+    if not (keepdim and dim is not None):
+        kept = [1 if a in axes else in_shape[a] for a in range(nd)]
+        g = g.reshape((B,) + tuple(kept))
+    r = np.broadcast_to(g, (B,) + tuple(in_shape))
+    if node.op.name == "mean":
+        count = 1
+        for a in axes:
+            count *= in_shape[a]
+        r = r / count
+    return (r,)
+
+
+def _mv_rule(g, node, in_shape):
+    a, v = _saved_input(node, 0), _saved_input(node, 1)
+    need = [e is not None for e in node.edges]
+    return ((g[:, :, None] * v[None, None, :]) if need[0] else None, (g @ a) if need[1] else None)
+
+
+def _mm_rule(g, node, in_shape):
+    a, b = _saved_input(node, 0), _saved_input(node, 1)
+    need = [e is not None for e in node.edges]
+    return ((g @ b.T) if need[0] else None, (a.T @ g) if need[1] else None)
+
+
+def _dot_rule(g, node, in_shape):
+    a, b = _saved_input(node, 0), _saved_input(node, 1)
+    need = [e is not None for e in node.edges]
+    return ((g[:, None] * b) if need[0] else None, (g[:, None] * a) if need[1] else None)
+
+
+def _reshape_rule(g, node, in_shape):
+    return (g.reshape((g.shape[0],) + tuple(in_shape)),)
+
+
+def _expand_rule(g, node, in_shape):
+    return (g,)  # _fit_batched sums over the expanded dimensions
+
+
+def _transpose_rule(g, node, in_shape):
+    nd = len(in_shape)
+    d0, d1 = _param(node, "dim0") % max(nd, 1), _param(node, "dim1") % max(nd, 1)
+    return (np.swapaxes(g, d0 + 1, d1 + 1),)
+
+
+def _permute_rule(g, node, in_shape):
+    dims = node.params  # a *dims parameter: every argument after the input
+    dims = tuple(dims[0]) if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else tuple(dims)
+    nd = len(in_shape)
+    inverse = np.argsort([d % nd for d in dims])
+    return (np.transpose(g, (0,) + tuple(int(k) + 1 for k in inverse)),)
+
+
+_BATCHED_RULES = {"sum": _reduction_rule, "mean": _reduction_rule, "mv": _mv_rule, "mm": _mm_rule,
+                  "dot": _dot_rule, "expand": _expand_rule, "transpose": _transpose_rule,
+                  "permute": _permute_rule}
+#: Ops that only reshape (the elements keep their order): the gradient is reshaped back.
+for _name in ("_alias", "_reshape", "_reshape_alias", "_unsafe_view", "squeeze", "unsqueeze", "_squeeze_result",
+              "_unpack_dual_primal"):
+    _BATCHED_RULES[_name] = _reshape_rule
+#: Linear ops whose rules pass the gradient on elementwise (besides the elementwise ops).
+_ELEMENTWISE_LINEAR = {"add", "sub", "neg", "rsub"}
+
+
+def _batchable(node) -> bool:
+    op = node.op
+    if type(node) is not autograd.Node or node.saved is autograd._FREED and op.saves:
+        return False
+    if any(type(e) is autograd.OutputEdge for e in node.edges):
+        return False
+    return op.name in _BATCHED_RULES or op.jvp_kind == "elementwise" or op.name in _ELEMENTWISE_LINEAR
+
+
+def _edge_shape_dtype(e):
+    if type(e) is autograd.Node:
+        return e.out_shape, e.out_dtype
+    return e.data.shape, e.data.dtype
+
+
+def _fit_batched(r, B: int, shape, dtype):
+    """A rule's batched gradient summed to ``(B,) + shape`` (undoing broadcasting), or None if it cannot be."""
+    r = np.asarray(r)
+    target = (B,) + tuple(shape)
+    if r.ndim < 1 or r.shape[0] != B or r.ndim < len(target):
+        return None
+    extra = r.ndim - len(target)
+    if extra:
+        r = r.sum(axis=tuple(range(1, 1 + extra)))
+    axes = tuple(k for k in range(1, len(target)) if target[k] == 1 and r.shape[k] != 1)
+    if axes:
+        r = r.sum(axis=axes, keepdims=True)
+    if r.shape != target:
+        return None
+    return r if r.dtype == dtype else r.astype(dtype)
+
+
+def batched_vjp(out: Tensor, inputs) -> list | None:
+    """The rows of the Jacobian of ``out`` with respect to the leaves ``inputs``, all in one reverse pass:
+    the vector-Jacobian products with the rows of the identity, carried together as a batched cotangent of
+    shape ``(n,) + out.shape`` (what ``vectorize=True`` does in PyTorch, by vmap over the backward). Returns
+    one array of shape ``(n,) + input.shape`` per input (None for an input the output does not depend on), or
+    None when some node of the graph has no batchable rule (then the caller computes row by row). The
+    engine's graph is left as it is (nothing is freed); hooks are not run."""
+    root = out.grad_fn
+    if root is None:
+        return None
+    nodes, stack, seen = [], [root], {id(root)}
+    while stack:
+        node = stack.pop()
+        if not _batchable(node):
+            return None
+        nodes.append(node)
+        for e in node.edges:
+            if type(e) is autograd.Node and id(e) not in seen:
+                seen.add(id(e))
+                stack.append(e)
+    nodes.sort(key=lambda nd: -nd.seq)
+    B = int(out.data.size)
+    grads = {id(root): np.eye(B, dtype=root.out_dtype).reshape((B,) + tuple(root.out_shape))}
+    leaf_grads = {}
+    with autograd.no_grad():
+        for node in nodes:
+            g = grads.pop(id(node), None)
+            if g is None:
+                continue
+            rule = _BATCHED_RULES.get(node.op.name)
+            try:
+                if rule is not None:
+                    res = rule(g, node, _edge_shape_dtype(node.edges[0])[0] if node.edges[0] is not None
+                               else None)
+                else:
+                    res = node.apply(g, False)
+            except (ValueError, IndexError):
+                return None
+            for e, r in zip(node.edges, res):
+                if e is None or r is None:
+                    continue
+                shape, dtype = _edge_shape_dtype(e)
+                r = _fit_batched(r, B, shape, dtype)
+                if r is None:
+                    return None
+                if type(e) is autograd.Node:
+                    prev = grads.get(id(e))
+                    grads[id(e)] = r if prev is None else prev + r
+                else:
+                    prev = leaf_grads.get(id(e))
+                    leaf_grads[id(e)] = r if prev is None else prev + r
+    return [leaf_grads.get(id(t)) for t in inputs]
 
 
 def hessian(func, inputs, create_graph: bool = False, strict: bool = False, vectorize: bool = False,
