@@ -75,13 +75,31 @@ def tree_unflatten(leaves, spec):
     return build(spec)
 
 
-def spec_str(spec) -> str:
-    """A structure as PyTorch prints a TreeSpec: ``*`` for a leaf, ``TreeSpec(tuple, None, [*, *])``."""
+def spec_str(spec, indent: int = 0) -> str:
+    """A structure as PyTorch's ``repr(TreeSpec)``: ``*`` for a leaf, ``TreeSpec(tuple, None, [*,\n  *])`` (the
+    children after the first on their own lines, indented by 2 per level)."""
+    if spec == "*":
+        return "*"
+    context = repr(list(spec[1])) if spec[0] == "dict" else "None"
+    children = spec[2] if spec[0] == "dict" else spec[1]
+    text = ""
+    if children:
+        indent += 2
+        text = spec_str(children[0], indent) + ("," if len(children) > 1 else "")
+        text += ",".join("\n" + " " * indent + spec_str(c, indent) for c in children[1:])
+    return f"TreeSpec({spec[0]}, {context}, [{text}])"
+
+
+def spec_pprint(spec) -> str:
+    """A structure as PyTorch's ``treespec_pprint``: the pytree with ``*`` for each leaf (``(*, *)``)."""
     if spec == "*":
         return "*"
     if spec[0] == "dict":
-        return f"TreeSpec(dict, {list(spec[1])}, [{', '.join(spec_str(s) for s in spec[2])}])"
-    return f"TreeSpec({spec[0]}, None, [{', '.join(spec_str(s) for s in spec[1])}])"
+        return "{" + ", ".join(f"{k!r}: {spec_pprint(c)}" for k, c in zip(spec[1], spec[2])) + "}"
+    inner = ", ".join(spec_pprint(c) for c in spec[1])
+    if spec[0] == "list":
+        return f"[{inner}]"
+    return f"({inner},)" if len(spec[1]) == 1 else f"({inner})"
 
 
 def _tree_map(fn, tree):
@@ -151,11 +169,33 @@ def _finish(x, keep: bool):
 
 
 def _split_aux(out, has_aux: bool, api: str):
+    """``(output, aux)`` of a function called with ``has_aux`` (aux: a pytree of Tensors), else ``(out, None)``.
+
+    Raises:
+        RuntimeError: not an ``(output, aux)`` pair; an aux leaf that is not a Tensor (PyTorch's messages).
+    """
     if not has_aux:
         return out, None
     if not (isinstance(out, tuple) and len(out) == 2):
         raise RuntimeError(f"{api}: output of function f should be a tuple: (output, aux) if has_aux is True")
+    for leaf in tree_flatten(out[1])[0]:
+        if not isinstance(leaf, Tensor):
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(leaf)}")
     return out
+
+
+def _output_leaves(out, api: str):
+    """The leaves and structure of a function's outputs, which must all be Tensors.
+
+    Raises:
+        RuntimeError: PyTorch's "vjp(f, *primals): expected f(*primals) to return only tensors, got unsupported
+            type <class 'int'>" (``api`` names the transform: vjp for reverse mode, jvp for forward mode).
+    """
+    leaves, spec = tree_flatten(out)
+    for o in leaves:
+        if not isinstance(o, Tensor):
+            raise RuntimeError(f"{api}: expected f(*primals) to return only tensors, got unsupported type {type(o)}")
+    return leaves, spec
 
 
 def _vjp_of(outputs, inputs, cotangents, keep: bool):
@@ -252,18 +292,15 @@ def vjp(func, *primals, has_aux: bool = False):
         wrapped = [wrap(t, keep) for t in leaves]
         out = func(*tree_unflatten(wrapped, spec))
         out, aux = _split_aux(out, has_aux, "vjp(f, *primals)")
-        out_leaves, out_spec = tree_flatten(out)
-        for o in out_leaves:
-            if not isinstance(o, Tensor):
-                raise RuntimeError(f"Expected outputs to be tensors, got {type(o)}")
+        out_leaves, out_spec = _output_leaves(out, "vjp(f, *primals)")
 
     def vjp_fn(*cotangents, retain_graph=True, create_graph=None):
         ct = cotangents[0] if len(cotangents) == 1 else cotangents
         ct_leaves, ct_spec = tree_flatten(ct)
         if ct_spec != out_spec:
             raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree structure of "
-                               f"outputs to the function. cotangents: {spec_str(ct_spec)}, primal output: "
-                               f"{spec_str(out_spec)}")
+                               f"outputs to the function. cotangents: {spec_pprint(ct_spec)}, primal output: "
+                               f"{spec_pprint(out_spec)}")
         for i, (c, o) in enumerate(zip(ct_leaves, out_leaves)):
             if not isinstance(c, Tensor):
                 raise RuntimeError(f"Expected cotangents to be tensors, got {type(c)}")
@@ -312,11 +349,7 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
     def flat(*leaves):
         out = func(*tree_unflatten(list(leaves), p_spec))
         out, aux = _split_aux(out, has_aux, api)
-        o_leaves, o_spec = tree_flatten(out)
-        for o in o_leaves:
-            if not isinstance(o, Tensor):
-                raise RuntimeError(f"{api}: Expected f(*primals) to return only tensors, got unsupported type "
-                                   f"{type(o)}")
+        o_leaves, o_spec = _output_leaves(out, api)
         box["spec"] = o_spec
         return o_leaves, aux
 
@@ -349,10 +382,7 @@ def _jac_transform(func, argnums, has_aux: bool, api: str, forward: bool):
                 new_args[idx] = new_diff
             out = func(*new_args)
             out, aux = _split_aux(out, has_aux, f"{api}(f, ...)(*args)")
-            o_leaves, o_spec = tree_flatten(out)
-            for o in o_leaves:
-                if not isinstance(o, Tensor):
-                    raise RuntimeError(f"Expected tensors, got unsupported type {type(o)}")
+            o_leaves, o_spec = _output_leaves(out, "jvp(f, primals, tangents)" if forward else "vjp(f, *primals)")
             box["spec"] = o_spec
             return o_leaves, aux
 
@@ -378,8 +408,8 @@ def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size=None, _prealloc
     ``chunk_size`` only bounds memory in PyTorch and is accepted. Matches torch.func.jacrev.
 
     Raises:
-        RuntimeError: bad argnums, outputs that are not Tensors ("Expected tensors, got unsupported type <class
-            'int'>"); ValueError: an argument that is not a Tensor.
+        RuntimeError: bad argnums, outputs that are not Tensors ("vjp(f, *primals): expected f(*primals) to return
+            only tensors, got unsupported type <class 'int'>"); ValueError: an argument that is not a Tensor.
     """
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size <= 0):
         raise ValueError("jacrev: `chunk_size` should be greater than 0.")
