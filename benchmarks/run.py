@@ -588,8 +588,8 @@ def bench_transforms(reps, rounds, torch_ok):
                          agree=ok))
         if t:
             wall = {k: statistics.median(v["wall"]) for k, v in res.items()}
-            rows[-1]["note"] = (f"wall time: gradcli {wall['gradcli'] * 1e3:.3f} ms, PyTorch {wall['torch'] * 1e3:.3f} ms "
-                                f"({wall['gradcli'] / wall['torch']:.2f}x)")
+            rows[-1]["note"] = (f"wall time: gradcli {wall['gradcli'] * 1e3:.3f} ms, PyTorch "
+                                f"{wall['torch'] * 1e3:.3f} ms ({wall['gradcli'] / wall['torch']:.2f}x)")
         detail[name] = {k: {"cpu_s": v["times"], "wall_s": v["wall"]} for k, v in res.items()}
     rows[0]["note"] = ("program tanh(W @ sin(x) + b) * x (256 -> 256) for the Jacobians, (tanh(W @ sin(x)) * x).sum() "
                        "(64 inputs) for the Hessians, float32; CPU time per call (all threads); "

@@ -155,7 +155,8 @@ def _compare(wrt, base, first, objective, out: CheckResult) -> CheckResult:
     return out
 
 
-def compare_arrays(name: str, analytical: np.ndarray, numerical: np.ndarray, atol: float, rtol: float) -> InputCheck:
+def compare_arrays(name: str, analytical: np.ndarray, numerical: np.ndarray, atol: float,
+                   rtol: float) -> InputCheck:
     """The :class:`InputCheck` of an answer against its numerical estimate (float64 arrays of one shape): each
     element passes when ``|analytical - numerical| <= atol + rtol * |numerical|`` (NaN differences fail)."""
     diff = np.abs(analytical - numerical)

@@ -161,7 +161,7 @@ def compute_transform(req: GradRequest, kind: str, mode: str = "auto", vectors=N
         values = tuple(t for _, t in inputs)
         base = [np.asarray(t.data, np.float64) for t in values]
         try:
-            blocks = _blocks(kind, mode, program_output, values, vs, [n for n, _ in inputs], functional)
+            blocks = transform_blocks(kind, mode, program_output, values, vs, [n for n, _ in inputs])
         except (RuntimeError, TypeError, ValueError, NotImplementedError) as e:
             raise EvalError.from_exception(e) from None
         result = TransformResult(kind=kind, output=tensor_info(first.detach()), mode=mode,
@@ -172,7 +172,15 @@ def compute_transform(req: GradRequest, kind: str, mode: str = "auto", vectors=N
     return result
 
 
-def _blocks(kind: str, mode: str, f, values, vs, names, functional) -> dict:
+def transform_blocks(kind: str, mode: str, f, values, vs=(), names=()) -> dict:
+    """The blocks of a transform of ``f`` at ``values`` (Tensors; ``names`` theirs, ``vs`` the tangents or
+    vectors): by :mod:`gradcli.functional`, in ``mode`` (jacobian); keyed as :class:`TransformResult.blocks`.
+
+    Raises:
+        RuntimeError, TypeError, ValueError: PyTorch's errors (a Hessian of an output with several elements).
+    """
+    from . import functional
+
     if kind == "jacobian":
         res = functional.jacobian(f, values, vectorize=True,
                                   strategy="forward-mode" if mode == "forward" else "reverse-mode")

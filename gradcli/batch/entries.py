@@ -266,9 +266,10 @@ def jsonl_entry(ln: Line, defaults: Defaults) -> Entry:
     """One JSON Lines entry: ``{"program": str, "inputs": {name: SPEC or data}, "consts": {...},
     "gradient": SPEC or data, "repeat": int, "zero_grad": bool, "seed": int, "dtype": str, "check": true, false
     or {"eps", "atol", "rtol", "max_evaluations"}, "id": any, "transform": "jacobian" | "hessian" | "jvp" | "hvp",
-    "mode": "reverse" | "forward" | "auto" (jacobian), "tangent" (jvp) / "vector" (hvp): {name: SPEC or data}}``. Only ``program`` is required; the others default
-    to the batch's options (``--seed``, ``--dtype``, ``--check``...). A SPEC is a string (an expression or ``@file``, as for ``-i``); data is a
-    number or nested lists, with PyTorch's dtype inference for ``consts``.
+    "mode": "reverse" | "forward" | "auto" (jacobian), "tangent" (jvp) / "vector" (hvp): {name: SPEC or data}}``.
+    Only ``program`` is required; the others default to the batch's options (``--seed``, ``--dtype``,
+    ``--check``...). A SPEC is a string (an expression or ``@file``, as for ``-i``); data is a number or nested
+    lists, with PyTorch's dtype inference for ``consts``.
 
     Malformed lines give an :class:`Entry` with an ``error`` (never an exception)."""
     def bad(message, **kw):
