@@ -471,7 +471,7 @@ def _modules() -> dict[str, Namespace]:
     func_ns = Namespace("torch.func", {"grad": _func.grad, "grad_and_value": _func.grad_and_value,
                                        "vjp": _func.vjp, "jvp": _func.jvp, "jacrev": _func.jacrev,
                                        "jacfwd": _func.jacfwd, "hessian": _func.hessian, "vmap": _func.vmap})
-    torch = Namespace("torch", dict(members, nn=nn, autograd=autograd_ns, func=func_ns))
+    torch = Namespace("torch", dict(members, nn=nn, autograd=autograd_ns, func=func_ns, vmap=_func.vmap))
     return {"torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.autograd": autograd_ns,
             "torch.autograd.functional": autograd_functional, "torch.autograd.forward_ad": forward_ad,
             "torch.func": func_ns, "math": math_module()}
