@@ -480,11 +480,14 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
     (an int, None for an argument not mapped, or a structure matching the arguments) says which dimension of
     each Tensor; the results are stacked along ``out_dims`` (None for an output that is the same for every
     index). Nests (``vmap(vmap(f))``), and composes with grad/jacrev. Computed one index at a time (functorch
-    batches the ops; the values are the same). Matches torch.func.vmap.
+    batches the ops; the values are the same). ``randomness``: "error" (a random op raises PyTorch's error),
+    "same" (every index draws the numbers the first one draws), "different" (each index draws its own, in turn:
+    not PyTorch's batched draw). Matches torch.func.vmap.
 
     Raises:
         ValueError: no inputs, mapped dims out of range or of different sizes, in_dims not matching the
             arguments, a non-Tensor mapped argument, outputs that are not Tensors (PyTorch's messages).
+        RuntimeError: a random op with ``randomness="error"``; an unknown ``randomness`` (PyTorch's messages).
     """
     _check_randomness(randomness)
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size <= 0):
@@ -535,6 +538,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
                              f"{sizes} for the mapped dimension")
         size = sizes[0]
         results = []
+        random = _Randomness(randomness)
         for i in range(max(size, 1)):
             sample = []
             for x, m in zip(leaves, moved):
@@ -544,10 +548,53 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
                     sample.append(REGISTRY["zeros"](tuple(m.shape[1:]), dtype=m.dtype))
                 else:
                     sample.append(m[i])
-            results.append(func(*tree_unflatten(sample, spec), **kwargs))
+            with random:
+                results.append(func(*tree_unflatten(sample, spec), **kwargs))
         return _stack_results(results, size, out_dims, name)
 
     return wrapper
+
+
+class _NoRandomness:
+    """The generator of a vmap with ``randomness="error"``: any use is PyTorch's error."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise RuntimeError("vmap: called random operation while in randomness error mode. Please either use the "
+                           "'same' or 'different' randomness flags on vmap or perform the randomness operation out "
+                           "of vmap")
+
+
+class _Randomness:
+    """What random ops see during one call of a vmapped function (``with``): "error" makes them raise; "same"
+    gives every index the numbers the first one drew (the generator is rewound before each call); "different"
+    draws on (each index in turn takes the next numbers)."""
+
+    def __init__(self, randomness: str):
+        import copy
+
+        self.mode = randomness
+        self.start = None
+        if randomness == "same":
+            from .context import generator
+
+            self.start = copy.deepcopy(generator())
+        self._saved = None
+
+    def __enter__(self):
+        import copy
+
+        if self.mode == "error":
+            self._saved = _state.rng
+            _state.rng = _NoRandomness()
+        elif self.mode == "same":
+            _state.rng = copy.deepcopy(self.start)
+
+    def __exit__(self, *exc):
+        if self.mode == "error":
+            _state.rng = self._saved
+        return False
 
 
 def _stack_results(results, size: int, out_dims, name: str):

@@ -125,6 +125,7 @@ ERRORS = {
     "vmap out_dim range": lambda F, T: F.vmap(lambda a: a, out_dims=2)(T(M)),
     "vmap out_dims None of a mapped output": lambda F, T: F.vmap(lambda a: a.sum(), out_dims=None)(T(M)),
     "vmap randomness": lambda F, T: F.vmap(lambda a: a, randomness="sometimes")(T(M)),
+    "vmap random op": lambda F, T: F.vmap(lambda a: a + (G if F is gf else torch).rand(3))(T(M)),
 }
 
 
@@ -192,3 +193,12 @@ def test_batched_rows_equal_row_by_row():
         ga, gb = G.autograd.grad(y.reshape(-1)[k], [a, b], retain_graph=True)
         np.testing.assert_allclose(rows[0][k], ga.data, rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(rows[1][k], gb.data, rtol=1e-12, atol=1e-12)
+
+
+def test_vmap_randomness_same_draws_once():
+    G.manual_seed(0)
+    torch.manual_seed(0)
+    ours = gf.vmap(lambda a: a + G.rand(()), randomness="same")(G.zeros(3))
+    theirs = torch.func.vmap(lambda a: a + torch.rand(()), randomness="same")(torch.zeros(3))
+    np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-6)
+    assert float(G.rand(()).item()) == pytest.approx(float(torch.rand(()).item()), rel=1e-6)  # the streams go on alike
