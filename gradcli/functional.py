@@ -305,7 +305,8 @@ def batched_vjp(out: Tensor, inputs) -> list | None:
     shape ``(n,) + out.shape`` (what ``vectorize=True`` does in PyTorch, by vmap over the backward). Returns
     one array of shape ``(n,) + input.shape`` per input (None for an input the output does not depend on), or
     None when some node of the graph has no batchable rule (then the caller computes row by row). The
-    engine's graph is left as it is (nothing is freed); hooks are not run."""
+    engine's graph is left as it is (nothing is freed); hooks are not run. Large Jacobians are computed in
+    chunks of rows (:data:`BATCH_ELEMENTS`), which bounds the memory of the batched gradients."""
     root = out.grad_fn
     if root is None:
         return None
@@ -320,8 +321,33 @@ def batched_vjp(out: Tensor, inputs) -> list | None:
                 seen.add(id(e))
                 stack.append(e)
     nodes.sort(key=lambda nd: -nd.seq)
-    B = int(out.data.size)
-    grads = {id(root): np.eye(B, dtype=root.out_dtype).reshape((B,) + tuple(root.out_shape))}
+    n = int(out.data.size)
+    # rows per pass: the batched gradients of the largest node stay under BATCH_ELEMENTS elements
+    largest = max(max(int(np.prod(nd.out_shape, dtype=np.int64)) for nd in nodes),
+                  max((int(e.data.size) for e in inputs), default=1), 1)
+    step = max(1, min(n, BATCH_ELEMENTS // largest))
+    parts = []
+    for start in range(0, n, step):
+        rows = _batched_pass(nodes, root, inputs, n, start, min(n, start + step))
+        if rows is None:
+            return None
+        parts.append(rows)
+    if len(parts) == 1:
+        return parts[0]
+    return [None if part[0] is None else np.concatenate(part) for part in zip(*parts)]
+
+
+#: The most elements the batched gradients of one node may hold in one pass of :func:`batched_vjp` (the rows
+#: of a large Jacobian are computed in chunks of this size).
+BATCH_ELEMENTS = 1 << 24
+
+
+def _batched_pass(nodes, root, inputs, n: int, start: int, stop: int):
+    """Rows ``start:stop`` of :func:`batched_vjp`: one reverse pass over ``nodes`` (sorted, latest first)."""
+    B = stop - start
+    seed = np.zeros((B, n), dtype=root.out_dtype)
+    seed[np.arange(B), np.arange(start, stop)] = 1
+    grads = {id(root): seed.reshape((B,) + tuple(root.out_shape))}
     leaf_grads = {}
     with autograd.no_grad():
         for node in nodes:

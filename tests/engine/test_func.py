@@ -175,7 +175,7 @@ def test_functional_forward_mode_strategies_equal_torch():
         assert a == b or (a and b and a[1] == b[1])
 
 
-def test_batched_rows_equal_row_by_row():
+def test_batched_rows_equal_row_by_row(monkeypatch):
     """The batched reverse pass (functional.batched_vjp) against one backward per row, on a graph of every
     batchable kind: elementwise, broadcasting, reductions with dims, mv, mm, dot, reshapes, expand, transpose,
     permute."""
@@ -193,6 +193,10 @@ def test_batched_rows_equal_row_by_row():
         ga, gb = G.autograd.grad(y.reshape(-1)[k], [a, b], retain_graph=True)
         np.testing.assert_allclose(rows[0][k], ga.data, rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(rows[1][k], gb.data, rtol=1e-12, atol=1e-12)
+    monkeypatch.setattr(GF, "BATCH_ELEMENTS", 20)  # chunks of one or two rows
+    chunked = GF.batched_vjp(y, [a, b])
+    for r, c in zip(rows, chunked):
+        np.testing.assert_array_equal(r, c)
 
 
 def test_vmap_randomness_same_draws_once():
