@@ -24,7 +24,6 @@ How they are computed (the values are PyTorch's; the machinery is gradcli's own)
 from __future__ import annotations
 
 from . import autograd
-from . import forward_ad as fwad
 from .context import state as _state
 from .functional import forward_blocks, jacobian_blocks, jvp_flat, wrap
 from .ops import REGISTRY
