@@ -26,6 +26,9 @@ What is measured (issue 6; benchmarks/README.md has the latest figures and expla
   scaleout the same 10,000 programs with ``--jobs 2`` and with ``--dask`` on a LocalCluster of 1 and 2 worker
            processes (wall time, entries/second; the output compared with ``--jobs 1`` byte for byte).
                                                                              target: >= 2,000 entries/s
+  transforms  a 256x256 Jacobian of ``tanh(W @ sin(x) + b) * x`` and the 64x64 Hessian of ``(tanh(W @ sin(x)) *
+           x).sum()``, by torch.autograd.functional (vectorize=True) and torch.func (jacrev, hessian), gradcli's
+           and PyTorch's, CPU time per call.                                 target: <= 1.0x PyTorch
   session  the interactive session once started (gradcli.session.core.Session, what `gradcli repl` runs for each
            entry), wall time per entry in ms: a value print (``x * 2 + 1`` shown as PyTorch prints it) and a
            small ``:grad`` answer (3-element input, 5 ops, the four tables).  target: <= 5 ms, <= 20 ms
@@ -350,7 +353,63 @@ def work_session(impl, n, reps):
     return {"times": out["value"], "grad": out["grad"], "check": [len(sink)]}
 
 
-WORKERS = {"session": work_session, "perop": work_perop, "chain": work_chain, "matmul": work_matmul, "mlp": work_mlp}
+JAC_N = 256
+HESS_N = 64
+
+
+def _transform_data(n):
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    return (rng.standard_normal((n, n), dtype=np.float32) / np.float32(np.sqrt(n)),
+            rng.standard_normal(n, dtype=np.float32))
+
+
+def work_transform(kind, impl, n, reps):
+    """A Jacobian of the n-to-n program ``tanh(W @ sin(x) + b) * x`` (elementwise plus matmul) or the Hessian of
+    the scalar ``(tanh(W @ sin(x)) * x).sum()``, by ``torch.autograd.functional`` (vectorize=True) or
+    ``torch.func`` (jacrev, hessian): the same code on gradcli and torch. CPU time per call."""
+    import numpy as np
+
+    W, X = _transform_data(n)
+    if impl == "gradcli":
+        import gradcli as m
+        from gradcli import func as mfunc
+        from gradcli import functional as mfunctional
+    else:
+        import torch as m
+        import torch.autograd.functional as mfunctional
+        import torch.func as mfunc
+    w, x, b = m.tensor(W), m.tensor(X), m.ones(n)
+
+    def jac_fn(v):
+        return (w @ v.sin() + b).tanh() * v
+
+    def hess_fn(v):
+        return ((w @ v.sin()).tanh() * v).sum()
+
+    step = {
+        "jacobian": lambda: mfunctional.jacobian(jac_fn, x, vectorize=True),
+        "jacrev": lambda: mfunc.jacrev(jac_fn)(x),
+        "hessian": lambda: mfunctional.hessian(hess_fn, x, vectorize=True),
+        "func_hessian": lambda: mfunc.hessian(hess_fn)(x),
+    }[kind]
+    r = step()
+    times, wall = [], []
+    for _ in range(reps):
+        t, tw = time.process_time(), time.perf_counter()
+        r = step()
+        times.append(time.process_time() - t)
+        wall.append(time.perf_counter() - tw)
+    a = r.detach().numpy() if impl == "torch" else np.asarray(r.data)
+    assert a.shape == (n, n), a.shape
+    return {"times": times, "wall": wall, "check": [float(a[0, 0]), float(a[3, 7]), float(a[-1, -1]),
+                                                    float(a.sum())]}
+
+
+WORKERS = {"session": work_session, "perop": work_perop, "chain": work_chain, "matmul": work_matmul, "mlp": work_mlp,
+           **{k: (lambda k: lambda impl, n, reps: work_transform(k, impl, n, reps))(k)
+              for k in ("jacobian", "jacrev", "hessian", "func_hessian")}}
 
 
 def worker_main(argv):
@@ -513,6 +572,32 @@ def bench_mlp(reps, rounds, impls):
                ratio_of="torch", target=("<=", 1.0), agree=ok, note=notes[0] if notes else None,
                checked_against="PyTorch" if ref == "torch" else "numpy")
     return [row], {k: v["times"] for k, v in res.items()}
+
+
+def bench_transforms(reps, rounds, torch_ok):
+    """The Jacobian and Hessian rows: gradcli's torch.autograd.functional (vectorize=True) and torch.func beside
+    PyTorch's, CPU time per call; the target is <= 1.0x PyTorch's time for each."""
+    impls = ["gradcli", "torch"] if torch_ok else ["gradcli"]
+    rows, detail = [], {}
+    for name, n, label in (("jacobian", JAC_N, f"jacobian {JAC_N}x{JAC_N}, functional.jacobian(vectorize=True)"),
+                           ("jacrev", JAC_N, f"jacobian {JAC_N}x{JAC_N}, torch.func.jacrev"),
+                           ("hessian", HESS_N, f"hessian {HESS_N}x{HESS_N}, functional.hessian(vectorize=True)"),
+                           ("func_hessian", HESS_N, f"hessian {HESS_N}x{HESS_N}, torch.func.hessian")):
+        res = _rounds(name, n, reps, rounds, impls)
+        t = res.get("torch", {}).get("median")
+        ok = _agree(res["gradcli"]["check"], res["torch"]["check"], rtol=1e-4, atol=1e-5) if t else None
+        rows.append(_row(label, "ms CPU", res["gradcli"]["median"] * 1e3, t * 1e3 if t else None, None,
+                         ratio=res["gradcli"]["median"] / t if t else None, ratio_of="torch", target=("<=", 1.0),
+                         agree=ok))
+        if t:
+            wall = {k: statistics.median(v["wall"]) for k, v in res.items()}
+            rows[-1]["note"] = (f"wall time: gradcli {wall['gradcli'] * 1e3:.3f} ms, PyTorch "
+                                f"{wall['torch'] * 1e3:.3f} ms ({wall['gradcli'] / wall['torch']:.2f}x)")
+        detail[name] = {k: {"cpu_s": v["times"], "wall_s": v["wall"]} for k, v in res.items()}
+    rows[0]["note"] = ("program tanh(W @ sin(x) + b) * x (256 -> 256) for the Jacobians, (tanh(W @ sin(x)) * x).sum() "
+                       "(64 inputs) for the Hessians, float32; CPU time per call (all threads); "
+                       + (rows[0]["note"] or ""))
+    return rows, detail
 
 
 def bench_chain(n, rounds, impls):
@@ -811,7 +896,7 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="fewer repetitions and a 200,000-node chain")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--only", default="",
-                    help="comma-separated: startup,perop,matmul,mlp,chain,batch,scaleout,bigjson,session")
+                    help="comma-separated: startup,perop,matmul,mlp,chain,batch,scaleout,bigjson,session,transforms")
     ap.add_argument("--no-torch", action="store_true", help="leave PyTorch out even if it is installed")
     ap.add_argument("--threads", type=int, default=None,
                     help="BLAS/OpenMP threads for every run (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, "
@@ -820,7 +905,7 @@ def main(argv=None):
     global THREADS
     THREADS = args.threads
     only = {s.strip() for s in args.only.split(",") if s.strip()}
-    known = {"startup", "perop", "matmul", "mlp", "chain", "batch", "scaleout", "bigjson", "session"}
+    known = {"startup", "perop", "matmul", "mlp", "chain", "batch", "scaleout", "bigjson", "session", "transforms"}
     if only - known:
         ap.error(f"unknown benchmark(s): {', '.join(sorted(only - known))}")
     want = only or known
@@ -840,6 +925,7 @@ def main(argv=None):
         ("scaleout", lambda: bench_scaleout(10_000, 1 if q else 3)),
         ("session", lambda: bench_session(30 if q else 200)),
         ("bigjson", lambda: bench_bigjson(2 if q else 5, torch_ok)),
+        ("transforms", lambda: bench_transforms(5 if q else 20, 1 if q else 3, torch_ok)),
     ]
     for name, fn in plan:
         if name in want:

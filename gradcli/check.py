@@ -151,16 +151,24 @@ def _compare(wrt, base, first, objective, out: CheckResult) -> CheckResult:
             out.evaluations += 2
         g = first.get(inp.name)
         analytical = np.zeros(x.shape) if g is None else np.asarray(g, dtype=np.float64).reshape(x.shape)
-        diff = np.abs(analytical - numerical)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            rel = np.where(numerical != 0, diff / np.abs(numerical), 0.0)
-        excess = diff - (atol + rtol * np.abs(numerical))
-        ok = bool(np.all(excess <= 0)) if x.size else True  # NaN differences fail
-        worst = int(np.nanargmax(excess)) if x.size and not np.all(np.isnan(excess)) else 0
-        out.inputs.append(InputCheck(name=inp.name, analytical=analytical, numerical=numerical,
-                                     max_abs_diff=float(np.max(diff)) if x.size else 0.0,
-                                     max_rel_diff=float(np.max(rel)) if x.size else 0.0, ok=ok, worst=worst))
+        out.inputs.append(compare_arrays(inp.name, analytical, numerical, atol, rtol))
     return out
+
+
+def compare_arrays(name: str, analytical: np.ndarray, numerical: np.ndarray, atol: float,
+                   rtol: float) -> InputCheck:
+    """The :class:`InputCheck` of an answer against its numerical estimate (float64 arrays of one shape): each
+    element passes when ``|analytical - numerical| <= atol + rtol * |numerical|`` (NaN differences fail)."""
+    diff = np.abs(analytical - numerical)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(numerical != 0, diff / np.abs(numerical), 0.0)
+    excess = diff - (atol + rtol * np.abs(numerical))
+    n = analytical.size
+    ok = bool(np.all(excess <= 0)) if n else True
+    worst = int(np.nanargmax(excess)) if n and not np.all(np.isnan(excess)) else 0
+    return InputCheck(name=name, analytical=analytical, numerical=numerical,
+                      max_abs_diff=float(np.max(diff)) if n else 0.0, max_rel_diff=float(np.max(rel)) if n else 0.0,
+                      ok=ok, worst=worst)
 
 
 def compute_checked(req, write=None, warn=None, **tolerances):

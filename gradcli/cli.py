@@ -292,7 +292,9 @@ def _json_fields(fields: str | None, renderer, other_output: bool):
 
 
 def _transform_command(ctx, kind: str, program: str, input, const, mode: str, format, json_, quiet: bool,
-                       seed, dtype, max_steps, limit, debug) -> None:
+                       seed, dtype, max_steps, limit, debug, vectors=None, check=None) -> None:
+    """What ``gradcli jacobian``/``hessian``/``jvp``/``hvp`` share: options, the request, the answer and its
+    rendering; ``check`` holds the --check options (None without --check), and a failed check exits 1."""
     from .calculator import GradRequest
     from .language.specs import read_program
     from .transforms import compute_transform
@@ -305,13 +307,22 @@ def _transform_command(ctx, kind: str, program: str, input, const, mode: str, fo
         opts = CommandOptions.from_cli(ctx, format=format, json_=json_, seed=seed, dtype=dtype, max_steps=max_steps,
                                        limit=limit, debug=debug)
         renderer = opts.renderer
+        if check is not None:
+            for name in ("eps", "atol", "rtol"):
+                _needs(ctx, name, "--" + name, check["enabled"], "--check (it sets the finite-difference comparison)")
+            check = {k: check[k] for k in ("eps", "atol", "rtol")} if check["enabled"] else None
         opts.configure_limits()
         text, filename = read_program(program)
         req = GradRequest(program=text, inputs=input or [], consts=const or [], seed=opts.seed, dtype=opts.dtype,
                           filename=filename, max_steps=opts.max_steps)
         write = sys.stdout.write if renderer.prints_to_stdout else sys.stderr.write
-        result = compute_transform(req, kind, mode, write=write)
+        result = compute_transform(req, kind, mode, vectors=vectors, write=write, check=check)
         renderer.transform(result, sys.stdout)
+        failure = None if result.check is None else check_failure(result.check)
+        if failure:
+            sys.stderr.write(failure + "\n")
+    if result.check is not None and not result.check.ok:
+        raise typer.Exit(EXIT_EVAL)
 
 
 _TRANSFORM_INPUT = Annotated[Optional[List[str]], typer.Option(
@@ -330,8 +341,10 @@ def jacobian(
     input: _TRANSFORM_INPUT = None,
     const: _TRANSFORM_CONST = None,
     mode: Annotated[str, typer.Option("--mode", metavar="[reverse|forward|auto]",
-                                      help="How to compute it: reverse mode (one backward pass per output "
-                                           "element; auto chooses it: gradcli has no forward mode yet).")] = "auto",
+                                      help="How to compute it: reverse mode (rows: vector-Jacobian products, "
+                                           "batched), forward mode (columns: one forward-mode JVP per input "
+                                           "element); auto chooses forward when the inputs have fewer elements "
+                                           "than the output.")] = "auto",
     format: Format = None,
     json_: Json = False,
     quiet: _QUIET = False,
@@ -366,6 +379,65 @@ def hessian(
     a + b, as torch.autograd.functional.hessian (tables, or JSON: gradcli schema hessian)."""
     _transform_command(ctx, "hessian", program, input, const, "reverse", format, json_, quiet, seed, dtype,
                        max_steps, limit, debug)
+
+
+@app.command()
+def jvp(
+    ctx: typer.Context,
+    program: _TRANSFORM_PROGRAM,
+    input: _TRANSFORM_INPUT = None,
+    const: _TRANSFORM_CONST = None,
+    tangent: Annotated[Optional[List[str]], typer.Option(
+        "--tangent", "-t", metavar="NAME=SPEC", help="The tangent of an input (its shape; one per -i input).")] = None,
+    format: Format = None,
+    json_: Json = False,
+    quiet: _QUIET = False,
+    seed: Seed = None,
+    dtype: Dtype = DType.float32,
+    max_steps: MaxSteps = None,
+    limit: Limit = None,
+    debug: Debug = False,
+    check: Check = False,
+    eps: Eps = 1e-6,
+    atol: Atol = 1e-5,
+    rtol: Rtol = 1e-3,
+) -> None:
+    """The Jacobian-vector product J v of the program's output with the tangents, by forward-mode AD: the
+    output's shape, as torch.func.jvp (tables, or JSON: gradcli schema jvp). --check compares it with central
+    differences along the tangents."""
+    _transform_command(ctx, "jvp", program, input, const, "auto", format, json_, quiet, seed, dtype, max_steps,
+                       limit, debug, vectors=tangent,
+                       check={"enabled": check, "eps": eps, "atol": atol, "rtol": rtol})
+
+
+@app.command()
+def hvp(
+    ctx: typer.Context,
+    program: _TRANSFORM_PROGRAM,
+    input: _TRANSFORM_INPUT = None,
+    const: _TRANSFORM_CONST = None,
+    vector: Annotated[Optional[List[str]], typer.Option(
+        "--vector", "-v", metavar="NAME=SPEC", help="The vector's block for an input (its shape; one per -i "
+                                                      "input).")] = None,
+    format: Format = None,
+    json_: Json = False,
+    quiet: _QUIET = False,
+    seed: Seed = None,
+    dtype: Dtype = DType.float32,
+    max_steps: MaxSteps = None,
+    limit: Limit = None,
+    debug: Debug = False,
+    check: Check = False,
+    eps: Eps = 1e-6,
+    atol: Atol = 1e-5,
+    rtol: Rtol = 1e-3,
+) -> None:
+    """The Hessian-vector product H v of the program's single-element output: one block per input, of its
+    shape, as torch.autograd.functional.hvp (tables, or JSON: gradcli schema hvp). --check compares it with
+    central differences of the gradient along the vector."""
+    _transform_command(ctx, "hvp", program, input, const, "reverse", format, json_, quiet, seed, dtype, max_steps,
+                       limit, debug, vectors=vector,
+                       check={"enabled": check, "eps": eps, "atol": atol, "rtol": rtol})
 
 
 @app.command()

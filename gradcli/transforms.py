@@ -1,11 +1,20 @@
-"""``gradcli jacobian`` and ``gradcli hessian``: the whole Jacobian of a program's output with respect to each
-input, or the Hessian of a scalar output, as a calculator answers them (issue 14, item 3).
+"""``gradcli jacobian``, ``hessian``, ``jvp`` and ``hvp``: the whole Jacobian of a program's output with respect
+to each input, the Hessian of a scalar output, the Jacobian-vector product with a tangent, and the
+Hessian-vector product with a vector, as a calculator answers them (issue 14).
 
 The program runs once with its ``-i`` inputs (leaves that require grad) and ``-c`` constants; the function
 differentiated maps the inputs to the program's output, and :mod:`gradcli.functional` computes what PyTorch's
-``torch.autograd.functional.jacobian``/``hessian`` would (reverse mode: one backward pass per output element).
-Shapes are PyTorch's: the Jacobian with respect to an input of shape I of an output of shape O has shape O + I;
-``H[a][b]`` has shape I_a + I_b. The element count is checked against the ``elements`` limit before any work.
+``torch.autograd.functional`` would. Shapes are PyTorch's: the Jacobian with respect to an input of shape I of
+an output of shape O has shape O + I; ``H[a][b]`` has shape I_a + I_b; the JVP has the output's shape; the HVP
+one block per input, of its shape. The element count is checked against the ``elements`` limit before any work.
+
+Modes: a Jacobian is computed in reverse mode (rows: vector-Jacobian products batched through the engine) or
+forward mode (columns: one forward-mode JVP per input element); ``auto`` chooses forward when the inputs have
+fewer elements than the output. A JVP is forward mode, an HVP reverse over reverse, a Hessian reverse over
+reverse.
+
+``--check`` (jvp, hvp) compares the answer with central differences in float64: ``(f(x + eps v) - f(x - eps
+v)) / 2 eps`` for the JVP, the same of the gradient for the HVP, with ``torch.autograd.gradcheck``'s criterion.
 """
 
 from __future__ import annotations
@@ -21,35 +30,111 @@ from .result import TensorInfo
 
 MODES = ("reverse", "forward", "auto")
 
+#: The kinds of transform: the option naming their vectors (None: none), and how their blocks are keyed.
+KINDS = {
+    "jacobian": {"vector": None},
+    "hessian": {"vector": None},
+    "jvp": {"vector": "--tangent"},
+    "hvp": {"vector": "--vector"},
+}
+
 
 @dataclass
 class TransformResult:
-    """A Jacobian or Hessian answer: the program's ``output``, ``kind`` ("jacobian" or "hessian"), ``mode``
-    (how it was computed: "reverse"), ``inputs`` (the -i names in order, with their shapes), and ``blocks``:
-    name → array (Jacobian, shape O + I), or (name a, name b) → array (Hessian, shape I_a + I_b)."""
+    """A transform's answer: the program's ``output``, ``kind`` (a key of :data:`KINDS`), ``mode`` (how it was
+    computed: "reverse" or "forward"), ``inputs`` (the -i names in order, with their shapes), and ``blocks``:
+    name → array (Jacobian, shape O + I; HVP, shape I), (name a, name b) → array (Hessian, shape I_a + I_b),
+    or None → array (JVP, shape O). ``check``: the :class:`~gradcli.check.CheckResult` of ``--check``."""
     kind: str
     output: TensorInfo
     mode: str
     inputs: list = field(default_factory=list)
     blocks: dict = field(default_factory=dict)
     default_dtype: str = "float32"
+    check: object = None
 
 
-def compute_transform(req: GradRequest, kind: str, mode: str = "auto", write=None, warn=None) -> TransformResult:
-    """Run ``req``'s program and differentiate its output: ``kind`` "jacobian" or "hessian".
+def block_label(kind: str, key) -> str:
+    """How the tables and compact lines name a block: ``d output/d x`` (jacobian), ``d2 output/d x d y``
+    (hessian), ``jvp`` (J v), ``hvp x`` (the HVP's block of input x)."""
+    if kind == "jacobian":
+        return f"d output/d {key}"
+    if kind == "hessian":
+        return f"d2 output/d {key[0]} d {key[1]}"
+    return kind if key is None else f"{kind} {key}"
+
+
+def _vectors(kind: str, specs, inputs, interp) -> tuple:
+    """The ``--tangent``/``--vector`` values, one per input, of the input's shape and dtype.
 
     Raises:
-        InputError: no -i input, an unknown or unavailable mode (forward mode is not in gradcli yet), or a
-            result larger than the ``elements`` limit (exit 2).
+        InputError: a missing, unknown or repeated name, or a shape that is not the input's (exit 2).
+    """
+    from .language.specs import evaluate_spec, make_spec
+
+    option = KINDS[kind]["vector"]
+    given = {}
+    for item in specs or []:
+        spec = make_spec(item, False)
+        spec.option = option
+        if spec.name in given:
+            raise InputError(f"{option} {spec.name} is given twice", type="InputSpecError")
+        if spec.name not in dict(inputs):
+            raise InputError(f"{option} {spec.name}: not an -i input (inputs: {', '.join(n for n, _ in inputs)})",
+                             type="InputSpecError")
+        given[spec.name] = evaluate_spec(spec, interp)
+    out = []
+    for name, t in inputs:
+        if name not in given:
+            raise InputError(f"{kind} needs {option} {name}=SPEC for every -i input (missing: {name})",
+                             type="UsageError")
+        v = given[name]
+        if tuple(v.shape) != tuple(t.shape):
+            raise InputError(f"{option} {name} has shape {list(v.shape)} but the input {name} has shape "
+                             f"{list(t.shape)}", type="InputSpecError")
+        out.append(v.detach().to(t.dtype))
+    return tuple(out)
+
+
+def choose_mode(kind: str, mode: str, in_elements: int, out_elements: int) -> str:
+    """The mode a transform is computed in: jacobian's ``mode`` ("auto": forward when the inputs have fewer
+    elements than the output); jvp forward, hessian and hvp reverse.
+
+    Raises:
+        InputError: an unknown mode, or a mode other than the transform's own (exit 2).
+    """
+    if mode not in MODES:
+        raise InputError(f"--mode must be one of {', '.join(MODES)}, got {mode!r}", type="UsageError")
+    own = {"jvp": "forward", "hessian": "reverse", "hvp": "reverse"}.get(kind)
+    if own is not None:
+        if mode not in ("auto", own):
+            raise InputError(f"{kind} is computed in {own} mode (--mode {mode} is not available)", type="UsageError")
+        return own
+    if mode == "auto":
+        return "forward" if in_elements < out_elements else "reverse"
+    return mode
+
+
+def compute_transform(req: GradRequest, kind: str, mode: str = "auto", vectors=None, write=None, warn=None,
+                      check: dict | None = None) -> TransformResult:
+    """Run ``req``'s program and transform its output: ``kind`` one of :data:`KINDS`; ``vectors``: the
+    ``NAME=SPEC`` tangents (jvp) or vectors (hvp), one per input; ``check``: the ``--check`` options (eps, atol,
+    rtol), or None.
+
+    Raises:
+        InputError: no -i input, an unknown or unavailable mode, missing or misshapen vectors, or a result
+            larger than the ``elements`` limit (exit 2).
         EvalError: the program fails; PyTorch's errors (a Hessian of an output with several elements, exit 1).
     """
     from . import dtypes, functional
+    from .calculator import run_output
 
-    if mode not in MODES:
-        raise InputError(f"--mode must be one of {', '.join(MODES)}, got {mode!r}", type="UsageError")
-    if mode == "forward":
-        raise InputError("--mode forward: gradcli has no forward-mode AD yet; --mode reverse (or auto) computes "
-                         "the same Jacobian", type="UsageError")
+    if kind not in KINDS:
+        raise ValueError(f"unknown transform {kind!r}")
+    if check is not None and req.seed is None:  # every run of the check draws the same random numbers
+        from dataclasses import replace
+
+        req = replace(req, seed=int(np.random.SeedSequence().entropy % 2**32))
     with run_context(req.dtype, req.seed, req.anomaly):
         printed = []
         interp, program, named = prepare(req, write or printed.append, warn)
@@ -57,7 +142,7 @@ def compute_transform(req: GradRequest, kind: str, mode: str = "auto", write=Non
         if not inputs:
             raise InputError(f"{kind} needs an input to differentiate with respect to: -i NAME=SPEC",
                              type="UsageError")
-        from .calculator import run_output
+        vs = _vectors(kind, vectors, inputs, interp) if KINDS[kind]["vector"] else ()
 
         def program_output(*values):
             for (name, _), v in zip(inputs, values):
@@ -67,21 +152,95 @@ def compute_transform(req: GradRequest, kind: str, mode: str = "auto", write=Non
         first = program_output(*[t for _, t in inputs])
         out_n = int(first.data.size)
         sizes = [int(t.data.size) for _, t in inputs]
-        total = out_n * sum(sizes) if kind == "jacobian" else sum(sizes) ** 2
+        total = {"jacobian": out_n * sum(sizes), "hessian": sum(sizes) ** 2, "jvp": out_n,
+                 "hvp": sum(sizes)}[kind]
         if total > limits.current.elements:
             raise limits.exceeded("elements", f"the {kind} has {total:,} elements ({out_n:,} output x "
                                               f"{sum(sizes):,} input elements)")
+        mode = choose_mode(kind, mode, sum(sizes), out_n)
         values = tuple(t for _, t in inputs)
+        base = [np.asarray(t.data, np.float64) for t in values]
         try:
-            if kind == "jacobian":
-                res = functional.jacobian(program_output, values)
-                blocks = {name: np.array(r.data) for (name, _), r in zip(inputs, res)}
-            else:
-                res = functional.hessian(program_output, values)
-                blocks = {(a, b): np.array(res[i][j].data) for i, (a, _) in enumerate(inputs)
-                          for j, (b, _) in enumerate(inputs)}
-        except (RuntimeError, TypeError, ValueError) as e:
+            blocks = transform_blocks(kind, mode, program_output, values, vs, [n for n, _ in inputs])
+        except (RuntimeError, TypeError, ValueError, NotImplementedError) as e:
             raise EvalError.from_exception(e) from None
-        return TransformResult(kind=kind, output=tensor_info(first.detach()), mode="reverse",
-                               inputs=[(name, tuple(t.shape)) for name, t in inputs], blocks=blocks,
-                               default_dtype=dtypes.get_default_dtype().name)
+        result = TransformResult(kind=kind, output=tensor_info(first.detach()), mode=mode,
+                                 inputs=[(name, tuple(t.shape)) for name, t in inputs], blocks=blocks,
+                                 default_dtype=dtypes.get_default_dtype().name)
+    if check is not None:
+        result.check = check_transform(req, result, base, [np.asarray(v.data, np.float64) for v in vs], **check)
+    return result
+
+
+def transform_blocks(kind: str, mode: str, f, values, vs=(), names=()) -> dict:
+    """The blocks of a transform of ``f`` at ``values`` (Tensors; ``names`` theirs, ``vs`` the tangents or
+    vectors): by :mod:`gradcli.functional`, in ``mode`` (jacobian); keyed as :class:`TransformResult.blocks`.
+
+    Raises:
+        RuntimeError, TypeError, ValueError: PyTorch's errors (a Hessian of an output with several elements).
+    """
+    from . import functional
+
+    if kind == "jacobian":
+        res = functional.jacobian(f, values, vectorize=True,
+                                  strategy="forward-mode" if mode == "forward" else "reverse-mode")
+        return {name: np.array(r.data) for name, r in zip(names, res)}
+    if kind == "hessian":
+        res = functional.hessian(f, values)
+        return {(a, b): np.array(res[i][j].data) for i, a in enumerate(names) for j, b in enumerate(names)}
+    if kind == "jvp":
+        _, jv = functional.jvp_forward(f, values, vs)
+        return {None: np.array(jv.data)}
+    _, hv = functional.hvp(f, values, vs)
+    return {name: np.array(h.data) for name, h in zip(names, hv)}
+
+
+def check_transform(req: GradRequest, result: TransformResult, base, vectors, eps: float, atol: float,
+                    rtol: float):
+    """``--check`` of a JVP or HVP: central differences along the vectors in float64, at the inputs' values
+    ``base`` (float64 arrays), compared with the answer by :mod:`gradcli.check`'s criterion; one entry per block
+    (``jvp``, or each input of the HVP). Two runs of the program (with a backward pass each for the HVP).
+
+    Raises:
+        InputError: non-positive eps or negative tolerances (exit 2).
+        EvalError: the program fails in float64 (exit 1).
+    """
+    from dataclasses import replace
+
+    from . import autograd
+    from .calculator import run_output
+    from .check import CheckResult, compare_arrays
+    from .tensor import Tensor
+
+    if not (eps > 0 and atol >= 0 and rtol >= 0):
+        raise InputError(f"--check needs eps > 0 and atol, rtol >= 0 (got eps={eps}, atol={atol}, rtol={rtol})",
+                         type="UsageError")
+    req64 = replace(req, dtype="float64")
+    names = [n for n, _ in result.inputs]
+    def at(sign: float):
+        with run_context(req64.dtype, req64.seed):
+            interp, program, _ = prepare(req64, _discard, _discard)
+            xs = [Tensor(b + sign * eps * v).requires_grad_(True) for b, v in zip(base, vectors)]
+            for n, x in zip(names, xs):
+                interp.globals[n] = x
+            out = run_output(interp, program)
+            if result.kind == "jvp":
+                return [np.asarray(out.data, np.float64)]
+            gs = autograd.grad([out], xs, allow_unused=True)
+            return [np.zeros(b.shape) if g is None else np.asarray(g.data, np.float64) for g, b in zip(gs, base)]
+
+    try:
+        plus, minus = at(1.0), at(-1.0)
+    except (RuntimeError, TypeError, ValueError) as e:
+        raise EvalError.from_exception(e) from None
+    out = CheckResult(eps=eps, atol=atol, rtol=rtol, evaluations=2)
+    keys = list(result.blocks)
+    for key, p, m in zip(keys, plus, minus):
+        label = result.kind if key is None else key
+        out.inputs.append(compare_arrays(label, np.asarray(result.blocks[key], np.float64), (p - m) / (2 * eps),
+                                         atol, rtol))
+    return out
+
+
+def _discard(*_args, **_kwargs) -> None:
+    return None

@@ -29,7 +29,11 @@ TEXT_SUFFIXES = (".txt", ".gc")
 BLOCK_END = "---"
 
 #: The fields of a JSON Lines entry: what ``gradcli grad``'s arguments and options mean, plus ``id``.
-JSONL_FIELDS = ("program", "inputs", "consts", "gradient", "repeat", "zero_grad", "seed", "dtype", "check", "id")
+JSONL_FIELDS = ("program", "inputs", "consts", "gradient", "repeat", "zero_grad", "seed", "dtype", "check", "id",
+                "transform", "mode", "tangent", "vector")
+
+#: An entry's ``transform`` (``gradcli jacobian``/``hessian``/``jvp``/``hvp``) and the field holding its vectors.
+TRANSFORM_VECTORS = {"jacobian": None, "hessian": None, "jvp": "tangent", "hvp": "vector"}
 
 #: The tolerances of an entry's ``check`` (``gradcli grad --check``'s options), with their defaults.
 CHECK_FIELDS = ("eps", "atol", "rtol", "max_evaluations")
@@ -60,6 +64,24 @@ class Entry:
     id: object = None
     has_id: bool = False
     check: dict | None = None
+    transform: dict | None = None
+
+    def compute(self, write, warn):
+        """Run the request: a :class:`~gradcli.result.GradResult` (with its check when ``check``), or with
+        ``transform`` (``{"kind", "mode", "vectors"}``) a :class:`~gradcli.transforms.TransformResult`."""
+        if self.transform is not None:
+            from ..transforms import compute_transform
+
+            check = None if self.check is None else {k: self.check[k] for k in ("eps", "atol", "rtol")}
+            return compute_transform(self.request, self.transform["kind"], self.transform["mode"],
+                                     vectors=self.transform["vectors"], write=write, warn=warn, check=check)
+        if self.check is None:
+            from ..calculator import compute
+
+            return compute(self.request, write=write, warn=warn)
+        from ..check import compute_checked
+
+        return compute_checked(self.request, write=write, warn=warn, **self.check)
 
 
 @dataclass
@@ -243,9 +265,11 @@ def _no_constant(name: str):
 def jsonl_entry(ln: Line, defaults: Defaults) -> Entry:
     """One JSON Lines entry: ``{"program": str, "inputs": {name: SPEC or data}, "consts": {...},
     "gradient": SPEC or data, "repeat": int, "zero_grad": bool, "seed": int, "dtype": str, "check": true, false
-    or {"eps", "atol", "rtol", "max_evaluations"}, "id": any}``. Only ``program`` is required; the others default
-    to the batch's options (``--seed``, ``--dtype``, ``--check``...). A SPEC is a string (an expression or ``@file``, as for ``-i``); data is a
-    number or nested lists, with PyTorch's dtype inference for ``consts``.
+    or {"eps", "atol", "rtol", "max_evaluations"}, "id": any, "transform": "jacobian" | "hessian" | "jvp" | "hvp",
+    "mode": "reverse" | "forward" | "auto" (jacobian), "tangent" (jvp) / "vector" (hvp): {name: SPEC or data}}``.
+    Only ``program`` is required; the others default to the batch's options (``--seed``, ``--dtype``,
+    ``--check``...). A SPEC is a string (an expression or ``@file``, as for ``-i``); data is a number or nested
+    lists, with PyTorch's dtype inference for ``consts``.
 
     Malformed lines give an :class:`Entry` with an ``error`` (never an exception)."""
     def bad(message, **kw):
@@ -296,8 +320,53 @@ def jsonl_entry(ln: Line, defaults: Defaults) -> Entry:
         check, message = _entry_check(obj["check"], defaults.check)
         if message:
             return bad(message)
+    transform, message = _entry_transform(obj)
+    if message:
+        return bad(message)
+    if transform is not None:
+        if "check" in obj and check is not None and transform["kind"] in ("jacobian", "hessian"):
+            return bad(f"'check' applies to the jvp and hvp transforms, not to {transform['kind']}")
+        if transform["kind"] in ("jacobian", "hessian"):
+            check = None
+        for key in ("gradient", "repeat", "zero_grad"):
+            if obj.get(key) is not None:
+                return bad(f"'{key}' is a field of gradient entries, not of a transform")
     return Entry(ln.number, program, ln.end, request=_request(program, defaults, **fields), id=obj_id,
-                 has_id=has_id, check=check)
+                 has_id=has_id, check=check, transform=transform)
+
+
+def _entry_transform(obj: dict):
+    """An entry's ``transform`` with its ``mode`` and vectors (``tangent`` for jvp, ``vector`` for hvp: objects
+    of name: SPEC or data): ``({"kind", "mode", "vectors"} or None, error message or None)``."""
+    from ..transforms import MODES
+
+    kind = obj.get("transform")
+    if kind is None:
+        for key in ("mode", "tangent", "vector"):
+            if obj.get(key) is not None:
+                return None, f"'{key}' needs a 'transform' ({', '.join(TRANSFORM_VECTORS)})"
+        return None, None
+    if kind not in TRANSFORM_VECTORS:
+        return None, (f"'transform' must be one of {', '.join(TRANSFORM_VECTORS)}, got "
+                      f"{json.dumps(kind, ensure_ascii=False)}")
+    mode = obj.get("mode", "auto")
+    if mode is None:
+        mode = "auto"
+    if mode not in MODES or (kind != "jacobian" and mode != "auto"):
+        allowed = ", ".join(MODES) if kind == "jacobian" else '"auto" (only jacobian has modes)'
+        return None, f"'mode' must be {allowed}, got {json.dumps(mode, ensure_ascii=False)}"
+    field_name = TRANSFORM_VECTORS[kind]
+    for key in ("tangent", "vector"):
+        if key != field_name and obj.get(key) is not None:
+            return None, f"'{key}' is not a field of the {kind} transform"
+    vectors = []
+    if field_name is not None:
+        value = obj.get(field_name)
+        if not isinstance(value, dict):
+            return None, (f"the {kind} transform needs '{field_name}': an object of input name: SPEC or data "
+                          f"(like --{field_name} NAME=SPEC)")
+        vectors = list(value.items())
+    return {"kind": kind, "mode": mode, "vectors": vectors}, None
 
 
 def _entry_check(value, default: dict | None):

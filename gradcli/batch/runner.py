@@ -16,7 +16,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from .. import calculator, limits
+from .. import limits
 from ..errors import GradcliError
 from ..reporting import InternalError, to_error, traceback_text
 from ..result import EntryResult, ErrorInfo
@@ -75,13 +75,7 @@ def run_entry(entry: Entry, entry_format, debug: bool = False) -> Outcome:
     if error is None:
         try:
             with limits.time_guard("the entry"):
-                if entry.check is None:
-                    result = calculator.compute(entry.request, write=messages.append, warn=messages.append)
-                else:
-                    from ..check import compute_checked
-
-                    result = compute_checked(entry.request, write=messages.append, warn=messages.append,
-                                             **entry.check)
+                result = entry.compute(write=messages.append, warn=messages.append)
         except Exception as e:  # a failing entry (or a bug in gradcli): report it on this entry and go on
             error = to_error(e)
             if debug and isinstance(error, InternalError):

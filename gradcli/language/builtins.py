@@ -581,13 +581,19 @@ def _modules() -> dict[str, Namespace]:
                                                "gradgradcheck": _gradcheck.gradgradcheck, "function": function_ns,
                                                "Variable": _variable, "Function": custom_function.FUNCTION,
                                                "functional": autograd_functional, "forward_ad": forward_ad})
-    torch = Namespace("torch", dict(members, nn=nn, autograd=autograd_ns, optim=nn_spaces["torch.optim"]))
+    from .. import func as _func
+
+    func_ns = Namespace("torch.func", {"grad": _func.grad, "grad_and_value": _func.grad_and_value,
+                                       "vjp": _func.vjp, "jvp": _func.jvp, "jacrev": _func.jacrev,
+                                       "jacfwd": _func.jacfwd, "hessian": _func.hessian, "vmap": _func.vmap})
+    torch = Namespace("torch", dict(members, nn=nn, autograd=autograd_ns, optim=nn_spaces["torch.optim"],
+                                    func=func_ns, vmap=_func.vmap))
     return {"torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.autograd": autograd_ns,
             "torch.nn.init": nn_spaces["torch.nn.init"], "torch.nn.utils": nn_spaces["torch.nn.utils"],
             "torch.optim": nn_spaces["torch.optim"],
             "torch.optim.lr_scheduler": nn_spaces["torch.optim.lr_scheduler"],
             "torch.autograd.functional": autograd_functional, "torch.autograd.forward_ad": forward_ad,
-            "torch.autograd.function": function_ns,
+            "torch.autograd.function": function_ns, "torch.func": func_ns,
             "math": math_module()}
 
 

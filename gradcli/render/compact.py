@@ -58,8 +58,7 @@ def grad_lines(result: GradResult, sections=SECTIONS) -> list[str]:
                 label = f"{name} (call {k + 1})" if multi else name
                 lines.append(f"{label}: " + ("None" if g is None else fmt(g)))
         if result.check is not None:
-            worst = max((i.max_abs_diff for i in result.check.inputs), default=0.0)
-            lines.append(f"check: {'ok' if result.check.ok else 'FAILED'} (max |grad - numerical| {worst:.3g})")
+            lines.append(check_line(result.check))
     if "graph" in sections and result.graph.nodes:
         lines.append("graph: " + ", ".join(f"{n.id}={n.name}({', '.join(n.inputs)})" if n.inputs else
                                            f"{n.id}={n.name}" for n in result.graph.nodes))
@@ -67,13 +66,23 @@ def grad_lines(result: GradResult, sections=SECTIONS) -> list[str]:
 
 
 def transform_lines(r) -> list[str]:
-    """``gradcli jacobian``/``hessian -q``: the output, then one line per block (``d output/d x: tensor(...)``)."""
+    """``gradcli jacobian``/``hessian``/``jvp``/``hvp -q``: the output, then one line per block (``d output/d x:
+    tensor(...)``, ``jvp: tensor(...)``), then the ``--check`` line."""
+    from ..transforms import block_label
+
     d = np.dtype(r.default_dtype)
     lines = ["output: " + one_line(format_tensor(r.output.value, default_dtype=d))]
     for key, a in r.blocks.items():
-        label = f"d output/d {key}" if r.kind == "jacobian" else f"d2 output/d {key[0]} d {key[1]}"
-        lines.append(f"{label}: " + one_line(format_tensor(a, default_dtype=d)))
+        lines.append(f"{block_label(r.kind, key)}: " + one_line(format_tensor(a, default_dtype=d)))
+    if r.check is not None:
+        lines.append(check_line(r.check))
     return lines
+
+
+def check_line(check) -> str:
+    """The compact line of a ``--check``: ok or FAILED, and the largest absolute difference."""
+    worst = max((i.max_abs_diff for i in check.inputs), default=0.0)
+    return f"check: {'ok' if check.ok else 'FAILED'} (max |grad - numerical| {worst:.3g})"
 
 
 class CompactEntries(EntryFormat):
@@ -82,7 +91,10 @@ class CompactEntries(EntryFormat):
     def entry(self, item: EntryResult) -> str:
         if item.error is not None:
             return f"{item.line}: {item.error.type}: {one_line(item.error.message)}\n"
-        lines = grad_lines(item.result, ("output", "grads"))
+        if getattr(item.result, "blocks", None) is not None:  # a transform entry
+            lines = transform_lines(item.result)
+        else:
+            lines = grad_lines(item.result, ("output", "grads"))
         return f"{item.line}: " + "; ".join(lines) + "\n"
 
 

@@ -228,13 +228,16 @@ def dumps(doc) -> str:
 def batch_entry_to_dict(line: int, result: GradResult | None = None, error: dict | None = None,
                         id=None, has_id: bool = False, enc=array_to_json) -> dict:
     """One ``gradcli batch --json`` line (schema: ``gradcli schema batch``): ``line`` (1-based line of the entry
-    in its file), ``id`` when the entry gave one, then either the fields of ``gradcli grad --json`` or
+    in its file), ``id`` when the entry gave one, then either the fields of ``gradcli grad --json`` (of
+    ``gradcli jacobian``/``hessian``/``jvp``/``hvp --json`` for an entry with a ``transform``) or
     ``error`` (``{"type", "message", "line", "column"}``, the position relative to the entry's text)."""
     doc = {"line": line}
     if has_id:
         doc["id"] = id
     if error is not None:
         doc["error"] = error
+    elif getattr(result, "blocks", None) is not None:  # a transform entry (gradcli.transforms.TransformResult)
+        doc.update(transform_to_dict(result, enc))
     else:
         doc.update(grad_result_to_dict(result, enc))
     return doc
@@ -288,17 +291,24 @@ register(JsonRenderer())
 
 
 def transform_to_dict(r, enc=array_to_json) -> dict:
-    """The ``gradcli jacobian``/``hessian --json`` document (schemas ``jacobian``, ``hessian``)."""
+    """The ``gradcli jacobian``/``hessian``/``jvp``/``hvp --json`` document (schemas of the same names): the
+    output, the blocks under the transform's name (by input name; by two names for the Hessian; one block for
+    the JVP), the mode, and ``"check"`` with ``--check``."""
     def block(a):
         return {"value": enc(a), "shape": list(a.shape)}
 
-    if r.kind == "jacobian":
-        body = {name: block(a) for name, a in r.blocks.items()}
-    else:
+    if r.kind == "hessian":
         body = {}
         for (a, b), arr in r.blocks.items():
             body.setdefault(a, {})[b] = block(arr)
-    return {"output": _tensor(r.output, enc), r.kind: body, "mode": r.mode}
+    elif r.kind == "jvp":
+        body = block(r.blocks[None])
+    else:
+        body = {name: block(a) for name, a in r.blocks.items()}
+    doc = {"output": _tensor(r.output, enc), r.kind: body, "mode": r.mode}
+    if r.check is not None:
+        doc["check"] = check_to_dict(r.check, enc)
+    return doc
 
 
 def explanation_to_dict(result: GradResult) -> dict:

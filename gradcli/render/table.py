@@ -191,19 +191,29 @@ def _index(k: int, shape) -> str:
 
 
 def render_transform(result, console) -> None:
-    """Print a :class:`~gradcli.transforms.TransformResult`: the output, then one table per block, rows labelled
-    by the output (or first input) element's index and columns by the input element's index, in PyTorch's
-    flattened order; large blocks keep their first and last rows and columns."""
+    """Print a :class:`~gradcli.transforms.TransformResult`: the output, then one table per block of a Jacobian or
+    Hessian, rows labelled by the output (or first input) element's index and columns by the input element's
+    index, in PyTorch's flattened order (large blocks keep their first and last rows and columns); a JVP's or
+    HVP's blocks as tensors; then the ``--check`` table."""
     from rich.table import Table
     from rich.text import Text
+
+    from ..transforms import block_label
 
     d = np.dtype(result.default_dtype)
     console.print(Text("output: " + format_tensor(result.output.value, default_dtype=d)), soft_wrap=True)
     shapes = dict(result.inputs)
     for key, a in result.blocks.items():
+        if result.kind in ("jvp", "hvp"):
+            title = f"{result.kind}: {'J v' if key is None else f'H v, d/d {key}'}, shape {_shape(a.shape)}"
+            console.print(Text(title), soft_wrap=True)
+            console.print(Text(f"{block_label(result.kind, key)}: " + format_tensor(a, default_dtype=d)),
+                          soft_wrap=True)
+            continue
         if result.kind == "jacobian":
             row_shape, col_shape = tuple(result.output.shape), shapes[key]
-            title = f"jacobian: d output / d {key}, shape {_shape(a.shape)} (rows: output elements, columns: {key})"
+            title = (f"jacobian ({result.mode} mode): d output / d {key}, shape {_shape(a.shape)} (rows: output "
+                     f"elements, columns: {key})")
         else:
             row_shape, col_shape = shapes[key[0]], shapes[key[1]]
             title = (f"hessian: d2 output / d {key[0]} d {key[1]}, shape {_shape(a.shape)} (rows: {key[0]}, "
@@ -222,6 +232,8 @@ def render_transform(result, console) -> None:
                 continue
             t.add_row(Text(_index(r, row_shape)), *(Text("..." if c is None else _number(m[r, c])) for c in cols))
         console.print(t)
+    if result.check is not None:
+        render_check(result.check, console)
 
 
 def render_check(check, console) -> None:
@@ -282,19 +294,25 @@ def batch_cells(result: GradResult, default_dtype=None) -> tuple[str, str]:
     """The output and gradients cells of a ``gradcli batch`` table row: the output as PyTorch prints it, and
     ``name: grad`` for each leaf that requires grad (its gradient after the last backward call), and with a
     check the line ``check: ok`` or ``check: FAILED``. ``default_dtype``: as for :func:`render_grad`."""
+    from .compact import check_line
+
     if default_dtype is None:
         default_dtype = np.dtype(result.default_dtype)
     out = result.output
     output = format_tensor(out.value, grad_fn=out.grad_fn, requires_grad=out.requires_grad,
                            default_dtype=default_dtype)
+    if getattr(result, "blocks", None) is not None:  # a transform entry: its blocks, labelled
+        from ..transforms import block_label
+
+        named = [(block_label(result.kind, key), a) for key, a in result.blocks.items()]
+    else:
+        named = list(result.grads().items())
     grads = []
-    for name, g in result.grads().items():
+    for name, g in named:
         text = "None" if g is None else format_tensor(g, default_dtype=default_dtype)
         grads.append(f"{name}: " + text.replace("\n", "\n" + " " * (len(name) + 2)))
     if result.check is not None:
-        c = result.check
-        worst = max((i.max_abs_diff for i in c.inputs), default=0.0)
-        grads.append(f"check: {'ok' if c.ok else 'FAILED'} (max |grad - numerical| {worst:.3g})")
+        grads.append(check_line(result.check))
     return output, "\n".join(grads) or "-"
 
 

@@ -6,7 +6,8 @@
 * ``ops``: the list of ``gradcli ops --json``;
 * ``explain``: the document of ``gradcli grad --explain --json``;
 * ``plot``: the document of ``gradcli plot --format json``;
-* ``jacobian``, ``hessian``: the documents of ``gradcli jacobian``/``hessian --format json``.
+* ``jacobian``, ``hessian``, ``jvp``, ``hvp``: the documents of ``gradcli jacobian``/``hessian``/``jvp``/``hvp
+  --format json``.
 
 Each file's ``$id`` is ``urn:gradcli:schema:NAME``. :func:`schema` returns a self-contained document: the
 schemas it refers to are embedded under ``$defs`` (JSON Schema's bundling of a compound document).
@@ -17,7 +18,7 @@ from __future__ import annotations
 import json
 from importlib import resources
 
-NAMES = ("grad", "batch", "ops", "explain", "plot", "jacobian", "hessian")
+NAMES = ("grad", "batch", "ops", "explain", "plot", "jacobian", "hessian", "jvp", "hvp")
 _PREFIX = "urn:gradcli:schema:"
 
 

@@ -97,11 +97,10 @@ def transform_result(session, text: str, kind: str):
         InputError: no leaf in the session (exit code 2).
         GradcliSyntaxError, EvalError: as :func:`grad_result`; PyTorch's errors of jacobian/hessian.
     """
-    from .. import functional
     from ..calculator import run_output, tensor_info
     from ..errors import InputError
     from ..language.build import build_program
-    from ..transforms import TransformResult
+    from ..transforms import TransformResult, transform_blocks
 
     program = build_program(text, "<stdin>")
     leaves = session.leaves()
@@ -122,13 +121,7 @@ def transform_result(session, text: str, kind: str):
     values = tuple(t for _, t in leaves)
     output = f(*values)
     try:
-        if kind == "jacobian":
-            res = functional.jacobian(f, values)
-            blocks = {name: np.array(r.data) for (name, _), r in zip(leaves, res)}
-        else:
-            res = functional.hessian(f, values)
-            blocks = {(a, b): np.array(res[i][j].data) for i, (a, _) in enumerate(leaves)
-                      for j, (b, _) in enumerate(leaves)}
+        blocks = transform_blocks(kind, "reverse", f, values, names=[name for name, _ in leaves])
     except GradcliError:
         raise
     except (RuntimeError, TypeError, ValueError) as e:

@@ -1,6 +1,6 @@
 """``gradcli jacobian`` and ``gradcli hessian`` (issue 14, item 3) as a user runs them: the issue's commands,
 values against torch.autograd.functional, the JSON documents against their schemas, tables, compact lines, and
-the errors (forward mode, a Hessian of a non-scalar output, a result over the elements limit)."""
+the errors (an unknown mode, a Hessian of a non-scalar output, a result over the elements limit)."""
 
 from __future__ import annotations
 
@@ -72,7 +72,7 @@ def test_json_documents_are_valid():
 def test_tables_and_compact_lines():
     r = run("jacobian", "x.sin() * y", "-i", "x=[1., 2.]", "-i", "y=[3., 4.]")
     assert r.exit_code == 0
-    assert "jacobian: d output / d x, shape (2, 2) (rows: output elements, columns: x)" in r.stdout
+    assert "jacobian (reverse mode): d output / d x, shape (2, 2) (rows: output elements, columns: x)" in r.stdout
     assert "1.6209" in r.stdout and "-1.6646" in r.stdout
     r = run("hessian", "(x ** 3).sum() + x[0] * x[1]", "-i", "x=[1., 2.]", "-q")
     assert r.stdout == "output: tensor(11.)\nd2 output/d x d x: tensor([[ 6.,  1.], [ 1., 12.]])\n"
@@ -81,8 +81,8 @@ def test_tables_and_compact_lines():
 
 
 def test_errors():
-    r = run("jacobian", "x * 2", "-i", "x=[1.]", "--mode", "forward")
-    assert r.exit_code == 2 and "gradcli has no forward-mode AD yet" in r.stderr
+    r = run("jacobian", "x * 2", "-i", "x=[1.]", "--mode", "sideways")
+    assert r.exit_code == 2 and "--mode must be one of reverse, forward, auto, got 'sideways'" in r.stderr
     r = run("hessian", "x * 2", "-i", "x=[1., 2.]")
     assert r.exit_code == 1
     assert "The Tensor returned by the function given to hessian should contain a single element" in r.stderr

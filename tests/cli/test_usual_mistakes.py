@@ -76,7 +76,8 @@ def test_small_things():
         r = runner.invoke(app, ["grad", program])
         assert r.exit_code == 2 and "the program is empty" in r.stderr
     r = runner.invoke(app, ["schema"])
-    assert r.exit_code == 0 and r.stdout.split() == ["grad", "batch", "ops", "explain", "plot", "jacobian", "hessian"]
+    assert r.exit_code == 0 and r.stdout.split() == ["grad", "batch", "ops", "explain", "plot", "jacobian", "hessian",
+                                                    "jvp", "hvp"]
 
 
 def test_an_input_from_standard_input():

@@ -136,7 +136,7 @@ def test_checks_and_messages():
     with pytest.raises(RuntimeError, match="The Tensor returned by the function given to hessian should contain a "
                                            "single element"):
         GF.hessian(lambda a: a * 2, G.tensor([1.0, 2.0]))
-    with pytest.raises(ValueError, match='`strategy="forward-mode"` requires `vectorize=True`'):
+    with pytest.raises(NotImplementedError, match='only implemented for `vectorize=True`'):
         GF.jacobian(lambda a: a, G.tensor([1.0]), strategy="forward-mode")
     np.testing.assert_array_equal(GF.jacobian(lambda a, b: a * 2, (G.tensor([1.0]), G.tensor([2.0])))[1].data,
                                   [[0.0]])  # independent input: zeros unless strict

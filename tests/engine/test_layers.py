@@ -56,9 +56,10 @@ LAYERS = {
     "gradcli.anomaly": 4,
     "gradcli.ops._core": 5,
     "gradcli.ops": 6,
-    "gradcli.functional": 6,
-    "gradcli.gradcheck": 6,  # torch.autograd.gradcheck and gradgradcheck  # torch.autograd.functional (the library API, on autograd and the ops)
+    "gradcli.functional": 6,  # torch.autograd.functional (the library API, on autograd and the ops)
+    "gradcli.gradcheck": 6,  # torch.autograd.gradcheck and gradgradcheck
     "gradcli.forward_ad": 6,  # torch.autograd.forward_ad (dual tensors; the op table applies the JVP rules)
+    "gradcli.func": 6,  # torch.func (transforms on the engine, forward AD and the ops)
     "gradcli.ops.*": 6,
     "gradcli": 6,  # the library API: re-exports the engine and the op table
     "gradcli.language": 7,
