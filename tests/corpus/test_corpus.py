@@ -60,6 +60,7 @@ PASSING: list[str] = [
     "016_post_accumulate_and_node_hooks",
     "017_graph_walk",
     "019_forward_mode_ad",
+    "020_torch_func_transforms",
     "021_dynamic_control_flow",
     "022_retain_grad_nonleaf",
     "023_inplace_errors",
