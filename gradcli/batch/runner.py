@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 from .. import limits
+from ..language.build import shape_cache
 from ..errors import GradcliError
 from ..reporting import InternalError, to_error, traceback_text
 from ..result import EntryResult, ErrorInfo
@@ -74,7 +75,7 @@ def run_entry(entry: Entry, entry_format, debug: bool = False) -> Outcome:
     error = entry.error
     if error is None:
         try:
-            with limits.time_guard("the entry"):
+            with limits.time_guard("the entry"), shape_cache():  # (programs of a known shape are not parsed again)
                 result = entry.compute(write=messages.append, warn=messages.append)
         except Exception as e:  # a failing entry (or a bug in gradcli): report it on this entry and go on
             error = to_error(e)

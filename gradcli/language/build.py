@@ -13,6 +13,7 @@ by :func:`decode_string` (no Python ``eval``); f-string fields are parsed with t
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 
 from lark import Token, Transformer_NonRecursive, v_args
 
@@ -618,15 +619,117 @@ for _op in UNARY:
 
 
 def build_program(text: str, filename: str = "<input>") -> n.Program:
-    """Parse and build a program.
+    """Parse and build a program (through the shape cache when :func:`shape_cache` is on).
 
     Raises:
         GradcliSyntaxError: for text that does not parse, assigns to something that is not a target, or uses
             names starting with ``__`` (attributes starting with ``_``).
         InputLimitError: for text over the ``chars`` limit or nesting deeper than the ``nesting`` limit.
     """
+    if _SHAPES.enabled:
+        return _SHAPES.build(text, filename)
     tree = parse(text, "file_input", filename)
     return n.Program(_transform(_Builder(text, filename), tree), text, filename)
+
+
+# Numbers as the grammar's INT and FLOAT read them, with names first so that the digits of ``x1`` are a name's.
+_NUMBER_SCAN = re.compile(r"[A-Za-z_]\w*|((?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|[0-9]+(?:[eE][-+]?[0-9]+)?)")
+_DIGIT = re.compile(r"[0-9]")
+
+
+class _ShapeCache:
+    """Built programs by their *shape*: the text with each number literal's digits replaced by 0. Batch files
+    and pipes often hold one program many times with other numbers (``x = tensor([1.25, -0.5], ...)``), and
+    parsing was two thirds of an entry's time: a program of a known shape is the cached one with its number
+    constants set to the new text's (same shape, so every node keeps its line and column). Only texts without
+    strings, comments and backslashes take part, and a shape is kept only when each number of the text is
+    exactly one constant of the built program. The cached program is changed in place by the next text of its
+    shape, so the cache is on only where a program does not outlive the next one (:func:`shape_cache`: a batch
+    entry), never in the interactive session, whose functions live on."""
+
+    def __init__(self):
+        self.enabled = False
+        self.shapes: dict = {}  # shape -> (program body, [Const per number, in order], nesting limit) or None
+
+    def build(self, text: str, filename: str) -> n.Program:
+        numbers = None
+        if not any(c in text for c in "'\"#\\"):
+            numbers = [m for m in _NUMBER_SCAN.finditer(text) if m.group(1)]
+        if not numbers:
+            tree = parse(text, "file_input", filename)
+            return n.Program(_transform(_Builder(text, filename), tree), text, filename)
+        shape = _shape_key(text, numbers)
+        cached = self.shapes.get(shape)
+        if cached is not None and cached[2] == limits.current.nesting:
+            limits.check_source(text, filename)
+            body, consts, _ = cached
+            for m, const in zip(numbers, consts):
+                const.value = _number_value(m.group(1))
+            return n.Program(body, text, filename)
+        tree = parse(text, "file_input", filename)
+        body = _transform(_Builder(text, filename), tree)
+        if len(self.shapes) < _SHAPE_CACHE_SIZE:
+            consts = _number_consts(body, text, numbers)
+            if consts is not None:
+                self.shapes[shape] = (body, consts, limits.current.nesting)
+        return n.Program(body, text, filename)
+
+
+_SHAPE_CACHE_SIZE = 4096
+_SHAPES = _ShapeCache()
+
+
+def _shape_key(text: str, numbers: list) -> str:
+    parts, at = [], 0
+    for m in numbers:
+        parts.append(text[at:m.start(1)])
+        parts.append(_DIGIT.sub("0", m.group(1)))
+        at = m.end(1)
+    parts.append(text[at:])
+    return "".join(parts)
+
+
+def _number_value(token: str):
+    return float(token) if any(c in token for c in ".eE") else int(token)
+
+
+def _number_consts(body, text: str, numbers: list) -> list | None:
+    """The Const node of each number of ``text`` in order, or None when they do not match one to one."""
+    from dataclasses import fields
+
+    line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+    found = {}
+    stack = list(body)
+    while stack:
+        v = stack.pop()
+        if isinstance(v, n.Node):
+            if type(v) is n.Const and type(v.value) in (int, float):
+                found.setdefault((v.line, v.col), []).append(v)
+            stack.extend(getattr(v, f.name) for f in fields(v))  # noqa: B009 - dataclass fields of our nodes
+        elif isinstance(v, (list, tuple)):
+            stack.extend(v)
+    if sum(len(c) for c in found.values()) != len(numbers):
+        return None
+    out = []
+    for m in numbers:
+        line = next(i for i in range(len(line_starts) - 1, -1, -1) if line_starts[i] <= m.start(1))
+        here = found.get((line + 1, m.start(1) - line_starts[line] + 1))
+        if not here or len(here) != 1 or here[0].value != _number_value(m.group(1)):
+            return None
+        out.append(here[0])
+    return out
+
+
+@contextmanager
+def shape_cache():
+    """Build programs through the shape cache in this block (see :class:`_ShapeCache`): for a batch entry,
+    whose program is done with before the next one is built."""
+    before = _SHAPES.enabled
+    _SHAPES.enabled = True
+    try:
+        yield
+    finally:
+        _SHAPES.enabled = before
 
 
 def _transform(builder, tree):
