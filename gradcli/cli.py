@@ -353,11 +353,16 @@ def jacobian(
     max_steps: MaxSteps = None,
     limit: Limit = None,
     debug: Debug = False,
+    check: Check = False,
+    eps: Eps = 1e-6,
+    atol: Atol = 1e-5,
+    rtol: Rtol = 1e-3,
 ) -> None:
     """The Jacobian of the program's output with respect to each input: shape output + input, as
-    torch.autograd.functional.jacobian (tables, or JSON: gradcli schema jacobian)."""
+    torch.autograd.functional.jacobian (tables, or JSON: gradcli schema jacobian). --check compares it with
+    central differences along each input element."""
     _transform_command(ctx, "jacobian", program, input, const, mode, format, json_, quiet, seed, dtype, max_steps,
-                       limit, debug)
+                       limit, debug, check={"enabled": check, "eps": eps, "atol": atol, "rtol": rtol})
 
 
 @app.command()
@@ -374,11 +379,16 @@ def hessian(
     max_steps: MaxSteps = None,
     limit: Limit = None,
     debug: Debug = False,
+    check: Check = False,
+    eps: Eps = 1e-6,
+    atol: Atol = 1e-5,
+    rtol: Rtol = 1e-3,
 ) -> None:
     """The Hessian of the program's single-element output with respect to the inputs: H[a][b] of shape
-    a + b, as torch.autograd.functional.hessian (tables, or JSON: gradcli schema hessian)."""
+    a + b, as torch.autograd.functional.hessian (tables, or JSON: gradcli schema hessian). --check compares it
+    with central differences of the gradient along each input element."""
     _transform_command(ctx, "hessian", program, input, const, "reverse", format, json_, quiet, seed, dtype,
-                       max_steps, limit, debug)
+                       max_steps, limit, debug, check={"enabled": check, "eps": eps, "atol": atol, "rtol": rtol})
 
 
 @app.command()

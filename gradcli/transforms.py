@@ -13,8 +13,9 @@ forward mode (columns: one forward-mode JVP per input element); ``auto`` chooses
 fewer elements than the output. A JVP is forward mode, an HVP reverse over reverse, a Hessian reverse over
 reverse.
 
-``--check`` (jvp, hvp) compares the answer with central differences in float64: ``(f(x + eps v) - f(x - eps
-v)) / 2 eps`` for the JVP, the same of the gradient for the HVP, with ``torch.autograd.gradcheck``'s criterion.
+``--check`` compares the answer with central differences in float64: ``(f(x + eps v) - f(x - eps v)) / 2 eps``
+for the JVP (and along each input element for the Jacobian), the same of the gradient for the HVP (and the
+Hessian), with ``torch.autograd.gradcheck``'s criterion.
 """
 
 from __future__ import annotations
@@ -197,9 +198,11 @@ def transform_blocks(kind: str, mode: str, f, values, vs=(), names=()) -> dict:
 
 def check_transform(req: GradRequest, result: TransformResult, base, vectors, eps: float, atol: float,
                     rtol: float):
-    """``--check`` of a JVP or HVP: central differences along the vectors in float64, at the inputs' values
-    ``base`` (float64 arrays), compared with the answer by :mod:`gradcli.check`'s criterion; one entry per block
-    (``jvp``, or each input of the HVP). Two runs of the program (with a backward pass each for the HVP).
+    """``--check``: central differences in float64 at the inputs' values ``base`` (float64 arrays), compared
+    with the answer by :mod:`gradcli.check`'s criterion, one entry per block. The JVP: the output along the
+    tangents; the HVP: the gradient along the vector (two runs of the program each); the Jacobian: the output
+    along each input element in turn (a column each); the Hessian: the gradient along each input element (two
+    runs and backward passes per element).
 
     Raises:
         InputError: non-positive eps or negative tolerances (exit 2).
@@ -217,27 +220,51 @@ def check_transform(req: GradRequest, result: TransformResult, base, vectors, ep
                          type="UsageError")
     req64 = replace(req, dtype="float64")
     names = [n for n, _ in result.inputs]
-    def at(sign: float):
+    of_output = result.kind in ("jvp", "jacobian")  # differences of the output, else of the gradient
+
+    def at(direction, sign: float):
         with run_context(req64.dtype, req64.seed):
             interp, program, _ = prepare(req64, _discard, _discard)
-            xs = [Tensor(b + sign * eps * v).requires_grad_(True) for b, v in zip(base, vectors)]
+            xs = [Tensor(b + sign * eps * v).requires_grad_(True) for b, v in zip(base, direction)]
             for n, x in zip(names, xs):
                 interp.globals[n] = x
             out = run_output(interp, program)
-            if result.kind == "jvp":
+            if of_output:
                 return [np.asarray(out.data, np.float64)]
             gs = autograd.grad([out], xs, allow_unused=True)
             return [np.zeros(b.shape) if g is None else np.asarray(g.data, np.float64) for g, b in zip(gs, base)]
 
+    def along(direction) -> list:
+        plus, minus = at(direction, 1.0), at(direction, -1.0)
+        return [(p - m) / (2 * eps) for p, m in zip(plus, minus)]
+
+    def basis(i: int, k: int) -> list:
+        direction = [np.zeros(b.shape) for b in base]
+        direction[i].reshape(-1)[k] = 1.0
+        return direction
+
     try:
-        plus, minus = at(1.0), at(-1.0)
+        if result.kind in ("jvp", "hvp"):
+            numeric = dict(zip(list(result.blocks), along(vectors)))
+        elif result.kind == "jacobian":
+            numeric = {}
+            for i, name in enumerate(names):
+                cols = [along(basis(i, k))[0].reshape(-1) for k in range(base[i].size)]
+                numeric[name] = np.stack(cols, axis=-1).reshape(np.shape(result.blocks[name]))
+        else:  # hessian: the gradient's change along each element of input b is column k of H[a][b]
+            numeric = {}
+            for j, b in enumerate(names):
+                cols = [along(basis(j, k)) for k in range(base[j].size)]
+                for i, a in enumerate(names):
+                    block = np.stack([c[i].reshape(-1) for c in cols], axis=-1)
+                    numeric[(a, b)] = block.reshape(np.shape(result.blocks[(a, b)]))
     except (RuntimeError, TypeError, ValueError) as e:
         raise EvalError.from_exception(e) from None
-    out = CheckResult(eps=eps, atol=atol, rtol=rtol, evaluations=2)
-    keys = list(result.blocks)
-    for key, p, m in zip(keys, plus, minus):
-        label = result.kind if key is None else key
-        out.inputs.append(compare_arrays(label, np.asarray(result.blocks[key], np.float64), (p - m) / (2 * eps),
+    evaluations = 2 * (1 if result.kind in ("jvp", "hvp") else sum(b.size for b in base))
+    out = CheckResult(eps=eps, atol=atol, rtol=rtol, evaluations=evaluations)
+    for key in result.blocks:
+        label = result.kind if key is None else key if isinstance(key, str) else f"{key[0]},{key[1]}"
+        out.inputs.append(compare_arrays(label, np.asarray(result.blocks[key], np.float64), numeric[key],
                                          atol, rtol))
     return out
 

@@ -140,3 +140,15 @@ def test_batch_evaluate_takes_transform_entries():
     res = list(evaluate([{"program": "x * x", "inputs": {"x": [1.0, 2.0]}, "transform": "jvp",
                           "tangent": {"x": [1.0, 1.0]}}]))
     assert res[0]["jvp"]["value"] == [2.0, 4.0]
+
+
+def test_jacobian_and_hessian_check_against_central_differences():
+    # --check on every transform command: the Jacobian by columns of differences of the output, the Hessian
+    # by differences of the gradient along each input element (float64)
+    d = doc("jacobian", "(A @ x).tanh()", "-c", "A=[[1., 2.], [3., 4.]]", "-i", "x=[0.5, -0.5]", "--check")
+    assert d["check"]["ok"] and d["check"]["evaluations"] == 4 and list(d["check"]["inputs"]) == ["x"]
+    d = doc("hessian", "(x ** 3).sum() + x[0] * y", "-i", "x=[1., 2.]", "-i", "y=3.", "--check")
+    assert list(d["check"]["inputs"]) == ["x,x", "x,y", "y,x", "y,y"] and d["check"]["ok"]
+    np.testing.assert_allclose(d["check"]["inputs"]["x,x"]["numerical"], [[6., 0.], [0., 12.]], atol=1e-6)
+    r = run("jacobian", "x.sin() * 2", "-i", "x=[1., 2.]", "--check", "--eps", "0.5", "-q")
+    assert r.exit_code == 1 and "check: FAILED" in r.stdout and "--check failed" in r.stderr
