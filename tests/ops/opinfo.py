@@ -606,6 +606,9 @@ ELEMENTWISE = [
     _unary("exp", R), _unary("log", POS), _unary("sqrt", POS), _unary("sign", NZ), _unary("sigmoid", R),
     _unary("tanh", R), _unary("reciprocal", NZ),
     _unary("round", NZ),  # issue 18 (nn): kinks at halves, which random samples do not reach
+    # issue 18: jumps at the integers, which random samples do not reach
+    _unary("floor", NZ, extra=[S("int", Arg((3, 4), INT))]), _unary("ceil", NZ, extra=[S("int", Arg((3, 4), INT))]),
+    _unary("trunc", NZ, aliases=("fix",), extra=[S("int", Arg((3, 4), INT))]), _unary("frac", NZ),
     _unary("exp2", R), _unary("log2", POS), _unary("log10", POS), _unary("rsqrt", POS),
     _unary("expm1", R, extra=[_on_part(lambda a: a * 1e-3, Arg((3, 4)), id="small")]),
     _unary("log1p", POS, extra=[_on_part(lambda a: -a, Arg((3, 4), UNIT), id="negative"),
