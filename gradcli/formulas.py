@@ -41,6 +41,8 @@ FORMULAS: dict[str, str] = {
     "ReciprocalBackward0": "d/dx (1 / x) = -1 / x^2 = -out^2",
     "RemainderBackward0": "d/dx remainder(x, c) = 1 (c a number)",
     "RemainderBackward1": "d/dx remainder(x, y) = 1; d/dy = -floor(x / y)",
+    "FmodBackward0": "d/dx fmod(x, c) = 1 (c a number)",
+    "FmodBackward1": "d/dx fmod(x, y) = 1; d/dy = -trunc(x / y)",
     "Atan2Backward0": "d/dx atan2(x, y) = y / (x^2 + y^2); d/dy = -x / (x^2 + y^2)",
     "MaximumBackward0": "d/dx maximum(x, y) = 1 where x > y, 1/2 where x = y, else 0; d/dy the same with x, y swapped",
     "MinimumBackward0": "d/dx minimum(x, y) = 1 where x < y, 1/2 where x = y, else 0; d/dy the same with x, y swapped",

@@ -118,6 +118,8 @@ binary("pow", lambda a, b: f"({a}) ** ({b})", lambda a, b: a ** b, ("pos", "boun
 binary("true_divide", lambda a, b: f"true_divide({a}, {b})", lambda a, b: T.true_divide(a, b), ("real", "pos"))
 binary("remainder", lambda a, b: f"remainder({a}, {b})", lambda a, b: T.remainder(a, b), ("real", "pos"))
 unary("remainder", lambda a: f"({a}) % 0.75", lambda a: a % 0.75)
+binary("fmod", lambda a, b: f"fmod({a}, {b})", lambda a, b: T.fmod(a, b), ("real", "pos"))
+unary("fmod", lambda a: f"({a}).fmod(0.75)", lambda a: a.fmod(0.75))
 binary("atan2", lambda a, b: f"atan2({a}, {b})", lambda a, b: T.atan2(a, b), ("real", "pos"))
 binary("maximum", lambda a, b: f"maximum({a}, {b})", lambda a, b: T.maximum(a, b))
 binary("minimum", lambda a, b: f"minimum({a}, {b})", lambda a, b: T.minimum(a, b))

@@ -639,6 +639,12 @@ ELEMENTWISE = [
         S("negative-scalar", Arg((3, 4)), call=lambda m, f, a: f(a * 3, -0.75)),
         S("tensor", Arg((3, 4)), Arg((3, 1), NZ), name="__mod__"),
         S("scalar", Arg((3, 4)), name="__mod__", call=lambda m, f, a: f(a * 5, 2)))),
+    OpInfo("fmod", "elementwise", binary_samples, domain=(R, NZ), method=True, extra=(  # issue 18
+        S("scalar", Arg((3, 4)), call=lambda m, f, a: f(a * 3, 1.25)),
+        S("negative-scalar", Arg((3, 4)), call=lambda m, f, a: f(a * 3, -0.75)),
+        S("int", Arg((3, 4), INT), Arg((4,), NZ)),
+        S("int-int", Arg((3, 4), INT, grad=False), args=(2,)),
+        S("method-scalar", Arg((3, 4)), args=(0.5,), method=True))),
     OpInfo("floor_divide", "elementwise", binary_samples, domain=(R, NZ), method=True,
            supports_autograd=False, extra=(S("int", Arg((3, 4), INT), Arg((4,), NZ)),
                                            S("3x4-scalar", Arg((3, 4)), args=(0.75,)))),
