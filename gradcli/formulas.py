@@ -99,6 +99,11 @@ FORMULAS: dict[str, str] = {
     "ProdBackward0": "d/dx_i prod(x) = prod_{j != i} x_j (out / x_i where no element is 0)",
     "ProdBackward1": "d/dx_i prod(x, dim) = prod of the other elements of the slice",
     "CumsumBackward0": "d/dx_i cumsum(x)_j = 1 for j >= i: dx = reverse cumsum of g along dim",
+    "CumprodBackward0": "d/dx_k cumprod(x)_j = prod_{i <= j, i != k} x_i for j >= k: dx = reverse cumsum of g * out / x "
+                        "where no element is 0",
+    "CummaxBackward0": "d/dx cummax(x, dim) = each position's gradient added at the index of its running maximum",
+    "CumminBackward0": "d/dx cummin(x, dim) = each position's gradient added at the index of its running minimum",
+    "LogcumsumexpBackward0": "d/dx_k logcumsumexp(x)_j = exp(x_k - out_j) for j >= k",
     "AmaxBackward0": "d/dx amax(x) = 1/k at each of the k tied maxima of a slice, 0 elsewhere",
     "AminBackward0": "d/dx amin(x) = 1/k at each of the k tied minima of a slice, 0 elsewhere",
     "MaxBackward0": "d/dx max(x, dim) = 1 at the index max chose in each slice, 0 elsewhere",

@@ -178,6 +178,11 @@ reduction("softmax", lambda a: f"F.softmax({a}, dim=-1)", lambda a: F.softmax(a,
 reduction("log_softmax", lambda a: f"F.log_softmax({a}, dim=0)", lambda a: F.log_softmax(a, dim=0),
           lambda s: s if s else None)
 reduction("cumsum", lambda a: f"({a}).cumsum(-1)", lambda a: a.cumsum(-1), lambda s: s if s else None)
+reduction("cumprod", lambda a: f"({a}).cumprod(-1)", lambda a: a.cumprod(-1), lambda s: s if s else None)
+reduction("cummax", lambda a: f"({a}).cummax(-1).values", lambda a: a.cummax(-1).values, lambda s: s if s else None)
+reduction("cummin", lambda a: f"cummin({a}, 0)[0]", lambda a: T.cummin(a, 0)[0], lambda s: s if s else None)
+reduction("logcumsumexp", lambda a: f"({a}).logcumsumexp(-1)", lambda a: a.logcumsumexp(-1),
+          lambda s: s if s else None)
 
 # shape ops that keep the result in SHAPES
 reduction("unsqueeze", lambda a: f"({a}).unsqueeze(0)", lambda a: a.unsqueeze(0),

@@ -802,6 +802,45 @@ REDUCTIONS = [
         S("method", Arg((3, 4)), args=(1,), method=True),
         S("dtype-float64", Arg((3, 4)), args=(1,), kwargs={"dtype": dtype("float64")}),
         S("int", Arg((3, 4), INT), args=(0,)), S("bool", Arg((4,), BOOL), args=(0,)))),
+    # ---- issue 18: scans (cumprod with zeros takes PyTorch's exact branch; cummax/cummin's indices are
+    # compared by adding them to the values)
+    OpInfo("cumprod", "reduction", extra=(
+        *_one_input([("4-dim0", (4,), (0,)), ("3x4-dim1", (3, 4), (1,)), ("3x4-dim0", (3, 4), (0,)),
+                     ("2x3x4-dim-1", (2, 3, 4), (-1,)), ("0d", (), (0,)), ("3x1-dim1", (3, 1), (1,))]),
+        S("method", Arg((3, 4)), args=(1,), method=True),
+        S("dtype-float64", Arg((3, 4)), args=(1,), kwargs={"dtype": dtype("float64")}),
+        S("int", Arg((3, 4), INT), args=(0,)), S("bool", Arg((4,), BOOL), args=(0,)),
+        S("one-zero", Arg((3, 4)), call=lambda m, f, a: f(a * tensor([1.0, 0.0, 1.0, 1.0]).make(m), 1)),
+        S("two-zeros", Arg((2, 5)), call=lambda m, f, a: f(a * tensor([0.0, 1.0, 1.0, 0.0, 1.0]).make(m), 1)),
+        S("zero-first-dim0", Arg((4, 2)), call=lambda m, f, a: f(a * tensor([[0.0], [1.0], [1.0], [1.0]]).make(m), 0))),
+        skips=(Skip("test_jvp_hvp", "with zeros in the input PyTorch's second derivative through cumprod_jvp is nan "
+                                    "(its formula divides by the input); gradcli's exact omitted products give the "
+                                    "finite Hessian (gradgradcheck checks it)", ids=("one-zero", "two-zeros",
+                                                                                      "zero-first-dim0")),
+               Skip("test_jvp_hvp", "a size-1 dim: PyTorch's reference HVP is rounding noise (1e-17) where the "
+                                    "exact value is 0; the gradient, as PyTorch's cumprod_backward returns it for a "
+                                    "size-1 dim, does not depend on the input (none)", ids=("3x1-dim1",)))),
+    *[OpInfo(n, "reduction", extra=(
+        *[S(i, Arg(s), call=lambda m, f, a, d=d: f(a, d).values) for i, s, d in (
+            ("4-dim0", (4,), 0), ("3x4-dim1", (3, 4), 1), ("3x4-dim0", (3, 4), 0), ("2x3x4-dim-1", (2, 3, 4), -1),
+            ("0d", (), 0))],
+        S("indices", Arg((3, 5)), call=lambda m, f, a: (lambda r: r.values + r.indices)(f(a, 1))),
+        S("ties", Arg((3, 4)), call=lambda m, f, a: (lambda r: r[0] * 2 + r[1])(f(a[:, [0, 0, 1, 1, 2, 0]], 1))),
+        S("int", Arg((3, 4), INT), call=lambda m, f, a: f(a, 0).indices),
+        S("method", Arg((3, 4)), method=True, call=lambda m, f, a: f(a, dim=0)[0])))
+      for n in ("cummax", "cummin")],
+    OpInfo("logcumsumexp", "reduction", extra=(
+        *_one_input([("4-dim0", (4,), (0,)), ("3x4-dim1", (3, 4), (1,)), ("3x4-dim0", (3, 4), (0,)),
+                     ("2x3x4-dim-1", (2, 3, 4), (-1,)), ("0d", (), (0,)), ("3x1-dim1", (3, 1), (1,))]),
+        S("method", Arg((3, 4)), args=(1,), method=True),
+        S("large", Arg((3, 4)), call=lambda m, f, a: f(a * 50, 1))),
+        skips=(Skip("test_gradgradcheck", "inputs scaled by 50: finite differences of the second derivative are off "
+                                          "by 1e-11 where it is nearly 0 (compared with PyTorch's instead)",
+                    ids=("large",)),
+               *[Skip(t, "PyTorch's logcumsumexp_jvp divides by cumsum(exp(x - max)) + 1e-13, so its tangent "
+                         "vanishes where the running sum is far below the slice's maximum (inputs scaled by 50); "
+                         "gradcli computes PyTorch's formula (equal tangents), not the exact one",
+                      ids=("large",)) for t in ("test_jvp", "test_jvp_hvp")])),
     OpInfo("norm", "reduction", variants(NORM), extra=(S("method", Arg((3, 4)), method=True),)),
     OpInfo("sum_to_size", "reduction", extra=(
         *[S(f"{sh(s)}-to-{sh(to)}", Arg(s), args=to) for s, to in SUM_TO_SIZE],
