@@ -123,6 +123,9 @@ FORMULAS: dict[str, str] = {
     "DotBackward0": "d/dx dot(x, y) = y; d/dy dot(x, y) = x",
     "AddmmBackward0": "d(b + x @ W^T): db = g summed over the batch; dx = g @ W; dW = (x^T @ g)^T",
     "DiagonalBackward0": "d diagonal(x): g placed on the diagonal of zeros",
+    "TrilBackward0": "d tril(x, k): the lower triangle tril(g, k) of the gradient",
+    "TriuBackward0": "d triu(x, k): the upper triangle triu(g, k) of the gradient",
+    "TraceBackward0": "d trace(x) / d x = the identity: g placed on the main diagonal of zeros",
     # ---------------------------------------------------------------- losses
     "MseLossBackward0": "d/dx mean((x - y)^2) = 2 (x - y) / n; d/dy = -2 (x - y) / n (without the 1/n for "
                         "reduction='sum')",

@@ -25,6 +25,7 @@ families, each importing only those above it:
 * :mod:`.activation` — relu, relu6, leaky_relu, elu, selu, gelu, silu, softplus, hardtanh
 * :mod:`.nn` — softmax, log_softmax
 * :mod:`.scans` — cumprod, cummax/cummin, logcumsumexp (issue 18; cumsum is in :mod:`.reduction`)
+* :mod:`.products` — tril, triu, trace, kron, tensordot (issue 18)
 * :mod:`.layers` — embedding, batch_norm, dropout, sort/argsort, index_add (torch.nn's layers, issue 18)
 * :mod:`.loss` — cross_entropy, nll_loss, mse_loss, l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy,
   binary_cross_entropy_with_logits, kl_div
@@ -34,6 +35,7 @@ from . import (activation, arithmetic, comparison, creation, indexing, inplace, 
                nn, random, reduction, shape, unary)
 from . import layers  # noqa: F401  (issue 18: embedding, batch_norm, dropout, sort/argsort, index_add)  # (importing them fills the registry)
 from . import scans  # noqa: F401  (issue 18: cumprod, cummax/cummin, logcumsumexp)
+from . import products  # noqa: F401  (issue 18: tril, triu, trace, kron, tensordot)
 from ._core import KINDS, REGISTRY, Op, to_tensor
 from .activation import relu
 from .arithmetic import (add, div, floor_divide, mul, pow, remainder, rsub, sub, true_divide,  # noqa: F401

@@ -181,6 +181,9 @@ reduction("cumsum", lambda a: f"({a}).cumsum(-1)", lambda a: a.cumsum(-1), lambd
 reduction("cumprod", lambda a: f"({a}).cumprod(-1)", lambda a: a.cumprod(-1), lambda s: s if s else None)
 reduction("cummax", lambda a: f"({a}).cummax(-1).values", lambda a: a.cummax(-1).values, lambda s: s if s else None)
 reduction("cummin", lambda a: f"cummin({a}, 0)[0]", lambda a: T.cummin(a, 0)[0], lambda s: s if s else None)
+reduction("tril", lambda a: f"({a}).tril()", lambda a: a.tril(), lambda s: s if len(s) == 2 else None)
+reduction("triu", lambda a: f"triu({a}, 1)", lambda a: T.triu(a, 1), lambda s: s if len(s) == 2 else None)
+reduction("trace", lambda a: f"({a}).trace()", lambda a: a.trace(), lambda s: () if len(s) == 2 else None)
 reduction("logcumsumexp", lambda a: f"({a}).logcumsumexp(-1)", lambda a: a.logcumsumexp(-1),
           lambda s: s if s else None)
 
@@ -288,6 +291,8 @@ NOT_GENERATED = {
     "embedding": "integer indices as input: opinfo samples and tests/nn/test_nn.py",
     "index_add": "an integer index argument: opinfo samples and tests/nn/test_nn.py",
     "round": "zero gradient almost everywhere: the op table's samples cover it",
+    "kron": "result shape outside SHAPES: the op table's samples cover it",
+    "tensordot": "result shape outside SHAPES and dims arguments: the op table's samples cover it",
     "floor": "zero gradient almost everywhere: the op table's samples cover it",
     "ceil": "zero gradient almost everywhere: the op table's samples cover it",
     "trunc": "zero gradient almost everywhere: the op table's samples cover it",

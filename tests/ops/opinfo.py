@@ -1280,9 +1280,31 @@ DIAGONALS = [
         S("matrix-offset-1", Arg((3, 4)), args=(-1,)), S("method", Arg((3, 3)), method=True))),
 ]
 
+TRIANGLES = [  # issue 18: gradcli/ops/products.py
+    *[OpInfo(n, "shape", extra=(
+        S("3x4", Arg((3, 4))), S("4x3", Arg((4, 3))), S("diag1", Arg((3, 4)), args=(1,)),
+        S("diag-2", Arg((4, 3)), kwargs={"diagonal": -2}), S("batch", Arg((2, 3, 4)), args=(-1,)),
+        S("beyond", Arg((3, 4)), args=(5,)), S("bool", Arg((3, 3), BOOL)), S("int", Arg((3, 3), INT)),
+        S("method", Arg((3, 4)), args=(1,), method=True))) for n in ("tril", "triu")],
+    OpInfo("trace", "linalg", extra=(
+        S("3x3", Arg((3, 3))), S("3x4", Arg((3, 4))), S("4x2", Arg((4, 2))), S("1x1", Arg((1, 1))),
+        S("int", Arg((3, 3), INT)), S("method", Arg((3, 3)), method=True))),
+    OpInfo("kron", "linalg", extra=(
+        S("2x2-2x3", Arg((2, 2)), Arg((2, 3))), S("3-2", Arg((3,)), Arg((2,))), S("2-3x2", Arg((2,)), Arg((3, 2))),
+        S("2x3-4", Arg((2, 3)), Arg((4,))), S("0d-3", Arg(()), Arg((3,))), S("2x1x2-3x2", Arg((2, 1, 2)), Arg((3, 2))),
+        S("nograd-other", Arg((2, 2)), Arg((2, 2), grad=False)), S("method", Arg((2, 2)), Arg((2,)), method=True))),
+    OpInfo("tensordot", "linalg", extra=(
+        S("default", Arg((2, 3, 4)), Arg((3, 4, 2))), S("dims1", Arg((3, 4)), Arg((4, 2)), args=(1,)),
+        S("dims0", Arg((2, 3)), Arg((3,)), kwargs={"dims": 0}),
+        S("lists", Arg((2, 3, 4)), Arg((4, 2, 3)), kwargs={"dims": ([1, 2], [2, 0])}),
+        S("negative", Arg((2, 3, 4)), Arg((4, 3)), args=(([-1], [0]),)),
+        S("broadcast-size1", Arg((2, 1)), Arg((3, 2)), args=(([1], [0]),)),
+        S("0d-dims0", Arg(()), Arg((3,)), args=(0,)), S("full", Arg((3, 4)), Arg((3, 4)), args=(2,)))),
+]
+
 #: The op table: every entry of every family.
 OP_DB: list[OpInfo] = ELEMENTWISE + ACTIVATIONS + REDUCTIONS + LINALG + SHAPE + INDEXING + NN + LOSSES + RANDOM + \
-    LOGICAL + DIAGONALS
+    LOGICAL + DIAGONALS + TRIANGLES
 
 #: Entry by name.
 BY_NAME: dict[str, OpInfo] = {op.name: op for op in OP_DB}
