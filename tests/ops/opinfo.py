@@ -1302,9 +1302,63 @@ TRIANGLES = [  # issue 18: gradcli/ops/products.py
         S("0d-dims0", Arg(()), Arg((3,)), args=(0,)), S("full", Arg((3, 4)), Arg((3, 4)), args=(2,)))),
 ]
 
+_SCATTER_INDEX = [[0, 1, 2, 0], [2, 0, 1, 1]]  # no position written twice (PyTorch leaves that order unspecified)
+MASKS_AND_SCATTERS = [  # issue 18: gradcli/ops/scatter.py
+    OpInfo("masked_fill", "indexing", extra=(
+        S("number", Arg((3, 4)), Arg((3, 4), BOOL), args=(1.5,)),
+        S("broadcast-mask", Arg((3, 4)), Arg((4,), BOOL), args=(-2.0,)),
+        S("broadcast-input", Arg((4,)), Arg((3, 4), BOOL), args=(0.5,)),
+        S("tensor-value", Arg((3, 4)), Arg((3, 4), BOOL), Arg(())),
+        S("tensor-value-nograd-input", Arg((3, 4), grad=False), Arg((3, 1), BOOL), Arg(())),
+        S("0d", Arg(()), Arg((), BOOL), args=(2.0,)),
+        S("int-input", Arg((3, 4), INT), Arg((3, 4), BOOL), args=(2.5,)),
+        S("method", Arg((3, 4)), Arg((3, 4), BOOL), Arg(()), method=True))),
+    OpInfo("masked_select", "indexing", extra=(
+        S("3x4", Arg((3, 4)), Arg((3, 4), BOOL)), S("broadcast-mask", Arg((3, 4)), Arg((3, 1), BOOL)),
+        S("broadcast-input", Arg((4,)), Arg((2, 4), BOOL)), S("0d", Arg(()), Arg((), BOOL)),
+        S("method", Arg((2, 3, 4)), Arg((3, 4), BOOL), method=True))),
+    OpInfo("scatter", "indexing", extra=(
+        S("src-dim0", Arg((3, 4)), Arg((2, 4)), args=(0, tensor(_SCATTER_INDEX), In(1))),
+        S("src-dim1", Arg((3, 4)), Arg((3, 2)), args=(1, tensor([[3, 0], [1, 2], [0, 3]]), In(1))),
+        S("value", Arg((3, 4)), args=(1, tensor([[0], [3], [1]]), 1.5)),
+        S("value-keyword", Arg((3, 4)), args=(0, tensor(_SCATTER_INDEX)), kwargs={"value": -1.0}),
+        S("src-nograd-input", Arg((3, 4), grad=False), Arg((2, 4)), args=(0, tensor(_SCATTER_INDEX), In(1))),
+        S("0d", Arg(()), Arg(()), args=(0, tensor(0), In(1))),
+        S("method", Arg((3, 4)), Arg((2, 4)), args=(0, tensor(_SCATTER_INDEX), In(1)), method=True))),
+    OpInfo("scatter_add", "indexing", extra=(
+        S("dim0-repeated", Arg((3, 4)), Arg((3, 4)), args=(0, tensor([[0, 1, 2, 0], [2, 0, 1, 1], [0, 0, 0, 0]]), In(1))),
+        S("dim1", Arg((3, 4)), Arg((3, 2)), args=(1, tensor([[3, 3], [1, 2], [0, 3]]), In(1))),
+        S("method", Arg((3, 4)), Arg((2, 4)), args=(0, tensor(_SCATTER_INDEX), In(1)), method=True))),
+    OpInfo("index_fill", "indexing", extra=(
+        S("number", Arg((3, 4)), args=(1, tensor([0, 2]), 1.5)),
+        S("repeated-negative", Arg((3, 4)), args=(0, tensor([2, -1, 0]), -1.0)),
+        S("tensor-value", Arg((3, 4)), Arg(()), args=(1, tensor([0, 2, 0]), In(1))),
+        S("3d", Arg((2, 3, 4)), Arg(()), args=(-1, tensor([3]), In(1))),
+        S("method", Arg((3, 4)), args=(0, tensor([1]), 0.5), method=True))),
+    OpInfo("index_copy", "indexing", extra=(
+        S("dim1", Arg((3, 4)), Arg((3, 2)), args=(1, tensor([3, 0]), In(1))),
+        S("dim0", Arg((3, 4)), Arg((1, 4)), args=(0, tensor([1]), In(1))),
+        S("nograd-source", Arg((3, 4)), Arg((3, 2), grad=False), args=(1, tensor([1, 2]), In(1))),
+        S("method", Arg((2, 3, 4)), Arg((2, 2, 4)), args=(1, tensor([2, 0]), In(1)), method=True))),
+    OpInfo("take", "indexing", extra=(
+        S("2d-index", Arg((3, 4)), args=(tensor([[0, 5], [11, 5]]),)), S("negative", Arg((3, 4)), args=(tensor([-1, 3]),)),
+        S("0d-index", Arg((2, 3, 4)), args=(tensor(7),)), S("0d-input", Arg(()), args=(tensor([0, 0]),)),
+        S("method", Arg((3, 4)), args=(tensor([2, 2, 1]),), method=True))),
+    OpInfo("take_along_dim", "indexing", extra=(
+        S("dim1", Arg((3, 4)), args=(tensor([[0, 3, 3], [1, 1, 0], [2, 0, 1]]), 1)),
+        S("broadcast", Arg((3, 4)), args=(tensor([[0, 3, 3]]),), kwargs={"dim": 1}),
+        S("broadcast-input", Arg((1, 4)), args=(tensor([[0], [0]]), 0)),
+        S("flat", Arg((3, 4)), args=(tensor([0, 11, 0]),)),
+        S("method", Arg((3, 4)), args=(tensor([[2], [1], [0]]), 0), method=True))),
+    OpInfo("nonzero", "indexing", differentiable=False, extra=(
+        S("3x4", Arg((3, 4), INT)), S("bool", Arg((2, 3, 4), BOOL)), S("float", Arg((4,))),
+        S("0d", Arg((), INT)), S("as-tuple", Arg((3, 4), INT), call=lambda m, f, a: f(a, as_tuple=True)[1]),
+        S("method", Arg((3, 4), INT), method=True))),
+]
+
 #: The op table: every entry of every family.
 OP_DB: list[OpInfo] = ELEMENTWISE + ACTIVATIONS + REDUCTIONS + LINALG + SHAPE + INDEXING + NN + LOSSES + RANDOM + \
-    LOGICAL + DIAGONALS + TRIANGLES
+    LOGICAL + DIAGONALS + TRIANGLES + MASKS_AND_SCATTERS
 
 #: Entry by name.
 BY_NAME: dict[str, OpInfo] = {op.name: op for op in OP_DB}
