@@ -28,6 +28,7 @@ families, each importing only those above it:
 * :mod:`.products` — tril, triu, trace, kron, tensordot (issue 18)
 * :mod:`.scatter` — masked_fill, masked_select, scatter, scatter_add, index_fill, index_copy, take, take_along_dim,
   nonzero (issue 18)
+* :mod:`.order` — topk, kthvalue, median, msort (issue 18)
 * :mod:`.layers` — embedding, batch_norm, dropout, sort/argsort, index_add (torch.nn's layers, issue 18)
 * :mod:`.loss` — cross_entropy, nll_loss, mse_loss, l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy,
   binary_cross_entropy_with_logits, kl_div
@@ -39,6 +40,7 @@ from . import layers  # noqa: F401  (issue 18: embedding, batch_norm, dropout, s
 from . import scans  # noqa: F401  (issue 18: cumprod, cummax/cummin, logcumsumexp)
 from . import products  # noqa: F401  (issue 18: tril, triu, trace, kron, tensordot)
 from . import scatter  # noqa: F401  (issue 18: masked_fill/select, scatter(_add), index_fill/copy, take(_along_dim), nonzero)
+from . import order  # noqa: F401  (issue 18: topk, kthvalue, median, msort)
 from ._core import KINDS, REGISTRY, Op, to_tensor
 from .activation import relu
 from .arithmetic import (add, div, floor_divide, mul, pow, remainder, rsub, sub, true_divide,  # noqa: F401

@@ -184,6 +184,13 @@ reduction("cummin", lambda a: f"cummin({a}, 0)[0]", lambda a: T.cummin(a, 0)[0],
 reduction("tril", lambda a: f"({a}).tril()", lambda a: a.tril(), lambda s: s if len(s) == 2 else None)
 reduction("triu", lambda a: f"triu({a}, 1)", lambda a: T.triu(a, 1), lambda s: s if len(s) == 2 else None)
 reduction("trace", lambda a: f"({a}).trace()", lambda a: a.trace(), lambda s: () if len(s) == 2 else None)
+reduction("median", lambda a: f"({a}).median()", lambda a: a.median(), lambda s: ())
+reduction("median", lambda a: f"median({a}, -1).values", lambda a: T.median(a, -1).values,
+          lambda s: s[:-1] if s and s[:-1] in SHAPES else None)
+reduction("msort", lambda a: f"msort({a})", lambda a: T.msort(a), lambda s: s if s else None)
+reduction("topk", lambda a: f"({a}).topk(1).values", lambda a: a.topk(1).values, lambda s: s[:-1] + (1,) if s else None)
+reduction("kthvalue", lambda a: f"({a}).kthvalue(1, 0, True)[0]", lambda a: a.kthvalue(1, 0, True)[0],
+          lambda s: (1,) + s[1:] if s else None)
 reduction("logcumsumexp", lambda a: f"({a}).logcumsumexp(-1)", lambda a: a.logcumsumexp(-1),
           lambda s: s if s else None)
 

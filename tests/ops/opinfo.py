@@ -1356,9 +1356,46 @@ MASKS_AND_SCATTERS = [  # issue 18: gradcli/ops/scatter.py
         S("method", Arg((3, 4), INT), method=True))),
 ]
 
+def _vi(r):
+    """values + indices of a (values, indices) result: one tensor that compares both with PyTorch's."""
+    return r.values + r.indices
+
+
+_TIES = [0, 0, 1, 2, 1, 0]  # columns repeated: tied values whose gradient must go where PyTorch's does
+ORDER = [  # issue 18: gradcli/ops/order.py
+    OpInfo("topk", "reduction", extra=(
+        S("3x5-k2", Arg((3, 5)), call=lambda m, f, a: _vi(f(a, 2))),
+        S("dim0-smallest", Arg((4, 3)), call=lambda m, f, a: _vi(f(a, 3, dim=0, largest=False))),
+        S("unsorted", Arg((3, 6)), call=lambda m, f, a: _vi(f(a, 4, sorted=False))),
+        S("k0", Arg((3, 4)), call=lambda m, f, a: f(a, 0).values),
+        S("ties", Arg((3, 3)), call=lambda m, f, a: _vi(f(a[:, _TIES], 3))),
+        S("ties-smallest", Arg((3, 3)), call=lambda m, f, a: _vi(f(a[:, _TIES], 4, 1, False))),
+        S("long-row", Arg((2, 130)), call=lambda m, f, a: _vi(f(a, 2))),
+        S("0d", Arg(()), call=lambda m, f, a: f(a, 1).values),
+        S("method", Arg((3, 4)), method=True, call=lambda m, f, a: f(a, 2)[0]))),
+    OpInfo("kthvalue", "reduction", extra=(
+        S("3x5-k2", Arg((3, 5)), call=lambda m, f, a: _vi(f(a, 2))),
+        S("dim0-keepdim", Arg((4, 3)), call=lambda m, f, a: _vi(f(a, 4, 0, True))),
+        S("ties", Arg((3, 3)), call=lambda m, f, a: _vi(f(a[:, _TIES], 3))),
+        S("0d", Arg(()), call=lambda m, f, a: f(a, 1).values),
+        S("method", Arg((2, 3, 4)), method=True, call=lambda m, f, a: f(a, 2, dim=1)[0]))),
+    OpInfo("median", "reduction", extra=(
+        S("all-3x4", Arg((3, 4))), S("all-5", Arg((5,))), S("all-0d", Arg(())),
+        S("all-ties", Arg((3, 3)), call=lambda m, f, a: f(a[:, _TIES])),
+        S("all-int", Arg((3, 4), INT)),
+        S("dim1", Arg((3, 5)), call=lambda m, f, a: _vi(f(a, 1))),
+        S("dim0-keepdim-even", Arg((4, 3)), call=lambda m, f, a: _vi(f(a, 0, keepdim=True))),
+        S("dim-ties", Arg((3, 3)), call=lambda m, f, a: _vi(f(a[:, _TIES], 1))),
+        S("dim-0d", Arg(()), call=lambda m, f, a: f(a, 0).values),
+        S("method", Arg((3, 4)), method=True))),
+    OpInfo("msort", "reduction", extra=(
+        S("3x4", Arg((3, 4))), S("5", Arg((5,))), S("0d", Arg(())), S("ties", Arg((3, 3)), call=lambda m, f, a: f(a[_TIES[:4]])),
+        S("method", Arg((2, 3, 4)), method=True))),
+]
+
 #: The op table: every entry of every family.
 OP_DB: list[OpInfo] = ELEMENTWISE + ACTIVATIONS + REDUCTIONS + LINALG + SHAPE + INDEXING + NN + LOSSES + RANDOM + \
-    LOGICAL + DIAGONALS + TRIANGLES + MASKS_AND_SCATTERS
+    LOGICAL + DIAGONALS + TRIANGLES + MASKS_AND_SCATTERS + ORDER
 
 #: Entry by name.
 BY_NAME: dict[str, OpInfo] = {op.name: op for op in OP_DB}
