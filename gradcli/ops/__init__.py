@@ -28,8 +28,8 @@ families, each importing only those above it:
 * :mod:`.products` — tril, triu, trace, kron, tensordot (issue 18)
 * :mod:`.scatter` — masked_fill, masked_select, scatter, scatter_add, index_fill, index_copy, take, take_along_dim,
   nonzero (issue 18)
-* :mod:`.order` — topk, kthvalue, median, msort (issue 18)
 * :mod:`.layers` — embedding, batch_norm, dropout, sort/argsort, index_add (torch.nn's layers, issue 18)
+* :mod:`.order` — topk, kthvalue, median, msort (issue 18)
 * :mod:`.loss` — cross_entropy, nll_loss, mse_loss, l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy,
   binary_cross_entropy_with_logits, kl_div
 """
