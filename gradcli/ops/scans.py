@@ -194,13 +194,14 @@ def _(grad, input, result, dim):
         return grad
     axis = normalize_dim(dim, len(shape))
     lowest = float(np.finfo(rule_values(input).dtype).min)
-    with np.errstate(divide="ignore"):  # log(0) = -inf where the gradient is 0, as in PyTorch
+    # log(0) = -inf where the gradient is 0, inf - inf = nan at infinite inputs: as in PyTorch, silently
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         log_abs_grad = log(abs(grad))
-    log_pos = where(grad > 0, log_abs_grad, lowest)
-    log_neg = where(grad < 0, log_abs_grad, lowest)
-    out_pos = exp(_reverse_logcumsumexp(log_pos - result, axis) + input)
-    out_neg = exp(_reverse_logcumsumexp(log_neg - result, axis) + input)
-    return out_pos - out_neg
+        log_pos = where(grad > 0, log_abs_grad, lowest)
+        log_neg = where(grad < 0, log_abs_grad, lowest)
+        out_pos = exp(_reverse_logcumsumexp(log_pos - result, axis) + input)
+        out_neg = exp(_reverse_logcumsumexp(log_neg - result, axis) + input)
+        return out_pos - out_neg
 
 
 @logcumsumexp.defjvp
