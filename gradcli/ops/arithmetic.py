@@ -374,10 +374,16 @@ def fmod(input, other):
     FmodBackward0 for a number).
 
     Raises:
-        TypeError: for a Python number ``input`` (torch.fmod has no such overload).
+        TypeError: for a Python number ``input`` or an ``other`` that is neither a tensor nor a number (PyTorch's
+            message: torch.fmod has no such overload).
         RuntimeError: for integer division by zero; NotImplementedError for bool tensors.
     """
-    require_tensors("fmod", input=input)
+    if not isinstance(input, (Tensor, np.ndarray)) or not isinstance(
+            other, (Tensor, np.ndarray, np.generic, bool, int, float)):
+        got = ", ".join("Tensor" if isinstance(v, (Tensor, np.ndarray)) else type(v).__name__ for v in (input, other))
+        raise TypeError(f"fmod() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                        " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+                        " * (Tensor input, Number other, *, Tensor out = None)\n")
     if isinstance(other, (Tensor, np.ndarray)):
         return _fmod_tensor(input, other)
     return _fmod_scalar(input, other)

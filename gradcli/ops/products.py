@@ -144,7 +144,7 @@ def tensordot(a, b, dims=2):
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
         if dims > min(a.ndim, b.ndim):
             raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
-        dims_a, dims_b = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+        dims_a, dims_b = list(range(-dims, 0)), list(range(dims))  # (torch.functional.tensordot's lists)
     else:
         raise RuntimeError("tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] "
                            f"containing two lists, but got dims={dims}")
@@ -152,10 +152,11 @@ def tensordot(a, b, dims=2):
         raise RuntimeError("both dimension lists should have same length")
     if a.dtype != b.dtype:
         raise RuntimeError("both inputs should have same dtype")
+    given = list(zip(dims_a, dims_b))  # as given, for the error message
     dims_a = [normalize_dim(d, a.ndim) for d in dims_a]
     dims_b = [normalize_dim(d, b.ndim) for d in dims_b]
     t1, t2, csize = a, b, 1
-    for d1, d2 in zip(dims_a, dims_b):
+    for (d1, d2), (g1, g2) in zip(zip(dims_a, dims_b), given):
         s1, s2 = a.shape[d1], b.shape[d2]
         if s2 == 1:  # broadcast dimensions are summed right away
             t1 = sum(t1, d1, True)
@@ -163,8 +164,8 @@ def tensordot(a, b, dims=2):
             t2 = sum(t2, d2, True)
         else:
             if s1 != s2:
-                raise RuntimeError(f"contracted dimensions need to match, but first has size {s1} in dim {d1} and "
-                                   f"second has size {s2} in dim {d2}")
+                raise RuntimeError(f"contracted dimensions need to match, but first has size {s1} in dim {g1} and "
+                                   f"second has size {s2} in dim {g2}")
             csize *= s1
     p1 = [i for i in range(a.ndim) if i not in dims_a]
     p2 = [i for i in range(b.ndim) if i not in dims_b]

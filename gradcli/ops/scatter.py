@@ -10,6 +10,8 @@ as numpy arrays, checked by the public functions.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .. import dtypes
@@ -229,15 +231,50 @@ def _(input_t, dim, index):
     return _scatter_value(input_t, dim, index, 0)
 
 
-@composite("scatter", grad_fn="ScatterBackward0 (tensor src) | ScatterBackward1 (number value)", method=True,
+def _reduced_scatter(input, dim, index, values, reduce):
+    out = input.reshape(input.shape or (1,)).copy()
+    i = index.reshape(index.shape or (1,))
+    key = _gather_key(out.shape, normalize_dim(dim, out.ndim), i)
+    (np.add if reduce == "add" else np.multiply).at(out, key, np.broadcast_to(values, i.shape))
+    return out.reshape(input.shape)
+
+
+def _scatter_not_differentiable(grad):
+    raise RuntimeError("derivative for aten::scatter is not implemented")
+
+
+@op("scatter", grad_fn="NotImplemented", inputs=2, promote=None, public=False,
+    note="no derivative with reduce: backward raises, as in PyTorch")
+def _scatter_reduce_src(input, src, dim, index, reduce):
+    """``input`` with ``src``'s elements added to (multiplied into) it at ``index`` along ``dim``."""
+    return _reduced_scatter(input, dim, index, _src_part(src, index), reduce)
+
+
+@op("scatter", grad_fn="NotImplemented", promote=None, public=False,
+    note="no derivative with reduce: backward raises, as in PyTorch")
+def _scatter_reduce_value(input, dim, index, value, reduce):
+    """``input`` with the number ``value`` added to (multiplied into) it at ``index`` along ``dim``."""
+    return _reduced_scatter(input, dim, index, np.asarray(value).astype(input.dtype), reduce)
+
+
+for _o in (_scatter_reduce_src, _scatter_reduce_value):
+    _o.defvjp(_scatter_not_differentiable)
+    _o.defjvp_unsupported("scatter")
+
+
+@composite("scatter", grad_fn="ScatterBackward0 (tensor src) | ScatterBackward1 (number value) | NotImplemented "
+                              "(reduce)", method=True,
            note="d/dinput = 1 where nothing was written; d/dsrc = the gradient gathered at the index")
-def scatter(input, dim, index, src=None, *, value=None):
+def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     """``input`` with ``src``'s elements (or the number ``value``) written along ``dim`` at the positions
-    ``index`` gives: ``out[index[i][j]][j] = src[i][j]`` for dim 0. Matches torch.scatter without ``reduce``
-    (grad_fn ScatterBackward0 for a tensor src, ScatterBackward1 for a number); where ``index`` repeats a
-    position the last write wins (PyTorch leaves that unspecified).
+    ``index`` gives: ``out[index[i][j]][j] = src[i][j]`` for dim 0. Matches torch.scatter (grad_fn
+    ScatterBackward0 for a tensor src, ScatterBackward1 for a number); where ``index`` repeats a position the
+    last write wins (PyTorch leaves that unspecified). With ``reduce="add"`` or ``"multiply"`` the elements are
+    added to (multiplied into) the input's, repeated positions accumulating; PyTorch then records a grad_fn
+    NotImplemented whose backward fails, and warns that ``reduce`` with a tensor src is deprecated.
 
     Raises:
+        RuntimeError: for another ``reduce`` (PyTorch's message).
         RuntimeError: for an index that is not int64/int32, out of range, of another number of dimensions or larger
             than the input, or a src of another dtype (PyTorch's messages).
     """
@@ -246,10 +283,19 @@ def scatter(input, dim, index, src=None, *, value=None):
     if src is None and value is None:
         raise TypeError("scatter() missing 1 required positional argument: 'src'")
     src = value if src is None else src
+    if reduce is not None and reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
     if isinstance(src, Tensor):
         _check_scatter("scatter", x.data, dim, idx, src.data)
+        if reduce is not None:
+            warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in "
+                          "a future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
+                          UserWarning, stacklevel=3)
+            return _scatter_reduce_src(x, src, dim, idx, reduce)
         return _scatter_src(x, src, dim, idx)
     _check_scatter("scatter", x.data, dim, idx)
+    if reduce is not None:
+        return _scatter_reduce_value(x, dim, idx, src, reduce)
     return _scatter_value(x, dim, idx, src)
 
 
@@ -282,23 +328,32 @@ def scatter_add(input, dim, index, src):
     x = to_tensor(input)
     idx = _index_arg("scatter", index)  # (PyTorch names scatter in this message)
     s = to_tensor(src)
-    _check_scatter("scatter_add", x.data, dim, idx, s.data)
+    _check_scatter("scatter", x.data, dim, idx, s.data)  # (PyTorch's messages name scatter)
     return _scatter_add(x, s, dim, idx)
 
 
 # ---------------------------------------------------------------------------------- index_fill, index_copy
 def _index_vector(fn: str, input, dim, index) -> tuple:
+    """The normalized dim and the int64 index vector of index_fill (negative indices count from the end) or
+    index_copy (no negative indices), checked with PyTorch's messages."""
     idx = _tensor_arg(fn, "index", 3, index)
+    copy = fn == "index_copy"
     if idx.dtype != np.int64:
-        raise RuntimeError(f"{fn}_(): Expected dtype int64 for index.")
+        if copy:
+            raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got "
+                               f"{dtypes.scalar_type_name(idx.dtype)}")
+        raise IndexError(f"{fn}_(): Expected dtype int64 for index.")
     if idx.ndim > 1:
-        raise IndexError(f"{fn}_(): Index is supposed to be a vector")
+        if copy:
+            raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {idx.ndim})")
+        raise RuntimeError("Index has to be a vector/scalar")
     d = normalize_dim(dim, max(input.ndim, 1))
     size = input.shape[d] if input.ndim else 1
     flat = idx.reshape(-1)
-    bad = (flat < -size) | (flat >= size)
+    bad = (flat < (0 if copy else -size)) | (flat >= size)
     if bad.any():
-        raise IndexError(f"index {flat[bad][0]} is out of bounds for dimension {d} with size {size}")
+        raise IndexError(f"{'index_copy_(): ' if copy else ''}index {flat[bad][0]} is out of bounds for dimension "
+                         f"{d} with size {size}")
     return d, np.where(flat < 0, flat + size, flat)
 
 
@@ -357,8 +412,8 @@ def index_fill(input, dim, index, value):
     tensor value, which gets the sum of the gradient in the filled slices, each counted once).
 
     Raises:
-        RuntimeError: for an index that is not int64 or a value tensor that is not 0-d; IndexError for an index
-            out of range or not a vector (PyTorch's messages).
+        RuntimeError: for a value tensor that is not 0-d or an index that is not a vector; IndexError for an
+            index that is not int64 or out of range (PyTorch's messages).
     """
     x = to_tensor(input)
     d, idx = _index_vector("index_fill", x.data, dim, index)
@@ -400,8 +455,9 @@ def index_copy(input, dim, index, source):
     ``dim``. Matches torch.index_copy (grad_fn IndexCopyBackward0).
 
     Raises:
-        IndexError: for an index out of range, not a vector, or of another length than ``source`` along dim;
-            RuntimeError for an index that is not int64 or a source of another dtype (PyTorch's messages).
+        IndexError: for an index out of range (negative ones too), not a vector, or of another length than
+            ``source`` along dim; RuntimeError for an index that is not int64 or a source of another dtype
+            (PyTorch's messages).
     """
     x, s = to_tensor(input), to_tensor(source)
     d, idx = _index_vector("index_copy", x.data, dim, index)

@@ -1324,7 +1324,12 @@ MASKS_AND_SCATTERS = [  # issue 18: gradcli/ops/scatter.py
         S("value-keyword", Arg((3, 4)), args=(0, tensor(_SCATTER_INDEX)), kwargs={"value": -1.0}),
         S("src-nograd-input", Arg((3, 4), grad=False), Arg((2, 4)), args=(0, tensor(_SCATTER_INDEX), In(1))),
         S("0d", Arg(()), Arg(()), args=(0, tensor(0), In(1))),
-        S("method", Arg((3, 4)), Arg((2, 4)), args=(0, tensor(_SCATTER_INDEX), In(1)), method=True))),
+        S("method", Arg((3, 4)), Arg((2, 4)), args=(0, tensor(_SCATTER_INDEX), In(1)), method=True),
+        # reduce= (values only: PyTorch records NotImplemented, tests/ops/test_ops_issue18.py checks its backward)
+        S("reduce-add", Arg((3, 4), grad=False), Arg((2, 4), grad=False),
+          args=(0, tensor([[0, 1, 2, 0], [0, 1, 1, 1]]), In(1)), kwargs={"reduce": "add"}, quiet=True),
+        S("reduce-multiply-value", Arg((3, 4), grad=False), args=(1, tensor([[0, 0], [3, 1], [2, 2]]), 1.5),
+          kwargs={"reduce": "multiply"}))),
     OpInfo("scatter_add", "indexing", extra=(
         S("dim0-repeated", Arg((3, 4)), Arg((3, 4)), args=(0, tensor([[0, 1, 2, 0], [2, 0, 1, 1], [0, 0, 0, 0]]), In(1))),
         S("dim1", Arg((3, 4)), Arg((3, 2)), args=(1, tensor([[3, 3], [1, 2], [0, 3]]), In(1))),
