@@ -16,9 +16,10 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor
-from ._core import broadcast_error, composite, normalize_dim, op, to_tensor
+from ._core import broadcast_error, composite, normalize_dim, op, tensor_method, to_tensor
 from .comparison import where
 from .indexing import _gather_key, gather, index_select
+from .inplace import apply
 from .reduction import expand, sum
 from .shape import reshape
 
@@ -566,3 +567,26 @@ def nonzero(input, *, as_tuple=False):
     if data.ndim == 0:
         return Tensor(np.zeros((1 if data != 0 else 0, 0), dtype=np.int64))
     return Tensor(np.argwhere(data).astype(np.int64))
+
+
+# ------------------------------------------------------------------------------------ in-place variants
+def _inplace(name: str, fn, doc: str):
+    def method(self, *args, **kwargs):
+        others = tuple(a for a in list(args) + list(kwargs.values()) if isinstance(a, Tensor))
+        return apply(self, lambda s: fn(s, *args, **kwargs), others)
+
+    method.__name__ = name
+    method.__doc__ = doc
+    return tensor_method(name)(method)
+
+
+masked_fill_ = _inplace("masked_fill_", masked_fill, """``self.masked_fill_(mask, value)``: ``value`` written where
+    ``mask`` is true, in place; returns self. Matches torch.Tensor.masked_fill_ (grad_fn MaskedFillBackward0 or 1).""")
+scatter_ = _inplace("scatter_", scatter, """``self.scatter_(dim, index, src)`` (or ``value``, ``reduce``) in place;
+    returns self. Matches torch.Tensor.scatter_ (grad_fn ScatterBackward0 or 1; NotImplemented with reduce).""")
+scatter_add_ = _inplace("scatter_add_", scatter_add, """``self.scatter_add_(dim, index, src)`` in place; returns
+    self. Matches torch.Tensor.scatter_add_ (grad_fn ScatterAddBackward0).""")
+index_fill_ = _inplace("index_fill_", index_fill, """``self.index_fill_(dim, index, value)`` in place; returns
+    self. Matches torch.Tensor.index_fill_ (grad_fn IndexFillBackward0 or 1).""")
+index_copy_ = _inplace("index_copy_", index_copy, """``self.index_copy_(dim, index, source)`` in place; returns
+    self. Matches torch.Tensor.index_copy_ (grad_fn IndexCopyBackward0).""")

@@ -129,3 +129,36 @@ def test_cumprod_gradient_with_zeros_matches_torch(torch):
         got.append((g.tolist(), gg.tolist()))
     np.testing.assert_allclose(got[1][0], got[0][0], rtol=1e-12)
     np.testing.assert_allclose(got[1][1], got[0][1], rtol=1e-12)
+
+
+INPLACE = [
+    ("masked_fill_", lambda m, y, v: y.masked_fill_(m.tensor([[True, False, True, False]] * 3), 1.5)),
+    ("masked_fill_-tensor", lambda m, y, v: y.masked_fill_(m.tensor([True, False, False, True]), v)),
+    ("scatter_", lambda m, y, v: y.scatter_(0, m.tensor([[0, 1, 2, 0]]), v.expand(1, 4) * 1.0)),
+    ("scatter_-value", lambda m, y, v: y.scatter_(1, m.tensor([[0], [3], [1]]), 2.0)),
+    ("scatter_add_", lambda m, y, v: y.scatter_add_(0, m.tensor([[0, 1, 2, 0], [0, 0, 0, 0]]), v * m.ones(2, 4))),
+    ("index_fill_", lambda m, y, v: y.index_fill_(1, m.tensor([0, 2]), v)),
+    ("index_copy_", lambda m, y, v: y.index_copy_(1, m.tensor([3, 0]), v * m.ones(3, 2))),
+    ("floor_", lambda m, y, v: (y * 3).floor_()), ("ceil_", lambda m, y, v: (y * 3).ceil_()),
+    ("trunc_", lambda m, y, v: (y * 3).trunc_()), ("fix_", lambda m, y, v: (y * 3).fix_()),
+    ("frac_", lambda m, y, v: (y * 3).frac_()), ("fmod_", lambda m, y, v: y.fmod_(0.75)),
+    ("fmod_-tensor", lambda m, y, v: y.fmod_(v * m.tensor([1.0, -0.5, 0.75, 2.0]))),
+]
+
+
+@pytest.mark.parametrize("call", [pytest.param(c, id=i) for i, c in INPLACE])
+def test_inplace_variants_match_torch(call, torch):
+    """The in-place methods: values, grad_fn (the out-of-place op's), gradients of self and of a tensor value."""
+    got = []
+    for m in (torch, G):
+        x = _x(m).requires_grad_()
+        v = m.tensor(2.0, requires_grad=True)
+        y = x * 1
+        out = call(m, y, v)
+        (out * _x(m)).sum().backward()
+        got.append((out.tolist(), grad_fn_name(out), x.grad.tolist(), None if v.grad is None else v.grad.item()))
+    (tv, tn, tx, tg), (gv, gn, gx, gg) = got
+    np.testing.assert_allclose(gv, tv, rtol=1e-6)
+    assert gn == tn
+    np.testing.assert_allclose(gx, tx, rtol=1e-6)
+    assert (gg is None) == (tg is None) and (gg is None or abs(gg - tg) < 1e-5)
