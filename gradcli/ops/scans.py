@@ -75,6 +75,8 @@ def _(input_t, input, result, dim):
     axis = normalize_dim(dim, input.ndim)
     if not np.any(input.data == 0):
         return cumsum(input_t / input, axis) * result
+    if input.ndim == 0:
+        return input_t  # d/dx cumprod(x) = 1 for a single element, zero or not
     c, mask = _omitted_products(input, axis)
     t = unsqueeze(movedim(input_t, axis, -1), -1)  # t[..., k, 0]
     return movedim(sum(where(mask, c * t, 0.0), -2), -1, axis)

@@ -528,7 +528,8 @@ def take_along_dim(input, indices, dim=None):
     without ``dim``, of the flattened input. Matches torch.take_along_dim (grad_fn GatherBackward0).
 
     Raises:
-        RuntimeError: for indices that are not int64 or of another number of dimensions (PyTorch's messages).
+        RuntimeError: for indices that are not int64 or of another number of dimensions; IndexError for a dim out
+            of range or given with a 0-d input (PyTorch's messages).
     """
     x = to_tensor(input)
     idx = _tensor_arg("take_along_dim", "indices", 2, indices)
@@ -540,9 +541,9 @@ def take_along_dim(input, indices, dim=None):
     if x.ndim != idx.ndim:
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
                            f"but got {x.ndim} dimensions for input, and {idx.ndim} dimensions for indices")
-    d = normalize_dim(dim, max(x.ndim, 1))
-    if x.ndim == 0:
-        return gather(x, 0, Tensor(idx))
+    if x.ndim == 0:  # (PyTorch wraps the dim without allowing a 0-d tensor)
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = normalize_dim(dim, x.ndim)
     sizes = list(x.shape)
     sizes[d] = idx.shape[d]
     shape = np.broadcast_shapes(tuple(sizes), idx.shape)

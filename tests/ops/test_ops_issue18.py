@@ -61,6 +61,7 @@ ERRORS = [
     ("take-float-index", lambda m: m.take(_x(m), m.tensor([1.0]))),
     ("take-along-dim-ndim", lambda m: m.take_along_dim(_x(m), _i(m, [0]), 0)),
     ("take-along-dim-int32", lambda m: m.take_along_dim(_x(m), m.tensor([[0]], dtype=m.int32), 1)),
+    ("take-along-dim-0d-dim", lambda m: m.take_along_dim(m.tensor(1.0), m.tensor(0), 0)),
     ("topk-k-too-large", lambda m: m.topk(_x(m), 5)),
     ("topk-0d-k2", lambda m: m.topk(m.tensor(3.0), 2)),
     ("kthvalue-k0", lambda m: m.kthvalue(_x(m), 0)),
@@ -162,3 +163,17 @@ def test_inplace_variants_match_torch(call, torch):
     assert gn == tn
     np.testing.assert_allclose(gx, tx, rtol=1e-6)
     assert (gg is None) == (tg is None) and (gg is None or abs(gg - tg) < 1e-5)
+
+
+@pytest.mark.parametrize("data, dim", [(0.0, 0), ([[0.0], [2.0]], 1), ([0.0, 2.0, 3.0], 0), ([2.0, 0.0, 0.0, 3.0], 0)])
+def test_cumprod_tangent_with_zeros_matches_torch(data, dim, torch):
+    from gradcli import forward_ad as fa
+    import torch.autograd.forward_ad as ta
+
+    with fa.dual_level():
+        d = fa.make_dual(G.tensor(data), G.tensor(data) * 0 + G.tensor(1.5))
+        got = fa.unpack_dual(G.cumprod(d, dim)).tangent.tolist()
+    with ta.dual_level():
+        d = ta.make_dual(torch.tensor(data), torch.tensor(data) * 0 + 1.5)
+        want = ta.unpack_dual(torch.cumprod(d, dim)).tangent.tolist()
+    np.testing.assert_allclose(got, want)
