@@ -241,7 +241,8 @@ def _quick_select(values, k: int) -> int:
 def _per_slice(data: np.ndarray, axis: int, width: int, pick) -> np.ndarray:
     """Indices (int64) along ``axis``, ``width`` per slice, from ``pick(list of floats) -> list of ints``."""
     moved = np.moveaxis(data, axis, -1)
-    flat = moved.reshape(-1, moved.shape[-1]).astype(np.float64).tolist()
+    rows = int(np.prod(moved.shape[:-1], dtype=np.int64))
+    flat = moved.reshape(rows, moved.shape[-1]).astype(np.float64).tolist()
     out = np.array([pick(row) for row in flat], dtype=np.int64).reshape(moved.shape[:-1] + (width,))
     return np.moveaxis(out, -1, axis)
 

@@ -177,3 +177,14 @@ def test_cumprod_tangent_with_zeros_matches_torch(data, dim, torch):
         d = ta.make_dual(torch.tensor(data), torch.tensor(data) * 0 + 1.5)
         want = ta.unpack_dual(torch.cumprod(d, dim)).tangent.tolist()
     np.testing.assert_allclose(got, want)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.topk(m.zeros(3, 0), 0, 1), lambda m: m.topk(m.zeros(0, 3), 2, 1), lambda m: m.kthvalue(m.zeros(0, 3), 2, 1),
+    lambda m: m.median(m.zeros(0, 3), 1), lambda m: m.cummax(m.zeros(2, 0), 1), lambda m: m.cumprod(m.zeros(0, 3), 0),
+])
+def test_empty_inputs_match_torch(call, torch):
+    def shapes(r):
+        return [tuple(t.shape) for t in r] if isinstance(r, tuple) else [tuple(r.shape)]
+
+    assert shapes(call(G)) == shapes(call(torch))
