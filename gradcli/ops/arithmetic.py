@@ -615,7 +615,8 @@ def minimum(input, other):
 
 # ----------------------------------------------------------------------------------------- forward mode
 # derivatives.yaml: add, sub, rsub are auto_linear; mul (other_t * self_p + self_t * other_p), div, remainder,
-# fmod (self_t - other_t * self_p.div(other_p, "trunc")), pow, clamp, maximum and minimum are elementwise: their tangents are their VJP rules applied to the tangents
+# fmod (self_t - other_t * self_p.div(other_p, "trunc")), pow, clamp, maximum and minimum are elementwise: their
+# tangents are their VJP rules applied to the tangents
 # (maximum: 1/2 of each tangent on ties, as derivatives.yaml's where(self_p == other_p, 0.5, ...)).
 for _o in (_sub, _rsub_tensor, _rsub_scalar):
     _o.defjvp_linear()

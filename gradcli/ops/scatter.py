@@ -467,7 +467,8 @@ def index_copy(input, dim, index, source):
         raise IndexError(f"index_copy_(): Number of indices ({idx.size}) should be equal to source.size(dim) ({n})")
     if s.dtype != x.dtype:
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
-                           f"{dtypes.scalar_type_name(x.data.dtype)} and (source) {dtypes.scalar_type_name(s.data.dtype)}")
+                           f"{dtypes.scalar_type_name(x.data.dtype)} and (source) "
+                           f"{dtypes.scalar_type_name(s.data.dtype)}")
     return _index_copy(x, s, d, idx)
 
 

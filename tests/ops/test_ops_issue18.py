@@ -180,7 +180,8 @@ def test_cumprod_tangent_with_zeros_matches_torch(data, dim, torch):
 
 
 @pytest.mark.parametrize("call", [
-    lambda m: m.topk(m.zeros(3, 0), 0, 1), lambda m: m.topk(m.zeros(0, 3), 2, 1), lambda m: m.kthvalue(m.zeros(0, 3), 2, 1),
+    lambda m: m.topk(m.zeros(3, 0), 0, 1), lambda m: m.topk(m.zeros(0, 3), 2, 1),
+    lambda m: m.kthvalue(m.zeros(0, 3), 2, 1),
     lambda m: m.median(m.zeros(0, 3), 1), lambda m: m.cummax(m.zeros(2, 0), 1), lambda m: m.cumprod(m.zeros(0, 3), 0),
 ])
 def test_empty_inputs_match_torch(call, torch):
