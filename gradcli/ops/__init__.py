@@ -24,7 +24,12 @@ families, each importing only those above it:
 * :mod:`.linalg` — dot, mv, mm, bmm, outer, matmul, linear, einsum
 * :mod:`.activation` — relu, relu6, leaky_relu, elu, selu, gelu, silu, softplus, hardtanh
 * :mod:`.nn` — softmax, log_softmax
+* :mod:`.scans` — cumprod, cummax/cummin, logcumsumexp (issue 18; cumsum is in :mod:`.reduction`)
+* :mod:`.products` — tril, triu, trace, kron, tensordot (issue 18)
+* :mod:`.scatter` — masked_fill, masked_select, scatter, scatter_add, index_fill, index_copy, take, take_along_dim,
+  nonzero (issue 18)
 * :mod:`.layers` — embedding, batch_norm, dropout, sort/argsort, index_add (torch.nn's layers, issue 18)
+* :mod:`.order` — topk, kthvalue, median, msort (issue 18)
 * :mod:`.loss` — cross_entropy, nll_loss, mse_loss, l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy,
   binary_cross_entropy_with_logits, kl_div
 """
@@ -32,6 +37,10 @@ families, each importing only those above it:
 from . import (activation, arithmetic, comparison, creation, indexing, inplace, linalg, loss,  # noqa: F401
                nn, random, reduction, shape, unary)
 from . import layers  # noqa: F401  (issue 18: embedding, batch_norm, dropout, sort/argsort, index_add)  # (importing them fills the registry)
+from . import scans  # noqa: F401  (issue 18: cumprod, cummax/cummin, logcumsumexp)
+from . import products  # noqa: F401  (issue 18: tril, triu, trace, kron, tensordot)
+from . import scatter  # noqa: F401  (issue 18: masked_fill/select, scatter(_add), index_fill/copy, take(_along_dim), nonzero)
+from . import order  # noqa: F401  (issue 18: topk, kthvalue, median, msort)
 from ._core import KINDS, REGISTRY, Op, to_tensor
 from .activation import relu
 from .arithmetic import (add, div, floor_divide, mul, pow, remainder, rsub, sub, true_divide,  # noqa: F401

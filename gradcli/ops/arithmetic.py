@@ -337,6 +337,58 @@ def remainder(input, other):
     return _remainder_scalar(input, other)
 
 
+def _fmod_forward(input, other):
+    """The remainder of division rounded toward zero, with the sign of ``input`` (C's fmod), as torch.fmod."""
+    if input.dtype.kind == "b":
+        raise not_implemented_for("fmod_cpu", input.dtype)
+    try:
+        np.broadcast_shapes(np.shape(input), np.shape(other))
+    except ValueError as e:
+        raise broadcast_error(e, input, other) from None
+    if input.dtype.kind in "iu" and np.asarray(other).dtype.kind in "iub" and np.any(np.asarray(other) == 0):
+        raise RuntimeError("ZeroDivisionError")
+    return np.fmod(input, other)
+
+
+_FMOD_NOTE = "d/dinput = 1, d/dother = -trunc(input / other)"
+_fmod_tensor = op("fmod", grad_fn="FmodBackward1", inputs=2, public=False, note=_FMOD_NOTE)(_fmod_forward)
+_fmod_scalar = op("fmod", grad_fn="FmodBackward0", inputs=2, public=False, note="d/dinput = 1")(_fmod_forward)
+
+
+@_fmod_tensor.defvjp
+def _(grad, input, other, needs_input_grad):
+    # derivatives.yaml fmod.Tensor: self: grad; other: -grad * self.div(other, rounding_mode="trunc")
+    return grad, (-grad * div(input, other, rounding_mode="trunc") if needs_input_grad[1] else None)
+
+
+@_fmod_scalar.defvjp
+def _(grad):
+    return grad, None  # derivatives.yaml fmod.Scalar: self: grad
+
+
+@composite("fmod", grad_fn="FmodBackward1 (tensor other) | FmodBackward0 (number other)", method=True,
+           note=_FMOD_NOTE)
+def fmod(input, other):
+    """``input - other * trunc(input / other)``: the remainder with the sign of ``input`` (C's fmod), with
+    broadcasting and type promotion. Matches torch.fmod (grad_fn FmodBackward1 for a tensor ``other``,
+    FmodBackward0 for a number).
+
+    Raises:
+        TypeError: for a Python number ``input`` or an ``other`` that is neither a tensor nor a number (PyTorch's
+            message: torch.fmod has no such overload).
+        RuntimeError: for integer division by zero; NotImplementedError for bool tensors.
+    """
+    if not isinstance(input, (Tensor, np.ndarray)) or not isinstance(
+            other, (Tensor, np.ndarray, np.generic, bool, int, float)):
+        got = ", ".join("Tensor" if isinstance(v, (Tensor, np.ndarray)) else type(v).__name__ for v in (input, other))
+        raise TypeError(f"fmod() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                        " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+                        " * (Tensor input, Number other, *, Tensor out = None)\n")
+    if isinstance(other, (Tensor, np.ndarray)):
+        return _fmod_tensor(input, other)
+    return _fmod_scalar(input, other)
+
+
 # ----------------------------------------------------------------------------------------------- powers
 # pow's overload for a number exponent (PowBackward0) is unary.pow_scalar: the unary rules use it too.
 
@@ -563,11 +615,13 @@ def minimum(input, other):
 
 # ----------------------------------------------------------------------------------------- forward mode
 # derivatives.yaml: add, sub, rsub are auto_linear; mul (other_t * self_p + self_t * other_p), div, remainder,
-# pow, clamp, maximum and minimum are elementwise: their tangents are their VJP rules applied to the tangents
+# fmod (self_t - other_t * self_p.div(other_p, "trunc")), pow, clamp, maximum and minimum are elementwise: their
+# tangents are their VJP rules applied to the tangents
 # (maximum: 1/2 of each tangent on ties, as derivatives.yaml's where(self_p == other_p, 0.5, ...)).
 for _o in (_sub, _rsub_tensor, _rsub_scalar):
     _o.defjvp_linear()
-for _o in (mul, true_divide, _div_mode_none, _div_rounding, _remainder_tensor, _remainder_scalar, _pow_tensor,
+for _o in (mul, true_divide, _div_mode_none, _div_rounding, _remainder_tensor, _remainder_scalar, _fmod_tensor,
+           _fmod_scalar, _pow_tensor,
            _pow_rscalar, _clamp_scalar, _clamp_tensor, _maximum, _minimum):
     _o.defjvp_elementwise()
 floor_divide.defjvp_unsupported("floor_divide")

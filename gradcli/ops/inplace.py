@@ -45,8 +45,9 @@ from ..autograd import _FREED, MultiNode, Node, OutputEdge
 from ..context import state as _state
 from ..tensor import Tensor, fw_tangent
 from ._core import broadcast_error, op, tensor_method
-from .arithmetic import add, clamp, div, mul, pow, sub
+from .arithmetic import add, clamp, div, fmod, mul, pow, sub
 from .indexing import _copy_slices, _index_put, _setitem_kind, numpy_key
+from .unary import ceil, floor, frac, trunc
 
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 OVERLAP_ERROR = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
@@ -454,6 +455,27 @@ def clamp_(self, min=None, max=None):
         RuntimeError: see :func:`apply`, and clamp's own errors (no bound given).
     """
     return apply(self, lambda s: clamp(s, min, max), (min, max), cast="c")
+
+
+def _rounding_inplace(name: str, fn):
+    def method(self):
+        return apply(self, fn)
+
+    method.__name__ = name
+    method.__doc__ = (f"``self.{name}()``: torch.{name[:-1]} in place; returns self. Matches torch.Tensor.{name} "
+                      f"(issue 18; the grad_fn of torch.{name[:-1]}).")
+    return tensor_method(name)(method)
+
+
+for _name, _fn in (("floor_", floor), ("ceil_", ceil), ("trunc_", trunc), ("fix_", trunc), ("frac_", frac)):
+    _rounding_inplace(_name, _fn)
+
+
+@tensor_method("fmod_")
+def fmod_(self, other):
+    """``self.fmod_(other)``: torch.fmod in place; returns self. Matches torch.Tensor.fmod_ (grad_fn FmodBackward0 for
+    a number, FmodBackward1 for a tensor)."""
+    return apply(self, lambda s: fmod(s, other), (other,))
 
 
 @tensor_method("zero_")

@@ -271,3 +271,54 @@ round = _unary("round", "RoundBackward0", _round_half_even, lambda grad: zeros_l
                promote="same", doc="Rounds to the nearest integer, halves to even (as C's nearbyint). Matches "
                                    "torch.round (without decimals); its gradient is zero.")
 
+
+
+# ----------------------------------------------------------------- floor, ceil, trunc, frac (issue 18)
+def _rounding(name: str, ufunc, kernel: str):
+    """The forward of floor/ceil/trunc: integers are returned as they are (copied), bools refused as PyTorch's
+    ``<kernel>`` does."""
+    def forward(input):
+        if input.dtype.kind == "b":
+            raise not_implemented_for(kernel, input.dtype)
+        return ufunc(input) if input.dtype.kind == "f" else input.copy()
+
+    return forward
+
+
+def _frac(input):
+    if input.dtype.kind != "f":
+        raise not_implemented_for("frac_cpu", input.dtype)
+    return input - np.trunc(input)  # the kernel's a - trunc(a)
+
+
+floor = _unary("floor", "FloorBackward0", _rounding("floor", np.floor, "floor_vml_cpu"),
+               lambda grad: zeros_like_grad(grad), note="d/dx = 0", promote="same", doc="""The largest integer
+    not above each element (integers stay as they are). Matches torch.floor (grad_fn FloorBackward0); its
+    gradient is zero.
+
+    Raises:
+        NotImplementedError: for bool tensors (PyTorch's message).
+    """)
+ceil = _unary("ceil", "CeilBackward0", _rounding("ceil", np.ceil, "ceil_vml_cpu"),
+              lambda grad: zeros_like_grad(grad), note="d/dx = 0", promote="same", doc="""The smallest integer
+    not below each element (integers stay as they are). Matches torch.ceil (grad_fn CeilBackward0); its
+    gradient is zero.
+
+    Raises:
+        NotImplementedError: for bool tensors (PyTorch's message).
+    """)
+trunc = _unary("trunc", "TruncBackward0", _rounding("trunc", np.trunc, "trunc_vml_cpu"),
+               lambda grad: zeros_like_grad(grad), note="d/dx = 0", promote="same", aliases=("fix",),
+               doc="""Each element rounded toward zero (integers stay as they are). Matches torch.trunc (alias
+    fix; grad_fn TruncBackward0); its gradient is zero.
+
+    Raises:
+        NotImplementedError: for bool tensors (PyTorch's message).
+    """)
+frac = _unary("frac", "FracBackward0", _frac, lambda grad: grad, note="d/dx = 1", promote="same",
+              doc="""The fractional part ``input - trunc(input)``, with the sign of the input. Matches torch.frac
+    (grad_fn FracBackward0); its gradient is 1 (derivatives.yaml: ``self: grad``).
+
+    Raises:
+        NotImplementedError: for integer and bool tensors (PyTorch's message).
+    """)

@@ -118,6 +118,8 @@ binary("pow", lambda a, b: f"({a}) ** ({b})", lambda a, b: a ** b, ("pos", "boun
 binary("true_divide", lambda a, b: f"true_divide({a}, {b})", lambda a, b: T.true_divide(a, b), ("real", "pos"))
 binary("remainder", lambda a, b: f"remainder({a}, {b})", lambda a, b: T.remainder(a, b), ("real", "pos"))
 unary("remainder", lambda a: f"({a}) % 0.75", lambda a: a % 0.75)
+binary("fmod", lambda a, b: f"fmod({a}, {b})", lambda a, b: T.fmod(a, b), ("real", "pos"))
+unary("fmod", lambda a: f"({a}).fmod(0.75)", lambda a: a.fmod(0.75))
 binary("atan2", lambda a, b: f"atan2({a}, {b})", lambda a, b: T.atan2(a, b), ("real", "pos"))
 binary("maximum", lambda a, b: f"maximum({a}, {b})", lambda a, b: T.maximum(a, b))
 binary("minimum", lambda a, b: f"minimum({a}, {b})", lambda a, b: T.minimum(a, b))
@@ -176,6 +178,21 @@ reduction("softmax", lambda a: f"F.softmax({a}, dim=-1)", lambda a: F.softmax(a,
 reduction("log_softmax", lambda a: f"F.log_softmax({a}, dim=0)", lambda a: F.log_softmax(a, dim=0),
           lambda s: s if s else None)
 reduction("cumsum", lambda a: f"({a}).cumsum(-1)", lambda a: a.cumsum(-1), lambda s: s if s else None)
+reduction("cumprod", lambda a: f"({a}).cumprod(-1)", lambda a: a.cumprod(-1), lambda s: s if s else None)
+reduction("cummax", lambda a: f"({a}).cummax(-1).values", lambda a: a.cummax(-1).values, lambda s: s if s else None)
+reduction("cummin", lambda a: f"cummin({a}, 0)[0]", lambda a: T.cummin(a, 0)[0], lambda s: s if s else None)
+reduction("tril", lambda a: f"({a}).tril()", lambda a: a.tril(), lambda s: s if len(s) == 2 else None)
+reduction("triu", lambda a: f"triu({a}, 1)", lambda a: T.triu(a, 1), lambda s: s if len(s) == 2 else None)
+reduction("trace", lambda a: f"({a}).trace()", lambda a: a.trace(), lambda s: () if len(s) == 2 else None)
+reduction("median", lambda a: f"({a}).median()", lambda a: a.median(), lambda s: ())
+reduction("median", lambda a: f"median({a}, -1).values", lambda a: T.median(a, -1).values,
+          lambda s: s[:-1] if s and s[:-1] in SHAPES else None)
+reduction("msort", lambda a: f"msort({a})", lambda a: T.msort(a), lambda s: s if s else None)
+reduction("topk", lambda a: f"({a}).topk(1).values", lambda a: a.topk(1).values, lambda s: s[:-1] + (1,) if s else None)
+reduction("kthvalue", lambda a: f"({a}).kthvalue(1, 0, True)[0]", lambda a: a.kthvalue(1, 0, True)[0],
+          lambda s: (1,) + s[1:] if s else None)
+reduction("logcumsumexp", lambda a: f"({a}).logcumsumexp(-1)", lambda a: a.logcumsumexp(-1),
+          lambda s: s if s else None)
 
 # shape ops that keep the result in SHAPES
 reduction("unsqueeze", lambda a: f"({a}).unsqueeze(0)", lambda a: a.unsqueeze(0),
@@ -281,6 +298,20 @@ NOT_GENERATED = {
     "embedding": "integer indices as input: opinfo samples and tests/nn/test_nn.py",
     "index_add": "an integer index argument: opinfo samples and tests/nn/test_nn.py",
     "round": "zero gradient almost everywhere: the op table's samples cover it",
+    "masked_fill": "a bool mask argument: the op table's samples cover it",
+    "masked_select": "a bool mask argument and a 1-d result of data-dependent size: the op table's samples cover it",
+    "scatter": "an integer index argument: the op table's samples cover it",
+    "scatter_add": "an integer index argument: the op table's samples cover it",
+    "index_fill": "an integer index argument: the op table's samples cover it",
+    "index_copy": "an integer index argument: the op table's samples cover it",
+    "take": "an integer index argument: the op table's samples cover it",
+    "take_along_dim": "an integer index argument: the op table's samples cover it",
+    "kron": "result shape outside SHAPES: the op table's samples cover it",
+    "tensordot": "result shape outside SHAPES and dims arguments: the op table's samples cover it",
+    "floor": "zero gradient almost everywhere: the op table's samples cover it",
+    "ceil": "zero gradient almost everywhere: the op table's samples cover it",
+    "trunc": "zero gradient almost everywhere: the op table's samples cover it",
+    "frac": "jumps at the integers, which generated programs' values cross: the op table's samples cover it",
     "binary_cross_entropy_with_logits": "a loss on a target: covered by case books",
     "floor_divide": "no derivative: PyTorch records NotImplemented (tests/ops/test_ops_elementwise.py)",
     "dot": "1-d only: covered by matmul/mv templates and cases",
