@@ -519,7 +519,8 @@ def _index_select_backward(grad, input_shape, dim, index):
 
 @_index_select_backward.defvjp
 def _(grad, dim, index):
-    return index_select(grad, dim, index)
+    # (the index may be an array: rules of other ops, sort's among them, scatter through this one)
+    return index_select(grad, dim, index if isinstance(index, Tensor) else Tensor(np.asarray(index)))
 
 
 def _gather_key(shape, dim, idx):
@@ -576,7 +577,7 @@ def _gather_backward(grad, input_shape, dim, index):
 
 @_gather_backward.defvjp
 def _(grad, dim, index):
-    return gather(grad, dim, index)
+    return gather(grad, dim, index if isinstance(index, Tensor) else Tensor(np.asarray(index)))
 
 
 # ----------------------------------------------------------------------------------------- forward mode

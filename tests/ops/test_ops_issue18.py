@@ -95,7 +95,11 @@ def test_scatter_reduce_records_not_implemented(value, torch):
     np.testing.assert_allclose(gv, tv)
     assert gn == tn == "NotImplemented"
     assert ge == te
-    assert gw == tw
+    # PyTorch warns once per process (TORCH_WARN_ONCE): after an earlier scatter with reduce= in the same run,
+    # torch says nothing more, and gradcli still says it
+    assert gw == tw or (tw == [] and gw == ([] if value else [
+        "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a future "
+        "PyTorch release. Use torch.scatter_reduce instead for more reduction options."]))
 
 
 @pytest.mark.parametrize("name, call", [
