@@ -99,15 +99,19 @@ def test_generated_programs_transforms_match_torch(prog, seed):
         _, t_hvp = torch.autograd.functional.hvp(g, leaves, tuple(torch.tensor(vec[n]) for n in NAMES))
         res = compute_transform(_request(summed, values), "hvp", vectors=[f"{n}={_spec(vec[n])}" for n in NAMES],
                                 write=lambda s: None)
-    # (PyTorch's hvp of logcumsumexp, through the double-backward trick, is NaN where its Hessian is finite;
-    # gradcli's equals that Hessian times the vector: compared with it instead)
-    torch_hvp_nan = "logcumsumexp" in body and not all(torch.isfinite(th).all() for th in t_hvp)
+    # PyTorch's hvp (the double-backward trick) and its Hessian times the vector can disagree about NaN at edge
+    # points (logcumsumexp: NaN HVP, finite Hessian; the norm of a zero vector: NaN Hessian, zero HVP). There
+    # gradcli must equal one of PyTorch's two answers; elsewhere its HVP must equal PyTorch's.
     for i, (n, th) in enumerate(zip(NAMES, t_hvp)):
-        if torch_hvp_nan:
-            want = sum(np.tensordot(t_h[i][j].numpy(), vec[b], axes=np.ndim(vec[b])) for j, b in enumerate(NAMES))
-            _close(res.blocks[n], np.asarray(want), f"{msg}\nhvp {n} (H v)", rtol=1e-6, atol=1e-8)
-        else:
+        hv = np.asarray(sum(np.tensordot(t_h[i][j].numpy(), vec[b], axes=np.ndim(vec[b]))
+                            for j, b in enumerate(NAMES)))
+        if np.array_equal(np.isnan(hv), np.isnan(th.numpy())):
             _close(res.blocks[n], th.numpy(), f"{msg}\nhvp {n}", rtol=1e-6, atol=1e-8)
+        else:
+            try:
+                _close(res.blocks[n], th.numpy(), f"{msg}\nhvp {n}", rtol=1e-6, atol=1e-8)
+            except AssertionError:
+                _close(res.blocks[n], hv, f"{msg}\nhvp {n} (PyTorch's Hessian times v)", rtol=1e-6, atol=1e-8)
     # vmap: x mapped along dim 0, z along dim 1, y and s not mapped
     xb = rng.uniform(-2, 2, (2, 3, 4))
     zb = rng.uniform(-2, 2, (3, 2, 1))
