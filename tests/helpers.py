@@ -345,3 +345,20 @@ def assert_raises_like_torch(fn, torch) -> None:
         with pytest.raises(Exception) as eg:
             fn(G)
     assert (type(eg.value).__name__, str(eg.value)) == (type(et.value).__name__, str(et.value))
+
+
+def python_and_gradcli_stdout(tmp_path, name: str, program: str) -> tuple[str, str]:
+    """Run ``program`` (the text of a PyTorch program) with Python and torch, then with ``gradcli run``, and
+    return both standard outputs ``(want, got)``; each run must exit 0 (its stderr is the failure message)."""
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / f"{name}.py"
+    path.write_text(program)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    want = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env)
+    assert want.returncode == 0, want.stderr
+    got = subprocess.run([sys.executable, "-m", "gradcli", "run", str(path)], capture_output=True, text=True, env=env)
+    assert got.returncode == 0, got.stderr
+    return want.stdout, got.stdout

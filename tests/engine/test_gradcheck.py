@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 
-from helpers import ROOT
+from helpers import python_and_gradcli_stdout
 
 PROGRAM = '''
 import torch
@@ -43,12 +40,6 @@ except ValueError as e:
 
 
 def test_gradcheck_in_a_program_prints_what_pytorch_prints(tmp_path, torch):
-    path = tmp_path / "gradcheck.py"
-    path.write_text(PROGRAM)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    want = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env)
-    assert want.returncode == 0, want.stderr
-    got = subprocess.run([sys.executable, "-m", "gradcli", "run", str(path)], capture_output=True, text=True, env=env)
-    assert got.returncode == 0, got.stderr
-    assert got.stdout == want.stdout
-    assert "Jacobian mismatch for output 0 with respect to input 0" in got.stdout
+    want, got = python_and_gradcli_stdout(tmp_path, "gradcheck", PROGRAM)
+    assert got == want
+    assert "Jacobian mismatch for output 0 with respect to input 0" in got

@@ -4,11 +4,8 @@ grad_fn.register_prehook/register_hook; handles' remove(). Programs print what P
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 
-from helpers import ROOT
+from helpers import python_and_gradcli_stdout
 
 PROGRAM = '''
 import torch
@@ -58,11 +55,5 @@ except RuntimeError as err:
 
 
 def test_hooks_print_what_pytorch_prints(tmp_path, torch):
-    path = tmp_path / "hooks.py"
-    path.write_text(PROGRAM)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    want = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env)
-    assert want.returncode == 0, want.stderr
-    got = subprocess.run([sys.executable, "-m", "gradcli", "run", str(path)], capture_output=True, text=True, env=env)
-    assert got.returncode == 0, got.stderr
-    assert got.stdout == want.stdout
+    want, got = python_and_gradcli_stdout(tmp_path, "hooks", PROGRAM)
+    assert got == want

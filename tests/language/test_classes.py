@@ -3,16 +3,13 @@ programs run with ``gradcli run`` print what Python with PyTorch prints."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 
 import pytest
 
 from gradcli.errors import GradcliError
 from gradcli.language.build import build_program
 from gradcli.language.interpreter import Interpreter
-from helpers import ROOT
+from helpers import python_and_gradcli_stdout
 
 CLASSES = '''
 import torch
@@ -339,14 +336,8 @@ print(f"{3.0:.2e}", f"{'s'!r:>5}", "abc"[::-1], "abc".find("c"), "a-b".count("-"
                                            ("custom_functions", CUSTOM_FUNCTIONS), ("generators", GENERATORS),
                                            ("builtins", BUILTINS)])
 def test_program_prints_what_python_and_pytorch_print(tmp_path, torch, name, program):
-    path = tmp_path / f"{name}.py"
-    path.write_text(program)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    want = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env)
-    assert want.returncode == 0, want.stderr
-    got = subprocess.run([sys.executable, "-m", "gradcli", "run", str(path)], capture_output=True, text=True, env=env)
-    assert got.returncode == 0, got.stderr
-    assert got.stdout == want.stdout
+    want, got = python_and_gradcli_stdout(tmp_path, name, program)
+    assert got == want
 
 
 def run(text):

@@ -5,11 +5,8 @@ reverse over forward, and PyTorch's messages (shape mismatch, nested levels, no 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 
-from helpers import ROOT
+from helpers import python_and_gradcli_stdout
 
 PROGRAM = """\
 import torch
@@ -74,12 +71,6 @@ except RuntimeError as e:
 
 
 def test_forward_ad_program_prints_what_pytorch_prints(tmp_path, torch):
-    path = tmp_path / "forward_ad.py"
-    path.write_text(PROGRAM)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    want = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env)
-    assert want.returncode == 0, want.stderr
-    got = subprocess.run([sys.executable, "-m", "gradcli", "run", str(path)], capture_output=True, text=True, env=env)
-    assert got.returncode == 0, got.stderr
-    assert got.stdout == want.stdout
-    assert "tangent=tensor([[1., 1., 1.]," in got.stdout and "tangent=3.0)" in got.stdout
+    want, got = python_and_gradcli_stdout(tmp_path, "forward_ad", PROGRAM)
+    assert got == want
+    assert "tangent=tensor([[1., 1., 1.]," in got and "tangent=3.0)" in got

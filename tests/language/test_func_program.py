@@ -6,11 +6,8 @@ how it was computed, forward over reverse in PyTorch, reverse over reverse in gr
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 
-from helpers import ROOT
+from helpers import python_and_gradcli_stdout
 
 PROGRAM = """\
 import torch
@@ -74,12 +71,6 @@ for bad in (lambda: grad(lambda t: t * 2)(x), lambda: grad(f, argnums=3)(x),
 
 
 def test_torch_func_program_prints_what_pytorch_prints(tmp_path, torch):
-    path = tmp_path / "func_program.py"
-    path.write_text(PROGRAM)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    want = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env)
-    assert want.returncode == 0, want.stderr
-    got = subprocess.run([sys.executable, "-m", "gradcli", "run", str(path)], capture_output=True, text=True, env=env)
-    assert got.returncode == 0, got.stderr
-    assert got.stdout == want.stdout
-    assert "Thing passed to transform API must be Tensor" in got.stdout
+    want, got = python_and_gradcli_stdout(tmp_path, "func_program", PROGRAM)
+    assert got == want
+    assert "Thing passed to transform API must be Tensor" in got
