@@ -2,7 +2,12 @@
 
 The grammar ships inside the wheel as ``gradcli/grammars/gradcli.lark`` (hatchling force-include); in a source
 checkout or an editable install it is read from the repository's top-level ``grammars/``. The LALR parser is
-built once per process and cached on disk by Lark (``cache=True``), so start-up does not rebuild the tables.
+built once per process and cached on disk by Lark, so start-up does not rebuild the tables (about 350 ms).
+
+Lark's cache file is a pickle, and reading it runs what it holds. Lark's default place is the shared temporary
+directory, where any local user could leave a file under the name gradcli would read; so the cache lives in a
+directory of the user's own (:func:`cache_path`: ``$XDG_CACHE_HOME/gradcli`` or ``~/.cache/gradcli``, mode 0700,
+owned by the user), and without one there is no cache. Nothing a program or its input holds ever reaches it.
 """
 
 from __future__ import annotations
@@ -58,7 +63,29 @@ def parser():
 
     return Lark(grammar_path().read_text(encoding="utf-8"), parser="lalr", postlex=_Indenter(),
                 start=["file_input", "spec_input"], propagate_positions=True, maybe_placeholders=True,
-                cache=True)
+                cache=cache_path() or False)
+
+
+def cache_path() -> str | None:
+    """Where Lark caches the parser tables: a file in a directory only this user can write
+    (``$XDG_CACHE_HOME/gradcli`` or ``~/.cache/gradcli``, made with mode 0700), or None (no cache) when there is
+    no such directory, it cannot be made, or it is another user's or writable by others."""
+    import os
+    import stat
+
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    directory = os.path.join(base, "gradcli")
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        st = os.stat(directory)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or (hasattr(os, "getuid") and st.st_uid != os.getuid()) or \
+            st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return None
+    import lark
+
+    return os.path.join(directory, f"grammar-lark-{lark.__version__}.cache")
 
 
 # Lark terminal names -> what a user wrote, for "expected one of" hints.

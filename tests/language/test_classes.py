@@ -378,3 +378,31 @@ def test_iterator_protocol_of_a_class():
               "        self.n -= 1\n        return self.n\nfor k in Countdown(3):\n    print(k)\n"
               "print(sum(Countdown(4)), [k for k in Countdown(2)])\n")
     assert out == "2\n1\n0\n6 [1, 0]\n"
+
+
+def test_the_parser_cache_lives_in_a_directory_of_the_users_own(tmp_path, monkeypatch):
+    # Lark's cache is a pickle: never in the shared temporary directory, only where no one else can write
+    import os
+    import stat
+
+    from gradcli.language.grammar import cache_path
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    path = cache_path()
+    assert path is not None and path.startswith(str(tmp_path / "cache" / "gradcli"))
+    assert stat.S_IMODE(os.stat(os.path.dirname(path)).st_mode) == 0o700
+    shared = tmp_path / "shared"
+    (shared / "gradcli").mkdir(parents=True)
+    os.chmod(shared / "gradcli", 0o777)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(shared))
+    assert cache_path() is None  # writable by others: no cache rather than a pickle someone else could leave
+
+
+def test_a_modules_eval_is_its_mode_switch_never_pythons_eval():
+    # nn.Module.eval() (PyTorch's training flag) is a method of gradcli's Module; Python's eval is no name at all
+    out = run("m = torch.nn.Linear(2, 1)\nprint(m.training)\nm.eval()\nprint(m.training, m.train().training)\n")
+    assert out == "True\nFalse True\n"
+    for text in ("m = torch.nn.Linear(2, 1)\nm.eval('1 + 1')", "eval('1 + 1')", "torch.nn.Module.eval('1')"):
+        with pytest.raises(GradcliError) as e:
+            run(text)
+        assert e.value.type in ("TypeError", "NameError", "AttributeError"), (text, e.value)
