@@ -764,7 +764,9 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
                     break
                 node = heappop(heap)[1]
                 grad = buffers.pop(node)  # a gradient buffer is released as soon as it is consumed
-            if _TENSOR_HOOKS and node in _TENSOR_HOOKS:
+            # (.data: the weak dictionaries' own dict, whose truth test is C's; theirs is a Python __len__ call,
+            # half a microsecond per node over the three checks)
+            if _TENSOR_HOOKS.data and node in _TENSOR_HOOKS:
                 per_output = _TENSOR_HOOKS[node]
                 if type(node) is MultiNode:
                     grad = list(grad)
@@ -773,7 +775,7 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
                             grad[nr] = _hooked(hooks, grad[nr], create_graph)
                 elif 0 in per_output:
                     grad = _hooked(per_output[0], grad, create_graph)
-            if _NODE_PREHOOKS:
+            if _NODE_PREHOOKS.data:
                 grad = _node_prehooked(node, grad, create_graph)
             if node.retained is not None:
                 t = node.retained()
@@ -809,7 +811,7 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
                     grads = node.apply(grad, create_graph)  # raises the error about the rule
             else:
                 grads = node.apply(grad, create_graph)
-            if _NODE_HOOKS:
+            if _NODE_HOOKS.data:
                 grads = _node_hooked(node, grads, grad, create_graph)
             if anomaly is not None:
                 _check_anomaly(node, grads, anomaly)
