@@ -203,10 +203,19 @@ def _compare_special(fn, values, dtype, torch):
     rtol = 1e-5 if dtype == "float32" else 1e-10
     n = len(values)
     labels = ["value"] + [f"first derivative {k}" for k in range(n)] + [f"second derivative {k}" for k in range(n)]
-    for label, a, b in zip(labels, got, want):
+    for k, (label, a, b) in enumerate(zip(labels, got, want)):
         a = np.zeros(len(values[0])) if a is None else to_np(a)
         b = np.zeros(len(values[0])) if b is None else to_np(b)
         bad = ~np.isclose(a, b, rtol=rtol, atol=1e-30, equal_nan=True)
+        for i in np.nonzero(bad)[0]:
+            # PyTorch's vectorised float32 kernels can differ from its scalar ones at special points (on AVX-512,
+            # gelu(inf) is nan for 8 or more elements and inf for one): the scalar kernel, run on the element
+            # alone, is PyTorch's answer too
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                alone = _first_and_second(torch, fn, [[v[i]] for v in values], dtype)[k]
+            alone = np.zeros(1) if alone is None else to_np(alone)
+            bad[i] = not np.isclose(a[i], alone[0], rtol=rtol, atol=1e-30, equal_nan=True)
         assert not bad.any(), (f"{label} at {[tuple(v[i] for v in values) for i in np.nonzero(bad)[0]]}: "
                                f"{a[bad]} vs {b[bad]}")
 
