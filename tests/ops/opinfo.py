@@ -1398,9 +1398,66 @@ ORDER = [  # issue 18: gradcli/ops/order.py
         S("method", Arg((2, 3, 4)), method=True))),
 ]
 
+# ---- branch nnfunc (issue 18): torch.nn.functional's activations, normalizations and distances
+#      (gradcli/ops/functional.py)
+NN_FUNCTIONAL = [
+    _act("logsigmoid", R, extra=[_on_part(lambda x: x * 20, Arg((3, 4)), id="large")]),
+    _act("softsign", R, extra=[S("int", Arg((3, 4), INT))]),
+    _act("celu", NZ, extra=[*[S(f"alpha-{a}", Arg((3, 4), NZ), kwargs={"alpha": a}) for a in (0.5, 2.0, -1.5)],
+                            S("alpha-positional", Arg((2, 3, 4), NZ), args=(1.5,))]),
+    _act("mish", R, extra=[_on_part(lambda x: x * 15, Arg((3, 4)), id="large")]),
+    _act("hardswish", R, extra=[_on_part(lambda x: x * 2.3 + 0.1, Arg((3, 5)), id="wide")]),
+    _act("hardsigmoid", R, extra=[_on_part(lambda x: x * 2.3 + 0.1, Arg((3, 5)), id="wide")]),
+    OpInfo("glu", "activation", extra=(
+        S("last", Arg((3, 4))), S("dim0", Arg((4, 3)), args=(0,)), S("dim1-3d", Arg((2, 6, 3)), kwargs={"dim": 1}),
+        S("1d", Arg((2,))))),
+    OpInfo("layer_norm", "nn", extra=(
+        S("last", Arg((3, 4)), args=((4,),)),
+        S("affine", Arg((2, 3, 4)), Arg((4,)), Arg((4,)), args=((4,), In(1), In(2))),
+        S("two-dims", Arg((2, 3, 4)), Arg((3, 4)), Arg((3, 4)), args=([3, 4], In(1), In(2)), kwargs={"eps": 1e-3}),
+        S("weight-only", Arg((3, 5)), Arg((5,)), args=(5, In(1))),
+        S("bias-only", Arg((3, 5)), Arg((5,)), args=((5,),), kwargs={"bias": In(1)}),
+        S("whole", Arg((3, 4)), args=((3, 4),)))),
+    OpInfo("group_norm", "nn", extra=(
+        S("2groups", Arg((2, 4, 3)), args=(2,)),
+        S("affine", Arg((2, 6, 2, 2)), Arg((6,)), Arg((6,)), args=(3, In(1), In(2))),
+        S("2d-1group", Arg((3, 4)), Arg((4,)), Arg((4,)), args=(1, In(1), In(2)), kwargs={"eps": 1e-3}),
+        S("per-channel", Arg((2, 3, 4)), Arg((3,)), args=(3, In(1))))),
+    OpInfo("instance_norm", "nn", extra=(
+        S("3d", Arg((2, 3, 4))),
+        S("affine", Arg((2, 3, 2, 3)), Arg((3,)), Arg((3,)), kwargs={"weight": In(1), "bias": In(2)}))),
+    OpInfo("normalize", "nn", extra=(
+        S("default", Arg((3, 4))), S("dim0", Arg((3, 4)), kwargs={"dim": 0}),
+        S("p1", Arg((2, 3, 4), NZ), kwargs={"p": 1.0, "dim": -1}), S("p3", Arg((3, 4)), args=(3.0,)),
+        S("1d", Arg((4,)), kwargs={"dim": 0}),
+        S("tiny", Arg((3, 4)), call=lambda m, f, a: f(a * 1e-14, eps=1e-12)))),
+    OpInfo("cosine_similarity", "nn", extra=(
+        S("rows", Arg((3, 4)), Arg((3, 4))), S("dim-1", Arg((2, 3, 4)), Arg((2, 3, 4)), kwargs={"dim": -1}),
+        S("broadcast", Arg((3, 4)), Arg((4,)), kwargs={"dim": -1}),
+        S("1d", Arg((4,)), Arg((4,)), args=(0,)),
+        S("zero-norm", Arg((3, 4)), Arg((3, 4)), call=lambda m, f, a, b: f(a * 1e-10, b, eps=1e-8)),
+        S("one-grad", Arg((3, 4)), Arg((3, 4), grad=False)))),
+    OpInfo("pairwise_distance", "nn", extra=(
+        S("rows", Arg((3, 4)), Arg((3, 4))), S("broadcast", Arg((3, 4)), Arg((4,))),
+        S("p1", Arg((3, 4)), Arg((3, 4)), args=(1.0,), kwargs={"eps": 0.0}),
+        S("p3-keepdim", Arg((2, 3, 4)), Arg((2, 3, 4)), kwargs={"p": 3.0, "keepdim": True}),
+        S("1d", Arg((4,)), Arg((4,))), S("0d", Arg(()), Arg(())))),
+    OpInfo("bilinear", "nn", extra=(
+        S("2d", Arg((2, 3)), Arg((2, 4)), Arg((5, 3, 4))),
+        S("bias", Arg((2, 3)), Arg((2, 4)), Arg((5, 3, 4)), Arg((5,))),
+        S("3d", Arg((2, 2, 3)), Arg((2, 2, 2)), Arg((4, 3, 2)), Arg((4,))),
+        S("1d", Arg((3,)), Arg((2,)), Arg((4, 3, 2))))),
+    OpInfo("one_hot", "nn", differentiable=False, extra=(
+        S("infer", Arg((5,), "index", high=4)), S("classes", Arg((2, 3), "index", high=3), args=(5,)))),
+    OpInfo("softmin", "activation", extra=(
+        S("dim1", Arg((3, 4)), args=(1,)), S("dim0-3d", Arg((2, 3, 4)), kwargs={"dim": 0}),
+        S("implicit", Arg((3, 4)), quiet=True), S("dtype", Arg((3, 4)), args=(-1,), kwargs={"dtype": dtype("float64")}))),
+]
+
 #: The op table: every entry of every family.
 OP_DB: list[OpInfo] = ELEMENTWISE + ACTIVATIONS + REDUCTIONS + LINALG + SHAPE + INDEXING + NN + LOSSES + RANDOM + \
     LOGICAL + DIAGONALS + TRIANGLES + MASKS_AND_SCATTERS + ORDER
+OP_DB += NN_FUNCTIONAL  # branch nnfunc
 
 #: Entry by name.
 BY_NAME: dict[str, OpInfo] = {op.name: op for op in OP_DB}
