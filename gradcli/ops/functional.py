@@ -20,6 +20,7 @@ from .. import autograd, dtypes
 from ..tensor import Tensor
 from ._core import composite, infer_size, normalize_dim, not_implemented_for, op, to_tensor
 from .activation import _elu, _elu_backward, _inplace
+from .arithmetic import _not_differentiable
 from .comparison import where
 from .reduction import _vector_norm, expand, mean, sum
 from .shape import _nary_op, reshape
@@ -161,8 +162,20 @@ def _hardsigmoid(input):
 
 @_hardsigmoid.defvjp
 def _(grad, input):
-    # hardsigmoid_backward: grad / 6 strictly inside (-3, 3), else 0
-    return where((input > -3) & (input < 3), grad / 6, 0.0)
+    return _hardsigmoid_backward(grad, input)
+
+
+@op("_hardsigmoid_backward", grad_fn="NotImplemented", inputs=2, promote=None,
+    note="no derivative: backward raises, as in PyTorch")
+def _hardsigmoid_backward(grad_output, input):
+    """hardsigmoid_backward: ``grad_output / 6`` strictly inside (-3, 3), else 0. PyTorch has no derivative for
+    it (derivatives.yaml: not_implemented), so a second derivative through hardsigmoid raises, as there."""
+    t = input.dtype.type
+    return np.where((input > t(-3)) & (input < t(3)), grad_output / t(6), t(0)).astype(grad_output.dtype)
+
+
+_hardsigmoid_backward.defvjp(_not_differentiable("hardsigmoid_backward"))
+_hardsigmoid_backward.defjvp_unsupported("hardsigmoid_backward")
 
 
 @composite("hardsigmoid", grad_fn="HardsigmoidBackward0", note=_hardsigmoid.note)
@@ -598,6 +611,12 @@ def one_hot(tensor, num_classes=-1):
 
     limits.check_numel(a.shape + (num_classes,), "one_hot()")
     return Tensor((a[..., None] == np.arange(num_classes)).astype(np.int64))
+
+
+# ----------------------------------------------------------------------------------------- forward mode
+# derivatives.yaml: auto_element_wise for the activations (the VJP rule applied to the tangent)
+for _o in (logsigmoid, _celu, _mish, _hardswish, _hardsigmoid):
+    _o.defjvp_elementwise()
 
 
 # ----------------------------------------------------------------------------------------------- softmin

@@ -1407,7 +1407,8 @@ NN_FUNCTIONAL = [
                             S("alpha-positional", Arg((2, 3, 4), NZ), args=(1.5,))]),
     _act("mish", R, extra=[_on_part(lambda x: x * 15, Arg((3, 4)), id="large")]),
     _act("hardswish", R, extra=[_on_part(lambda x: x * 2.3 + 0.1, Arg((3, 5)), id="wide")]),
-    _act("hardsigmoid", R, extra=[_on_part(lambda x: x * 2.3 + 0.1, Arg((3, 5)), id="wide")]),
+    OpInfo("hardsigmoid", "activation", unary_samples, extra=(_on_part(lambda x: x * 2.3 + 0.1, Arg((3, 5)), id="wide"),),
+           supports_gradgrad=False),  # PyTorch: "derivative for aten::hardsigmoid_backward is not implemented"
     OpInfo("glu", "activation", extra=(
         S("last", Arg((3, 4))), S("dim0", Arg((4, 3)), args=(0,)), S("dim1-3d", Arg((2, 6, 3)), kwargs={"dim": 1}),
         S("1d", Arg((2,))))),
