@@ -301,7 +301,18 @@ def _(grad, input, weight, k, eps, needs_input_grad):
 
 @_native_layer_norm.defjvp
 def _(input_t, weight_t, bias_t, input, weight, k, eps):
-    xhat, dxhat = _normalized_tangent(input, input_t, _tail_axes(input.ndim, k), eps)
+    # derivatives.yaml native_layer_norm: layer_norm_jvp(..., result1, result2): the mean and rstd enter as
+    # PyTorch's saved outputs, which are not differentiable (output_differentiability [True, False, False]):
+    # constants for a derivative of the tangent, as in PyTorch's reverse over forward.
+    axes = _tail_axes(input.ndim, k)
+    x = input.data.astype(np.float64)
+    m = x.mean(axis=axes, keepdims=True)
+    dt = input.data.dtype
+    xmu = input - Tensor(m.astype(dt))
+    rstd = Tensor((1.0 / np.sqrt(((x - m) ** 2).mean(axis=axes, keepdims=True) + eps)).astype(dt))
+    xhat = xmu * rstd
+    dxmu = input_t - mean(input_t, axes, True)
+    dxhat = dxmu * rstd - xmu * (rstd * rstd * rstd) * mean(xmu * dxmu, axes, True)
     out = dxhat if weight is None else dxhat * weight
     if weight_t is not None:
         out = out + xhat * weight_t
@@ -324,10 +335,12 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     Raises:
         RuntimeError: for an input whose trailing shape is not ``normalized_shape``, or a weight/bias of another
             shape (PyTorch's messages); NotImplementedError for integer tensors.
+        TypeError: for a ``normalized_shape`` that is not a tuple or list of ints (PyTorch's message).
     """
     input = to_tensor(input)
-    if isinstance(normalized_shape, int):
-        normalized_shape = (normalized_shape,)
+    if not isinstance(normalized_shape, (tuple, list)) or not all(isinstance(s, int) for s in normalized_shape):
+        raise TypeError(f"layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
+                        f"{type(normalized_shape).__name__}")
     ns = tuple(int(s) for s in normalized_shape)
     shape = tuple(input.shape)
     for name, t in (("weight", weight), ("bias", bias)):
@@ -439,7 +452,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         ValueError: for a single position per channel in training (PyTorch's message).
     """
     from .layers import batch_norm
-    from .shape import repeat
+    from .reduction import repeat
 
     input = to_tensor(input)
     shape = tuple(input.shape)

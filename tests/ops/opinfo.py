@@ -1416,9 +1416,16 @@ NN_FUNCTIONAL = [
         S("last", Arg((3, 4)), args=((4,),)),
         S("affine", Arg((2, 3, 4)), Arg((4,)), Arg((4,)), args=((4,), In(1), In(2))),
         S("two-dims", Arg((2, 3, 4)), Arg((3, 4)), Arg((3, 4)), args=([3, 4], In(1), In(2)), kwargs={"eps": 1e-3}),
-        S("weight-only", Arg((3, 5)), Arg((5,)), args=(5, In(1))),
+        S("weight-only", Arg((3, 5)), Arg((5,)), args=((5,), In(1))),
         S("bias-only", Arg((3, 5)), Arg((5,)), args=((5,),), kwargs={"bias": In(1)}),
-        S("whole", Arg((3, 4)), args=((3, 4),)))),
+        S("whole", Arg((3, 4)), args=((3, 4),))),
+        skips=(Skip("test_jvp_hvp", "PyTorch's layer_norm_jvp takes the mean and rstd as saved outputs that are not "
+                                    "differentiable, so its HVPs are not the Hessian's; gradcli's reverse over "
+                                    "forward matches PyTorch's (tests/ops/test_nn_functional.py), its forward over "
+                                    "reverse differentiates the VJP exactly (gradgradcheck passes)"),
+               Skip("test_second_derivative_against_torch", "PyTorch's double backward of layer_norm with a bias "
+                    "and no weight fails ('Expected a proper Tensor but got None'); gradgradcheck covers gradcli's",
+                    ids=("bias-only",)))),
     OpInfo("group_norm", "nn", extra=(
         S("2groups", Arg((2, 4, 3)), args=(2,)),
         S("affine", Arg((2, 6, 2, 2)), Arg((6,)), Arg((6,)), args=(3, In(1), In(2))),
@@ -1426,7 +1433,9 @@ NN_FUNCTIONAL = [
         S("per-channel", Arg((2, 3, 4)), Arg((3,)), args=(3, In(1))))),
     OpInfo("instance_norm", "nn", extra=(
         S("3d", Arg((2, 3, 4))),
-        S("affine", Arg((2, 3, 2, 3)), Arg((3,)), Arg((3,)), kwargs={"weight": In(1), "bias": In(2)}))),
+        S("affine", Arg((2, 3, 2, 3)), Arg((3,)), Arg((3,)), kwargs={"weight": In(1), "bias": In(2)})),
+        skips=(Skip("test_jvp_hvp", "batch_norm's (instance_norm is batch_norm of a view): PyTorch's forward over "
+                                    "reverse treats the batch's mean and invstd as constants"),)),
     OpInfo("normalize", "nn", extra=(
         S("default", Arg((3, 4))), S("dim0", Arg((3, 4)), kwargs={"dim": 0}),
         S("p1", Arg((2, 3, 4), NZ), kwargs={"p": 1.0, "dim": -1}), S("p3", Arg((3, 4)), args=(3.0,)),
@@ -1437,7 +1446,11 @@ NN_FUNCTIONAL = [
         S("broadcast", Arg((3, 4)), Arg((4,)), kwargs={"dim": -1}),
         S("1d", Arg((4,)), Arg((4,)), args=(0,)),
         S("zero-norm", Arg((3, 4)), Arg((3, 4)), call=lambda m, f, a, b: f(a * 1e-10, b, eps=1e-8)),
-        S("one-grad", Arg((3, 4)), Arg((3, 4), grad=False)))),
+        S("one-grad", Arg((3, 4)), Arg((3, 4), grad=False))),
+        skips=tuple(Skip(t, "where a norm is below eps PyTorch clamps it in place under no_grad, so its gradient "
+                            "is not the derivative of the values; test_against_torch compares gradcli's with it",
+                         ids=("zero-norm",))
+                    for t in ("test_gradcheck", "test_gradgradcheck", "test_jvp", "test_jvp_hvp"))),
     OpInfo("pairwise_distance", "nn", extra=(
         S("rows", Arg((3, 4)), Arg((3, 4))), S("broadcast", Arg((3, 4)), Arg((4,))),
         S("p1", Arg((3, 4)), Arg((3, 4)), args=(1.0,), kwargs={"eps": 0.0}),
