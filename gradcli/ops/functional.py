@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import autograd, dtypes
+from .. import autograd, dtypes, limits
 from ..tensor import Tensor
 from ._core import composite, infer_size, normalize_dim, not_implemented_for, op, to_tensor
-from .activation import _elu, _elu_backward, _inplace
-from .arithmetic import _not_differentiable
+from .activation import _elu, _elu_backward, _inplace, softplus
+from .arithmetic import _not_differentiable, clamp
 from .comparison import where
-from .reduction import _vector_norm, expand, mean, sum
+from .layers import batch_norm
+from .linalg import einsum
+from .nn import _implicit_dim, _softmax
+from .reduction import _vector_norm, expand, mean, norm, repeat, sum
 from .shape import _nary_op, reshape
 from .unary import abs, rsqrt, sigmoid, tanh
 
@@ -104,14 +107,8 @@ def _mish(input):
 def _(grad, input):
     # FunctionsManual.cpp infinitely_differentiable_mish_backward
     s = sigmoid(input)
-    t = tanh(_softplus(input))
+    t = tanh(softplus(input))
     return grad * (t + input * s * (1 - t * t))
-
-
-def _softplus(x):
-    from .activation import softplus
-
-    return softplus(x)
 
 
 @composite("mish", grad_fn="MishBackward0", note=_mish.note)
@@ -451,8 +448,6 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     Raises:
         ValueError: for a single position per channel in training (PyTorch's message).
     """
-    from .layers import batch_norm
-    from .reduction import repeat
 
     input = to_tensor(input)
     shape = tuple(input.shape)
@@ -491,9 +486,6 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
         RuntimeError: for integer tensors (torch.linalg.vector_norm's message); IndexError for a dimension out
             of range; NotImplementedError for ``out``.
     """
-    from .arithmetic import clamp
-    from .reduction import norm
-
     if out is not None:
         raise NotImplementedError("gradcli's normalize does not write into out=")
     input = to_tensor(input)
@@ -573,8 +565,6 @@ def bilinear(input1, input2, weight, bias=None):
     Raises:
         RuntimeError: for mismatching dimensions or sizes (PyTorch's messages).
     """
-    from .linalg import einsum
-
     input1, input2, weight = to_tensor(input1), to_tensor(input2), to_tensor(weight)
     if input1.ndim != input2.ndim:
         raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and {input2.ndim}")
@@ -620,8 +610,6 @@ def one_hot(tensor, num_classes=-1):
             num_classes = int(a.max()) + 1
         elif a.max() >= num_classes:
             raise RuntimeError("Class values must be smaller than num_classes.")
-    from .. import limits
-
     limits.check_numel(a.shape + (num_classes,), "one_hot()")
     return Tensor((a[..., None] == np.arange(num_classes)).astype(np.int64))
 
@@ -637,8 +625,6 @@ for _o in (logsigmoid, _celu, _mish, _hardswish, _hardsigmoid):
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """``softmax(-input, dim)``, as torch/nn/functional.py computes it (grad_fn SoftmaxBackward0). Matches
     torch.nn.functional.softmin (an implicit ``dim`` as PyTorch's legacy rule picks it, with its warning)."""
-    from .nn import _implicit_dim, _softmax
-
     if dtype is None and not isinstance(_stacklevel, int):
         dtype = _stacklevel
     input = to_tensor(input)
