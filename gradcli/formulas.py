@@ -226,6 +226,7 @@ FORMULAS: dict[str, str] = {
                                 "d/dw = sum(g xhat); d/db = sum(g) (xhat = (x - mean) rstd)",
     "NativeGroupNormBackward0": "per (sample, group): d/dx = rstd (g w - mean(g w) - xhat mean(g w xhat)); "
                                 "d/dw = sum(g xhat), d/db = sum(g) per channel",
+    "RoundBackward1": "d/dx round(x, decimals) = 0",
     "NormBackward1": "d/dx ||x||_p over dim = sign(x) |x|^(p-1) / ||x||_p^(p-1) (0 where the norm is 0)",
 }
 

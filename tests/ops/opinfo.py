@@ -605,7 +605,10 @@ ELEMENTWISE = [
     _unary("neg", R, aliases=("negative",), extra=[S("3x4", Arg((3, 4)), name="__neg__")]),
     _unary("exp", R), _unary("log", POS), _unary("sqrt", POS), _unary("sign", NZ), _unary("sigmoid", R),
     _unary("tanh", R), _unary("reciprocal", NZ),
-    _unary("round", NZ),  # issue 18 (nn): kinks at halves, which random samples do not reach
+    _unary("round", NZ, extra=[  # issue 18 (nn): kinks at halves, which random samples do not reach
+        *[S(f"decimals{d}", Arg((3, 4), NZ), kwargs={"decimals": d}) for d in (1, 2, -1)],  # branch nnfunc
+        S("decimals-method", Arg((3, 4), NZ), kwargs={"decimals": 1}, method=True),
+        S("decimals-neg-large", Arg((3, 4), NZ), call=lambda m, f, a: f(a * 100, decimals=-1))]),
     # issue 18: jumps at the integers, which random samples do not reach
     _unary("floor", NZ, extra=[S("int", Arg((3, 4), INT))]), _unary("ceil", NZ, extra=[S("int", Arg((3, 4), INT))]),
     _unary("trunc", NZ, aliases=("fix",), extra=[S("int", Arg((3, 4), INT))]), _unary("frac", NZ),
@@ -1409,7 +1412,7 @@ NN_FUNCTIONAL = [
     _act("hardswish", R, extra=[_on_part(lambda x: x * 2.3 + 0.1, Arg((3, 5)), id="wide")]),
     OpInfo("hardsigmoid", "activation", unary_samples, extra=(_on_part(lambda x: x * 2.3 + 0.1, Arg((3, 5)), id="wide"),),
            supports_gradgrad=False),  # PyTorch: "derivative for aten::hardsigmoid_backward is not implemented"
-    OpInfo("glu", "activation", extra=(
+    OpInfo("glu", "nn", extra=(  # not elementwise: halves along a dim (no 0-d input)
         S("last", Arg((3, 4))), S("dim0", Arg((4, 3)), args=(0,)), S("dim1-3d", Arg((2, 6, 3)), kwargs={"dim": 1}),
         S("1d", Arg((2,))))),
     OpInfo("layer_norm", "nn", extra=(
@@ -1464,7 +1467,7 @@ NN_FUNCTIONAL = [
     OpInfo("one_hot", "nn", differentiable=False, extra=(
         S("infer", Arg((5,), "index", high=4)), S("classes", Arg((2, 3), "index", high=3), args=(5,)))),
     OpInfo("softmin", "activation", extra=(
-        S("dim1", Arg((3, 4)), args=(1,)), S("dim0-3d", Arg((2, 3, 4)), kwargs={"dim": 0}),
+        S("dim1", Arg((3, 4)), args=(1,)), S("0d", Arg(()), args=(0,)), S("size1", Arg((3, 1)), args=(1,)), S("dim0-3d", Arg((2, 3, 4)), kwargs={"dim": 0}),
         S("implicit", Arg((3, 4)), quiet=True), S("dtype", Arg((3, 4)), args=(-1,), kwargs={"dtype": dtype("float64")}))),
 ]
 
