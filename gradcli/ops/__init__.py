@@ -42,6 +42,7 @@ from . import products  # noqa: F401  (issue 18: tril, triu, trace, kron, tensor
 from . import scatter  # noqa: F401  (issue 18: masked_fill/select, scatter(_add), index_fill/copy, take(_along_dim), nonzero)
 from . import order  # noqa: F401  (issue 18: topk, kthvalue, median, msort)
 from . import functional  # noqa: F401  (branch nnfunc, issue 18: logsigmoid ... layer_norm, group_norm, normalize, cosine_similarity, bilinear, one_hot)
+from . import more  # noqa: F401  (branch nnfunc, issue 18: quantile, nanquantile, scatter_reduce, masked_scatter)
 from ._core import KINDS, REGISTRY, Op, to_tensor
 from .activation import relu
 from .arithmetic import (add, div, floor_divide, mul, pow, remainder, rsub, sub, true_divide,  # noqa: F401
