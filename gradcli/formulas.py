@@ -227,6 +227,9 @@ FORMULAS: dict[str, str] = {
     "NativeGroupNormBackward0": "per (sample, group): d/dx = rstd (g w - mean(g w) - xhat mean(g w xhat)); "
                                 "d/dw = sum(g xhat), d/db = sum(g) per channel",
     "RoundBackward1": "d/dx round(x, decimals) = 0",
+    "ScatterReduceBackward0": "d scatter_reduce(x, dim, i, src, reduce): sum: dx = g, dsrc = g gathered at i; mean: "
+                              "divided by the counts; prod: the product of the others; amax/amin: g shared among "
+                              "the elements equal to the result",
     "NormBackward1": "d/dx ||x||_p over dim = sign(x) |x|^(p-1) / ||x||_p^(p-1) (0 where the norm is 0)",
 }
 

@@ -18,27 +18,13 @@ from ._core import composite, infer_size, normalize_dim, op, to_tensor
 from .comparison import where
 from .indexing import _gather_key, gather
 from .layers import sort
+from .linalg import _squeeze_result
 from .scatter import (_check_scatter, _index_arg, _masked_scatter_zeros, _masked_select, _scatter_add,
                       _src_part, _tensor_arg)
 from .shape import flatten, reshape, transpose, unsqueeze
 
 
 # ------------------------------------------------------------------------------------------------ quantile
-@op("_squeeze_last_", grad_fn="SqueezeBackward4", promote=None,
-    note="reshape the gradient back to the input's shape")
-def _squeeze_last(input):
-    """``input.squeeze_(-1)`` as quantile ends (a size-1 last dimension removed; PyTorch's in-place
-    squeeze_(dim) records SqueezeBackward4)."""
-    return input.reshape(input.shape[:-1])
-
-
-@_squeeze_last.defvjp
-def _(grad):
-    return unsqueeze(grad, -1)
-
-
-_squeeze_last.defjvp_linear()
-
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
@@ -58,7 +44,7 @@ def _quantile(fname: str, input, q, dim, keepdim, interpolation, ignore_nan):
             raise RuntimeError(f"{fname}() q must be a scalar or 1D tensor")
     else:
         if not 0 <= q <= 1:
-            raise RuntimeError(f"{fname}() q must be in the range [0, 1] but got {q}")
+            raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q:g}")  # (nanquantile too)
         qa = None
     if x.dtype not in (np.float32, np.float64):
         raise RuntimeError(f"{fname}() input tensor must be either float or double dtype")
@@ -113,7 +99,7 @@ def _quantile(fname: str, input, q, dim, keepdim, interpolation, ignore_nan):
         values = _lerp(values, gather(sorted_, -1, Tensor(above)), Tensor(weights.astype(x.dtype)))
     if qa is not None and qa.ndim == 1:
         values = transpose(unsqueeze(values, 0), 0, -1)
-    return _squeeze_last(values)
+    return _squeeze_result(values, -1)  # squeeze_(-1): SqueezeBackward4, as matmul's
 
 
 @composite("quantile", grad_fn="SqueezeBackward4", method=True,

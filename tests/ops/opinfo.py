@@ -1469,6 +1469,40 @@ NN_FUNCTIONAL = [
     OpInfo("softmin", "activation", extra=(
         S("dim1", Arg((3, 4)), args=(1,)), S("0d", Arg(()), args=(0,)), S("size1", Arg((3, 1)), args=(1,)), S("dim0-3d", Arg((2, 3, 4)), kwargs={"dim": 0}),
         S("implicit", Arg((3, 4)), quiet=True), S("dtype", Arg((3, 4)), args=(-1,), kwargs={"dtype": dtype("float64")}))),
+    # gradcli/ops/more.py
+    *[OpInfo(name, "reduction", extra=(
+        S("all", Arg((3, 4)), args=(0.3,)), S("dim1", Arg((3, 5)), args=(0.75,), kwargs={"dim": 1}),
+        S("dim0-keepdim", Arg((4, 3)), args=(0.5,), kwargs={"dim": 0, "keepdim": True}),
+        S("q-tensor", Arg((3, 4)), call=lambda m, f, a: f(a, m.tensor([0.2, 0.9], dtype=a.dtype), dim=-1)),
+        S("q-tensor-all-keepdim", Arg((2, 3)), call=lambda m, f, a: f(a, m.tensor([0.1, 0.5], dtype=a.dtype),
+                                                                      keepdim=True)),
+        S("q-0d-tensor", Arg((5,)), call=lambda m, f, a: f(a, m.tensor(0.4, dtype=a.dtype))),
+        S("3d-mid", Arg((2, 5, 3)), args=(0.6,), kwargs={"dim": 1}),
+        *[S(f"interp-{i}", Arg((3, 5)), args=(0.4,), kwargs={"dim": 1, "interpolation": i})
+          for i in ("lower", "higher", "midpoint", "nearest")],
+        S("0d", Arg(()), args=(0.5,)), S("q-ends", Arg((6,)), call=lambda m, f, a: f(a, m.tensor([0.0, 1.0], dtype=a.dtype))),
+        S("method", Arg((3, 4)), args=(0.25, 1), method=True),
+        *([S("nan-rows", Arg((3, 4)), call=lambda m, f, a: f(m.where(a > 1.5, float("nan"), a), 0.5, dim=1))]
+          if name == "nanquantile" else []))) for name in ("quantile", "nanquantile")],
+    OpInfo("scatter_reduce", "indexing", extra=(
+        *[S(f"{r}{'' if inc else '-exclude'}", Arg((5,)), Arg((6,)),
+            args=(0, tensor([0, 1, 0, 3, 1, 0]), In(1), r), kwargs={"include_self": inc})
+          for r in ("sum", "prod", "mean", "amax", "amin") for inc in (True, False)],
+        S("prod-zero", Arg((5,)), Arg((6,)), call=lambda m, f, a, b: f(a, 0, m.tensor([0, 1, 0, 3, 1, 0]),
+                                                                         b * m.tensor([1.0, 1, 0, 1, 1, 1]), "prod")),
+        S("amax-ties", Arg((4,)), Arg((4,)), call=lambda m, f, a, b: f(a, 0, m.tensor([0, 0, 2, 2]),
+                                                                         b[m.tensor([1, 1, 2, 3])], "amax")),
+        S("dim1", Arg((2, 4)), Arg((2, 3)), args=(1, tensor([[0, 3, 0], [2, 2, 1]]), In(1), "mean")),
+        S("method", Arg((3, 2)), Arg((2, 2)), args=(0, tensor([[2, 0], [2, 2]]), In(1), "sum"), method=True)),
+        skips=(Skip("test_jvp", "PyTorch's scatter_reduce_jvp gives no tangent for prod (None); gradcli's is the "
+                                "product rule (central differences agree)", ids=("prod", "prod-exclude", "prod-zero")),
+               Skip("test_jvp_hvp", "PyTorch's scatter_reduce_jvp gives no tangent for prod",
+                    ids=("prod", "prod-exclude", "prod-zero")))),
+    OpInfo("masked_scatter", "indexing", extra=(
+        S("1d", Arg((5,)), Arg((4,)), args=(tensor([True, False, True, True, False]), In(1))),
+        S("broadcast", Arg((3, 1)), Arg((3, 3)), args=(tensor([True, False, True]), In(1))),
+        S("source-longer", Arg((2, 3)), Arg((10,)), args=(tensor([[True, False, True], [False, True, True]]), In(1))),
+        S("method", Arg((2, 2)), Arg((2, 2)), args=(tensor([[False, True], [True, False]]), In(1)), method=True))),
 ]
 
 #: The op table: every entry of every family.
