@@ -33,7 +33,8 @@ def _lerp(start, end, weight):
     return where(abs(weight) < 0.5, start + weight * (end - start), end - (end - start) * (1 - weight))
 
 
-def _quantile(fname: str, input, q, dim, keepdim, interpolation, ignore_nan):
+def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
+    fname = "quantile"  # PyTorch's messages name quantile for nanquantile too
     input = to_tensor(input)
     x = input.data
     if x.size == 0:
@@ -44,7 +45,7 @@ def _quantile(fname: str, input, q, dim, keepdim, interpolation, ignore_nan):
             raise RuntimeError(f"{fname}() q must be a scalar or 1D tensor")
     else:
         if not 0 <= q <= 1:
-            raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q:g}")  # (nanquantile too)
+            raise RuntimeError(f"{fname}() q must be in the range [0, 1] but got {q:g}")
         qa = None
     if x.dtype not in (np.float32, np.float64):
         raise RuntimeError(f"{fname}() input tensor must be either float or double dtype")
@@ -119,7 +120,7 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=N
     """
     if out is not None:
         raise NotImplementedError("gradcli's quantile does not write into out=")
-    return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
+    return _quantile(input, q, dim, keepdim, interpolation, False)
 
 
 @composite("nanquantile", grad_fn="SqueezeBackward4", method=True, note=quantile.note + " (NaN ignored)")
@@ -128,11 +129,11 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", ou
     Matches torch.nanquantile (grad_fn SqueezeBackward4).
 
     Raises:
-        RuntimeError: as quantile, naming nanquantile.
+        RuntimeError: as quantile (PyTorch's messages name quantile).
     """
     if out is not None:
         raise NotImplementedError("gradcli's nanquantile does not write into out=")
-    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
+    return _quantile(input, q, dim, keepdim, interpolation, True)
 
 
 # ------------------------------------------------------------------------------------------ scatter_reduce
@@ -313,7 +314,7 @@ def masked_scatter(input, mask, source):
     if s.data.dtype != x.data.dtype:
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
                            f"{dtypes.scalar_type_name(x.data.dtype)} and {dtypes.scalar_type_name(s.data.dtype)}")
-    shape = infer_size(tuple(x.shape), m.shape)
+    shape = infer_size(m.shape, tuple(x.shape))
     if int(np.broadcast_to(m, shape).sum()) > s.data.size:
         raise RuntimeError("Number of elements of source < number of ones in mask")
     return _masked_scatter(x, s, m)

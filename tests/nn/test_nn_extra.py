@@ -67,6 +67,26 @@ ERRORS = [
     ("bilinear-batch", lambda m, f, x: f.bilinear(m.ones(2, 3), m.ones(3, 4), m.ones(5, 3, 4))),
     ("bilinear-bias", lambda m, f, x: f.bilinear(m.ones(2, 3), m.ones(2, 4), m.ones(5, 3, 4), m.ones(4))),
     ("bilinear-dims", lambda m, f, x: f.bilinear(m.ones(2, 3), m.ones(4), m.ones(5, 3, 4))),
+    ("quantile-empty", lambda m, f, x: m.quantile(m.ones(0), 0.5)),
+    ("quantile-q", lambda m, f, x: m.quantile(x, 1.3)),
+    ("nanquantile-q", lambda m, f, x: m.nanquantile(x, -0.5)),
+    ("quantile-q-tensor", lambda m, f, x: m.quantile(x, m.tensor([0.2, 1.5]))),
+    ("quantile-q-2d", lambda m, f, x: m.quantile(x, m.tensor([[0.3]]))),
+    ("quantile-q-dtype", lambda m, f, x: m.quantile(x, m.tensor([0.3], dtype=m.float64))),
+    ("nanquantile-long", lambda m, f, x: m.nanquantile(x.long(), 0.3)),
+    ("quantile-interpolation", lambda m, f, x: m.quantile(x, 0.3, interpolation="foo")),
+    ("quantile-dim", lambda m, f, x: m.quantile(x, 0.3, dim=3)),
+    ("scatter_reduce-reduce", lambda m, f, x: m.zeros(3).scatter_reduce(0, m.tensor([0, 1]), m.ones(2), "foo")),
+    ("scatter_reduce-dtype", lambda m, f, x: m.zeros(3).scatter_reduce(0, m.tensor([0, 1]),
+                                                                        m.ones(2, dtype=m.float64), "sum")),
+    ("scatter_reduce-bounds", lambda m, f, x: m.scatter_reduce(m.zeros(3), 0, m.tensor([0, 5]), m.ones(2), "amax")),
+    ("scatter_reduce-index", lambda m, f, x: m.zeros(3).scatter_reduce(0, m.tensor([0.0, 1.0]), m.ones(2), "sum")),
+    ("masked_scatter-mask", lambda m, f, x: m.zeros(3).masked_scatter(m.tensor([1, 0, 1]), m.ones(2))),
+    ("masked_scatter-few", lambda m, f, x: m.zeros(3).masked_scatter(m.tensor([True, False, True]), m.ones(1))),
+    ("masked_scatter-dtype", lambda m, f, x: m.masked_scatter(m.zeros(3), m.tensor([True, False, True]),
+                                                              m.ones(2, dtype=m.float64))),
+    ("masked_scatter-shape", lambda m, f, x: m.zeros(3).masked_scatter(m.tensor([True, False]), m.ones(2))),
+    ("round-decimals-long", lambda m, f, x: m.round(x.long(), decimals=1)),
     ("GroupNorm-divisible", lambda m, f, x: m.nn.GroupNorm(3, 4)),
     ("BatchNorm2d-dims", lambda m, f, x: m.nn.BatchNorm2d(4)(x)),
     ("InstanceNorm2d-dims", lambda m, f, x: m.nn.InstanceNorm2d(4)(m.ones(3, 4))),
@@ -78,6 +98,19 @@ def test_errors_match_pytorch(call):
     want = _raised(lambda: call(torch, F, torch.from_numpy(_X)))
     assert want is not None
     assert _raised(lambda: call(G, G, G.tensor(_X))) == want
+
+
+def test_integer_scatter_reduce_mean_and_round_decimals_match_pytorch():
+    idx, src = [0, 1, 0, 0], [3, -4, 5, -7]
+    for inc in (True, False):
+        for r in ("mean", "sum", "prod", "amax", "amin"):
+            t = torch.tensor([2, -3, 0]).scatter_reduce(0, torch.tensor(idx), torch.tensor(src), r, include_self=inc)
+            g = G.tensor([2, -3, 0]).scatter_reduce(0, G.tensor(idx), G.tensor(src), r, include_self=inc)
+            assert g.dtype == G.int64
+            np.testing.assert_array_equal(g.numpy(), t.numpy(), err_msg=f"{r} {inc}")
+    a = np.array([-3.5, -2.25, 0.0, 1.5, 2.675, 7.35, 15, 25, 1234.5678, -0.05], dtype=np.float32)
+    for d in (0, 1, 2, 3, -1, -2):
+        np.testing.assert_array_equal(G.tensor(a).round(decimals=d).numpy(), torch.tensor(a).round(decimals=d).numpy())
 
 
 def test_one_hot_values_and_dtype():
