@@ -113,6 +113,13 @@ def test_integer_scatter_reduce_mean_and_round_decimals_match_pytorch():
         np.testing.assert_array_equal(G.tensor(a).round(decimals=d).numpy(), torch.tensor(a).round(decimals=d).numpy())
 
 
+def test_constants_are_pytorchs():
+    for name in ("pi", "e", "inf", "nan"):
+        g, t = getattr(G, name), getattr(torch, name)
+        assert type(g) is type(t) is float
+        assert g == t or (np.isnan(g) and np.isnan(t))
+
+
 def test_one_hot_values_and_dtype():
     for args in (([3, 0, 1],), ([[1, 0], [2, 2]], 4)):
         t = F.one_hot(torch.tensor(args[0]), *args[1:])
@@ -296,6 +303,8 @@ print(nn.GroupNorm(1, 5)(h.unsqueeze(0)).grad_fn.name(), nn.CELU(0.5)(h).sum(), 
       F.softsign(h).sum())
 print(nn.InstanceNorm1d(5)(h.unsqueeze(0)))
 print(F.glu(h[:4], 0), "keys", list(heads.keys()), len(heads), "bil" in heads)
+print(torch.pi, torch.e, torch.inf, torch.nan, torch.quantile(h, 0.25, dim=1), h.round(decimals=2))
+print(torch.zeros(3).scatter_reduce(0, torch.tensor([0, 2, 0]), h[0, :3], "amax", include_self=False))
 '''
 
 
