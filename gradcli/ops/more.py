@@ -226,10 +226,10 @@ def _(grad, input, src, result, dim, index, reduce, include_self, needs_input_gr
             keep[_gather_key(keep.shape, normalize_dim(dim, keep.ndim), index.reshape(index.shape or (1,)))] = False
             gs = where(keep.reshape(tuple(input.shape)), gs, 0.0)
     if needs_input_grad[1]:
+        if tuple(index.shape) != tuple(src.shape):  # PyTorch's engine refuses its index-shaped gradient too
+            raise RuntimeError(f"Function ScatterReduceBackward0 returned an invalid gradient at index 1 - got "
+                               f"{list(index.shape)} but expected shape compatible with {list(src.shape)}")
         gsrc = gather(grad, dim, Tensor(index)) * d_src
-        if tuple(index.shape) != tuple(src.shape):
-            raise NotImplementedError("gradcli's scatter_reduce differentiates src only when it has the index's "
-                                      "shape")
     return gs, gsrc
 
 

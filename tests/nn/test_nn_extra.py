@@ -86,6 +86,8 @@ ERRORS = [
     ("masked_scatter-dtype", lambda m, f, x: m.masked_scatter(m.zeros(3), m.tensor([True, False, True]),
                                                               m.ones(2, dtype=m.float64))),
     ("masked_scatter-shape", lambda m, f, x: m.zeros(3).masked_scatter(m.tensor([True, False]), m.ones(2))),
+    ("scatter_reduce-src-larger", lambda m, f, x: m.zeros(3, 2).scatter_reduce(
+        0, m.tensor([[0, 1], [2, 0]]), m.ones(2, 3, requires_grad=True), "sum").sum().backward()),
     ("round-decimals-long", lambda m, f, x: m.round(x.long(), decimals=1)),
     ("GroupNorm-divisible", lambda m, f, x: m.nn.GroupNorm(3, 4)),
     ("BatchNorm2d-dims", lambda m, f, x: m.nn.BatchNorm2d(4)(x)),
