@@ -307,6 +307,18 @@ print(nn.InstanceNorm1d(5)(h.unsqueeze(0)))
 print(F.glu(h[:4], 0), "keys", list(heads.keys()), len(heads), "bil" in heads)
 print(torch.pi, torch.e, torch.inf, torch.nan, torch.quantile(h, 0.25, dim=1), h.round(decimals=2))
 print(torch.zeros(3).scatter_reduce(0, torch.tensor([0, 2, 0]), h[0, :3], "amax", include_self=False))
+
+extra = nn.Sequential(nn.BatchNorm2d(2), nn.Hardtanh(-0.5, 0.5), nn.Hardsigmoid(), nn.InstanceNorm2d(2, affine=True),
+                      nn.Softmin(dim=1))
+img = torch.randn(2, 2, 3, 3, requires_grad=True)
+y = extra(img)
+z = y.masked_scatter(y > 0.2, torch.zeros(36)) + F.one_hot(torch.tensor([0, 1]), 2).view(2, 2, 1, 1)
+hd = h.detach().requires_grad_()
+total = (z * torch.randn(2, 2, 3, 3)).sum() + nn.CosineSimilarity(dim=0)(hd, hd.flip(1)).sum()
+total = total + nn.PairwiseDistance(p=1.0)(hd, hd * 2).sum() + torch.nanquantile(hd, 0.6, dim=0).sum()
+total.backward()
+print(extra, y.grad_fn.name(), total)
+print(img.grad.sum(dim=(2, 3)), hd.grad, extra[0].running_mean, extra[0].running_var)
 '''
 
 
