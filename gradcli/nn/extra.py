@@ -10,6 +10,7 @@ op table (gradcli/ops/functional.py and the others), and ``extra_repr`` as ``pri
 from __future__ import annotations
 
 import math
+import warnings
 from collections import OrderedDict
 
 from ..ops import REGISTRY as _OPS
@@ -134,6 +135,9 @@ class _InstanceNorm(BatchNorm1d):
             if self.affine:
                 raise ValueError(f"expected input's size at dim={feature_dim} to match num_features "
                                  f"({self.num_features}), but got: {input.shape[feature_dim]}.")
+            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
+                          "warning by not passing in num_features, which is not used because affine=False",
+                          UserWarning, stacklevel=2)
         if input.dim() == d - 1:  # unbatched: a batch of one
             return _op("squeeze")(self._apply_norm(_op("unsqueeze")(input, 0)), 0)
         return self._apply_norm(input)

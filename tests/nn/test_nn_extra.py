@@ -251,6 +251,15 @@ def test_eval_mode_running_statistics_match_pytorch():
         _close(outs[0], outs[1])
 
 
+def test_instance_norm_num_features_mismatch_warns_as_pytorch():
+    texts = []
+    for m in (G, torch):
+        with pytest.warns(UserWarning) as rec:
+            m.nn.InstanceNorm1d(4)(m.ones(2, 3, 5))
+        texts.append(str(rec[0].message))
+    assert texts[0] == texts[1]
+
+
 def test_kl_div_loss_module_matches_pytorch():
     rng = np.random.default_rng(5)
     a, b = rng.standard_normal((2, 3, 4))
