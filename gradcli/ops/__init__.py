@@ -32,6 +32,10 @@ families, each importing only those above it:
 * :mod:`.order` — topk, kthvalue, median, msort (issue 18)
 * :mod:`.loss` — cross_entropy, nll_loss, mse_loss, l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy,
   binary_cross_entropy_with_logits, kl_div
+* :mod:`.functional` — logsigmoid, softsign, celu, mish, hardswish, hardsigmoid, glu, softmin, layer_norm,
+  group_norm, instance_norm, normalize, cosine_similarity, pairwise_distance, bilinear, one_hot (issue 18, branch
+  nnfunc)
+* :mod:`.more` — quantile, nanquantile, scatter_reduce, masked_scatter (issue 18, branch nnfunc)
 """
 
 from . import (activation, arithmetic, comparison, creation, indexing, inplace, linalg, loss,  # noqa: F401

@@ -237,7 +237,7 @@ def _(input_t, input, dim):
 
 # ------------------------------------------------------------------------------------ layer and group norm
 def _moments(x, axes):
-    """``(x - mean) * rstd`` and ``rstd`` over ``axes`` (kept), with ops (rules and tangents)."""
+    """``(x - mean, biased variance)`` over ``axes`` (kept), with ops (so that rules differentiate again)."""
     xmu = x - mean(x, axes, True)
     return xmu, mean(xmu * xmu, axes, True)
 
