@@ -227,6 +227,7 @@ FORMULAS: dict[str, str] = {
     "NativeGroupNormBackward0": "per (sample, group): d/dx = rstd (g w - mean(g w) - xhat mean(g w xhat)); "
                                 "d/dw = sum(g xhat), d/db = sum(g) per channel",
     "RoundBackward1": "d/dx round(x, decimals) = 0",
+    "Error": "no derivative: PyTorch's DelayedError (scatter_reduce's prod gradient where zeros meet); backward raises",
     "ScatterReduceBackward0": "d scatter_reduce(x, dim, i, src, reduce): sum: dx = g, dsrc = g gathered at i; mean: "
                               "divided by the counts; prod: the product of the others; amax/amin: g shared among "
                               "the elements equal to the result",

@@ -215,6 +215,26 @@ def _scatter_reduce_partials(input, src, result, dim, index, reduce, include_sel
     return self_is * share, src_is * gather(share, dim, idx)
 
 
+_PROD_ZEROS_ERROR = ("scatter_reduce(): Double backward is unsupported for src when >1 zeros in src are scattered to "
+                     "the same position in self")
+
+
+@op("_scatter_reduce_delayed_error", grad_fn="Error", promote=None,
+    note="no derivative: its backward raises PyTorch's DelayedError message")
+def _delayed_error(input):
+    """The identity, whose backward raises (PyTorch's DelayedError node, named Error): scatter_reduce's prod
+    gradient of src where more than one zero meets in one position has no second derivative."""
+    return input
+
+
+@_delayed_error.defvjp
+def _(grad):
+    raise RuntimeError(_PROD_ZEROS_ERROR)
+
+
+_delayed_error.defjvp_unsupported("scatter_reduce")
+
+
 @_scatter_reduce.defvjp
 def _(grad, input, src, result, dim, index, reduce, include_self, needs_input_grad):
     d_self, d_src = _scatter_reduce_partials(input, src, result, dim, index, reduce, include_self)
@@ -230,6 +250,13 @@ def _(grad, input, src, result, dim, index, reduce, include_self, needs_input_gr
             raise RuntimeError(f"Function ScatterReduceBackward0 returned an invalid gradient at index 1 - got "
                                f"{list(index.shape)} but expected shape compatible with {list(src.shape)}")
         gsrc = gather(grad, dim, Tensor(index)) * d_src
+        if reduce == "prod" and isinstance(gsrc, Tensor):  # create_graph: PyTorch's DelayedError past 1 zero
+            zeros = np.zeros(tuple(input.shape) or (1,))
+            i = index.reshape(index.shape or (1,))
+            np.add.at(zeros, _gather_key(zeros.shape, normalize_dim(dim, zeros.ndim), i),
+                      (_src_part(np.asarray(src.data if isinstance(src, Tensor) else src), index) == 0))
+            if (zeros > 1).any():
+                gsrc = _delayed_error(gsrc)
     return gs, gsrc
 
 

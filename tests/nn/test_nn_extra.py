@@ -122,6 +122,28 @@ def test_constants_are_pytorchs():
         assert g == t or (np.isnan(g) and np.isnan(t))
 
 
+def test_scatter_reduce_prod_second_derivative_as_pytorch():
+    """Several zeros of src meeting in one position: the src gradient is PyTorch's DelayedError (Error) node,
+    whose backward raises; one zero: second derivatives equal PyTorch's."""
+    for src in ([0.0, 0.0, 5.0], [0.0, 1.0, 5.0]):
+        res = []
+        for m in (G, torch):
+            x = m.tensor([1.0, 2.0, 3.0], dtype=m.float64, requires_grad=True)
+            s = m.tensor(src, dtype=m.float64, requires_grad=True)
+            out = m.scatter_reduce(x, 0, m.tensor([0, 0, 1]), s, "prod")
+            g = m.autograd.grad(out.sum(), [x, s], create_graph=True)
+            err = _raised(lambda: m.autograd.grad(g[1].sum(), [x, s], retain_graph=True))
+            second = None if err else [t.detach().numpy() for t in m.autograd.grad(g[1].sum(), [x, s])]
+            res.append(([t.detach().numpy() for t in g], err, second))
+        (g1, e1, s1), (g2, e2, s2) = res
+        for a, b in zip(g1, g2):
+            np.testing.assert_array_equal(a, b)
+        assert e1 == e2
+        if s1 is not None:
+            for a, b in zip(s1, s2):
+                np.testing.assert_allclose(a, b)
+
+
 def test_one_hot_values_and_dtype():
     for args in (([3, 0, 1],), ([[1, 0], [2, 2]], 4)):
         t = F.one_hot(torch.tensor(args[0]), *args[1:])
