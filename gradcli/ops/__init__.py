@@ -45,7 +45,7 @@ from . import scans  # noqa: F401  (issue 18: cumprod, cummax/cummin, logcumsume
 from . import products  # noqa: F401  (issue 18: tril, triu, trace, kron, tensordot)
 from . import scatter  # noqa: F401  (issue 18: masked_fill/select, scatter(_add), index_fill/copy, take(_along_dim), nonzero)
 from . import order  # noqa: F401  (issue 18: topk, kthvalue, median, msort)
-from . import functional  # noqa: F401  (branch nnfunc, issue 18: logsigmoid ... layer_norm, group_norm, normalize, cosine_similarity, bilinear, one_hot)
+from . import functional  # noqa: F401  (branch nnfunc: torch.nn.functional activations, norms, distances)
 from . import more  # noqa: F401  (branch nnfunc, issue 18: quantile, nanquantile, scatter_reduce, masked_scatter)
 from ._core import KINDS, REGISTRY, Op, to_tensor
 from .activation import relu
