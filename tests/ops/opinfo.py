@@ -1424,7 +1424,7 @@ NN_FUNCTIONAL = [
         S("whole", Arg((3, 4)), args=((3, 4),))),
         skips=(Skip("test_jvp_hvp", "PyTorch's layer_norm_jvp takes the mean and rstd as saved outputs that are not "
                                     "differentiable, so its HVPs are not the Hessian's; gradcli's reverse over "
-                                    "forward matches PyTorch's (tests/ops/test_nn_functional.py), its forward over "
+                                    "forward matches PyTorch's (tests/nn/test_nn_extra.py), its forward over "
                                     "reverse differentiates the VJP exactly (gradgradcheck passes)"),
                Skip("test_second_derivative_against_torch", "PyTorch's double backward of layer_norm with a bias "
                     "and no weight fails ('Expected a proper Tensor but got None'); gradgradcheck covers gradcli's",
