@@ -57,6 +57,9 @@ def _engine() -> dict:
                  int16=dtypes.int16, int32=dtypes.int32, int64=dtypes.int64, uint8=dtypes.uint8,
                  bool=dtypes.bool_)
     names.update({alias: names[target] for alias, target in _ALIASES.items()})
+    import math  # branch nnfunc: torch.pi, torch.e, torch.inf, torch.nan (Python floats, as in torch)
+
+    names.update(pi=math.pi, e=math.e, inf=math.inf, nan=math.nan)
     globals().update(names)
     return names
 

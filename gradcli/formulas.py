@@ -215,6 +215,23 @@ FORMULAS: dict[str, str] = {
     "SelectBackwardBackward0": "the derivative of select's backward: g's element at the index",
     "SliceBackwardBackward0": "the derivative of slice's backward: g's slice",
     "SoftplusBackwardBackward0": "the derivative of softplus's backward (second order)",
+    # ---------------------------------------------------------------- branch nnfunc: torch.nn.functional (issue 18)
+    "LogSigmoidBackward0": "d/dx log(sigmoid(x)) = sigmoid(-x) = 1 - sigmoid(x)",
+    "CeluBackward0": "d/dx celu(x) = 1 for x > 0, else exp(x / alpha)",
+    "MishBackward0": "d/dx x tanh(softplus(x)) = tanh(softplus(x)) + x sigmoid(x) (1 - tanh(softplus(x))^2)",
+    "HardswishBackward0": "d/dx hardswish(x) = 0 for x < -3, x / 3 + 1/2 for -3 <= x <= 3, 1 for x > 3",
+    "HardsigmoidBackward0": "d/dx hardsigmoid(x) = 1/6 for -3 < x < 3, else 0",
+    "GluBackward0": "d glu(x) with a, b the halves of x: d/da = sigmoid(b); d/db = a sigmoid(b) (1 - sigmoid(b))",
+    "NativeLayerNormBackward0": "d/dx = rstd (g w - mean(g w) - xhat mean(g w xhat)) over the normalized dims; "
+                                "d/dw = sum(g xhat); d/db = sum(g) (xhat = (x - mean) rstd)",
+    "NativeGroupNormBackward0": "per (sample, group): d/dx = rstd (g w - mean(g w) - xhat mean(g w xhat)); "
+                                "d/dw = sum(g xhat), d/db = sum(g) per channel",
+    "RoundBackward1": "d/dx round(x, decimals) = 0",
+    "Error": "no derivative: PyTorch's DelayedError (scatter_reduce's prod gradient where zeros meet); backward raises",
+    "ScatterReduceBackward0": "d scatter_reduce(x, dim, i, src, reduce): sum: dx = g, dsrc = g gathered at i; mean: "
+                              "divided by the counts; prod: the product of the others; amax/amin: g shared among "
+                              "the elements equal to the result",
+    "NormBackward1": "d/dx ||x||_p over dim = sign(x) |x|^(p-1) / ||x||_p^(p-1) (0 where the norm is 0)",
 }
 
 

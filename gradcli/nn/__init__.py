@@ -6,3 +6,9 @@ from .layers import CLASSES  # noqa: F401
 from .layers import *  # noqa: F401,F403
 from .module import Module, RemovableHandle, core_of  # noqa: F401
 from .parameter import Parameter  # noqa: F401
+# branch nnfunc (issue 18): LayerNorm, GroupNorm, InstanceNorm1d/2d, BatchNorm2d, more activations, Bilinear,
+# ModuleDict, KLDivLoss, CosineSimilarity, PairwiseDistance
+from . import extra as _extra  # noqa: E402
+from .extra import *  # noqa: F401,F403,E402
+
+CLASSES.update(_extra.CLASSES)

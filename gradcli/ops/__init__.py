@@ -32,6 +32,10 @@ families, each importing only those above it:
 * :mod:`.order` — topk, kthvalue, median, msort (issue 18)
 * :mod:`.loss` — cross_entropy, nll_loss, mse_loss, l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy,
   binary_cross_entropy_with_logits, kl_div
+* :mod:`.functional` — logsigmoid, softsign, celu, mish, hardswish, hardsigmoid, glu, softmin, layer_norm,
+  group_norm, instance_norm, normalize, cosine_similarity, pairwise_distance, bilinear, one_hot (issue 18, branch
+  nnfunc)
+* :mod:`.more` — quantile, nanquantile, scatter_reduce, masked_scatter (issue 18, branch nnfunc)
 """
 
 from . import (activation, arithmetic, comparison, creation, indexing, inplace, linalg, loss,  # noqa: F401
@@ -41,6 +45,8 @@ from . import scans  # noqa: F401  (issue 18: cumprod, cummax/cummin, logcumsume
 from . import products  # noqa: F401  (issue 18: tril, triu, trace, kron, tensordot)
 from . import scatter  # noqa: F401  (issue 18: masked_fill/select, scatter(_add), index_fill/copy, take(_along_dim), nonzero)
 from . import order  # noqa: F401  (issue 18: topk, kthvalue, median, msort)
+from . import functional  # noqa: F401  (branch nnfunc: torch.nn.functional activations, norms, distances)
+from . import more  # noqa: F401  (branch nnfunc, issue 18: quantile, nanquantile, scatter_reduce, masked_scatter)
 from ._core import KINDS, REGISTRY, Op, to_tensor
 from .activation import relu
 from .arithmetic import (add, div, floor_divide, mul, pow, remainder, rsub, sub, true_divide,  # noqa: F401

@@ -267,9 +267,41 @@ def _round_half_even(input):
     return np.round(input) if input.dtype.kind == "f" else input.copy()
 
 
-round = _unary("round", "RoundBackward0", _round_half_even, lambda grad: zeros_like_grad(grad), note="d/dx = 0",
-               promote="same", doc="Rounds to the nearest integer, halves to even (as C's nearbyint). Matches "
-                                   "torch.round (without decimals); its gradient is zero.")
+@op("round", grad_fn="RoundBackward0", promote="same", public=False, note="d/dx = 0")
+def _round(input):
+    """Rounds to the nearest integer, halves to even (as C's nearbyint); integers stay as they are."""
+    return _round_half_even(input)
+
+
+@op("round", grad_fn="RoundBackward1", promote="same", public=False, note="d/dx = 0")
+def _round_decimals(input, decimals):
+    """PyTorch's round with decimals (UnaryOpsKernel.cpp): ``nearbyint(x * 10^d) / 10^d``, or for ``d < 0``
+    ``nearbyint(x / 10^-d) * 10^-d``, in the input's dtype."""
+    if input.dtype.kind != "f":
+        raise not_implemented_for("round_cpu", input.dtype)
+    t = input.dtype.type
+    scale = t(10.0 ** abs(decimals))
+    if decimals < 0:
+        return (np.round(input / scale) * scale).astype(input.dtype, copy=False)
+    return (np.round(input * scale) / scale).astype(input.dtype, copy=False)
+
+
+for _r in (_round, _round_decimals):
+    _r.defvjp(lambda grad: zeros_like_grad(grad)).defjvp_elementwise()  # derivatives.yaml: zeros_like(grad)
+
+
+@composite("round", grad_fn="RoundBackward0 | RoundBackward1 (decimals)", note="d/dx = 0", method=True)
+def round(input, decimals=0):
+    """Rounds to the nearest integer, halves to even (as C's nearbyint); with ``decimals``, to that many decimal
+    places (negative: to tens, hundreds...), as PyTorch's kernel computes it in the input's dtype. Matches
+    torch.round (grad_fn RoundBackward0, RoundBackward1 with decimals); its gradient is zero.
+
+    Raises:
+        NotImplementedError: for bool tensors, and integer tensors with decimals (PyTorch's messages).
+    """
+    if decimals == 0:
+        return _round(input)
+    return _round_decimals(input, decimals)
 
 
 

@@ -474,3 +474,31 @@ def test_generator_exercises_most_templates():
         used.update(t.op for t in available_templates() if t.op in prog[0] or t.op.strip("_") in prog[0])
     collect()
     assert len(used) >= 0.5 * len({t.op for t in available_templates()})
+
+
+# ---- branch nnfunc (issue 18): torch.nn.functional's activations, normalizations and distances, quantile
+for _name in ("logsigmoid", "softsign", "mish", "hardswish", "hardsigmoid"):
+    unary(_name, (lambda n: lambda a: f"F.{n}({a})")(_name), (lambda n: lambda a: getattr(F, n)(a))(_name))
+unary("celu", lambda a: f"F.celu({a}, 0.7)", lambda a: F.celu(a, 0.7))
+reduction("layer_norm", lambda a: f"F.layer_norm({a}, (4,))", lambda a: F.layer_norm(a, (4,)),
+          lambda s: s if s and s[-1] == 4 else None)
+reduction("normalize", lambda a: f"F.normalize({a}, dim=-1)", lambda a: F.normalize(a, dim=-1),
+          lambda s: s if s else None)
+reduction("softmin", lambda a: f"F.softmin({a}, dim=-1)", lambda a: F.softmin(a, dim=-1), lambda s: s if s else None)
+reduction("quantile", lambda a: f"quantile({a}, 0.3, dim=-1, keepdim=True)",
+          lambda a: T.quantile(a, 0.3, dim=-1, keepdim=True), lambda s: s[:-1] + (1,) if s else None)
+TEMPLATES.append(Template("cosine_similarity", 2, lambda a, b: f"F.cosine_similarity({a}, {b}, dim=-1)",
+                          lambda a, b: F.cosine_similarity(a, b, dim=-1),
+                          lambda sa, sb: bshape(sa, sb)[:-1] if bshape(sa, sb) else None, ("real", "real")))
+TEMPLATES.append(Template("pairwise_distance", 2, lambda a, b: f"F.pairwise_distance({a}, {b}, keepdim=True)",
+                          lambda a, b: F.pairwise_distance(a, b, keepdim=True),
+                          lambda sa, sb: bshape(sa, sb)[:-1] + (1,) if bshape(sa, sb) else None, ("real", "real")))
+NOT_GENERATED.update({
+    "glu": "halves along a dim of even size: the op table's samples cover it",
+    "group_norm": "an (N, C, *) layout with groups: the op table's samples and tests/nn/test_nn_extra.py",
+    "instance_norm": "an (N, C, *) layout: the op table's samples and tests/nn/test_nn_extra.py",
+    "bilinear": "a weight of shape (out, in1, in2): the op table's samples and tests/nn/test_nn_extra.py",
+    "nanquantile": "NaN-free generated values make it quantile, which is generated",
+    "scatter_reduce": "an integer index argument: the op table's samples cover it",
+    "masked_scatter": "a bool mask argument: the op table's samples cover it",
+})

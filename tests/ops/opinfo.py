@@ -605,7 +605,10 @@ ELEMENTWISE = [
     _unary("neg", R, aliases=("negative",), extra=[S("3x4", Arg((3, 4)), name="__neg__")]),
     _unary("exp", R), _unary("log", POS), _unary("sqrt", POS), _unary("sign", NZ), _unary("sigmoid", R),
     _unary("tanh", R), _unary("reciprocal", NZ),
-    _unary("round", NZ),  # issue 18 (nn): kinks at halves, which random samples do not reach
+    _unary("round", NZ, extra=[  # issue 18 (nn): kinks at halves, which random samples do not reach
+        *[S(f"decimals{d}", Arg((3, 4), NZ), kwargs={"decimals": d}) for d in (1, 2, -1)],  # branch nnfunc
+        S("decimals-method", Arg((3, 4), NZ), kwargs={"decimals": 1}, method=True),
+        S("decimals-neg-large", Arg((3, 4), NZ), call=lambda m, f, a: f(a * 100, decimals=-1))]),
     # issue 18: jumps at the integers, which random samples do not reach
     _unary("floor", NZ, extra=[S("int", Arg((3, 4), INT))]), _unary("ceil", NZ, extra=[S("int", Arg((3, 4), INT))]),
     _unary("trunc", NZ, aliases=("fix",), extra=[S("int", Arg((3, 4), INT))]), _unary("frac", NZ),
@@ -1398,9 +1401,114 @@ ORDER = [  # issue 18: gradcli/ops/order.py
         S("method", Arg((2, 3, 4)), method=True))),
 ]
 
+# ---- branch nnfunc (issue 18): torch.nn.functional's activations, normalizations and distances
+#      (gradcli/ops/functional.py)
+NN_FUNCTIONAL = [
+    _act("logsigmoid", R, extra=[_on_part(lambda x: x * 20, Arg((3, 4)), id="large")]),
+    _act("softsign", R, extra=[S("int", Arg((3, 4), INT))]),
+    _act("celu", NZ, extra=[*[S(f"alpha-{a}", Arg((3, 4), NZ), kwargs={"alpha": a}) for a in (0.5, 2.0, -1.5)],
+                            S("alpha-positional", Arg((2, 3, 4), NZ), args=(1.5,))]),
+    _act("mish", R, extra=[_on_part(lambda x: x * 15, Arg((3, 4)), id="large")]),
+    _act("hardswish", R, extra=[_on_part(lambda x: x * 2.3 + 0.1, Arg((3, 5)), id="wide")]),
+    OpInfo("hardsigmoid", "activation", unary_samples, extra=(_on_part(lambda x: x * 2.3 + 0.1, Arg((3, 5)), id="wide"),),
+           supports_gradgrad=False),  # PyTorch: "derivative for aten::hardsigmoid_backward is not implemented"
+    OpInfo("glu", "nn", extra=(  # not elementwise: halves along a dim (no 0-d input)
+        S("last", Arg((3, 4))), S("dim0", Arg((4, 3)), args=(0,)), S("dim1-3d", Arg((2, 6, 3)), kwargs={"dim": 1}),
+        S("1d", Arg((2,))))),
+    OpInfo("layer_norm", "nn", extra=(
+        S("last", Arg((3, 4)), args=((4,),)),
+        S("affine", Arg((2, 3, 4)), Arg((4,)), Arg((4,)), args=((4,), In(1), In(2))),
+        S("two-dims", Arg((2, 3, 4)), Arg((3, 4)), Arg((3, 4)), args=([3, 4], In(1), In(2)), kwargs={"eps": 1e-3}),
+        S("weight-only", Arg((3, 5)), Arg((5,)), args=((5,), In(1))),
+        S("bias-only", Arg((3, 5)), Arg((5,)), args=((5,),), kwargs={"bias": In(1)}),
+        S("whole", Arg((3, 4)), args=((3, 4),))),
+        skips=(Skip("test_jvp_hvp", "PyTorch's layer_norm_jvp takes the mean and rstd as saved outputs that are not "
+                                    "differentiable, so its HVPs are not the Hessian's; gradcli's reverse over "
+                                    "forward matches PyTorch's (tests/nn/test_nn_extra.py), its forward over "
+                                    "reverse differentiates the VJP exactly (gradgradcheck passes)"),
+               Skip("test_second_derivative_against_torch", "PyTorch's double backward of layer_norm with a bias "
+                    "and no weight fails ('Expected a proper Tensor but got None'); gradgradcheck covers gradcli's",
+                    ids=("bias-only",)))),
+    OpInfo("group_norm", "nn", extra=(
+        S("2groups", Arg((2, 4, 3)), args=(2,)),
+        S("affine", Arg((2, 6, 2, 2)), Arg((6,)), Arg((6,)), args=(3, In(1), In(2))),
+        S("2d-1group", Arg((3, 4)), Arg((4,)), Arg((4,)), args=(1, In(1), In(2)), kwargs={"eps": 1e-3}),
+        S("per-channel", Arg((2, 3, 4)), Arg((3,)), args=(3, In(1))))),
+    OpInfo("instance_norm", "nn", extra=(
+        S("3d", Arg((2, 3, 4))),
+        S("affine", Arg((2, 3, 2, 3)), Arg((3,)), Arg((3,)), kwargs={"weight": In(1), "bias": In(2)})),
+        skips=(Skip("test_jvp_hvp", "batch_norm's (instance_norm is batch_norm of a view): PyTorch's forward over "
+                                    "reverse treats the batch's mean and invstd as constants"),)),
+    OpInfo("normalize", "nn", extra=(
+        S("default", Arg((3, 4))), S("dim0", Arg((3, 4)), kwargs={"dim": 0}),
+        S("p1", Arg((2, 3, 4), NZ), kwargs={"p": 1.0, "dim": -1}), S("p3", Arg((3, 4)), args=(3.0,)),
+        S("1d", Arg((4,)), kwargs={"dim": 0}),
+        S("tiny", Arg((3, 4)), call=lambda m, f, a: f(a * 1e-14, eps=1e-12)))),
+    OpInfo("cosine_similarity", "nn", extra=(
+        S("rows", Arg((3, 4)), Arg((3, 4))), S("dim-1", Arg((2, 3, 4)), Arg((2, 3, 4)), kwargs={"dim": -1}),
+        S("broadcast", Arg((3, 4)), Arg((4,)), kwargs={"dim": -1}),
+        S("1d", Arg((4,)), Arg((4,)), args=(0,)),
+        S("zero-norm", Arg((3, 4)), Arg((3, 4)), call=lambda m, f, a, b: f(a * 1e-10, b, eps=1e-8)),
+        S("one-grad", Arg((3, 4)), Arg((3, 4), grad=False))),
+        skips=tuple(Skip(t, "where a norm is below eps PyTorch clamps it in place under no_grad, so its gradient "
+                            "is not the derivative of the values; test_against_torch compares gradcli's with it",
+                         ids=("zero-norm",))
+                    for t in ("test_gradcheck", "test_gradgradcheck", "test_jvp", "test_jvp_hvp"))),
+    OpInfo("pairwise_distance", "nn", extra=(
+        S("rows", Arg((3, 4)), Arg((3, 4))), S("broadcast", Arg((3, 4)), Arg((4,))),
+        S("p1", Arg((3, 4)), Arg((3, 4)), args=(1.0,), kwargs={"eps": 0.0}),
+        S("p3-keepdim", Arg((2, 3, 4)), Arg((2, 3, 4)), kwargs={"p": 3.0, "keepdim": True}),
+        S("1d", Arg((4,)), Arg((4,))), S("0d", Arg(()), Arg(())))),
+    OpInfo("bilinear", "nn", extra=(
+        S("2d", Arg((2, 3)), Arg((2, 4)), Arg((5, 3, 4))),
+        S("bias", Arg((2, 3)), Arg((2, 4)), Arg((5, 3, 4)), Arg((5,))),
+        S("3d", Arg((2, 2, 3)), Arg((2, 2, 2)), Arg((4, 3, 2)), Arg((4,))),
+        S("1d", Arg((3,)), Arg((2,)), Arg((4, 3, 2))))),
+    OpInfo("one_hot", "nn", differentiable=False, extra=(
+        S("infer", Arg((5,), "index", high=4)), S("classes", Arg((2, 3), "index", high=3), args=(5,)))),
+    OpInfo("softmin", "activation", extra=(
+        S("dim1", Arg((3, 4)), args=(1,)), S("0d", Arg(()), args=(0,)), S("size1", Arg((3, 1)), args=(1,)), S("dim0-3d", Arg((2, 3, 4)), kwargs={"dim": 0}),
+        S("implicit", Arg((3, 4)), quiet=True), S("dtype", Arg((3, 4)), args=(-1,), kwargs={"dtype": dtype("float64")}))),
+    # gradcli/ops/more.py
+    *[OpInfo(name, "reduction", extra=(
+        S("all", Arg((3, 4)), args=(0.3,)), S("dim1", Arg((3, 5)), args=(0.75,), kwargs={"dim": 1}),
+        S("dim0-keepdim", Arg((4, 3)), args=(0.5,), kwargs={"dim": 0, "keepdim": True}),
+        S("q-tensor", Arg((3, 4)), call=lambda m, f, a: f(a, m.tensor([0.2, 0.9], dtype=a.dtype), dim=-1)),
+        S("q-tensor-all-keepdim", Arg((2, 3)), call=lambda m, f, a: f(a, m.tensor([0.1, 0.5], dtype=a.dtype),
+                                                                      keepdim=True)),
+        S("q-0d-tensor", Arg((5,)), call=lambda m, f, a: f(a, m.tensor(0.4, dtype=a.dtype))),
+        S("3d-mid", Arg((2, 5, 3)), args=(0.6,), kwargs={"dim": 1}),
+        *[S(f"interp-{i}", Arg((3, 5)), args=(0.4,), kwargs={"dim": 1, "interpolation": i})
+          for i in ("lower", "higher", "midpoint", "nearest")],
+        S("0d", Arg(()), args=(0.5,)), S("q-ends", Arg((6,)), call=lambda m, f, a: f(a, m.tensor([0.0, 1.0], dtype=a.dtype))),
+        S("method", Arg((3, 4)), args=(0.25, 1), method=True),
+        *([S("nan-rows", Arg((3, 4)), call=lambda m, f, a: f(m.where(a > 1.5, float("nan"), a), 0.5, dim=1))]
+          if name == "nanquantile" else []))) for name in ("quantile", "nanquantile")],
+    OpInfo("scatter_reduce", "indexing", extra=(
+        *[S(f"{r}{'' if inc else '-exclude'}", Arg((5,)), Arg((6,)),
+            args=(0, tensor([0, 1, 0, 3, 1, 0]), In(1), r), kwargs={"include_self": inc})
+          for r in ("sum", "prod", "mean", "amax", "amin") for inc in (True, False)],
+        S("prod-zero", Arg((5,)), Arg((6,)), call=lambda m, f, a, b: f(a, 0, m.tensor([0, 1, 0, 3, 1, 0]),
+                                                                         b * m.tensor([1.0, 1, 0, 1, 1, 1]), "prod")),
+        S("amax-ties", Arg((4,)), Arg((4,)), call=lambda m, f, a, b: f(a, 0, m.tensor([0, 0, 2, 2]),
+                                                                         b[m.tensor([1, 1, 2, 3])], "amax")),
+        S("dim1", Arg((2, 4)), Arg((2, 3)), args=(1, tensor([[0, 3, 0], [2, 2, 1]]), In(1), "mean")),
+        S("method", Arg((3, 2)), Arg((2, 2)), args=(0, tensor([[2, 0], [2, 2]]), In(1), "sum"), method=True)),
+        skips=(Skip("test_jvp", "PyTorch's scatter_reduce_jvp gives no tangent for prod (None); gradcli's is the "
+                                "product rule (central differences agree)", ids=("prod", "prod-exclude", "prod-zero")),
+               Skip("test_jvp_hvp", "PyTorch's scatter_reduce_jvp gives no tangent for prod",
+                    ids=("prod", "prod-exclude", "prod-zero")))),
+    OpInfo("masked_scatter", "indexing", extra=(
+        S("1d", Arg((5,)), Arg((4,)), args=(tensor([True, False, True, True, False]), In(1))),
+        S("broadcast", Arg((3, 1)), Arg((3, 3)), args=(tensor([True, False, True]), In(1))),
+        S("source-longer", Arg((2, 3)), Arg((10,)), args=(tensor([[True, False, True], [False, True, True]]), In(1))),
+        S("method", Arg((2, 2)), Arg((2, 2)), args=(tensor([[False, True], [True, False]]), In(1)), method=True))),
+]
+
 #: The op table: every entry of every family.
 OP_DB: list[OpInfo] = ELEMENTWISE + ACTIVATIONS + REDUCTIONS + LINALG + SHAPE + INDEXING + NN + LOSSES + RANDOM + \
     LOGICAL + DIAGONALS + TRIANGLES + MASKS_AND_SCATTERS + ORDER
+OP_DB += NN_FUNCTIONAL  # branch nnfunc
 
 #: Entry by name.
 BY_NAME: dict[str, OpInfo] = {op.name: op for op in OP_DB}
