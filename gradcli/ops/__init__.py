@@ -41,6 +41,7 @@ from . import scans  # noqa: F401  (issue 18: cumprod, cummax/cummin, logcumsume
 from . import products  # noqa: F401  (issue 18: tril, triu, trace, kron, tensordot)
 from . import scatter  # noqa: F401  (issue 18: masked_fill/select, scatter(_add), index_fill/copy, take(_along_dim), nonzero)
 from . import order  # noqa: F401  (issue 18: topk, kthvalue, median, msort)
+from . import conv  # noqa: F401  (issue 18, branch conv: conv1d/2d, conv_transpose, pools, unfold/fold, pad, interpolate)
 from ._core import KINDS, REGISTRY, Op, to_tensor
 from .activation import relu
 from .arithmetic import (add, div, floor_divide, mul, pow, remainder, rsub, sub, true_divide,  # noqa: F401

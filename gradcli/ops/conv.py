@@ -1,0 +1,529 @@
+"""Convolution and pooling (issue 18): conv1d/conv2d/conv_transpose1d/conv_transpose2d, max_pool1d/2d,
+avg_pool1d/2d, adaptive_avg_pool2d, unfold/fold, pad and interpolate, as torch.nn.functional computes them and
+names their backward.
+
+The kernels are numpy im2col: ``sliding_window_view`` of the padded input gives every window as a strided view,
+one copy lays them out as a matrix, one matmul per group does the rest. The transposed direction (the gradient
+of a convolution with respect to its input, conv_transpose, fold, the pools' backward) is col2im: a matmul,
+then the columns added into the padded image once per kernel offset (kh*kw strided adds of whole arrays, the
+convention of every im2col implementation; np.add.at over the elements measured tens of times slower).
+
+A convolution is bilinear in (input, weight): with ``conv(X, w)``, its transposed ``convT(Y, w)`` and the
+weight's gradient ``convW(X, Y)``, ``<conv(X, w), Y> = <X, convT(Y, w)> = <w, convW(X, Y)>``. So every
+derivative of each of the three is one of the three (PyTorch's convolution_backward and its double backward,
+torch/csrc/autograd/FunctionsManual.cpp ``_convolution_double_backward``): the rules below are written with
+these ops, which makes second derivatives (and forward mode over reverse) work.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from .. import dtypes
+from ..tensor import Tensor
+from ._core import composite, op, to_tensor
+from .reduction import sum
+from .shape import reshape, squeeze, unsqueeze
+
+
+def _prod(xs) -> int:
+    out = 1
+    for x in xs:
+        out *= int(x)
+    return out
+
+
+# ------------------------------------------------------------------------------------------ numpy kernels
+def _pad_spatial(x: np.ndarray, padding, value=0) -> np.ndarray:
+    """``x`` (N, C, *S) padded by ``padding[i]`` on both sides of each spatial dim (a copy only if needed)."""
+    if not any(padding):
+        return x
+    return np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in padding], constant_values=value)
+
+
+def _windows(xp: np.ndarray, ksize, stride, dilation, out) -> np.ndarray:
+    """A strided view (N, C, *out, *K) of the windows of the padded ``xp`` (N, C, *S): ``out[i]`` windows of
+    ``ksize[i]`` taps, ``dilation[i]`` apart, starting every ``stride[i]``."""
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    nd = len(ksize)
+    ext = tuple(d * (k - 1) + 1 for k, d in zip(ksize, dilation))
+    win = sliding_window_view(xp, ext, axis=tuple(range(2, 2 + nd)))
+    sl = (slice(None), slice(None)) + tuple(slice(0, (o - 1) * s + 1, s) for o, s in zip(out, stride)) + \
+        tuple(slice(None, None, d) for d in dilation)
+    return win[sl]
+
+
+def _cols(x: np.ndarray, ksize, stride, padding, dilation, out, groups: int) -> np.ndarray:
+    """im2col: the windows of ``x`` (N, C, *S) as a (G, N*P, C/G*K) matrix per group (P output positions,
+    K kernel taps)."""
+    nd = len(ksize)
+    n, c = x.shape[:2]
+    win = _windows(_pad_spatial(x, padding), ksize, stride, dilation, out)
+    win = win.reshape((n, groups, c // groups) + tuple(out) + tuple(ksize))
+    perm = (1, 0) + tuple(range(3, 3 + nd)) + (2,) + tuple(range(3 + nd, 3 + 2 * nd))
+    return win.transpose(perm).reshape(groups, n * _prod(out), (c // groups) * _prod(ksize))
+
+
+def _col2im(cols: np.ndarray, spatial, ksize, stride, padding, dilation) -> np.ndarray:
+    """col2im: ``cols`` (N, C, *K, *out) added into zeros (N, C, *spatial) at the windows' positions (the
+    transpose of :func:`_windows`), one strided add per kernel offset."""
+    nd = len(ksize)
+    n, c = cols.shape[:2]
+    out = cols.shape[2 + nd:]
+    padded = tuple(s + 2 * p for s, p in zip(spatial, padding))
+    # columns that reach past the padded image (a window of a ceil_mode pool) are cut off
+    full = tuple(max(p, (o - 1) * st + (k - 1) * d + 1) for p, o, st, k, d in zip(padded, out, stride, ksize,
+                                                                                   dilation))
+    img = np.zeros((n, c) + full, dtype=cols.dtype)
+    for offs in np.ndindex(*ksize):
+        sl = (slice(None), slice(None)) + tuple(slice(o * d, o * d + (m - 1) * st + 1, st)
+                                                for o, d, m, st in zip(offs, dilation, out, stride))
+        img[sl] += cols[(slice(None), slice(None)) + offs]
+    crop = (slice(None), slice(None)) + tuple(slice(p, p + s) for p, s in zip(padding, spatial))
+    return np.ascontiguousarray(img[crop])
+
+
+def _conv_out(spatial, ksize, stride, padding, dilation) -> tuple:
+    return tuple((s + 2 * p - d * (k - 1) - 1) // st + 1
+                 for s, k, st, p, d in zip(spatial, ksize, stride, padding, dilation))
+
+
+def _conv_np(x, w, stride, padding, dilation, groups) -> np.ndarray:
+    """conv(X, w): (N, C, *S) with (O, C/G, *K) → (N, O, *out)."""
+    nd = x.ndim - 2
+    n = x.shape[0]
+    o, cg = w.shape[:2]
+    ksize = w.shape[2:]
+    out = _conv_out(x.shape[2:], ksize, stride, padding, dilation)
+    col = _cols(x, ksize, stride, padding, dilation, out, groups)
+    wm = w.reshape(groups, o // groups, cg * _prod(ksize)).transpose(0, 2, 1)
+    y = np.matmul(col, wm)  # (G, N*P, O/G)
+    y = y.reshape(groups, n, _prod(out), o // groups).transpose(1, 0, 3, 2)
+    return np.ascontiguousarray(y).reshape((n, o) + tuple(out)) if nd else y
+
+
+def _conv_t_np(y, w, spatial, stride, padding, dilation, groups) -> np.ndarray:
+    """convT(Y, w): (N, O, *out) with (O, C/G, *K) → (N, C, *spatial), the transpose of :func:`_conv_np`."""
+    nd = y.ndim - 2
+    n, o = y.shape[:2]
+    out = y.shape[2:]
+    cg = w.shape[1]
+    ksize = w.shape[2:]
+    og = o // groups
+    p = _prod(out)
+    ym = y.reshape(n, groups, og, p).transpose(1, 0, 3, 2).reshape(groups, n * p, og)
+    cols = np.matmul(ym, w.reshape(groups, og, cg * _prod(ksize)))  # (G, N*P, C/G*K)
+    cols = cols.reshape((groups, n) + tuple(out) + (cg,) + tuple(ksize))
+    perm = (1, 0, 2 + nd) + tuple(range(3 + nd, 3 + 2 * nd)) + tuple(range(2, 2 + nd))
+    cols = cols.transpose(perm).reshape((n, groups * cg) + tuple(ksize) + tuple(out))
+    return _col2im(cols, spatial, ksize, stride, padding, dilation)
+
+
+def _conv_w_np(x, y, weight_shape, stride, padding, dilation, groups) -> np.ndarray:
+    """convW(X, Y): the weight's gradient, (N, C, *S) and (N, O, *out) → (O, C/G, *K)."""
+    n, o = y.shape[:2]
+    out = y.shape[2:]
+    ksize = tuple(weight_shape[2:])
+    col = _cols(x, ksize, stride, padding, dilation, out, groups)  # (G, N*P, C/G*K)
+    og = o // groups
+    ym = y.reshape(n, groups, og, _prod(out)).transpose(1, 0, 3, 2).reshape(groups, n * _prod(out), og)
+    gw = np.matmul(col.transpose(0, 2, 1), ym)  # (G, C/G*K, O/G)
+    return np.ascontiguousarray(gw.transpose(0, 2, 1)).reshape(tuple(weight_shape))
+
+
+def _transposed_spatial(insize, ksize, stride, padding, dilation, output_padding) -> tuple:
+    return tuple((i - 1) * s - 2 * p + d * (k - 1) + 1 + op
+                 for i, k, s, p, d, op in zip(insize, ksize, stride, padding, dilation, output_padding))
+
+
+def _output_padding(spatial, outsize, ksize, stride, padding, dilation) -> tuple:
+    """The output_padding that makes convT of an ``outsize`` map ``spatial`` long again."""
+    return tuple(s - ((o - 1) * st + 1 - 2 * p + d * (k - 1))
+                 for s, o, k, st, p, d in zip(spatial, outsize, ksize, stride, padding, dilation))
+
+
+# ------------------------------------------------------------------------------------------- convolution
+@op("_convolution", grad_fn="ConvolutionBackward0", inputs=3, promote=None,
+    note="d/dinput = conv_transpose(g, weight), d/dweight = the input's windows times g, d/dbias = sum(g)")
+def _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    """aten::_convolution on a batched input (N, C, *S): a convolution, or with ``transposed`` its
+    transpose (weight (C_in, C_out/G, *K)), plus ``bias`` per output channel."""
+    nd = input.ndim - 2
+    if transposed:
+        spatial = _transposed_spatial(input.shape[2:], weight.shape[2:], stride, padding, dilation,
+                                      output_padding)
+        y = _conv_t_np(input, weight, spatial, stride, padding, dilation, groups)
+    else:
+        y = _conv_np(input, weight, stride, padding, dilation, groups)
+    if bias is not None:
+        y += bias.reshape((1, -1) + (1,) * nd)
+    return y
+
+
+@_convolution.defvjp
+def _(grad, input, weight, stride, padding, dilation, transposed, output_padding, groups, input_shape,
+      weight_shape, needs_input_grad):
+    # FunctionsManual.cpp convolution_backward: the input's gradient is the transposed convolution of grad
+    # (the convolution of grad, for a transposed one), the weight's the correlation of input and grad.
+    nd = len(input_shape) - 2
+    gi = gw = gb = None
+    zeros = (0,) * nd
+    if transposed:
+        if needs_input_grad[0]:
+            gi = _convolution(grad, weight, None, stride, padding, dilation, False, zeros, groups)
+        if needs_input_grad[1]:
+            gw = _conv_weight(grad, input, weight_shape, stride, padding, dilation, groups)
+    else:
+        if needs_input_grad[0]:
+            op_ = _output_padding(input_shape[2:], grad.shape[2:], weight_shape[2:], stride, padding, dilation)
+            gi = _convolution(grad, weight, None, stride, padding, dilation, True, op_, groups)
+        if needs_input_grad[1]:
+            gw = _conv_weight(input, grad, weight_shape, stride, padding, dilation, groups)
+    if needs_input_grad[2]:
+        gb = sum(grad, (0,) + tuple(range(2, 2 + nd)))
+    return gi, gw, gb
+
+
+@_convolution.defjvp
+def _(input_t, weight_t, bias_t, input, weight, stride, padding, dilation, transposed, output_padding, groups):
+    # derivatives.yaml convolution: result: convolution_jvp (bilinear: conv(x_t, w) + conv(x, w_t) + b_t)
+    args = (stride, padding, dilation, transposed, output_padding, groups)
+    out = _convolution(input_t, weight, None, *args) + _convolution(input, weight_t, None, *args)
+    if bias_t is not None:
+        out = out + reshape(bias_t, (1, -1) + (1,) * (len(input.shape) - 2))
+    return out
+
+
+@op("_conv_weight", grad_fn="ConvolutionBackwardBackward0", inputs=2, promote=None,
+    note="bilinear: d/dinput = conv_transpose(grad_output, g), d/dgrad_output = conv(input, g)")
+def _conv_weight(input, grad_output, weight_shape, stride, padding, dilation, groups):
+    """The gradient of a convolution with respect to its weight: ``input`` (N, C, *S) correlated with
+    ``grad_output`` (N, O, *out), shape ``weight_shape`` (O, C/G, *K)."""
+    return _conv_w_np(input, grad_output, weight_shape, stride, padding, dilation, groups)
+
+
+@_conv_weight.defvjp
+def _(grad, input, grad_output, weight_shape, stride, padding, dilation, groups, input_shape, needs_input_grad):
+    gi = gg = None
+    nd = len(input_shape) - 2
+    if needs_input_grad[0]:
+        op_ = _output_padding(input_shape[2:], grad_output.shape[2:], weight_shape[2:], stride, padding, dilation)
+        gi = _convolution(grad_output, grad, None, stride, padding, dilation, True, op_, groups)
+    if needs_input_grad[1]:
+        gg = _convolution(input, grad, None, stride, padding, dilation, False, (0,) * nd, groups)
+    return gi, gg
+
+
+_conv_weight.defjvp_multilinear()
+
+
+def _tuple_arg(v, nd: int, name: str) -> tuple:
+    """An int or a list of ``nd`` ints as a tuple (PyTorch's expand_param_if_needed)."""
+    if isinstance(v, (list, tuple)):
+        v = tuple(int(x) for x in v)
+        if len(v) == 1:
+            return v * nd
+        if len(v) != nd:
+            raise RuntimeError(f"expected {name} to be a single integer value or a list of {nd} values to match "
+                               f"the convolution dimensions, but got {name}={list(v)}")
+        return v
+    return (int(v),) * nd
+
+
+def _conv(fname: str, nd: int, input, weight, bias, stride, padding, dilation, groups, transposed=False,
+          output_padding=0):
+    """The checks and the call of aten::_convolution behind conv1d/conv2d/conv_transpose1d/conv_transpose2d
+    (aten/src/ATen/native/Convolution.cpp: check_shape_forward, _convolution_mode for 'same'/'valid')."""
+    input = to_tensor(input)
+    weight = to_tensor(weight)
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {fname}, but got "
+                           f"input of size: {list(input.shape)}")
+    if input.data.dtype != weight.data.dtype:
+        raise RuntimeError(f"expected scalar type {dtypes.scalar_type_name(input.data.dtype)} but found "
+                           f"{dtypes.scalar_type_name(weight.data.dtype)}")
+    if bias is not None:
+        bias = to_tensor(bias)
+        if bias.data.dtype != input.data.dtype:
+            raise RuntimeError(f"Input type ({dtypes.from_numpy(input.data.dtype).name.split('.')[-1]}) and bias "
+                               f"type ({dtypes.from_numpy(bias.data.dtype).name.split('.')[-1]}) should be the same")
+    if input.data.dtype.kind not in "fiu":
+        raise RuntimeError(f"\"{fname}\" not implemented for '{dtypes.scalar_type_name(input.data.dtype)}'")
+    batched = input.ndim == nd + 2
+    if not batched:
+        input = unsqueeze(input, 0)
+    stride = _tuple_arg(stride, nd, "stride")
+    dilation = _tuple_arg(dilation, nd, "dilation")
+    output_padding = _tuple_arg(output_padding, nd, "output_padding")
+    ksize = tuple(weight.shape[2:])
+    pad_first = None
+    if isinstance(padding, str):
+        if padding == "valid":
+            padding = (0,) * nd
+        elif padding == "same":
+            if any(s != 1 for s in stride):
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
+            total = tuple(d * (k - 1) for d, k in zip(dilation, ksize))
+            padding = tuple(t // 2 for t in total)
+            if any(t % 2 for t in total):
+                warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a "
+                              "zero-padded copy of the input be created", UserWarning, stacklevel=3)
+                pad_first = []
+                for t in reversed(total):
+                    pad_first += [0, t % 2]
+        else:
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+    else:
+        padding = _tuple_arg(padding, nd, "padding")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(p < 0 for p in output_padding):
+        raise RuntimeError("negative output_padding is not supported")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    wshape = list(weight.shape)
+    ishape = list(input.shape)
+    if weight.ndim != nd + 2:
+        raise RuntimeError(f"Expected {nd + 2}-dimensional input for {nd + 2}-dimensional weight {wshape}, but "
+                           f"got {input.ndim}-dimensional input of size {ishape} instead")
+    if transposed:
+        if ishape[1] != wshape[0]:
+            raise RuntimeError(f"Given transposed=1, weight of size {wshape}, expected input{ishape} to have "
+                               f"{wshape[0]} channels, but got {ishape[1]} channels instead")
+        if wshape[0] % groups:
+            raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension "
+                               f"0, but got weight of size [{wshape}] instead")
+        if bias is not None and (bias.ndim != 1 or bias.shape[0] != wshape[1] * groups):
+            raise RuntimeError(f"Given transposed=1, weight of size {wshape}, expected bias to be 1-dimensional "
+                               f"with {wshape[1] * groups} elements, but got bias of size {list(bias.shape)} "
+                               f"instead")
+        if any(op_ >= s and op_ >= d for op_, s, d in zip(output_padding, stride, dilation)):
+            names = ("height", "width") if nd == 2 else ("",)
+            if nd == 2:
+                raise RuntimeError(
+                    f"output padding must be smaller than either stride or dilation, but got "
+                    f"output_padding_height: {output_padding[0]} output_padding_width: {output_padding[1]} "
+                    f"stride_height: {stride[0]} stride_width: {stride[1]} dilation_height: {dilation[0]} "
+                    f"dilation_width: {dilation[1]}")
+            raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got "
+                               f"output_padding: {list(output_padding)} stride: {list(stride)} dilation: "
+                               f"{list(dilation)}{names[0]}")
+    else:
+        if wshape[0] % groups:
+            raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension "
+                               f"0, but got weight of size [{wshape}] instead")
+        if ishape[1] != wshape[1] * groups:
+            raise RuntimeError(f"Given groups={groups}, weight of size {wshape}, expected input{ishape} to have "
+                               f"{wshape[1] * groups} channels, but got {ishape[1]} channels instead")
+        if bias is not None and (bias.ndim != 1 or bias.shape[0] != wshape[0]):
+            raise RuntimeError(f"Given weight of size {wshape}, expected bias to be 1-dimensional with "
+                               f"{wshape[0]} elements, but got bias of size {list(bias.shape)} instead")
+        extra = (0,) * nd if pad_first is None else tuple(reversed(pad_first[1::2]))
+        padded = tuple(s + 2 * p + e for s, p, e in zip(ishape[2:], padding, extra))
+        kext = tuple(d * (k - 1) + 1 for d, k in zip(dilation, ksize))
+        if any(p < k for p, k in zip(padded, kext)):
+            raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
+                               f"Kernel size: ({' x '.join(map(str, kext))}). Kernel size can't be greater than "
+                               f"actual input size")
+    if pad_first is not None:
+        input = constant_pad_nd(input, pad_first, 0)
+    out = _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    return out if batched else squeeze(out, 0)
+
+
+_CONV_NOTE = _convolution.note
+
+
+@composite("conv1d", grad_fn="ConvolutionBackward0", note=_CONV_NOTE)
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-d convolution (cross-correlation) of ``input`` (N, C, L) or unbatched (C, L) with ``weight``
+    (O, C/groups, K), plus ``bias`` (O,): output (N, O, L_out), ``L_out = (L + 2 padding - dilation (K - 1) -
+    1) // stride + 1``; ``padding`` an int, a 1-list, 'valid' or 'same'. Float and integer dtypes (input, weight
+    and bias of one dtype). Matches torch.nn.functional.conv1d (grad_fn ConvolutionBackward0; unbatched:
+    SqueezeBackward1).
+
+    Raises:
+        RuntimeError: PyTorch's messages for a wrong number of dims, channels that do not match the weight and
+            groups, a bias of the wrong size, a kernel larger than the padded input, non-positive stride,
+            dilation or groups, negative padding, 'same' with a stride, mixed dtypes.
+    """
+    return _conv("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
+
+
+@composite("conv2d", grad_fn="ConvolutionBackward0", note=_CONV_NOTE)
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-d convolution (cross-correlation) of ``input`` (N, C, H, W) or unbatched (C, H, W) with ``weight``
+    (O, C/groups, kH, kW), plus ``bias`` (O,): output (N, O, H_out, W_out), each ``(size + 2 padding -
+    dilation (k - 1) - 1) // stride + 1``; ``stride``, ``padding``, ``dilation`` ints or pairs, ``padding``
+    also 'valid' or 'same'. Float and integer dtypes. Matches torch.nn.functional.conv2d (grad_fn
+    ConvolutionBackward0; unbatched: SqueezeBackward1).
+
+    Raises:
+        RuntimeError: as :func:`conv1d` (e.g. "Given groups=1, weight of size [16, 3, 3, 3], expected
+            input[1, 4, 8, 8] to have 3 channels, but got 4 channels instead").
+    """
+    return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
+
+
+@composite("conv_transpose1d", grad_fn="ConvolutionBackward0", note=_CONV_NOTE)
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """1-d transposed convolution of ``input`` (N, C_in, L) or (C_in, L) with ``weight`` (C_in, C_out/groups,
+    K): output length ``(L - 1) stride - 2 padding + dilation (K - 1) + output_padding + 1`` (the gradient of
+    conv1d with respect to its input). Matches torch.nn.functional.conv_transpose1d.
+
+    Raises:
+        RuntimeError: PyTorch's messages (channels, groups, bias, output_padding not smaller than stride or
+            dilation, negative padding).
+    """
+    return _conv("conv_transpose1d", 1, input, weight, bias, stride, padding, dilation, groups, True,
+                 output_padding)
+
+
+@composite("conv_transpose2d", grad_fn="ConvolutionBackward0", note=_CONV_NOTE)
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """2-d transposed convolution ("deconvolution") of ``input`` (N, C_in, H, W) or (C_in, H, W) with
+    ``weight`` (C_in, C_out/groups, kH, kW): each output size ``(size - 1) stride - 2 padding + dilation (k - 1)
+    + output_padding + 1`` (the gradient of conv2d with respect to its input). Matches
+    torch.nn.functional.conv_transpose2d (grad_fn ConvolutionBackward0).
+
+    Raises:
+        RuntimeError: as :func:`conv_transpose1d`.
+    """
+    return _conv("conv_transpose2d", 2, input, weight, bias, stride, padding, dilation, groups, True,
+                 output_padding)
+
+
+# --------------------------------------------------------------------------------------------------- pad
+@op("constant_pad_nd", grad_fn="ConstantPadNdBackward0", promote=None,
+    note="d/dx = the gradient with the padding cut off (a negative pad's crop padded back with zeros)")
+def constant_pad_nd(input, pad, value=0):
+    """``input`` padded with ``value``: ``pad`` (left, right) pairs from the last dim backwards; negative
+    amounts crop. Matches torch.constant_pad_nd."""
+    nd = len(pad) // 2
+    widths = [(0, 0)] * (input.ndim - nd)
+    for i in range(nd):
+        widths.append((pad[2 * (nd - 1 - i)], pad[2 * (nd - 1 - i) + 1]))
+    crop = tuple(slice(-lo if lo < 0 else 0, s + hi if hi < 0 else s) for (lo, hi), s in zip(widths, input.shape))
+    x = input[crop]
+    return np.pad(x, [(max(lo, 0), max(hi, 0)) for lo, hi in widths], constant_values=value)
+
+
+@constant_pad_nd.defvjp
+def _(grad, pad):
+    return constant_pad_nd(grad, [-p for p in pad], 0)
+
+
+constant_pad_nd.defjvp_linear()
+
+
+def _index_maps(mode: str, size: int, lo: int, hi: int) -> np.ndarray:
+    """The source index of each output position along one padded dim (reflect, replicate, circular)."""
+    j = np.arange(-lo, size + hi)
+    if mode == "reflect":
+        period = 2 * (size - 1)
+        j = np.abs(j) % period if period else np.zeros_like(j)
+        return np.where(j >= size, period - j, j)
+    if mode == "replicate":
+        return np.clip(j, 0, size - 1)
+    return j % size  # circular
+
+
+def _pad_grad_fn(maps, mode, nd):
+    if mode == "circular":
+        return "CopySlices"
+    return f"{'ReflectionPad' if mode == 'reflect' else 'ReplicationPad'}{nd}DBackward0"
+
+
+@op("_index_pad", grad_fn=_pad_grad_fn, promote=None,
+    note="d/dx = the gradient added back into the positions each padded element was copied from")
+def _index_pad(input, maps, mode, nd):
+    """``input`` taken at ``maps`` (one index array per trailing dim): reflect/replicate/circular padding."""
+    out = input
+    for k, m in enumerate(maps):
+        out = np.take(out, m, axis=input.ndim - len(maps) + k)
+    return np.ascontiguousarray(out)
+
+
+@_index_pad.defvjp
+def _(grad, maps, input_shape):
+    return _index_unpad(grad, maps, input_shape[len(input_shape) - len(maps):])
+
+
+_index_pad.defjvp_linear()
+
+
+@op("_index_unpad", grad_fn="ReflectionPad2DBackwardBackward0", promote=None,
+    note="d/dgrad = the gradient taken at the padded positions again")
+def _index_unpad(grad, maps, sizes):
+    """The transpose of :func:`_index_pad`: each element of ``grad`` added into its source position."""
+    out = grad
+    for k, (m, s) in enumerate(zip(maps, sizes)):
+        axis = grad.ndim - len(maps) + k
+        onehot = np.zeros((len(m), s), dtype=grad.dtype)
+        onehot[np.arange(len(m)), m] = 1
+        out = np.moveaxis(np.tensordot(out, onehot, axes=([axis], [0])), -1, axis)
+    return np.ascontiguousarray(out)
+
+
+@_index_unpad.defvjp
+def _(grad, maps):
+    return _index_pad(grad, maps, "reflect", len(maps))
+
+
+_index_unpad.defjvp_linear()
+
+
+@composite("pad", grad_fn="ConstantPadNdBackward0 (constant) | ReflectionPad{1,2}DBackward0 (reflect) | "
+                          "ReplicationPad{1,2}DBackward0 (replicate) | CopySlices (circular)",
+           note="d/dx = the gradient of the copied elements added back to where they came from")
+def pad(input, pad, mode="constant", value=None):
+    """``input`` padded: ``pad`` is (left, right) for the last dim, then (top, bottom) for the one before, and
+    so on. ``mode`` "constant" (with ``value``, default 0; negative amounts crop), "reflect" (mirror without the
+    edge), "replicate" (the edge repeated) or "circular" (wrapped around); the non-constant modes pad the last
+    1 or 2 dims of a (C, L)/(N, C, L) or (C, H, W)/(N, C, H, W) input. Matches torch.nn.functional.pad.
+
+    Raises:
+        RuntimeError: PyTorch's messages for an odd or too long ``pad``, a value with a non-constant mode,
+            reflect padding not smaller than the dim.
+        NotImplementedError: for an unknown mode or a pad length the mode does not support.
+    """
+    input = to_tensor(input)
+    pad = [int(p) for p in pad]
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.ndim:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but "
+                           f"got padding length {len(pad)} and input of dimension {input.ndim}")
+    if mode == "constant":
+        return constant_pad_nd(input, pad, 0 if value is None else value)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if value is not None and value != 0:
+        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
+    nd = len(pad) // 2
+    if nd not in (1, 2) or input.ndim not in (nd + 1, nd + 2):
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\nSupported combinations "
+            f"for non-constant padding:\n  - 2D or 3D input: padding size = 2 (pads last dimension)\n  - 3D or 4D "
+            f"input: padding size = 4 (pads last 2 dimensions)\n  - 4D or 5D input: padding size = 6 (pads last "
+            f"3 dimensions)")
+    maps = []
+    for i in range(nd):
+        size = input.shape[input.ndim - nd + i]
+        lo, hi = pad[2 * (nd - 1 - i)], pad[2 * (nd - 1 - i) + 1]
+        if mode == "reflect" and (lo >= size or hi >= size):
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension,"
+                               f" but got: padding ({lo}, {hi}) at dimension {input.ndim - nd + i} of input "
+                               f"{list(input.shape)}")
+        if mode == "circular" and (lo > size or hi > size):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        maps.append(_index_maps(mode, size, lo, hi))
+    return _index_pad(input, tuple(maps), mode, nd)
