@@ -534,3 +534,297 @@ def pad(input, pad, mode="constant", value=None):
             raise RuntimeError("Padding value causes wrapping around more than once.")
         maps.append(_index_maps(mode, size, lo, hi))
     return _index_pad(input, tuple(maps), mode, nd)
+
+
+# ------------------------------------------------------------------------------------------------- pools
+def _pool_args(fname: str, kernel_size, stride, padding, dilation, nd: int = 2):
+    """kernel_size, stride (default: the kernel size), padding, dilation as ``nd``-tuples (PyTorch's
+    pooling_output_shape checks)."""
+    def tup(v, name):
+        if isinstance(v, (list, tuple)):
+            v = tuple(int(x) for x in v)
+            if len(v) == 1:
+                v = v * nd
+            if len(v) != nd:
+                raise RuntimeError(f"{fname}: {name} must either be a single int, or a tuple of two ints")
+            return v
+        return (int(v),) * nd
+
+    k = tup(kernel_size, "kernel_size")
+    s = k if stride is None or (isinstance(stride, (list, tuple)) and not len(stride)) else \
+        tup(stride, "stride must either be omitted, a single int, or a tuple of two ints")
+    p = tup(padding, "padding")
+    d = tup(dilation, "dilation")
+    if any(x <= 0 for x in k):
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {k[0]} kW: {k[-1]}")
+    if any(x <= 0 for x in s):
+        raise RuntimeError("stride should not be zero")
+    if any(x <= 0 for x in d):
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {d[0]} dilationW: {d[-1]}")
+    for pp, kk, dd in zip(p, k, d):
+        if pp > (dd * (kk - 1) + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pp}, "
+                               f"kernel_size={kk} and dilation={dd}")
+    return k, s, p, d
+
+
+def _pool_out(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
+    """PyTorch's pooling_output_shape: in ceil mode the last window must start inside the input or its left
+    padding."""
+    num = size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)
+    o = num // s + 1
+    if ceil_mode and (o - 1) * s >= size + p:
+        o -= 1
+    return o
+
+
+def _pool_input(fname: str, input, nd: int = 2):
+    input = to_tensor(input)
+    if input.ndim not in (nd + 1, nd + 2) or any(s == 0 for s in input.shape[1:]):
+        raise RuntimeError(f"non-empty {nd + 1}D or {nd + 2}D (batch mode) tensor expected for input")
+    return input
+
+
+def _pool_windows(x: np.ndarray, k, s, p, d, out, fill) -> np.ndarray:
+    """(M, 1, *out, *K) windows of ``x`` (..., H, W) flattened to M leading rows, padded with ``fill`` (left
+    ``p``; right enough for the last ceil-mode window)."""
+    nd = len(k)
+    lead = x.shape[:-nd]
+    xm = x.reshape((_prod(lead), 1) + x.shape[-nd:])
+    widths = [(0, 0), (0, 0)]
+    for size, kk, ss, pp, dd, o in zip(x.shape[-nd:], k, s, p, d, out):
+        widths.append((pp, max(pp, (o - 1) * ss + dd * (kk - 1) + 1 - size - pp)))
+    xp = np.pad(xm, widths, constant_values=fill) if any(w != (0, 0) for w in widths) else xm
+    return _windows(xp, k, s, d, out)
+
+
+def _gather_grad_fn(indices, name):
+    return name
+
+
+@op("_pool_gather", grad_fn=_gather_grad_fn, promote=None,
+    note="d/dx = each output's gradient added at the input position it was taken from")
+def _pool_gather(input, indices, name):
+    """``input`` (..., *S) taken at ``indices`` (..., *out), flat positions within each trailing ``S``."""
+    rows = _prod(indices.shape[:-2])
+    flat = input.reshape(rows, -1)
+    return np.take_along_axis(flat, indices.reshape(rows, -1), axis=1).reshape(indices.shape)
+
+
+@_pool_gather.defvjp
+def _(grad, indices, input_shape):
+    return _pool_scatter(grad, indices, tuple(input_shape))
+
+
+_pool_gather.defjvp_linear()
+
+
+@op("_pool_scatter", grad_fn="MaxPool2DWithIndicesBackwardBackward0", promote=None,
+    note="d/dgrad = the gradient of the input taken at the indices again")
+def _pool_scatter(grad, indices, input_shape):
+    """Zeros of ``input_shape`` with each element of ``grad`` added at its flat position ``indices`` (within
+    the trailing dims; repeated positions accumulate)."""
+    rows = _prod(input_shape[:-2])
+    size = _prod(input_shape) // rows
+    idx = (indices.reshape(rows, -1) + (np.arange(rows) * size)[:, None]).reshape(-1)
+    out = np.bincount(idx, weights=grad.reshape(-1), minlength=rows * size)
+    return out.astype(grad.dtype).reshape(input_shape)
+
+
+@_pool_scatter.defvjp
+def _(grad, indices):
+    return _pool_gather(grad, indices, "MaxPool2DWithIndicesBackward0")
+
+
+_pool_scatter.defjvp_linear()
+
+
+def _max_pool_indices(x: np.ndarray, k, s, p, d, ceil_mode: bool) -> np.ndarray:
+    """The flat index (within each image's trailing dims) of each window's maximum: the first maximum in the
+    window's row-major order, NaN counting as a maximum (PyTorch's CPU max_pool kernel)."""
+    nd = len(k)
+    sizes = x.shape[-nd:]
+    out = tuple(_pool_out(n, kk, ss, pp, dd, ceil_mode) for n, kk, ss, pp, dd in zip(sizes, k, s, p, d))
+    if any(o <= 0 for o in out):
+        raise RuntimeError(f"Given input size: ({'x'.join(map(str, x.shape[-nd - 1:]))}). Calculated output size: "
+                           f"({'x'.join(map(str, (x.shape[-nd - 1],) + out))}). Output size is too small")
+    fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    win = _pool_windows(x, k, s, p, d, out, fill)
+    m = win.shape[0]
+    flat = win.reshape((m,) + out + (_prod(k),))
+    if x.dtype.kind == "f":
+        nan = np.isnan(flat)
+        arg = np.where(nan.any(-1), nan.argmax(-1), flat.argmax(-1))
+    else:
+        arg = flat.argmax(-1)
+    # window offset → input position along each dim, then the flat position
+    pos = np.zeros(arg.shape, dtype=np.int64)
+    rest = arg
+    offs = []
+    for kk in reversed(k):
+        offs.append(rest % kk)
+        rest = rest // kk
+    offs = offs[::-1]
+    for i in range(nd):
+        start = np.arange(out[i]) * s[i] - p[i]
+        shape = [1] * (1 + nd)
+        shape[1 + i] = out[i]
+        coord = start.reshape(shape) + offs[i] * d[i]
+        pos = pos * sizes[i] + coord
+    return pos.reshape(x.shape[:-nd] + out)
+
+
+@composite("max_pool2d", grad_fn="MaxPool2DWithIndicesBackward0",
+           note="d/dx = each window's gradient at the position of its maximum")
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """The maximum of each ``kernel_size`` window of ``input`` (N, C, H, W) or (C, H, W), windows every
+    ``stride`` (default ``kernel_size``), taps ``dilation`` apart, over ``-inf`` padding; output sizes
+    ``(size + 2 padding - dilation (k - 1) - 1 [+ stride - 1 in ceil_mode]) // stride + 1``. With
+    ``return_indices`` also the flat position (h * W + w) of each maximum (int64): ``(values, indices)``.
+    The first maximum of a window wins. Matches torch.nn.functional.max_pool2d (grad_fn
+    MaxPool2DWithIndicesBackward0).
+
+    Raises:
+        RuntimeError: PyTorch's messages for an empty or wrongly shaped input, zero stride or kernel, padding
+            above half the kernel, an output size below 1.
+        NotImplementedError: for a bool input ("max_pool2d" not implemented for 'Bool').
+    """
+    input = _pool_input("max_pool2d", input)
+    if input.data.dtype == np.bool_:
+        raise NotImplementedError("\"max_pool2d\" not implemented for 'Bool'")
+    k, s, p, d = _pool_args("max_pool2d", kernel_size, stride, padding, dilation)
+    idx = _max_pool_indices(input.data, k, s, p, d, ceil_mode)
+    values = _pool_gather(input, idx, "MaxPool2DWithIndicesBackward0")
+    return (values, Tensor(idx)) if return_indices else values
+
+
+@composite("max_pool1d", grad_fn="SqueezeBackward1",
+           note="d/dx = each window's gradient at the position of its maximum")
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """The maximum of each window along the last dim of ``input`` (N, C, L) or (C, L): max_pool2d on a
+    height-1 view, as PyTorch computes it. Matches torch.nn.functional.max_pool1d (grad_fn SqueezeBackward1).
+
+    Raises:
+        RuntimeError: as :func:`max_pool2d` (PyTorch's max_pool1d message for a wrong number of dims).
+    """
+    input = to_tensor(input)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size "
+                           f"for input, but got:{list(input.shape)}")
+    one = lambda v: (1,) + (tuple(v) if isinstance(v, (list, tuple)) else (v,))  # noqa: E731
+    r = max_pool2d(unsqueeze(input, -2), one(kernel_size), None if stride is None else one(stride),
+                   (0,) + one(padding)[1:], one(dilation), ceil_mode, return_indices)
+    if return_indices:
+        return squeeze(r[0], -2), Tensor(r[1].data.reshape(r[1].shape[:-2] + r[1].shape[-1:]))
+    return squeeze(r, -2)
+
+
+def _avg_divisors(sizes, k, s, p, out, count_include_pad: bool, divisor_override):
+    """The divisor of each output position (an array of ``out``'s shape): PyTorch's avg_pool2d kernel (window
+    clipped to the padded input; without count_include_pad to the input itself)."""
+    if divisor_override is not None:
+        return np.full(out, float(divisor_override))
+    div = np.ones(out)
+    for i, (n, kk, ss, pp, o) in enumerate(zip(sizes, k, s, p, out)):
+        start = np.arange(o) * ss - pp
+        end = np.minimum(start + kk, n + pp)
+        size = end - start
+        if not count_include_pad:
+            size = np.minimum(end, n) - np.maximum(start, 0)
+        shape = [1] * len(out)
+        shape[i] = o
+        div = div * size.reshape(shape)
+    return div
+
+
+def _avg_grad_fn(kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    return f"AvgPool{len(kernel_size)}DBackward0"
+
+
+@op("_avg_pool", grad_fn=_avg_grad_fn, promote=None,
+    note="d/dx = each window's gradient divided by its divisor, spread over the window")
+def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    """The average of each window over the trailing ``len(kernel_size)`` dims (zero padding)."""
+    k, s, p = kernel_size, stride, padding
+    nd = len(k)
+    sizes = input.shape[-nd:]
+    out = tuple(_pool_out(n, kk, ss, pp, 1, ceil_mode) for n, kk, ss, pp in zip(sizes, k, s, p))
+    win = _pool_windows(input, k, s, p, (1,) * nd, out, 0)
+    total = win.sum(axis=tuple(range(2 + nd, 2 + 2 * nd)))
+    div = _avg_divisors(sizes, k, s, p, out, count_include_pad, divisor_override)
+    return (total / div.astype(input.dtype)).astype(input.dtype).reshape(input.shape[:-nd] + out)
+
+
+@_avg_pool.defvjp
+def _(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, input_shape):
+    return _avg_pool_backward(grad, tuple(input_shape), kernel_size, stride, padding, ceil_mode,
+                              count_include_pad, divisor_override)
+
+
+_avg_pool.defjvp_linear()
+
+
+@op("_avg_pool_backward", grad_fn="AvgPool2DBackwardBackward0", promote=None,
+    note="d/dgrad = the average pool of the gradient")
+def _avg_pool_backward(grad, input_shape, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       divisor_override):
+    """The gradient of :func:`_avg_pool`: each output's gradient over its divisor, added over its window."""
+    k, s, p = kernel_size, stride, padding
+    nd = len(k)
+    sizes = tuple(input_shape[-nd:])
+    out = grad.shape[-nd:]
+    div = _avg_divisors(sizes, k, s, p, out, count_include_pad, divisor_override)
+    g = (grad / div.astype(grad.dtype)).astype(grad.dtype)
+    m = _prod(input_shape[:-nd])
+    g = g.reshape((m,) + (1,) * nd + (1,) + tuple(out))
+    cols = np.broadcast_to(g, (m,) + tuple(k) + (1,) + tuple(out))
+    return _col2im(cols, sizes, k, s, p, (1,) * nd).reshape(input_shape)
+
+
+@_avg_pool_backward.defvjp
+def _(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    return _avg_pool(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+_avg_pool_backward.defjvp_linear()
+
+
+@composite("avg_pool2d", grad_fn="AvgPool2DBackward0", note=_avg_pool.note)
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """The average of each ``kernel_size`` window of ``input`` (N, C, H, W) or (C, H, W), windows every
+    ``stride`` (default ``kernel_size``) over zero ``padding``; the divisor is the window's size clipped to the
+    padded input (``count_include_pad=False``: to the input), or ``divisor_override``. Float dtypes and int64.
+    Matches torch.nn.functional.avg_pool2d (grad_fn AvgPool2DBackward0).
+
+    Raises:
+        RuntimeError: PyTorch's messages for an empty or wrongly shaped input, zero stride, padding above half
+            the kernel, a zero divisor_override, an output size below 1.
+    """
+    input = _pool_input("avg_pool2d", input)
+    k, s, p, _ = _pool_args("avg_pool2d", kernel_size, stride, padding, 1)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    out = tuple(_pool_out(n, kk, ss, pp, 1, ceil_mode) for n, kk, ss, pp in zip(input.shape[-2:], k, s, p))
+    if any(o <= 0 for o in out):
+        raise RuntimeError(f"Given input size: ({'x'.join(map(str, input.shape[-3:]))}). Calculated output size: "
+                           f"({'x'.join(map(str, (input.shape[-3],) + out))}). Output size is too small")
+    return _avg_pool(input, k, s, p, bool(ceil_mode), bool(count_include_pad), divisor_override)
+
+
+@composite("avg_pool1d", grad_fn="SqueezeBackward1", note=_avg_pool.note)
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    """The average of each window along the last dim of ``input`` (N, C, L) or (C, L): avg_pool2d on a
+    height-1 view, as PyTorch computes it. Matches torch.nn.functional.avg_pool1d (grad_fn SqueezeBackward1).
+
+    Raises:
+        RuntimeError: as :func:`avg_pool2d`; PyTorch's avg_pool1d message for a wrong number of dims.
+    """
+    input = to_tensor(input)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 "
+                           f"'self' (while checking arguments for avg_pool1d)")
+    one = lambda v: (1,) + (tuple(v) if isinstance(v, (list, tuple)) else (v,))  # noqa: E731
+    r = avg_pool2d(unsqueeze(input, -2), one(kernel_size), None if stride is None else one(stride),
+                   (0,) + one(padding)[1:], ceil_mode, count_include_pad)
+    return squeeze(r, -2)
