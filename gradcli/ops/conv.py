@@ -443,36 +443,43 @@ def _index_maps(mode: str, size: int, lo: int, hi: int) -> np.ndarray:
     return j % size  # circular
 
 
-def _pad_grad_fn(maps, mode, nd):
-    if mode == "circular":
-        return "CopySlices"
-    return f"{'ReflectionPad' if mode == 'reflect' else 'ReplicationPad'}{nd}DBackward0"
+def _name_grad_fn(maps, name):
+    return name
 
 
-@op("_index_pad", grad_fn=_pad_grad_fn, promote=None,
-    note="d/dx = the gradient added back into the positions each padded element was copied from")
-def _index_pad(input, maps, mode, nd):
-    """``input`` taken at ``maps`` (one index array per trailing dim): reflect/replicate/circular padding."""
+@op("_take_axes", grad_fn=_name_grad_fn, promote=None,
+    note="d/dx = the gradient added back into the positions each element was copied from")
+def _take_axes(input, maps, name):
+    """``input`` taken at ``maps`` (one index array per trailing dim, None to leave a dim): the
+    reflect/replicate/circular pads and nearest interpolation (``name`` is PyTorch's grad_fn of the case)."""
     out = input
     for k, m in enumerate(maps):
-        out = np.take(out, m, axis=input.ndim - len(maps) + k)
+        if m is not None:
+            out = np.take(out, m, axis=input.ndim - len(maps) + k)
     return np.ascontiguousarray(out)
 
 
-@_index_pad.defvjp
-def _(grad, maps, input_shape):
-    return _index_unpad(grad, maps, input_shape[len(input_shape) - len(maps):])
+@_take_axes.defvjp
+def _(grad, maps, name, input_shape):
+    return _put_axes(grad, maps, tuple(input_shape[len(input_shape) - len(maps):]), name)
 
 
-_index_pad.defjvp_linear()
+_take_axes.defjvp_linear()
 
 
-@op("_index_unpad", grad_fn="ReflectionPad2DBackwardBackward0", promote=None,
-    note="d/dgrad = the gradient taken at the padded positions again")
-def _index_unpad(grad, maps, sizes):
-    """The transpose of :func:`_index_pad`: each element of ``grad`` added into its source position."""
+def _backward_name(maps, sizes, name):
+    return name.replace("Backward0", "BackwardBackward0")
+
+
+@op("_put_axes", grad_fn=_backward_name, promote=None,
+    note="d/dgrad = the gradient taken at the copied positions again")
+def _put_axes(grad, maps, sizes, name):
+    """The transpose of :func:`_take_axes`: each element of ``grad`` added into its source position (a 0/1
+    matrix per dim, applied by one BLAS product)."""
     out = grad
     for k, (m, s) in enumerate(zip(maps, sizes)):
+        if m is None:
+            continue
         axis = grad.ndim - len(maps) + k
         onehot = np.zeros((len(m), s), dtype=grad.dtype)
         onehot[np.arange(len(m)), m] = 1
@@ -480,12 +487,36 @@ def _index_unpad(grad, maps, sizes):
     return np.ascontiguousarray(out)
 
 
-@_index_unpad.defvjp
-def _(grad, maps):
-    return _index_pad(grad, maps, "reflect", len(maps))
+@_put_axes.defvjp
+def _(grad, maps, name):
+    return _take_axes(grad, maps, name)
 
 
-_index_unpad.defjvp_linear()
+_put_axes.defjvp_linear()
+
+
+@op("_separable", grad_fn=_name_grad_fn, promote=None,
+    note="d/dx = the gradient through the transposed matrices, dim by dim")
+def _separable(input, mats, name):
+    """A linear map of the trailing dims, one matrix (out_size, in_size) per dim (None to leave it) applied
+    from the last dim backwards: adaptive_avg_pool2d and linear/bilinear interpolation (``name`` is PyTorch's
+    grad_fn of the case)."""
+    out = input
+    for k in reversed(range(len(mats))):
+        m = mats[k]
+        if m is not None:
+            axis = input.ndim - len(mats) + k
+            out = np.moveaxis(np.tensordot(out, m.astype(input.dtype), axes=([axis], [1])), -1, axis)
+    return np.ascontiguousarray(out)
+
+
+@_separable.defvjp
+def _(grad, mats, name):
+    return _separable(grad, tuple(None if m is None else np.ascontiguousarray(m.T) for m in mats),
+                      name.replace("Backward0", "BackwardBackward0"))
+
+
+_separable.defjvp_linear()
 
 
 @composite("pad", grad_fn="ConstantPadNdBackward0 (constant) | ReflectionPad{1,2}DBackward0 (reflect) | "
@@ -533,7 +564,11 @@ def pad(input, pad, mode="constant", value=None):
         if mode == "circular" and (lo > size or hi > size):
             raise RuntimeError("Padding value causes wrapping around more than once.")
         maps.append(_index_maps(mode, size, lo, hi))
-    return _index_pad(input, tuple(maps), mode, nd)
+    if mode == "circular":
+        name = "CopySlices"
+    else:
+        name = f"{'ReflectionPad' if mode == 'reflect' else 'ReplicationPad'}{nd}DBackward0"
+    return _take_axes(input, tuple(maps), name)
 
 
 # ------------------------------------------------------------------------------------------------- pools
