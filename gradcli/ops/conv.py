@@ -863,3 +863,267 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     r = avg_pool2d(unsqueeze(input, -2), one(kernel_size), None if stride is None else one(stride),
                    (0,) + one(padding)[1:], ceil_mode, count_include_pad)
     return squeeze(r, -2)
+
+
+# ------------------------------------------------------------------------------------ adaptive pool, resize
+def _adaptive_matrix(n: int, o: int) -> np.ndarray:
+    """(o, n): row i averages input positions floor(i n / o) to ceil((i + 1) n / o) (PyTorch's start_index and
+    end_index)."""
+    i = np.arange(o)
+    start = (i * n) // o
+    end = ((i + 1) * n + o - 1) // o
+    j = np.arange(n)
+    inside = (j[None, :] >= start[:, None]) & (j[None, :] < end[:, None])
+    return inside / (end - start)[:, None]
+
+
+@composite("adaptive_avg_pool2d", grad_fn="AdaptiveAvgPool2DBackward0 | MeanBackward1 (output size 1)",
+           note="d/dx = each output's gradient spread evenly over its window")
+def adaptive_avg_pool2d(input, output_size):
+    """The average over windows that split the last two dims of ``input`` (N, C, H, W) or (C, H, W) into
+    ``output_size`` (an int, or a pair whose None keeps that size) cells: cell i covers floor(i H / oH) to
+    ceil((i + 1) H / oH). Float dtypes. Matches torch.nn.functional.adaptive_avg_pool2d (grad_fn
+    AdaptiveAvgPool2DBackward0; MeanBackward1 for an output of 1x1, which PyTorch computes as a mean).
+
+    Raises:
+        ValueError: for fewer than 3 dims ("Input dimension should be at least 3").
+        RuntimeError: for a wrong number of dims or an empty input.
+        NotImplementedError: for an integer input.
+    """
+    from .reduction import mean
+
+    input = to_tensor(input)
+    if input.ndim < 3:
+        raise ValueError("Input dimension should be at least 3")
+    if input.ndim > 4 or any(s == 0 for s in input.shape[-2:]):
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input.shape)}")
+    if input.data.dtype.kind != "f":
+        raise NotImplementedError(f"\"adaptive_avg_pool2d\" not implemented for "
+                                  f"'{dtypes.scalar_type_name(input.data.dtype)}'")
+    size = (output_size, output_size) if not isinstance(output_size, (list, tuple)) else tuple(output_size)
+    h, w = input.shape[-2:]
+    oh, ow = (h if size[0] is None else int(size[0])), (w if size[1] is None else int(size[1]))
+    if (oh, ow) == (1, 1):
+        return mean(input, (-1, -2), True)
+    return _separable(input, (_adaptive_matrix(h, oh), _adaptive_matrix(w, ow)), "AdaptiveAvgPool2DBackward0")
+
+
+def _interp_sizes(input, size, scale_factor, nd, recompute_scale_factor):
+    """The output sizes and the scales (None: from the sizes) of F.interpolate."""
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        sizes = tuple(size) if isinstance(size, (list, tuple)) else (size,) * nd
+        if len(sizes) != nd:
+            raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input "
+                             f"with spatial dimensions of {list(input.shape[2:])} and output size of "
+                             f"{list(sizes)}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                             f"output size in (o1, o2, ...,oK) format.")
+        return tuple(int(s) for s in sizes), (None,) * nd
+    if scale_factor is None:
+        raise ValueError("either size or scale_factor should be defined")
+    scales = tuple(scale_factor) if isinstance(scale_factor, (list, tuple)) else (scale_factor,) * nd
+    if len(scales) != nd:
+        raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input "
+                         f"with spatial dimensions of {list(input.shape[2:])} and scale_factor of shape "
+                         f"{list(scales)}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                         f"scale_factor in (s1, s2, ...,sK) format.")
+    sizes = tuple(int(math.floor(float(n) * float(s))) for n, s in zip(input.shape[2:], scales))
+    return sizes, ((None,) * nd if recompute_scale_factor else tuple(float(s) for s in scales))
+
+
+def _nearest_map(n: int, o: int, scale) -> np.ndarray:
+    """PyTorch's nearest_idx: floor(dst * scale) in float32 (scale = 1 / scale_factor, or in / out)."""
+    if o == n:
+        return np.arange(o)
+    if o == 2 * n:
+        return np.arange(o) >> 1
+    s = np.float32(1.0 / scale if scale is not None else n / o)
+    return np.minimum(np.floor(np.arange(o, dtype=np.float32) * s).astype(np.int64), n - 1)
+
+
+def _linear_matrix(n: int, o: int, scale, align_corners: bool, dtype) -> np.ndarray:
+    """(o, n) interpolation weights of PyTorch's upsample_linear/bilinear (area_pixel_compute_source_index,
+    computed in the op's dtype as its kernel does for float and double)."""
+    ft = np.float64 if dtype == np.float64 else np.float32
+    if align_corners:
+        s = ft((n - 1) / (o - 1)) if o > 1 else ft(0)
+        src = ft(s) * np.arange(o, dtype=ft)
+    else:
+        s = ft(1.0 / scale) if scale is not None and scale > 0 else ft(n / o)
+        src = np.maximum(s * (np.arange(o, dtype=ft) + ft(0.5)) - ft(0.5), ft(0))
+    i0 = np.floor(src).astype(np.int64)
+    i0 = np.minimum(i0, n - 1)
+    i1 = np.where(i0 < n - 1, i0 + 1, i0)
+    l1 = (src - i0.astype(ft)).astype(ft)
+    l0 = (ft(1) - l1).astype(ft)
+    m = np.zeros((o, n), dtype=ft)
+    rows = np.arange(o)
+    np.add.at(m, (rows, i0), l0)
+    np.add.at(m, (rows, i1), l1)
+    return m
+
+
+@composite("interpolate", grad_fn="UpsampleNearest{1,2}DBackward0 | UpsampleLinear1DBackward0 | "
+                                  "UpsampleBilinear2DBackward0", aliases=("upsample",),
+           note="d/dx = the gradient through the transposed interpolation weights")
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resize the spatial dims of ``input`` (N, C, L) or (N, C, H, W) to ``size`` or ``floor(size *
+    scale_factor)``: mode "nearest" (the source at floor(dst * scale)), "linear" (3-d input) or "bilinear"
+    (4-d), with ``align_corners`` (corner pixels aligned: scale (in - 1) / (out - 1)) or half-pixel centres.
+    Float dtypes. Matches torch.nn.functional.interpolate (grad_fn UpsampleNearest1D/2DBackward0,
+    UpsampleLinear1DBackward0, UpsampleBilinear2DBackward0).
+
+    Raises:
+        ValueError: PyTorch's messages for both or neither of size and scale_factor, align_corners with
+            nearest, a sequence of the wrong length.
+        NotImplementedError: for a mode gradcli does not have (bicubic, trilinear, area, nearest-exact) or
+            an input of the wrong number of dims for the mode.
+    """
+    input = to_tensor(input)
+    if mode == "nearest" and align_corners is not None:
+        raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
+                         "bicubic | trilinear")
+    if antialias:
+        raise NotImplementedError("gradcli's interpolate has no antialias")
+    nd = input.ndim - 2
+    if nd not in (1, 2) or mode not in ("nearest", "linear", "bilinear"):
+        if mode in ("nearest", "linear", "bilinear") and input.ndim >= 3:
+            raise NotImplementedError(f"gradcli's interpolate has no {nd}-d {mode} mode")
+        if mode in ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact"):
+            raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
+                                      f"for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
+                                      f"nearest-exact (got {mode})")
+        raise NotImplementedError(f"gradcli's interpolate has no mode {mode!r}")
+    if mode == "linear" and nd != 1:
+        raise NotImplementedError(f"Got {input.ndim}D input, but linear mode needs 3D input")
+    if mode == "bilinear" and nd != 2:
+        raise NotImplementedError(f"Got {input.ndim}D input, but bilinear mode needs 4D input")
+    if input.data.dtype.kind != "f":
+        raise RuntimeError(f"\"upsample_{'nearest' if mode == 'nearest' else mode}{nd}d_out_frame\" not "
+                           f"implemented for '{dtypes.scalar_type_name(input.data.dtype)}'")
+    sizes, scales = _interp_sizes(input, size, scale_factor, nd, recompute_scale_factor)
+    ins = input.shape[2:]
+    if mode == "nearest":
+        maps = tuple(_nearest_map(n, o, s) for n, o, s in zip(ins, sizes, scales))
+        return _take_axes(input, maps, f"UpsampleNearest{nd}DBackward0")
+    align = bool(align_corners)
+    mats = tuple(_linear_matrix(n, o, s, align, input.data.dtype) for n, o, s in zip(ins, sizes, scales))
+    return _separable(input, mats, "UpsampleLinear1DBackward0" if nd == 1 else "UpsampleBilinear2DBackward0")
+
+
+# ----------------------------------------------------------------------------------------- unfold, fold
+def _fold_args(name, kernel_size, dilation, padding, stride):
+    def tup(v):
+        return tuple(int(x) for x in v) if isinstance(v, (list, tuple)) else (int(v), int(v))
+
+    k, d, p, s = tup(kernel_size), tup(dilation), tup(padding), tup(stride)
+    if any(x <= 0 for x in k):
+        raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: {k[0]} "
+                           f"kernel_width: {k[1]}")
+    if any(x <= 0 for x in s):
+        raise RuntimeError(f"stride should be greater than zero, but got stride_height: {s[0]} stride_width: "
+                           f"{s[1]}")
+    if any(x <= 0 for x in d):
+        raise RuntimeError(f"dilation should be greater than zero, but got dilation_height: {d[0]} "
+                           f"dilation_width: {d[1]}")
+    if any(x < 0 for x in p):
+        raise RuntimeError(f"padding should be non-negative, but got pad_height: {p[0]} pad_width: {p[1]}")
+    return k, d, p, s
+
+
+@op("_im2col", grad_fn="Im2ColBackward0", promote=None, note="d/dx = fold (col2im) of the gradient")
+def _im2col(input, kernel_size, dilation, padding, stride):
+    """(N, C, H, W) → (N, C * kH * kW, L): every block, channels then kernel offsets down the rows; (C, H, W) →
+    (C * kH * kW, L)."""
+    if input.ndim == 3:
+        return _im2col(input[None], kernel_size, dilation, padding, stride)[0]
+    n, c = input.shape[:2]
+    out = _conv_out(input.shape[2:], kernel_size, stride, padding, dilation)
+    win = _windows(_pad_spatial(input, padding), kernel_size, stride, dilation, out)  # (N, C, oh, ow, kh, kw)
+    return np.ascontiguousarray(win.transpose(0, 1, 4, 5, 2, 3)).reshape(n, c * _prod(kernel_size),
+                                                                          _prod(out))
+
+
+@_im2col.defvjp
+def _(grad, kernel_size, dilation, padding, stride, input_shape):
+    return _col2im_op(grad, tuple(input_shape[-2:]), kernel_size, dilation, padding, stride)
+
+
+_im2col.defjvp_linear()
+
+
+@op("_col2im", grad_fn="Col2ImBackward0", promote=None, note="d/dx = unfold (im2col) of the gradient")
+def _col2im_op(input, output_size, kernel_size, dilation, padding, stride):
+    """(N, C * kH * kW, L) → (N, C, *output_size): each block added back into place; (C * kH * kW, L) →
+    (C, *output_size)."""
+    if input.ndim == 2:
+        return _col2im_op(input[None], output_size, kernel_size, dilation, padding, stride)[0]
+    n = input.shape[0]
+    out = _conv_out(output_size, kernel_size, stride, padding, dilation)
+    c = input.shape[1] // _prod(kernel_size)
+    cols = input.reshape((n, c) + tuple(kernel_size) + tuple(out)).transpose(1, 2, 3, 0, 4, 5)
+    return _col2im(cols, tuple(output_size), kernel_size, stride, padding, dilation)
+
+
+@_col2im_op.defvjp
+def _(grad, output_size, kernel_size, dilation, padding, stride):
+    return _im2col(grad, kernel_size, dilation, padding, stride)
+
+
+_col2im_op.defjvp_linear()
+
+
+@composite("unfold", grad_fn="Im2ColBackward0", note=_im2col.note)
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """The sliding blocks of ``input`` (N, C, H, W) or (C, H, W) as columns: (N, C * kH * kW, L), L the number
+    of blocks. Matches torch.nn.functional.unfold (grad_fn Im2ColBackward0).
+
+    Raises:
+        RuntimeError: PyTorch's messages for a non-positive kernel size, stride or dilation, negative padding,
+            an input that is not 3-d or 4-d, no block fitting.
+    """
+    input = to_tensor(input)
+    if input.ndim not in (3, 4) or any(s == 0 for s in input.shape[1:]):
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but "
+                           f"got:{list(input.shape)}")
+    k, d, p, s = _fold_args("unfold", kernel_size, dilation, padding, stride)
+    x = input
+    out = _conv_out(x.shape[-2:], k, s, p, d)
+    if any(o < 1 for o in out):
+        raise RuntimeError(f"Given input with spatial size ({x.shape[-2]}, {x.shape[-1]}), kernel_size=({k[0]}, "
+                           f"{k[1]}), dilation=({d[0]}, {d[1]}), padding=({p[0]}, {p[1]}), calculated shape of "
+                           f"the array of sliding blocks as ({out[0]}, {out[1]}), but its components must be at "
+                           f"least one.")
+    return _im2col(x, k, d, p, s)
+
+
+@composite("fold", grad_fn="Col2ImBackward0", note=_col2im_op.note)
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """The inverse layout of :func:`unfold`: columns (N, C * kH * kW, L) or (C * kH * kW, L) added back into an
+    image (N, C, *output_size); overlapping blocks sum. Matches torch.nn.functional.fold (grad_fn
+    Col2ImBackward0).
+
+    Raises:
+        RuntimeError: PyTorch's messages for a channel count not divisible by the kernel's size, a block count
+            that does not match output_size, bad kernel size, stride, dilation or padding.
+    """
+    input = to_tensor(input)
+    if input.ndim not in (2, 3) or any(s == 0 for s in input.shape[1:]):
+        raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but "
+                           f"got:{list(input.shape)}")
+    k, d, p, s = _fold_args("fold", kernel_size, dilation, padding, stride)
+    osize = tuple(int(x) for x in output_size) if isinstance(output_size, (list, tuple)) else \
+        (int(output_size),) * 2
+    x = input
+    if x.shape[-2] % _prod(k):
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, "
+                           f"but got input.size(1)={x.shape[-2]} and kernel_size=({k[0]}, {k[1]}).")
+    out = _conv_out(osize, k, s, p, d)
+    if _prod(out) != x.shape[-1] or any(o < 1 for o in out):
+        raise RuntimeError(f"Given output_size=({osize[0]}, {osize[1]}), kernel_size=({k[0]}, {k[1]}), "
+                           f"dilation=({d[0]}, {d[1]}), padding=({p[0]}, {p[1]}), stride=({s[0]}, {s[1]}), "
+                           f"expected size of input's dimension 2 to match the calculated number of sliding "
+                           f"blocks {out[0]} * {out[1]} = {_prod(out)}, but got input.size(2)={x.shape[-1]}.")
+    return _col2im_op(x, osize, k, d, p, s)
