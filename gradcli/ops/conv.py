@@ -965,7 +965,7 @@ def _linear_matrix(n: int, o: int, scale, align_corners: bool, dtype) -> np.ndar
 
 
 @composite("interpolate", grad_fn="UpsampleNearest{1,2}DBackward0 | UpsampleLinear1DBackward0 | "
-                                  "UpsampleBilinear2DBackward0", aliases=("upsample",),
+                                  "UpsampleBilinear2DBackward0",
            note="d/dx = the gradient through the transposed interpolation weights")
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
