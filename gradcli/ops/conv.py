@@ -21,11 +21,12 @@ import math
 import warnings
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from .. import dtypes
 from ..tensor import Tensor
-from ._core import composite, op, to_tensor
-from .reduction import sum
+from ._core import composite, normalize_dim, op, tensor_method, to_tensor
+from .reduction import mean, sum
 from .shape import reshape, squeeze, unsqueeze
 
 
@@ -47,8 +48,6 @@ def _pad_spatial(x: np.ndarray, padding, value=0) -> np.ndarray:
 def _windows(xp: np.ndarray, ksize, stride, dilation, out) -> np.ndarray:
     """A strided view (N, C, *out, *K) of the windows of the padded ``xp`` (N, C, *S): ``out[i]`` windows of
     ``ksize[i]`` taps, ``dilation[i]`` apart, starting every ``stride[i]``."""
-    from numpy.lib.stride_tricks import sliding_window_view
-
     nd = len(ksize)
     ext = tuple(d * (k - 1) + 1 for k, d in zip(ksize, dilation))
     win = sliding_window_view(xp, ext, axis=tuple(range(2, 2 + nd)))
@@ -893,8 +892,6 @@ def adaptive_avg_pool2d(input, output_size):
         RuntimeError: for a wrong number of dims or an empty input.
         NotImplementedError: for an integer input.
     """
-    from .reduction import mean
-
     input = to_tensor(input)
     if input.ndim < 3:
         raise ValueError("Input dimension should be at least 3")
@@ -1130,3 +1127,71 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
                            f"expected size of input's dimension 2 to match the calculated number of sliding "
                            f"blocks {out[0]} * {out[1]} = {_prod(out)}, but got input.size(2)={x.shape[-1]}.")
     return _col2im_op(x, osize, k, d, p, s)
+
+
+# ----------------------------------------------------------------------------------------- Tensor.unfold
+@op("_unfold_dim", grad_fn="UnfoldBackward0", promote=None,
+    note="d/dx = each window's gradient added back at the positions it covers")
+def _unfold_dim(input, dimension, size, step):
+    """Windows of ``size`` every ``step`` along ``dimension``: that dim becomes the window count and a last dim
+    of ``size`` is added (a copy; PyTorch's is a view)."""
+    if input.ndim == 0:
+        return input.reshape(1).copy()
+    win = sliding_window_view(input, size, axis=dimension)
+    sl = [slice(None)] * input.ndim
+    sl[dimension] = slice(None, None, step)
+    return np.ascontiguousarray(win[tuple(sl)])
+
+
+@_unfold_dim.defvjp
+def _(grad, dimension, size, step, input_shape):
+    return _unfold_dim_backward(grad, tuple(input_shape), dimension, size, step)
+
+
+_unfold_dim.defjvp_linear()
+
+
+@op("_unfold_dim_backward", grad_fn="UnfoldBackwardBackward0", promote=None,
+    note="d/dgrad = the windows of the gradient")
+def _unfold_dim_backward(grad, input_shape, dimension, size, step):
+    """The transpose of :func:`_unfold_dim`: each window added back into zeros of ``input_shape``, one strided add
+    per offset within the window (PyTorch's unfold_backward)."""
+    if len(input_shape) == 0:
+        return grad.reshape(())
+    out = np.zeros(input_shape, dtype=grad.dtype)
+    n = grad.shape[dimension]
+    for j in range(size):
+        sl = [slice(None)] * len(input_shape)
+        sl[dimension] = slice(j, j + (n - 1) * step + 1, step)
+        out[tuple(sl)] += grad[..., j]
+    return out
+
+
+@_unfold_dim_backward.defvjp
+def _(grad, dimension, size, step):
+    return _unfold_dim(grad, dimension, size, step)
+
+
+_unfold_dim_backward.defjvp_linear()
+
+
+@tensor_method("unfold")
+def _tensor_unfold(self, dimension, size, step):
+    """``Tensor.unfold(dimension, size, step)``: every window of ``size`` elements along ``dimension``, ``step``
+    apart, as a new last dim (shape: ``dimension`` becomes ``(n - size) // step + 1``). Matches
+    torch.Tensor.unfold (grad_fn UnfoldBackward0; gradcli's result is a copy, PyTorch's a view).
+
+    Raises:
+        RuntimeError: PyTorch's messages for a window larger than the dim or a non-positive step.
+        IndexError: for a dimension out of range.
+    """
+    nd = self.ndim
+    dim = normalize_dim(dimension, max(nd, 1))
+    n = self.shape[dim] if nd else 1
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {dim} is {n} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    return _unfold_dim(self, dim, int(size), int(step))
