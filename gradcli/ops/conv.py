@@ -255,8 +255,8 @@ def _conv(fname: str, nd: int, input, weight, bias, stride, padding, dilation, g
     if bias is not None:
         bias = to_tensor(bias)
         if bias.data.dtype != input.data.dtype:
-            raise RuntimeError(f"Input type ({dtypes.from_numpy(input.data.dtype).name.split('.')[-1]}) and bias "
-                               f"type ({dtypes.from_numpy(bias.data.dtype).name.split('.')[-1]}) should be the same")
+            raise RuntimeError(f"Input type ({dtypes.c_type_name(input.data.dtype)}) and bias type "
+                               f"({dtypes.c_type_name(bias.data.dtype)}) should be the same")
     if input.data.dtype.kind not in "fiu":
         raise RuntimeError(f"\"{fname}\" not implemented for '{dtypes.scalar_type_name(input.data.dtype)}'")
     batched = input.ndim == nd + 2
