@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import gradcli as G
+from gradcli.gradcheck import gradcheck, gradgradcheck
 
 from helpers import assert_raises_like_torch, grad_fn_name
 
@@ -81,3 +82,89 @@ ERRORS = [
 @pytest.mark.parametrize("fn", [pytest.param(f, id=i) for i, f in ERRORS])
 def test_error_message_matches_torch(fn, torch):
     assert_raises_like_torch(fn, torch)
+
+
+def _pair(m, data, grad=True):
+    return m.tensor(data, requires_grad=grad)
+
+
+@pytest.mark.parametrize("args", [(1, 3, 2), (0, 2, 1), (-1, 7, 1), (1, 1, 3), (0, 3, 3)])
+def test_tensor_unfold_matches_torch(args, torch):
+    """``Tensor.unfold(dimension, size, step)``: values, grad_fn, gradient and second derivative as PyTorch's."""
+    rng = np.random.default_rng(sum(args) + 7)
+    x = rng.standard_normal((3, 7))
+    v = rng.standard_normal(torch.tensor(x).unfold(*args).shape)
+    out = {}
+    for m in (G, torch):
+        t = _pair(m, x)
+        y = t.unfold(*args)
+        (g,) = (G.autograd.grad if m is G else torch.autograd.grad)(y, [t], m.tensor(v), create_graph=True)
+        out[m.__name__] = (np.asarray(y.detach().numpy() if m is torch else y.data), grad_fn_name(y),
+                           np.asarray(g.detach().numpy() if m is torch else g.data))
+    gv, tv = out["gradcli"], out["torch"]
+    np.testing.assert_array_equal(gv[0], tv[0])
+    assert gv[1] == tv[1] == "UnfoldBackward0"
+    np.testing.assert_allclose(gv[2], tv[2], rtol=1e-12)
+    assert gradcheck(lambda a: a.unfold(*args), [G.tensor(x, requires_grad=True)])
+    assert gradgradcheck(lambda a: a.unfold(*args) ** 2, [G.tensor(x, requires_grad=True)])
+
+
+def test_tensor_unfold_0d(torch):
+    assert G.tensor(2.0).unfold(0, 1, 1).tolist() == torch.tensor(2.0).unfold(0, 1, 1).tolist() == [2.0]
+
+
+def test_max_pool2d_indices_and_ties_match_torch(torch):
+    """return_indices gives PyTorch's flat positions (h * W + w), the first maximum of a window winning ties;
+    the gradient goes to that position only; max_pool1d's indices drop the height."""
+    data = [[[[1.0, 3.0, 3.0, 0.0, 2.0], [3.0, 1.0, 2.0, 2.0, 2.0], [0.0, 5.0, 5.0, 1.0, 4.0],
+              [5.0, 5.0, 0.0, 4.0, 4.0]]]]
+    for kw in ({"kernel_size": 2}, {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True},
+               {"kernel_size": (2, 3), "stride": 1, "dilation": (2, 1)}):
+        got, want = [], []
+        for m, out in ((G, got), (torch, want)):
+            x = _pair(m, data)
+            v, i = F(m).max_pool2d(x, return_indices=True, **kw)
+            v.sum().backward()
+            out += [v.tolist(), i.tolist(), str(i.dtype), x.grad.tolist()]
+        assert got == want, kw
+    x1 = [[1.0, 4.0, 4.0, 2.0, 0.0, 3.0]]
+    assert [r.tolist() for r in G.max_pool1d(G.tensor(x1), 2, 1, return_indices=True)] == \
+        [r.tolist() for r in torch.nn.functional.max_pool1d(torch.tensor(x1), 2, 1, return_indices=True)]
+
+
+def test_integer_convolution_and_pools_match_torch(torch):
+    """int64 convolution and pools compute exactly (PyTorch's CPU kernels accept them) and never require grad."""
+    rng = np.random.default_rng(3)
+    x = rng.integers(-5, 5, (2, 3, 6, 6))
+    w = rng.integers(-3, 3, (4, 3, 3, 3))
+    b = rng.integers(-3, 3, (4,))
+    for f in (lambda m: F(m).conv2d(m.tensor(x), m.tensor(w), m.tensor(b), padding=1),
+              lambda m: F(m).conv_transpose2d(m.tensor(x), m.tensor(w.transpose(1, 0, 2, 3).copy()), stride=2),
+              lambda m: F(m).max_pool2d(m.tensor(x), 2), lambda m: F(m).avg_pool2d(m.tensor(x), 2),
+              lambda m: F(m).pad(m.tensor(x), (1, 2, 2, 0), mode="reflect")):
+        g, t = f(G), f(torch)
+        assert str(g.dtype) == str(t.dtype) == "torch.int64"
+        np.testing.assert_array_equal(g.data, t.numpy())
+        assert not g.requires_grad
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_conv2d_on_a_batch_matches_torch(dtype, torch):
+    """A CNN-sized batch (8x3x20x20, 16 filters 3x3, padding 1, stride 2, groups 1 and 3): the output and the
+    three gradients equal PyTorch's in float32 and float64."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((8, 3, 20, 20)).astype(dtype)
+    for groups in (1, 3):
+        w = (rng.standard_normal((15, 3 // groups, 3, 3)) * 0.3).astype(dtype)
+        b = rng.standard_normal(15).astype(dtype)
+        res = []
+        for m in (G, torch):
+            ts = [m.tensor(a.copy(), requires_grad=True) for a in (x, w, b)]
+            y = F(m).conv2d(*ts, stride=2, padding=1, groups=groups)
+            (y * y).sum().backward()
+            res.append([np.asarray(y.detach().numpy() if m is torch else y.data)] +
+                       [np.asarray(t.grad.numpy() if m is torch else t.grad.data) for t in ts])
+        tol = {"rtol": 1e-4, "atol": 1e-4} if dtype == "float32" else {"rtol": 1e-10, "atol": 1e-10}
+        for a, b_ in zip(*res):
+            assert a.dtype == b_.dtype
+            np.testing.assert_allclose(a, b_, **tol)
