@@ -6,7 +6,8 @@ The kernels are numpy im2col: ``sliding_window_view`` of the padded input gives 
 one copy lays them out as a matrix, one matmul per group does the rest. The transposed direction (the gradient
 of a convolution with respect to its input, conv_transpose, fold, the pools' backward) is col2im: a matmul,
 then the columns added into the padded image once per kernel offset (kh*kw strided adds of whole arrays, the
-convention of every im2col implementation; np.add.at over the elements measured tens of times slower).
+convention of im2col implementations: on the benchmark's 32x3x64x64 input gradient, 10.6 ms against 14.1 ms for
+one np.add.at and 18.1 ms for one np.bincount over precomputed flat indices).
 
 A convolution is bilinear in (input, weight): with ``conv(X, w)``, its transposed ``convT(Y, w)`` and the
 weight's gradient ``convW(X, Y)``, ``<conv(X, w), Y> = <X, convT(Y, w)> = <w, convW(X, Y)>``. So every
