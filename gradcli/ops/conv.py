@@ -679,7 +679,8 @@ _pool_scatter.defjvp_linear()
 
 def _max_pool_indices(x: np.ndarray, k, s, p, d, ceil_mode: bool) -> np.ndarray:
     """The flat index (within each image's trailing dims) of each window's maximum: the first maximum in the
-    window's row-major order, NaN counting as a maximum (PyTorch's CPU max_pool kernel)."""
+    window's row-major order, the last NaN if any, the first tap inside the input if every value is the
+    lowest (-inf) (PyTorch's CPU max_pool kernel)."""
     nd = len(k)
     sizes = x.shape[-nd:]
     out = tuple(_pool_out(n, kk, ss, pp, dd, ceil_mode) for n, kk, ss, pp, dd in zip(sizes, k, s, p, d))
@@ -690,11 +691,16 @@ def _max_pool_indices(x: np.ndarray, k, s, p, d, ceil_mode: bool) -> np.ndarray:
     win = _pool_windows(x, k, s, p, d, out, fill)
     m = win.shape[0]
     flat = win.reshape((m,) + out + (_prod(k),))
-    if x.dtype.kind == "f":
+    arg = flat.argmax(-1)
+    if x.dtype.kind == "f":  # the kernel's ``val > maxval || isnan(val)``: the last NaN of a window wins
         nan = np.isnan(flat)
-        arg = np.where(nan.any(-1), nan.argmax(-1), flat.argmax(-1))
-    else:
-        arg = flat.argmax(-1)
+        if nan.any():
+            arg = np.where(nan.any(-1), flat.shape[-1] - 1 - nan[..., ::-1].argmax(-1), arg)
+    low = np.take_along_axis(flat, arg[..., None], -1)[..., 0] == fill
+    if low.any():  # nothing above the padding's value: the kernel keeps its first tap inside the input
+        real = _pool_windows(np.ones((1,) + sizes, dtype=np.int8), k, s, p, d, out, 0)
+        first = real.reshape((1,) + out + (_prod(k),)).argmax(-1)
+        arg = np.where(low, first, arg)
     # window offset → input position along each dim, then the flat position
     pos = np.zeros(arg.shape, dtype=np.int64)
     rest = arg

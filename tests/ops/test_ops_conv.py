@@ -168,3 +168,17 @@ def test_conv2d_on_a_batch_matches_torch(dtype, torch):
         for a, b_ in zip(*res):
             assert a.dtype == b_.dtype
             np.testing.assert_allclose(a, b_, **tol)
+
+
+def test_max_pool2d_nan_and_minus_inf_windows_match_torch(torch):
+    """PyTorch's kernel (``val > maxval || isnan(val)``): the last NaN of a window wins, and a window of -inf
+    (or padding only besides) keeps its first tap inside the input."""
+    nan, inf = float("nan"), float("inf")
+    data = [[[[nan, 1.0, nan, 2.0, -inf, -inf], [0.0, nan, 3.0, -inf, -inf, -inf], [1.0, 2.0, 3.0, -inf, -inf, 5.0]]]]
+    for kw in ({"kernel_size": 2, "padding": 1}, {"kernel_size": (1, 4), "stride": 1},
+               {"kernel_size": 3, "stride": 1, "padding": 1, "dilation": 2}):
+        got, want = [], []
+        for m, out in ((G, got), (torch, want)):
+            v, i = F(m).max_pool2d(m.tensor(data), return_indices=True, **kw)
+            out += [str(v.tolist()), i.tolist()]
+        assert got == want, kw
