@@ -259,10 +259,13 @@ def _conv(fname: str, nd: int, input, weight, bias, stride, padding, dilation, g
             raise RuntimeError(f"Input type ({dtypes.c_type_name(input.data.dtype)}) and bias type "
                                f"({dtypes.c_type_name(bias.data.dtype)}) should be the same")
     if input.data.dtype.kind not in "fiu":
-        raise RuntimeError(f"\"{fname}\" not implemented for '{dtypes.scalar_type_name(input.data.dtype)}'")
+        kernel = "slow_conv_transpose2d_out_cpu" if transposed else "slow_conv2d_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dtypes.scalar_type_name(input.data.dtype)}'")
     batched = input.ndim == nd + 2
     if not batched:
         input = unsqueeze(input, 0)
+    if transposed and isinstance(padding, str):
+        raise TypeError(f"{fname}(): argument 'padding' must be tuple of ints, not str")
     stride = _tuple_arg(stride, nd, "stride")
     dilation = _tuple_arg(dilation, nd, "dilation")
     output_padding = _tuple_arg(output_padding, nd, "output_padding")
@@ -567,6 +570,8 @@ def pad(input, pad, mode="constant", value=None):
         if mode == "circular" and (lo > size or hi > size):
             raise RuntimeError("Padding value causes wrapping around more than once.")
         maps.append(_index_maps(mode, size, lo, hi))
+    if mode != "circular" and input.data.dtype == np.bool_:
+        _refuse(f"{'reflection' if mode == 'reflect' else 'replication'}_pad{nd}d", input, "fiu")
     if mode == "circular":
         name = "CopySlices"
     else:
@@ -575,6 +580,14 @@ def pad(input, pad, mode="constant", value=None):
 
 
 # ------------------------------------------------------------------------------------------------- pools
+def _refuse(kernel: str, input, kinds: str, *also) -> None:
+    """PyTorch's NotImplementedError for a dtype its CPU kernel does not dispatch (``"avg_pool2d" not implemented
+    for 'Bool'``): ``input``'s dtype must be of one of the numpy ``kinds`` or one of ``also``."""
+    dt = input.data.dtype
+    if dt.kind not in kinds and dt not in also:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dtypes.scalar_type_name(dt)}'")
+
+
 def _pool_args(fname: str, kernel_size, stride, padding, dilation, nd: int = 2):
     """kernel_size, stride (default: the kernel size), padding, dilation as ``nd``-tuples (PyTorch's
     pooling_output_shape checks)."""
@@ -755,6 +768,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if input.ndim not in (2, 3):
         raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size "
                            f"for input, but got:{list(input.shape)}")
+    _refuse("max_pool1d_impl", input, "f")
     one = lambda v: (1,) + (tuple(v) if isinstance(v, (list, tuple)) else (v,))  # noqa: E731
     r = max_pool2d(unsqueeze(input, -2), one(kernel_size), None if stride is None else one(stride),
                    (0,) + one(padding)[1:], one(dilation), ceil_mode, return_indices)
@@ -846,6 +860,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
             the kernel, a zero divisor_override, an output size below 1.
     """
     input = _pool_input("avg_pool2d", input)
+    _refuse("avg_pool2d", input, "f", np.int64)
     k, s, p, _ = _pool_args("avg_pool2d", kernel_size, stride, padding, 1)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
@@ -868,6 +883,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     if input.ndim not in (2, 3):
         raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 "
                            f"'self' (while checking arguments for avg_pool1d)")
+    _refuse("avg_pool2d", input, "f", np.int64)
     one = lambda v: (1,) + (tuple(v) if isinstance(v, (list, tuple)) else (v,))  # noqa: E731
     r = avg_pool2d(unsqueeze(input, -2), one(kernel_size), None if stride is None else one(stride),
                    (0,) + one(padding)[1:], ceil_mode, count_include_pad)
@@ -1000,16 +1016,16 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             raise NotImplementedError(f"gradcli's interpolate has no {nd}-d {mode} mode")
         if mode in ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact"):
             raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
-                                      f"for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
-                                      f"nearest-exact (got {mode})")
+                                      f"for the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | "
+                                      f"area | nearest-exact (got {mode})")
         raise NotImplementedError(f"gradcli's interpolate has no mode {mode!r}")
     if mode == "linear" and nd != 1:
         raise NotImplementedError(f"Got {input.ndim}D input, but linear mode needs 3D input")
     if mode == "bilinear" and nd != 2:
         raise NotImplementedError(f"Got {input.ndim}D input, but bilinear mode needs 4D input")
-    if input.data.dtype.kind != "f":
-        raise RuntimeError(f"\"upsample_{'nearest' if mode == 'nearest' else mode}{nd}d_out_frame\" not "
-                           f"implemented for '{dtypes.scalar_type_name(input.data.dtype)}'")
+    if nd == 1:
+        _refuse(f"compute_indices_weights_{mode}", input, "f")
+    _refuse(f"upsample_{mode}2d_channels_last", input, "f")
     sizes, scales = _interp_sizes(input, size, scale_factor, nd, recompute_scale_factor)
     ins = input.shape[2:]
     if mode == "nearest":
@@ -1095,6 +1111,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     if input.ndim not in (3, 4) or any(s == 0 for s in input.shape[1:]):
         raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but "
                            f"got:{list(input.shape)}")
+    _refuse("im2col_out_cpu", input, "f")
     k, d, p, s = _fold_args("unfold", kernel_size, dilation, padding, stride)
     x = input
     out = _conv_out(x.shape[-2:], k, s, p, d)
@@ -1120,6 +1137,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     if input.ndim not in (2, 3) or any(s == 0 for s in input.shape[1:]):
         raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but "
                            f"got:{list(input.shape)}")
+    _refuse("col2im_out_cpu", input, "f")
     k, d, p, s = _fold_args("fold", kernel_size, dilation, padding, stride)
     osize = tuple(int(x) for x in output_size) if isinstance(output_size, (list, tuple)) else \
         (int(output_size),) * 2
