@@ -24,7 +24,7 @@ import warnings
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .. import dtypes
+from .. import dtypes, limits
 from ..tensor import Tensor
 from ._core import composite, normalize_dim, op, tensor_method, to_tensor
 from .reduction import mean, sum
@@ -63,6 +63,7 @@ def _cols(x: np.ndarray, ksize, stride, padding, dilation, out, groups: int) -> 
     feeds one BLAS product per group."""
     nd = len(ksize)
     n, c = x.shape[:2]
+    limits.check_numel((c * _prod(ksize), n * _prod(out)), "the convolution's im2col matrix")
     win = _windows(_pad_spatial(x, padding), ksize, stride, dilation, out)
     win = win.reshape((n, groups, c // groups) + tuple(out) + tuple(ksize))
     perm = (1, 2) + tuple(range(3 + nd, 3 + 2 * nd)) + (0,) + tuple(range(3, 3 + nd))
@@ -81,6 +82,7 @@ def _col2im(cols: np.ndarray, spatial, ksize, stride, padding, dilation) -> np.n
     # columns that reach past the padded image (a window of a ceil_mode pool) are cut off
     full = tuple(max(p, (o - 1) * st + (k - 1) * d + 1) for p, o, st, k, d in zip(padded, out, stride, ksize,
                                                                                    dilation))
+    limits.check_numel((c, n) + full, "the result")
     img = np.zeros((c, n) + full, dtype=cols.dtype)
     for offs in np.ndindex(*ksize):
         sl = (slice(None), slice(None)) + tuple(slice(o * d, o * d + (m - 1) * st + 1, st)
@@ -541,6 +543,10 @@ def pad(input, pad, mode="constant", value=None):
     """
     input = to_tensor(input)
     pad = [int(p) for p in pad]
+    grown = list(input.shape)
+    for i in range(min(len(pad) // 2, len(grown))):
+        grown[-1 - i] += pad[2 * i] + pad[2 * i + 1]
+    limits.check_numel(grown, "pad()")
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) // 2 > input.ndim:
@@ -701,6 +707,7 @@ def _max_pool_indices(x: np.ndarray, k, s, p, d, ceil_mode: bool) -> np.ndarray:
         raise RuntimeError(f"Given input size: ({'x'.join(map(str, x.shape[-nd - 1:]))}). Calculated output size: "
                            f"({'x'.join(map(str, (x.shape[-nd - 1],) + out))}). Output size is too small")
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    limits.check_numel(x.shape[:-nd] + out + (_prod(k),), "the pooling windows")
     win = _pool_windows(x, k, s, p, d, out, fill)
     m = win.shape[0]
     flat = win.reshape((m,) + out + (_prod(k),))
@@ -1027,6 +1034,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         _refuse(f"compute_indices_weights_{mode}", input, "f")
     _refuse(f"upsample_{mode}2d_channels_last", input, "f")
     sizes, scales = _interp_sizes(input, size, scale_factor, nd, recompute_scale_factor)
+    limits.check_numel(tuple(input.shape[:2]) + sizes, "interpolate()")
     ins = input.shape[2:]
     if mode == "nearest":
         maps = tuple(_nearest_map(n, o, s) for n, o, s in zip(ins, sizes, scales))

@@ -203,3 +203,15 @@ def test_max_pool2d_nan_and_minus_inf_windows_match_torch(torch):
             v, i = F(m).max_pool2d(m.tensor(data), return_indices=True, **kw)
             out += [str(v.tolist()), i.tolist()]
         assert got == want, kw
+
+
+@pytest.mark.parametrize("fn", [
+    lambda: G.conv2d(G.ones(1, 1, 2, 2), G.ones(1, 1, 1, 1), padding=100_000),
+    lambda: G.pad(G.ones(2, 2), (10**6, 10**6, 10**6, 0)),
+    lambda: G.interpolate(G.ones(1, 1, 4, 4), scale_factor=10_000),
+    lambda: G.max_pool2d(G.ones(1, 1, 3000, 3000), 5, 1)])
+def test_huge_results_are_refused_before_allocating(fn):
+    """gradcli's element limit (gradcli/limits.py) stops an im2col matrix, a padded or resized result or a
+    pool's windows before numpy allocates them."""
+    with pytest.raises(Exception, match="elements per tensor"):
+        fn()
