@@ -304,8 +304,14 @@ def _conv(fname: str, nd: int, input, weight, bias, stride, padding, dilation, g
     wshape = list(weight.shape)
     ishape = list(input.shape)
     if weight.ndim != nd + 2:
-        raise RuntimeError(f"Expected {nd + 2}-dimensional input for {nd + 2}-dimensional weight {wshape}, but "
-                           f"got {input.ndim}-dimensional input of size {ishape} instead")
+        # aten::_convolution takes the spatial dims from the weight: the stride F.convNd expanded to nd values
+        # fails first, else the input's dims
+        wd = weight.ndim - 2
+        if nd != 1 and nd != wd:
+            raise RuntimeError(f"expected stride to be a single integer value or a list of {wd} values to match "
+                               f"the convolution dimensions, but got stride={list(stride)}")
+        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
+                           f"{wshape}, but got {input.ndim}-dimensional input of size {ishape} instead")
     if transposed:
         if ishape[1] != wshape[0]:
             raise RuntimeError(f"Given transposed=1, weight of size {wshape}, expected input{ishape} to have "
@@ -318,16 +324,13 @@ def _conv(fname: str, nd: int, input, weight, bias, stride, padding, dilation, g
                                f"with {wshape[1] * groups} elements, but got bias of size {list(bias.shape)} "
                                f"instead")
         if any(op_ >= s and op_ >= d for op_, s, d in zip(output_padding, stride, dilation)):
-            names = ("height", "width") if nd == 2 else ("",)
-            if nd == 2:
-                raise RuntimeError(
-                    f"output padding must be smaller than either stride or dilation, but got "
-                    f"output_padding_height: {output_padding[0]} output_padding_width: {output_padding[1]} "
-                    f"stride_height: {stride[0]} stride_width: {stride[1]} dilation_height: {dilation[0]} "
-                    f"dilation_width: {dilation[1]}")
-            raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got "
-                               f"output_padding: {list(output_padding)} stride: {list(stride)} dilation: "
-                               f"{list(dilation)}{names[0]}")
+            # (PyTorch runs a 1-d transposed convolution as a 2-d one of height 1)
+            op2, st2, d2 = ((0,) + output_padding, (1,) + stride, (1,) + dilation) if nd == 1 else \
+                (output_padding, stride, dilation)
+            raise RuntimeError(
+                f"output padding must be smaller than either stride or dilation, but got "
+                f"output_padding_height: {op2[0]} output_padding_width: {op2[1]} stride_height: {st2[0]} "
+                f"stride_width: {st2[1]} dilation_height: {d2[0]} dilation_width: {d2[1]}")
     else:
         if wshape[0] % groups:
             raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension "
