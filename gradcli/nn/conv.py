@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import dtypes, limits
 from ..ops import REGISTRY as _OPS
-from ..tensor import Tensor
+from ..tensor import Size, Tensor
 from . import init
 from .module import Module
 from .parameter import Parameter
@@ -197,17 +197,17 @@ class _ConvTransposeNd(_ConvNd):
         if len(output_size) != nd:
             raise ValueError(f"ConvTranspose{nd}D: for {input.ndim}D input, output_size must have {nd} or "
                              f"{nd + 2} elements (got {len(output_size)})")
-        res = []
+        least, most = [], []
         for d in range(nd):
             size = input.shape[input.ndim - nd + d]
-            least = (size - 1) * self.stride[d] - 2 * self.padding[d] + self.dilation[d] * \
-                (self.kernel_size[d] - 1) + 1
-            most = least + self.stride[d] - 1
-            if not least <= output_size[d] <= most:
-                raise ValueError(f"requested an output size of {output_size}, but valid sizes range from "
-                                 f"{[least]} to {[most]} (for an input of {list(input.shape[2:])})")
-            res.append(output_size[d] - least)
-        return tuple(res)
+            least.append((size - 1) * self.stride[d] - 2 * self.padding[d] + self.dilation[d] *
+                         (self.kernel_size[d] - 1) + 1)
+            most.append(least[d] + self.stride[d] - 1)
+        for d in range(nd):
+            if not least[d] <= output_size[d] <= most[d]:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {least} "
+                                 f"to {most} (for an input of {Size(input.shape[input.ndim - nd:])})")
+        return tuple(o - lo for o, lo in zip(output_size, least))
 
     def forward(self, input, output_size=None):
         op_ = self._output_padding(input, output_size)

@@ -33,6 +33,14 @@ try:
     nn.Conv2d(3, 4, 3, groups=2)
 except ValueError as e:
     print(e)
+try:
+    nn.ConvTranspose2d(3, 6, 3, stride=2)(x, output_size=[20, 20])
+except ValueError as e:
+    print(e)
+print(nn.Conv2d(3, 4, 3, padding="valid"), nn.Conv1d(3, 4, 3, padding="same", dilation=2))
+print(nn.Conv2d(2, 4, 2, padding="same", padding_mode="reflect")(torch.ones(1, 2, 5, 5)).shape)
+v, i = nn.MaxPool2d(2, return_indices=True)(x)
+print(i[0, 0], nn.MaxPool1d(2)(x[0]).shape, nn.AvgPool1d(3, 2, 1)(x[0]).grad_fn)
 '''
 
 CNN = '''
