@@ -1480,7 +1480,11 @@ CONV = [
     OpInfo("unfold", "nn", extra=(
         S("k2", Arg((2, 2, 3, 4)), args=(2,)),
         S("dilation-padding-stride", Arg((1, 2, 4, 5)), args=((2, 3), (1, 2), 1, 2)),
-        S("unbatched", Arg((2, 3, 3)), args=(2,)))),
+        S("unbatched", Arg((2, 3, 3)), args=(2,)),
+        # Tensor.unfold(dimension, size, step) is PyTorch's other op of the name: windows along one dim
+        S("method-windows", Arg((3, 7)), args=(1, 3, 2), method=True),
+        S("method-dim0-overlap", Arg((5, 2, 2)), args=(0, 2, 1), method=True),
+        S("method-0d", Arg(()), args=(0, 1, 1), method=True))),
     OpInfo("fold", "nn", extra=(
         S("k2", Arg((2, 8, 6)), args=((3, 4), 2)),
         S("dilation-padding-stride", Arg((1, 12, 6)), args=((4, 5), (2, 3), (1, 2), 1, 2)),
