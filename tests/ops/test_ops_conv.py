@@ -10,7 +10,7 @@ import pytest
 import gradcli as G
 from gradcli.gradcheck import gradcheck, gradgradcheck
 
-from helpers import assert_raises_like_torch, grad_fn_name
+from helpers import ROOT, assert_raises_like_torch, grad_fn_name
 
 
 def F(m):
@@ -221,3 +221,32 @@ def test_huge_results_are_refused_before_allocating(fn):
     pool's windows before numpy allocates them."""
     with pytest.raises(Exception, match="elements per tensor"):
         fn()
+
+
+def test_gradcli_grad_of_a_conv_expression_matches_torch(torch):
+    """``gradcli grad`` on an expression of conv2d, reflect pad, max_pool2d and interpolate (as a user types it):
+    the gradients and the graph's node names are PyTorch's."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    x = [[[[1.0, -2.0, 0.5, 0.25], [3.0, 0.0, -1.0, 2.0], [2.0, 1.5, -0.5, -3.0]]]]
+    w = [[[[0.5, -1.0], [2.0, 0.25]]], [[[1.0, 1.5], [-0.5, 2.0]]]]
+    expr = "interpolate(max_pool2d(pad(conv2d(x, w, padding=1), (1, 1, 0, 1), mode='reflect'), 2), scale_factor=2).sum()"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    r = subprocess.run([sys.executable, "-m", "gradcli", "grad", expr, "-i", f"x=tensor({x})", "-i", f"w=tensor({w})",
+                        "--json"], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    tx, tw = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
+    F_ = torch.nn.functional
+    out = F_.interpolate(F_.max_pool2d(F_.pad(F_.conv2d(tx, tw, padding=1), (1, 1, 0, 1), mode="reflect"), 2),
+                         scale_factor=2).sum()
+    out.backward()
+    assert got["output"]["value"] == pytest.approx(out.item(), rel=1e-6)
+    np.testing.assert_allclose(got["grads"]["x"]["value"], tx.grad.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(got["grads"]["w"]["value"], tw.grad.numpy(), rtol=1e-6)
+    names = {n["name"] for n in got["graph"]["nodes"]}
+    assert {"ConvolutionBackward0", "ReflectionPad2DBackward0", "MaxPool2DWithIndicesBackward0",
+            "UpsampleNearest2DBackward0"} <= names
