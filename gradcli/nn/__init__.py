@@ -9,7 +9,7 @@ from .parameter import Parameter  # noqa: F401
 
 # issue 18, branch conv: convolution, pooling, fold and resize modules (gradcli/nn/conv.py)
 from . import conv as _conv  # noqa: E402
-from .conv import (AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, Conv1d, Conv2d, ConvTranspose1d,  # noqa: E402,F401
+from .conv import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, Conv1d, Conv2d, ConvTranspose1d,  # noqa: E402,F401
                    ConvTranspose2d, Fold, MaxPool1d, MaxPool2d, Unfold, Upsample)
 
 CLASSES.update(_conv.CLASSES)

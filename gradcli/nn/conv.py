@@ -1,5 +1,5 @@
 """torch.nn's convolution, pooling, fold and resize modules (issue 18): Conv1d, Conv2d, ConvTranspose2d (and
-ConvTranspose1d), MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool2d, Unfold, Fold, Upsample, each as PyTorch 2.13's
+ConvTranspose1d), MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, Unfold, Fold, Upsample, each as PyTorch 2.13's
 class: the same constructor arguments, checks and defaults, parameters drawn as ``reset_parameters`` draws them
 (kaiming_uniform_ with a = sqrt(5), then the bias from U(-1/sqrt(fan_in), 1/sqrt(fan_in)), from the
 PyTorch-exact generator), ``forward`` through the op table (gradcli/ops/conv.py) and ``extra_repr`` as
@@ -340,6 +340,22 @@ class AdaptiveAvgPool2d(Module):
         return f"output_size={self.output_size}"
 
 
+class AdaptiveAvgPool1d(Module):
+    """``nn.AdaptiveAvgPool1d(output_size)``: F.adaptive_avg_pool1d. Matches torch.nn.AdaptiveAvgPool1d."""
+
+    program_attributes = Module.program_attributes + ("output_size",)
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return _op("adaptive_avg_pool1d")(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
 # ---------------------------------------------------------------------------------------- fold, resize
 class Unfold(Module):
     """``nn.Unfold(kernel_size, dilation=1, padding=0, stride=1)``: F.unfold. Matches torch.nn.Unfold."""
@@ -419,4 +435,4 @@ class Upsample(Module):
 #: The classes of this module that ``torch.nn`` exposes, by name (added to gradcli.nn.CLASSES).
 CLASSES = {c.__name__: c for c in (
     Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d,
-    AdaptiveAvgPool2d, Unfold, Fold, Upsample)}
+    AdaptiveAvgPool1d, AdaptiveAvgPool2d, Unfold, Fold, Upsample)}

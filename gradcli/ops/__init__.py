@@ -32,7 +32,7 @@ families, each importing only those above it:
 * :mod:`.order` — topk, kthvalue, median, msort (issue 18)
 * :mod:`.loss` — cross_entropy, nll_loss, mse_loss, l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy,
   binary_cross_entropy_with_logits, kl_div
-* :mod:`.conv` — conv1d/conv2d, conv_transpose1d/2d, max_pool1d/2d, avg_pool1d/2d, adaptive_avg_pool2d, pad,
+* :mod:`.conv` — conv1d/conv2d, conv_transpose1d/2d, max_pool1d/2d, avg_pool1d/2d, adaptive_avg_pool1d/2d, pad,
   constant_pad_nd, interpolate, unfold/fold, Tensor.unfold (issue 18, branch conv)
 """
 

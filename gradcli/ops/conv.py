@@ -1,5 +1,5 @@
 """Convolution and pooling (issue 18): conv1d/conv2d/conv_transpose1d/conv_transpose2d, max_pool1d/2d,
-avg_pool1d/2d, adaptive_avg_pool2d, unfold/fold, pad and interpolate, as torch.nn.functional computes them and
+avg_pool1d/2d, adaptive_avg_pool1d/2d, unfold/fold, pad and interpolate, as torch.nn.functional computes them and
 names their backward.
 
 The kernels are numpy im2col: ``sliding_window_view`` of the padded input gives every window as a strided view,
@@ -941,6 +941,24 @@ def adaptive_avg_pool2d(input, output_size):
     return _separable(input, (_adaptive_matrix(h, oh), _adaptive_matrix(w, ow)), "AdaptiveAvgPool2DBackward0")
 
 
+@composite("adaptive_avg_pool1d", grad_fn="SqueezeBackward1",
+           note="d/dx = each output's gradient spread evenly over its window")
+def adaptive_avg_pool1d(input, output_size):
+    """The average over ``output_size`` windows splitting the last dim of ``input`` (N, C, L) or (C, L): cell i
+    covers floor(i L / o) to ceil((i + 1) L / o). adaptive_avg_pool2d on a height-1 view, as PyTorch computes
+    it. Matches torch.nn.functional.adaptive_avg_pool1d (grad_fn SqueezeBackward1).
+
+    Raises:
+        RuntimeError: PyTorch's message for an input that is not 2-d or 3-d.
+    """
+    input = to_tensor(input)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 "
+                           f"'self' (while checking arguments for adaptive_avg_pool1d)")
+    o = output_size[0] if isinstance(output_size, (list, tuple)) else output_size
+    return squeeze(adaptive_avg_pool2d(unsqueeze(input, -2), (1, o)), -2)
+
+
 def _interp_sizes(input, size, scale_factor, nd, recompute_scale_factor):
     """The output sizes and the scales (None: from the sizes) of F.interpolate."""
     if size is not None and scale_factor is not None:
@@ -975,6 +993,13 @@ def _nearest_map(n: int, o: int, scale) -> np.ndarray:
     return np.minimum(np.floor(np.arange(o, dtype=np.float32) * s).astype(np.int64), n - 1)
 
 
+def _nearest_exact_map(n: int, o: int, scale) -> np.ndarray:
+    """PyTorch's nearest_neighbor_exact_compute_source_index: floor((dst + 0.5) * scale) in float32."""
+    s = np.float32(1.0 / scale if scale is not None else n / o)
+    src = np.floor((np.arange(o, dtype=np.float32) + np.float32(0.5)) * s).astype(np.int64)
+    return np.minimum(src, n - 1)
+
+
 def _linear_matrix(n: int, o: int, scale, align_corners: bool, dtype) -> np.ndarray:
     """(o, n) interpolation weights of PyTorch's upsample_linear/bilinear (area_pixel_compute_source_index,
     computed in the op's dtype as its kernel does for float and double)."""
@@ -997,32 +1022,36 @@ def _linear_matrix(n: int, o: int, scale, align_corners: bool, dtype) -> np.ndar
     return m
 
 
-@composite("interpolate", grad_fn="UpsampleNearest{1,2}DBackward0 | UpsampleLinear1DBackward0 | "
-                                  "UpsampleBilinear2DBackward0",
+@composite("interpolate", grad_fn="UpsampleNearest{1,2}DBackward0 | UpsampleNearestExact{1,2}DBackward0 | "
+                                  "UpsampleLinear1DBackward0 | UpsampleBilinear2DBackward0 | "
+                                  "AdaptiveAvgPool2DBackward0 (area)",
            note="d/dx = the gradient through the transposed interpolation weights")
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resize the spatial dims of ``input`` (N, C, L) or (N, C, H, W) to ``size`` or ``floor(size *
-    scale_factor)``: mode "nearest" (the source at floor(dst * scale)), "linear" (3-d input) or "bilinear"
-    (4-d), with ``align_corners`` (corner pixels aligned: scale (in - 1) / (out - 1)) or half-pixel centres.
-    Float dtypes. Matches torch.nn.functional.interpolate (grad_fn UpsampleNearest1D/2DBackward0,
-    UpsampleLinear1DBackward0, UpsampleBilinear2DBackward0).
+    scale_factor)``: mode "nearest" (the source at floor(dst * scale)), "nearest-exact" (at floor((dst + 0.5)
+    * scale)), "linear" (3-d input) or "bilinear" (4-d), with ``align_corners`` (corner pixels aligned: scale
+    (in - 1) / (out - 1)) or half-pixel centres, or "area" (adaptive average pooling to the size). Float
+    dtypes. Matches torch.nn.functional.interpolate (grad_fn UpsampleNearest1D/2DBackward0,
+    UpsampleNearestExact1D/2DBackward0, UpsampleLinear1DBackward0, UpsampleBilinear2DBackward0; area:
+    adaptive_avg_pool's).
 
     Raises:
         ValueError: PyTorch's messages for both or neither of size and scale_factor, align_corners with
             nearest, a sequence of the wrong length.
-        NotImplementedError: for a mode gradcli does not have (bicubic, trilinear, area, nearest-exact) or
+        NotImplementedError: for a mode gradcli does not have (bicubic, trilinear, lanczos) or
             an input of the wrong number of dims for the mode.
     """
     input = to_tensor(input)
-    if mode == "nearest" and align_corners is not None:
+    if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
         raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
                          "bicubic | trilinear")
     if antialias:
         raise NotImplementedError("gradcli's interpolate has no antialias")
     nd = input.ndim - 2
-    if nd not in (1, 2) or mode not in ("nearest", "linear", "bilinear"):
-        if mode in ("nearest", "linear", "bilinear") and input.ndim >= 3:
+    modes = ("nearest", "linear", "bilinear", "area", "nearest-exact")
+    if nd not in (1, 2) or mode not in modes:
+        if mode in modes and input.ndim >= 3:
             raise NotImplementedError(f"gradcli's interpolate has no {nd}-d {mode} mode")
         if mode in ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact"):
             raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
@@ -1033,15 +1062,21 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise NotImplementedError(f"Got {input.ndim}D input, but linear mode needs 3D input")
     if mode == "bilinear" and nd != 2:
         raise NotImplementedError(f"Got {input.ndim}D input, but bilinear mode needs 4D input")
-    if nd == 1:
-        _refuse(f"compute_indices_weights_{mode}", input, "f")
-    _refuse(f"upsample_{mode}2d_channels_last", input, "f")
     sizes, scales = _interp_sizes(input, size, scale_factor, nd, recompute_scale_factor)
+    if mode == "area":  # torch.nn.functional.interpolate: adaptive_avg_pool{1,2}d to the sizes
+        return adaptive_avg_pool1d(input, sizes) if nd == 1 else adaptive_avg_pool2d(input, sizes)
+    kernel = mode.replace("-", "_")
+    if nd == 1:
+        _refuse(f"compute_indices_weights_{kernel}", input, "f")
+    _refuse(f"upsample_{kernel}2d_channels_last", input, "f")
     limits.check_numel(tuple(input.shape[:2]) + sizes, "interpolate()")
     ins = input.shape[2:]
     if mode == "nearest":
         maps = tuple(_nearest_map(n, o, s) for n, o, s in zip(ins, sizes, scales))
         return _take_axes(input, maps, f"UpsampleNearest{nd}DBackward0")
+    if mode == "nearest-exact":
+        maps = tuple(_nearest_exact_map(n, o, s) for n, o, s in zip(ins, sizes, scales))
+        return _take_axes(input, maps, f"UpsampleNearestExact{nd}DBackward0")
     align = bool(align_corners)
     mats = tuple(_linear_matrix(n, o, s, align, input.data.dtype) for n, o, s in zip(ins, sizes, scales))
     return _separable(input, mats, "UpsampleLinear1DBackward0" if nd == 1 else "UpsampleBilinear2DBackward0")

@@ -41,6 +41,8 @@ print(nn.Conv2d(3, 4, 3, padding="valid"), nn.Conv1d(3, 4, 3, padding="same", di
 print(nn.Conv2d(2, 4, 2, padding="same", padding_mode="reflect")(torch.ones(1, 2, 5, 5)).shape)
 v, i = nn.MaxPool2d(2, return_indices=True)(x)
 print(i[0, 0], nn.MaxPool1d(2)(x[0]).shape, nn.AvgPool1d(3, 2, 1)(x[0]).grad_fn)
+print(nn.AdaptiveAvgPool1d(4), nn.AdaptiveAvgPool1d(4)(x[0]))
+print(nn.Upsample(scale_factor=1.5, mode="nearest-exact")(x)[0, 0, 0], nn.Upsample(size=(2, 3), mode="area")(x)[1, 1])
 '''
 
 CNN = '''

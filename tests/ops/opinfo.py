@@ -1453,6 +1453,8 @@ CONV = [
         S("none", Arg((1, 1, 5, 4)), args=((2, None),)),
         S("1x1", Arg((2, 3, 4, 4)), args=(1,)),
         S("unbatched", Arg((2, 5, 5)), args=(3,)))),
+    OpInfo("adaptive_avg_pool1d", "nn", extra=(
+        S("3", Arg((2, 2, 7)), args=(3,)), S("grow", Arg((1, 2, 3)), args=(5,)), S("1", Arg((2, 4)), args=(1,)))),
     OpInfo("constant_pad_nd", "nn", extra=(
         S("2d", Arg((2, 3, 4)), args=((1, 2, 0, 1),)),
         S("crop-value", Arg((3, 4)), args=((-1, 2), 1.5)),
@@ -1476,7 +1478,11 @@ CONV = [
         S("bilinear-shrink", Arg((1, 1, 5, 6)), kwargs={"scale_factor": (0.6, 0.5), "mode": "bilinear"}),
         S("linear", Arg((2, 2, 4)), kwargs={"size": 7, "mode": "linear"}),
         S("linear-align-corners", Arg((1, 2, 4)), kwargs={"scale_factor": 2.5, "mode": "linear",
-                                                          "align_corners": True}))),
+                                                          "align_corners": True}),
+        S("nearest-exact", Arg((1, 2, 3, 5)), kwargs={"scale_factor": 1.7, "mode": "nearest-exact"}),
+        S("nearest-exact-1d", Arg((2, 1, 5)), kwargs={"size": 3, "mode": "nearest-exact"}),
+        S("area", Arg((1, 2, 5, 7)), kwargs={"size": (3, 4), "mode": "area"}),
+        S("area-1d", Arg((2, 2, 7)), kwargs={"scale_factor": 0.5, "mode": "area"}))),
     OpInfo("unfold", "nn", extra=(
         S("k2", Arg((2, 2, 3, 4)), args=(2,)),
         S("dilation-padding-stride", Arg((1, 2, 4, 5)), args=((2, 3), (1, 2), 1, 2)),
