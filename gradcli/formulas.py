@@ -234,6 +234,9 @@ FORMULAS: dict[str, str] = {
     "UpsampleNearest2DBackward0": "d interpolate(x, nearest) = each output's gradient added to its source",
     "UpsampleLinear1DBackward0": "d interpolate(x, linear) = the gradient spread by the interpolation weights",
     "UpsampleBilinear2DBackward0": "d interpolate(x, bilinear) = the gradient spread by the interpolation weights",
+    "UpsampleNearestExact1DBackward0": "d interpolate(x, nearest-exact) = each output's gradient added to its source",
+    "UpsampleNearestExact2DBackward0": "d interpolate(x, nearest-exact) = each output's gradient added to its source",
+    "UnfoldBackward0": "d x.unfold(dim, size, step) = each window's gradient added back at the positions it covers",
 }
 
 
