@@ -18,6 +18,9 @@ What is measured (issue 6; benchmarks/README.md has the latest figures and expla
            same work (the product, the sum, and the two gradient products).  target: <= 1.1x numpy
   mlp      a 784-512-10 MLP, batch 256, ReLU, cross-entropy, forward + backward (float32).
                                                                              target: <= 1.0x PyTorch
+  conv     ``conv2d(x, w, b).relu().mean()`` forward + backward (x, w and b's gradients), x 32x3x64x64 float32,
+           16 filters 3x3; numpy: the same im2col products and col2im by hand.
+                                                                             target: <= 3.0x PyTorch
   chain    a 1,000,000-node elementwise chain (forward + backward), each implementation in its own process:
            time, and peak memory above the process's baseline (peak RSS after the run minus RSS before it).
                                                                              target: <= 0.5x PyTorch, both
@@ -326,6 +329,76 @@ def work_mlp(impl, n, reps):
     return {"times": times, "check": [loss, float(g1[0, 0]), float(g1[100, 200]), float(g2[5, 3])], "note": note}
 
 
+def _conv_data(n):
+    import numpy as np
+
+    rng = np.random.default_rng(2)
+    f32 = np.float32
+    X = rng.standard_normal((n, 3, 64, 64), dtype=f32)
+    W = rng.standard_normal((16, 3, 3, 3), dtype=f32) * f32(0.2)
+    b = rng.standard_normal(16, dtype=f32) * f32(0.1)
+    return X, W, b
+
+
+def work_conv(impl, n, reps):
+    """``conv2d(x, w, b).relu().mean()`` forward and backward (the gradients of x, w and b: the whole
+    convolution_backward), x an (n, 3, 64, 64) float32 batch, 16 filters 3x3. numpy: the same im2col product,
+    its two transposed products and col2im, written by hand."""
+    import numpy as np
+
+    X, W, b = _conv_data(n)
+    if impl == "gradcli":
+        import gradcli as G
+
+        params = [G.tensor(p, requires_grad=True) for p in (X, W, b)]
+
+        def step():
+            for p in params:
+                p.grad = None
+            loss = G.conv2d(*params).relu().mean()
+            loss.backward()
+            return float(loss.item()), params[0].grad.data, params[1].grad.data, params[2].grad.data
+    elif impl == "torch":
+        import torch
+        import torch.nn.functional as F
+
+        params = [torch.tensor(p, requires_grad=True) for p in (X, W, b)]
+
+        def step():
+            for p in params:
+                p.grad = None
+            loss = F.conv2d(*params).relu().mean()
+            loss.backward()
+            return float(loss.item()), params[0].grad.numpy(), params[1].grad.numpy(), params[2].grad.numpy()
+    else:
+        from numpy.lib.stride_tricks import sliding_window_view
+
+        def step():
+            col = np.ascontiguousarray(sliding_window_view(X, (3, 3), axis=(2, 3)).transpose(1, 4, 5, 0, 2, 3))
+            col = col.reshape(27, -1)
+            y = (W.reshape(16, 27) @ col).reshape(16, n, 62, 62) + b[:, None, None, None]
+            r = np.maximum(y, np.float32(0))
+            loss = r.transpose(1, 0, 2, 3).mean()
+            dy = np.where(y > 0, np.float32(1 / r.size), np.float32(0))
+            gb = dy.sum(axis=(1, 2, 3))
+            gw = (dy.reshape(16, -1) @ col.T).reshape(W.shape)
+            dcol = (W.reshape(16, 27).T @ dy.reshape(16, -1)).reshape(3, 3, 3, n, 62, 62)
+            gx = np.zeros((3, n, 64, 64), np.float32)
+            for i in range(3):
+                for j in range(3):
+                    gx[:, :, i:i + 62, j:j + 62] += dcol[:, i, j]
+            return float(loss), np.ascontiguousarray(gx.transpose(1, 0, 2, 3)), gw, gb
+    step()
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        loss, gx, gw, gb = step()
+        times.append(time.perf_counter() - t)
+    assert gx.dtype == np.float32 and gw.dtype == np.float32, (gx.dtype, gw.dtype)
+    return {"times": times, "check": [loss, float(gx[0, 0, 5, 5]), float(gx[-1, 2, 0, 63]), float(gw[0, 0, 0, 0]),
+                                      float(gw[15, 2, 1, 2]), float(gb[3])]}
+
+
 SESSION_VALUE = "x * 2 + 1"
 SESSION_GRAD = ":grad (x.sin() * x).exp().mean() + x.sum()"  # 5 ops: sin, mul, exp, mean, add (+ sum: 6 nodes)
 
@@ -408,6 +481,7 @@ def work_transform(kind, impl, n, reps):
 
 
 WORKERS = {"session": work_session, "perop": work_perop, "chain": work_chain, "matmul": work_matmul, "mlp": work_mlp,
+           "conv": work_conv,
            **{k: (lambda k: lambda impl, n, reps: work_transform(k, impl, n, reps))(k)
               for k in ("jacobian", "jacrev", "hessian", "func_hessian")}}
 
@@ -571,6 +645,17 @@ def bench_mlp(reps, rounds, impls):
                ratio=res["gradcli"]["median"] / res["torch"]["median"] if "torch" in res else None,
                ratio_of="torch", target=("<=", 1.0), agree=ok, note=notes[0] if notes else None,
                checked_against="PyTorch" if ref == "torch" else "numpy")
+    return [row], {k: v["times"] for k, v in res.items()}
+
+
+def bench_conv(reps, rounds, impls, n=32):
+    res = _rounds("conv", n, reps, rounds, impls)
+    ref = "torch" if "torch" in res else "numpy"
+    ok = _agree(res["gradcli"]["check"], res[ref]["check"], rtol=1e-3, atol=1e-6)
+    row = _row(f"conv2d fwd+bwd, {n}x3x64x64, 16 filters 3x3", "s", res["gradcli"]["median"],
+               res["torch"]["median"] if "torch" in res else None, res["numpy"]["median"],
+               ratio=res["gradcli"]["median"] / res["torch"]["median"] if "torch" in res else None,
+               ratio_of="torch", target=("<=", 3.0), agree=ok, checked_against="PyTorch" if ref == "torch" else "numpy")
     return [row], {k: v["times"] for k, v in res.items()}
 
 
@@ -896,7 +981,8 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="fewer repetitions and a 200,000-node chain")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--only", default="",
-                    help="comma-separated: startup,perop,matmul,mlp,chain,batch,scaleout,bigjson,session,transforms")
+                    help="comma-separated: startup,perop,matmul,mlp,conv,chain,batch,scaleout,bigjson,session,"
+                         "transforms")
     ap.add_argument("--no-torch", action="store_true", help="leave PyTorch out even if it is installed")
     ap.add_argument("--threads", type=int, default=None,
                     help="BLAS/OpenMP threads for every run (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, "
@@ -905,7 +991,8 @@ def main(argv=None):
     global THREADS
     THREADS = args.threads
     only = {s.strip() for s in args.only.split(",") if s.strip()}
-    known = {"startup", "perop", "matmul", "mlp", "chain", "batch", "scaleout", "bigjson", "session", "transforms"}
+    known = {"startup", "perop", "matmul", "mlp", "conv", "chain", "batch", "scaleout", "bigjson", "session",
+             "transforms"}
     if only - known:
         ap.error(f"unknown benchmark(s): {', '.join(sorted(only - known))}")
     want = only or known
@@ -920,6 +1007,7 @@ def main(argv=None):
         ("perop", lambda: bench_perop(2 if q else 3, 2 if q else 5, impls)),
         ("matmul", lambda: bench_matmul(2 if q else 3, 1 if q else 2, impls)),
         ("mlp", lambda: bench_mlp(5 if q else 10, 1 if q else 3, impls)),
+        ("conv", lambda: bench_conv(5 if q else 10, 1 if q else 3, impls)),
         ("chain", lambda: bench_chain(CHAIN_N_QUICK if q else CHAIN_N, 1, impls)),
         ("batch", lambda: bench_batch(10_000, 1 if q else 2, torch_ok)),
         ("scaleout", lambda: bench_scaleout(10_000, 1 if q else 3)),

@@ -232,6 +232,28 @@ FORMULAS: dict[str, str] = {
                               "divided by the counts; prod: the product of the others; amax/amin: g shared among "
                               "the elements equal to the result",
     "NormBackward1": "d/dx ||x||_p over dim = sign(x) |x|^(p-1) / ||x||_p^(p-1) (0 where the norm is 0)",
+    # ---------------------------------------------------------------- issue 18, branch conv: gradcli/ops/conv.py
+    "ConvolutionBackward0": "d conv(x, w) + b: dx = conv_transpose(g, w); dw = x's windows correlated with g; "
+                            "db = g summed over batch and positions",
+    "ConvolutionBackwardBackward0": "the derivative of a convolution's weight gradient (bilinear: a convolution "
+                                    "or a transposed one)",
+    "MaxPool2DWithIndicesBackward0": "d max_pool2d(x) = 1 at the position of each window's maximum, 0 elsewhere",
+    "AvgPool2DBackward0": "d avg_pool2d(x) = 1/divisor at each position of the window, summed over windows",
+    "AdaptiveAvgPool2DBackward0": "d adaptive_avg_pool2d(x) = 1/size of each cell at the cell's positions",
+    "ConstantPadNdBackward0": "d pad(x, constant) = the gradient with the padding cut off",
+    "ReflectionPad1DBackward0": "d pad(x, reflect) = each padded element's gradient added to its mirror source",
+    "ReflectionPad2DBackward0": "d pad(x, reflect) = each padded element's gradient added to its mirror source",
+    "ReplicationPad1DBackward0": "d pad(x, replicate) = the padding's gradient added to the edge it copies",
+    "ReplicationPad2DBackward0": "d pad(x, replicate) = the padding's gradient added to the edge it copies",
+    "Im2ColBackward0": "d unfold(x) = fold(g): each column's gradient added back into its block",
+    "Col2ImBackward0": "d fold(x) = unfold(g): each column gets its block of the gradient",
+    "UpsampleNearest1DBackward0": "d interpolate(x, nearest) = each output's gradient added to its source",
+    "UpsampleNearest2DBackward0": "d interpolate(x, nearest) = each output's gradient added to its source",
+    "UpsampleLinear1DBackward0": "d interpolate(x, linear) = the gradient spread by the interpolation weights",
+    "UpsampleBilinear2DBackward0": "d interpolate(x, bilinear) = the gradient spread by the interpolation weights",
+    "UpsampleNearestExact1DBackward0": "d interpolate(x, nearest-exact) = each output's gradient added to its source",
+    "UpsampleNearestExact2DBackward0": "d interpolate(x, nearest-exact) = each output's gradient added to its source",
+    "UnfoldBackward0": "d x.unfold(dim, size, step) = each window's gradient added back at the positions it covers",
 }
 
 

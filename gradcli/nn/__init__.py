@@ -12,3 +12,10 @@ from . import extra as _extra  # noqa: E402
 from .extra import *  # noqa: F401,F403,E402
 
 CLASSES.update(_extra.CLASSES)
+
+# issue 18, branch conv: convolution, pooling, fold and resize modules (gradcli/nn/conv.py)
+from . import conv as _conv  # noqa: E402
+from .conv import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, Conv1d, Conv2d, ConvTranspose1d,  # noqa: E402,F401
+                   ConvTranspose2d, Fold, MaxPool1d, MaxPool2d, Unfold, Upsample)
+
+CLASSES.update(_conv.CLASSES)

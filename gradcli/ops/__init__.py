@@ -36,6 +36,8 @@ families, each importing only those above it:
   group_norm, instance_norm, normalize, cosine_similarity, pairwise_distance, bilinear, one_hot (issue 18, branch
   nnfunc)
 * :mod:`.more` — quantile, nanquantile, scatter_reduce, masked_scatter (issue 18, branch nnfunc)
+* :mod:`.conv` — conv1d/conv2d, conv_transpose1d/2d, max_pool1d/2d, avg_pool1d/2d, adaptive_avg_pool1d/2d, pad,
+  constant_pad_nd, interpolate, unfold/fold, Tensor.unfold (issue 18, branch conv)
 """
 
 from . import (activation, arithmetic, comparison, creation, indexing, inplace, linalg, loss,  # noqa: F401
@@ -47,6 +49,7 @@ from . import scatter  # noqa: F401  (issue 18: masked_fill/select, scatter(_add
 from . import order  # noqa: F401  (issue 18: topk, kthvalue, median, msort)
 from . import functional  # noqa: F401  (branch nnfunc: torch.nn.functional activations, norms, distances)
 from . import more  # noqa: F401  (branch nnfunc, issue 18: quantile, nanquantile, scatter_reduce, masked_scatter)
+from . import conv  # noqa: F401  (issue 18, branch conv: conv1d/2d, conv_transpose, pools, unfold/fold, pad, interpolate)
 from ._core import KINDS, REGISTRY, Op, to_tensor
 from .activation import relu
 from .arithmetic import (add, div, floor_divide, mul, pow, remainder, rsub, sub, true_divide,  # noqa: F401

@@ -69,3 +69,12 @@ def test_table_reports_misses(bench, capsys):
     bench.print_table(rows, info, 1.0)
     out = capsys.readouterr().out
     assert "MISSED by 300%" in out and "MISSED by 25%" in out
+
+
+def test_conv_is_the_same_computation(bench):
+    """The conv row's gradcli and numpy workers compute the same loss and gradients (a batch of 2)."""
+    got = bench.work_conv("gradcli", 2, 1)
+    want = bench.work_conv("numpy", 2, 1)
+    np.testing.assert_allclose(got["check"], want["check"], rtol=1e-4, atol=1e-7)
+    torch = pytest.importorskip("torch")  # noqa: F841
+    np.testing.assert_allclose(got["check"], bench.work_conv("torch", 2, 1)["check"], rtol=1e-4, atol=1e-7)

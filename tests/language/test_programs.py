@@ -287,6 +287,16 @@ TEMPLATES.append(Template("view_as", 2, lambda a, b: f"({a}).contiguous().view_a
                           lambda sa, sb: sb if np.prod(sa) == np.prod(sb) else None, ("real", "real")))
 TEMPLATES.append(Template("reshape_as", 2, lambda a, b: f"({a}).reshape_as({b})", lambda a, b: a.reshape_as(b),
                           lambda sa, sb: sb if np.prod(sa) == np.prod(sb) else None, ("real", "real")))
+# issue 18, branch conv: pads and 1-d pools that keep the shapes in SHAPES
+_TF = torch.nn.functional
+reduction("pad", lambda a: f"pad({a}, (0, 3))", lambda a: _TF.pad(a, (0, 3)),
+          lambda s: s[:-1] + (4,) if s and s[-1] == 1 else None)
+reduction("pad", lambda a: f"pad({a}, (2, 1), mode='replicate')", lambda a: _TF.pad(a, (2, 1), mode="replicate"),
+          lambda s: s[:-1] + (4,) if len(s) == 2 and s[-1] == 1 else None)
+reduction("max_pool1d", lambda a: f"max_pool1d({a}, 3, 1, 1)", lambda a: _TF.max_pool1d(a, 3, 1, 1),
+          lambda s: s if len(s) == 2 and s[-1] == 4 else None)
+reduction("avg_pool1d", lambda a: f"avg_pool1d({a}, 3, 1, 1)", lambda a: _TF.avg_pool1d(a, 3, 1, 1),
+          lambda s: s if len(s) == 2 and s[-1] == 4 else None)
 
 #: Differentiable registry ops the generator does not produce, and why (their entries in the op table,
 #: tests/ops/opinfo.py, cover them).
@@ -328,6 +338,20 @@ NOT_GENERATED = {
     "diagonal": "shape-changing: the op table's samples (tests/ops/opinfo.py DIAGONALS) cover it",
     "diag_embed": "shape-changing: the op table's samples cover it",
     "diag": "shape-changing: the op table's samples cover it",
+    # issue 18, branch conv: (N, C, *spatial) inputs and results outside SHAPES; the op table's samples
+    # (tests/ops/opinfo.py CONV), tests/ops/test_ops_conv.py and tests/nn/test_conv_modules.py cover them
+    "conv1d": "a weight of (out, in, k) and 2-d/3-d inputs: the op table's samples cover it",
+    "conv2d": "4-d inputs and weights: the op table's samples and tests/nn/test_conv_modules.py cover it",
+    "conv_transpose1d": "a weight of (in, out, k) and results longer than SHAPES: the op table's samples",
+    "conv_transpose2d": "4-d inputs and weights: the op table's samples cover it",
+    "max_pool2d": "3-d/4-d inputs: the op table's samples and tests/ops/test_ops_conv.py cover it",
+    "avg_pool2d": "3-d/4-d inputs: the op table's samples cover it",
+    "adaptive_avg_pool2d": "3-d/4-d inputs: the op table's samples cover it",
+    "adaptive_avg_pool1d": "results outside SHAPES: the op table's samples cover it",
+    "interpolate": "3-d/4-d inputs and results outside SHAPES: the op table's samples cover it",
+    "unfold": "3-d/4-d inputs and (N, C k k, L) results: the op table's samples cover it",
+    "fold": "(N, C k k, L) inputs and 4-d results: the op table's samples cover it",
+    "constant_pad_nd": "the same op as pad's constant mode, which is a template",
 }
 
 _WRAP = {

@@ -1505,10 +1505,110 @@ NN_FUNCTIONAL = [
         S("method", Arg((2, 2)), Arg((2, 2)), args=(tensor([[False, True], [True, False]]), In(1)), method=True))),
 ]
 
+# issue 18, branch conv: gradcli/ops/conv.py (convolution, pooling, pad, fold, interpolate)
+CONV = [
+    OpInfo("conv2d", "nn", extra=(
+        S("1x2x5x5-3x2x3x3-bias", Arg((1, 2, 5, 5)), Arg((3, 2, 3, 3)), Arg((3,))),
+        S("nobias", Arg((2, 2, 4, 5)), Arg((3, 2, 2, 3))),
+        S("stride-padding-dilation", Arg((1, 2, 6, 5)), Arg((2, 2, 2, 2)), Arg((2,)),
+          kwargs={"stride": (2, 1), "padding": 1, "dilation": (1, 2)}),
+        S("groups", Arg((1, 4, 4, 4)), Arg((6, 2, 2, 2)), Arg((6,)), kwargs={"groups": 2}),
+        S("same-even-kernel", Arg((1, 2, 4, 4)), Arg((2, 2, 2, 3)), kwargs={"padding": "same"}, quiet=True),
+        S("valid", Arg((1, 1, 4, 4)), Arg((1, 1, 3, 3)), kwargs={"padding": "valid"}),
+        S("unbatched", Arg((2, 4, 4)), Arg((3, 2, 2, 2)), Arg((3,))),
+        S("weight-only", Arg((1, 2, 4, 4), grad=False), Arg((2, 2, 3, 3))),
+        S("int", Arg((1, 2, 4, 4), INT), Arg((2, 2, 3, 3), INT)))),
+    OpInfo("conv1d", "nn", extra=(
+        S("2x2x6-3x2x3-bias", Arg((2, 2, 6)), Arg((3, 2, 3)), Arg((3,))),
+        S("stride-padding-dilation-groups", Arg((1, 4, 7)), Arg((4, 2, 2)), kwargs={"stride": 2, "padding": 2,
+                                                                                    "dilation": 2, "groups": 2}),
+        S("same", Arg((1, 2, 5)), Arg((2, 2, 4)), kwargs={"padding": "same"}, quiet=True),
+        S("unbatched", Arg((2, 5)), Arg((3, 2, 3))))),
+    OpInfo("conv_transpose2d", "nn", extra=(
+        S("1x3x3x3-3x2x3x3-bias", Arg((1, 3, 3, 3)), Arg((3, 2, 3, 3)), Arg((2,))),
+        S("stride-padding-output-padding", Arg((2, 2, 3, 2)), Arg((2, 3, 2, 3)), Arg((3,)),
+          kwargs={"stride": 2, "padding": 1, "output_padding": 1}),
+        S("groups-dilation", Arg((1, 4, 3, 3)), Arg((4, 1, 2, 2)), kwargs={"groups": 2, "dilation": 2}),
+        S("unbatched", Arg((2, 3, 3)), Arg((2, 2, 2, 2))))),
+    OpInfo("conv_transpose1d", "nn", extra=(
+        S("2x2x4-2x3x3-bias", Arg((2, 2, 4)), Arg((2, 3, 3)), Arg((3,))),
+        S("stride-output-padding", Arg((1, 2, 3)), Arg((2, 2, 3)), kwargs={"stride": 3, "output_padding": 2}))),
+    OpInfo("max_pool2d", "nn", extra=(
+        S("2x2", Arg((2, 2, 4, 6)), args=(2,)),
+        S("stride-padding", Arg((1, 2, 5, 5)), args=(3, 2, 1)),
+        S("ceil-dilation", Arg((1, 1, 6, 7)), args=((2, 3), 2, 1, 2, True)),
+        S("unbatched", Arg((2, 4, 4)), args=(2,)),
+        S("indices", Arg((1, 2, 4, 4)), call=lambda m, f, a: f(a, 2, return_indices=True)[0]),
+        S("int", Arg((1, 2, 4, 4), INT), args=(2,)))),
+    OpInfo("max_pool1d", "nn", extra=(
+        S("k2", Arg((2, 3, 6)), args=(2,)),
+        S("stride-padding-ceil", Arg((1, 2, 7)), args=(3, 2, 1, 1, True)),
+        S("unbatched", Arg((2, 5)), args=(2, 1)))),
+    OpInfo("avg_pool2d", "nn", extra=(
+        S("2x2", Arg((2, 2, 4, 6)), args=(2,)),
+        S("stride-padding", Arg((1, 2, 5, 5)), args=(3, 2, 1)),
+        S("no-count-pad-ceil", Arg((1, 1, 5, 6)), args=(3, 2, 1, True, False)),
+        S("divisor-override", Arg((1, 1, 4, 4)), kwargs={"kernel_size": 2, "divisor_override": 3}),
+        S("unbatched", Arg((2, 4, 4)), args=((2, 1),)))),
+    OpInfo("avg_pool1d", "nn", extra=(
+        S("k2", Arg((2, 3, 6)), args=(2,)),
+        S("stride-padding-ceil", Arg((1, 2, 7)), args=(3, 2, 1, True, False)),
+        S("unbatched", Arg((2, 5)), args=(2, 1)))),
+    OpInfo("adaptive_avg_pool2d", "nn", extra=(
+        S("3x2", Arg((2, 2, 5, 7)), args=((3, 2),)),
+        S("grow", Arg((1, 2, 3, 2)), args=(4,)),
+        S("none", Arg((1, 1, 5, 4)), args=((2, None),)),
+        S("1x1", Arg((2, 3, 4, 4)), args=(1,)),
+        S("unbatched", Arg((2, 5, 5)), args=(3,)))),
+    OpInfo("adaptive_avg_pool1d", "nn", extra=(
+        S("3", Arg((2, 2, 7)), args=(3,)), S("grow", Arg((1, 2, 3)), args=(5,)), S("1", Arg((2, 4)), args=(1,)))),
+    OpInfo("constant_pad_nd", "nn", extra=(
+        S("2d", Arg((2, 3, 4)), args=((1, 2, 0, 1),)),
+        S("crop-value", Arg((3, 4)), args=((-1, 2), 1.5)),
+        S("0d-pad", Arg((3,)), args=((0, 0),)))),
+    OpInfo("pad", "nn", extra=(
+        S("constant", Arg((2, 3, 4)), args=((1, 2, 0, 1),)),
+        S("constant-value-crop", Arg((2, 3, 4)), args=((-1, 2),), kwargs={"value": -0.5}),
+        S("reflect-2d", Arg((1, 2, 4, 5)), args=((2, 1, 3, 0), "reflect")),
+        S("reflect-1d", Arg((2, 5)), args=((3, 2), "reflect")),
+        S("replicate-2d", Arg((2, 3, 4)), args=((1, 3, 2, 1),), kwargs={"mode": "replicate"}),
+        S("replicate-1d", Arg((1, 2, 3)), args=((2, 2),), kwargs={"mode": "replicate"}),
+        S("circular-2d", Arg((1, 2, 3, 4)), args=((1, 2, 2, 1), "circular")),
+        S("circular-1d", Arg((2, 4)), args=((3, 1), "circular")))),
+    OpInfo("interpolate", "nn", extra=(
+        S("nearest-2x", Arg((1, 2, 3, 4)), kwargs={"scale_factor": 2}),
+        S("nearest-size", Arg((2, 1, 4, 3)), kwargs={"size": (3, 5)}),
+        S("nearest-1d", Arg((2, 2, 4)), kwargs={"scale_factor": 1.5}),
+        S("bilinear", Arg((1, 2, 3, 4)), kwargs={"scale_factor": 2, "mode": "bilinear"}),
+        S("bilinear-align-corners", Arg((1, 1, 3, 4)), kwargs={"size": (5, 6), "mode": "bilinear",
+                                                               "align_corners": True}),
+        S("bilinear-shrink", Arg((1, 1, 5, 6)), kwargs={"scale_factor": (0.6, 0.5), "mode": "bilinear"}),
+        S("linear", Arg((2, 2, 4)), kwargs={"size": 7, "mode": "linear"}),
+        S("linear-align-corners", Arg((1, 2, 4)), kwargs={"scale_factor": 2.5, "mode": "linear",
+                                                          "align_corners": True}),
+        S("nearest-exact", Arg((1, 2, 3, 5)), kwargs={"scale_factor": 1.7, "mode": "nearest-exact"}),
+        S("nearest-exact-1d", Arg((2, 1, 5)), kwargs={"size": 3, "mode": "nearest-exact"}),
+        S("area", Arg((1, 2, 5, 7)), kwargs={"size": (3, 4), "mode": "area"}),
+        S("area-1d", Arg((2, 2, 7)), kwargs={"scale_factor": 0.5, "mode": "area"}))),
+    OpInfo("unfold", "nn", extra=(
+        S("k2", Arg((2, 2, 3, 4)), args=(2,)),
+        S("dilation-padding-stride", Arg((1, 2, 4, 5)), args=((2, 3), (1, 2), 1, 2)),
+        S("unbatched", Arg((2, 3, 3)), args=(2,)),
+        # Tensor.unfold(dimension, size, step) is PyTorch's other op of the name: windows along one dim
+        S("method-windows", Arg((3, 7)), args=(1, 3, 2), method=True),
+        S("method-dim0-overlap", Arg((5, 2, 2)), args=(0, 2, 1), method=True),
+        S("method-0d", Arg(()), args=(0, 1, 1), method=True))),
+    OpInfo("fold", "nn", extra=(
+        S("k2", Arg((2, 8, 6)), args=((3, 4), 2)),
+        S("dilation-padding-stride", Arg((1, 12, 6)), args=((4, 5), (2, 3), (1, 2), 1, 2)),
+        S("unbatched", Arg((4, 4)), args=(3, 2)))),
+]
+
 #: The op table: every entry of every family.
 OP_DB: list[OpInfo] = ELEMENTWISE + ACTIVATIONS + REDUCTIONS + LINALG + SHAPE + INDEXING + NN + LOSSES + RANDOM + \
     LOGICAL + DIAGONALS + TRIANGLES + MASKS_AND_SCATTERS + ORDER
 OP_DB += NN_FUNCTIONAL  # branch nnfunc
+OP_DB += CONV  # issue 18, branch conv
 
 #: Entry by name.
 BY_NAME: dict[str, OpInfo] = {op.name: op for op in OP_DB}
