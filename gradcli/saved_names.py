@@ -43,6 +43,21 @@ PREFIX = "_saved_"
 #: argument of a method-like function ``self``; gradcli's ops call it ``input`` (torch.mul(input, other)).
 TORCH_ARG = {"input": "self"}
 
+#: Parameters that aten declares ``int`` or ``int[]`` (dimensions, positions, counts). PyTorch's generated
+#: attributes return a saved ``int64_t`` through an unsigned conversion, so a negative one reads as its two's
+#: complement: ``x.sum(-1).grad_fn._saved_dim == (18446744073709551615,)``. Scalars (``exponent``, ``alpha``,
+#: ``min``) keep their sign.
+INT64_PARAMS = frozenset({"dim", "dims", "dim0", "dim1", "dim2", "index", "diagonal", "offset", "start", "end",
+                          "step", "ignore_index", "k", "split_size", "padding_idx", "repeats", "sizes", "size",
+                          "source", "destination", "length"})
+
+#: Ops whose aten ``dim`` is ``int[]`` (``sum.dim_IntList(Tensor self, int[1]? dim, ...)``): PyTorch saves a
+#: tuple where gradcli's op takes one int.
+DIM_LISTS = frozenset({"sum", "mean", "amax", "amin", "logsumexp", "std", "var", "_std", "_var", "_vector_norm"})
+
+#: ``reduction`` as aten's enum (at::Reduction): what PyTorch saves for a loss's reduction string.
+REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
 #: The one kind of value each entry of :func:`names` reads.
 TENSOR, PARAM, VARARGS, SHAPE = "tensor", "param", "varargs", "shape"
 
@@ -90,13 +105,29 @@ def attribute_names(node) -> list:
     return sorted(names(node.op))
 
 
-def _python(value):
-    # a non-tensor value as PyTorch returns it: tuples for int lists, Python numbers for numpy scalars
+def _python(value, int64: bool = False):
+    # a non-tensor value as PyTorch returns it: tuples for int lists, Python numbers for numpy scalars, a
+    # tensor for an index array; int64_t values through PyTorch's unsigned conversion (INT64_PARAMS)
     if isinstance(value, (list, tuple)):
-        return tuple(_python(v) for v in value)
+        return tuple(_python(v, int64) for v in value)
+    if isinstance(value, np.ndarray):
+        from .tensor import Tensor
+
+        return Tensor(value)
     if isinstance(value, np.generic):
-        return value.item()
+        value = value.item()
+    if int64 and type(value) is int and value < 0:
+        return value + 2 ** 64
     return value
+
+
+def _param(op, name: str, value):
+    # a saved non-tensor parameter under PyTorch's type (see INT64_PARAMS, DIM_LISTS, REDUCTIONS)
+    if name == "reduction" and value in REDUCTIONS:
+        return REDUCTIONS[value]
+    if name == "dim" and type(value) is int and op.name in DIM_LISTS:
+        value = (value,)
+    return _python(value, name in INT64_PARAMS)
 
 
 def saved_value(node, attribute: str):
@@ -113,10 +144,14 @@ def saved_value(node, attribute: str):
     if entry is None:
         raise AttributeError(f"'{node.name()}' object has no attribute '{attribute}'")
     kind, i = entry
+    op = node.op
     if kind == PARAM:
-        return _python(node.params[i])
-    if kind == VARARGS:
-        return _python(tuple(node.params[i:]))
+        return _param(op, op.param_names[i], node.params[i])
+    if kind == VARARGS:  # permute(x, 2, 0, 1) or permute(x, (2, 0, 1)): PyTorch's dims=(2, 0, 1)
+        rest = tuple(node.params[i:])
+        if len(rest) == 1 and isinstance(rest[0], (list, tuple)):
+            rest = tuple(rest[0])
+        return _param(op, op.param_names[i], rest)
     if kind == SHAPE:
         shape = node.in_shapes[i] if node.in_shapes is not None else None
         return None if shape is None else tuple(int(s) for s in shape)
