@@ -576,11 +576,16 @@ def _modules() -> dict[str, Namespace]:
 
     function_ns = Namespace("torch.autograd.function", {"Function": custom_function.FUNCTION,
                                                          "once_differentiable": custom_function.once_differentiable})
+    from .. import saved_hooks as _saved_hooks  # branch saved: torch.autograd.graph
+
+    graph_ns = Namespace("torch.autograd.graph", {"saved_tensors_hooks": _saved_hooks.saved_tensors_hooks,
+                                                  "save_on_cpu": _saved_hooks.save_on_cpu})
     autograd_ns = Namespace("torch.autograd", {"grad": autograd.grad, "backward": autograd.backward,
                                                "gradcheck": _gradcheck.gradcheck,
                                                "gradgradcheck": _gradcheck.gradgradcheck, "function": function_ns,
                                                "Variable": _variable, "Function": custom_function.FUNCTION,
-                                               "functional": autograd_functional, "forward_ad": forward_ad})
+                                               "functional": autograd_functional, "forward_ad": forward_ad,
+                                               "graph": graph_ns})
     from .. import func as _func
 
     func_ns = Namespace("torch.func", {"grad": _func.grad, "grad_and_value": _func.grad_and_value,
@@ -594,6 +599,7 @@ def _modules() -> dict[str, Namespace]:
             "torch.optim.lr_scheduler": nn_spaces["torch.optim.lr_scheduler"],
             "torch.autograd.functional": autograd_functional, "torch.autograd.forward_ad": forward_ad,
             "torch.autograd.function": function_ns, "torch.func": func_ns,
+            "torch.autograd.graph": graph_ns,
             "math": math_module()}
 
 
@@ -701,7 +707,9 @@ TENSOR_ATTRS = {
 }
 NODE_ATTRS = {"name": lambda f: (lambda: autograd.torch_name(f)), "next_functions": lambda f: f.next_functions,
               "variable": lambda f: f.variable, "register_hook": lambda f: f.register_hook,
-              "register_prehook": lambda f: f.register_prehook}
+              "register_prehook": lambda f: f.register_prehook,
+              # branch saved: grad_fn.metadata (a dict kept with the node; AccumulateGrad has none in gradcli)
+              "metadata": lambda f: f.metadata}
 DTYPE_ATTRS = {"is_floating_point": lambda d: d.is_floating_point, "itemsize": lambda d: d.itemsize}
 SIZE_ATTRS = {"numel": lambda s: s.numel}
 #: what a program reads of ``t.numpy()``'s array (issue 18: printing gradients with .numpy())
@@ -821,6 +829,10 @@ def read_attribute(obj, name: str):
         return nn_bridge.object_attribute(obj, name)
     if name == "__name__" and isinstance(obj, (Function, Class)):
         return obj.name.rpartition(".")[2]
+    if name.startswith("_saved_") and isinstance(obj, autograd.Node):  # grad_fn._saved_self: PyTorch's names
+        from .. import saved_names
+
+        return saved_names.saved_value(obj, name)
     if name.startswith("_") and not (name == "_version" and isinstance(obj, Tensor)):
         raise AttributeError(f"'{type_name(obj)}' object has no attribute '{name}' (gradcli does not "
                              "expose names starting with '_')")
