@@ -76,12 +76,18 @@ _ABSENT = object()
 
 def pack(node):
     """Replace ``node.saved`` (a tuple of arrays) by a :class:`Packed` of the active hooks' pack results: the
-    pack hook is called on each saved value as the Tensor PyTorch gives it (the input itself, or the output)."""
+    pack hook is called on each saved value as the Tensor PyTorch gives it (the input itself, or the output),
+    with grad mode off as in PyTorch."""
     from .saved_names import as_tensor
 
     pack_hook, unpack_hook = _state.saved_hooks[-1]
-    packed = tuple(_ABSENT if d is None else pack_hook(as_tensor(node, slot, d, Tensor))
-                   for slot, d in enumerate(node.saved))
+    tensors = [None if d is None else as_tensor(node, slot, d, Tensor) for slot, d in enumerate(node.saved)]
+    mode = _state.grad_enabled
+    _state.grad_enabled = False  # PyTorch calls the pack hook with grad mode off: what it computes records nothing
+    try:
+        packed = tuple(_ABSENT if t is None else pack_hook(t) for t in tensors)
+    finally:
+        _state.grad_enabled = mode
     node.saved = Packed(node, packed, unpack_hook)
 
 

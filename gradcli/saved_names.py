@@ -76,11 +76,11 @@ def names(op) -> dict:
     cached = getattr(op, "_saved_names", None)
     if cached is not None:
         return cached
-    plan = getattr(op, "vjp_plan", None)
-    inputs = getattr(op, "input_names", None)
-    params = getattr(op, "param_names", None)
+    from .ops._core import Op
+
     out: dict = {}
-    if plan and inputs is not None and params is not None:
+    if isinstance(op, Op) and op.vjp_plan:  # (a custom Function's node, a hook's node: no op of the table)
+        plan, inputs, params = op.vjp_plan, op.input_names, op.param_names
         save_plan = op.save_plan
         for kind, i in plan:
             if kind == ARG_INPUT:

@@ -239,3 +239,152 @@ def test_differences_are_current(torch):
             if d.op == case.op and (d.when is None or d.when in case.id) and differ & set(d.attrs):
                 used.add(d)
     assert [d for d in DIFFERENCES if d not in used] == []
+
+
+# ============================================================================ semantics, against PyTorch
+def _graph_ns(m):
+    """``torch.autograd.graph``'s hooks in gradcli or torch."""
+    if m is G:
+        return saved_tensors_hooks, save_on_cpu
+    return m.autograd.graph.saved_tensors_hooks, m.autograd.graph.save_on_cpu
+
+
+def _facts(m):
+    x = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    c = m.tensor([0.5, -1.0, 2.0])
+    y = x.pow(2)
+    z = x.exp()
+    w = x.sin()
+    v = w.cos()
+    s = x.sum(0)
+    p = x.permute(0)
+    return [
+        y.grad_fn._saved_self is x,  # a leaf input: the same object
+        v.grad_fn._saved_self is w,  # a non-leaf input: PyTorch's is the same object too (see below)
+        z.grad_fn._saved_result is z,  # an output: a new tensor whose grad_fn is the node
+        z.grad_fn._saved_result.grad_fn is z.grad_fn,
+        repr(z.grad_fn._saved_result).split(",")[0],
+        y.grad_fn._saved_exponent, type(y.grad_fn._saved_exponent).__name__,
+        (x * c).grad_fn._saved_other.tolist(),
+        s.grad_fn._saved_dim, s.grad_fn._saved_keepdim, s.grad_fn._saved_self_sym_sizes,
+        p.grad_fn._saved_dims,
+        x.sum(-1).grad_fn._saved_dim,  # int64_t through PyTorch's unsigned conversion
+        sorted(n for n in dir(y.grad_fn) if n.startswith("_saved_")),
+        sorted(n for n in dir(z.grad_fn) if n.startswith("_saved_")),
+    ]
+
+
+def test_saved_values_are_pytorchs(torch):
+    got, want = _facts(G), _facts(torch)
+    assert got[0] is True and want[0] is True
+    # gradcli keeps arrays, not the input Tensor objects: a saved non-leaf input is a new tensor of its values
+    # with its producer as grad_fn (PyTorch returns the input object itself)
+    assert want[1] is True and got[1] is False
+    assert got[2:] == want[2:]
+
+
+def test_reading_a_freed_saved_tensor_raises_pytorchs_error(torch):
+    for m in (G, torch):
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        y = x.pow(2)
+        y.sum().backward()
+        with pytest.raises(RuntimeError) as e:
+            y.grad_fn._saved_self
+        assert str(e.value).startswith("Trying to backward through the graph a second time (or directly access "
+                                       "saved tensors after they have already been freed).")
+        assert y.grad_fn._saved_exponent == 2  # non-tensor values stay
+    gx = G.tensor([1.0], requires_grad=True)
+    gy = gx.exp()
+    gy.sum().backward(retain_graph=True)
+    assert gy.grad_fn._saved_result.tolist() == gy.tolist()  # retained
+
+
+def test_unknown_saved_name_raises_attribute_error(torch):
+    for m in (G, torch):
+        y = m.tensor([1.0], requires_grad=True).exp()
+        with pytest.raises(AttributeError, match="'ExpBackward0' object has no attribute '_saved_self'"):
+            y.grad_fn._saved_self
+
+
+def test_metadata_is_a_dict_kept_with_the_node(torch):
+    for m in (G, torch):
+        y = m.tensor([1.0], requires_grad=True).exp()
+        assert y.grad_fn.metadata == {}
+        y.grad_fn.metadata["step"] = 3
+        assert y.grad_fn.metadata == {"step": 3}
+
+
+def _hooked_run(m):
+    hooks, _ = _graph_ns(m)
+    log = []
+    a = m.tensor([4.0, 5.0], requires_grad=True)
+    b = m.tensor([0.5, 2.0], requires_grad=True)
+
+    def pack(t):
+        log.append(("pack", tuple(t.shape), t is a or t is b))
+        return ("box", t * 1)  # any object: what the node keeps
+
+    def unpack(p):
+        log.append(("unpack", p[0]))
+        return p[1] * 2  # its values are what backward uses
+
+    with hooks(pack, unpack):
+        y = (a * b).sin().sum()
+    log.append(("saved_self", y.grad_fn.next_functions[0][0]._saved_self.tolist()))
+    y.backward(retain_graph=True)
+    y.backward()
+    return log, a.grad.tolist(), b.grad.tolist()
+
+
+def test_saved_tensors_hooks_pack_at_save_and_unpack_at_use(torch):
+    got, want = _hooked_run(G), _hooked_run(torch)
+    assert got[0] == want[0]
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-6)
+    np.testing.assert_allclose(got[2], want[2], rtol=1e-6)
+
+
+def test_saved_tensors_hooks_nest_and_restore(torch):
+    for m in (G, torch):
+        hooks, _ = _graph_ns(m)
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        seen = []
+        with hooks(lambda t: seen.append("outer") or t, lambda t: t):
+            with hooks(lambda t: seen.append("inner") or t, lambda t: t):
+                x.sin()
+            x.cos()
+        x.tan()  # no hooks any more
+        assert seen == ["inner", "outer"]
+
+
+def test_unpack_hook_must_return_a_tensor(torch):
+    for m in (G, torch):
+        hooks, _ = _graph_ns(m)
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        with hooks(lambda t: 5, lambda p: "x"):
+            y = x.sin()
+        with pytest.raises(TypeError, match="Output of saved tensor unpack_hook expected to be a Tensor but got "
+                                            "result of type str"):
+            y.sum().backward()
+
+
+def test_save_on_cpu_gives_the_same_gradients(torch):
+    grads = []
+    for m in (G, torch):
+        _, on_cpu = _graph_ns(m)
+        x = m.tensor([0.5, 1.5, -2.0], requires_grad=True)
+        with on_cpu():
+            y = (x.exp() * x.sin()).sum()
+        y.backward()
+        grads.append(x.grad.tolist())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6)
+
+
+def test_hooks_belong_to_the_run_context():
+    x = G.tensor([1.0], requires_grad=True)
+    seen = []
+    with G.RunContext():
+        with saved_tensors_hooks(lambda t: seen.append(1) or t, lambda t: t):
+            with G.RunContext():
+                x.sin()  # another context: not under the block's hooks
+            x.cos()
+    assert seen == [1]
