@@ -310,6 +310,18 @@ Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook
 # ------------------------------------------------------------------------------------------------------ graph
 _FREED = object()
 
+#: Installed by gradcli.saved_names (one layer up, on the op table): ``saved_attribute(node, "_saved_self")``
+#: gives a node's saved value under PyTorch's name, ``saved_attribute_names(node)`` lists those names.
+saved_attribute = None
+saved_attribute_names = None
+
+
+def pack_saved(node) -> None:
+    """Replaced by gradcli.saved_hooks: called for each node made inside a saved tensors hooks block (never
+    entered before that module is loaded) to pack what the node saved."""
+    raise RuntimeError("saved tensors hooks are not installed (import gradcli.saved_hooks)")
+
+
 #: ``grad_fn.metadata`` of the nodes that were asked for it (most never are: no dict per node).
 _NODE_METADATA: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
@@ -402,10 +414,8 @@ class Node:
             for e in edges:
                 if type(e) is Node:
                     e.uses += 1
-        if _state.saved_hooks and saved and getattr(op, "save_plan", None):  # saved_tensors_hooks: pack now
-            from .saved_hooks import pack
-
-            pack(self)
+        if _state.saved_hooks and saved:  # inside torch.autograd.graph.saved_tensors_hooks: pack now
+            pack_saved(self)
 
     def name(self) -> str:
         """PyTorch's class name of this backward function, e.g. ``"MulBackward0"``."""
@@ -440,16 +450,13 @@ class Node:
 
     def __getattr__(self, name: str):
         # only for names the slots do not have: the saved values under PyTorch's names (gradcli.saved_names)
-        if name.startswith("_saved_"):
-            from .saved_names import saved_value
-
-            return saved_value(self, name)
+        if name.startswith("_saved_") and saved_attribute is not None:
+            return saved_attribute(self, name)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __dir__(self):
-        from .saved_names import attribute_names
-
-        return sorted(set(object.__dir__(self)) | set(attribute_names(self)))
+        extra = saved_attribute_names(self) if saved_attribute_names is not None else ()
+        return sorted(set(object.__dir__(self)) | set(extra))
 
     def __repr__(self) -> str:
         return f"<{self.name()} object at {id(self):#x}>"

@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import autograd
 from .context import state as _state
+from .ops._core import Op
+from .saved_names import as_tensor
 from .tensor import Tensor
 
 
@@ -78,10 +81,10 @@ def pack(node):
     """Replace ``node.saved`` (a tuple of arrays) by a :class:`Packed` of the active hooks' pack results: the
     pack hook is called on each saved value as the Tensor PyTorch gives it (the input itself, or the output),
     with grad mode off as in PyTorch."""
-    from .saved_names import as_tensor
-
+    if not isinstance(node.op, Op) or not node.op.save_plan:  # a custom Function's node keeps its ctx
+        return
     pack_hook, unpack_hook = _state.saved_hooks[-1]
-    tensors = [None if d is None else as_tensor(node, slot, d, Tensor) for slot, d in enumerate(node.saved)]
+    tensors = [None if d is None else as_tensor(node, slot, d) for slot, d in enumerate(node.saved)]
     mode = _state.grad_enabled
     _state.grad_enabled = False  # PyTorch calls the pack hook with grad mode off: what it computes records nothing
     try:
@@ -135,3 +138,6 @@ class save_on_cpu(saved_tensors_hooks):
 
     def __init__(self, pin_memory: bool = False, device_type: str = "cuda"):
         super().__init__(_copy_to_cpu, _identity)
+
+
+autograd.pack_saved = pack

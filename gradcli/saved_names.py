@@ -35,7 +35,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import autograd
+from .ops._core import Op
 from .rules import ARG_INPUT, ARG_PARAM, ARG_RESULT, ARG_SHAPE, ARG_VARARGS
+from .tensor import Tensor
 
 PREFIX = "_saved_"
 
@@ -76,8 +79,6 @@ def names(op) -> dict:
     cached = getattr(op, "_saved_names", None)
     if cached is not None:
         return cached
-    from .ops._core import Op
-
     out: dict = {}
     if isinstance(op, Op) and op.vjp_plan:  # (a custom Function's node, a hook's node: no op of the table)
         plan, inputs, params = op.vjp_plan, op.input_names, op.param_names
@@ -111,8 +112,6 @@ def _python(value, int64: bool = False):
     if isinstance(value, (list, tuple)):
         return tuple(_python(v, int64) for v in value)
     if isinstance(value, np.ndarray):
-        from .tensor import Tensor
-
         return Tensor(value)
     if isinstance(value, np.generic):
         value = value.item()
@@ -167,26 +166,19 @@ def saved_tensor(node, slot: int):
     Raises:
         RuntimeError: if backward freed the saved values (PyTorch's message).
     """
-    from . import autograd
-    from .tensor import Tensor
-
     saved = node.saved
     if saved is autograd._FREED:
         raise RuntimeError(autograd.ERR_BACKWARD_TWICE)
-    from .saved_hooks import Packed
-
-    if type(saved) is Packed:
+    if type(saved) is not tuple:  # a gradcli.saved_hooks.Packed: the unpack hook's tensor
         return saved.unpack_tensor(slot)
     d = saved[slot]
     if d is None:
         return None
-    return as_tensor(node, slot, d, Tensor)
+    return as_tensor(node, slot, d)
 
 
-def as_tensor(node, slot: int, d: np.ndarray, Tensor):
+def as_tensor(node, slot: int, d: np.ndarray):
     """The saved array ``d`` of ``node``'s slot as the Tensor PyTorch would show (see :func:`saved_tensor`)."""
-    from . import autograd
-
     op = node.op
     i = op.save_plan[slot]
     if i == op.ninputs:  # the output
@@ -203,3 +195,7 @@ def as_tensor(node, slot: int, d: np.ndarray, Tensor):
         return t
     # a leaf that requires grad: the leaf itself, as PyTorch returns the variable it saved
     return e
+
+
+autograd.saved_attribute = saved_value
+autograd.saved_attribute_names = attribute_names
