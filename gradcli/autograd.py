@@ -311,7 +311,8 @@ Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook
 _FREED = object()
 
 #: Installed by gradcli.saved_names (one layer up, on the op table): ``saved_attribute(node, "_saved_self")``
-#: gives a node's saved value under PyTorch's name, ``saved_attribute_names(node)`` lists those names.
+#: gives a node's saved value under PyTorch's name (``_raw_saved_self``: the SavedTensor object),
+#: ``saved_attribute_names(node)`` lists those names.
 saved_attribute = None
 saved_attribute_names = None
 
@@ -450,7 +451,7 @@ class Node:
 
     def __getattr__(self, name: str):
         # only for names the slots do not have: the saved values under PyTorch's names (gradcli.saved_names)
-        if name.startswith("_saved_") and saved_attribute is not None:
+        if name.startswith(("_saved_", "_raw_saved_")) and saved_attribute is not None:
             return saved_attribute(self, name)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 

@@ -101,9 +101,17 @@ def names(op) -> dict:
     return out
 
 
+RAW_PREFIX = "_raw_saved_"
+
+#: ``grad_fn._raw_saved_<name>``'s class (gradcli.saved_hooks.SavedTensor, which sets it: hooks on one value).
+raw_saved = None
+
+
 def attribute_names(node) -> list:
-    """The ``_saved_*`` attribute names of a graph node, sorted (what ``dir(node)`` adds)."""
-    return sorted(names(node.op))
+    """The ``_saved_*`` attribute names of a graph node, and ``_raw_saved_*`` for its saved tensors, sorted (what
+    ``dir(node)`` adds)."""
+    table = names(node.op)
+    return sorted(list(table) + [RAW_PREFIX + n[len(PREFIX):] for n, (kind, _) in table.items() if kind == TENSOR])
 
 
 def _python(value, int64: bool = False):
@@ -130,7 +138,8 @@ def _param(op, name: str, value):
 
 
 def saved_value(node, attribute: str):
-    """``node._saved_<name>``: the value the node saved under PyTorch's name (see the module docstring).
+    """``node._saved_<name>``: the value the node saved under PyTorch's name (see the module docstring);
+    ``node._raw_saved_<name>`` for a saved tensor: the :class:`gradcli.saved_hooks.SavedTensor` holding it.
 
     Raises:
         AttributeError: PyTorch's ``'MulBackward0' object has no attribute '_saved_x'`` for a name the node's op
@@ -139,10 +148,13 @@ def saved_value(node, attribute: str):
             tensors after they have already been freed). ..." for a saved tensor freed by backward.
         TypeError: PyTorch's message when an unpack hook returns something other than a Tensor.
     """
-    entry = names(node.op).get(attribute)
-    if entry is None:
+    raw = attribute.startswith(RAW_PREFIX)
+    entry = names(node.op).get(PREFIX + attribute[len(RAW_PREFIX):] if raw else attribute)
+    if entry is None or raw and entry[0] != TENSOR:
         raise AttributeError(f"'{node.name()}' object has no attribute '{attribute}'")
     kind, i = entry
+    if raw:  # grad_fn._raw_saved_self: the saved value itself, whose hooks can be set
+        return raw_saved(node, i)
     op = node.op
     if kind == PARAM:
         return _param(op, op.param_names[i], node.params[i])

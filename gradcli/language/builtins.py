@@ -22,6 +22,7 @@ import types
 from typing import Callable
 
 from .. import autograd, dtypes, limits
+from .. import saved_hooks as _saved_hooks
 from ..ops import REGISTRY
 from ..ops._core import METHODS
 from ..tensor import Size, Tensor
@@ -576,8 +577,6 @@ def _modules() -> dict[str, Namespace]:
 
     function_ns = Namespace("torch.autograd.function", {"Function": custom_function.FUNCTION,
                                                          "once_differentiable": custom_function.once_differentiable})
-    from .. import saved_hooks as _saved_hooks  # branch saved: torch.autograd.graph
-
     graph_ns = Namespace("torch.autograd.graph", {"saved_tensors_hooks": _saved_hooks.saved_tensors_hooks,
                                                   "save_on_cpu": _saved_hooks.save_on_cpu})
     autograd_ns = Namespace("torch.autograd", {"grad": autograd.grad, "backward": autograd.backward,
@@ -710,6 +709,8 @@ NODE_ATTRS = {"name": lambda f: (lambda: autograd.torch_name(f)), "next_function
               "register_prehook": lambda f: f.register_prehook,
               # branch saved: grad_fn.metadata (a dict kept with the node; AccumulateGrad has none in gradcli)
               "metadata": lambda f: f.metadata}
+#: branch saved: what a program reads of ``grad_fn._raw_saved_self`` (torch._C._autograd.SavedTensor)
+SAVED_TENSOR_ATTRS = {"register_hooks": lambda s: s.register_hooks}
 DTYPE_ATTRS = {"is_floating_point": lambda d: d.is_floating_point, "itemsize": lambda d: d.itemsize}
 SIZE_ATTRS = {"numel": lambda s: s.numel}
 #: what a program reads of ``t.numpy()``'s array (issue 18: printing gradients with .numpy())
@@ -829,7 +830,7 @@ def read_attribute(obj, name: str):
         return nn_bridge.object_attribute(obj, name)
     if name == "__name__" and isinstance(obj, (Function, Class)):
         return obj.name.rpartition(".")[2]
-    if name.startswith("_saved_") and isinstance(obj, autograd.Node):  # grad_fn._saved_self: PyTorch's names
+    if name.startswith(("_saved_", "_raw_saved_")) and isinstance(obj, autograd.Node):  # PyTorch's names
         from .. import saved_names
 
         return saved_names.saved_value(obj, name)
@@ -857,6 +858,8 @@ def read_attribute(obj, name: str):
         table = NODE_ATTRS
     elif isinstance(obj, dtypes.DType):
         table = DTYPE_ATTRS
+    elif isinstance(obj, _saved_hooks.SavedTensor):  # branch saved: grad_fn._raw_saved_self.register_hooks
+        table = SAVED_TENSOR_ATTRS
     elif isinstance(obj, Size):
         table = SIZE_ATTRS
     elif type(obj).__name__ == "ndarray" or type(obj).__module__ == "gradcli.ops.inplace":

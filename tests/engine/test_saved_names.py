@@ -388,3 +388,32 @@ def test_hooks_belong_to_the_run_context():
                 x.sin()  # another context: not under the block's hooks
             x.cos()
     assert seen == [1]
+
+
+def _raw_hooks_run(m):
+    log = []
+    x = m.tensor([1.0, 2.0], requires_grad=True)
+    y = x.pow(2)
+    raw = y.grad_fn._raw_saved_self
+    raw.register_hooks(lambda t: log.append(("pack", t.tolist(), t.requires_grad)) or t * 10,
+                       lambda p: log.append(("unpack", p.tolist())) or p)
+    s = y.grad_fn._saved_self
+    log.append(("saved_self", s.tolist(), s.requires_grad))
+    errors = []
+    try:
+        raw.register_hooks(lambda t: t, lambda t: t)
+    except RuntimeError as e:
+        errors.append(str(e))
+    y.sum().backward()
+    try:
+        raw.register_hooks(lambda t: t, lambda t: t)
+    except RuntimeError as e:
+        errors.append(str(e))
+    names = sorted(n for n in dir(y.grad_fn) if n.startswith("_raw_saved_"))
+    return log, x.grad.tolist(), errors, names
+
+
+def test_raw_saved_tensor_hooks_against_torch(torch):
+    assert _raw_hooks_run(G) == _raw_hooks_run(torch)
+    assert repr(G.tensor([1.0], requires_grad=True).exp().grad_fn._raw_saved_result).startswith(
+        "<torch._C._autograd.SavedTensor object at 0x")

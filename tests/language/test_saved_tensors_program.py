@@ -61,6 +61,13 @@ with torch.autograd.graph.save_on_cpu():
 a.grad = None
 r.backward()
 print(a.grad)
+
+u = a.pow(3)
+u.grad_fn._raw_saved_self.register_hooks(lambda t: t + 1, lambda t: t)
+print(u.grad_fn._saved_self)
+a.grad = None
+u.sum().backward()
+print(a.grad)
 '''
 
 
