@@ -9,7 +9,9 @@ exist in the language. The builtins that build Python values (``list``, ``range`
 Attributes: only through the explicit tables of accessors below (:data:`TENSOR_ATTRS`, :data:`NODE_ATTRS`,
 :data:`DTYPE_ATTRS`, :data:`STR_METHODS`, :data:`LIST_METHODS`) and the Tensor methods the op table installed
 (:data:`gradcli.ops._core.METHODS`): no ``getattr`` with a name from the program. The builder already refused
-names starting with ``__`` and attributes starting with ``_``; :func:`read_attribute` refuses ``_`` again.
+names starting with ``__``; :func:`read_attribute` refuses attributes starting with ``_`` of gradcli's objects,
+except PyTorch's own ``Tensor._version`` and a graph node's saved values ``grad_fn._saved_<name>`` and
+``grad_fn._raw_saved_<name>`` (read from the table of :mod:`gradcli.saved_names`, never by ``getattr``).
 What gradcli lacks but PyTorch has is a NotImplementedError naming it (:mod:`gradcli.torch_names`).
 """
 
@@ -819,7 +821,8 @@ def read_attribute(obj, name: str):
     a named tuple (``max(x, 0).values``). ``x.grad`` is the interpreter's (see :data:`TENSOR_ATTRS`).
 
     Raises:
-        AttributeError: for a name outside the tables (Python's or PyTorch's message) or starting with ``_``.
+        AttributeError: for a name outside the tables (Python's or PyTorch's message) or starting with ``_``
+            (but ``Tensor._version`` and a graph node's ``_saved_<name>``/``_raw_saved_<name>``).
         NotImplementedError: for a name PyTorch has and gradcli does not (see :func:`missing`).
     """
     if isinstance(obj, custom_function.FunctionCtx) and not name.startswith("__"):
