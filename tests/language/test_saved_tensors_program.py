@@ -4,8 +4,6 @@ gradcli/saved_hooks.py)."""
 
 from __future__ import annotations
 
-import pytest
-
 from helpers import python_and_gradcli_stdout
 
 PROGRAM = '''\
