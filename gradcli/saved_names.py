@@ -18,14 +18,17 @@ a non-tensor parameter (``dim``)            ``_saved_dim``; a ``*dims`` paramete
 ``needs_input_grad``                        nothing (PyTorch's ``should_compute_output`` is no value)
 =========================================  ===========================================================
 
-Where gradcli's rule saves something other than PyTorch's formula (``mul`` saves both factors whether or not
-both are needed; ``sum``'s rule takes ``dtype`` where PyTorch saves none), the names differ: tests/engine/
+Where gradcli's rule saves something other than PyTorch's formula (``mul`` saves both factors where PyTorch saves
+only those a needed gradient uses, and gives None for the other; ``x.sum()`` saves dim and keepdim where
+PyTorch's SumBackward0 saves only self_sym_sizes), the names or values differ: tests/engine/
 test_saved_names.py compares every op sample of the op table with PyTorch and lists those differences with
 their reasons. An op whose rule names nothing (or a node that is not an op's: a custom Function's) has no
 ``_saved_`` attributes; nothing here needs an entry when an op is added.
 
-Values are PyTorch's: a saved input is the input itself (``x.grad_fn._saved_self is x`` for a leaf), a saved
-output a new tensor with the node as grad_fn, non-tensor values as Python numbers, tuples and bools. After a
+Values are PyTorch's: a saved leaf input is the leaf itself (``x.grad_fn._saved_self is x``), a saved output a
+new tensor with the node as grad_fn, non-tensor values as Python numbers, tuples and bools. (A saved input made
+by the graph is a new tensor of its values with its producer as grad_fn, where PyTorch returns the input object
+itself: nodes keep arrays, not the input Tensors. A constant input is shown in the dtype the op computed in.) After a
 backward without ``retain_graph`` freed the node's saved values, a saved tensor raises PyTorch's RuntimeError;
 the non-tensor values stay. Under ``torch.autograd.graph.saved_tensors_hooks`` (:mod:`gradcli.saved_hooks`),
 a saved tensor is what the unpack hook returns.
