@@ -10,7 +10,10 @@ node.
 
 gradcli's rules save what they name (:mod:`gradcli.saved_names`), which is PyTorch's set for most ops: where it
 saves more (``mul`` saves both factors even when only one input requires grad), the pack hook is called for
-those too.
+those too. The pack hook receives a leaf input itself, as PyTorch's does; for the op's output and for an input
+made by the graph it receives a new tensor of the same values and grad_fn (PyTorch passes the tensor object
+itself), because nodes keep arrays. Such a tensor shares the input's memory, so an in-place change of that input
+afterwards is refused by gradcli's in-place rules rather than seen by the unpack hook.
 """
 
 from __future__ import annotations
