@@ -310,6 +310,22 @@ Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook
 # ------------------------------------------------------------------------------------------------------ graph
 _FREED = object()
 
+#: Installed by gradcli.saved_names (one layer up, on the op table): ``saved_attribute(node, "_saved_self")``
+#: gives a node's saved value under PyTorch's name (``_raw_saved_self``: the SavedTensor object),
+#: ``saved_attribute_names(node)`` lists those names.
+saved_attribute = None
+saved_attribute_names = None
+
+
+def pack_saved(node) -> None:
+    """Replaced by gradcli.saved_hooks: called for each node made inside a saved tensors hooks block (never
+    entered before that module is loaded) to pack what the node saved."""
+    raise RuntimeError("saved tensors hooks are not installed (import gradcli.saved_hooks)")
+
+
+#: ``grad_fn.metadata`` of the nodes that were asked for it (most never are: no dict per node).
+_NODE_METADATA: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
 #: Forward over reverse: the tangents of the values a node saved, for the nodes recorded inside a forward-AD
 #: level (``node -> (level, {slot: tangent})``, filled by the op table's forward AD). A ``create_graph``
 #: backward run inside that level gives the saved values their tangents again, so that the gradient's
@@ -399,6 +415,8 @@ class Node:
             for e in edges:
                 if type(e) is Node:
                     e.uses += 1
+        if _state.saved_hooks and saved:  # inside torch.autograd.graph.saved_tensors_hooks: pack now
+            pack_saved(self)
 
     def name(self) -> str:
         """PyTorch's class name of this backward function, e.g. ``"MulBackward0"``."""
@@ -421,6 +439,25 @@ class Node:
             else:
                 out.append((AccumulateGrad(e), 0))
         return tuple(out)
+
+    @property
+    def metadata(self) -> dict:
+        """A dict for the user's own data about this node, empty at first and kept with the node (PyTorch's
+        ``grad_fn.metadata``)."""
+        d = _NODE_METADATA.get(self)
+        if d is None:
+            d = _NODE_METADATA[self] = {}
+        return d
+
+    def __getattr__(self, name: str):
+        # only for names the slots do not have: the saved values under PyTorch's names (gradcli.saved_names)
+        if name.startswith(("_saved_", "_raw_saved_")) and saved_attribute is not None:
+            return saved_attribute(self, name)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __dir__(self):
+        extra = saved_attribute_names(self) if saved_attribute_names is not None else ()
+        return sorted(set(object.__dir__(self)) | set(extra))
 
     def __repr__(self) -> str:
         return f"<{self.name()} object at {id(self):#x}>"
@@ -462,7 +499,7 @@ class Node:
             if kind == ARG_INPUT or kind == ARG_RESULT:  # a saved value
                 d = saved[i]
                 if create_graph and d is not None:
-                    t = self._saved_tensor(i, d)
+                    t = self._rebuild_saved(i, d)
                     if SAVED_TANGENTS and _state.fw_level is not None:
                         _restore_tangent(self, i, t)
                     args.append(t)
@@ -478,7 +515,7 @@ class Node:
                 args.append(tuple([e is not None for e in self.edges]))
         return args
 
-    def _saved_tensor(self, slot: int, d: np.ndarray) -> Tensor:
+    def _rebuild_saved(self, slot: int, d: np.ndarray) -> Tensor:
         # A saved array as the Tensor a create_graph rule computes on, connected to the graph like the value
         # it was: the result (this node), an input produced by a node, a leaf that requires grad, or a constant.
         i = self.op.save_plan[slot]

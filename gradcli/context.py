@@ -60,9 +60,13 @@ class _Active:
         fw_level: the forward-AD level entered with ``torch.autograd.forward_ad.dual_level`` (an int, unique
             in the process), or None outside one (:mod:`gradcli.forward_ad`). Ops read it on every call: only
             when it is set do they look for tangents.
+        saved_hooks: the ``(pack_hook, unpack_hook)`` pairs of the ``torch.autograd.graph.saved_tensors_hooks``
+            blocks entered, innermost last (:mod:`gradcli.saved_hooks`); ``()`` outside one. Nodes read it when
+            they are made: only when it is set do they pack what they save.
     """
 
-    __slots__ = ("context", "sequence", "grad_enabled", "graph_stop", "graph_base", "anomaly", "rng", "fw_level")
+    __slots__ = ("context", "sequence", "grad_enabled", "graph_stop", "graph_base", "anomaly", "rng", "fw_level",
+                 "saved_hooks")
 
 
 #: The active context's values (see :class:`_Active`). Hot paths read ``state.grad_enabled`` and
@@ -98,7 +102,7 @@ class RunContext:
     """
 
     __slots__ = ("_grad_enabled", "_graph_left", "_graph_done", "_anomaly", "_rng", "_dtype", "_limits", "_outer",
-                 "_fw_level")
+                 "_fw_level", "_saved_hooks")
 
     def __init__(self, *, dtype=None, seed: int | None = None, limits: _limits.Limits | None = None,
                  anomaly: bool = False, grad_enabled: bool = True):
@@ -113,6 +117,7 @@ class RunContext:
         self._anomaly = weakref.WeakKeyDictionary() if anomaly else None
         self._rng = None if seed is None else _seeded(seed)
         self._fw_level = None
+        self._saved_hooks = ()
         self._outer = []
 
     # -------------------------------------------------------------------------------------- activation
@@ -140,6 +145,7 @@ class RunContext:
         s.anomaly = self._anomaly
         s.rng = self._rng
         s.fw_level = self._fw_level
+        s.saved_hooks = self._saved_hooks
         dtypes.set_default_dtype(self._dtype)
         _limits.current = self._limits
         s.context = self
@@ -154,6 +160,7 @@ class RunContext:
         self._anomaly = s.anomaly
         self._rng = s.rng
         self._fw_level = s.fw_level
+        self._saved_hooks = s.saved_hooks
         self._dtype = dtypes.get_default_dtype()
         self._limits = _limits.current
 
@@ -283,6 +290,7 @@ def _make_root() -> RunContext:
     state.anomaly = None
     state.rng = None
     state.fw_level = None
+    state.saved_hooks = ()
     root._store()
     return root
 

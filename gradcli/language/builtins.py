@@ -9,7 +9,9 @@ exist in the language. The builtins that build Python values (``list``, ``range`
 Attributes: only through the explicit tables of accessors below (:data:`TENSOR_ATTRS`, :data:`NODE_ATTRS`,
 :data:`DTYPE_ATTRS`, :data:`STR_METHODS`, :data:`LIST_METHODS`) and the Tensor methods the op table installed
 (:data:`gradcli.ops._core.METHODS`): no ``getattr`` with a name from the program. The builder already refused
-names starting with ``__`` and attributes starting with ``_``; :func:`read_attribute` refuses ``_`` again.
+names starting with ``__``; :func:`read_attribute` refuses attributes starting with ``_`` of gradcli's objects,
+except PyTorch's own ``Tensor._version`` and a graph node's saved values ``grad_fn._saved_<name>`` and
+``grad_fn._raw_saved_<name>`` (read from the table of :mod:`gradcli.saved_names`, never by ``getattr``).
 What gradcli lacks but PyTorch has is a NotImplementedError naming it (:mod:`gradcli.torch_names`).
 """
 
@@ -22,6 +24,7 @@ import types
 from typing import Callable
 
 from .. import autograd, dtypes, limits
+from .. import saved_hooks as _saved_hooks
 from ..ops import REGISTRY
 from ..ops._core import METHODS
 from ..tensor import Size, Tensor
@@ -576,11 +579,14 @@ def _modules() -> dict[str, Namespace]:
 
     function_ns = Namespace("torch.autograd.function", {"Function": custom_function.FUNCTION,
                                                          "once_differentiable": custom_function.once_differentiable})
+    graph_ns = Namespace("torch.autograd.graph", {"saved_tensors_hooks": _saved_hooks.saved_tensors_hooks,
+                                                  "save_on_cpu": _saved_hooks.save_on_cpu})
     autograd_ns = Namespace("torch.autograd", {"grad": autograd.grad, "backward": autograd.backward,
                                                "gradcheck": _gradcheck.gradcheck,
                                                "gradgradcheck": _gradcheck.gradgradcheck, "function": function_ns,
                                                "Variable": _variable, "Function": custom_function.FUNCTION,
-                                               "functional": autograd_functional, "forward_ad": forward_ad})
+                                               "functional": autograd_functional, "forward_ad": forward_ad,
+                                               "graph": graph_ns})
     from .. import func as _func
 
     func_ns = Namespace("torch.func", {"grad": _func.grad, "grad_and_value": _func.grad_and_value,
@@ -594,6 +600,7 @@ def _modules() -> dict[str, Namespace]:
             "torch.optim.lr_scheduler": nn_spaces["torch.optim.lr_scheduler"],
             "torch.autograd.functional": autograd_functional, "torch.autograd.forward_ad": forward_ad,
             "torch.autograd.function": function_ns, "torch.func": func_ns,
+            "torch.autograd.graph": graph_ns,
             "math": math_module()}
 
 
@@ -701,7 +708,11 @@ TENSOR_ATTRS = {
 }
 NODE_ATTRS = {"name": lambda f: (lambda: autograd.torch_name(f)), "next_functions": lambda f: f.next_functions,
               "variable": lambda f: f.variable, "register_hook": lambda f: f.register_hook,
-              "register_prehook": lambda f: f.register_prehook}
+              "register_prehook": lambda f: f.register_prehook,
+              # branch saved: grad_fn.metadata (a dict kept with the node; AccumulateGrad has none in gradcli)
+              "metadata": lambda f: f.metadata}
+#: branch saved: what a program reads of ``grad_fn._raw_saved_self`` (torch._C._autograd.SavedTensor)
+SAVED_TENSOR_ATTRS = {"register_hooks": lambda s: s.register_hooks}
 DTYPE_ATTRS = {"is_floating_point": lambda d: d.is_floating_point, "itemsize": lambda d: d.itemsize}
 SIZE_ATTRS = {"numel": lambda s: s.numel}
 #: what a program reads of ``t.numpy()``'s array (issue 18: printing gradients with .numpy())
@@ -810,7 +821,8 @@ def read_attribute(obj, name: str):
     a named tuple (``max(x, 0).values``). ``x.grad`` is the interpreter's (see :data:`TENSOR_ATTRS`).
 
     Raises:
-        AttributeError: for a name outside the tables (Python's or PyTorch's message) or starting with ``_``.
+        AttributeError: for a name outside the tables (Python's or PyTorch's message) or starting with ``_``
+            (but ``Tensor._version`` and a graph node's ``_saved_<name>``/``_raw_saved_<name>``).
         NotImplementedError: for a name PyTorch has and gradcli does not (see :func:`missing`).
     """
     if isinstance(obj, custom_function.FunctionCtx) and not name.startswith("__"):
@@ -821,6 +833,10 @@ def read_attribute(obj, name: str):
         return nn_bridge.object_attribute(obj, name)
     if name == "__name__" and isinstance(obj, (Function, Class)):
         return obj.name.rpartition(".")[2]
+    if name.startswith(("_saved_", "_raw_saved_")) and isinstance(obj, autograd.Node):  # PyTorch's names
+        from .. import saved_names
+
+        return saved_names.saved_value(obj, name)
     if name.startswith("_") and not (name == "_version" and isinstance(obj, Tensor)):
         raise AttributeError(f"'{type_name(obj)}' object has no attribute '{name}' (gradcli does not "
                              "expose names starting with '_')")
@@ -845,6 +861,8 @@ def read_attribute(obj, name: str):
         table = NODE_ATTRS
     elif isinstance(obj, dtypes.DType):
         table = DTYPE_ATTRS
+    elif isinstance(obj, _saved_hooks.SavedTensor):  # branch saved: grad_fn._raw_saved_self.register_hooks
+        table = SAVED_TENSOR_ATTRS
     elif isinstance(obj, Size):
         table = SIZE_ATTRS
     elif type(obj).__name__ == "ndarray" or type(obj).__module__ == "gradcli.ops.inplace":

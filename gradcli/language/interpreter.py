@@ -18,7 +18,7 @@ import sys
 import warnings
 from contextlib import contextmanager
 
-from .. import anomaly, autograd, context, forward_ad, limits
+from .. import anomaly, autograd, context, forward_ad, limits, saved_hooks
 from ..errors import EvalError, GradcliError, LimitError
 from ..ops import inplace
 from ..ops.operators import BINARY, COMPARISONS, UNARY
@@ -314,10 +314,12 @@ class Interpreter:
             if isinstance(ctx, Instance):
                 self.with_instance(ctx, s, env)
                 return
-            if not isinstance(ctx, (autograd._GradModeContext, forward_ad.dual_level)):
+            if not isinstance(ctx, (autograd._GradModeContext, forward_ad.dual_level,
+                                    saved_hooks.saved_tensors_hooks)):
                 raise self.error(TypeError(f"'{type_name(ctx)}' object does not support the context manager "
-                                           "protocol (gradcli supports torch.no_grad(), torch.enable_grad() and "
-                                           "torch.autograd.forward_ad.dual_level())"),
+                                           "protocol (gradcli supports torch.no_grad(), torch.enable_grad(), "
+                                           "torch.autograd.forward_ad.dual_level() and "
+                                           "torch.autograd.graph.saved_tensors_hooks())"),
                                  s.context)
             try:
                 value = ctx.__enter__()

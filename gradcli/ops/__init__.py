@@ -66,3 +66,7 @@ from . import operators  # noqa: F401  (installs Tensor's operators; imports the
 
 
 __all__ = ["REGISTRY", "KINDS", "Op", "to_tensor"] + sorted(n for n in REGISTRY if not n.startswith("_"))
+
+# branch saved: grad_fn._saved_* (PyTorch's names of saved values) and torch.autograd.graph's saved tensors hooks,
+# installed on the engine
+from .. import saved_hooks, saved_names  # noqa: F401, E402

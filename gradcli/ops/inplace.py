@@ -118,7 +118,7 @@ def check_saved(roots) -> None:
             continue
         seen.add(node)
         saved = node.saved
-        if saved is not _FREED and saved:
+        if type(saved) is tuple and saved:  # (saved tensors hooks: no version check, as PyTorch)
             marked = None
             for slot, a in enumerate(saved):
                 if type(a) is np.ndarray:

@@ -59,6 +59,7 @@ PASSING: list[str] = [
     "015_tensor_hooks",
     "016_post_accumulate_and_node_hooks",
     "017_graph_walk",
+    "018_saved_tensors",
     "019_forward_mode_ad",
     "020_torch_func_transforms",
     "021_dynamic_control_flow",

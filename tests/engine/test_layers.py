@@ -60,6 +60,8 @@ LAYERS = {
     "gradcli.gradcheck": 6,  # torch.autograd.gradcheck and gradgradcheck
     "gradcli.forward_ad": 6,  # torch.autograd.forward_ad (dual tensors; the op table applies the JVP rules)
     "gradcli.func": 6,  # torch.func (transforms on the engine, forward AD and the ops)
+    "gradcli.saved_names": 6,  # grad_fn._saved_* under PyTorch's names, derived from the op table's rules
+    "gradcli.saved_hooks": 6,  # torch.autograd.graph.saved_tensors_hooks, save_on_cpu
     "gradcli.ops.*": 6,
     "gradcli": 6,  # the library API: re-exports the engine and the op table
     "gradcli.language": 7,

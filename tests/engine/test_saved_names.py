@@ -1,0 +1,419 @@
+"""The values a graph node saved, under PyTorch's names (``grad_fn._saved_self``, ``_saved_result``,
+``_saved_dim``, ...: gradcli/saved_names.py), and ``torch.autograd.graph.saved_tensors_hooks``
+(gradcli/saved_hooks.py), compared with PyTorch.
+
+:func:`test_saved_attributes_against_torch` runs every sample of the op table (tests/ops/opinfo.py) in float64 in
+gradcli and in PyTorch and compares the output's ``grad_fn``: the set of ``_saved_*`` names in ``dir()`` and each
+value (tensors: dtype, shape, values, requires_grad; other values: type and value). Where gradcli's derivative
+rule saves something other than PyTorch's formula, the attribute is listed in :data:`DIFFERENCES` with the
+reason; every other attribute of the case is still compared, and :func:`test_differences_are_current` fails
+when a listed difference no longer occurs.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gradcli as G
+from gradcli.saved_hooks import save_on_cpu, saved_tensors_hooks
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ops"))
+import opinfo  # noqa: E402
+
+from helpers import g_inputs, make_arrays, t_inputs  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Difference:
+    """Attributes of ``op``'s nodes that differ from PyTorch's (missing on one side, or another value), in the
+    samples whose id contains ``when`` (every sample if None), and why."""
+
+    op: str
+    attrs: tuple
+    reason: str
+    when: str | None = None
+
+
+_ONLY_NEEDED = ("PyTorch saves an input only when the formula of an input that requires grad uses it (the other "
+                "attribute is None); gradcli's rule saves every value it names")
+_SCALAR_DEFAULTS = ("gradcli's forward declares the default as a float (1.0); PyTorch's Scalar default is the int 1, "
+                    "and a Scalar keeps the Python type it was given")
+_CONSTANT_DTYPE = ("a constant input is saved as the array the op computed on, in the promoted dtype; PyTorch saves "
+                   "the tensor as given (bool, int64, float32)")
+_SYM_SIZES = "PyTorch's formula takes the input's sizes (derivatives.yaml: self.sym_sizes()); gradcli's rule does not"
+_INDICES = ("PyTorch's formula uses the indices it saved from the forward (value_selecting_reduction_backward); "
+            "gradcli's rule recomputes them from the saved input")
+_FULL_REDUCTION = ("PyTorch records the overload without dim (SumBackward0 saves only self_sym_sizes); gradcli's one "
+                   "op saves dim and keepdim too")
+
+#: Where gradcli's rule saves other values than PyTorch's derivatives.yaml formula (see the module docstring).
+DIFFERENCES = [
+    Difference("mul", ("_saved_self", "_saved_other"), _ONLY_NEEDED, "nograd"),
+    Difference("mul", ("_saved_self",), _ONLY_NEEDED + " (a Python number other never requires grad)", "scalar"),
+    Difference("div", ("_saved_self", "_saved_other"), _ONLY_NEEDED),
+    Difference("div", ("_saved_rounding_mode",), "PyTorch's DivBackward2 saves rounding_mode (also None when "
+               "given explicitly); gradcli records div without it"),
+    Difference("div", ("_saved_self", "_saved_other"), "div with rounding_mode has a zero derivative: gradcli's "
+               "rule saves nothing, PyTorch's DivBackward2 saves self and other", "div-floor"),
+    Difference("div", ("_saved_self", "_saved_other"), "div with rounding_mode has a zero derivative: gradcli's "
+               "rule saves nothing, PyTorch's DivBackward2 saves self and other", "div-trunc"),
+    Difference("remainder", ("_saved_self", "_saved_other"), _ONLY_NEEDED, "nograd"),
+    Difference("fmod", ("_saved_self", "_saved_other"), _ONLY_NEEDED, "nograd"),
+    Difference("fmod", ("_saved_self",), _CONSTANT_DTYPE, "int"),
+    Difference("pow", ("_saved_self", "_saved_other"), "pow(2.0, t) saves the Python number self as 2.0 in PyTorch "
+               "(PowBackward2); " + _CONSTANT_DTYPE),
+    Difference("dot", ("_saved_self", "_saved_tensor"), _ONLY_NEEDED, "nograd"),
+    Difference("mv", ("_saved_self", "_saved_vec"), _ONLY_NEEDED, "nograd"),
+    Difference("bmm", ("_saved_self", "_saved_mat2"), _ONLY_NEEDED, "nograd"),
+    Difference("maximum", ("_saved_other",), _CONSTANT_DTYPE),
+    Difference("where", ("_saved_condition",), _CONSTANT_DTYPE),
+    Difference("where", ("_saved_self", "_saved_other"), "where with two numbers is recorded as a multiplication "
+               "of the mask; " + _ONLY_NEEDED, "scalars-both"),
+    Difference("max", ("_saved_self", "_saved_other"), "this sample's graph ends in a multiplication by 2: "
+               + _ONLY_NEEDED + "; " + _CONSTANT_DTYPE, "unpacked"),
+    Difference("min", ("_saved_self", "_saved_other"), "this sample's graph ends in a multiplication by 2: "
+               + _ONLY_NEEDED + "; " + _CONSTANT_DTYPE, "unpacked"),
+    Difference("mm", ("_saved_self",), _ONLY_NEEDED, "nograd"),
+    Difference("outer", ("_saved_self",), "PyTorch's self is the vector reshaped to a column (outer is "
+               "self.reshape(-1, 1) * vec2)"),
+    Difference("linear", ("_saved_mat1",), _ONLY_NEEDED, "nograd"),
+    Difference("cat", ("_saved_dim",), "gradcli's cat normalizes dim before recording (PyTorch keeps -1)", "dim-1"),
+    Difference("stack", ("_saved_dim",), "gradcli's stack normalizes dim before recording (PyTorch keeps -1)",
+               "dim-1"),
+    Difference("split", ("_saved_self",), "one piece bigger than the tensor is recorded as a multiplication by one; "
+               + _ONLY_NEEDED, "bigger"),
+    Difference("chunk", ("_saved_dim",), "gradcli's chunk normalizes dim before recording (PyTorch keeps -1)",
+               "one-piece"),
+    Difference("narrow", ("_saved_dim",), "gradcli's narrow normalizes dim before recording (PyTorch keeps -1)"),
+    Difference("embedding", ("_saved_padding_idx",), "PyTorch saves padding_idx=-1 for None; gradcli keeps None"),
+    Difference("clone", ("_saved_self", "_saved_other"), "a contiguous clone of a contiguous tensor is recorded as "
+               "a multiplication by one; " + _ONLY_NEEDED + "; " + _CONSTANT_DTYPE, "noop"),
+    Difference("__getitem__", ("_saved_end",), "gradcli saves the slice's end clipped to the size; PyTorch saves "
+               "INT64_MAX for an open end"),
+    Difference("__getitem__", ("_saved_start",), "gradcli saves a negative start normalized; PyTorch as given",
+               "negative-slice"),
+    Difference("tensordot", ("_saved_self_sym_sizes",), "gradcli folds a full contraction to (1, 1) matrices "
+               "before its mm", "full"),
+    Difference("index_fill", ("_saved_index",), "gradcli saves negative indices normalized; PyTorch as given",
+               "negative"),
+    Difference("index_fill", ("_saved_dim",), "gradcli's index_fill normalizes dim before recording", "3d"),
+    Difference("take", ("_saved_index",), "gradcli saves negative indices normalized; PyTorch as given", "negative"),
+    Difference("elu", ("_saved_scale", "_saved_input_scale"), _SCALAR_DEFAULTS),
+    Difference("selu", ("_saved_input_scale",), _SCALAR_DEFAULTS),
+    Difference("softplus", ("_saved_beta", "_saved_threshold"), _SCALAR_DEFAULTS),
+    Difference("relu6", ("_saved_min_val", "_saved_max_val"), _SCALAR_DEFAULTS),
+    Difference("norm", ("_saved_ord",), _SCALAR_DEFAULTS),
+    Difference("sum", ("_saved_dim", "_saved_keepdim"), _FULL_REDUCTION),
+    Difference("sum_to_size", ("_saved_dim", "_saved_keepdim", "_saved_self", "_saved_other"),
+               _FULL_REDUCTION + "; a same-size sum_to_size is recorded as a multiplication by one"),
+    Difference("prod", ("_saved_dim", "_saved_keepdim"), _FULL_REDUCTION),
+    Difference("mean", ("_saved_dim", "_saved_keepdim", "_saved_self_sym_numel", "_saved_self_sym_sizes"),
+               _FULL_REDUCTION + "; PyTorch saves self.sym_numel() as well"),
+    Difference("l1_loss", ("_saved_dim", "_saved_keepdim", "_saved_self_sym_numel"), _FULL_REDUCTION),
+    Difference("kl_div", ("_saved_dim", "_saved_keepdim", "_saved_self_sym_numel"), _FULL_REDUCTION),
+    Difference("kl_div", ("_saved_self", "_saved_other"), "batchmean divides by the batch size, a Python int, and "
+               "log_target's last node saves the target as a constant: " + _ONLY_NEEDED + "; " + _CONSTANT_DTYPE),
+    Difference("var", ("_saved_correction",), "PyTorch saves correction=None when it is not given; gradcli's "
+               "op holds the default 1"),
+    Difference("std", ("_saved_correction",), "PyTorch saves correction=None when it is not given; gradcli's "
+               "op holds the default 1"),
+]
+
+
+def _tensor_key(t):
+    if isinstance(t, G.Tensor):
+        return t.data.dtype.name, tuple(t.shape), t.requires_grad, np.asarray(t.data, dtype=float)
+    return (str(t.dtype).replace("torch.", ""), tuple(t.shape), t.requires_grad,
+            t.detach().numpy().astype(float))
+
+
+def _same(a, b, torch) -> bool:
+    if isinstance(a, G.Tensor) or isinstance(b, torch.Tensor):
+        if not (isinstance(a, G.Tensor) and isinstance(b, torch.Tensor)):
+            return False
+        ka, kb = _tensor_key(a), _tensor_key(b)
+        return ka[:3] == kb[:3] and np.allclose(ka[3], kb[3], rtol=1e-12, atol=0, equal_nan=True)
+    return type(a) is type(b) and a == b
+
+
+def saved_differences(case, torch, names: bool = True) -> set:
+    """The ``_saved_*`` attributes of the case's output node that differ between gradcli and PyTorch (float64):
+    present on one side only (unless ``names`` is False), or with another value."""
+    arrays = make_arrays(case.args, case.id)
+    gi = g_inputs(case.args, arrays, np.float64)
+    ti = t_inputs(torch, case.args, arrays, np.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out_t = case.fn(torch, *ti)
+        out_g = case.fn(G, *gi)
+    if isinstance(out_t, tuple):  # (values, indices)
+        out_t, out_g = out_t[0], out_g[0]
+    assert (out_t.grad_fn is None) == (out_g.grad_fn is None)
+    if out_t.grad_fn is None:
+        return set()
+    ft, fg = out_t.grad_fn, out_g.grad_fn
+    nt = {n for n in dir(ft) if n.startswith("_saved_")}
+    ng = {n for n in dir(fg) if n.startswith("_saved_")}
+    differ = nt ^ ng if names else set()
+    for n in nt & ng:
+        if not _same(getattr(fg, n), getattr(ft, n), torch):
+            differ.add(n)
+    return differ
+
+
+def _allowed(case) -> set:
+    out = set()
+    for d in DIFFERENCES:
+        if d.op == case.op and (d.when is None or d.when in case.id):
+            out.update(d.attrs)
+    return out
+
+
+#: Ops whose rules use other formulas than PyTorch's (PyTorch saves the indices of a sort, the sizes of each input
+#: of cat, the strides of mm's inputs): the sets of names differ, so only the values of the attributes both have
+#: are compared.
+NAMES_DIFFER = {
+    "max": _INDICES, "min": _INDICES, "median": _INDICES, "kthvalue": _INDICES, "topk": _INDICES,
+    "sort": _INDICES, "msort": _INDICES, "cummax": _INDICES, "cummin": _INDICES,
+    "cumsum": _SYM_SIZES + " (PyTorch's cumsum_backward reads the gradient's sizes)",
+    "mm": "PyTorch's mm_mat1_backward also saves sizes and strides (for its layout choice)",
+    "matmul": "PyTorch's mm_mat1_backward also saves sizes and strides (for its layout choice)",
+    "linear": "PyTorch's addmm/mm save sizes, strides, alpha and beta",
+    "outer": "torch.outer is recorded as MulBackward0 of a reshaped self and other; gradcli's op saves vec2",
+    "unsqueeze": "PyTorch's UnsqueezeBackward0 saves only dim; gradcli's rule reads the input's shape",
+    "squeeze": "PyTorch's SqueezeBackward1 saves self_sym_sizes and dim; gradcli's rule reads the input's shape",
+    "cat": "PyTorch saves the sizes of every input (tensors0_sym_sizes, ...); gradcli's rule reads them otherwise",
+    "stack": "PyTorch saves the sizes of every input (tensors0_sym_sizes, ...); gradcli's rule reads them otherwise",
+    "split": "PyTorch's split_backward saves self_sym_sizes and split_size; gradcli's op keeps its pieces' sizes",
+    "chunk": "PyTorch's split_backward saves self_sym_sizes and split_size; gradcli's op keeps its pieces' sizes",
+    "narrow": "gradcli's narrow is a slice op whose dim is normalized",
+    "index_add": "PyTorch saves source and source.dim() for the alpha-scaled formula",
+    "index_copy": "PyTorch saves source and source.dim()",
+    "index_fill": "gradcli saves the index normalized (negative indices made positive) and the dim normalized",
+    "take": "PyTorch's take_backward saves self (for its zeros); gradcli's rule saves its shape; gradcli saves the "
+            "index normalized",
+    "take_along_dim": "PyTorch records take_along_dim as gather (self, sparse_grad); gradcli's rule saves self's shape",
+    "gather": "PyTorch's gather_backward saves self and sparse_grad; gradcli's rule saves self's shape",
+    "masked_select": "PyTorch's masked_select_backward saves self; gradcli's rule saves self's shape",
+    "embedding": "PyTorch's embedding_backward saves the weight's first size, sparse and scale_grad_by_freq",
+    "batch_norm": "PyTorch's native_batch_norm_backward saves input and the saved mean and invstd (result1, result2)",
+    "normal": "PyTorch saves the mean's sizes for its zero gradient; gradcli's rule saves none",
+    "diag_embed": "PyTorch's diag_embed backward saves dim1 and dim2 too",
+    "diag": "PyTorch records diag as diag_embed, which saves dim1 and dim2 too",
+    "tensordot": "gradcli's tensordot folds the inputs to matrices before its mm",
+    "__getitem__": "gradcli's indexing ops save a normalized key; PyTorch's slice saves end as given (INT64_MAX)",
+    "clone": "a contiguous clone of a contiguous tensor is recorded as a multiplication by one",
+    "cross_entropy": "PyTorch's nll_loss saves self and total_weight; gradcli's rule saves self's shape",
+    "nll_loss": "PyTorch's nll_loss saves self and total_weight; gradcli's rule saves self's shape",
+    "mse_loss": _SYM_SIZES.replace("takes", "does not take") + " (PyTorch's mse_loss_backward reads self)",
+    "smooth_l1_loss": "PyTorch's formula reads self; gradcli's rule saves its shape too",
+    "huber_loss": "PyTorch's formula reads self; gradcli's rule saves its shape too",
+    "binary_cross_entropy": "PyTorch's formula reads self; gradcli's rule saves its shape too",
+    "binary_cross_entropy_with_logits": "PyTorch's formula reads self; gradcli's rule saves its shape too",
+}
+
+
+ROWS = [(op, c) for op, s, c in opinfo.table_cases() if op.differentiable and op.supports_autograd]
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for op, c in ROWS])
+def test_saved_attributes_against_torch(case, torch):
+    differ = saved_differences(case, torch, names=case.op not in NAMES_DIFFER) - _allowed(case)
+    assert not differ, f"{case.op}: _saved_ attributes differ from PyTorch's: {sorted(differ)}"
+
+
+def test_differences_are_current(torch):
+    """Each listed difference occurs in some sample: a fixed op must leave the list."""
+    used = set()
+    for op, case in ROWS:
+        if not any(d.op == op.name for d in DIFFERENCES):
+            continue
+        differ = saved_differences(case, torch, names=case.op not in NAMES_DIFFER)
+        for d in DIFFERENCES:
+            if d.op == case.op and (d.when is None or d.when in case.id) and differ & set(d.attrs):
+                used.add(d)
+    assert [d for d in DIFFERENCES if d not in used] == []
+
+
+# ============================================================================ semantics, against PyTorch
+def _graph_ns(m):
+    """``torch.autograd.graph``'s hooks in gradcli or torch."""
+    if m is G:
+        return saved_tensors_hooks, save_on_cpu
+    return m.autograd.graph.saved_tensors_hooks, m.autograd.graph.save_on_cpu
+
+
+def _facts(m):
+    x = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    c = m.tensor([0.5, -1.0, 2.0])
+    y = x.pow(2)
+    z = x.exp()
+    w = x.sin()
+    v = w.cos()
+    s = x.sum(0)
+    p = x.permute(0)
+    return [
+        y.grad_fn._saved_self is x,  # a leaf input: the same object
+        v.grad_fn._saved_self is w,  # a non-leaf input: PyTorch's is the same object too (see below)
+        z.grad_fn._saved_result is z,  # an output: a new tensor whose grad_fn is the node
+        z.grad_fn._saved_result.grad_fn is z.grad_fn,
+        repr(z.grad_fn._saved_result).split(",")[0],
+        y.grad_fn._saved_exponent, type(y.grad_fn._saved_exponent).__name__,
+        (x * c).grad_fn._saved_other.tolist(),
+        s.grad_fn._saved_dim, s.grad_fn._saved_keepdim, s.grad_fn._saved_self_sym_sizes,
+        p.grad_fn._saved_dims,
+        x.sum(-1).grad_fn._saved_dim,  # int64_t through PyTorch's unsigned conversion
+        sorted(n for n in dir(y.grad_fn) if n.startswith("_saved_")),
+        sorted(n for n in dir(z.grad_fn) if n.startswith("_saved_")),
+    ]
+
+
+def test_saved_values_are_pytorchs(torch):
+    got, want = _facts(G), _facts(torch)
+    assert got[0] is True and want[0] is True
+    # gradcli keeps arrays, not the input Tensor objects: a saved non-leaf input is a new tensor of its values
+    # with its producer as grad_fn (PyTorch returns the input object itself)
+    assert want[1] is True and got[1] is False
+    assert got[2:] == want[2:]
+
+
+def test_reading_a_freed_saved_tensor_raises_pytorchs_error(torch):
+    for m in (G, torch):
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        y = x.pow(2)
+        y.sum().backward()
+        with pytest.raises(RuntimeError) as e:
+            y.grad_fn._saved_self
+        assert str(e.value).startswith("Trying to backward through the graph a second time (or directly access "
+                                       "saved tensors after they have already been freed).")
+        assert y.grad_fn._saved_exponent == 2  # non-tensor values stay
+    gx = G.tensor([1.0], requires_grad=True)
+    gy = gx.exp()
+    gy.sum().backward(retain_graph=True)
+    assert gy.grad_fn._saved_result.tolist() == gy.tolist()  # retained
+
+
+def test_unknown_saved_name_raises_attribute_error(torch):
+    for m in (G, torch):
+        y = m.tensor([1.0], requires_grad=True).exp()
+        with pytest.raises(AttributeError, match="'ExpBackward0' object has no attribute '_saved_self'"):
+            y.grad_fn._saved_self
+
+
+def test_metadata_is_a_dict_kept_with_the_node(torch):
+    for m in (G, torch):
+        y = m.tensor([1.0], requires_grad=True).exp()
+        assert y.grad_fn.metadata == {}
+        y.grad_fn.metadata["step"] = 3
+        assert y.grad_fn.metadata == {"step": 3}
+
+
+def _hooked_run(m):
+    hooks, _ = _graph_ns(m)
+    log = []
+    a = m.tensor([4.0, 5.0], requires_grad=True)
+    b = m.tensor([0.5, 2.0], requires_grad=True)
+
+    def pack(t):
+        log.append(("pack", tuple(t.shape), t is a or t is b))
+        return ("box", t * 1)  # any object: what the node keeps
+
+    def unpack(p):
+        log.append(("unpack", p[0]))
+        return p[1] * 2  # its values are what backward uses
+
+    with hooks(pack, unpack):
+        y = (a * b).sin().sum()
+    log.append(("saved_self", y.grad_fn.next_functions[0][0]._saved_self.tolist()))
+    y.backward(retain_graph=True)
+    y.backward()
+    return log, a.grad.tolist(), b.grad.tolist()
+
+
+def test_saved_tensors_hooks_pack_at_save_and_unpack_at_use(torch):
+    got, want = _hooked_run(G), _hooked_run(torch)
+    assert got[0] == want[0]
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-6)
+    np.testing.assert_allclose(got[2], want[2], rtol=1e-6)
+
+
+def test_saved_tensors_hooks_nest_and_restore(torch):
+    for m in (G, torch):
+        hooks, _ = _graph_ns(m)
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        seen = []
+        with hooks(lambda t: seen.append("outer") or t, lambda t: t):
+            with hooks(lambda t: seen.append("inner") or t, lambda t: t):
+                x.sin()
+            x.cos()
+        x.tan()  # no hooks any more
+        assert seen == ["inner", "outer"]
+
+
+def test_unpack_hook_must_return_a_tensor(torch):
+    for m in (G, torch):
+        hooks, _ = _graph_ns(m)
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        with hooks(lambda t: 5, lambda p: "x"):
+            y = x.sin()
+        with pytest.raises(TypeError, match="Output of saved tensor unpack_hook expected to be a Tensor but got "
+                                            "result of type str"):
+            y.sum().backward()
+
+
+def test_save_on_cpu_gives_the_same_gradients(torch):
+    grads = []
+    for m in (G, torch):
+        _, on_cpu = _graph_ns(m)
+        x = m.tensor([0.5, 1.5, -2.0], requires_grad=True)
+        with on_cpu():
+            y = (x.exp() * x.sin()).sum()
+        y.backward()
+        grads.append(x.grad.tolist())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6)
+
+
+def test_hooks_belong_to_the_run_context():
+    x = G.tensor([1.0], requires_grad=True)
+    seen = []
+    with G.RunContext():
+        with saved_tensors_hooks(lambda t: seen.append(1) or t, lambda t: t):
+            with G.RunContext():
+                x.sin()  # another context: not under the block's hooks
+            x.cos()
+    assert seen == [1]
+
+
+def _raw_hooks_run(m):
+    log = []
+    x = m.tensor([1.0, 2.0], requires_grad=True)
+    y = x.pow(2)
+    raw = y.grad_fn._raw_saved_self
+    raw.register_hooks(lambda t: log.append(("pack", t.tolist(), t.requires_grad)) or t * 10,
+                       lambda p: log.append(("unpack", p.tolist())) or p)
+    s = y.grad_fn._saved_self
+    log.append(("saved_self", s.tolist(), s.requires_grad))
+    errors = []
+    try:
+        raw.register_hooks(lambda t: t, lambda t: t)
+    except RuntimeError as e:
+        errors.append(str(e))
+    y.sum().backward()
+    try:
+        raw.register_hooks(lambda t: t, lambda t: t)
+    except RuntimeError as e:
+        errors.append(str(e))
+    names = sorted(n for n in dir(y.grad_fn) if n.startswith("_raw_saved_"))
+    return log, x.grad.tolist(), errors, names
+
+
+def test_raw_saved_tensor_hooks_against_torch(torch):
+    assert _raw_hooks_run(G) == _raw_hooks_run(torch)
+    assert repr(G.tensor([1.0], requires_grad=True).exp().grad_fn._raw_saved_result).startswith(
+        "<torch._C._autograd.SavedTensor object at 0x")
