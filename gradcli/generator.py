@@ -19,7 +19,9 @@ aten/src/ATen/native/cpu/DistributionTemplates.h) turn the twister's 32-bit word
   cached normal, cleared by ``manual_seed``).
 
 The words come from numpy's MT19937 bit generator, seeded as PyTorch's (numpy's legacy ``RandomState`` seeding
-is ``init_genrand`` too); everything after that is numpy array arithmetic, never a Python loop per element.
+is ``init_genrand`` too); everything after that is numpy array arithmetic, never a Python loop per element, except one: where numpy's float64
+``log``/``log1p`` are not the C library's on this CPU (numpy's AVX-512 versions), float64 normals take libm's
+functions through a numpy object loop (:func:`_libm_f64`), since PyTorch's scalar kernel calls ``std::log``.
 """
 
 from __future__ import annotations
@@ -176,7 +178,7 @@ class Generator:
         if pairs:
             u = self.uniform((2 * pairs,), np.float64)
             u1, u2 = u[0::2], u[1::2]
-            r = np.sqrt(-2.0 * np.log1p(-u2))
+            r = np.sqrt(-2.0 * _libm_f64('log1p')(-u2))
             theta = 2.0 * np.pi * u1
             cos, sin = r * np.cos(theta), r * np.sin(theta)
             both = np.empty(2 * pairs)
@@ -205,6 +207,37 @@ class Generator:
                 j = i + z
                 perm[i], perm[j] = perm[j], perm[i]
         return perm.astype(dtype)
+
+
+_LIBM_F64: dict = {}
+
+
+def _libm_f64(name: str):
+    """The float64 function ``name`` (``log`` or ``log1p``) as the C library computes it, which PyTorch's scalar
+    kernels call (``std::log``): numpy's ufunc where it gives libm's results on this CPU (checked once on 4,096
+    points), else libm's own function applied by a numpy object loop (numpy's AVX-512 log and log1p, dispatched
+    on CPUs that have AVX-512, are within an ulp or two of libm's but not equal, and PyTorch's float64 normals must
+    be equal bit for bit). Returns a function of a float64 array."""
+    fn = _LIBM_F64.get(name)
+    if fn is None:
+        import math
+
+        ufunc, scalar = getattr(np, name), getattr(math, name)
+        probe = np.linspace(1e-6, 1.0 - 1e-6, 4096) * (-1.0 if name == "log1p" else 1.0)
+        if (ufunc(probe) == np.array([scalar(v) for v in probe.tolist()])).all():
+            fn = ufunc
+        else:
+            vectorized = np.frompyfunc(scalar, 1, 1)
+
+            def fn(x, _vectorized=vectorized, _ufunc=ufunc, _low=-1.0 if name == "log1p" else 0.0):
+                x = np.asarray(x, np.float64)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    out = _ufunc(x)  # -inf at the pole, nan below it: as libm, which Python's math refuses
+                inside = x > _low
+                out[inside] = _vectorized(x[inside]).astype(np.float64)
+                return out
+        _LIBM_F64[name] = fn
+    return fn
 
 
 def _fma32(a, b, c):
@@ -240,7 +273,7 @@ def _normal16_scalar(u: np.ndarray, mean: float, std: float) -> np.ndarray:
     t = u.dtype.type
     u = u.reshape(-1, 16)
     u1, u2 = t(1) - u[:, :8], u[:, 8:]
-    radius = np.sqrt(t(-2) * np.log(u1))
+    radius = np.sqrt(t(-2) * (_libm_f64('log') if t is np.float64 else np.log)(u1))
     theta = (np.float64(2.0 * np.pi) * u2.astype(np.float64)).astype(u.dtype) if t is np.float32 else \
         t(2.0 * np.pi) * u2
     s, m = t(std), t(mean)
