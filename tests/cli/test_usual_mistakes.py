@@ -145,7 +145,10 @@ def test_version_and_shell_completion():
     assert "--install-completion" in top and "--show-completion" in top
     # as a user types it, in a process of its own (typer's completion keeps process-wide state)
     script = os.path.join(os.path.dirname(sys.executable), "gradcli")  # the console script pip installed
-    r = subprocess.run([script, "--show-completion", "bash"], capture_output=True, text=True, timeout=60)
+    # typer finds the user's shell from the process tree (shellingham), and then `--show-completion` is a flag;
+    # a test's process tree may hold no shell (CI), so the shell is named, which typer's switch below allows
+    env = {**os.environ, "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"}
+    r = subprocess.run([script, "--show-completion", "bash"], capture_output=True, text=True, timeout=60, env=env)
     assert r.returncode == 0 and "complete -o default -F _gradcli_completion gradcli" in r.stdout, r.stderr
 
 
