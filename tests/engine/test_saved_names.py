@@ -54,6 +54,17 @@ _FULL_REDUCTION = ("PyTorch records the overload without dim (SumBackward0 saves
 
 #: Where gradcli's rule saves other values than PyTorch's derivatives.yaml formula (see the module docstring).
 DIFFERENCES = [
+    # issue 18's conv and nn.functional families (branches conv, nnfunc)
+    Difference("avg_pool2d", ("_saved_stride",), "PyTorch saves stride as given (() when omitted); gradcli saves "
+               "the stride it used (kernel_size by default)"),
+    Difference("constant_pad_nd", ("_saved_pad",), "PyTorch saves pad as unsigned 64-bit ints (a negative pad, a crop, "
+               "reads 18446744073709551615); gradcli saves the signed pads"),
+    Difference("pad", ("_saved_pad",), "PyTorch saves pad as unsigned 64-bit ints (a negative pad, a crop, reads "
+               "18446744073709551615); gradcli saves the signed pads"),
+    Difference("conv2d", ("_saved_padding", "_saved_output_padding"), "for padding='same' with an even kernel PyTorch "
+               "pads the input first and saves the convolution's own padding; gradcli saves the symmetric part"),
+    Difference("pairwise_distance", ("_saved_dim",), "PyTorch's NormBackward1 saves dim as a tuple ((1,)); gradcli's "
+               "vector_norm saves the int"),
     Difference("mul", ("_saved_self", "_saved_other"), _ONLY_NEEDED, "nograd"),
     Difference("mul", ("_saved_self",), _ONLY_NEEDED + " (a Python number other never requires grad)", "scalar"),
     Difference("div", ("_saved_self", "_saved_other"), _ONLY_NEEDED),
@@ -178,6 +189,14 @@ def _allowed(case) -> set:
 #: Ops whose rules use other formulas than PyTorch's (PyTorch saves the indices of a sort, the sizes of each input
 #: of cat, the strides of mm's inputs): the sets of names differ, so only the values of the attributes both have
 #: are compared.
+_CONV = ("PyTorch's ConvolutionBackward0 saves input, weight, bias_sym_sizes_opt, stride, padding, dilation, "
+         "transposed, output_padding and groups; gradcli's rule saves the inputs as self and weight and normalized "
+         "stride/padding")
+_POOL = ("PyTorch's pooling nodes save self with kernel_size, stride, padding, dilation, ceil_mode (and indices as "
+         "result1); gradcli's 1-d pools are its 2-d ones on an unsqueezed input (dim) and its rules save index "
+         "maps or matrices")
+
+
 NAMES_DIFFER = {
     "max": _INDICES, "min": _INDICES, "median": _INDICES, "kthvalue": _INDICES, "topk": _INDICES,
     "sort": _INDICES, "msort": _INDICES, "cummax": _INDICES, "cummin": _INDICES,
@@ -216,6 +235,27 @@ NAMES_DIFFER = {
     "huber_loss": "PyTorch's formula reads self; gradcli's rule saves its shape too",
     "binary_cross_entropy": "PyTorch's formula reads self; gradcli's rule saves its shape too",
     "binary_cross_entropy_with_logits": "PyTorch's formula reads self; gradcli's rule saves its shape too",
+    # issue 18's conv and nn.functional families (branches conv, nnfunc): their rules name what they save in
+    # their own terms; PyTorch's names come from aten's convolution/pooling/norm signatures
+    "conv1d": _CONV, "conv2d": _CONV, "conv_transpose1d": _CONV, "conv_transpose2d": _CONV,
+    "max_pool1d": _POOL, "max_pool2d": _POOL, "avg_pool1d": _POOL, "avg_pool2d": _POOL,
+    "adaptive_avg_pool1d": _POOL, "adaptive_avg_pool2d": _POOL,
+    "pad": "gradcli's reflect/replicate/circular pads are one gather (saving its index maps); PyTorch's "
+           "ReflectionPad/ReplicationPad nodes save self and padding, ConstantPadNd saves pad",
+    "constant_pad_nd": "PyTorch's ConstantPadNdBackward0 saves pad; gradcli's rule reads the pads it cuts off "
+                       "from the shapes",
+    "interpolate": "gradcli's Upsample nodes save their interpolation matrices or index maps (mats, maps); "
+                   "PyTorch's save output_size, input sizes, align_corners and scales",
+    "unfold": "gradcli's Tensor.unfold/Im2Col rules save self's sizes under their own names (PyTorch: "
+              "self_sym_sizes, self_sym_argsize_minus_1/2)",
+    "fold": "PyTorch's Col2ImBackward0 saves output_size too",
+    "layer_norm": "PyTorch's NativeLayerNormBackward0 saves input, normalized_shape, weight, bias and the mean and "
+                  "rstd (result1, result2); gradcli's rule saves the normalized input and rstd",
+    "group_norm": "PyTorch's NativeGroupNormBackward0 saves input, N, C, HxW, group and the mean and rstd (result1, "
+                  "result2); gradcli's rule saves the normalized input and rstd",
+    "logsigmoid": "PyTorch's LogSigmoidBackward0 saves a buffer of exp(-|x|) beside self; gradcli's rule recomputes it",
+    "pairwise_distance": "PyTorch records pairwise_distance as norm(x1 - x2 + eps) (NormBackward1: p, dim); gradcli's "
+                         "rule names them ord and dim of vector_norm",
 }
 
 
