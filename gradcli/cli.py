@@ -27,9 +27,7 @@ from .cli_options import (INPUT_FORMATS, Anomaly, Atol, BatchFormat, Check, Chec
                           graph_renderer,
                           owns_process)
 from .errors import EXIT_EVAL, EXIT_INPUT, GradcliError, InputError
-from .render.messages import check_failure, nonfinite_warning
 from .cli_output import format_for_path
-from .render.pictures import PLOT_CSV
 from .reporting import debug_enabled, report_error, report_exception
 
 app = typer.Typer(add_completion=True, rich_markup_mode=None,
@@ -236,6 +234,8 @@ def grad(
                     render.get("tree").graph(result, stream, options)
 
             emit(renderer, output, draw)
+        from .render.messages import check_failure, nonfinite_warning
+
         warning = nonfinite_warning(result)
         if warning:
             sys.stderr.write(warning + "\n")
@@ -318,6 +318,8 @@ def _transform_command(ctx, kind: str, program: str, input, const, mode: str, fo
         write = sys.stdout.write if renderer.prints_to_stdout else sys.stderr.write
         result = compute_transform(req, kind, mode, vectors=vectors, write=write, check=check)
         renderer.transform(result, sys.stdout)
+        from .render.messages import check_failure
+
         failure = None if result.check is None else check_failure(result.check)
         if failure:
             sys.stderr.write(failure + "\n")
@@ -587,7 +589,12 @@ def plot(
             format = "csv" if (output or "").lower().endswith(".csv") else format_for_path(output)
         opts = CommandOptions.from_cli(ctx, format=None if format == "csv" else format, seed=seed, dtype=dtype,
                                        max_steps=max_steps, limit=limit, debug=debug)
-        renderer = PLOT_CSV if format == "csv" else opts.renderer
+        if format == "csv":
+            from .render.pictures import PLOT_CSV
+
+            renderer = PLOT_CSV
+        else:
+            renderer = opts.renderer
         if type(renderer).plot is render.Renderer.plot:
             plots = [n for n in render.names() if type(render.get(n)).plot is not render.Renderer.plot] + ["csv"]
             raise InputError(f"gradcli plot writes {', '.join(plots)} (table: the terminal plot), not "

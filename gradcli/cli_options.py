@@ -107,7 +107,7 @@ BatchFormat = Annotated[Optional[str], typer.Option(
 
 def graph_formats() -> tuple:
     """The registered formats that draw the autograd graph (their renderer implements ``graph``)."""
-    return tuple(n for n in render.names() if type(render.get(n)).graph is not render.Renderer.graph)
+    return tuple(n for n in render.names() if render.draws_graph(n))  # imports no renderer (--help's metavar)
 
 
 def _graph_parser(value: str) -> str:
