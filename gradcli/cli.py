@@ -18,7 +18,6 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from . import limits
 from . import render
 from .cli_options import (INPUT_FORMATS, Anomaly, Atol, BatchFormat, Check, CheckMaxEvaluations, CommandOptions,
                           Debug, DType, Dtype, Eps, Format, Rtol,
@@ -700,6 +699,8 @@ def batch(
                                        max_steps=max_steps, limit=limit, anomaly=anomaly, debug=debug)
         entry_format = opts.renderer.batch(sys.stdout)
         opts.configure_limits()
+        from . import limits
+
         limits.disarm_time()  # in batch, the time limit applies to each entry (batch.runner.run_entry)
         tolerances = dict(eps=eps, atol=atol, rtol=rtol, max_evaluations=check_max_evaluations) if check else None
         status = run(file, fmt=input_fmt, jobs=jobs, entry_format=entry_format, dtype=opts.dtype, seed=opts.seed,
@@ -780,26 +781,40 @@ def _positional_input_hint(argv: list) -> None:
             sys.exit(EXIT_INPUT)
 
 
+#: The root's own options: each prints something and exits before any command runs (click handles them eagerly).
+_ROOT_ONLY = frozenset({"--help", "--version", "--install-completion", "--show-completion"})
+
+
 def main() -> None:
     """Entry point of the ``gradcli`` console script and ``python -m gradcli``: the limits from the
     environment, the process guards (memory, time), and no traceback for anything that escapes a command
-    (``GRADCLI_DEBUG=1`` shows it; a command's own ``--debug`` is handled by :func:`reported`)."""
-    import warnings
+    (``GRADCLI_DEBUG=1`` shows it; a command's own ``--debug`` is handled by :func:`reported`).
 
-    import numpy as np
-
+    ``gradcli --help`` (``--version``, the completion options) computes nothing: it imports neither numpy nor the
+    limits (tests/cli/test_startup_imports.py).
+    """
+    argv = sys.argv[1:]
+    computes = not (argv and argv[0] in _ROOT_ONLY)
     # JSON and tables may hold any character: write UTF-8 whatever the locale.
     use_utf8(sys.stdout)
     use_utf8(sys.stderr)
-    # PyTorch never warns about overflow or invalid values (or the mean of nothing); NaN/inf show in the results
-    # instead, flagged as nonfinite.
-    np.seterr(all="ignore")
-    warnings.filterwarnings("ignore", category=RuntimeWarning, module="numpy")
+    if computes:
+        import warnings
+
+        import numpy as np
+
+        # PyTorch never warns about overflow or invalid values (or the mean of nothing); NaN/inf show in the
+        # results instead, flagged as nonfinite.
+        np.seterr(all="ignore")
+        warnings.filterwarnings("ignore", category=RuntimeWarning, module="numpy")
     try:
-        _positional_input_hint(sys.argv[1:])
-        limits.configure()
-        limits.install_process_guards()
-        _app_for(sys.argv[1:])(obj=Invocation(owns_process=True))
+        _positional_input_hint(argv)
+        if computes:
+            from . import limits
+
+            limits.configure()
+            limits.install_process_guards()
+        _app_for(argv)(obj=Invocation(owns_process=True))
     except (Exception, KeyboardInterrupt) as exc:  # outside a command: starting up, or parsing the command line
         sys.exit(report_exception(exc, debug_enabled()))
 

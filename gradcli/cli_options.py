@@ -16,7 +16,7 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from . import limits, render
+from . import render
 from .errors import InputError
 from .reporting import debug_enabled
 
@@ -223,6 +223,8 @@ class CommandOptions:
         Raises:
             InputError: a malformed ``--limit`` (exit 2).
         """
+        from . import limits  # (imports numpy: not at start-up, which --help shares)
+
         values = dict(limits.parse_option(o) for o in self.limits)
         if self.max_steps is not None:
             values["steps"] = self.max_steps

@@ -1,0 +1,121 @@
+"""Start-up imports only what the command uses (issue 15 item 5; benchmarks/README.md has the figures).
+
+Each check runs the real entry point (:func:`gradcli.cli.main`, what the console script and ``python -m gradcli``
+call) in a fresh interpreter and lists which of the modules the command must not need were imported. Re-adding
+an eager import (``from . import limits`` at the top of gradcli/cli.py, ``from . import table`` in
+gradcli/render/__init__.py, a console with emoji codes) makes one of these fail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from gradcli import render
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+_RUN = """\
+import sys
+sys.argv = ["gradcli"] + sys.argv[1:]
+from gradcli.cli import main
+try:
+    main()
+except SystemExit as e:
+    code = e.code
+else:
+    code = 0
+loaded = sorted(m for m in {watched!r} if m in sys.modules)
+import json  # (after the list: the check watches the json module too)
+sys.stderr.write("\\n" + json.dumps({{"code": code, "loaded": loaded}}) + "\\n")
+"""
+
+
+def _imports(args, watched, no_color=True):
+    """Run ``gradcli ARGS`` through main() in a fresh interpreter: (its standard output, its exit code, which of
+    the ``watched`` modules it imported)."""
+    env = dict(os.environ, PYTHONPATH=ROOT, NO_COLOR="1")
+    if not no_color:
+        del env["NO_COLOR"]
+    p = subprocess.run([sys.executable, "-c", _RUN.format(watched=sorted(watched)), *args], capture_output=True,
+                       text=True, env=env, timeout=120)
+    report = json.loads(p.stderr.strip().splitlines()[-1])
+    return p.stdout, report["code"], report["loaded"]
+
+
+# What computing needs and --help does not: numpy (half of the floor `python -c "import numpy, typer, rich, lark"`),
+# the limits, the result types, every renderer, rich's console, the language and the op table.
+_COMPUTING = {"numpy", "gradcli.limits", "gradcli.result", "gradcli.render.table", "gradcli.render.json",
+              "gradcli.render.compact", "gradcli.render.pictures", "gradcli.render.messages", "rich.console",
+              "rich.table", "lark", "gradcli.language", "gradcli.ops", "gradcli.calculator", "json"}
+
+
+def test_importing_the_cli_imports_nothing_a_command_needs():
+    code = f"import sys, gradcli.cli\nprint(sorted(m for m in {sorted(_COMPUTING)!r} if m in sys.modules))"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, PYTHONPATH=ROOT))
+    assert p.stdout.strip() == "[]", p.stderr
+
+
+def test_help_imports_neither_numpy_nor_a_renderer():
+    out, code, loaded = _imports(["--help"], _COMPUTING)
+    assert code == 0 and "Usage: gradcli" in out and "--version" in out
+    assert loaded == []
+    out, code, loaded = _imports(["--version"], _COMPUTING)
+    assert code == 0 and out.startswith("gradcli ")
+    assert loaded == []
+
+
+def test_help_lists_every_format_without_importing_it():
+    out, code, loaded = _imports(["grad", "--help"], {"gradcli.render.table", "gradcli.render.json",
+                                                      "gradcli.render.compact", "gradcli.render.pictures",
+                                                      "gradcli.result", "rich.console"})
+    assert code == 0 and loaded == []
+    flat = " ".join(out.split())
+    assert "[table|json|compact|dot|svg|png|pdf|mermaid|tree]" in flat.replace(" ", "")
+    assert "[json|dot|svg|png|pdf|mermaid|tree]" in flat.replace(" ", "")  # --graph: the formats that draw it
+
+
+def test_json_output_never_imports_rich_or_the_tables():
+    out, code, loaded = _imports(["grad", "2 * dot(x, x)", "-i", "x=arange(4.0)", "--json"],
+                                 {"rich.console", "rich.table", "rich.text", "gradcli.render.table",
+                                  "gradcli.render.compact", "gradcli.render.pictures", "gradcli.render.json"})
+    assert code == 0 and json.loads(out)["grads"]["x"]["value"] == [0.0, 4.0, 8.0, 12.0]
+    assert loaded == ["gradcli.render.json"]
+
+
+def test_tables_import_neither_the_json_renderer_nor_emoji_codes():
+    for no_color in (True, False):
+        out, code, loaded = _imports(["grad", "2 * dot(x, x)", "-i", "x=arange(4.0)"],
+                                     {"gradcli.render.json", "gradcli.render.compact", "gradcli.render.pictures",
+                                      "rich._emoji_codes", "gradcli.render.table"}, no_color=no_color)
+        assert code == 0 and "MulBackward0" in out and "tensor([ 0.,  4.,  8., 12.])" in out
+        assert loaded == ["gradcli.render.table"]
+
+
+def test_every_declared_format_is_what_its_module_registers():
+    # The lazy registry's declarations (gradcli/render/__init__.py) must say what the renderers do: the name,
+    # and whether it draws the graph (--graph's choices are read from the declarations, before any import).
+    declared = {n: render.draws_graph(n) for n in render.names()}
+    assert list(declared)[:3] == ["table", "json", "compact"]
+    for name, draws in declared.items():
+        r = render.get(name)
+        assert render.loaded(name) and r.name == name
+        assert draws == (type(r).graph is not render.Renderer.graph), name
+    assert render.names() == tuple(declared)  # loading kept the order
+
+
+def test_a_declared_format_whose_module_does_not_register_it_is_an_error():
+    render.declare("nowhere", "gradcli.render.registry")
+    try:
+        assert "nowhere" in render.names() and not render.loaded("nowhere")
+        try:
+            render.get("nowhere")
+        except RuntimeError as e:
+            assert "declared in gradcli.render.registry but not registered" in str(e)
+        else:
+            raise AssertionError("get() of a format nobody registers returned")
+    finally:
+        render.unregister("nowhere")
