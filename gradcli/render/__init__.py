@@ -1,10 +1,11 @@
 """Renderers: the only place that formats results. Each format is a module that registers a
 :class:`~gradcli.render.registry.Renderer` under its name.
 
-The built-in formats are declared here by name, with the module that registers them, and that module is
-imported by the first :func:`get` of one of its names (so that ``gradcli --help`` imports no renderer, tables
-never import the JSON encoder, and ``--json`` never imports rich): see :func:`~gradcli.render.registry.declare`.
-``tests/cli/test_startup_imports.py`` checks that each declaration matches what its module registers.
+The built-in formats are declared here by name, with what imports the module that registers them, and that
+module is imported by the first :func:`get` of one of its names (so that ``gradcli --help`` imports no renderer,
+tables never import the JSON encoder, and ``--json`` never imports rich): see
+:func:`~gradcli.render.registry.declare`. ``tests/cli/test_startup_imports.py`` checks that each declaration
+matches what its module registers.
 
 A new format: a module here that subclasses ``Renderer`` and calls ``register(...)``, and its ``declare`` line
 below (or an import of the module, for a format that should always be loaded).
@@ -13,11 +14,28 @@ below (or an import of the module, for a format that should always be loaded).
 from .registry import (EntryFormat, Renderer, declare, draws_graph, get, loaded, names, register,  # noqa: F401
                        unregister)
 
-declare("table", "gradcli.render.table")  # the default: first
-declare("json", "gradcli.render.json", draws_graph=True)
-declare("compact", "gradcli.render.compact")  # one line per result
+
+def _table() -> None:
+    from . import table  # noqa: F401
+
+
+def _json() -> None:
+    from . import json  # noqa: F401
+
+
+def _compact() -> None:
+    from . import compact  # noqa: F401
+
+
+def _pictures() -> None:
+    from . import pictures  # noqa: F401
+
+
+declare("table", _table)  # the default: first
+declare("json", _json, draws_graph=True)
+declare("compact", _compact)  # one line per result
 for _name in ("dot", "svg", "png", "pdf", "mermaid", "tree"):  # the autograd graph (svg/png/pdf: plots too)
-    declare(_name, "gradcli.render.pictures", draws_graph=True)
+    declare(_name, _pictures, draws_graph=True)
 del _name
 
 __all__ = ["EntryFormat", "Renderer", "declare", "draws_graph", "get", "loaded", "names", "register", "unregister"]

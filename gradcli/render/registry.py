@@ -15,8 +15,6 @@ draws the autograd graph) and their module is imported by the first :func:`get` 
 
 from __future__ import annotations
 
-import importlib
-
 from ..errors import InputError
 
 
@@ -96,29 +94,30 @@ class Renderer:
 
 
 class _Declared:
-    """A format not imported yet: the module that registers it, and whether its renderer draws the graph."""
+    """A format not imported yet: what imports its module, and whether its renderer draws the graph."""
 
-    __slots__ = ("module", "draws_graph")
+    __slots__ = ("load", "draws_graph")
 
-    def __init__(self, module: str, draws_graph: bool):
-        self.module, self.draws_graph = module, draws_graph
+    def __init__(self, load, draws_graph: bool):
+        self.load, self.draws_graph = load, draws_graph
 
 
 #: name -> its Renderer, or a _Declared until its module is imported. Insertion order is the formats' order.
 _RENDERERS: dict[str, Renderer | _Declared] = {}
 
 
-def declare(name: str, module: str, draws_graph: bool = False) -> None:
-    """Declare the format ``name``, registered by ``module`` (an absolute module name) when it is imported, which
-    the first :func:`get` of ``name`` does; ``draws_graph``: its renderer implements :meth:`Renderer.graph`
-    (``--graph`` offers it without importing it). The format takes its place in :func:`names` now.
+def declare(name: str, load, draws_graph: bool = False) -> None:
+    """Declare the format ``name``: ``load()`` imports the module that registers it (an ``import`` statement, so
+    that tests/engine/test_layers.py sees the edge), and the first :func:`get` of ``name`` calls it;
+    ``draws_graph``: its renderer implements :meth:`Renderer.graph` (``--graph`` offers it without importing
+    it). The format takes its place in :func:`names` now.
 
     Raises:
         ValueError: the name is empty or already taken (a programming error).
     """
     if not name or name in _RENDERERS:
         raise ValueError(f"cannot declare a renderer named {name!r}: " + ("taken" if name else "no name"))
-    _RENDERERS[name] = _Declared(module, draws_graph)
+    _RENDERERS[name] = _Declared(load, draws_graph)
 
 
 def register(renderer: Renderer) -> Renderer:
@@ -172,9 +171,8 @@ def get(name: str) -> Renderer:
         raise InputError(f"unknown format {name!r}; the formats are: {', '.join(names())}",
                          type="UsageError") from None
     if isinstance(r, _Declared):
-        module = r.module
-        importlib.import_module(module)
+        r.load()
         r = _RENDERERS.get(name)
         if not isinstance(r, Renderer):
-            raise RuntimeError(f"the format {name!r} was declared in {module} but not registered by it")
+            raise RuntimeError(f"the format {name!r} was declared but its module did not register it")
     return r

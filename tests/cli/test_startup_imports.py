@@ -108,13 +108,14 @@ def test_every_declared_format_is_what_its_module_registers():
 
 
 def test_a_declared_format_whose_module_does_not_register_it_is_an_error():
-    render.declare("nowhere", "gradcli.render.registry")
+    calls = []
+    render.declare("nowhere", lambda: calls.append(1))
     try:
-        assert "nowhere" in render.names() and not render.loaded("nowhere")
+        assert "nowhere" in render.names() and not render.loaded("nowhere") and calls == []
         try:
             render.get("nowhere")
         except RuntimeError as e:
-            assert "declared in gradcli.render.registry but not registered" in str(e)
+            assert calls == [1] and "'nowhere' was declared but its module did not register it" in str(e)
         else:
             raise AssertionError("get() of a format nobody registers returned")
     finally:
