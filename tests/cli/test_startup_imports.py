@@ -28,20 +28,24 @@ except SystemExit as e:
 else:
     code = 0
 loaded = sorted(m for m in {watched!r} if m in sys.modules)
-import json  # (after the list: the check watches the json module too)
-sys.stderr.write("\\n" + json.dumps({{"code": code, "loaded": loaded}}) + "\\n")
+import gc, json  # (after the list: the check watches the json module too)
+sys.stderr.write("\\n" + json.dumps({{"code": code, "loaded": loaded, "gc": [gc.isenabled(), gc.get_freeze_count()]}})
+                 + "\\n")
 """
 
 
-def _imports(args, watched, no_color=True):
+def _imports(args, watched, no_color=True, gc_state=None):
     """Run ``gradcli ARGS`` through main() in a fresh interpreter: (its standard output, its exit code, which of
-    the ``watched`` modules it imported)."""
+    the ``watched`` modules it imported); ``gc_state``, a list, receives [collector enabled, frozen objects] at
+    the end."""
     env = dict(os.environ, PYTHONPATH=ROOT, NO_COLOR="1")
     if not no_color:
         del env["NO_COLOR"]
     p = subprocess.run([sys.executable, "-c", _RUN.format(watched=sorted(watched)), *args], capture_output=True,
                        text=True, env=env, timeout=120)
     report = json.loads(p.stderr.strip().splitlines()[-1])
+    if gc_state is not None:
+        gc_state[:] = report["gc"]
     return p.stdout, report["code"], report["loaded"]
 
 
@@ -120,3 +124,28 @@ def test_a_declared_format_whose_module_does_not_register_it_is_an_error():
             raise AssertionError("get() of a format nobody registers returned")
     finally:
         render.unregister("nowhere")
+
+
+def test_the_collector_pauses_over_start_up_only():
+    # main() pauses the cyclic garbage collector while gradcli starts (modules, classes and the click command
+    # live until exit), then freezes what start-up made and turns collection on again before the command's own
+    # work (gradcli.cli.started), so the program's reference cycles are collected as usual.
+    state = []
+    out, code, _ = _imports(["grad", "2 * dot(x, x)", "-i", "x=arange(4.0)", "--json"], (), gc_state=state)
+    assert code == 0 and json.loads(out)["output"]["value"] == 28.0
+    enabled, frozen = state
+    assert enabled and frozen > 10_000
+
+
+def test_the_collector_is_left_alone_outside_main():
+    # Run as a library (typer's test runner here), the app never touches the caller's collector.
+    import gc
+
+    from typer.testing import CliRunner
+
+    from gradcli.cli import app
+
+    before = (gc.isenabled(), gc.get_freeze_count())
+    r = CliRunner().invoke(app, ["grad", "2 * dot(x, x)", "-i", "x=arange(4.0)", "--json"])
+    assert r.exit_code == 0, r.output
+    assert (gc.isenabled(), gc.get_freeze_count()) == before
