@@ -767,9 +767,22 @@ def _app_for(argv: list) -> typer.Typer:
               if (c.name or typer.main.get_command_name(c.callback.__name__)) == name]
     if not chosen:
         return app
+    for func in [c.callback for c in chosen] + [app.registered_callback.callback]:
+        _resolve_annotations(func)
     slim = copy.copy(app)
     slim.registered_commands = chosen
     return slim
+
+
+def _resolve_annotations(func) -> None:
+    """Replace ``func``'s annotations, strings in this module (``from __future__ import annotations``), by what
+    they evaluate to. Typer reads them with ``inspect.signature(eval_str=True)`` and ``typing.get_type_hints``,
+    which compile and evaluate every string each time, and it reads each function four times while building one
+    command: about 2 ms of ``grad``'s start-up (30 options). Evaluated once here, typer sees the same objects."""
+    if any(isinstance(a, str) for a in func.__annotations__.values()):
+        import typing
+
+        func.__annotations__ = typing.get_type_hints(func, include_extras=True)
 
 
 def _positional_input_hint(argv: list) -> None:

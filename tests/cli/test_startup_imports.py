@@ -149,3 +149,26 @@ def test_the_collector_is_left_alone_outside_main():
     r = CliRunner().invoke(app, ["grad", "2 * dot(x, x)", "-i", "x=arange(4.0)", "--json"])
     assert r.exit_code == 0, r.output
     assert (gc.isenabled(), gc.get_freeze_count()) == before
+
+
+def test_one_commands_resolved_annotations_build_the_same_options():
+    # _app_for() evaluates the chosen command's annotations once (typer would compile them four times): the
+    # click options built from them must be the ones built from the annotations' text.
+    code = """\
+import typer.main
+from gradcli import cli
+def options(app, name):
+    cmd = typer.main.get_command(app).commands[name]
+    return [(p.name, tuple(p.opts), p.type.name, repr(p.default), getattr(p, "help", None), p.required)
+            for p in cmd.params]
+before = {n: options(cli.app, n) for n in ("grad", "run", "batch", "plot")}
+for n in before:
+    slim = cli._app_for([n])
+    assert not any(isinstance(a, str) for a in slim.registered_commands[0].callback.__annotations__.values())
+    assert options(slim, n) == before[n], n
+print("ok", sum(len(v) for v in before.values()))
+"""
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, PYTHONPATH=ROOT))
+    assert p.stdout.startswith("ok "), p.stderr
+    assert int(p.stdout.split()[1]) > 60
