@@ -10,6 +10,7 @@ commands share are declared once in :mod:`gradcli.cli_options`.
 from __future__ import annotations
 
 import copy
+import gc
 import os
 import re
 import sys
@@ -18,7 +19,6 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from . import limits
 from . import render
 from .cli_options import (INPUT_FORMATS, Anomaly, Atol, BatchFormat, Check, CheckMaxEvaluations, CommandOptions,
                           Debug, DType, Dtype, Eps, Format, Rtol,
@@ -27,9 +27,7 @@ from .cli_options import (INPUT_FORMATS, Anomaly, Atol, BatchFormat, Check, Chec
                           graph_renderer,
                           owns_process)
 from .errors import EXIT_EVAL, EXIT_INPUT, GradcliError, InputError
-from .render.messages import check_failure, nonfinite_warning
 from .cli_output import format_for_path
-from .render.pictures import PLOT_CSV
 from .reporting import debug_enabled, report_error, report_exception
 
 app = typer.Typer(add_completion=True, rich_markup_mode=None,
@@ -59,6 +57,7 @@ def _root(ctx: typer.Context,
         if sys.stdin.isatty() and sys.stdout.isatty():
             from .session import start  # the interactive session (issue 15)
 
+            started()
             raise typer.Exit(start())
         typer.echo(ctx.get_help())
         raise typer.Exit(EXIT_INPUT)
@@ -81,16 +80,36 @@ def repl(
     raise typer.Exit(code)
 
 
+#: Whether :func:`main` turned the cyclic garbage collector off for the start-up (:func:`started` turns it on).
+_collector_deferred = False
+
+
+def started() -> None:
+    """The command's own work begins: end the start-up's pause of the cyclic garbage collector, if :func:`main`
+    paused it. What start-up created (modules, classes, functions, the click command) lives until the process
+    exits, so collecting it is wasted work: Python 3.11 runs about 140 collections over it, one of them full (a
+    walk over every object, 15-40 ms). It is frozen instead (``gc.freeze``: no collection looks at it again) and
+    collection is on again for what the command computes, so a program that makes reference cycles is collected
+    as usual. Every command calls this as it begins (:func:`reported` does); it does nothing when the app runs
+    in another process (tests), where the collector was never paused."""
+    global _collector_deferred
+    if _collector_deferred:
+        _collector_deferred = False
+        gc.freeze()
+        gc.enable()
+
+
 @contextmanager
 def reported(ctx: typer.Context, debug: bool = False):
     """The error path of every command: a gradcli error in the block is reported (message and exit code, see
     :func:`gradcli.reporting.report_exception`; the traceback first under ``--debug``) and ends the command.
     In the process :func:`main` started, so is every other exception (MemoryError, a bug, Ctrl-C, a closed
-    pipe); run any other way (tests), those reach the caller.
+    pipe); run any other way (tests), those reach the caller. Entering it ends the start-up (:func:`started`).
 
     Raises:
         typer.Exit: with the exit code, after reporting.
     """
+    started()
     try:
         yield
         sys.stdout.flush()  # here, so that a reader gone away (| head -1) is a closed pipe of this command
@@ -236,6 +255,8 @@ def grad(
                     render.get("tree").graph(result, stream, options)
 
             emit(renderer, output, draw)
+        from .render.messages import check_failure, nonfinite_warning
+
         warning = nonfinite_warning(result)
         if warning:
             sys.stderr.write(warning + "\n")
@@ -318,6 +339,8 @@ def _transform_command(ctx, kind: str, program: str, input, const, mode: str, fo
         write = sys.stdout.write if renderer.prints_to_stdout else sys.stderr.write
         result = compute_transform(req, kind, mode, vectors=vectors, write=write, check=check)
         renderer.transform(result, sys.stdout)
+        from .render.messages import check_failure
+
         failure = None if result.check is None else check_failure(result.check)
         if failure:
             sys.stderr.write(failure + "\n")
@@ -587,7 +610,12 @@ def plot(
             format = "csv" if (output or "").lower().endswith(".csv") else format_for_path(output)
         opts = CommandOptions.from_cli(ctx, format=None if format == "csv" else format, seed=seed, dtype=dtype,
                                        max_steps=max_steps, limit=limit, debug=debug)
-        renderer = PLOT_CSV if format == "csv" else opts.renderer
+        if format == "csv":
+            from .render.pictures import PLOT_CSV
+
+            renderer = PLOT_CSV
+        else:
+            renderer = opts.renderer
         if type(renderer).plot is render.Renderer.plot:
             plots = [n for n in render.names() if type(render.get(n)).plot is not render.Renderer.plot] + ["csv"]
             raise InputError(f"gradcli plot writes {', '.join(plots)} (table: the terminal plot), not "
@@ -693,6 +721,8 @@ def batch(
                                        max_steps=max_steps, limit=limit, anomaly=anomaly, debug=debug)
         entry_format = opts.renderer.batch(sys.stdout)
         opts.configure_limits()
+        from . import limits
+
         limits.disarm_time()  # in batch, the time limit applies to each entry (batch.runner.run_entry)
         tolerances = dict(eps=eps, atol=atol, rtol=rtol, max_evaluations=check_max_evaluations) if check else None
         status = run(file, fmt=input_fmt, jobs=jobs, entry_format=entry_format, dtype=opts.dtype, seed=opts.seed,
@@ -737,9 +767,22 @@ def _app_for(argv: list) -> typer.Typer:
               if (c.name or typer.main.get_command_name(c.callback.__name__)) == name]
     if not chosen:
         return app
+    for func in [c.callback for c in chosen] + [app.registered_callback.callback]:
+        _resolve_annotations(func)
     slim = copy.copy(app)
     slim.registered_commands = chosen
     return slim
+
+
+def _resolve_annotations(func) -> None:
+    """Replace ``func``'s annotations, strings in this module (``from __future__ import annotations``), by what
+    they evaluate to. Typer reads them with ``inspect.signature(eval_str=True)`` and ``typing.get_type_hints``,
+    which compile and evaluate every string each time, and it reads each function four times while building one
+    command: about 2 ms of ``grad``'s start-up (30 options). Evaluated once here, typer sees the same objects."""
+    if any(isinstance(a, str) for a in func.__annotations__.values()):
+        import typing
+
+        func.__annotations__ = typing.get_type_hints(func, include_extras=True)
 
 
 def _positional_input_hint(argv: list) -> None:
@@ -773,26 +816,44 @@ def _positional_input_hint(argv: list) -> None:
             sys.exit(EXIT_INPUT)
 
 
+#: The root's own options: each prints something and exits before any command runs (click handles them eagerly).
+_ROOT_ONLY = frozenset({"--help", "--version", "--install-completion", "--show-completion"})
+
+
 def main() -> None:
     """Entry point of the ``gradcli`` console script and ``python -m gradcli``: the limits from the
     environment, the process guards (memory, time), and no traceback for anything that escapes a command
-    (``GRADCLI_DEBUG=1`` shows it; a command's own ``--debug`` is handled by :func:`reported`)."""
-    import warnings
+    (``GRADCLI_DEBUG=1`` shows it; a command's own ``--debug`` is handled by :func:`reported`).
 
-    import numpy as np
-
+    ``gradcli --help`` (``--version``, the completion options) computes nothing: it imports neither numpy nor the
+    limits (tests/cli/test_startup_imports.py).
+    """
+    global _collector_deferred
+    if gc.isenabled():  # paused over the start-up (see started())
+        gc.disable()
+        _collector_deferred = True
+    argv = sys.argv[1:]
+    computes = not (argv and argv[0] in _ROOT_ONLY)
     # JSON and tables may hold any character: write UTF-8 whatever the locale.
     use_utf8(sys.stdout)
     use_utf8(sys.stderr)
-    # PyTorch never warns about overflow or invalid values (or the mean of nothing); NaN/inf show in the results
-    # instead, flagged as nonfinite.
-    np.seterr(all="ignore")
-    warnings.filterwarnings("ignore", category=RuntimeWarning, module="numpy")
+    if computes:
+        import warnings
+
+        import numpy as np
+
+        # PyTorch never warns about overflow or invalid values (or the mean of nothing); NaN/inf show in the
+        # results instead, flagged as nonfinite.
+        np.seterr(all="ignore")
+        warnings.filterwarnings("ignore", category=RuntimeWarning, module="numpy")
     try:
-        _positional_input_hint(sys.argv[1:])
-        limits.configure()
-        limits.install_process_guards()
-        _app_for(sys.argv[1:])(obj=Invocation(owns_process=True))
+        _positional_input_hint(argv)
+        if computes:
+            from . import limits
+
+            limits.configure()
+            limits.install_process_guards()
+        _app_for(argv)(obj=Invocation(owns_process=True))
     except (Exception, KeyboardInterrupt) as exc:  # outside a command: starting up, or parsing the command line
         sys.exit(report_exception(exc, debug_enabled()))
 

@@ -10,13 +10,12 @@ format registered later is accepted without touching the commands.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
-from typing import Annotated, List, Optional
+from typing import Annotated, List, NamedTuple, Optional
 
 import typer
 
-from . import limits, render
+from . import render
 from .errors import InputError
 from .reporting import debug_enabled
 
@@ -107,7 +106,7 @@ BatchFormat = Annotated[Optional[str], typer.Option(
 
 def graph_formats() -> tuple:
     """The registered formats that draw the autograd graph (their renderer implements ``graph``)."""
-    return tuple(n for n in render.names() if type(render.get(n)).graph is not render.Renderer.graph)
+    return tuple(n for n in render.names() if render.draws_graph(n))  # imports no renderer (--help's metavar)
 
 
 def _graph_parser(value: str) -> str:
@@ -160,12 +159,13 @@ def output_format(format: str | None, json_: bool) -> str:
     return format or "table"
 
 
-@dataclass(frozen=True)
-class Invocation:
+class Invocation(NamedTuple):
     """How the command line was started, as the click context's ``obj``. :func:`gradcli.cli.main` (the console
     script, ``python -m gradcli``) owns the process: it installs the memory and time guards and reports every
     exception. Run any other way (typer's test runner, a program calling the app), gradcli leaves the process
-    alone and lets exceptions other than its own errors reach the caller."""
+    alone and lets exceptions other than its own errors reach the caller. (A NamedTuple, as
+    :class:`CommandOptions`: immutable, and its class is created at every start-up for a seventh of what a
+    frozen dataclass's costs.)"""
     owns_process: bool = False
 
 
@@ -175,9 +175,8 @@ def owns_process(ctx: typer.Context) -> bool:
     return isinstance(obj, Invocation) and obj.owns_process
 
 
-@dataclass(frozen=True)
-class CommandOptions:
-    """What the shared options of one command line add up to, checked.
+class CommandOptions(NamedTuple):
+    """What the shared options of one command line add up to, checked (immutable).
 
     Attributes:
         format: the output format's name (a registered renderer; ``table`` by default).
@@ -223,6 +222,8 @@ class CommandOptions:
         Raises:
             InputError: a malformed ``--limit`` (exit 2).
         """
+        from . import limits  # (imports numpy: not at start-up, which --help shares)
+
         values = dict(limits.parse_option(o) for o in self.limits)
         if self.max_steps is not None:
             values["steps"] = self.max_steps

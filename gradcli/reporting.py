@@ -24,7 +24,6 @@ from __future__ import annotations
 import os
 import sys
 
-from . import limits
 from .errors import EXIT_EVAL, EvalError, GradcliError
 
 #: Exit status when interrupted (SIGINT, Ctrl-C): 128 + SIGINT, as shells report it.
@@ -55,6 +54,8 @@ def to_error(exc: BaseException) -> GradcliError:
     if isinstance(exc, GradcliError):
         return exc
     if isinstance(exc, MemoryError):
+        from . import limits
+
         return limits.memory_error(exc)
     if isinstance(exc, RecursionError):
         return EvalError.from_exception(exc)
@@ -114,7 +115,9 @@ def silence_stdout() -> None:
 def report_exception(exc: BaseException, debug: bool = False) -> int:
     """Report whatever a command raised (see the module docstring) and return the exit status. The ``time``
     guard is disarmed first, so that it cannot interrupt the report."""
-    limits.disarm_time()
+    limits = sys.modules.get("gradcli.limits")  # not imported: no guard was armed (and --help stays numpy-free)
+    if limits is not None:
+        limits.disarm_time()
     if isinstance(exc, KeyboardInterrupt):
         _stderr("interrupted\n")
         return EXIT_INTERRUPTED

@@ -1,13 +1,41 @@
 """Renderers: the only place that formats results. Each format is a module that registers a
-:class:`~gradcli.render.registry.Renderer` under its name; importing this package registers the built-in ones.
+:class:`~gradcli.render.registry.Renderer` under its name.
 
-A new format: a module here that subclasses ``Renderer`` and calls ``register(...)``, and its import below.
+The built-in formats are declared here by name, with what imports the module that registers them, and that
+module is imported by the first :func:`get` of one of its names (so that ``gradcli --help`` imports no renderer,
+tables never import the JSON encoder, and ``--json`` never imports rich): see
+:func:`~gradcli.render.registry.declare`. ``tests/cli/test_startup_imports.py`` checks that each declaration
+matches what its module registers.
+
+A new format: a module here that subclasses ``Renderer`` and calls ``register(...)``, and its ``declare`` line
+below (or an import of the module, for a format that should always be loaded).
 """
 
-from . import table  # noqa: F401  (registers "table", the default: first)
-from . import json  # noqa: F401  (registers "json")
-from . import compact  # noqa: F401  (registers "compact": one line per result)
-from . import pictures  # noqa: F401  (registers "dot", "svg", "png", "pdf", "mermaid", "tree", "csv")
-from .registry import EntryFormat, Renderer, get, names, register, unregister
+from .registry import (EntryFormat, Renderer, declare, draws_graph, get, loaded, names, register,  # noqa: F401
+                       unregister)
 
-__all__ = ["EntryFormat", "Renderer", "get", "names", "register", "unregister"]
+
+def _table() -> None:
+    from . import table  # noqa: F401
+
+
+def _json() -> None:
+    from . import json  # noqa: F401
+
+
+def _compact() -> None:
+    from . import compact  # noqa: F401
+
+
+def _pictures() -> None:
+    from . import pictures  # noqa: F401
+
+
+declare("table", _table)  # the default: first
+declare("json", _json, draws_graph=True)
+declare("compact", _compact)  # one line per result
+for _name in ("dot", "svg", "png", "pdf", "mermaid", "tree"):  # the autograd graph (svg/png/pdf: plots too)
+    declare(_name, _pictures, draws_graph=True)
+del _name
+
+__all__ = ["EntryFormat", "Renderer", "declare", "draws_graph", "get", "loaded", "names", "register", "unregister"]

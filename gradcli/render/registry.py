@@ -7,6 +7,10 @@ an instance, plus the line that imports that module in ``gradcli/render/__init__
 ``gradcli ops`` and ``gradcli batch`` then accept it in ``--format``, and their help lists it.
 
 This module imports nothing of the renderers (they import it), so the registry has no import cycle.
+
+The built-in formats are *declared* (:func:`declare`: a name, the module that registers it, and whether it
+draws the autograd graph) and their module is imported by the first :func:`get` of one of its names, so that
+``gradcli --help`` imports no renderer and ``gradcli grad --json`` never imports the tables' module (nor rich).
 """
 
 from __future__ import annotations
@@ -89,17 +93,41 @@ class Renderer:
                           type="UsageError")
 
 
-_RENDERERS: dict[str, Renderer] = {}
+class _Declared:
+    """A format not imported yet: what imports its module, and whether its renderer draws the graph."""
+
+    __slots__ = ("load", "draws_graph")
+
+    def __init__(self, load, draws_graph: bool):
+        self.load, self.draws_graph = load, draws_graph
+
+
+#: name -> its Renderer, or a _Declared until its module is imported. Insertion order is the formats' order.
+_RENDERERS: dict[str, Renderer | _Declared] = {}
+
+
+def declare(name: str, load, draws_graph: bool = False) -> None:
+    """Declare the format ``name``: ``load()`` imports the module that registers it (an ``import`` statement, so
+    that tests/engine/test_layers.py sees the edge), and the first :func:`get` of ``name`` calls it;
+    ``draws_graph``: its renderer implements :meth:`Renderer.graph` (``--graph`` offers it without importing
+    it). The format takes its place in :func:`names` now.
+
+    Raises:
+        ValueError: the name is empty or already taken (a programming error).
+    """
+    if not name or name in _RENDERERS:
+        raise ValueError(f"cannot declare a renderer named {name!r}: " + ("taken" if name else "no name"))
+    _RENDERERS[name] = _Declared(load, draws_graph)
 
 
 def register(renderer: Renderer) -> Renderer:
-    """Make ``renderer`` the format ``renderer.name``; returns it.
+    """Make ``renderer`` the format ``renderer.name`` (in a declared format's place, when declared); returns it.
 
     Raises:
-        ValueError: the name is empty or already taken (a programming error, not a user's).
+        ValueError: the name is empty or already registered (a programming error, not a user's).
     """
     name = renderer.name
-    if not name or name in _RENDERERS:
+    if not name or isinstance(_RENDERERS.get(name), Renderer):
         raise ValueError(f"cannot register a renderer named {name!r}: " + ("taken" if name else "no name"))
     _RENDERERS[name] = renderer
     return renderer
@@ -111,18 +139,40 @@ def unregister(name: str) -> None:
 
 
 def names() -> tuple[str, ...]:
-    """The registered format names, in registration order (``table`` first: the default)."""
+    """The format names, declared and registered, in their order (``table`` first: the default). Imports
+    nothing."""
     return tuple(_RENDERERS)
 
 
+def draws_graph(name: str) -> bool:
+    """Whether the format ``name`` draws the autograd graph (its renderer implements :meth:`Renderer.graph`),
+    without importing a declared format's module; False for an unknown name."""
+    r = _RENDERERS.get(name)
+    if isinstance(r, _Declared):
+        return r.draws_graph
+    return r is not None and type(r).graph is not Renderer.graph
+
+
+def loaded(name: str) -> bool:
+    """Whether the format ``name`` is registered (its module imported), not only declared."""
+    return isinstance(_RENDERERS.get(name), Renderer)
+
+
 def get(name: str) -> Renderer:
-    """The renderer of the format ``name``.
+    """The renderer of the format ``name``, importing its module if it is only declared.
 
     Raises:
         InputError: no such format (a usage error, exit 2), naming the formats there are.
+        RuntimeError: a declared format's module did not register it (a programming error).
     """
     try:
-        return _RENDERERS[name]
+        r = _RENDERERS[name]
     except KeyError:
         raise InputError(f"unknown format {name!r}; the formats are: {', '.join(names())}",
                          type="UsageError") from None
+    if isinstance(r, _Declared):
+        r.load()
+        r = _RENDERERS.get(name)
+        if not isinstance(r, Renderer):
+            raise RuntimeError(f"the format {name!r} was declared but its module did not register it")
+    return r

@@ -1,0 +1,174 @@
+"""Start-up imports only what the command uses (issue 15 item 5; benchmarks/README.md has the figures).
+
+Each check runs the real entry point (:func:`gradcli.cli.main`, what the console script and ``python -m gradcli``
+call) in a fresh interpreter and lists which of the modules the command must not need were imported. Re-adding
+an eager import (``from . import limits`` at the top of gradcli/cli.py, ``from . import table`` in
+gradcli/render/__init__.py, a console with emoji codes) makes one of these fail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from gradcli import render
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+_RUN = """\
+import sys
+sys.argv = ["gradcli"] + sys.argv[1:]
+from gradcli.cli import main
+try:
+    main()
+except SystemExit as e:
+    code = e.code
+else:
+    code = 0
+loaded = sorted(m for m in {watched!r} if m in sys.modules)
+import gc, json  # (after the list: the check watches the json module too)
+sys.stderr.write("\\n" + json.dumps({{"code": code, "loaded": loaded, "gc": [gc.isenabled(), gc.get_freeze_count()]}})
+                 + "\\n")
+"""
+
+
+def _imports(args, watched, no_color=True, gc_state=None):
+    """Run ``gradcli ARGS`` through main() in a fresh interpreter: (its standard output, its exit code, which of
+    the ``watched`` modules it imported); ``gc_state``, a list, receives [collector enabled, frozen objects] at
+    the end."""
+    env = dict(os.environ, PYTHONPATH=ROOT, NO_COLOR="1")
+    if not no_color:
+        del env["NO_COLOR"]
+    p = subprocess.run([sys.executable, "-c", _RUN.format(watched=sorted(watched)), *args], capture_output=True,
+                       text=True, env=env, timeout=120)
+    report = json.loads(p.stderr.strip().splitlines()[-1])
+    if gc_state is not None:
+        gc_state[:] = report["gc"]
+    return p.stdout, report["code"], report["loaded"]
+
+
+# What computing needs and --help does not: numpy (half of the floor `python -c "import numpy, typer, rich, lark"`),
+# the limits, the result types, every renderer, rich's console, the language and the op table.
+_COMPUTING = {"numpy", "gradcli.limits", "gradcli.result", "gradcli.render.table", "gradcli.render.json",
+              "gradcli.render.compact", "gradcli.render.pictures", "gradcli.render.messages", "rich.console",
+              "rich.table", "lark", "gradcli.language", "gradcli.ops", "gradcli.calculator", "json"}
+
+
+def test_importing_the_cli_imports_nothing_a_command_needs():
+    code = f"import sys, gradcli.cli\nprint(sorted(m for m in {sorted(_COMPUTING)!r} if m in sys.modules))"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, PYTHONPATH=ROOT))
+    assert p.stdout.strip() == "[]", p.stderr
+
+
+def test_help_imports_neither_numpy_nor_a_renderer():
+    out, code, loaded = _imports(["--help"], _COMPUTING)
+    assert code == 0 and "Usage: gradcli" in out and "--version" in out
+    assert loaded == []
+    out, code, loaded = _imports(["--version"], _COMPUTING)
+    assert code == 0 and out.startswith("gradcli ")
+    assert loaded == []
+
+
+def test_help_lists_every_format_without_importing_it():
+    out, code, loaded = _imports(["grad", "--help"], {"gradcli.render.table", "gradcli.render.json",
+                                                      "gradcli.render.compact", "gradcli.render.pictures",
+                                                      "gradcli.result", "rich.console"})
+    assert code == 0 and loaded == []
+    flat = " ".join(out.split())
+    assert "[table|json|compact|dot|svg|png|pdf|mermaid|tree]" in flat.replace(" ", "")
+    assert "[json|dot|svg|png|pdf|mermaid|tree]" in flat.replace(" ", "")  # --graph: the formats that draw it
+
+
+def test_json_output_never_imports_rich_or_the_tables():
+    out, code, loaded = _imports(["grad", "2 * dot(x, x)", "-i", "x=arange(4.0)", "--json"],
+                                 {"rich.console", "rich.table", "rich.text", "gradcli.render.table",
+                                  "gradcli.render.compact", "gradcli.render.pictures", "gradcli.render.json"})
+    assert code == 0 and json.loads(out)["grads"]["x"]["value"] == [0.0, 4.0, 8.0, 12.0]
+    assert loaded == ["gradcli.render.json"]
+
+
+def test_tables_import_neither_the_json_renderer_nor_emoji_codes():
+    for no_color in (True, False):
+        out, code, loaded = _imports(["grad", "2 * dot(x, x)", "-i", "x=arange(4.0)"],
+                                     {"gradcli.render.json", "gradcli.render.compact", "gradcli.render.pictures",
+                                      "rich._emoji_codes", "gradcli.render.table"}, no_color=no_color)
+        assert code == 0 and "MulBackward0" in out and "tensor([ 0.,  4.,  8., 12.])" in out
+        assert loaded == ["gradcli.render.table"]
+
+
+def test_every_declared_format_is_what_its_module_registers():
+    # The lazy registry's declarations (gradcli/render/__init__.py) must say what the renderers do: the name,
+    # and whether it draws the graph (--graph's choices are read from the declarations, before any import).
+    declared = {n: render.draws_graph(n) for n in render.names()}
+    assert list(declared)[:3] == ["table", "json", "compact"]
+    for name, draws in declared.items():
+        r = render.get(name)
+        assert render.loaded(name) and r.name == name
+        assert draws == (type(r).graph is not render.Renderer.graph), name
+    assert render.names() == tuple(declared)  # loading kept the order
+
+
+def test_a_declared_format_whose_module_does_not_register_it_is_an_error():
+    calls = []
+    render.declare("nowhere", lambda: calls.append(1))
+    try:
+        assert "nowhere" in render.names() and not render.loaded("nowhere") and calls == []
+        try:
+            render.get("nowhere")
+        except RuntimeError as e:
+            assert calls == [1] and "'nowhere' was declared but its module did not register it" in str(e)
+        else:
+            raise AssertionError("get() of a format nobody registers returned")
+    finally:
+        render.unregister("nowhere")
+
+
+def test_the_collector_pauses_over_start_up_only():
+    # main() pauses the cyclic garbage collector while gradcli starts (modules, classes and the click command
+    # live until exit), then freezes what start-up made and turns collection on again before the command's own
+    # work (gradcli.cli.started), so the program's reference cycles are collected as usual.
+    state = []
+    out, code, _ = _imports(["grad", "2 * dot(x, x)", "-i", "x=arange(4.0)", "--json"], (), gc_state=state)
+    assert code == 0 and json.loads(out)["output"]["value"] == 28.0
+    enabled, frozen = state
+    assert enabled and frozen > 10_000
+
+
+def test_the_collector_is_left_alone_outside_main():
+    # Run as a library (typer's test runner here), the app never touches the caller's collector.
+    import gc
+
+    from typer.testing import CliRunner
+
+    from gradcli.cli import app
+
+    before = (gc.isenabled(), gc.get_freeze_count())
+    r = CliRunner().invoke(app, ["grad", "2 * dot(x, x)", "-i", "x=arange(4.0)", "--json"])
+    assert r.exit_code == 0, r.output
+    assert (gc.isenabled(), gc.get_freeze_count()) == before
+
+
+def test_one_commands_resolved_annotations_build_the_same_options():
+    # _app_for() evaluates the chosen command's annotations once (typer would compile them four times): the
+    # click options built from them must be the ones built from the annotations' text.
+    code = """\
+import typer.main
+from gradcli import cli
+def options(app, name):
+    cmd = typer.main.get_command(app).commands[name]
+    return [(p.name, tuple(p.opts), p.type.name, repr(p.default), getattr(p, "help", None), p.required)
+            for p in cmd.params]
+before = {n: options(cli.app, n) for n in ("grad", "run", "batch", "plot")}
+for n in before:
+    slim = cli._app_for([n])
+    assert not any(isinstance(a, str) for a in slim.registered_commands[0].callback.__annotations__.values())
+    assert options(slim, n) == before[n], n
+print("ok", sum(len(v) for v in before.values()))
+"""
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, PYTHONPATH=ROOT))
+    assert p.stdout.startswith("ok "), p.stderr
+    assert int(p.stdout.split()[1]) > 60
