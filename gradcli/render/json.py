@@ -152,7 +152,12 @@ class ArrayTexts:
                             np.array_equal(ref, a, equal_nan=a.dtype.kind == "f")):
                 return token
         token = f"\x00{len(self.texts)}\x00"
-        self.texts.append(json.dumps(array_to_json(a), allow_nan=False))
+        if a.dtype in (np.float32, np.float16) and a.ndim:  # built by numpy, not json.dumps (issue 17)
+            from .jsonarrays import float_array_text
+
+            self.texts.append(float_array_text(a))
+        else:
+            self.texts.append(json.dumps(array_to_json(a), allow_nan=False))
         self._seen.append((a, token))
         return token
 
@@ -161,6 +166,15 @@ class ArrayTexts:
         if not self.texts:
             return text
         return self._TOKEN.sub(lambda m: self.texts[int(m.group(1))], text)
+
+    def write(self, text: str, stream) -> None:
+        """Write :meth:`substitute` of ``text`` to ``stream`` piece by piece (no copy of the large texts)."""
+        pos = 0
+        for m in self._TOKEN.finditer(text):
+            stream.write(text[pos:m.start()])
+            stream.write(self.texts[int(m.group(1))])
+            pos = m.end()
+        stream.write(text[pos:])
 
 
 def _graph_node(n, values: bool = False) -> dict:
@@ -265,14 +279,15 @@ class JsonRenderer(Renderer):
     name = "json"
 
     def grad(self, result: GradResult, stream, fields=FIELDS) -> None:
-        stream.write(grad_text(result, fields) + "\n")
+        enc = ArrayTexts()
+        enc.write(dumps(grad_result_to_dict(result, enc, fields)) + "\n", stream)
 
     def ops(self, infos: list, stream) -> None:
         stream.write(dumps([i.to_dict() for i in infos]) + "\n")
 
     def transform(self, result, stream) -> None:
         enc = ArrayTexts()
-        stream.write(enc.substitute(dumps(transform_to_dict(result, enc))) + "\n")
+        enc.write(dumps(transform_to_dict(result, enc)) + "\n", stream)
 
     def batch(self, stream) -> JsonEntries:
         return JsonEntries()

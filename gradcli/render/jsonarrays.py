@@ -20,11 +20,12 @@ from __future__ import annotations
 import numpy as np
 
 #: Elements per slice: the slice's temporaries (about 60 bytes an element) stay within a core's L2 cache.
-CHUNK = 1 << 15
+CHUNK = 1 << 17
 
 _BODY = 18  # the longest number: "1234567890123456.0" (16 digits before the point, E = 15), after the sign
 
 _TABLES = None
+_POW10_TABLE = 10.0 ** np.arange(64)  # exact up to 10**22
 
 
 def _tables():
@@ -59,32 +60,106 @@ def _separators(shape: tuple, start: int, n: int, sep: np.ndarray) -> None:
         sep[total - 1 - start, :ndim] = ord("]")
 
 
-def _chunk_rows(a: np.ndarray, shortest, shape: tuple, start: int) -> np.ndarray:
-    """The byte rows (n, 1 + _BODY + 2 * ndim) of the flat float32/float16 slice ``a`` (elements ``start`` ...)."""
-    words, keep = _tables()
+def _shortest_digits(a: np.ndarray):
+    """For a flat float32/float16 slice: (m, e, regular) with, where ``regular`` (finite, nonzero), ``m`` a
+    float64 integer of exactly 9 digits and ``e`` an int64 such that the shortest decimal that reads back to the
+    element is ``|x| = m * 10**(e - 8)`` (trailing zeros of ``m`` not significant). The search is the one of
+    :func:`gradcli.render.json.shortest_float64` (the nearest p-digit decimal for the smallest p that converts
+    back; elements of extreme magnitude take numpy's ``str``), so the digits are the same."""
     n = a.size
-    ndim = len(shape)
-    out = np.zeros((n, 1 + _BODY + 2 * ndim), np.uint8)
-    _separators(shape, start, n, out[:, 1 + _BODY:])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        v = shortest(a)  # float64: each element's shortest decimal, NaN and infinities kept
-        av = np.abs(v)
-        finite = np.isfinite(av)
-        nonzero = finite & (av > 0)
-        e = np.floor(np.log10(av, where=nonzero, out=np.ones_like(av))).astype(np.int64)
-        k = 8 - e
-        m = np.where(k >= 0, av * _pow10(np.maximum(k, 0)), av / _pow10(np.maximum(-k, 0)))
-    m = np.rint(m, out=m)
-    m[~nonzero] = 1e8
-    # log10 may land on the wrong side of a power of ten: renormalize to exactly 9 digits (exact operations)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        ax = np.abs(a.astype(np.float64))
+        regular = np.isfinite(ax) & (ax > 0)
+        e = np.floor(np.log10(ax, where=regular, out=np.ones(n))).astype(np.int64)
+    m = np.full(n, 1e8)
+    rare = regular & ((e < -14) | (e > 22))
+    todo = np.flatnonzero(regular & ~rare) if (rare.any() or not regular.all()) else None
+    if todo is None:
+        axt, et, target = ax, e, np.abs(a)
+    else:
+        axt, et, target = ax[todo], e[todo], np.abs(a[todo])
+    dtype = a.dtype
+
+    def nearest(digits, axt, et, target):
+        # the nearest `digits`-digit decimal m * 10**-k, and whether it converts back to the element
+        k = digits - 1 - et
+        if k.min() >= 0:
+            pw = _POW10_TABLE[k]
+            mm = np.rint(axt * pw)
+            ok = (mm / pw).astype(dtype) == target
+        else:
+            pw = _POW10_TABLE[np.abs(k)]
+            up = k >= 0
+            mm = np.rint(np.where(up, axt * pw, axt / pw))
+            ok = np.where(up, mm / pw, mm * pw).astype(dtype) == target
+        return mm * _POW10_TABLE[9 - digits], ok  # scaled to 9 digits (exact)
+
+    # 7 digits first, then down for those that took 7 and up for the rest (as shortest_float64)
+    m7, good7 = nearest(7, axt, et, target)
+    best = np.where(good7, m7, np.nan)
+    down = np.flatnonzero(good7)
+    for digits in range(6, 0, -1):
+        if not down.size:
+            break
+        mm, good = nearest(digits, axt[down], et[down], target[down])
+        down = down[good]
+        best[down] = mm[good]
+    up_idx = np.flatnonzero(~good7)
+    for digits in (8, 9):
+        if not up_idx.size:
+            break
+        mm, good = nearest(digits, axt[up_idx], et[up_idx], target[up_idx])
+        best[up_idx[good]] = mm[good]
+        up_idx = up_idx[~good]
+    if todo is None:
+        m = best
+        missing = np.flatnonzero(np.isnan(best))
+    else:
+        m[todo] = best
+        missing = np.concatenate([todo[np.isnan(best)], np.flatnonzero(rare)])
+    if missing.size:  # numpy's own shortest repr, element by element (rare), as shortest_float64
+        v = np.abs(np.array([float(s) for s in a[missing].astype(str)]))
+        em = np.floor(np.log10(v)).astype(np.int64)
+        e[missing] = em
+        m[missing] = np.rint(np.where(em <= 8, v * _POW10_TABLE[np.clip(8 - em, 0, 63)],
+                                      v / _POW10_TABLE[np.clip(em - 8, 0, 63)]))
+    # a rounding up to the next power of ten (9.9999999 -> 10.0), or log10 on the wrong side of one
     high = m >= 1e9
     if high.any():
         m[high] /= 10
         e[high] += 1
-    low = m < 1e8
+    low = regular & (m < 1e8)
     if low.any():
         m[low] *= 10
         e[low] -= 1
+    m[~regular] = 1e8
+    return m, e, regular
+
+
+def _chunk_rows(a: np.ndarray, shape: tuple, start: int) -> np.ndarray:
+    """The byte rows (n, 1 + _BODY + 2 * ndim) of the flat float32/float16 slice ``a`` (elements ``start`` ...)."""
+    words, keep = _tables()
+    n = a.size
+    ndim = len(shape)
+    m, e, regular = _shortest_digits(a)
+    with np.errstate(invalid="ignore"):
+        nan = np.isnan(a)
+        sign = np.signbit(a) & ~nan
+    # the layout class of each element: 0..15 positional E = 0..15, 16..19 positional E = -1..-4, 20 exponent,
+    # 21 zero, 22 NaN, 23 infinity
+    cls = np.where(e >= 0, e, 15 - e)
+    cls[(e < -4) | (e > 15)] = 20
+    if not regular.all():
+        cls[~regular] = 21
+        cls[nan] = 22
+        cls[np.isinf(a)] = 23
+    cls = cls.astype(np.uint8)
+    # The elements sorted by class, so that each class's rows are one contiguous block written with slices.
+    order = np.argsort(cls, kind="stable")
+    counts = np.bincount(cls, minlength=24)
+    ends = np.cumsum(counts)
+    m, e, sign = m[order], e[order], sign[order]
+
     mi = m.astype(np.int64)
     lead, rest = np.divmod(mi, 100_000_000)
     hi4, lo4 = np.divmod(rest, 10_000)
@@ -93,74 +168,57 @@ def _chunk_rows(a: np.ndarray, shortest, shape: tuple, start: int) -> np.ndarray
     d32[:, 0] = (lead.astype(np.uint32) + ord("0")) << 24
     d32[:, 2] = words[lo4] & keep[lo4]
     d32[:, 1] = words[hi4] & np.where(lo4 == 0, keep[hi4], np.uint32(0xFFFFFFFF))
-    several = (d32[:, 1] | d32[:, 2]) != 0  # more than one significant digit
+    g = digits[:, 3:]
 
-    sign = np.signbit(v) & ~np.isnan(v)
-    out[:, 0] = np.where(sign & finite, ord("-"), 0)
-
-    # the layout class of each element: 0..15 positional E = 0..15, 16..19 positional E = -1..-4, 20 exponent,
-    # 21 zero, 22 NaN, 23 inf, 24 -inf
-    cls = np.where(e >= 0, e, 15 - e)
-    cls = np.where((e < -4) | (e > 15), 20, cls)
-    cls[finite & ~nonzero] = 21
-    cls[np.isnan(v)] = 22
-    cls[np.isposinf(v)] = 23
-    cls[np.isneginf(v)] = 24
-    cls = cls.astype(np.uint8)
-    order = np.argsort(cls, kind="stable")
-    counts = np.bincount(cls, minlength=25)
-    ends = np.cumsum(counts)
-    body = out[:, 1:1 + _BODY]
+    rows = np.zeros((n, 1 + _BODY + 2 * ndim), np.uint8)
+    rows[:, 0] = np.where(sign, ord("-"), 0)
     for c in np.flatnonzero(counts):
-        rows = order[ends[c] - counts[c]:ends[c]]
-        blk = np.zeros((rows.size, _BODY), np.uint8)
-        if c <= 19:
-            g = digits[rows, 3:]
-            if c <= 15:  # positional, E = c >= 0: integer digits, ".", fraction digits (at least one)
-                ip = c + 1
-                k = min(ip, 9)
-                blk[:, :k] = g[:, :k] | 0x30
-                blk[:, k:ip] = ord("0")
-                blk[:, ip] = ord(".")
-                if ip < 9:
-                    blk[:, ip + 1:10] = g[:, ip:]
-                blk[:, ip + 1] |= 0x30
-            else:  # positional, E = -1..-4: "0.", zeros, digits
-                z = c - 16
-                blk[:, 0] = ord("0")
-                blk[:, 1] = ord(".")
-                blk[:, 2:2 + z] = ord("0")
-                blk[:, 2 + z:11 + z] = g
+        s, t = int(ends[c] - counts[c]), int(ends[c])
+        blk, gc = rows[s:t, 1:1 + _BODY], g[s:t]
+        if c <= 15:  # positional, E = c >= 0: integer digits, ".", fraction digits (at least one)
+            ip = int(c) + 1
+            k = min(ip, 9)
+            np.bitwise_or(gc[:, :k], 0x30, out=blk[:, :k])
+            blk[:, k:ip] = ord("0")
+            blk[:, ip] = ord(".")
+            if ip < 9:
+                blk[:, ip + 1:10] = gc[:, ip:]
+            blk[:, ip + 1] |= 0x30
+        elif c <= 19:  # positional, E = -1..-4: "0.", zeros, digits
+            z = int(c) - 16
+            blk[:, 0] = ord("0")
+            blk[:, 1] = ord(".")
+            blk[:, 2:2 + z] = ord("0")
+            blk[:, 2 + z:11 + z] = gc
         elif c == 20:  # d.ddde-XX, without "." for one digit
-            g = digits[rows, 3:]
-            er = e[rows]
-            ae = np.abs(er)
-            blk[:, 0] = g[:, 0]
-            blk[:, 1] = np.where(several[rows], ord("."), 0)
-            blk[:, 2:10] = g[:, 1:]
+            ec = e[s:t]
+            ae = np.abs(ec)
+            blk[:, 0] = gc[:, 0]
+            blk[:, 1] = np.where((d32[s:t, 1] | d32[s:t, 2]) != 0, ord("."), 0)
+            blk[:, 2:10] = gc[:, 1:]
             blk[:, 10] = ord("e")
-            blk[:, 11] = np.where(er < 0, ord("-"), ord("+"))
+            blk[:, 11] = np.where(ec < 0, ord("-"), ord("+"))
             blk[:, 12] = ae // 10 + ord("0")
             blk[:, 13] = ae % 10 + ord("0")
-        else:
-            text = {21: b"0.0", 22: b'"NaN"', 23: b'"Infinity"', 24: b'"-Infinity"'}[int(c)]
-            blk[:, :len(text)] = np.frombuffer(text, np.uint8)
-        body[rows] = blk
+        elif c == 21:
+            blk[:, :3] = np.frombuffer(b"0.0", np.uint8)
+        elif c == 22:
+            blk[:, :5] = np.frombuffer(b'"NaN"', np.uint8)
+        else:  # the sign goes inside the string
+            neg = rows[s:t, 0] != 0
+            rows[s:t, 0] = 0
+            blk[:, :10] = np.frombuffer(b'"Infinity"', np.uint8)
+            blk[neg, :11] = np.frombuffer(b'"-Infinity"', np.uint8)
+    # back to the elements' order (each row moved as one item)
+    out = np.empty_like(rows)
+    out.view(f"V{rows.shape[1]}")[order] = rows.view(f"V{rows.shape[1]}")
+    _separators(shape, start, n, out[:, 1 + _BODY:])
     return out
 
 
-_POW10_TABLE = 10.0 ** np.arange(64)
-
-
-def _pow10(k: np.ndarray) -> np.ndarray:
-    """10.0 ** k for integer arrays 0 <= k < 64 (exact up to 10**22, correctly rounded after)."""
-    return _POW10_TABLE[k]
-
-
-def float_array_text(a: np.ndarray, shortest) -> str:
+def float_array_text(a: np.ndarray) -> str:
     """The JSON text of the float32 or float16 array ``a`` (ndim >= 1, size >= 1): nested lists, exactly as
-    ``json.dumps(array_to_json(a))`` writes them (see the module docstring). ``shortest`` is
-    :func:`gradcli.render.json.shortest_float64`. Raises ValueError for another dtype, a 0-d or an empty array."""
+    ``json.dumps(array_to_json(a))`` writes them (see the module docstring). Raises ValueError for another dtype, a 0-d or an empty array."""
     a = np.asarray(a)
     if a.dtype not in (np.float32, np.float16) or a.ndim == 0 or a.size == 0:
         raise ValueError(f"float_array_text takes a non-empty float32/float16 array of ndim >= 1, not {a.dtype} "
@@ -168,6 +226,6 @@ def float_array_text(a: np.ndarray, shortest) -> str:
     flat = a.reshape(-1)
     parts = [b"[" * a.ndim]
     for start in range(0, flat.size, CHUNK):
-        rows = _chunk_rows(flat[start:start + CHUNK], shortest, a.shape, start).reshape(-1)
+        rows = _chunk_rows(flat[start:start + CHUNK], a.shape, start).reshape(-1)
         parts.append(rows[rows != 0].tobytes())
     return b"".join(parts).decode("ascii")
