@@ -153,9 +153,9 @@ class ArrayTexts:
                 return token
         token = f"\x00{len(self.texts)}\x00"
         if a.dtype in (np.float32, np.float16) and a.ndim:  # built by numpy, not json.dumps (issue 17)
-            from .jsonarrays import float_array_text
+            from .jsonarrays import float_array_bytes
 
-            self.texts.append(float_array_text(a))
+            self.texts.append(float_array_bytes(a))  # ASCII bytes, written as they are where the stream allows
         else:
             self.texts.append(json.dumps(array_to_json(a), allow_nan=False))
         self._seen.append((a, token))
@@ -165,14 +165,33 @@ class ArrayTexts:
         """``text`` (``json.dumps`` of a document built with this encoder) with each placeholder replaced."""
         if not self.texts:
             return text
-        return self._TOKEN.sub(lambda m: self.texts[int(m.group(1))], text)
+        return self._TOKEN.sub(lambda m: self._str(int(m.group(1))), text)
+
+    def _str(self, i: int) -> str:
+        t = self.texts[i]
+        return t.decode("ascii") if isinstance(t, bytes) else t
 
     def write(self, text: str, stream) -> None:
-        """Write :meth:`substitute` of ``text`` to ``stream`` piece by piece (no copy of the large texts)."""
+        """Write :meth:`substitute` of ``text`` to ``stream`` piece by piece, without joining the large texts
+        into one string (the ASCII ones go to the stream's binary buffer when its encoding is ASCII's superset)."""
+        buffer = getattr(stream, "buffer", None)
+        if buffer is not None:
+            import codecs
+
+            try:
+                if codecs.lookup(stream.encoding).name not in ("utf-8", "ascii", "latin-1", "iso8859-1", "cp1252"):
+                    buffer = None
+            except (AttributeError, LookupError, TypeError):
+                buffer = None
         pos = 0
         for m in self._TOKEN.finditer(text):
             stream.write(text[pos:m.start()])
-            stream.write(self.texts[int(m.group(1))])
+            t = self.texts[int(m.group(1))]
+            if isinstance(t, bytes) and buffer is not None:
+                stream.flush()
+                buffer.write(t)
+            else:
+                stream.write(self._str(int(m.group(1))))
             pos = m.end()
         stream.write(text[pos:])
 

@@ -20,9 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 #: Elements per slice: the slice's temporaries (about 60 bytes an element) stay within a core's L2 cache.
-CHUNK = 1 << 17
-
-_BODY = 18  # the longest number: "1234567890123456.0" (16 digits before the point, E = 15), after the sign
+CHUNK = 1 << 15
 
 _TABLES = None
 _POW10_TABLE = 10.0 ** np.arange(64)  # exact up to 10**22
@@ -42,22 +40,23 @@ def _tables():
     return _TABLES
 
 
-def _separators(shape: tuple, start: int, n: int, sep: np.ndarray) -> None:
-    """Write into ``sep`` (n rows of 2 * ndim bytes, zeroed) what follows each of the elements ``start`` ..
-    ``start + n - 1`` (flat, C order) of an array of ``shape`` in nested-list JSON: ``", "``; after the last of
-    a row, ``"], ["`` (``"]], [["`` after the last of a plane, ...); after the very last element, ``"]" * ndim``."""
-    ndim = len(shape)
-    sep[:, 0:2] = np.frombuffer(b", ", np.uint8)
+def _separators(shape: tuple, start: int, words: np.ndarray) -> None:
+    """Write into ``words`` (one row of uint32 words per element, zeroed) what comes before each of the elements
+    ``start``, ``start + 1``, ... (flat, C order) of an array of ``shape`` in nested-list JSON: ``", "``; after
+    the last element of a row, ``"], ["`` (``"]], [["`` after the last of a plane, ...); nothing before the
+    first element."""
+    ndim, width = len(shape), 4 * words.shape[1]
+
+    def as_words(text: bytes) -> np.ndarray:
+        return np.frombuffer(text.ljust(width, b"\0"), "<u4")
+
+    words[:] = as_words(b", ")
     period = 1
-    for level in range(1, ndim):  # elements that close `level` brackets: every `period`-th, at its end
+    for level in range(1, ndim):  # elements that open `level` brackets: every `period`-th
         period *= shape[ndim - level]
-        first = (period - 1 - start) % period
-        text = np.frombuffer(b"]" * level + b", " + b"[" * level, np.uint8)
-        sep[first::period, :len(text)] = text
-    total = int(np.prod(shape))
-    if start <= total - 1 < start + n:
-        sep[total - 1 - start, :] = 0
-        sep[total - 1 - start, :ndim] = ord("]")
+        words[(-start) % period::period] = as_words(b"]" * level + b", " + b"[" * level)
+    if start == 0:
+        words[0] = 0
 
 
 def _shortest_digits(a: np.ndarray):
@@ -136,29 +135,36 @@ def _shortest_digits(a: np.ndarray):
     return m, e, regular
 
 
+def _body_width(c: int) -> int:
+    """The bytes that an element of layout class ``c`` (see :func:`_chunk_rows`) takes after its sign."""
+    if c <= 15:
+        return max(c + 1, 9) + 1 + (c >= 8)
+    return {16: 11, 17: 12, 18: 13, 19: 14, 20: 14, 21: 3, 22: 5, 23: 11}[c]
+
+
 def _chunk_rows(a: np.ndarray, shape: tuple, start: int) -> np.ndarray:
-    """The byte rows (n, 1 + _BODY + 2 * ndim) of the flat float32/float16 slice ``a`` (elements ``start`` ...)."""
+    """The byte rows of the flat float32/float16 slice ``a`` (elements ``start`` ... of an array of ``shape``):
+    the separator before the element, its sign, its number; NUL where nothing is written."""
     words, keep = _tables()
     n = a.size
-    ndim = len(shape)
     m, e, regular = _shortest_digits(a)
     with np.errstate(invalid="ignore"):
         nan = np.isnan(a)
         sign = np.signbit(a) & ~nan
     # the layout class of each element: 0..15 positional E = 0..15, 16..19 positional E = -1..-4, 20 exponent,
-    # 21 zero, 22 NaN, 23 infinity
+    # 21 zero, 22 NaN, 23 infinity; sorted by class and sign, so that each class's rows are one contiguous
+    # block (negative ones last) written with slices
     cls = np.where(e >= 0, e, 15 - e)
     cls[(e < -4) | (e > 15)] = 20
     if not regular.all():
         cls[~regular] = 21
         cls[nan] = 22
         cls[np.isinf(a)] = 23
-    cls = cls.astype(np.uint8)
-    # The elements sorted by class, so that each class's rows are one contiguous block written with slices.
-    order = np.argsort(cls, kind="stable")
-    counts = np.bincount(cls, minlength=24)
+    key = (cls * 2 + sign).astype(np.uint8)
+    order = np.argsort(key, kind="stable")
+    counts = np.bincount(key, minlength=48)
     ends = np.cumsum(counts)
-    m, e, sign = m[order], e[order], sign[order]
+    m, e = m[order], e[order]
 
     mi = m.astype(np.int64)
     lead, rest = np.divmod(mi, 100_000_000)
@@ -170,13 +176,17 @@ def _chunk_rows(a: np.ndarray, shape: tuple, start: int) -> np.ndarray:
     d32[:, 1] = words[hi4] & np.where(lo4 == 0, keep[hi4], np.uint32(0xFFFFFFFF))
     g = digits[:, 3:]
 
-    rows = np.zeros((n, 1 + _BODY + 2 * ndim), np.uint8)
-    rows[:, 0] = np.where(sign, ord("-"), 0)
-    for c in np.flatnonzero(counts):
-        s, t = int(ends[c] - counts[c]), int(ends[c])
-        blk, gc = rows[s:t, 1:1 + _BODY], g[s:t]
+    classes = [int(c) for c in np.flatnonzero(counts[0::2] + counts[1::2])]
+    sep = -(-2 * len(shape) // 4) * 4  # the separator's bytes, whole uint32 words
+    width = -(-(sep + 1 + max(_body_width(c) for c in classes)) // 4) * 4
+    rows = np.zeros((n, width), np.uint8)
+    for c in classes:
+        s, neg, t = int(ends[2 * c] - counts[2 * c]), int(ends[2 * c]), int(ends[2 * c + 1])
+        if c != 23:
+            rows[neg:t, sep] = ord("-")
+        blk, gc = rows[s:t, sep + 1:], g[s:t]
         if c <= 15:  # positional, E = c >= 0: integer digits, ".", fraction digits (at least one)
-            ip = int(c) + 1
+            ip = c + 1
             k = min(ip, 9)
             np.bitwise_or(gc[:, :k], 0x30, out=blk[:, :k])
             blk[:, k:ip] = ord("0")
@@ -185,7 +195,7 @@ def _chunk_rows(a: np.ndarray, shape: tuple, start: int) -> np.ndarray:
                 blk[:, ip + 1:10] = gc[:, ip:]
             blk[:, ip + 1] |= 0x30
         elif c <= 19:  # positional, E = -1..-4: "0.", zeros, digits
-            z = int(c) - 16
+            z = c - 16
             blk[:, 0] = ord("0")
             blk[:, 1] = ord(".")
             blk[:, 2:2 + z] = ord("0")
@@ -205,20 +215,23 @@ def _chunk_rows(a: np.ndarray, shape: tuple, start: int) -> np.ndarray:
         elif c == 22:
             blk[:, :5] = np.frombuffer(b'"NaN"', np.uint8)
         else:  # the sign goes inside the string
-            neg = rows[s:t, 0] != 0
-            rows[s:t, 0] = 0
-            blk[:, :10] = np.frombuffer(b'"Infinity"', np.uint8)
-            blk[neg, :11] = np.frombuffer(b'"-Infinity"', np.uint8)
-    # back to the elements' order (each row moved as one item)
+            blk[:neg - s, :10] = np.frombuffer(b'"Infinity"', np.uint8)
+            blk[neg - s:, :11] = np.frombuffer(b'"-Infinity"', np.uint8)
+    # back to the elements' order (each row moved as one item), then the separators
     out = np.empty_like(rows)
-    out.view(f"V{rows.shape[1]}")[order] = rows.view(f"V{rows.shape[1]}")
-    _separators(shape, start, n, out[:, 1 + _BODY:])
+    out.view(f"V{width}")[order] = rows.view(f"V{width}")
+    _separators(shape, start, out.view("<u4")[:, :sep // 4])
     return out
 
 
 def float_array_text(a: np.ndarray) -> str:
     """The JSON text of the float32 or float16 array ``a`` (ndim >= 1, size >= 1): nested lists, exactly as
     ``json.dumps(array_to_json(a))`` writes them (see the module docstring). Raises ValueError for another dtype, a 0-d or an empty array."""
+    return float_array_bytes(a).decode("ascii")
+
+
+def float_array_bytes(a: np.ndarray) -> bytes:
+    """:func:`float_array_text` as ASCII bytes."""
     a = np.asarray(a)
     if a.dtype not in (np.float32, np.float16) or a.ndim == 0 or a.size == 0:
         raise ValueError(f"float_array_text takes a non-empty float32/float16 array of ndim >= 1, not {a.dtype} "
@@ -228,4 +241,5 @@ def float_array_text(a: np.ndarray) -> str:
     for start in range(0, flat.size, CHUNK):
         rows = _chunk_rows(flat[start:start + CHUNK], a.shape, start).reshape(-1)
         parts.append(rows[rows != 0].tobytes())
-    return b"".join(parts).decode("ascii")
+    parts.append(b"]" * a.ndim)
+    return b"".join(parts)
