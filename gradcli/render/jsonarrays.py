@@ -82,7 +82,7 @@ def _shortest_digits(a: np.ndarray):
     def nearest(digits, axt, et, target):
         # the nearest `digits`-digit decimal m * 10**-k, and whether it converts back to the element
         k = digits - 1 - et
-        if k.min() >= 0:
+        if not k.size or k.min() >= 0:
             pw = _POW10_TABLE[k]
             mm = np.rint(axt * pw)
             ok = (mm / pw).astype(dtype) == target
