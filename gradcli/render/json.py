@@ -35,8 +35,11 @@ def array_to_json(a: np.ndarray):
     float32 array's shortest decimals come from :func:`shortest_float64`), except for the NaN and infinities
     of arrays that hold them."""
     a = np.asarray(a)
-    if a.dtype.kind in "biu":
+    kind = a.dtype.kind
+    if kind in "biu":
         return a.tolist()
+    if kind == "f" and 0 < a.size <= _SMALL:
+        return _small_float_json(a)
     values = a if a.dtype == np.float64 else shortest_float64(a)
     finite = np.isfinite(values)
     if finite.all():
@@ -46,6 +49,24 @@ def array_to_json(a: np.ndarray):
     obj[values == np.inf] = "Infinity"
     obj[values == -np.inf] = "-Infinity"
     return obj.tolist()
+
+
+_SMALL = 16  # up to this many elements, Python handles each one faster than numpy passes over the array
+
+
+def _small_float_json(a: np.ndarray):
+    """:func:`array_to_json` of a float array of 1 to :data:`_SMALL` elements, element by element in Python (a
+    batch entry's arrays are this small): float32/float16 values as numpy's ``str`` of each (its shortest
+    decimal, as :func:`shortest_float64` gives for a few elements), float64 ones as they are."""
+    flat = a.reshape(-1)
+    vals = flat.tolist() if a.dtype == np.float64 else [float(str(x)) for x in flat]
+    if not all(map(math.isfinite, vals)):
+        vals = [_scalar(v) for v in vals]
+    if a.ndim == 0:
+        return vals[0]
+    for n in reversed(a.shape[1:]):  # nested lists, innermost first
+        vals = [vals[i:i + n] for i in range(0, len(vals), n)]
+    return vals
 
 
 _POW10 = 10.0 ** np.arange(23)  # exact in float64
@@ -253,9 +274,13 @@ def grad_text(r: GradResult, fields=FIELDS) -> str:
     return enc.substitute(dumps(grad_result_to_dict(r, enc, fields)))
 
 
+_ENCODER = json.JSONEncoder(allow_nan=False, ensure_ascii=False)  # what json.dumps(doc, ...) would build each time
+
+
 def dumps(doc) -> str:
-    """Strict JSON text (``allow_nan=False``: a stray NaN is a bug, not output)."""
-    return json.dumps(doc, allow_nan=False, ensure_ascii=False)
+    """Strict JSON text (``allow_nan=False``: a stray NaN is a bug, not output); ``json.dumps(doc,
+    allow_nan=False, ensure_ascii=False)``."""
+    return _ENCODER.encode(doc)
 
 
 def batch_entry_to_dict(line: int, result: GradResult | None = None, error: dict | None = None,
