@@ -5,6 +5,11 @@ Arrays become nested lists; NaN and the infinities become the strings ``"NaN"``,
 back to the same float32 (``0.2``, not ``0.20000000298023224``); float64 values with Python's repr.
 Every tensor object (the output, each input, each gradient) carries ``"nonfinite": true`` when its values hold
 NaN or an infinity, ``false`` otherwise, so that numerical trouble is never hidden in a long list.
+
+How, by size (the text is the same whichever way): up to 16 elements (a batch entry's arrays), element by
+element in Python; larger arrays in a few numpy passes (:func:`shortest_float64`) and one ``tolist``; float32
+and float16 arrays of :attr:`ArrayTexts.LARGE` elements or more, as text built by numpy
+(:mod:`gradcli.render.jsonarrays`) and written as it is, without ``json.dumps`` walking a list of them.
 """
 
 from __future__ import annotations
@@ -33,7 +38,8 @@ def array_to_json(a: np.ndarray):
 
     Costs a few numpy passes over the array and one C-level ``tolist``, never a Python call per element (a
     float32 array's shortest decimals come from :func:`shortest_float64`), except for the NaN and infinities
-    of arrays that hold them."""
+    of arrays that hold them, and for arrays of at most 16 elements, where a Python call per element is the
+    cheaper way (:func:`_small_float_json`, the same values)."""
     a = np.asarray(a)
     kind = a.dtype.kind
     if kind in "biu":
@@ -154,8 +160,9 @@ FIELDS = ("output", "inputs", "grads", "calls", "graph")
 class ArrayTexts:
     """Encodes the arrays of one document: small ones as nested lists (:func:`array_to_json`), large ones
     (``LARGE`` elements or more) once each as JSON text behind a placeholder that :meth:`substitute` replaces
-    in the document's text, so that an array that appears twice (the gradient under ``grads`` and again under
-    ``calls``) is encoded and written by ``json.dumps`` once."""
+    in the document's text (or :meth:`write` writes in its place), so that an array that appears twice (the
+    gradient under ``grads`` and again under ``calls``) is encoded once. A large float32/float16 array's text
+    is built by numpy (:func:`gradcli.render.jsonarrays.float_array_bytes`), other dtypes' by ``json.dumps``."""
 
     LARGE = 1024
     _TOKEN = re.compile(r'"\\u0000(\d+)\\u0000"')
