@@ -175,15 +175,17 @@ class ArrayTexts:
         a = np.asarray(a)
         if a.size < self.LARGE:
             return array_to_json(a)
+        nan = a.dtype.kind == "f"
         for ref, token in self._seen:
-            if ref is a or (ref.shape == a.shape and ref.dtype == a.dtype and
-                            np.array_equal(ref, a, equal_nan=a.dtype.kind == "f")):
+            if ref is a or (ref.shape == a.shape and ref.dtype == a.dtype
+                            and np.array_equal(ref.flat[:64], a.flat[:64], equal_nan=nan)  # (most differ early)
+                            and np.array_equal(ref, a, equal_nan=nan)):
                 return token
         token = f"\x00{len(self.texts)}\x00"
         if a.dtype in (np.float32, np.float16) and a.ndim:  # built by numpy, not json.dumps (issue 17)
-            from .jsonarrays import float_array_bytes
+            from .jsonarrays import float_array_parts
 
-            self.texts.append(float_array_bytes(a))  # ASCII bytes, written as they are where the stream allows
+            self.texts.append(float_array_parts(a))  # ASCII bytes in pieces, written as they are where it can be
         else:
             self.texts.append(json.dumps(array_to_json(a), allow_nan=False))
         self._seen.append((a, token))
@@ -197,7 +199,7 @@ class ArrayTexts:
 
     def _str(self, i: int) -> str:
         t = self.texts[i]
-        return t.decode("ascii") if isinstance(t, bytes) else t
+        return b"".join(t).decode("ascii") if isinstance(t, list) else t
 
     def write(self, text: str, stream) -> None:
         """Write :meth:`substitute` of ``text`` to ``stream`` piece by piece, without joining the large texts
@@ -215,11 +217,12 @@ class ArrayTexts:
         for m in self._TOKEN.finditer(text):
             stream.write(text[pos:m.start()])
             t = self.texts[int(m.group(1))]
-            if isinstance(t, bytes) and buffer is not None:
+            if isinstance(t, list) and buffer is not None:
                 stream.flush()
-                if len(t) > _PIPE_BYTES:
+                if sum(map(len, t)) > _PIPE_BYTES:
                     _widen_pipe(buffer)
-                buffer.write(t)
+                for part in t:
+                    buffer.write(part)
             else:
                 stream.write(self._str(int(m.group(1))))
             pos = m.end()

@@ -232,6 +232,12 @@ def float_array_text(a: np.ndarray) -> str:
 
 def float_array_bytes(a: np.ndarray) -> bytes:
     """:func:`float_array_text` as ASCII bytes."""
+    return b"".join(float_array_parts(a))
+
+
+def float_array_parts(a: np.ndarray) -> list:
+    """:func:`float_array_bytes` in pieces (one per slice: written one after another, never joined into one
+    buffer of megabytes)."""
     a = np.asarray(a)
     if a.dtype not in (np.float32, np.float16) or a.ndim == 0 or a.size == 0:
         raise ValueError(f"float_array_text takes a non-empty float32/float16 array of ndim >= 1, not {a.dtype} "
@@ -243,4 +249,4 @@ def float_array_bytes(a: np.ndarray) -> bytes:
             rows = _chunk_rows(flat[start:start + CHUNK], a.shape, start).reshape(-1)
             parts.append(rows[rows != 0].tobytes())
     parts.append(b"]" * a.ndim)
-    return b"".join(parts)
+    return parts
