@@ -9,10 +9,12 @@ gives (the shortest decimal that reads back to the same float32, in Python's not
 How: the array is taken in slices of :data:`CHUNK` elements (so that every temporary stays in the CPU's cache).
 For each element, its shortest decimal is ``m * 10**(E - 8)`` with ``m`` an integer of 9 digits and ``E`` the
 decimal exponent; the digits come from a table of the 10,000 four-digit strings, and the trailing zeros of
-``m`` become NUL bytes. Each element gets a row of bytes: the sign, its digits placed as Python's ``repr``
-places them for its exponent (``float_repr_style`` 'short': positional for -4 <= E < 16, else ``d.ddde±XX``),
-then the separator (``", "``, or ``"], ["`` and so on at the end of a row). Unused bytes are NUL, and one
-boolean mask over the rows removes them all, leaving the text.
+``m`` become NUL bytes. Each element gets a row of bytes: the separator before it (``", "``, or ``"], ["`` and
+so on after the end of a row), its sign, its digits placed as Python's ``repr`` places them for its exponent
+(``float_repr_style`` 'short': positional for -4 <= E < 16, else ``d.ddde±XX``). The rows are filled sorted by
+layout (the exponent, or zero, NaN, infinity) and sign, so that each layout is written into one block of rows
+with slices, then put back in the elements' order. Unused bytes are NUL, and one boolean mask over the rows
+removes them all, leaving the text.
 """
 
 from __future__ import annotations
