@@ -98,3 +98,14 @@ def test_random_in_batch_entries_follows_the_seed():
     want = np.float32([py.random(), py.gauss(0.0, 1.0)])
     assert first["inputs"]["x"]["value"] == array_to_json(want)
     assert third["inputs"]["x"]["value"] == array_to_json(np.float32(random.Random(7).uniform(0, 1)))
+
+
+def test_run_random_follows_the_seed(tmp_path):
+    """``gradcli run --seed N``: the program's ``random`` is seeded from the run's seed, so runs repeat (the
+    interpreter is made inside the run's context; it was made before it, from an unseeded generator)."""
+    path = tmp_path / "r.py"
+    path.write_text("import random\nprint(random.random(), random.randint(1, 100))\n")
+    outs = [runner.invoke(app, ["run", str(path), "--seed", "4"]) for _ in range(2)]
+    assert all(r.exit_code == 0 for r in outs), outs[0].output
+    py = random.Random(4)
+    assert outs[0].stdout == outs[1].stdout == f"{py.random()} {py.randint(1, 100)}\n"
