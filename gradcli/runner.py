@@ -119,21 +119,23 @@ def run_program(req: RunRequest, *, write, warn, report) -> RunResult:
     if req.seed is not None:
         seed_context(ctx, req.seed)
     shown = displayed_statements(program, req.source) if req.notebook else set()
-    interp = Interpreter(write=write, warn=warn, max_steps=req.max_steps)
     result = RunResult()
-    with ctx, interp.running(program):
-        for stmt in program.body:
-            try:
-                value = interp.exec_top(stmt)
-            except GradcliError as err:
-                result.errors.append(err)
-                report(err)
-                if req.keep_going and err.type != "StepLimitError":
-                    continue
-                break
-            result.statements_ok += 1
-            if id(stmt) in shown:
-                text = format_display(value, default_dtype=dtypes.get_default_dtype().np)
-                if text is not None:
-                    write(text + "\n")
+    with ctx:
+        # made in the run's context: its ``random`` module is seeded from the run's seed (--seed)
+        interp = Interpreter(write=write, warn=warn, max_steps=req.max_steps)
+        with interp.running(program):
+            for stmt in program.body:
+                try:
+                    value = interp.exec_top(stmt)
+                except GradcliError as err:
+                    result.errors.append(err)
+                    report(err)
+                    if req.keep_going and err.type != "StepLimitError":
+                        continue
+                    break
+                result.statements_ok += 1
+                if id(stmt) in shown:
+                    text = format_display(value, default_dtype=dtypes.get_default_dtype().np)
+                    if text is not None:
+                        write(text + "\n")
     return result

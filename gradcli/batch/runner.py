@@ -62,21 +62,76 @@ def error_info(err: GradcliError, entry: Entry) -> ErrorInfo:
                      excerpt=[line[4:] for line in err.caret_lines()])
 
 
-def run_entry(entry: Entry, entry_format, debug: bool = False) -> Outcome:
+class EntryClock:
+    """The ``time`` limit of each entry of a sequence run one after another in this thread: what
+    :func:`gradcli.limits.time_guard` does for each entry, with SIGALRM's handler installed once for the whole
+    sequence (``with EntryClock() as clock:``) and only the timer set and cleared per entry (:meth:`arm`,
+    :meth:`disarm`). Inactive (its methods do nothing) without a time limit, without ``setitimer`` or outside
+    the main thread, as ``time_guard``. Restores the previous handler at the end."""
+
+    def __init__(self):
+        self.active = False
+        self._old = None
+
+    def __enter__(self) -> "EntryClock":
+        import signal
+        import threading
+
+        if (limits.current.time < limits.UNLIMITED and hasattr(signal, "setitimer")
+                and threading.current_thread() is threading.main_thread()):
+            self._old = signal.signal(signal.SIGALRM, self._on_alarm)
+            self._setitimer, self._real = signal.setitimer, signal.ITIMER_REAL
+            self.active = True
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.active:
+            import signal
+
+            self._setitimer(self._real, 0)
+            signal.signal(signal.SIGALRM, self._old)
+            self.active = False
+
+    @staticmethod
+    def _on_alarm(signum, frame):
+        raise limits.exceeded_time("the entry")
+
+    def arm(self) -> None:
+        """Start the entry's time (the limit as it is now)."""
+        if self.active:
+            self._setitimer(self._real, float(limits.current.time), 1.0)
+
+    def disarm(self) -> None:
+        """Stop it."""
+        if self.active:
+            self._setitimer(self._real, 0)
+
+
+def run_entry(entry: Entry, entry_format, debug: bool = False, clock: EntryClock | None = None) -> Outcome:
     """Run one entry and render its result with ``entry_format`` (an
     :class:`~gradcli.render.registry.EntryFormat`; in the worker process with ``--jobs``). Never raises for a
     bad entry: the error is the outcome (:func:`gradcli.reporting.to_error`: the ``time`` limit applies to
     each entry, running out of memory is a MemoryError of the entry, an unexpected exception is an
     ``InternalError``, with its traceback on standard error when ``debug``). With ``entry.check``, the
     gradients are also compared with central differences (:func:`gradcli.check.compute_checked`); an entry
-    whose check fails is a failed entry (its result, with the check, is still written)."""
+    whose check fails is a failed entry (its result, with the check, is still written). ``clock``: the
+    :class:`EntryClock` of the sequence of entries this one belongs to (None: the time limit is set up for this
+    entry alone)."""
     messages: list[str] = []
     result = None
     error = entry.error
     if error is None:
         try:
-            with limits.time_guard("the entry"), shape_cache():  # (programs of a known shape are not parsed again)
-                result = entry.compute(write=messages.append, warn=messages.append)
+            if clock is None:
+                with limits.time_guard("the entry"), shape_cache():  # (programs of a known shape are not parsed again)
+                    result = entry.compute(write=messages.append, warn=messages.append)
+            else:
+                clock.arm()
+                try:
+                    with shape_cache():
+                        result = entry.compute(write=messages.append, warn=messages.append)
+                finally:
+                    clock.disarm()
         except Exception as e:  # a failing entry (or a bug in gradcli): report it on this entry and go on
             error = to_error(e)
             if debug and isinstance(error, InternalError):
@@ -93,8 +148,9 @@ def run_entries(entries: Iterable[Entry], entry_format, jobs: int = 1, notice=No
     done, rendered by ``entry_format`` (see :func:`run_entry`). ``jobs > 1`` runs them in that many worker
     processes (:class:`ParallelRunner`; ``notice`` receives its messages for standard error)."""
     if jobs <= 1:
-        for entry in entries:
-            yield entry, run_entry(entry, entry_format, debug)
+        with EntryClock() as clock:
+            for entry in entries:
+                yield entry, run_entry(entry, entry_format, debug, clock)
     else:
         yield from ParallelRunner(entries, entry_format, jobs, notice=notice, debug=debug)
 
@@ -121,7 +177,8 @@ def _worker_init() -> None:
 
 def run_chunk(entries: list, entry_format, debug: bool = False) -> list:
     """:func:`run_entry` for several entries (one task of a worker process: fewer, larger messages)."""
-    return [run_entry(entry, entry_format, debug) for entry in entries]
+    with EntryClock() as clock:
+        return [run_entry(entry, entry_format, debug, clock) for entry in entries]
 
 
 def _worker_main(conn, limit_values: dict | None = None, entry_format=None, debug: bool = False) -> None:

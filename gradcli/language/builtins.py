@@ -531,6 +531,32 @@ def random_module(seed: int) -> Namespace:
         "betavariate": r.betavariate, "expovariate": r.expovariate})
 
 
+class _LazyRandomModule(Namespace):
+    """:func:`random_module`, made when a program first reads it (``import random``): seeding a
+    ``random.Random`` takes longer than a whole small batch entry, and few programs import it."""
+
+    __slots__ = ("seed",)
+
+    def __init__(self, seed: int):
+        self.name = "random"
+        self.seed = seed
+
+    @property
+    def members(self) -> dict:
+        slot = Namespace.__dict__["members"]
+        try:
+            return slot.__get__(self, Namespace)
+        except AttributeError:
+            members = random_module(self.seed).members
+            slot.__set__(self, members)
+            return members
+
+
+def lazy_random_module(seed: int) -> Namespace:
+    """:func:`random_module` for one run, made on first use (see :class:`_LazyRandomModule`): the same module."""
+    return _LazyRandomModule(seed)
+
+
 def _variable(data, requires_grad: bool = False, volatile: bool = False):
     """The legacy ``torch.autograd.Variable(tensor, requires_grad=False)``: since PyTorch 0.4 a Tensor: a new
     leaf sharing ``data``'s memory (detached), requiring grad when asked. Matches torch.autograd.Variable.

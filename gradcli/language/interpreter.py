@@ -111,7 +111,7 @@ class Interpreter:
         self._yields: dict = {}  # id(statement) -> whether it yields (see yields())
         self.modules = dict(builtins.modules())
         # `import random`: a generator of this run's own, seeded from the run's seed (--seed)
-        self.modules["random"] = builtins.random_module(context.generator().initial_seed())
+        self.modules["random"] = builtins.lazy_random_module(context.generator().initial_seed())
         self.builtins = builtins.names(self.modules, write=lambda text: self.write(text))
         self.globals: dict = {"__name__": "__main__"}
 

@@ -5,6 +5,11 @@ Arrays become nested lists; NaN and the infinities become the strings ``"NaN"``,
 back to the same float32 (``0.2``, not ``0.20000000298023224``); float64 values with Python's repr.
 Every tensor object (the output, each input, each gradient) carries ``"nonfinite": true`` when its values hold
 NaN or an infinity, ``false`` otherwise, so that numerical trouble is never hidden in a long list.
+
+How, by size (the text is the same whichever way): up to 16 elements (a batch entry's arrays), element by
+element in Python; larger arrays in a few numpy passes (:func:`shortest_float64`) and one ``tolist``; float32
+and float16 arrays of :attr:`ArrayTexts.LARGE` elements or more, as text built by numpy
+(:mod:`gradcli.render.jsonarrays`) and written as it is, without ``json.dumps`` walking a list of them.
 """
 
 from __future__ import annotations
@@ -33,10 +38,14 @@ def array_to_json(a: np.ndarray):
 
     Costs a few numpy passes over the array and one C-level ``tolist``, never a Python call per element (a
     float32 array's shortest decimals come from :func:`shortest_float64`), except for the NaN and infinities
-    of arrays that hold them."""
+    of arrays that hold them, and for arrays of at most 16 elements, where a Python call per element is the
+    cheaper way (:func:`_small_float_json`, the same values)."""
     a = np.asarray(a)
-    if a.dtype.kind in "biu":
+    kind = a.dtype.kind
+    if kind in "biu":
         return a.tolist()
+    if kind == "f" and 0 < a.size <= _SMALL:
+        return _small_float_json(a)
     values = a if a.dtype == np.float64 else shortest_float64(a)
     finite = np.isfinite(values)
     if finite.all():
@@ -46,6 +55,24 @@ def array_to_json(a: np.ndarray):
     obj[values == np.inf] = "Infinity"
     obj[values == -np.inf] = "-Infinity"
     return obj.tolist()
+
+
+_SMALL = 16  # up to this many elements, Python handles each one faster than numpy passes over the array
+
+
+def _small_float_json(a: np.ndarray):
+    """:func:`array_to_json` of a float array of 1 to :data:`_SMALL` elements, element by element in Python (a
+    batch entry's arrays are this small): float32/float16 values as numpy's ``str`` of each (its shortest
+    decimal, as :func:`shortest_float64` gives for a few elements), float64 ones as they are."""
+    flat = a.reshape(-1)
+    vals = flat.tolist() if a.dtype == np.float64 else [float(str(x)) for x in flat]
+    if not all(map(math.isfinite, vals)):
+        vals = [_scalar(v) for v in vals]
+    if a.ndim == 0:
+        return vals[0]
+    for n in reversed(a.shape[1:]):  # nested lists, innermost first
+        vals = [vals[i:i + n] for i in range(0, len(vals), n)]
+    return vals
 
 
 _POW10 = 10.0 ** np.arange(23)  # exact in float64
@@ -133,8 +160,9 @@ FIELDS = ("output", "inputs", "grads", "calls", "graph")
 class ArrayTexts:
     """Encodes the arrays of one document: small ones as nested lists (:func:`array_to_json`), large ones
     (``LARGE`` elements or more) once each as JSON text behind a placeholder that :meth:`substitute` replaces
-    in the document's text, so that an array that appears twice (the gradient under ``grads`` and again under
-    ``calls``) is encoded and written by ``json.dumps`` once."""
+    in the document's text (or :meth:`write` writes in its place), so that an array that appears twice (the
+    gradient under ``grads`` and again under ``calls``) is encoded once. A large float32/float16 array's text
+    is built by numpy (:func:`gradcli.render.jsonarrays.float_array_bytes`), other dtypes' by ``json.dumps``."""
 
     LARGE = 1024
     _TOKEN = re.compile(r'"\\u0000(\d+)\\u0000"')
@@ -147,12 +175,19 @@ class ArrayTexts:
         a = np.asarray(a)
         if a.size < self.LARGE:
             return array_to_json(a)
+        nan = a.dtype.kind == "f"
         for ref, token in self._seen:
-            if ref is a or (ref.shape == a.shape and ref.dtype == a.dtype and
-                            np.array_equal(ref, a, equal_nan=a.dtype.kind == "f")):
+            if ref is a or (ref.shape == a.shape and ref.dtype == a.dtype
+                            and np.array_equal(ref.flat[:64], a.flat[:64], equal_nan=nan)  # (most differ early)
+                            and np.array_equal(ref, a, equal_nan=nan)):
                 return token
         token = f"\x00{len(self.texts)}\x00"
-        self.texts.append(json.dumps(array_to_json(a), allow_nan=False))
+        if a.dtype in (np.float32, np.float16) and a.ndim:  # built by numpy, not json.dumps (issue 17)
+            from .jsonarrays import float_array_parts
+
+            self.texts.append(float_array_parts(a))  # ASCII bytes in pieces, written as they are where it can be
+        else:
+            self.texts.append(json.dumps(array_to_json(a), allow_nan=False))
         self._seen.append((a, token))
         return token
 
@@ -160,7 +195,58 @@ class ArrayTexts:
         """``text`` (``json.dumps`` of a document built with this encoder) with each placeholder replaced."""
         if not self.texts:
             return text
-        return self._TOKEN.sub(lambda m: self.texts[int(m.group(1))], text)
+        return self._TOKEN.sub(lambda m: self._str(int(m.group(1))), text)
+
+    def _str(self, i: int) -> str:
+        t = self.texts[i]
+        return b"".join(t).decode("ascii") if isinstance(t, list) else t
+
+    def write(self, text: str, stream) -> None:
+        """Write :meth:`substitute` of ``text`` to ``stream`` piece by piece, without joining the large texts
+        into one string (the ASCII ones go to the stream's binary buffer when its encoding is ASCII's superset)."""
+        buffer = getattr(stream, "buffer", None)
+        if buffer is not None:
+            import codecs
+
+            try:
+                if codecs.lookup(stream.encoding).name not in ("utf-8", "ascii", "latin-1", "iso8859-1", "cp1252"):
+                    buffer = None
+            except (AttributeError, LookupError, TypeError):
+                buffer = None
+        pos = 0
+        for m in self._TOKEN.finditer(text):
+            stream.write(text[pos:m.start()])
+            t = self.texts[int(m.group(1))]
+            if isinstance(t, list) and buffer is not None:
+                stream.flush()
+                if sum(map(len, t)) > _PIPE_BYTES:
+                    _widen_pipe(buffer)
+                for part in t:
+                    buffer.write(part)
+            else:
+                stream.write(self._str(int(m.group(1))))
+            pos = m.end()
+        stream.write(text[pos:])
+
+
+_PIPE_BYTES = 1 << 20
+
+
+def _widen_pipe(buffer) -> None:
+    """Before writing megabytes to a pipe (``gradcli grad ... --json | jq``): let the pipe hold up to 1 MiB
+    (Linux's ``F_SETPIPE_SZ``; its default is 64 KiB), so that the writer and the reader take turns a sixteenth
+    as often. Does nothing elsewhere, or when the system refuses."""
+    try:
+        import fcntl
+        import os
+        import stat
+
+        fd = buffer.fileno()
+        if stat.S_ISFIFO(os.fstat(fd).st_mode) and hasattr(fcntl, "F_SETPIPE_SZ"):
+            if fcntl.fcntl(fd, fcntl.F_GETPIPE_SZ) < _PIPE_BYTES:
+                fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
+    except (OSError, ValueError, AttributeError, ImportError):
+        pass
 
 
 def _graph_node(n, values: bool = False) -> dict:
@@ -220,9 +306,13 @@ def grad_text(r: GradResult, fields=FIELDS) -> str:
     return enc.substitute(dumps(grad_result_to_dict(r, enc, fields)))
 
 
+_ENCODER = json.JSONEncoder(allow_nan=False, ensure_ascii=False)  # what json.dumps(doc, ...) would build each time
+
+
 def dumps(doc) -> str:
-    """Strict JSON text (``allow_nan=False``: a stray NaN is a bug, not output)."""
-    return json.dumps(doc, allow_nan=False, ensure_ascii=False)
+    """Strict JSON text (``allow_nan=False``: a stray NaN is a bug, not output); ``json.dumps(doc,
+    allow_nan=False, ensure_ascii=False)``."""
+    return _ENCODER.encode(doc)
 
 
 def batch_entry_to_dict(line: int, result: GradResult | None = None, error: dict | None = None,
@@ -265,14 +355,15 @@ class JsonRenderer(Renderer):
     name = "json"
 
     def grad(self, result: GradResult, stream, fields=FIELDS) -> None:
-        stream.write(grad_text(result, fields) + "\n")
+        enc = ArrayTexts()
+        enc.write(dumps(grad_result_to_dict(result, enc, fields)) + "\n", stream)
 
     def ops(self, infos: list, stream) -> None:
         stream.write(dumps([i.to_dict() for i in infos]) + "\n")
 
     def transform(self, result, stream) -> None:
         enc = ArrayTexts()
-        stream.write(enc.substitute(dumps(transform_to_dict(result, enc))) + "\n")
+        enc.write(dumps(transform_to_dict(result, enc)) + "\n", stream)
 
     def batch(self, stream) -> JsonEntries:
         return JsonEntries()

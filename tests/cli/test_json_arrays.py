@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -66,3 +67,79 @@ def test_grad_json_of_a_big_input_equals_its_values():
     g = np.array(doc["grads"]["X"]["value"], np.float64).astype(np.float32)
     np.testing.assert_array_equal(g, 2 * x)
     assert doc["calls"][0]["grads"]["X"]["value"] == doc["grads"]["X"]["value"]
+
+
+# ---- json branch: the text of large arrays built by numpy (gradcli.render.jsonarrays) ----
+
+from gradcli.render import jsonarrays  # noqa: E402
+
+_SPECIAL32 = [0x00000000, 0x80000000, 0x00000001, 0x80000001, 0x007FFFFF, 0x00800000, 0x7F7FFFFF, 0xFF7FFFFF,
+              0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00000, 0x7F800001, 0x3F800000, 0x3DCCCCCD, 0x4B800001,
+              0x5A0E1BCA, 0x3727C5AC, 0x38D1B717, 0x2EDBE6FF, 0x49742400, 0x4E6E6B28]
+
+float32_bits = st.one_of(st.integers(0, 2**32 - 1), st.sampled_from(_SPECIAL32),
+                         st.integers(0, 0x007FFFFF).map(lambda b: b | (0x80000000 if b % 2 else 0)))  # subnormals
+
+
+def _json_text(a):
+    return json.dumps(array_to_json(a), allow_nan=False)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(float32_bits, min_size=1, max_size=400), st.sampled_from([None, (2, -1), (-1, 2, 2)]),
+       st.sampled_from([5, 64, 1 << 15]))
+def test_numpy_built_text_equals_json_dumps_for_any_float32_bits(bits, shape, chunk):
+    """Any float32 bit pattern (subnormals, signed zeros, NaN with either sign, infinities), in 1 to 3
+    dimensions, cut into slices of any size: the same text as json.dumps of the nested lists."""
+    a = np.array(bits, np.uint64).astype(np.uint32).view(np.float32)
+    if shape is not None:
+        a = a[:a.size - a.size % (2 if len(shape) == 2 else 4)]
+        if not a.size:
+            return
+        a = a.reshape(shape)
+    old, jsonarrays.CHUNK = jsonarrays.CHUNK, chunk
+    try:
+        assert jsonarrays.float_array_text(a) == _json_text(a)
+    finally:
+        jsonarrays.CHUNK = old
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(0, 2**16 - 1), min_size=1, max_size=300))
+def test_numpy_built_text_equals_json_dumps_for_any_float16_bits(bits):
+    a = np.array(bits, np.uint32).astype(np.uint16).view(np.float16)
+    assert jsonarrays.float_array_text(a) == _json_text(a)
+
+
+def test_numpy_built_text_of_every_notation():
+    """Python's repr switches to d.ddde±XX below 1e-4 and from 1e16; integers keep ".0"; trailing zeros go."""
+    a = np.array([1e-4, 9.9999e-5, 1e-5, 1.5e-5, 1e15, 1e16, 1.25e16, 123456789.0, 100.0, 1000.5, 2.5, -0.0, 0.0,
+                  1e-45, -3.4028235e38, 0.1, 0.30000001, 7.0, 16777216.0, np.nan, np.inf, -np.inf], np.float32)
+    text = jsonarrays.float_array_text(np.tile(a, (3, 1)))
+    assert text == _json_text(np.tile(a, (3, 1)))
+    assert text.startswith('[[0.0001, 9.9999e-05, 1e-05, 1.5e-05, 1000000000000000.0, 1e+16, 1.25e+16, 123456790.0, '
+                           '100.0, 1000.5, 2.5, -0.0, 0.0, 1e-45, -3.4028235e+38, 0.1, 0.3, 7.0, 16777216.0, "NaN", '
+                           '"Infinity", "-Infinity"], [0.0001')
+    np.testing.assert_array_equal(np.array(json.loads(text.replace('"NaN"', "NaN").replace('"Infinity"', "Infinity")
+                                                      .replace('"-Infinity"', "-Infinity")), np.float32),
+                                  np.tile(a, (3, 1)))
+
+
+def test_numpy_built_text_refuses_what_it_does_not_encode():
+    for a in (np.float64([1.0, 2.0]), np.float32(1.0), np.zeros((0, 3), np.float32), np.arange(3)):
+        with pytest.raises(ValueError):
+            jsonarrays.float_array_text(a)
+
+
+def test_grad_json_to_a_file_equals_standard_output(tmp_path):
+    """A big document written with -o FILE (a text stream) and to standard output (the binary buffer) are the
+    same text, and equal json.dumps of the same document."""
+    args = ["grad", "(X * X).sum()", "-i", "X=randn(64, 64)", "--seed", "5", "--json"]
+    r = runner.invoke(app, args)
+    assert r.exit_code == 0, r.output
+    path = tmp_path / "out.json"
+    r2 = runner.invoke(app, args + ["-o", str(path)])
+    assert r2.exit_code == 0, r2.output
+    assert path.read_text() == r.stdout
+    doc = json.loads(r.stdout)
+    assert r.stdout == json.dumps(doc, ensure_ascii=False) + "\n"

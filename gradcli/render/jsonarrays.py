@@ -1,0 +1,254 @@
+"""JSON text of large float32 (and float16) arrays, built by numpy in C rather than by ``json.dumps`` walking a
+list of a million Python floats (issue 17: ``gradcli grad ... -i "X=randn(1000, 1000)" --json``).
+
+The text is exactly what ``json.dumps(array_to_json(a))`` writes (``gradcli.render.json``): nested lists with
+``", "`` between items, each number the ``repr`` of the float64 that :func:`~gradcli.render.json.shortest_float64`
+gives (the shortest decimal that reads back to the same float32, in Python's notation: ``0.2``, ``-3.0``,
+``1e-05``, ``1.5e+20``), NaN and the infinities as the strings ``"NaN"``, ``"Infinity"``, ``"-Infinity"``.
+
+How: the array is taken in slices of :data:`CHUNK` elements (so that every temporary stays in the CPU's cache).
+For each element, its shortest decimal is ``m * 10**(E - 8)`` with ``m`` an integer of 9 digits and ``E`` the
+decimal exponent; the digits come from a table of the 10,000 four-digit strings, and the trailing zeros of
+``m`` become NUL bytes. Each element gets a row of bytes: the separator before it (``", "``, or ``"], ["`` and
+so on after the end of a row), its sign, its digits placed as Python's ``repr`` places them for its exponent
+(``float_repr_style`` 'short': positional for -4 <= E < 16, else ``d.ddde±XX``). The rows are filled sorted by
+layout (the exponent, or zero, NaN, infinity) and sign, so that each layout is written into one block of rows
+with slices, then put back in the elements' order. Unused bytes are NUL, and one boolean mask over the rows
+removes them all, leaving the text.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Elements per slice: the slice's temporaries (about 60 bytes an element) stay within a core's L2 cache.
+CHUNK = 1 << 15
+
+_TABLES = None
+_POW10_TABLE = 10.0 ** np.arange(64)  # exact up to 10**22
+
+
+def _tables():
+    """The four-digit strings 0000..9999 as little-endian uint32 words, and for each the mask that clears its
+    trailing zero digits (all four for 0000)."""
+    global _TABLES
+    if _TABLES is None:
+        v = np.arange(10000)
+        digits = np.stack([v // 1000, v // 100 % 10, v // 10 % 10, v % 10], axis=1).astype(np.uint8)
+        words = (digits + ord("0")).copy().view("<u4").reshape(-1)
+        nonzero_from_right = np.cumsum((digits != 0)[:, ::-1], axis=1)[:, ::-1]  # > 0: a nonzero digit at or after
+        keep = np.where(nonzero_from_right > 0, 0xFF, 0).astype(np.uint8)
+        _TABLES = words, keep.copy().view("<u4").reshape(-1)
+    return _TABLES
+
+
+def _separators(shape: tuple, start: int, words: np.ndarray) -> None:
+    """Write into ``words`` (one row of uint32 words per element, zeroed) what comes before each of the elements
+    ``start``, ``start + 1``, ... (flat, C order) of an array of ``shape`` in nested-list JSON: ``", "``; after
+    the last element of a row, ``"], ["`` (``"]], [["`` after the last of a plane, ...); nothing before the
+    first element."""
+    ndim, width = len(shape), 4 * words.shape[1]
+
+    def as_words(text: bytes) -> np.ndarray:
+        return np.frombuffer(text.ljust(width, b"\0"), "<u4")
+
+    words[:] = as_words(b", ")
+    period = 1
+    for level in range(1, ndim):  # elements that open `level` brackets: every `period`-th
+        period *= shape[ndim - level]
+        words[(-start) % period::period] = as_words(b"]" * level + b", " + b"[" * level)
+    if start == 0:
+        words[0] = 0
+
+
+def _shortest_digits(a: np.ndarray):
+    """For a flat float32/float16 slice: (m, e, regular) with, where ``regular`` (finite, nonzero), ``m`` a
+    float64 integer of exactly 9 digits and ``e`` an int64 such that the shortest decimal that reads back to the
+    element is ``|x| = m * 10**(e - 8)`` (trailing zeros of ``m`` not significant). The search is the one of
+    :func:`gradcli.render.json.shortest_float64` (the nearest p-digit decimal for the smallest p that converts
+    back; elements of extreme magnitude take numpy's ``str``), so the digits are the same."""
+    n = a.size
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        ax = np.abs(a.astype(np.float64))
+        regular = np.isfinite(ax) & (ax > 0)
+        e = np.floor(np.log10(ax, where=regular, out=np.ones(n))).astype(np.int64)
+    m = np.full(n, 1e8)
+    rare = regular & ((e < -14) | (e > 22))
+    todo = np.flatnonzero(regular & ~rare) if (rare.any() or not regular.all()) else None
+    if todo is None:
+        axt, et, target = ax, e, np.abs(a)
+    else:
+        axt, et, target = ax[todo], e[todo], np.abs(a[todo])
+    dtype = a.dtype
+
+    def nearest(digits, axt, et, target):
+        # the nearest `digits`-digit decimal m * 10**-k, and whether it converts back to the element
+        k = digits - 1 - et
+        if not k.size or k.min() >= 0:
+            pw = _POW10_TABLE[k]
+            mm = np.rint(axt * pw)
+            ok = (mm / pw).astype(dtype) == target
+        else:
+            pw = _POW10_TABLE[np.abs(k)]
+            up = k >= 0
+            mm = np.rint(np.where(up, axt * pw, axt / pw))
+            ok = np.where(up, mm / pw, mm * pw).astype(dtype) == target
+        return mm * _POW10_TABLE[9 - digits], ok  # scaled to 9 digits (exact)
+
+    # 7 digits first, then down for those that took 7 and up for the rest (as shortest_float64)
+    m7, good7 = nearest(7, axt, et, target)
+    best = np.where(good7, m7, np.nan)
+    down = np.flatnonzero(good7)
+    for digits in range(6, 0, -1):
+        if not down.size:
+            break
+        mm, good = nearest(digits, axt[down], et[down], target[down])
+        down = down[good]
+        best[down] = mm[good]
+    up_idx = np.flatnonzero(~good7)
+    for digits in (8, 9):
+        if not up_idx.size:
+            break
+        mm, good = nearest(digits, axt[up_idx], et[up_idx], target[up_idx])
+        best[up_idx[good]] = mm[good]
+        up_idx = up_idx[~good]
+    if todo is None:
+        m = best
+        missing = np.flatnonzero(np.isnan(best))
+    else:
+        m[todo] = best
+        missing = np.concatenate([todo[np.isnan(best)], np.flatnonzero(rare)])
+    if missing.size:  # numpy's own shortest repr, element by element (rare), as shortest_float64
+        v = np.abs(np.array([float(s) for s in a[missing].astype(str)]))
+        em = np.floor(np.log10(v)).astype(np.int64)
+        e[missing] = em
+        m[missing] = np.rint(np.where(em <= 8, v * _POW10_TABLE[np.clip(8 - em, 0, 63)],
+                                      v / _POW10_TABLE[np.clip(em - 8, 0, 63)]))
+    # a rounding up to the next power of ten (9.9999999 -> 10.0), or log10 on the wrong side of one
+    high = m >= 1e9
+    if high.any():
+        m[high] /= 10
+        e[high] += 1
+    low = regular & (m < 1e8)
+    if low.any():
+        m[low] *= 10
+        e[low] -= 1
+    m[~regular] = 1e8
+    return m, e, regular
+
+
+def _body_width(c: int) -> int:
+    """The bytes that an element of layout class ``c`` (see :func:`_chunk_rows`) takes after its sign."""
+    if c <= 15:
+        return max(c + 1, 9) + 1 + (c >= 8)
+    return {16: 11, 17: 12, 18: 13, 19: 14, 20: 14, 21: 3, 22: 5, 23: 11}[c]
+
+
+def _chunk_rows(a: np.ndarray, shape: tuple, start: int) -> np.ndarray:
+    """The byte rows of the flat float32/float16 slice ``a`` (elements ``start`` ... of an array of ``shape``):
+    the separator before the element, its sign, its number; NUL where nothing is written."""
+    words, keep = _tables()
+    n = a.size
+    m, e, regular = _shortest_digits(a)
+    with np.errstate(invalid="ignore"):
+        nan = np.isnan(a)
+        sign = np.signbit(a) & ~nan
+    # the layout class of each element: 0..15 positional E = 0..15, 16..19 positional E = -1..-4, 20 exponent,
+    # 21 zero, 22 NaN, 23 infinity; sorted by class and sign, so that each class's rows are one contiguous
+    # block (negative ones last) written with slices
+    cls = np.where(e >= 0, e, 15 - e)
+    cls[(e < -4) | (e > 15)] = 20
+    if not regular.all():
+        cls[~regular] = 21
+        cls[nan] = 22
+        cls[np.isinf(a)] = 23
+    key = (cls * 2 + sign).astype(np.uint8)
+    order = np.argsort(key, kind="stable")
+    counts = np.bincount(key, minlength=48)
+    ends = np.cumsum(counts)
+    m, e = m[order], e[order]
+
+    mi = m.astype(np.int64)
+    lead, rest = np.divmod(mi, 100_000_000)
+    hi4, lo4 = np.divmod(rest, 10_000)
+    digits = np.empty((n, 12), np.uint8)  # bytes 3..11: the 9 digits, trailing zeros as NUL
+    d32 = digits.view("<u4")
+    d32[:, 0] = (lead.astype(np.uint32) + ord("0")) << 24
+    d32[:, 2] = words[lo4] & keep[lo4]
+    d32[:, 1] = words[hi4] & np.where(lo4 == 0, keep[hi4], np.uint32(0xFFFFFFFF))
+    g = digits[:, 3:]
+
+    classes = [int(c) for c in np.flatnonzero(counts[0::2] + counts[1::2])]
+    sep = -(-2 * len(shape) // 4) * 4  # the separator's bytes, whole uint32 words
+    width = -(-(sep + 1 + max(_body_width(c) for c in classes)) // 4) * 4
+    rows = np.zeros((n, width), np.uint8)
+    for c in classes:
+        s, neg, t = int(ends[2 * c] - counts[2 * c]), int(ends[2 * c]), int(ends[2 * c + 1])
+        if c != 23:
+            rows[neg:t, sep] = ord("-")
+        blk, gc = rows[s:t, sep + 1:], g[s:t]
+        if c <= 15:  # positional, E = c >= 0: integer digits, ".", fraction digits (at least one)
+            ip = c + 1
+            k = min(ip, 9)
+            np.bitwise_or(gc[:, :k], 0x30, out=blk[:, :k])
+            blk[:, k:ip] = ord("0")
+            blk[:, ip] = ord(".")
+            if ip < 9:
+                blk[:, ip + 1:10] = gc[:, ip:]
+            blk[:, ip + 1] |= 0x30
+        elif c <= 19:  # positional, E = -1..-4: "0.", zeros, digits
+            z = c - 16
+            blk[:, 0] = ord("0")
+            blk[:, 1] = ord(".")
+            blk[:, 2:2 + z] = ord("0")
+            blk[:, 2 + z:11 + z] = gc
+        elif c == 20:  # d.ddde-XX, without "." for one digit
+            ec = e[s:t]
+            ae = np.abs(ec)
+            blk[:, 0] = gc[:, 0]
+            blk[:, 1] = np.where((d32[s:t, 1] | d32[s:t, 2]) != 0, ord("."), 0)
+            blk[:, 2:10] = gc[:, 1:]
+            blk[:, 10] = ord("e")
+            blk[:, 11] = np.where(ec < 0, ord("-"), ord("+"))
+            blk[:, 12] = ae // 10 + ord("0")
+            blk[:, 13] = ae % 10 + ord("0")
+        elif c == 21:
+            blk[:, :3] = np.frombuffer(b"0.0", np.uint8)
+        elif c == 22:
+            blk[:, :5] = np.frombuffer(b'"NaN"', np.uint8)
+        else:  # the sign goes inside the string
+            blk[:neg - s, :10] = np.frombuffer(b'"Infinity"', np.uint8)
+            blk[neg - s:, :11] = np.frombuffer(b'"-Infinity"', np.uint8)
+    # back to the elements' order (each row moved as one item), then the separators
+    out = np.empty_like(rows)
+    out.view(f"V{width}")[order] = rows.view(f"V{width}")
+    _separators(shape, start, out.view("<u4")[:, :sep // 4])
+    return out
+
+
+def float_array_text(a: np.ndarray) -> str:
+    """The JSON text of the float32 or float16 array ``a`` (ndim >= 1, size >= 1): nested lists, exactly as
+    ``json.dumps(array_to_json(a))`` writes them (see the module docstring). Raises ValueError for another dtype, a 0-d or an empty array."""
+    return float_array_bytes(a).decode("ascii")
+
+
+def float_array_bytes(a: np.ndarray) -> bytes:
+    """:func:`float_array_text` as ASCII bytes."""
+    return b"".join(float_array_parts(a))
+
+
+def float_array_parts(a: np.ndarray) -> list:
+    """:func:`float_array_bytes` in pieces (one per slice: written one after another, never joined into one
+    buffer of megabytes)."""
+    a = np.asarray(a)
+    if a.dtype not in (np.float32, np.float16) or a.ndim == 0 or a.size == 0:
+        raise ValueError(f"float_array_text takes a non-empty float32/float16 array of ndim >= 1, not {a.dtype} "
+                         f"of shape {a.shape}")
+    flat = a.reshape(-1)
+    parts = [b"[" * a.ndim]
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # (a candidate beyond float16's range)
+        for start in range(0, flat.size, CHUNK):
+            rows = _chunk_rows(flat[start:start + CHUNK], a.shape, start).reshape(-1)
+            parts.append(rows[rows != 0].tobytes())
+    parts.append(b"]" * a.ndim)
+    return parts
