@@ -13,10 +13,11 @@ owned by the user), and without one there is no cache. Nothing a program or its 
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
-from ..errors import GradcliSyntaxError, InputLimitError
+from ..errors import GradcliError, GradcliSyntaxError, InputLimitError
 
 GRAMMAR_NAME = "gradcli.lark"
 
@@ -137,7 +138,8 @@ def _expected_hint(expected) -> str | None:
 
 
 def parse(text: str, start: str = "file_input", filename: str = "<input>"):
-    """Parse ``text`` into a Lark tree.
+    """Parse ``text`` into a Lark tree (for what needs the tree or only whether the text parses; the builder
+    uses :func:`parse_into`, which builds no tree).
 
     Args:
         text: the program (or, with ``start="spec_input"``, one expression).
@@ -148,16 +150,198 @@ def parse(text: str, start: str = "file_input", filename: str = "<input>"):
         GradcliSyntaxError: with line, column, the source line and what was expected.
         InputLimitError: for text longer than the ``chars`` limit (checked before parsing).
     """
-    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
-    from lark.indenter import DedentError
-
     from .. import limits
 
     limits.check_source(text, filename)
     if not text.endswith("\n"):
         text += "\n"
-    try:
+    with _syntax_errors(text, filename):
         return parser().parse(text, start=start)
+
+
+def parse_into(text: str, start: str, filename: str, handlers: dict, context):
+    """Parse ``text`` with the grammar's LALR tables and build its value as the parser reduces, without a tree.
+
+    ``handlers`` maps the grammar's rule names (the alias after ``->``, else the rule's name) to functions
+    ``f(context, meta, children)``, called in the order Lark's transformer would call them (left to right,
+    bottom up). ``children`` are the rule's children as in Lark's tree (anonymous tokens filtered, ``[x]`` as
+    None, ``_rules`` and EBNF repetitions inlined, ``?rule`` with one child replaced by the child); ``meta`` is
+    the first token of the rule's text (what ``propagate_positions`` gives the tree: ``.line``, ``.column``), or
+    None for a rule that matched nothing. This is Lark's own parse loop (``lalr_parser_state.feed_token``) over
+    Lark's tables and Lark's lexer and Indenter, with the tree building left out: most reductions of an
+    expression are the precedence levels an atom passes through (``?test: or_test``, ...), and here they only
+    change the parser's state.
+
+    The first error a handler raises (a :class:`GradcliError`) is kept until the whole text has parsed, so that
+    a syntax error further on is reported first, as when the tree was built before it was transformed.
+
+    Raises:
+        GradcliSyntaxError: for text that does not parse (the same messages as :func:`parse`), or the first
+            error raised by a handler.
+        InputLimitError: for text longer than the ``chars`` limit, or brackets nested too deeply.
+    """
+    from .. import limits
+
+    limits.check_source(text, filename)
+    if not text.endswith("\n"):
+        text += "\n"
+    with _syntax_errors(text, filename):
+        return _Driver.get(handlers).run(text, start, context)
+
+
+class _Driver:
+    """Lark's LALR loop with the handlers of one builder (see :func:`parse_into`), built once per handler table
+    from the rules of the loaded grammar."""
+
+    _cache: dict = {}
+
+    @classmethod
+    def get(cls, handlers: dict) -> "_Driver":
+        driver = cls._cache.get(id(handlers))
+        if driver is None or driver.handlers is not handlers:
+            driver = cls._cache[id(handlers)] = cls(handlers)
+        return driver
+
+    def __init__(self, handlers: dict):
+        from lark.lexer import LexerThread
+        from lark.parsers.lalr_analysis import Shift
+
+        lark = parser()
+        frontend = lark.parser
+        table = frontend.parser.parser.parse_table
+        self.handlers = handlers
+        self.lexer = frontend.lexer.lexer  # the contextual lexer
+        # A new Indenter for each text: a handler may parse another text (an f-string's field) mid-stream.
+        self.indenter = type(frontend.lexer.postlexer)
+        self.thread = LexerThread.from_text
+        self.shift = Shift
+        self.states = table.states
+        self.start_states = table.start_states
+        self.end_states = table.end_states
+        self.rules = {rule: self._compile(rule, handlers) for rule in lark.rules}
+
+    @staticmethod
+    def _compile(rule, handlers: dict):
+        """(size, origin, handler, which children to keep, Nones at the end, whether a lone child stands for
+        the rule) -- Lark's ``maybe_create_child_filter`` and ``ExpandSingleChild`` for ``maybe_placeholders``."""
+        expansion, options = rule.expansion, rule.options
+        flags = options.empty_indices
+        if flags:
+            nones = [len(ones) for ones in "".join(str(int(b)) for b in flags).split("0")]
+        else:
+            nones = [0] * (len(expansion) + 1)
+        keep, pending = [], 0
+        for i, sym in enumerate(expansion):
+            pending += nones[i]
+            if options.keep_all_tokens or not (sym.is_term and sym.filter_out):
+                keep.append((i, not sym.is_term and sym.name.startswith("_"), pending))
+                pending = 0
+        trailing = pending + nones[len(expansion)]
+        lone = bool(options.expand1 and not rule.alias)
+        name = rule.alias or options.template_source or rule.origin.name
+        internal = rule.origin.name.startswith("_") and not rule.alias
+        handler = None if internal else handlers.get(name)
+        always_lone = lone and trailing == 0 and len(keep) == 1 and keep[0][2] == 0 and not keep[0][1]
+        if handler is None and not internal and not always_lone:
+            raise LookupError(f"the builder has no method for the grammar rule {name!r}")
+        if always_lone and len(expansion) == 1:  # ?a: b -- only the parser's state changes
+            return (1, rule.origin.name, None, None, 0, True)
+        return (len(expansion), rule.origin.name, handler, tuple(keep), trailing, lone)
+
+    def run(self, text: str, start: str, context):
+        from lark.exceptions import UnexpectedToken
+        from lark.lexer import Token
+
+        states, rules, shift = self.states, self.rules, self.shift
+        end_state = self.end_states[start]
+        state_stack = _Stack([self.start_states[start]])
+        value_stack: list = []
+        meta_stack: list = []  # the first token of each value's text (None: matched nothing)
+        failed = None
+        token = None
+
+        def feed(token, is_end=False):
+            nonlocal failed
+            while True:
+                try:
+                    action, arg = states[state_stack[-1]][token.type]
+                except KeyError:
+                    expected = {s for s in states[state_stack[-1]] if s.isupper()}
+                    raise UnexpectedToken(token, expected, state=state_stack, interactive_parser=None) from None
+                if action is shift:
+                    state_stack.append(arg)
+                    value_stack.append(token)
+                    meta_stack.append(token)
+                    return None
+                size, origin, handler, keep, trailing, lone = rules[arg]
+                if keep is None:  # a lone child passed up: value and position stay
+                    del state_stack[-1]
+                else:
+                    if size:
+                        raw = value_stack[-size:]
+                        meta = None
+                        for m in meta_stack[-size:]:
+                            if m is not None:
+                                meta = m
+                                break
+                        del state_stack[-size:], value_stack[-size:], meta_stack[-size:]
+                    else:
+                        raw, meta = [], None
+                    children: list = []
+                    for i, inline, add in keep:
+                        if add:
+                            children += [None] * add
+                        if inline:
+                            children += raw[i]
+                        else:
+                            children.append(raw[i])
+                    if trailing:
+                        children += [None] * trailing
+                    if lone and len(children) == 1:
+                        value = children[0]
+                    elif handler is None:  # an inlined _rule or repetition: its children, spliced by the parent
+                        value = children
+                    elif failed is not None:
+                        value = None
+                    else:
+                        try:
+                            value = handler(context, meta, children)
+                        except GradcliError as e:  # reported once the whole text has parsed
+                            failed, value = e, None
+                    value_stack.append(value)
+                    meta_stack.append(meta)
+                state_stack.append(states[state_stack[-1]][origin][1])
+                if is_end and state_stack[-1] == end_state:
+                    if failed is not None:
+                        raise failed
+                    return value_stack[-1]
+
+        tokens = self.indenter().process(self.lexer.lex(self.thread(self.lexer, text).state, state_stack))
+        for token in tokens:
+            feed(token)
+        end = Token.new_borrow_pos("$END", "", token) if token else Token("$END", "", 0, 1, 1)
+        return feed(end, True)
+
+
+class _Stack(list):
+    """The parser's state stack, which the contextual lexer asks for the current state (``.position``)."""
+
+    __slots__ = ()
+
+    @property
+    def position(self):
+        return self[-1]
+
+
+@contextmanager
+def _syntax_errors(text: str, filename: str):
+    """Lark's exceptions while parsing ``text`` turned into :class:`GradcliSyntaxError` (position, source line,
+    what was expected)."""
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+    from lark.indenter import DedentError
+
+    try:
+        yield
     except UnexpectedCharacters as e:
         raise GradcliSyntaxError(f"unexpected character {text[e.pos_in_stream]!r}" if e.pos_in_stream is not None
                                  and e.pos_in_stream < len(text) else "unexpected character",
