@@ -191,7 +191,13 @@ def parse_into(text: str, start: str, filename: str, handlers: dict, context):
 
 class _Driver:
     """Lark's LALR loop with the handlers of one builder (see :func:`parse_into`), built once per handler table
-    from the rules of the loaded grammar."""
+    from the rules of the loaded grammar.
+
+    Lexing is Lark's contextual lexer made cheaper: each token is read with the regular expression of all the
+    terminals (the root lexer's, Lark's order); when the parser's current state accepts that terminal, it is the
+    token Lark's lexer for that state would have read too (the state's terminals are a subset, tried in the same
+    order), and otherwise Lark's lexer for the state reads it (a keyword where only a name fits: ``x.from``) or
+    raises the error Lark raises."""
 
     _cache: dict = {}
 
@@ -203,22 +209,25 @@ class _Driver:
         return driver
 
     def __init__(self, handlers: dict):
-        from lark.lexer import LexerThread
         from lark.parsers.lalr_analysis import Shift
 
         lark = parser()
         frontend = lark.parser
         table = frontend.parser.parser.parse_table
         self.handlers = handlers
-        self.lexer = frontend.lexer.lexer  # the contextual lexer
+        contextual = frontend.lexer.lexer
+        self.contextual = contextual
+        self.root = contextual.root_lexer  # every terminal
+        self.mres = tuple(self.root.scanner._mres)  # the terminals' regular expressions, in Lark's order
         # A new Indenter for each text: a handler may parse another text (an f-string's field) mid-stream.
         self.indenter = type(frontend.lexer.postlexer)
-        self.thread = LexerThread.from_text
-        self.shift = Shift
-        self.states = table.states
+        rules = {rule: self._compile(rule, handlers) for rule in lark.rules}
+        # state -> {symbol: next state (shift or goto) | the compiled rule to reduce by}
+        self.table = {state: {sym: (arg if action is Shift else rules[arg]) for sym, (action, arg) in acts.items()}
+                      for state, acts in table.states.items()}
         self.start_states = table.start_states
         self.end_states = table.end_states
-        self.rules = {rule: self._compile(rule, handlers) for rule in lark.rules}
+        self.retyped: dict = {}  # (terminal, text) -> the terminal Lark's callback makes it (NAME "if" -> IF)
 
     @staticmethod
     def _compile(rule, handlers: dict):
@@ -248,41 +257,114 @@ class _Driver:
             return (1, rule.origin.name, None, None, 0, True)
         return (len(expansion), rule.origin.name, handler, tuple(keep), trailing, lone)
 
+    def _lex(self, text: str, state_stack: "_Stack"):
+        """The tokens of ``text`` as Lark's contextual lexer reads them, the parser being in
+        ``state_stack[-1]`` when each is read."""
+        from lark.lexer import LexerThread, Token
+
+        table, mres, retyped = self.table, self.mres, self.retyped
+        root = self.root
+        ignore, newline_types, callback = root.ignore_types, root.newline_types, root.callback
+        new = str.__new__
+        pos, line, line_start, end = 0, 1, 0, len(text)
+        lexer_state = None
+        while pos < end:
+            for mre in mres:
+                m = mre.match(text, pos)
+                if m:
+                    break
+            kind = m.lastgroup if m else None
+            if kind in ignore:
+                value = m.group()
+                if kind in newline_types and "\n" in value:
+                    line += value.count("\n")
+                    line_start = pos + value.rindex("\n") + 1
+                pos += len(value)
+                continue
+            if kind is not None:
+                value = m.group()
+                if kind in callback:
+                    key = (kind, value)
+                    if key not in retyped:
+                        probe = Token(kind, value, pos, line, pos - line_start + 1)
+                        retyped[key] = callback[kind](probe).type
+                    kind = retyped[key]
+            if kind is not None and (kind in table[state_stack[-1]] or kind == "_NEWLINE"):
+                token = new(Token, value)
+                token.type, token.value, token.start_pos = kind, value, pos
+                token.line, token.column = line, pos - line_start + 1
+                if kind in newline_types and "\n" in value:
+                    line += value.count("\n")
+                    line_start = pos + value.rindex("\n") + 1
+                pos += len(value)
+                token.end_line, token.end_column, token.end_pos = line, pos - line_start + 1, pos
+                yield token
+                continue
+            # Not a token this state takes, or no token at all: Lark's lexer of the state decides.
+            if lexer_state is None:
+                lexer_state = LexerThread.from_text(self.contextual, text).state
+            ctr = lexer_state.line_ctr
+            ctr.char_pos, ctr.line, ctr.column, ctr.line_start_pos = pos, line, pos - line_start + 1, line_start
+            try:
+                token = self._state_token(lexer_state, state_stack)
+            except EOFError:
+                return
+            pos, line, line_start = ctr.char_pos, ctr.line, ctr.line_start_pos
+            yield token
+
+    def _state_token(self, lexer_state, state_stack):
+        """One token read by Lark's lexer for the parser's state, or Lark's error (ContextualLexer.lex)."""
+        from lark.exceptions import UnexpectedCharacters, UnexpectedToken
+
+        try:
+            return self.contextual.lexers[state_stack[-1]].next_token(lexer_state, state_stack)
+        except UnexpectedCharacters as e:
+            try:
+                token = self.root.next_token(lexer_state, state_stack)
+                raise UnexpectedToken(token, e.allowed, state=state_stack, terminals_by_name=self.root.terminals_by_name)
+            except UnexpectedCharacters:
+                raise e from None
+
     def run(self, text: str, start: str, context):
         from lark.exceptions import UnexpectedToken
         from lark.lexer import Token
 
-        states, rules, shift = self.states, self.rules, self.shift
+        table = self.table
         end_state = self.end_states[start]
         state_stack = _Stack([self.start_states[start]])
         value_stack: list = []
         meta_stack: list = []  # the first token of each value's text (None: matched nothing)
         failed = None
         token = None
-
-        def feed(token, is_end=False):
-            nonlocal failed
+        tokens = self.indenter().process(self._lex(text, state_stack))
+        at_end = False
+        while True:
+            if not at_end:
+                last = token
+                token = next(tokens, None)
+                if token is None:
+                    at_end = True
+                    token = Token.new_borrow_pos("$END", "", last) if last else Token("$END", "", 0, 1, 1)
+            kind = token.type
             while True:
                 try:
-                    action, arg = states[state_stack[-1]][token.type]
+                    action = table[state_stack[-1]][kind]
                 except KeyError:
-                    expected = {s for s in states[state_stack[-1]] if s.isupper()}
+                    expected = {s for s in table[state_stack[-1]] if s.isupper()}
                     raise UnexpectedToken(token, expected, state=state_stack, interactive_parser=None) from None
-                if action is shift:
-                    state_stack.append(arg)
+                if action.__class__ is int:  # shift
+                    state_stack.append(action)
                     value_stack.append(token)
                     meta_stack.append(token)
-                    return None
-                size, origin, handler, keep, trailing, lone = rules[arg]
-                if keep is None:  # a lone child passed up: value and position stay
+                    break
+                size, origin, handler, keep, trailing, lone = action
+                if keep is None:  # ?a: b -- the value and its position stay
                     del state_stack[-1]
                 else:
                     if size:
                         raw = value_stack[-size:]
-                        meta = None
-                        for m in meta_stack[-size:]:
-                            if m is not None:
-                                meta = m
+                        for meta in meta_stack[-size:]:
+                            if meta is not None:
                                 break
                         del state_stack[-size:], value_stack[-size:], meta_stack[-size:]
                     else:
@@ -310,17 +392,11 @@ class _Driver:
                             failed, value = e, None
                     value_stack.append(value)
                     meta_stack.append(meta)
-                state_stack.append(states[state_stack[-1]][origin][1])
-                if is_end and state_stack[-1] == end_state:
+                state_stack.append(table[state_stack[-1]][origin])
+                if at_end and state_stack[-1] == end_state:
                     if failed is not None:
                         raise failed
                     return value_stack[-1]
-
-        tokens = self.indenter().process(self.lexer.lex(self.thread(self.lexer, text).state, state_stack))
-        for token in tokens:
-            feed(token)
-        end = Token.new_borrow_pos("$END", "", token) if token else Token("$END", "", 0, 1, 1)
-        return feed(end, True)
 
 
 class _Stack(list):
