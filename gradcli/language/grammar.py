@@ -228,6 +228,24 @@ class _Driver:
         self.start_states = table.start_states
         self.end_states = table.end_states
         self.retyped: dict = {}  # (terminal, text) -> the terminal Lark's callback makes it (NAME "if" -> IF)
+        self.units: dict = {}  # start -> {(state below, state, lookahead): the state after the unit reductions}
+
+    def _units(self, key, end_state):
+        """The state the parser reaches from ``key`` (the state below the top, the top, the lookahead) by the
+        unit reductions (``?a: b``) it makes in a row there: an atom passes up through every precedence level
+        (``?test: or_test``, ``?or_test: and_test``, ...) with the same lookahead, and those steps change only
+        the top state, so they are taken once and remembered."""
+        below, state, kind = key
+        table = self.table
+        action = table[state][kind]
+        while action.__class__ is tuple and action[3] is None:
+            state = table[below][action[1]]
+            if state == end_state:
+                break
+            action = table[state].get(kind)
+            if action is None:
+                break
+        return state
 
     @staticmethod
     def _compile(rule, handlers: dict):
@@ -330,6 +348,7 @@ class _Driver:
         from lark.lexer import Token
 
         table = self.table
+        units = self.units.setdefault(start, {})
         end_state = self.end_states[start]
         state_stack = _Stack([self.start_states[start]])
         value_stack: list = []
@@ -358,8 +377,15 @@ class _Driver:
                     meta_stack.append(token)
                     break
                 size, origin, handler, keep, trailing, lone = action
-                if keep is None:  # ?a: b -- the value and its position stay
-                    del state_stack[-1]
+                if keep is None:  # ?a: b -- the value and its position stay, only the state changes
+                    key = (state_stack[-2], state_stack[-1], kind)
+                    top = units.get(key)
+                    if top is None:
+                        top = units[key] = self._units(key, end_state if at_end else None)
+                    state_stack[-1] = top
+                    if at_end and top == end_state:
+                        return value_stack[-1]
+                    continue
                 else:
                     if size:
                         raw = value_stack[-size:]
