@@ -191,13 +191,8 @@ def parse_into(text: str, start: str, filename: str, handlers: dict, context):
 
 class _Driver:
     """Lark's LALR loop with the handlers of one builder (see :func:`parse_into`), built once per handler table
-    from the rules of the loaded grammar.
-
-    Lexing is Lark's contextual lexer made cheaper: each token is read with the regular expression of all the
-    terminals (the root lexer's, Lark's order); when the parser's current state accepts that terminal, it is the
-    token Lark's lexer for that state would have read too (the state's terminals are a subset, tried in the same
-    order), and otherwise Lark's lexer for the state reads it (a keyword where only a name fits: ``x.from``) or
-    raises the error Lark raises."""
+    from the rules of the loaded grammar. The lexer is Lark's contextual lexer, and errors are raised by Lark's
+    own code; what is left out is Lark's work per token and per reduction (its wrappers around each step)."""
 
     _cache: dict = {}
 
@@ -218,7 +213,7 @@ class _Driver:
         contextual = frontend.lexer.lexer
         self.contextual = contextual
         self.root = contextual.root_lexer  # every terminal
-        self.mres = tuple(self.root.scanner._mres)  # the terminals' regular expressions, in Lark's order
+        self.scanners: dict = {}  # parser state -> (its lexer's expressions, ignored terminals, callbacks)
         # A new Indenter for each text: a handler may parse another text (an f-string's field) mid-stream.
         self.indenter = type(frontend.lexer.postlexer)
         rules = {rule: self._compile(rule, handlers) for rule in lark.rules}
@@ -227,7 +222,7 @@ class _Driver:
                       for state, acts in table.states.items()}
         self.start_states = table.start_states
         self.end_states = table.end_states
-        self.retyped: dict = {}  # (terminal, text) -> the terminal Lark's callback makes it (NAME "if" -> IF)
+        self.retyped: dict = {}  # (callback, text) -> the terminal Lark's callback makes it (NAME "if" -> IF)
         self.units: dict = {}  # start -> {(state below, state, lookahead): the state after the unit reductions}
 
     def _units(self, key, end_state):
@@ -276,59 +271,57 @@ class _Driver:
         return (len(expansion), rule.origin.name, handler, tuple(keep), trailing, lone)
 
     def _lex(self, text: str, state_stack: "_Stack"):
-        """The tokens of ``text`` as Lark's contextual lexer reads them, the parser being in
-        ``state_stack[-1]`` when each is read."""
+        """The tokens of ``text`` as Lark's contextual lexer reads them (each with the regular expression of the
+        terminals the parser's state takes when it is read), Lark's ``BasicLexer.next_token`` without its
+        per-token calls; errors are left to Lark's own lexer, so that they are Lark's."""
         from lark.lexer import LexerThread, Token
 
-        table, mres, retyped = self.table, self.mres, self.retyped
-        root = self.root
-        ignore, newline_types, callback = root.ignore_types, root.newline_types, root.callback
+        scanners, retyped = self.scanners, self.retyped
         new = str.__new__
         pos, line, line_start, end = 0, 1, 0, len(text)
-        lexer_state = None
         while pos < end:
+            state = state_stack[-1]
+            scanner = scanners.get(state)
+            if scanner is None:
+                scanner = self._scanner(state)
+            mres, ignore, callback = scanner
             for mre in mres:
                 m = mre.match(text, pos)
                 if m:
                     break
-            kind = m.lastgroup if m else None
-            if kind in ignore:
-                value = m.group()
-                if kind in newline_types and "\n" in value:
-                    line += value.count("\n")
-                    line_start = pos + value.rindex("\n") + 1
-                pos += len(value)
-                continue
-            if kind is not None:
-                value = m.group()
-                if kind in callback:
-                    key = (kind, value)
-                    if key not in retyped:
-                        probe = Token(kind, value, pos, line, pos - line_start + 1)
-                        retyped[key] = callback[kind](probe).type
-                    kind = retyped[key]
-            if kind is not None and (kind in table[state_stack[-1]] or kind == "_NEWLINE"):
-                token = new(Token, value)
-                token.type, token.value, token.start_pos = kind, value, pos
-                token.line, token.column = line, pos - line_start + 1
-                if kind in newline_types and "\n" in value:
-                    line += value.count("\n")
-                    line_start = pos + value.rindex("\n") + 1
-                pos += len(value)
-                token.end_line, token.end_column, token.end_pos = line, pos - line_start + 1, pos
-                yield token
-                continue
-            # Not a token this state takes, or no token at all: Lark's lexer of the state decides.
-            if lexer_state is None:
+            else:  # nothing matches: Lark's lexer raises its error
                 lexer_state = LexerThread.from_text(self.contextual, text).state
-            ctr = lexer_state.line_ctr
-            ctr.char_pos, ctr.line, ctr.column, ctr.line_start_pos = pos, line, pos - line_start + 1, line_start
-            try:
-                token = self._state_token(lexer_state, state_stack)
-            except EOFError:
-                return
-            pos, line, line_start = ctr.char_pos, ctr.line, ctr.line_start_pos
+                ctr = lexer_state.line_ctr
+                ctr.char_pos, ctr.line, ctr.column, ctr.line_start_pos = pos, line, pos - line_start + 1, line_start
+                self._state_token(lexer_state, state_stack)
+                raise AssertionError("Lark's lexer read a token where its expression matched none")
+            value, kind = m.group(), m.lastgroup
+            if kind in ignore:
+                if "\n" in value:
+                    line += value.count("\n")
+                    line_start = pos + value.rindex("\n") + 1
+                pos += len(value)
+                continue
+            if kind in callback:  # NAME -> a keyword this state takes (Lark's UnlessCallback)
+                key = (callback[kind], value)
+                if key not in retyped:
+                    retyped[key] = callback[kind](Token(kind, value, pos, line, pos - line_start + 1)).type
+                kind = retyped[key]
+            token = new(Token, value)
+            token.type, token.value, token.start_pos = kind, value, pos
+            token.line, token.column = line, pos - line_start + 1
+            if "\n" in value:
+                line += value.count("\n")
+                line_start = pos + value.rindex("\n") + 1
+            pos += len(value)
+            token.end_line, token.end_column, token.end_pos = line, pos - line_start + 1, pos
             yield token
+
+    def _scanner(self, state):
+        lexer = self.contextual.lexers[state]
+        scanner = lexer.scanner  # built (its expressions compiled) on first use, as Lark does
+        self.scanners[state] = (tuple(scanner._mres), lexer.ignore_types, lexer.callback)
+        return self.scanners[state]
 
     def _state_token(self, lexer_state, state_stack):
         """One token read by Lark's lexer for the parser's state, or Lark's error (ContextualLexer.lex)."""
