@@ -1,9 +1,14 @@
-"""Tree → program: turn the Lark parse tree into :mod:`.nodes`, checking what the grammar leaves loose.
+"""Text → program: the grammar's rules build :mod:`.nodes` as the parser reduces them, checking what the grammar
+leaves loose.
 
-The grammar parses assignment targets and keyword-argument names as expressions (that keeps it LALR(1));
-the builder checks them and reports ``cannot assign to ...`` with the position. The transformer is Lark's
-non-recursive one, so deeply nested input does not exhaust Python's stack here; the built program is then
-measured (iteratively) against the ``nesting`` limit, so that running it cannot either.
+Each rule (or its alias after ``->``) is a method of :class:`_Builder` taking ``(meta, children)`` as a Lark
+transformer's would: the children as in Lark's tree, ``meta`` the first token of the rule's text. The methods are
+called by :func:`.grammar.parse_into` while the LALR parser runs (no parse tree is built: that was most of the
+time of a short program, issue 13); ``tests/language/test_parse_driver.py`` holds them to what building from
+Lark's tree gives. The grammar parses assignment targets and keyword-argument names as expressions (that keeps it
+LALR(1)); the builder checks them and reports ``cannot assign to ...`` with the position. The parser's loop and
+the builder are iterative, so deeply nested input does not exhaust Python's stack here; the built program is
+then measured (iteratively) against the ``nesting`` limit, so that running it cannot either.
 
 The language reaches nothing of Python's object model: names starting with ``__`` and attributes starting
 with ``_`` are refused here, as syntax, before anything runs. String literals are decoded

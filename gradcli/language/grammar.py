@@ -1,4 +1,5 @@
-"""Loading the Lark grammar (``grammars/gradcli.lark``) and parsing text into trees.
+"""Loading the Lark grammar (``grammars/gradcli.lark``) and parsing text: into a Lark tree (:func:`parse`), or
+straight into a program, the builder's methods called as the parser reduces each rule (:func:`parse_into`).
 
 The grammar ships inside the wheel as ``gradcli/grammars/gradcli.lark`` (hatchling force-include); in a source
 checkout or an editable install it is read from the repository's top-level ``grammars/``. The LALR parser is
@@ -57,14 +58,20 @@ def parser():
             limit = limits.current.nesting
             for token in super()._process(stream):
                 if self.paren_level >= limit and token.type in self.OPEN_PAREN_types:
-                    err = limits.exceeded("nesting", "brackets nest too deeply here")
-                    err.line, err.column = token.line, token.column
-                    raise err
+                    raise _brackets_too_deep(token)
                 yield token
 
     return Lark(grammar_path().read_text(encoding="utf-8"), parser="lalr", postlex=_Indenter(),
                 start=["file_input", "spec_input"], propagate_positions=True, maybe_placeholders=True,
                 cache=cache_path() or False)
+
+
+def _brackets_too_deep(token) -> InputLimitError:
+    from .. import limits
+
+    err = limits.exceeded("nesting", "brackets nest too deeply here")
+    err.line, err.column = token.line, token.column
+    return err
 
 
 def cache_path() -> str | None:
@@ -214,8 +221,7 @@ class _Driver:
         self.contextual = contextual
         self.root = contextual.root_lexer  # every terminal
         self.scanners: dict = {}  # parser state -> (its lexer's expressions, ignored terminals, callbacks)
-        # A new Indenter for each text: a handler may parse another text (an f-string's field) mid-stream.
-        self.indenter = type(frontend.lexer.postlexer)
+        self.indenter = frontend.lexer.postlexer  # its settings (terminal names, tab length)
         rules = {rule: self._compile(rule, handlers) for rule in lark.rules}
         # state -> {symbol: next state (shift or goto) | the compiled rule to reduce by}
         self.table = {state: {sym: (arg if action is Shift else rules[arg]) for sym, (action, arg) in acts.items()}
@@ -271,13 +277,22 @@ class _Driver:
         return (len(expansion), rule.origin.name, handler, tuple(keep), trailing, lone)
 
     def _lex(self, text: str, state_stack: "_Stack"):
-        """The tokens of ``text`` as Lark's contextual lexer reads them (each with the regular expression of the
-        terminals the parser's state takes when it is read), Lark's ``BasicLexer.next_token`` without its
-        per-token calls; errors are left to Lark's own lexer, so that they are Lark's."""
+        """The tokens of ``text`` as Lark's contextual lexer and the grammar's Indenter give them to the parser:
+        each read with the regular expression of the terminals the parser's state takes when it is read (Lark's
+        ``BasicLexer.next_token`` without its per-token calls; errors are left to Lark's own lexer, so that they
+        are Lark's), then indentation turned into _INDENT/_DEDENT outside brackets (Lark's ``Indenter._process``
+        and gradcli's limit on nested brackets, in one loop)."""
+        from lark.indenter import DedentError
         from lark.lexer import LexerThread, Token
 
+        from .. import limits
+
         scanners, retyped = self.scanners, self.retyped
-        new = str.__new__
+        new, borrow = str.__new__, Token.new_borrow_pos
+        ind = self.indenter
+        nl_type, indent_type, dedent_type, tab_len = ind.NL_type, ind.INDENT_type, ind.DEDENT_type, ind.tab_len
+        opening, closing = frozenset(ind.OPEN_PAREN_types), frozenset(ind.CLOSE_PAREN_types)
+        paren_level, indent_level, limit = 0, [0], limits.current.nesting
         pos, line, line_start, end = 0, 1, 0, len(text)
         while pos < end:
             state = state_stack[-1]
@@ -315,7 +330,35 @@ class _Driver:
                 line_start = pos + value.rindex("\n") + 1
             pos += len(value)
             token.end_line, token.end_column, token.end_pos = line, pos - line_start + 1, pos
-            yield token
+            if kind == nl_type:
+                if paren_level:
+                    continue
+                yield token
+                indent_str = value.rsplit("\n", 1)[1]
+                indent = indent_str.count(" ") + indent_str.count("\t") * tab_len
+                if indent > indent_level[-1]:
+                    indent_level.append(indent)
+                    yield borrow(indent_type, indent_str, token)
+                else:
+                    while indent < indent_level[-1]:
+                        indent_level.pop()
+                        yield borrow(dedent_type, indent_str, token)
+                    if indent != indent_level[-1]:
+                        raise DedentError(f"Unexpected dedent to column {indent}. Expected dedent to "
+                                          f"{indent_level[-1]}")
+            elif kind in opening:
+                if paren_level >= limit:
+                    raise _brackets_too_deep(token)
+                yield token
+                paren_level += 1
+            elif kind in closing:
+                yield token
+                paren_level -= 1
+            else:
+                yield token
+        while len(indent_level) > 1:
+            indent_level.pop()
+            yield Token(dedent_type, "")
 
     def _scanner(self, state):
         lexer = self.contextual.lexers[state]
@@ -348,7 +391,7 @@ class _Driver:
         meta_stack: list = []  # the first token of each value's text (None: matched nothing)
         failed = None
         token = None
-        tokens = self.indenter().process(self._lex(text, state_stack))
+        tokens = self._lex(text, state_stack)
         at_end = False
         while True:
             if not at_end:

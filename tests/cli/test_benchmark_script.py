@@ -69,3 +69,11 @@ def test_table_reports_misses(bench, capsys):
     bench.print_table(rows, info, 1.0)
     out = capsys.readouterr().out
     assert "MISSED by 300%" in out and "MISSED by 25%" in out
+
+
+def test_parse_row_parses_what_ast_parses(bench):
+    """The parse benchmark's two sides read the same entries into the same number of statements (parse branch)."""
+    got = bench.work_parse("gradcli", 10, 1)
+    want = bench.work_parse("ast", 10, 1)
+    assert got["check"] == want["check"] and set(got["check"]) >= {2, 3}
+    assert len(got["times"]) == 10 and all(t >= 0 for t in got["times"])

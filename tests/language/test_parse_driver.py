@@ -115,6 +115,10 @@ def test_batch_benchmark_entries_build_the_same_programs():
     "x = [i * j for i in range(3) if i for j in (1, 2)]\ny = {k: v for k, v in d.items()}\ng = sum(i for i in x)",
     "while x:\n    x -= 1\n    if x: break\n    elif y: continue\n    else: pass\nwith no_grad() as g: y = -x ** 2",
     "def gen():\n    global a\n    x = yield 1\n    yield from range(3)\n",
+    # indentation: tabs, comment and blank lines, brackets over lines, blocks closed at the end of the text
+    "if x:\n\tif y:\n\t\tz = 1\n# c\n\n    \nw = [1,\n  2]\n",
+    "def f():\n    return (1 +\n        2)  # c\n  # comment\nfor i in x:\n    while i:\n        i -= 1",
+    'x = 1 + \\\n    2\ny = """a\nb"""\nz = (\n)',
     # errors: the first one the parser meets is reported, before any the builder would find earlier
     "1 = x\ny = (",
     "f(a=1, 2)\ny = )",
@@ -167,6 +171,7 @@ def test_nesting_limit_still_applies():
         with pytest.raises(GradcliError, match="nest"):
             build_program("y = " + "-" * 30 + "x")
         build_program("y = " + "-" * 15 + "x")
+        assert_same("y = " + "(" * 25 + "x" + ")" * 25)  # refused by the lexer, at the 21st bracket
 
 
 def test_lark_tree_path_unchanged():
