@@ -193,7 +193,10 @@ def parse_into(text: str, start: str, filename: str, handlers: dict, context):
     if not text.endswith("\n"):
         text += "\n"
     with _syntax_errors(text, filename):
-        return _Driver.get(handlers).run(text, start, context)
+        value, failed = _Driver.get(handlers).run(text, start, context)
+    if failed is not None:  # raised as the handler raised it, outside the translation of Lark's errors
+        raise failed
+    return value
 
 
 class _Driver:
@@ -380,6 +383,7 @@ class _Driver:
                 raise e from None
 
     def run(self, text: str, start: str, context):
+        """(the value of ``text`` from ``start``, the first error a handler raised or None)."""
         from lark.exceptions import UnexpectedToken
         from lark.lexer import Token
 
@@ -420,7 +424,7 @@ class _Driver:
                         top = units[key] = self._units(key, end_state if at_end else None)
                     state_stack[-1] = top
                     if at_end and top == end_state:
-                        return value_stack[-1]
+                        return value_stack[-1], failed
                     continue
                 else:
                     if size:
@@ -456,9 +460,7 @@ class _Driver:
                     meta_stack.append(meta)
                 state_stack.append(table[state_stack[-1]][origin])
                 if at_end and state_stack[-1] == end_state:
-                    if failed is not None:
-                        raise failed
-                    return value_stack[-1]
+                    return value_stack[-1], failed
 
 
 class _Stack(list):

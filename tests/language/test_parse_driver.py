@@ -172,6 +172,7 @@ def test_nesting_limit_still_applies():
             build_program("y = " + "-" * 30 + "x")
         build_program("y = " + "-" * 15 + "x")
         assert_same("y = " + "(" * 25 + "x" + ")" * 25)  # refused by the lexer, at the 21st bracket
+        assert_same("y = f'{" + "(" * 25 + "x" + ")" * 25 + "}'")  # in an f-string's field, parsed on its own
 
 
 def test_lark_tree_path_unchanged():
