@@ -279,7 +279,7 @@ class _Driver:
             return (1, rule.origin.name, None, None, 0, True)
         return (len(expansion), rule.origin.name, handler, tuple(keep), trailing, lone)
 
-    def _lex(self, text: str, state_stack: "_Stack"):
+    def _lex(self, text: str, state_stack: list):
         """The tokens of ``text`` as Lark's contextual lexer and the grammar's Indenter give them to the parser:
         each read with the regular expression of the terminals the parser's state takes when it is read (Lark's
         ``BasicLexer.next_token`` without its per-token calls; errors are left to Lark's own lexer, so that they
@@ -390,7 +390,7 @@ class _Driver:
         table = self.table
         units = self.units.setdefault(start, {})
         end_state = self.end_states[start]
-        state_stack = _Stack([self.start_states[start]])
+        state_stack = [self.start_states[start]]
         value_stack: list = []
         meta_stack: list = []  # the first token of each value's text (None: matched nothing)
         failed = None
@@ -461,16 +461,6 @@ class _Driver:
                 state_stack.append(table[state_stack[-1]][origin])
                 if at_end and state_stack[-1] == end_state:
                     return value_stack[-1], failed
-
-
-class _Stack(list):
-    """The parser's state stack, which the contextual lexer asks for the current state (``.position``)."""
-
-    __slots__ = ()
-
-    @property
-    def position(self):
-        return self[-1]
 
 
 @contextmanager

@@ -119,6 +119,12 @@ def test_batch_benchmark_entries_build_the_same_programs():
     "if x:\n\tif y:\n\t\tz = 1\n# c\n\n    \nw = [1,\n  2]\n",
     "def f():\n    return (1 +\n        2)  # c\n  # comment\nfor i in x:\n    while i:\n        i -= 1",
     'x = 1 + \\\n    2\ny = """a\nb"""\nz = (\n)',
+    # the lexer of the parser's state: a keyword where only a name fits, characters no terminal takes
+    "y = x.from\nz = x.if",
+    "x = $",
+    "x = 1 ?",
+    "x = 1 + if",
+    "print('a' 'b' f'{1}')\n",
     # errors: the first one the parser meets is reported, before any the builder would find earlier
     "1 = x\ny = (",
     "f(a=1, 2)\ny = )",
