@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from lark import Token
 
 from .. import limits
-from ..errors import GradcliError, GradcliSyntaxError
+from ..errors import GradcliSyntaxError
 from ..ops.operators import BINARY, UNARY
 from . import nodes as n
 from .grammar import parse_into
