@@ -32,6 +32,9 @@ What is measured (issue 6; benchmarks/README.md has the latest figures and expla
   transforms  a 256x256 Jacobian of ``tanh(W @ sin(x) + b) * x`` and the 64x64 Hessian of ``(tanh(W @ sin(x)) *
            x).sum()``, by torch.autograd.functional (vectorize=True) and torch.func (jacrev, hessian), gradcli's
            and PyTorch's, CPU time per call.                                 target: <= 1.0x PyTorch
+  parse    text -> program, per entry: gradcli's parse and build (``build_program``, every entry parsed: the batch
+           runner's shape cache off) of the batch benchmark's entries, CPU time per entry, against Python's own
+           ``ast.parse`` of the same text (PyTorch parses nothing).          target: <= 0.2 ms
   session  the interactive session once started (gradcli.session.core.Session, what `gradcli repl` runs for each
            entry), wall time per entry in ms: a value print (``x * 2 + 1`` shown as PyTorch prints it) and a
            small ``:grad`` answer (3-element input, 5 ops, the four tables).  target: <= 5 ms, <= 20 ms
@@ -480,8 +483,38 @@ def work_transform(kind, impl, n, reps):
                                                     float(a.sum())]}
 
 
-WORKERS = {"session": work_session, "perop": work_perop, "chain": work_chain, "matmul": work_matmul, "mlp": work_mlp,
-           "conv": work_conv,
+PARSE_N = 500
+
+
+def work_parse(impl, n, reps):
+    """CPU time of turning each of ``n`` batch entries into a program (``reps`` passes after one untimed pass):
+    gradcli's ``build_program`` (parse and build; the shape cache is off, so every entry is parsed), or
+    ``ast.parse`` (impl "ast"). Per-entry times; the check is each entry's number of statements."""
+    import ast
+
+    if impl == "gradcli":
+        from gradcli.language.build import build_program
+
+        def convert(text):
+            return len(build_program(text).body)
+    else:
+        def convert(text):
+            return len(ast.parse(text).body)
+    entries = batch_entries(n)
+    check = [convert(e) for e in entries]  # warm-up
+    clock = time.process_time_ns
+    times, wall = [], []
+    for _ in range(reps):
+        for e in entries:
+            t, w = clock(), time.perf_counter_ns()
+            convert(e)
+            times.append((clock() - t) * 1e-9)
+            wall.append((time.perf_counter_ns() - w) * 1e-9)
+    return {"times": times, "wall": wall, "check": check}
+
+
+WORKERS = {"parse": work_parse, "session": work_session, "perop": work_perop, "chain": work_chain, "matmul": work_matmul,
+           "mlp": work_mlp, "conv": work_conv,
            **{k: (lambda k: lambda impl, n, reps: work_transform(k, impl, n, reps))(k)
               for k in ("jacobian", "jacrev", "hessian", "func_hessian")}}
 
@@ -873,6 +906,18 @@ def bench_scaleout(n, reps):
     return rows, detail
 
 
+def bench_parse(reps, rounds):
+    res = _rounds("parse", PARSE_N, reps, rounds, ["gradcli", "ast"])
+    ms = {k: v["median"] * 1e3 for k, v in res.items()}
+    row = _row("parse+build, batch entries (per entry)", "ms CPU", ms["gradcli"], ms["ast"], None,
+               ratio=ms["gradcli"] / 0.2, ratio_of="target", target=("<=", 0.2), value_target=True,
+               agree=res["gradcli"]["check"] == res["ast"]["check"], checked_against="ast.parse (statements)",
+               note=f"text -> program of {PARSE_N} entries like `x = tensor([a, b], requires_grad=True); "
+                    f"(x * x).sum()` (30 tokens), CPU time per entry, median of {reps * rounds * PARSE_N:,}; "
+                    "PyTorch column: Python's ast.parse of the same text (PyTorch parses nothing), for scale")
+    return [row], {k: {"cpu_s": v["times"], "wall_s": v["wall"]} for k, v in res.items()}
+
+
 def bench_session(reps):
     res = run_worker("session", "gradcli", 0, reps)
     value = statistics.median(res["times"]) * 1e3
@@ -1006,7 +1051,7 @@ def main(argv=None):
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--only", default="",
                     help="comma-separated: startup,perop,matmul,mlp,conv,chain,batch,scaleout,bigjson,session,"
-                         "transforms")
+                         "transforms,parse")
     ap.add_argument("--no-torch", action="store_true", help="leave PyTorch out even if it is installed")
     ap.add_argument("--threads", type=int, default=None,
                     help="BLAS/OpenMP threads for every run (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, "
@@ -1016,7 +1061,7 @@ def main(argv=None):
     THREADS = args.threads
     only = {s.strip() for s in args.only.split(",") if s.strip()}
     known = {"startup", "perop", "matmul", "mlp", "conv", "chain", "batch", "scaleout", "bigjson", "session",
-             "transforms"}
+             "transforms", "parse"}
     if only - known:
         ap.error(f"unknown benchmark(s): {', '.join(sorted(only - known))}")
     want = only or known
@@ -1038,6 +1083,7 @@ def main(argv=None):
         ("session", lambda: bench_session(30 if q else 200)),
         ("bigjson", lambda: bench_bigjson(2 if q else 5, torch_ok)),
         ("transforms", lambda: bench_transforms(5 if q else 20, 1 if q else 3, torch_ok)),
+        ("parse", lambda: bench_parse(2 if q else 5, 1 if q else 3)),
     ]
     for name, fn in plan:
         if name in want:

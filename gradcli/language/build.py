@@ -1,9 +1,14 @@
-"""Tree → program: turn the Lark parse tree into :mod:`.nodes`, checking what the grammar leaves loose.
+"""Text → program: the grammar's rules build :mod:`.nodes` as the parser reduces them, checking what the grammar
+leaves loose.
 
-The grammar parses assignment targets and keyword-argument names as expressions (that keeps it LALR(1));
-the builder checks them and reports ``cannot assign to ...`` with the position. The transformer is Lark's
-non-recursive one, so deeply nested input does not exhaust Python's stack here; the built program is then
-measured (iteratively) against the ``nesting`` limit, so that running it cannot either.
+Each rule (or its alias after ``->``) is a method of :class:`_Builder` taking ``(meta, children)`` as a Lark
+transformer's would: the children as in Lark's tree, ``meta`` the first token of the rule's text. The methods are
+called by :func:`.grammar.parse_into` while the LALR parser runs (no parse tree is built: that was most of the
+time of a short program, issue 13); ``tests/language/test_parse_driver.py`` holds them to what building from
+Lark's tree gives. The grammar parses assignment targets and keyword-argument names as expressions (that keeps it
+LALR(1)); the builder checks them and reports ``cannot assign to ...`` with the position. The parser's loop and
+the builder are iterative, so deeply nested input does not exhaust Python's stack here; the built program is
+then measured (iteratively) against the ``nesting`` limit, so that running it cannot either.
 
 The language reaches nothing of Python's object model: names starting with ``__`` and attributes starting
 with ``_`` are refused here, as syntax, before anything runs. String literals are decoded
@@ -15,13 +20,13 @@ from __future__ import annotations
 import re
 from contextlib import contextmanager
 
-from lark import Token, Transformer_NonRecursive, v_args
+from lark import Token
 
 from .. import limits
-from ..errors import GradcliError, GradcliSyntaxError
+from ..errors import GradcliSyntaxError
 from ..ops.operators import BINARY, UNARY
 from . import nodes as n
-from .grammar import parse
+from .grammar import parse_into
 
 #: The special methods a program's class may define and call (``def __init__``, ``super().__init__()``); the
 #: other dunder names (``__class__``, ``__dict__``, ``__globals__``, ...) stay refused.
@@ -114,10 +119,11 @@ def _at(child):
 _AUGOPS = {row.symbol + "=": alias for alias, row in BINARY.items()}
 
 
-@v_args(meta=True)
-class _Builder(Transformer_NonRecursive):
+class _Builder:
+    """The grammar's rules, each a method named after the rule (or its alias) taking ``(meta, children)``:
+    called by the parser as it reduces (:func:`.grammar.parse_into`)."""
+
     def __init__(self, source: str, filename: str):
-        super().__init__()
         self.source = source
         self.filename = filename
 
@@ -565,8 +571,7 @@ class _Builder(Transformer_NonRecursive):
                 if not field.strip():
                     raise self._error("f-string: valid expression required before '}'", tok.line, tok.column)
                 try:
-                    tree = parse(field.strip(), start="spec_input", filename=self.filename)
-                    expr = build_expression(tree, field.strip(), self.filename)
+                    expr = parse_expression(field.strip(), self.filename)
                 except GradcliSyntaxError as exc:  # the field's own position is not a position in the file
                     raise self._error(f"f-string: {exc.message}", tok.line, tok.column) from None
                 if spec is not None and "{" in spec:  # a nested field in the spec: {x:>{width}}
@@ -601,7 +606,7 @@ def _binop(name):
         return n.BinOp(left.line, left.col, name, left, right)
 
     method.__name__ = name
-    return v_args(meta=True)(method)
+    return method
 
 
 def _unary(name):
@@ -609,7 +614,7 @@ def _unary(name):
         return n.UnaryOp(*_pos(meta), name, children[0])
 
     method.__name__ = name
-    return v_args(meta=True)(method)
+    return method
 
 
 for _op in BINARY:
@@ -628,8 +633,7 @@ def build_program(text: str, filename: str = "<input>") -> n.Program:
     """
     if _SHAPES.enabled:
         return _SHAPES.build(text, filename)
-    tree = parse(text, "file_input", filename)
-    return n.Program(_transform(_Builder(text, filename), tree), text, filename)
+    return n.Program(_build(text, "file_input", filename), text, filename)
 
 
 # Numbers as the grammar's INT and FLOAT read them, with names first so that the digits of ``x1`` are a name's.
@@ -656,8 +660,7 @@ class _ShapeCache:
         if not any(c in text for c in "'\"#\\"):
             numbers = [m for m in _NUMBER_SCAN.finditer(text) if m.group(1)]
         if not numbers:
-            tree = parse(text, "file_input", filename)
-            return n.Program(_transform(_Builder(text, filename), tree), text, filename)
+            return n.Program(_build(text, "file_input", filename), text, filename)
         shape = _shape_key(text, numbers)
         cached = self.shapes.get(shape)
         if cached is not None and cached[2] == limits.current.nesting:
@@ -666,8 +669,7 @@ class _ShapeCache:
             for m, const in zip(numbers, consts):
                 const.value = _number_value(m.group(1))
             return n.Program(body, text, filename)
-        tree = parse(text, "file_input", filename)
-        body = _transform(_Builder(text, filename), tree)
+        body = _build(text, "file_input", filename)
         if len(self.shapes) < _SHAPE_CACHE_SIZE:
             consts = _number_consts(body, text, numbers)
             if consts is not None:
@@ -732,34 +734,34 @@ def shape_cache():
         _SHAPES.enabled = before
 
 
-def _transform(builder, tree):
-    from lark.exceptions import VisitError
-
-    try:
-        built = builder.transform(tree)
-    except VisitError as e:  # Lark wraps errors raised in callbacks; ours are meant for the user
-        if isinstance(e.orig_exc, GradcliError):
-            raise e.orig_exc from None
-        raise
-    deep = n.max_depth(built, limits.current.nesting)
-    if deep is not None:
-        err = limits.exceeded("nesting", "the program nests expressions or blocks too deeply here")
-        raise err.with_position(line=deep.line, column=deep.col, source=builder.source, filename=builder.filename)
+def _build(text: str, start: str, filename: str):
+    """Parse and build ``text`` (a statement list for "file_input", an expression for "spec_input"), then
+    measure it against the ``nesting`` limit."""
+    built = parse_into(text, start, filename, _HANDLERS, _Builder(text, filename))
+    limit = limits.current.nesting
+    # Every node but a statement's ExprStmt and a lambda's Return holds characters of its own (an operator, a
+    # bracket, a keyword, a name's letters) that its children's text does not, so a text this short cannot
+    # nest deeper than the limit, and the tree need not be walked.
+    if 2 * len(text) + 2 > limit:
+        deep = n.max_depth(built, limit)
+        if deep is not None:
+            err = limits.exceeded("nesting", "the program nests expressions or blocks too deeply here")
+            raise err.with_position(line=deep.line, column=deep.col, source=text, filename=filename)
     return built
 
 
-def build_expression(tree, text: str, filename: str = "<input>"):
-    """Build the expression of a ``spec_input`` tree."""
-    return _transform(_Builder(text, filename), tree)
+#: The builder's methods by rule name, as :func:`.grammar.parse_into` calls them.
+_HANDLERS = {name: fn for name, fn in vars(_Builder).items() if callable(fn) and not name.startswith("_")}
 
 
 def parse_expression(text: str, filename: str = "<input>"):
-    """Parse and build one expression (an input spec).
+    """Parse and build one expression (an input spec, an f-string's field).
 
     Raises:
         GradcliSyntaxError: for text that is not one expression.
+        InputLimitError: for text over the ``chars`` limit or nesting deeper than the ``nesting`` limit.
     """
-    return build_expression(parse(text, "spec_input", filename), text, filename)
+    return _build(text, "spec_input", filename)
 
 
 def _declarations(body: list) -> tuple[dict, bool]:

@@ -78,3 +78,11 @@ def test_conv_is_the_same_computation(bench):
     np.testing.assert_allclose(got["check"], want["check"], rtol=1e-4, atol=1e-7)
     torch = pytest.importorskip("torch")  # noqa: F841
     np.testing.assert_allclose(got["check"], bench.work_conv("torch", 2, 1)["check"], rtol=1e-4, atol=1e-7)
+
+
+def test_parse_row_parses_what_ast_parses(bench):
+    """The parse benchmark's two sides read the same entries into the same number of statements (parse branch)."""
+    got = bench.work_parse("gradcli", 10, 1)
+    want = bench.work_parse("ast", 10, 1)
+    assert got["check"] == want["check"] and set(got["check"]) >= {2, 3}
+    assert len(got["times"]) == 10 and all(t >= 0 for t in got["times"])

@@ -1,0 +1,186 @@
+"""The builder runs inside the parser (gradcli.language.grammar.parse_into: Lark's LALR tables, lexer and Indenter,
+no parse tree). These tests hold it to what building from Lark's own tree gives: Lark parses the text into a tree
+(``propagate_positions``, ``maybe_placeholders``), Lark's transformer walks it and calls the same builder methods
+with each tree node's ``meta``, and the two programs must be equal node for node, positions included -- or the
+two must fail with the same error at the same place. The texts: every program of the corpus and of examples/,
+the batch benchmark's entries, texts with several errors, and programs and expressions drawn from the grammar
+(the fuzzer's strategies)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+
+import pytest
+from hypothesis import given, settings
+from lark import Token, Transformer_NonRecursive
+from lark.exceptions import VisitError
+
+from gradcli.errors import GradcliError
+from gradcli.language import nodes as n
+from gradcli.language.build import _HANDLERS, _Builder, build_program, parse_expression
+from gradcli.language.grammar import parse
+
+from helpers import ROOT
+
+_SETTINGS = dict(max_examples=40, deadline=None, derandomize=True, database=None)
+
+
+class _FromTree(Transformer_NonRecursive):
+    """The builder's methods called from Lark's tree, as gradcli built programs before parse_into."""
+
+    def __init__(self, builder):
+        super().__init__()
+        self.builder = builder
+
+    def __default__(self, data, children, meta):
+        return _HANDLERS[data](self.builder, meta, children)
+
+
+def _reference(text: str, start: str = "file_input"):
+    tree = parse(text, start)
+    try:
+        built = _FromTree(_Builder(text, "<input>")).transform(tree)
+    except VisitError as e:
+        raise e.orig_exc from None
+    return built if start == "spec_input" else n.Program(built, text, "<input>")
+
+
+def dump(value):
+    """A program as nested plain data: node type, every field, positions included."""
+    if isinstance(value, (n.Node, n.Program)):
+        return (type(value).__name__,) + tuple((f.name, dump(getattr(value, f.name)))  # noqa: B009
+                                               for f in dataclasses.fields(value))
+    if isinstance(value, (list, tuple)):
+        return [dump(v) for v in value]
+    if isinstance(value, Token):
+        return ("Token", value.type, str(value), value.line, value.column)
+    if isinstance(value, float) and math.isnan(value):
+        return "nan"
+    return (type(value).__name__, repr(value))
+
+
+def _outcome(build, text):
+    try:
+        return "ok", dump(build(text))
+    except GradcliError as e:
+        return "error", type(e).__name__, e.format()
+
+
+def assert_same(text: str, start: str = "file_input"):
+    new = build_program if start == "file_input" else parse_expression
+    assert _outcome(new, text) == _outcome(lambda t: _reference(t, start), text), text
+
+
+def _texts() -> list[str]:
+    texts = [p.read_text(encoding="utf-8") for p in sorted((ROOT / "tests" / "corpus" / "programs").iterdir())
+             if p.suffix == ".py"]
+    examples = ROOT / "examples"
+    texts += [p.read_text(encoding="utf-8") for p in sorted(examples.glob("*.gc")) + sorted(examples.glob("*.py"))]
+    texts += [line for line in (examples / "exprs.txt").read_text(encoding="utf-8").splitlines()
+              if line.strip() and not line.startswith("#")]
+    texts += [json.loads(line)["program"] for line in (examples / "cases.jsonl").read_text(encoding="utf-8")
+              .splitlines() if line.strip()]
+    return texts
+
+
+def test_corpus_and_examples_build_the_same_programs():
+    texts = _texts()
+    assert len(texts) > 60
+    for text in texts:
+        assert_same(text)
+
+
+def test_batch_benchmark_entries_build_the_same_programs():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from run import BATCH_TEMPLATES
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    for template in BATCH_TEMPLATES:
+        assert_same(template.format(a=1.5, b=-0.25, c=3))
+
+
+@pytest.mark.parametrize("text", [
+    # positions of rules that start with an inlined rule, a placeholder or a bracket
+    "y = x[(a):b, ::2, 1:]\nz = x[:, None]",
+    "def f(a, b=(1), *c, d, **e):\n    return lambda u, *v: (u, v)\n",
+    "@dec\nclass A(B):\n    def __init__(self):\n        super().__init__()\n",
+    "try:\n    pass\nexcept (ValueError) as e:\n    raise\nelse:\n    x = 1\nfinally:\n    del x\n",
+    "from torch import (nn, optim as o,)\nimport torch.nn.functional as F, numpy\n%matplotlib inline\n",
+    "print(f'{x!r:>{w}} {{}} {y[0]:.3f}', *a, sep='', **k)\nassert not a < b <= c is not None, 'm'\n",
+    "x = [i * j for i in range(3) if i for j in (1, 2)]\ny = {k: v for k, v in d.items()}\ng = sum(i for i in x)",
+    "while x:\n    x -= 1\n    if x: break\n    elif y: continue\n    else: pass\nwith no_grad() as g: y = -x ** 2",
+    "def gen():\n    global a\n    x = yield 1\n    yield from range(3)\n",
+    # indentation: tabs, comment and blank lines, brackets over lines, blocks closed at the end of the text
+    "if x:\n\tif y:\n\t\tz = 1\n# c\n\n    \nw = [1,\n  2]\n",
+    "def f():\n    return (1 +\n        2)  # c\n  # comment\nfor i in x:\n    while i:\n        i -= 1",
+    'x = 1 + \\\n    2\ny = """a\nb"""\nz = (\n)',
+    # the lexer of the parser's state: a keyword where only a name fits, characters no terminal takes
+    "y = x.from\nz = x.if",
+    "x = $",
+    "x = 1 ?",
+    "x = 1 + if",
+    "print('a' 'b' f'{1}')\n",
+    # errors: the first one the parser meets is reported, before any the builder would find earlier
+    "1 = x\ny = (",
+    "f(a=1, 2)\ny = )",
+    "f(a=1, 2)\ny = 2",
+    "x = 1\n  y = 2\n",
+    "if x:\n    y\n  z\n",
+    "match x:\n    case 1: pass\n",
+    "x = f'{'",
+    "x.__class__ = 1; 1 +",
+    "def f(a=1, b): pass",
+    "(" * 300 + ")" * 300,
+    "x" + ".a" * 150,
+])
+def test_tricky_texts_build_the_same_programs(text):
+    assert_same(text)
+
+
+def _strategies():
+    import importlib
+
+    return importlib.import_module("robust.test_fuzz")
+
+
+@settings(**_SETTINGS)
+@given(_strategies().PROGRAMS)
+def test_grammar_programs_build_the_same(text):
+    assert_same(text)
+
+
+@settings(**_SETTINGS)
+@given(_strategies().EXPRESSIONS)
+def test_grammar_expressions_build_the_same(text):
+    assert_same(text, "spec_input")
+
+
+def test_a_rule_without_a_builder_method_is_refused():
+    """parse_into refuses a handler table that lacks a rule (Lark's transformer would have left a Tree in the
+    program)."""
+    from gradcli.language.grammar import _Driver
+
+    with pytest.raises(LookupError, match="'call'"):
+        _Driver({k: v for k, v in _HANDLERS.items() if k != "call"})
+
+
+def test_nesting_limit_still_applies():
+    from gradcli import limits
+    from gradcli.context import RunContext
+
+    with RunContext(limits=limits.Limits(nesting=20)):
+        with pytest.raises(GradcliError, match="nest"):
+            build_program("y = " + "-" * 30 + "x")
+        build_program("y = " + "-" * 15 + "x")
+        assert_same("y = " + "(" * 25 + "x" + ")" * 25)  # refused by the lexer, at the 21st bracket
+        assert_same("y = f'{" + "(" * 25 + "x" + ")" * 25 + "}'")  # in an f-string's field, parsed on its own
+
+
+def test_lark_tree_path_unchanged():
+    """``parse`` still returns Lark's tree (the batch reader uses it to tell a complete entry)."""
+    assert parse("x = 1\n").data == "file_input"
