@@ -222,7 +222,7 @@ def _libm_f64(name: str):
     if fn is None:
         import math
 
-        ufunc, scalar = getattr(np, name), getattr(math, name)
+        ufunc, scalar = {"log": (np.log, math.log), "log1p": (np.log1p, math.log1p)}[name]
         probe = np.linspace(1e-6, 1.0 - 1e-6, 4096) * (-1.0 if name == "log1p" else 1.0)
         if (ufunc(probe) == np.array([scalar(v) for v in probe.tolist()])).all():
             fn = ufunc

@@ -127,9 +127,9 @@ class _ConvNd(Module):
             s += ", bias=False"
         if self.padding_mode != "zeros":
             s += ", padding_mode={padding_mode}"
-        return s.format(**{k: getattr(self, k) for k in (
-            "in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation", "output_padding",
-            "groups", "padding_mode")})
+        return s.format(in_channels=self.in_channels, out_channels=self.out_channels, kernel_size=self.kernel_size,
+                        stride=self.stride, padding=self.padding, dilation=self.dilation,
+                        output_padding=self.output_padding, groups=self.groups, padding_mode=self.padding_mode)
 
     def _conv_forward(self, input, weight, bias):
         name = f"conv{self._nd}d"
