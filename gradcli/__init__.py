@@ -37,7 +37,7 @@ def _submodules() -> frozenset:
 
 _SUBMODULES = _submodules()
 #: Submodules whose name is also a public name: ``G.tensor`` is the function (torch.tensor), not gradcli.tensor.
-_SHADOWED = frozenset({"tensor"})
+_SHADOWED = frozenset({"tensor", "linalg"})
 
 
 def _engine() -> dict:
@@ -57,6 +57,9 @@ def _engine() -> dict:
                  int16=dtypes.int16, int32=dtypes.int32, int64=dtypes.int64, uint8=dtypes.uint8,
                  bool=dtypes.bool_)
     names.update({alias: names[target] for alias, target in _ALIASES.items()})
+    from . import linalg  # torch.linalg's namespace (branch linalg)
+
+    names.update(linalg=linalg)
     globals().update(names)
     return names
 
