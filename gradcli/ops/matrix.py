@@ -872,7 +872,7 @@ def _(grad, A, result):
     gt = _mH(grad)
     out = -matmul(Pt, matmul(grad, Pt))
     out = out + matmul(gt - matmul(A, matmul(P, gt)), matmul(P, Pt))
-    return out + matmul(matmul(Pt, P), gt - matmul(matmul(gt, A), P))
+    return out + matmul(matmul(Pt, P), gt - matmul(matmul(gt, P), A))
 
 
 @_linalg_pinv.defjvp
@@ -969,18 +969,20 @@ def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None,
     # PyTorch: a vector 1-norm along one dim, then amax/amin along the other (1: columns, inf: rows)
     if _py.abs(ord) == float("inf"):
         d0, d1 = d1, d0
-    v = _vector_norm(A, 1.0, (d0,), True)
-    r = amax(v, d1, True) if ord > 0 else amin(v, d1, True)
-    if not keepdim:
-        r = reshape(r, tuple(s for i, s in enumerate(A.data.shape) if i not in (d0, d1)))
-    return r
+    v = _vector_norm(A, 1.0, (d0,), bool(keepdim))
+    if not keepdim and d0 < d1:
+        d1 -= 1
+    return amax(v, d1, bool(keepdim)) if ord > 0 else amin(v, d1, bool(keepdim))
 
 
 def _keep_matrix_dims(r, d0, d1, keepdim):
-    if keepdim:
-        for d in sorted((d0, d1)):
-            r = unsqueeze(r, d)
-    return r
+    # PyTorch: the reduced result unsqueezed twice, then the backshift permutation undone (PermuteBackward0)
+    if not keepdim:
+        return r
+    nd = r.data.ndim + 2
+    perm = [i for i in range(nd) if i not in (d0, d1)] + [d0, d1]
+    reverse = [perm.index(i) for i in range(nd)]
+    return unsqueeze(unsqueeze(r, -1), -1).permute(*reverse)
 
 
 @composite("linalg.norm", grad_fn="varies", note="a vector norm or a matrix norm, as dim and ord choose")
@@ -1071,14 +1073,14 @@ def _matrix_power(A, n, name):
     _check_matrix(name, A.data) if A.data.ndim < 2 or A.data.shape[-1] != A.data.shape[-2] else None
     if not isinstance(n, int) or isinstance(n, bool):
         raise TypeError(f"matrix_power(): argument 'n' must be int, not {type(n).__name__}")
-    if n == 0:
-        from .inplace import _copy
-        from .creation import zeros_like
+    if n == 0:  # PyTorch: A.clone().copy_(the identity) (CopyBackwards)
         eye = np.broadcast_to(np.eye(A.data.shape[-1], dtype=A.data.dtype), A.data.shape).copy()
-        return _copy(zeros_like(A), Tensor(eye)) if A.requires_grad else Tensor(eye)
+        return A.clone().copy_(Tensor(eye))
     if n < 0:
         A = _linalg_inv(A)
         n = -n
+        if n == 1:
+            return A
     if n == 1:
         return A.clone()
     if n == 2:
