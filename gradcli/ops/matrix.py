@@ -144,6 +144,11 @@ def _narrow(x, dim, start, length):
     return x[tuple(index)]
 
 
+def _like(x, ref):
+    """A numpy constant as a Tensor when the rule runs on Tensors (create_graph), else itself."""
+    return Tensor(x) if isinstance(ref, Tensor) else x
+
+
 def _mH(x):
     return transpose(x, -2, -1)
 
@@ -191,14 +196,14 @@ def _det_backward(grad, A, det):
     g = unsqueeze(unsqueeze(grad * det, -1), -1)
     singular = rule_values(det) == 0
     if not np.any(singular):
-        return _linalg_solve(_mH(A), g * _eye_like(a), True)
+        return _linalg_solve(_mH(A), g * _like(_eye_like(a), g), True)
     if isinstance(A, Tensor):
         cof = _cofactor_singular(A)
         if np.all(singular):
             return unsqueeze(unsqueeze(grad, -1), -1) * cof
-        safe = where(np.asarray(singular)[..., None, None], _eye_like(a), A)
+        safe = where(np.asarray(singular)[..., None, None], Tensor(_eye_like(a)), A)
         return where(np.asarray(singular)[..., None, None], unsqueeze(unsqueeze(grad, -1), -1) * cof,
-                     _linalg_solve(_mH(safe), g * _eye_like(a), True))
+                     _linalg_solve(_mH(safe), g * Tensor(_eye_like(a)), True))
     inv = np.linalg.pinv(a)  # only read where the matrix is invertible
     return np.where(singular[..., None, None], np.zeros_like(a), np.swapaxes(inv, -1, -2) * rule_values(g))
 
@@ -251,7 +256,9 @@ def _(grads, A):
     if a.shape[-1] == 0:
         return None
     g = grads[1]
-    return _linalg_solve(_mH(A), unsqueeze(unsqueeze(g, -1), -1) * _eye_like(a), True)
+    if _undefined(g):  # only the sign was used: PyTorch returns an undefined gradient (the leaf's .grad stays None)
+        return None
+    return _linalg_solve(_mH(A), unsqueeze(unsqueeze(g, -1), -1) * _like(_eye_like(a), g), True)
 
 
 @_linalg_slogdet.defjvp
@@ -641,9 +648,11 @@ def _eigh_backward(gL, gV, L, V):
 
 @_linalg_eigh.defvjp
 def _(grads, A, UPLO):
-    gL, gV = grads
+    gL, gV = (None if _undefined(g) else g for g in grads)
+    if gL is None and gV is None:
+        return None
     L, V = _linalg_eigh(A, UPLO)
-    return _eigh_backward(None if _undefined(gL) else gL, None if _undefined(gV) else gV, L, V)
+    return _eigh_backward(gL, gV, L, V)
 
 
 def _hermitian_tangent(A_t, UPLO):
@@ -753,8 +762,10 @@ def _(grads, A, full_matrices):
     if full_matrices:  # derivatives.yaml: the gradients narrowed to the first k singular vectors
         gU = _narrow(gU, -1, 0, k)
         gVh = _narrow(gVh, -2, 0, k)
-    return _svd_backward(None if _undefined(gU) else gU, None if _undefined(gS) else gS,
-                         None if _undefined(gVh) else gVh, U, S, Vh)
+    gU, gS, gVh = (None if _undefined(g) else g for g in (gU, gS, gVh))
+    if gU is None and gS is None and gVh is None:
+        return None
+    return _svd_backward(gU, gS, gVh, U, S, Vh)
 
 
 def _svd_jvp(dA, U, S, Vh):
@@ -1247,10 +1258,9 @@ def linalg_multi_dot(tensors, *, out=None):
             return mm(chain(i, k), chain(k + 1, j))
 
         out = chain(0, n - 1)
-    if first_1d or last_1d:
-        shape = tuple(([] if first_1d else [out.data.shape[0]]) + ([] if last_1d else [out.data.shape[1]]))
-        return out.view(shape)
-    return out.view(out.data.shape) if n > 2 else out
+    # PyTorch views the product to the output shape (ViewBackward0), 1-D ends dropped
+    shape = tuple(([] if first_1d else [out.data.shape[0]]) + ([] if last_1d else [out.data.shape[1]]))
+    return out.view(shape)
 
 
 # ================================================================================================ cdist
