@@ -159,7 +159,9 @@ def _eye_like(a: np.ndarray) -> np.ndarray:
 
 def _undefined(g) -> bool:
     """Whether a gradient of a multi-output op is one the engine filled with zeros (PyTorch's undefined
-    gradient: the output was not used)."""
+    gradient: the output was not used). A gradient that requires grad (a double backward) never is."""
+    if isinstance(g, Tensor) and g.requires_grad:
+        return False
     return not np.any(rule_values(g))
 
 
@@ -193,6 +195,8 @@ def _det_backward(grad, A, det):
     a = rule_values(A)
     if a.shape[-1] == 0:
         return None
+    if a.shape[-1] == 1:  # det = the element: the gradient does not depend on A (no second derivative)
+        return unsqueeze(unsqueeze(grad, -1), -1)
     g = unsqueeze(unsqueeze(grad * det, -1), -1)
     singular = rule_values(det) == 0
     if not np.any(singular):
@@ -564,10 +568,10 @@ def _(grads, A, mode):
 
 
 @_linalg_qr.defjvp
-def _(A_t, A, mode):
-    # FunctionsManual.cpp linalg_qr_jvp (m >= n): dR = (sym(C) ...) written as: C = Q^T dA R^{-1};
-    # dQ = Q (C - R') + (I - QQ^T) dA R^{-1}; dR = R' R, with R' = C restricted to upper (skew completion)
-    Q, R = _linalg_qr(A, mode)
+def _(A_t, A, result, mode):
+    # FunctionsManual.cpp linalg_qr_jvp (m >= n): C = Q^T dA R^{-1}, Omega = the skew part of C's lower
+    # triangle; dR = (C - Omega) R, dQ = dA R^{-1} - Q C + Q Omega
+    Q, R = result
     m, n = A.shape[-2:]
     if m < n:
         X_t = _narrow(A_t, -1, 0, m)
@@ -649,8 +653,8 @@ def _eigh_backward(gL, gV, L, V):
 @_linalg_eigh.defvjp
 def _(grads, A, UPLO):
     gL, gV = (None if _undefined(g) else g for g in grads)
-    if gL is None and gV is None:
-        return None
+    if gL is None and gV is None:  # zero gradients (a node runs only when an output got one): zero
+        return np.zeros_like(rule_values(A))
     L, V = _linalg_eigh(A, UPLO)
     return _eigh_backward(gL, gV, L, V)
 
@@ -663,10 +667,10 @@ def _hermitian_tangent(A_t, UPLO):
 
 
 @_linalg_eigh.defjvp
-def _(A_t, A, UPLO):
+def _(A_t, A, result, UPLO):
     # FunctionsManual.cpp linalg_eig_jvp (hermitian): dP = V^H dA V, dL = diag(dP), dV = V (dP / E), E's diagonal
     # zeroed
-    L, V = _linalg_eigh(A, UPLO)
+    L, V = result
     dP = matmul(_mH(V), matmul(_hermitian_tangent(A_t, UPLO), V))
     dL = _diagonal(dP, 0, -2, -1)
     n = L.shape[-1]
@@ -763,8 +767,8 @@ def _(grads, A, full_matrices):
         gU = _narrow(gU, -1, 0, k)
         gVh = _narrow(gVh, -2, 0, k)
     gU, gS, gVh = (None if _undefined(g) else g for g in (gU, gS, gVh))
-    if gU is None and gS is None and gVh is None:
-        return None
+    if gU is None and gS is None and gVh is None:  # zero gradients (see eigh's rule): zero
+        return np.zeros_like(rule_values(A))
     return _svd_backward(gU, gS, gVh, U, S, Vh)
 
 
@@ -792,12 +796,12 @@ def _svd_jvp(dA, U, S, Vh):
 
 
 @_linalg_svd.defjvp
-def _(A_t, A, full_matrices):
+def _(A_t, A, result, full_matrices):
     m, n = A.shape[-2:]
     if full_matrices and m != n:
         raise NotImplementedError("linalg_svd_jvp: svd_jvp does not support full_matrices=True with m != n (the "
                                   "extra singular vectors are not unique); use full_matrices=False")
-    U, S, Vh = _linalg_svd(A, False)
+    U, S, Vh = result
     return _svd_jvp(A_t, U, S, Vh)
 
 
