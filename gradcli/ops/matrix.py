@@ -797,12 +797,19 @@ def _svd_jvp(dA, U, S, Vh):
 
 @_linalg_svd.defjvp
 def _(A_t, A, result, full_matrices):
+    # as PyTorch's linalg_svd_jvp with full_matrices and m != n: the tangents of the first k singular vectors,
+    # zeros for the others (which are not unique)
     m, n = A.shape[-2:]
-    if full_matrices and m != n:
-        raise NotImplementedError("linalg_svd_jvp: svd_jvp does not support full_matrices=True with m != n (the "
-                                  "extra singular vectors are not unique); use full_matrices=False")
     U, S, Vh = result
-    return _svd_jvp(A_t, U, S, Vh)
+    k = S.shape[-1]
+    if not full_matrices or m == n:
+        return _svd_jvp(A_t, U, S, Vh)
+    dU, dS, dVh = _svd_jvp(A_t, _narrow(U, -1, 0, k), S, _narrow(Vh, -2, 0, k))
+    if m > k:
+        dU = _cat([dU, Tensor(np.zeros(U.shape[:-1] + (m - k,), dtype=U.data.dtype))], -1)
+    if n > k:
+        dVh = _cat([dVh, Tensor(np.zeros(Vh.shape[:-2] + (n - k, n), dtype=Vh.data.dtype))], -2)
+    return dU, dS, dVh
 
 
 @composite("linalg.svd", grad_fn="LinalgSvdBackward0", note=_linalg_svd.note)
