@@ -26,6 +26,7 @@ from ..ops import REGISTRY
 from ..ops._core import METHODS
 from ..tensor import Size, Tensor
 from ..gradcheck import GradcheckError
+from ..ops.matrix import _LinAlgError  # branch linalg: torch.linalg.LinAlgError
 from .safety import check_format_widths, materialize
 from . import custom_function, nn_bridge
 from .values import (MISSING, Class, ClassMethod, Function, Generator, Instance, Namespace, Property,
@@ -306,6 +307,9 @@ EXCEPTIONS = {cls.__name__: cls for cls in (
     AttributeError, NotImplementedError, ZeroDivisionError, StopIteration, AssertionError, NameError,
     ImportError, ModuleNotFoundError, OverflowError, RecursionError, UnboundLocalError, GradcheckError)}
 FUNCTIONS.update(EXCEPTIONS)
+# branch linalg: torch.linalg.LinAlgError (torch._C._LinAlgError, a RuntimeError), catchable as either; not a
+# builtin name (programs reach it as torch.linalg.LinAlgError)
+EXCEPTIONS["_LinAlgError"] = _LinAlgError
 _NO_DEFAULT = object()
 
 
@@ -587,8 +591,8 @@ def _modules() -> dict[str, Namespace]:
                                        "vjp": _func.vjp, "jvp": _func.jvp, "jacrev": _func.jacrev,
                                        "jacfwd": _func.jacfwd, "hessian": _func.hessian, "vmap": _func.vmap})
     # torch.linalg (branch linalg): the table's "linalg.<name>" entries
-    linalg_ns = Namespace("torch.linalg", {k[len("linalg."):]: v for k, v in REGISTRY.items()
-                                           if k.startswith("linalg.")})
+    linalg_ns = Namespace("torch.linalg", dict({k[len("linalg."):]: v for k, v in REGISTRY.items()
+                                                if k.startswith("linalg.")}, LinAlgError=_LinAlgError))
     torch = Namespace("torch", dict(members, nn=nn, autograd=autograd_ns, optim=nn_spaces["torch.optim"],
                                     func=func_ns, vmap=_func.vmap, linalg=linalg_ns))
     return {"torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.autograd": autograd_ns,
