@@ -11,3 +11,5 @@ from .ops import REGISTRY as _REGISTRY
 NAMES = tuple(sorted(n[len("linalg."):] for n in _REGISTRY if n.startswith("linalg.")))
 
 globals().update({n: _REGISTRY["linalg." + n] for n in NAMES})
+
+from .ops.matrix import _LinAlgError as LinAlgError  # noqa: E402  (torch.linalg.LinAlgError)
