@@ -12,4 +12,6 @@ NAMES = tuple(sorted(n[len("linalg."):] for n in _REGISTRY if n.startswith("lina
 
 globals().update({n: _REGISTRY["linalg." + n] for n in NAMES})
 
-from .ops.matrix import _LinAlgError as LinAlgError  # noqa: E402  (torch.linalg.LinAlgError)
+from .ops.matrix import _LinAlgError as LinAlgError  # noqa: E402, F401  (torch.linalg.LinAlgError)
+
+__all__ = [*NAMES, "LinAlgError"]

@@ -29,11 +29,13 @@ from ..tensor import Tensor
 from ._core import composite, normalize_dim, op, rule_values, to_tensor
 from .arithmetic import pow
 from .comparison import where
-from .linalg import matmul
+from .creation import zeros_like
+from .linalg import matmul, mm
 from .products import tril, triu
 from .reduction import _vector_norm, amax, amin, sum
-from .shape import _diagonal, cat, diag_embed, flip, movedim, narrow, reshape, transpose, unsqueeze
-from .unary import abs, sign, sqrt
+from .scans import cumprod
+from .shape import _diagonal, cat, diag_embed, flip, movedim, narrow, transpose, unsqueeze
+from .unary import abs, sign
 
 
 # ================================================================================================ helpers
@@ -181,7 +183,6 @@ def _cofactor_singular(A):
     alpha = _linalg_det(U) * _linalg_det(Vh)
     n = rule_values(S).shape[-1]
     one = np.ones(rule_values(S).shape[:-1] + (1,), dtype=rule_values(S).dtype)
-    from .scans import cumprod
     left = cumprod(_cat([one, _narrow(S, -1, 0, n - 1)], -1), -1)
     right = flip(cumprod(_cat([one, flip(_narrow(S, -1, 1, n - 1), (-1,))], -1), -1), (-1,))
     d = left * right * unsqueeze(alpha, -1)
@@ -833,7 +834,6 @@ def svd(input, some=True, compute_uv=True):
     t = to_tensor(input)
     u, s, vh = _linalg_svd(t, not some)
     if not compute_uv:
-        from .creation import zeros_like
         return return_types_svd(zeros_like(u).detach(), s, zeros_like(_mH(vh)).detach())
     return return_types_svd(u, s, _mH(vh))
 
@@ -1042,7 +1042,7 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
 def _linalg_cross(input, other, dim=-1):
     """The cross product of 3-vectors along ``dim``, broadcast. torch.linalg.cross."""
     if input.ndim != other.ndim:
-        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     d = normalize_dim(dim, input.ndim)
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and "
@@ -1256,7 +1256,6 @@ def linalg_multi_dot(tensors, *, out=None):
             a, b = ts[i - 1].data.shape, ts[i].data.shape
             raise RuntimeError(f"multi_dot(): tensors {i - 1} and {i} with shapes {a[0]}x{a[1]} and {b[0]}x{b[1]} "
                                "cannot be multiplied")
-    from .linalg import mm
     if n == 2:
         out = mm(ts[0], ts[1])
     else:
@@ -1350,7 +1349,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
             raise RuntimeError(f"cdist only supports floating-point dtypes, X{1 if t is a else 2} got: "
                                f"{dtypes.scalar_type_name(t.data.dtype)}")
     if p < 0:
-        raise RuntimeError(f"cdist only supports non-negative p values")
+        raise RuntimeError("cdist only supports non-negative p values")
     batch = np.broadcast_shapes(a.data.shape[:-2], b.data.shape[:-2])
     if a.data.shape[:-2] != batch:
         a = a.expand(*batch, *a.data.shape[-2:])
