@@ -288,6 +288,49 @@ TEMPLATES.append(Template("view_as", 2, lambda a, b: f"({a}).contiguous().view_a
 TEMPLATES.append(Template("reshape_as", 2, lambda a, b: f"({a}).reshape_as({b})", lambda a, b: a.reshape_as(b),
                           lambda sa, sb: sb if np.prod(sa) == np.prod(sb) else None, ("real", "real")))
 
+# ---- issue 18, branch linalg: torch.linalg on the positive-definite 3x3 matrix a a^T + I of a (3, k) operand
+_SPD = lambda a: f"(({a}) @ ({a}).mT + eye(3))"  # noqa: E731
+_TSPD = lambda a: a @ a.mT + T.eye(3, dtype=a.dtype)  # noqa: E731
+_ROWS3 = lambda s: len(s) == 2 and s[0] == 3  # noqa: E731
+reduction("linalg.det", lambda a: f"torch.linalg.det({_SPD(a)})", lambda a: T.linalg.det(_TSPD(a)),
+          lambda s: () if _ROWS3(s) else None)
+reduction("det", lambda a: f"{_SPD(a)}.det()", lambda a: _TSPD(a).det(), lambda s: () if _ROWS3(s) else None)
+reduction("linalg.slogdet", lambda a: f"torch.linalg.slogdet({_SPD(a)}).logabsdet",
+          lambda a: T.linalg.slogdet(_TSPD(a)).logabsdet, lambda s: () if _ROWS3(s) else None)
+reduction("logdet", lambda a: f"logdet({_SPD(a)})", lambda a: T.logdet(_TSPD(a)), lambda s: () if _ROWS3(s) else None)
+reduction("linalg.inv", lambda a: f"torch.linalg.inv({_SPD(a)}) @ ({a})", lambda a: T.linalg.inv(_TSPD(a)) @ a,
+          lambda s: s if _ROWS3(s) else None)
+reduction("inverse", lambda a: f"inverse({_SPD(a)}) @ ({a})", lambda a: T.inverse(_TSPD(a)) @ a,
+          lambda s: s if _ROWS3(s) else None)
+reduction("linalg.cholesky", lambda a: f"torch.linalg.cholesky({_SPD(a)}) @ ({a})",
+          lambda a: T.linalg.cholesky(_TSPD(a)) @ a, lambda s: s if _ROWS3(s) else None)
+reduction("linalg.matrix_power", lambda a: f"torch.linalg.matrix_power({_SPD(a)} / 8, 3) @ ({a})",
+          lambda a: T.linalg.matrix_power(_TSPD(a) / 8, 3) @ a, lambda s: s if _ROWS3(s) else None)
+reduction("matrix_power", lambda a: f"matrix_power({_SPD(a)} / 8, -2) @ ({a})",
+          lambda a: T.matrix_power(_TSPD(a) / 8, -2) @ a, lambda s: s if _ROWS3(s) else None)
+reduction("linalg.matrix_exp", lambda a: f"torch.linalg.matrix_exp({_SPD(a)} / 8) @ ({a})",
+          lambda a: T.linalg.matrix_exp(_TSPD(a) / 8) @ a, lambda s: s if _ROWS3(s) else None)
+reduction("matrix_exp", lambda a: f"({_SPD(a)} / 8).matrix_exp() @ ({a})",
+          lambda a: (_TSPD(a) / 8).matrix_exp() @ a, lambda s: s if _ROWS3(s) else None)
+reduction("linalg.vector_norm", lambda a: f"torch.linalg.vector_norm({a}, 3, dim=-1, keepdim=True)",
+          lambda a: T.linalg.vector_norm(a, 3, dim=-1, keepdim=True), lambda s: s[:-1] + (1,) if s else None)
+reduction("linalg.matrix_norm", lambda a: f"torch.linalg.matrix_norm({a})", lambda a: T.linalg.matrix_norm(a),
+          lambda s: () if len(s) == 2 else None)
+reduction("linalg.norm", lambda a: f"torch.linalg.norm({a})", lambda a: T.linalg.norm(a), lambda s: ())
+TEMPLATES.append(Template("linalg.solve", 2, lambda a, b: f"torch.linalg.solve({_SPD(a)}, {b})",
+                          lambda a, b: T.linalg.solve(_TSPD(a), b),
+                          lambda sa, sb: sb if _ROWS3(sa) and _ROWS3(sb) else None, ("real", "real")))
+TEMPLATES.append(Template("linalg.multi_dot", 2, lambda a, b: f"torch.linalg.multi_dot([{a}, ({b}).mT, {a}])",
+                          lambda a, b: T.linalg.multi_dot([a, b.mT, a]), _SQUARE, ("real", "real")))
+for _name, _text in (("linalg.cross", "torch.linalg.cross({a}, {b}, dim=0)"), ("cross", "cross({a}, {b}, dim=0)")):
+    TEMPLATES.append(Template(_name, 2, (lambda t: lambda a, b: t.format(a=a, b=b))(_text),
+                              lambda a, b: T.linalg.cross(a, b, dim=0),
+                              lambda sa, sb: (bshape(sa, sb) if _ROWS3(sa) and _ROWS3(sb) else None),
+                              ("real", "real")))
+TEMPLATES.append(Template("cdist", 2, lambda a, b: f"cdist({a}, {b}) @ ({b})", lambda a, b: T.cdist(a, b) @ b,
+                          lambda sa, sb: sb if _ROWS3(sa) and sb == (3, 4) and sa[1] == 4 else None,
+                          ("real", "real")))
+
 #: Differentiable registry ops the generator does not produce, and why (their entries in the op table,
 #: tests/ops/opinfo.py, cover them).
 NOT_GENERATED = {
@@ -328,6 +371,18 @@ NOT_GENERATED = {
     "diagonal": "shape-changing: the op table's samples (tests/ops/opinfo.py DIAGONALS) cover it",
     "diag_embed": "shape-changing: the op table's samples cover it",
     "diag": "shape-changing: the op table's samples cover it",
+    # branch linalg: decompositions whose outputs are defined up to sign (the gauge), or whose derivatives are
+    # ambiguous where generated programs go (x - x: a zero matrix, repeated eigen/singular values)
+    "linalg.qr": "Q and R: the op table's samples (gauge-invariant functions of them) cover it",
+    "qr": "Q and R: the op table's samples cover it",
+    "linalg.eigh": "eigenvectors defined up to sign, repeated eigenvalues at x - x: the op table's samples",
+    "linalg.eigvalsh": "repeated eigenvalues at x - x make the gradient depend on the eigenvectors LAPACK picks",
+    "linalg.svd": "singular vectors defined up to sign: the op table's samples cover it",
+    "svd": "singular vectors defined up to sign: the op table's samples cover it",
+    "linalg.svdvals": "repeated or zero singular values at x - x: the op table's samples cover it",
+    "linalg.pinv": "rank-deficient operands at x - x (the pseudo-inverse jumps): the op table's samples cover it",
+    "pinverse": "rank-deficient operands at x - x: the op table's samples cover it",
+    "slogdet": "the same op as linalg.slogdet: the op table's samples cover it",
 }
 
 _WRAP = {
