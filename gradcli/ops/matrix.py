@@ -227,7 +227,7 @@ def _(A_t, A, result):
 
 
 @composite("linalg.det", grad_fn="LinalgDetBackward0", note=_linalg_det.note)
-def linalg_det(A, *, out=None):
+def linalg_det(A):
     """The determinant of each matrix of ``A`` (..., n, n) → (...), float32 or float64. Matches
     torch.linalg.det (grad_fn LinalgDetBackward0: ``det(A) A^{-T}``; for a singular matrix 0 in an ordinary
     backward, the cofactor matrix through the SVD with ``create_graph=True``, as PyTorch's).
@@ -279,7 +279,7 @@ def _slogdet(A, name, kind):
 
 
 @composite("linalg.slogdet", grad_fn="LinalgSlogdetBackward0", note=_linalg_slogdet.note)
-def linalg_slogdet(A, *, out=None):
+def linalg_slogdet(A):
     """``(sign, logabsdet)`` of each matrix of ``A`` (a named tuple torch.return_types.linalg_slogdet): the sign
     (-1, 0 or 1) and the log of the absolute value of the determinant (-inf for a singular matrix). Matches
     torch.linalg.slogdet (grad_fn LinalgSlogdetBackward0 on both: ``A^{-T}`` times the logabsdet's gradient).
@@ -331,7 +331,7 @@ def _(A_t, result):
 
 
 @composite("linalg.inv", grad_fn="LinalgInvExBackward0", note=_linalg_inv.note)
-def linalg_inv(A, *, out=None):
+def linalg_inv(A):
     """The inverse of each matrix of ``A`` (..., n, n). Matches torch.linalg.inv (grad_fn LinalgInvExBackward0:
     ``-A^{-T} grad A^{-T}``).
 
@@ -357,7 +357,7 @@ def _is_vector_rhs(a_shape, b_shape) -> bool:
     return len(b_shape) == 1 or (len(b_shape) == len(a_shape) - 1 and tuple(b_shape[:-1]) == tuple(a_shape[:-2]))
 
 
-@op("_linalg_solve", grad_fn="LinalgSolveExBackward0", inputs=2, promote="same",
+@op("_linalg_solve", grad_fn="LinalgSolveExBackward0", inputs=2, promote=None,
     note="d/dB = solve(A^T, grad), d/dA = -d/dB X^T")
 def _linalg_solve(A, B, left=True):
     """``X`` with ``A X = B`` (``X A = B`` when not ``left``), batched and broadcast. torch.linalg.solve."""
@@ -418,7 +418,7 @@ def _(A_t, B_t, A, result, left):
 
 
 @composite("linalg.solve", grad_fn="LinalgSolveExBackward0", note=_linalg_solve.note)
-def linalg_solve(A, B, *, left=True, out=None):
+def linalg_solve(A, B, *, left=True):
     """The solution ``X`` of ``A X = B`` (``X A = B`` with ``left=False``): ``A`` (..., n, n); ``B`` (..., n, k)
     or a (batch of) vector(s) (..., n); batch dimensions broadcast. Matches torch.linalg.solve (grad_fn
     LinalgSolveExBackward0: ``gB = solve(A^T, grad)``, ``gA = -gB X^T``).
@@ -496,7 +496,7 @@ def _(A_t, result, upper):
 
 
 @composite("linalg.cholesky", grad_fn="LinalgCholeskyExBackward0", note=_linalg_cholesky.note)
-def linalg_cholesky(A, *, upper=False, out=None):
+def linalg_cholesky(A, *, upper=False):
     """The Cholesky factor ``L`` (lower, ``A = L L^T``; ``L^T`` when ``upper``) of each symmetric
     positive-definite matrix of ``A`` (only its lower triangle is read). Matches torch.linalg.cholesky (grad_fn
     LinalgCholeskyExBackward0, FunctionsManual.cpp cholesky_backward).
@@ -596,7 +596,7 @@ def _qr_jvp_square(dA, Q, R):
 
 
 @composite("linalg.qr", grad_fn="LinalgQrBackward0", note=_linalg_qr.note)
-def linalg_qr(A, mode="reduced", *, out=None):
+def linalg_qr(A, mode="reduced"):
     """``(Q, R)`` with ``A = Q R`` (a named tuple torch.return_types.linalg_qr): ``mode`` "reduced" (Q m×k, R
     k×n, k = min(m, n)), "complete" (Q m×m) or "r" (R only, Q empty). Matches torch.linalg.qr (grad_fn
     LinalgQrBackward0; R's diagonal signs are LAPACK's).
@@ -683,7 +683,7 @@ def _(A_t, A, result, UPLO):
 
 
 @composite("linalg.eigh", grad_fn="LinalgEighBackward0", note=_linalg_eigh.note)
-def linalg_eigh(A, UPLO="L", *, out=None):
+def linalg_eigh(A, UPLO="L"):
     """``(eigenvalues, eigenvectors)`` of each symmetric matrix of ``A``, reading its lower (``UPLO="L"``) or
     upper triangle (a named tuple torch.return_types.linalg_eigh): eigenvalues ascending, eigenvectors in the
     columns, their signs LAPACK's. Matches torch.linalg.eigh (grad_fn LinalgEighBackward0; the eigenvectors'
@@ -697,7 +697,7 @@ def linalg_eigh(A, UPLO="L", *, out=None):
 
 
 @composite("linalg.eigvalsh", grad_fn="LinalgEighBackward0", note="d/dA = V diag(grad) V^T")
-def linalg_eigvalsh(A, UPLO="L", *, out=None):
+def linalg_eigvalsh(A, UPLO="L"):
     """The eigenvalues (ascending) of each symmetric matrix of ``A``. Matches torch.linalg.eigvalsh (grad_fn
     LinalgEighBackward0: ``V diag(grad) V^T``, finite for repeated eigenvalues too).
 
@@ -710,6 +710,12 @@ def linalg_eigvalsh(A, UPLO="L", *, out=None):
 # ================================================================================================ svd
 @op("_linalg_svd", grad_fn="LinalgSvdBackward0", promote=None, multi_output=True,
     note="d/dA = U [(skew(U^T gU) S + S skew(V^T gV)) / (S_j^2 - S_i^2) + diag(gS)] V^T + the off-range terms")
+def _check_driver(driver) -> None:
+    if driver is not None:
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
+                           "cuSOLVER backend.")
+
+
 def _linalg_svd(A, full_matrices=True):
     """``(U, S, Vh)`` of each matrix of ``A``. torch.linalg.svd."""
     _check_matrix("linalg.svd", A, square=False)
@@ -814,7 +820,7 @@ def _(A_t, A, result, full_matrices):
 
 
 @composite("linalg.svd", grad_fn="LinalgSvdBackward0", note=_linalg_svd.note)
-def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
+def linalg_svd(A, full_matrices=True, *, driver=None):
     """``(U, S, Vh)`` with ``A = U diag(S) Vh`` (a named tuple torch.return_types.linalg_svd): singular values
     descending; U m×m and Vh n×n with ``full_matrices``, else m×k and k×n (k = min(m, n)); the singular vectors'
     signs are LAPACK's (gesdd). Matches torch.linalg.svd (grad_fn LinalgSvdBackward0, FunctionsManual.cpp
@@ -823,6 +829,7 @@ def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     Raises:
         RuntimeError: fewer than 2 dimensions, integer tensors.
     """
+    _check_driver(driver)
     u, s, vh = _linalg_svd(to_tensor(A), bool(full_matrices))
     return return_types_linalg_svd(u, s, vh)
 
@@ -858,19 +865,20 @@ def _(A_t, A):
 
 
 @composite("linalg.svdvals", grad_fn="LinalgSvdBackward0", note=_linalg_svdvals.note)
-def linalg_svdvals(A, *, driver=None, out=None):
+def linalg_svdvals(A, *, driver=None):
     """The singular values (descending) of each matrix of ``A`` (..., m, n) → (..., min(m, n)). Matches
     torch.linalg.svdvals (grad_fn LinalgSvdBackward0: ``U diag(grad) V^T``, finite for repeated values too).
 
     Raises:
         RuntimeError: fewer than 2 dimensions, integer tensors.
     """
+    _check_driver(driver)
     return _linalg_svdvals(to_tensor(A))
 
 
 # ================================================================================================ pinv
 @op("_linalg_pinv", grad_fn="LinalgPinvBackward0", promote=None,
-    note="d/dA = -P^T g P^T + (I - A P)^T... (FunctionsManual.cpp pinv_backward), P = pinv(A)")
+    note="d/dA = -P^T g P^T + (I - A P) g^T P P^T + P^T P g^T (I - P A), P = pinv(A)")
 def _linalg_pinv(A, rtol=None, hermitian=False):
     """The pseudo-inverse through the SVD, singular values below ``rtol * max(S)`` dropped. torch.linalg.pinv."""
     _check_matrix("linalg.pinv", A, square=False)
@@ -909,9 +917,10 @@ def _(A_t, A, result):
 
 
 @composite("linalg.pinv", grad_fn="LinalgPinvBackward0", note=_linalg_pinv.note)
-def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
+def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """The Moore-Penrose pseudo-inverse of each matrix of ``A`` (..., m, n) → (..., n, m), through the SVD:
-    singular values at most ``rtol * max(S)`` (default ``max(m, n) * eps``) treated as 0. Matches
+    singular values at most ``rtol * max(S)`` (default ``max(m, n) * eps``) treated as 0 (``hermitian=True``
+    is accepted and changes nothing: the SVD gives the same pseudo-inverse of a symmetric matrix). Matches
     torch.linalg.pinv (grad_fn LinalgPinvBackward0, FunctionsManual.cpp pinv_backward).
 
     Raises:
@@ -936,7 +945,7 @@ def _norm_dtype(A, dtype):
 
 @composite("linalg.vector_norm", grad_fn="LinalgVectorNormBackward0",
            note="d/dx = sign(x) |x|^(p-1) / norm^(p-1); 0 where the norm is 0")
-def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     """The vector ``ord``-norm of ``x`` over ``dim`` (an int, a tuple, or all dimensions). Matches
     torch.linalg.vector_norm (grad_fn LinalgVectorNormBackward0).
 
@@ -961,7 +970,7 @@ def _matrix_dims(A, dim):
 
 @composite("linalg.matrix_norm", grad_fn="varies",
            note="fro: a vector norm; 1/inf: amax of the absolute row/column sums; 2/nuc: through the SVD")
-def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """The matrix norm of each matrix of ``A`` in the dims ``dim``: ``ord`` "fro" (LinalgVectorNormBackward0),
     "nuc" (the sum of the singular values, SumBackward1), 2/-2 (the largest/smallest singular value,
     AmaxBackward0/AminBackward0), 1/-1 (the max/min absolute column sum), inf/-inf (row sum). Matches
@@ -1008,7 +1017,7 @@ def _keep_matrix_dims(r, d0, d1, keepdim):
 
 
 @composite("linalg.norm", grad_fn="varies", note="a vector norm or a matrix norm, as dim and ord choose")
-def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     """A vector or a matrix norm of ``A``, as torch.linalg.norm chooses: without ``ord`` and ``dim`` the
     2-norm of all elements; a 1-D ``dim`` (or a 1-D input): :func:`linalg_vector_norm`; a 2-D ``dim`` (or a 2-D
     input with ``ord``): :func:`linalg_matrix_norm`.
@@ -1037,12 +1046,15 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
 
 
 # ================================================================================================ cross
-@op("_linalg_cross", grad_fn="LinalgCrossBackward0", inputs=2, promote="same",
+@op("_linalg_cross", grad_fn="LinalgCrossBackward0", inputs=2, promote=None,
     note="d/dinput = cross(other, grad), d/dother = cross(grad, input)")
 def _linalg_cross(input, other, dim=-1):
     """The cross product of 3-vectors along ``dim``, broadcast. torch.linalg.cross."""
     if input.ndim != other.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"expected scalar type {dtypes.scalar_type_name(input.dtype)} but found "
+                           f"{dtypes.scalar_type_name(other.dtype)}")
     d = normalize_dim(dim, input.ndim)
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and "
@@ -1065,7 +1077,7 @@ def _(input_t, other_t, input, other, dim):
 
 
 @composite("linalg.cross", grad_fn="LinalgCrossBackward0", note=_linalg_cross.note)
-def linalg_cross(input, other, *, dim=-1, out=None):
+def linalg_cross(input, other, *, dim=-1):
     """The cross product of the 3-vectors of ``input`` and ``other`` along ``dim`` (size 3), batch dims
     broadcast. Matches torch.linalg.cross (grad_fn LinalgCrossBackward0).
 
@@ -1121,7 +1133,7 @@ def _matrix_power(A, n, name):
 
 
 @composite("linalg.matrix_power", grad_fn="varies", note="products of A (or of its inverse for n < 0)")
-def linalg_matrix_power(A, n, *, out=None):
+def linalg_matrix_power(A, n):
     """``A`` to the integer power ``n`` (..., m, m): n = 0 the identity, n < 0 a power of the inverse; computed
     by PyTorch's binary decomposition with matmul (MmBackward0 for a matrix). Matches torch.linalg.matrix_power.
 
@@ -1226,7 +1238,7 @@ def _multi_dot_order(shapes: list) -> list:
 
 
 @composite("linalg.multi_dot", grad_fn="varies", note="a chain of mm in the cheapest order")
-def linalg_multi_dot(tensors, *, out=None):
+def linalg_multi_dot(tensors):
     """The product of a list of matrices (the first may be a 1-D row vector, the last a 1-D column vector),
     multiplied in the cheapest order (mm; the result reshaped as PyTorch's, ViewBackward0). Matches
     torch.linalg.multi_dot.
@@ -1252,6 +1264,10 @@ def linalg_multi_dot(tensors, *, out=None):
     if last_1d:
         ts[-1] = unsqueeze(ts[-1], -1)
     for i in range(1, n):
+        if ts[i].data.dtype != ts[0].data.dtype:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                               f"{dtypes.c_type_name(ts[0].data.dtype)} and tensor {i} "
+                               f"{dtypes.c_type_name(ts[i].data.dtype)}")
         if ts[i - 1].data.shape[1] != ts[i].data.shape[0]:
             a, b = ts[i - 1].data.shape, ts[i].data.shape
             raise RuntimeError(f"multi_dot(): tensors {i - 1} and {i} with shapes {a[0]}x{a[1]} and {b[0]}x{b[1]} "
@@ -1344,6 +1360,9 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if a.data.shape[-1] != b.data.shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {a.data.shape[-1]} X2: "
                            f"{b.data.shape[-1]}")
+    if a.data.dtype != b.data.dtype and a.data.dtype.kind == b.data.dtype.kind == "f":
+        raise RuntimeError(f"expected scalar type {dtypes.scalar_type_name(a.data.dtype)} but found "
+                           f"{dtypes.scalar_type_name(b.data.dtype)}")
     for t in (a, b):
         if t.data.dtype.kind != "f":
             raise RuntimeError(f"cdist only supports floating-point dtypes, X{1 if t is a else 2} got: "

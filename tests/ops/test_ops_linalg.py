@@ -51,6 +51,13 @@ ERRORS = {  # id: fn(m) that raises, in gradcli as in torch
     "eigh-not-square": lambda m: m.linalg.eigh(m.ones(3, 4)),
     "qr-mode": lambda m: m.linalg.qr(m.ones(3, 4), mode="x"),
     "norm-3d-ord": lambda m: m.linalg.norm(m.ones(3, 3, 3), 2),
+    "svd-driver": lambda m: m.linalg.svd(m.ones(2, 2), driver="gesvd"),
+    "svdvals-driver": lambda m: m.linalg.svdvals(m.ones(2, 2), driver="gesvd"),
+    "solve-dtypes": lambda m: m.linalg.solve(m.eye(2), m.ones(2, dtype=m.float64)),
+    "cross-dtypes": lambda m: m.linalg.cross(m.ones(3), m.ones(3, dtype=m.float64)),
+    "cross-ndim": lambda m: m.linalg.cross(m.ones(3), m.ones(2, 3)),
+    "cdist-dtypes": lambda m: m.cdist(m.ones(2, 3), m.ones(2, 3, dtype=m.float64)),
+    "multi_dot-dtypes": lambda m: m.linalg.multi_dot([m.ones(2, 3), m.ones(3, 2, dtype=m.float64)]),
 }
 
 
