@@ -708,14 +708,14 @@ def linalg_eigvalsh(A, UPLO="L"):
 
 
 # ================================================================================================ svd
-@op("_linalg_svd", grad_fn="LinalgSvdBackward0", promote=None, multi_output=True,
-    note="d/dA = U [(skew(U^T gU) S + S skew(V^T gV)) / (S_j^2 - S_i^2) + diag(gS)] V^T + the off-range terms")
 def _check_driver(driver) -> None:
     if driver is not None:
         raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
                            "cuSOLVER backend.")
 
 
+@op("_linalg_svd", grad_fn="LinalgSvdBackward0", promote=None, multi_output=True,
+    note="d/dA = U [(skew(U^T gU) S + S skew(V^T gV)) / (S_j^2 - S_i^2) + diag(gS)] V^T + the off-range terms")
 def _linalg_svd(A, full_matrices=True):
     """``(U, S, Vh)`` of each matrix of ``A``. torch.linalg.svd."""
     _check_matrix("linalg.svd", A, square=False)
