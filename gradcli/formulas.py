@@ -231,6 +231,7 @@ FORMULAS: dict[str, str] = {
     "LinalgPinvBackward0": "d pinv(A) = P: dA = -P^T g P^T + (I - A P) g^T P P^T + P^T P g^T (I - P A)",
     "LinalgCrossBackward0": "d cross(x, y): dx = cross(y, g); dy = cross(g, x)",
     "LinalgMatrixExpBackward0": "d matrix_exp(A): dA = the upper-right block of exp([[A^T, g], [0, A^T]])",
+    "VdotBackward0": "d/dx vdot(x, y) = y; d/dy vdot(x, y) = x (real)",
     "CdistBackward0": "d cdist(x1, x2)_ij / d x1_i = d ||x1_i - x2_j||_p (0 where the distance is 0); d/dx2_j the "
                       "negative",
 }

@@ -30,11 +30,11 @@ from ._core import composite, normalize_dim, op, rule_values, to_tensor
 from .arithmetic import pow
 from .comparison import where
 from .creation import zeros_like
-from .linalg import matmul, mm
+from .linalg import dot, matmul, mm
 from .products import tril, triu
 from .reduction import _vector_norm, amax, amin, sum
 from .scans import cumprod
-from .shape import _diagonal, cat, diag_embed, flip, movedim, narrow, transpose, unsqueeze
+from .shape import _diagonal, cat, diag_embed, diagonal, flip, movedim, narrow, transpose, unsqueeze
 from .unary import abs, sign
 
 
@@ -460,7 +460,10 @@ def _linalg_cholesky(A, upper=False):
     try:
         L = np.linalg.cholesky(A)
     except np.linalg.LinAlgError:
-        prefix, k = _batch_prefix(A, _not_pd_order(np.tril(A) + np.swapaxes(np.tril(A, -1), -1, -2)))
+        info = _not_pd_order(np.tril(A) + np.swapaxes(np.tril(A, -1), -1, -2))
+        if not np.any(info):  # LAPACK failed where our factorization did not (rounding, NaN): name the last
+            info = np.full(A.shape[:-2], A.shape[-1], dtype=np.int64)
+        prefix, k = _batch_prefix(A, info)
         raise _LinAlgError(f"linalg.cholesky: {prefix}The factorization could not be completed because the input "
                            f"is not positive-definite (the leading minor of order {k} is not positive-definite)."
                            ) from None
@@ -1375,3 +1378,62 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if b.data.shape[:-2] != batch:
         b = b.expand(*batch, *b.data.shape[-2:])
     return _cdist(a, b, float(p))
+
+
+# ================================================================================ matmul, diagonal, vecdot
+@op("vdot", grad_fn="VdotBackward0", inputs=2, promote=None, method=True,
+    note="d/dinput = grad * other, d/dother = grad * input (real)")
+def vdot(input, other):
+    """The inner product of two 1-d tensors of one size and dtype (for real tensors the same as dot). Matches
+    torch.vdot (grad_fn VdotBackward0).
+
+    Raises:
+        RuntimeError: for non-1-d inputs, different sizes or dtypes (PyTorch's messages, those of dot).
+    """
+    return dot.forward(input, other)
+
+
+@vdot.defvjp
+def _(grad, input, other, needs_input_grad):
+    return (grad * other if needs_input_grad[0] else None, grad * input if needs_input_grad[1] else None)
+
+
+@vdot.defjvp
+def _(input_t, other_t, input, other):
+    return dot(input_t, other) + dot(input, other_t)
+
+
+@composite("linalg.matmul", grad_fn="varies", note="torch.matmul's derivatives")
+def linalg_matmul(input, other):
+    """torch.linalg.matmul: an alias of torch.matmul (the same graph: MmBackward0, BmmBackward0, ...)."""
+    return matmul(input, other)
+
+
+@composite("linalg.diagonal", grad_fn="DiagonalBackward0", note="the gradient placed on the diagonal of zeros")
+def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """torch.linalg.diagonal: torch.diagonal with the last two dimensions as default (a view; grad_fn
+    DiagonalBackward0).
+
+    Raises:
+        RuntimeError: for equal dims or fewer than 2 dimensions (PyTorch's messages).
+    """
+    return diagonal(A, offset, dim1, dim2)
+
+
+@composite("linalg.vecdot", grad_fn="SumBackward1", note="d/dx = y, d/dy = x (summed over dim)")
+def linalg_vecdot(x, y, *, dim=-1):
+    """The dot product of the vectors of ``x`` and ``y`` along ``dim``, batch dims broadcast: ``sum(x * y,
+    dim)``, as PyTorch computes it for real tensors (grad_fn SumBackward1 over MulBackward0). Matches
+    torch.linalg.vecdot.
+
+    Raises:
+        RuntimeError: for shapes that do not broadcast, or integer and float mixed (PyTorch's messages).
+    """
+    x, y = to_tensor(x), to_tensor(y)
+    if x.data.ndim == 1 and y.data.ndim == 1 and x.data.dtype == y.data.dtype:
+        return vdot(x, y)  # PyTorch's vecdot of two vectors: vdot (VdotBackward0)
+    if x.data.dtype != y.data.dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+                           f"{dtypes.scalar_type_name(x.data.dtype)} and y of type "
+                           f"{dtypes.scalar_type_name(y.data.dtype)} instead")
+    return sum(x * y, dim)

@@ -288,30 +288,32 @@ TEMPLATES.append(Template("view_as", 2, lambda a, b: f"({a}).contiguous().view_a
 TEMPLATES.append(Template("reshape_as", 2, lambda a, b: f"({a}).reshape_as({b})", lambda a, b: a.reshape_as(b),
                           lambda sa, sb: sb if np.prod(sa) == np.prod(sb) else None, ("real", "real")))
 
-# ---- issue 18, branch linalg: torch.linalg on the positive-definite 3x3 matrix a a^T + I of a (3, k) operand
+# ---- issue 18, branch linalg: torch.linalg on the positive-definite 3x3 matrix a a^T + I of a (3, k) operand,
+# bounded (tanh) so that an infinite value of a generated expression does not make it NaN (where LAPACK's
+# libraries name different failing pivots)
 _SPD = lambda a: f"(({a}) @ ({a}).mT + eye(3))"  # noqa: E731
 _TSPD = lambda a: a @ a.mT + T.eye(3, dtype=a.dtype)  # noqa: E731
 _ROWS3 = lambda s: len(s) == 2 and s[0] == 3  # noqa: E731
 reduction("linalg.det", lambda a: f"torch.linalg.det({_SPD(a)})", lambda a: T.linalg.det(_TSPD(a)),
-          lambda s: () if _ROWS3(s) else None)
-reduction("det", lambda a: f"{_SPD(a)}.det()", lambda a: _TSPD(a).det(), lambda s: () if _ROWS3(s) else None)
+          lambda s: () if _ROWS3(s) else None, "bounded")
+reduction("det", lambda a: f"{_SPD(a)}.det()", lambda a: _TSPD(a).det(), lambda s: () if _ROWS3(s) else None, "bounded")
 reduction("linalg.slogdet", lambda a: f"torch.linalg.slogdet({_SPD(a)}).logabsdet",
-          lambda a: T.linalg.slogdet(_TSPD(a)).logabsdet, lambda s: () if _ROWS3(s) else None)
-reduction("logdet", lambda a: f"logdet({_SPD(a)})", lambda a: T.logdet(_TSPD(a)), lambda s: () if _ROWS3(s) else None)
+          lambda a: T.linalg.slogdet(_TSPD(a)).logabsdet, lambda s: () if _ROWS3(s) else None, "bounded")
+reduction("logdet", lambda a: f"logdet({_SPD(a)})", lambda a: T.logdet(_TSPD(a)), lambda s: () if _ROWS3(s) else None, "bounded")
 reduction("linalg.inv", lambda a: f"torch.linalg.inv({_SPD(a)}) @ ({a})", lambda a: T.linalg.inv(_TSPD(a)) @ a,
-          lambda s: s if _ROWS3(s) else None)
+          lambda s: s if _ROWS3(s) else None, "bounded")
 reduction("inverse", lambda a: f"inverse({_SPD(a)}) @ ({a})", lambda a: T.inverse(_TSPD(a)) @ a,
-          lambda s: s if _ROWS3(s) else None)
+          lambda s: s if _ROWS3(s) else None, "bounded")
 reduction("linalg.cholesky", lambda a: f"torch.linalg.cholesky({_SPD(a)}) @ ({a})",
-          lambda a: T.linalg.cholesky(_TSPD(a)) @ a, lambda s: s if _ROWS3(s) else None)
+          lambda a: T.linalg.cholesky(_TSPD(a)) @ a, lambda s: s if _ROWS3(s) else None, "bounded")
 reduction("linalg.matrix_power", lambda a: f"torch.linalg.matrix_power({_SPD(a)} / 8, 3) @ ({a})",
-          lambda a: T.linalg.matrix_power(_TSPD(a) / 8, 3) @ a, lambda s: s if _ROWS3(s) else None)
+          lambda a: T.linalg.matrix_power(_TSPD(a) / 8, 3) @ a, lambda s: s if _ROWS3(s) else None, "bounded")
 reduction("matrix_power", lambda a: f"matrix_power({_SPD(a)} / 8, -2) @ ({a})",
-          lambda a: T.matrix_power(_TSPD(a) / 8, -2) @ a, lambda s: s if _ROWS3(s) else None)
+          lambda a: T.matrix_power(_TSPD(a) / 8, -2) @ a, lambda s: s if _ROWS3(s) else None, "bounded")
 reduction("linalg.matrix_exp", lambda a: f"torch.linalg.matrix_exp({_SPD(a)} / 8) @ ({a})",
-          lambda a: T.linalg.matrix_exp(_TSPD(a) / 8) @ a, lambda s: s if _ROWS3(s) else None)
+          lambda a: T.linalg.matrix_exp(_TSPD(a) / 8) @ a, lambda s: s if _ROWS3(s) else None, "bounded")
 reduction("matrix_exp", lambda a: f"({_SPD(a)} / 8).matrix_exp() @ ({a})",
-          lambda a: (_TSPD(a) / 8).matrix_exp() @ a, lambda s: s if _ROWS3(s) else None)
+          lambda a: (_TSPD(a) / 8).matrix_exp() @ a, lambda s: s if _ROWS3(s) else None, "bounded")
 reduction("linalg.vector_norm", lambda a: f"torch.linalg.vector_norm({a}, 3, dim=-1, keepdim=True)",
           lambda a: T.linalg.vector_norm(a, 3, dim=-1, keepdim=True), lambda s: s[:-1] + (1,) if s else None)
 reduction("linalg.matrix_norm", lambda a: f"torch.linalg.matrix_norm({a})", lambda a: T.linalg.matrix_norm(a),
@@ -319,7 +321,7 @@ reduction("linalg.matrix_norm", lambda a: f"torch.linalg.matrix_norm({a})", lamb
 reduction("linalg.norm", lambda a: f"torch.linalg.norm({a})", lambda a: T.linalg.norm(a), lambda s: ())
 TEMPLATES.append(Template("linalg.solve", 2, lambda a, b: f"torch.linalg.solve({_SPD(a)}, {b})",
                           lambda a, b: T.linalg.solve(_TSPD(a), b),
-                          lambda sa, sb: sb if _ROWS3(sa) and _ROWS3(sb) else None, ("real", "real")))
+                          lambda sa, sb: sb if _ROWS3(sa) and _ROWS3(sb) else None, ("bounded", "real")))
 TEMPLATES.append(Template("linalg.multi_dot", 2, lambda a, b: f"torch.linalg.multi_dot([{a}, ({b}).mT, {a}])",
                           lambda a, b: T.linalg.multi_dot([a, b.mT, a]), _SQUARE, ("real", "real")))
 for _name, _text in (("linalg.cross", "torch.linalg.cross({a}, {b}, dim=0)"), ("cross", "cross({a}, {b}, dim=0)")):
@@ -327,6 +329,13 @@ for _name, _text in (("linalg.cross", "torch.linalg.cross({a}, {b}, dim=0)"), ("
                               lambda a, b: T.linalg.cross(a, b, dim=0),
                               lambda sa, sb: (bshape(sa, sb) if _ROWS3(sa) and _ROWS3(sb) else None),
                               ("real", "real")))
+TEMPLATES.append(Template("linalg.vecdot", 2, lambda a, b: f"torch.linalg.vecdot({a}, {b}, dim=0)",
+                          lambda a, b: T.linalg.vecdot(a, b, dim=0),
+                          lambda sa, sb: bshape(sa, sb)[1:] if len(bshape(sa, sb)) == 2 else None, ("real", "real")))
+reduction("linalg.matmul", lambda a: f"torch.linalg.matmul({a}, ({a}).mT)[:, :1]",
+          lambda a: T.linalg.matmul(a, a.mT)[:, :1], lambda s: (s[0], 1) if len(s) == 2 and (s[0], 1) in SHAPES else None)
+reduction("linalg.diagonal", lambda a: f"torch.linalg.diagonal({a})", lambda a: T.linalg.diagonal(a),
+          lambda s: (min(s),) if len(s) == 2 and (min(s),) in SHAPES else None)
 TEMPLATES.append(Template("cdist", 2, lambda a, b: f"cdist({a}, {b}) @ ({b})", lambda a, b: T.cdist(a, b) @ b,
                           lambda sa, sb: sb if _ROWS3(sa) and sb == (3, 4) and sa[1] == 4 else None,
                           ("real", "real")))
@@ -373,6 +382,7 @@ NOT_GENERATED = {
     "diag": "shape-changing: the op table's samples cover it",
     # branch linalg: decompositions whose outputs are defined up to sign (the gauge), or whose derivatives are
     # ambiguous where generated programs go (x - x: a zero matrix, repeated eigen/singular values)
+    "vdot": "1-d only: covered by the op table's samples (and the vecdot template's vectors)",
     "linalg.qr": "Q and R: the op table's samples (gauge-invariant functions of them) cover it",
     "qr": "Q and R: the op table's samples cover it",
     "linalg.eigh": "eigenvectors defined up to sign, repeated eigenvalues at x - x: the op table's samples",

@@ -1559,6 +1559,18 @@ MATRIX = [
         S("first-vector", Arg((3,)), Arg((3, 4)), Arg((4, 2)), call=lambda m, f, a, b, c: f([a, b, c])),
         S("nograd-middle", Arg((2, 3)), Arg((3, 4), grad=False), Arg((4, 2)),
           call=lambda m, f, a, b, c: f([a, b, c])))),
+    OpInfo("linalg.matmul", "linalg", op=lambda m: m.linalg.matmul, extra=(
+        S("3x4-4x2", Arg((3, 4)), Arg((4, 2))), S("batch-broadcast", Arg((2, 3, 4)), Arg((4,))),
+        S("vector-vector", Arg((3,)), Arg((3,))))),
+    OpInfo("linalg.diagonal", "shape", op=lambda m: m.linalg.diagonal, extra=(
+        S("3x4", Arg((3, 4))), S("batch-offset", Arg((2, 3, 3)), kwargs={"offset": 1}),
+        S("dims", Arg((2, 3, 4)), kwargs={"dim1": 0, "dim2": 2}))),
+    OpInfo("vdot", "linalg", extra=(
+        S("4-4", Arg((4,)), Arg((4,))), S("nograd-other", Arg((3,)), Arg((3,), grad=False)),
+        S("same-tensor", Arg((3,)), call=lambda m, f, a: f(a, a)), S("method", Arg((2,)), Arg((2,)), method=True))),
+    OpInfo("linalg.vecdot", "linalg", op=lambda m: m.linalg.vecdot, extra=(
+        S("3-3", Arg((3,)), Arg((3,))), S("broadcast", Arg((2, 3)), Arg((3,))),
+        S("dim0", Arg((3, 2)), Arg((3, 1)), kwargs={"dim": 0}), S("nograd-y", Arg((2, 3)), Arg((2, 3), grad=False)))),
     OpInfo("cdist", "linalg", skips=_CDIST, extra=(
         S("p2", Arg((4, 3)), Arg((5, 3))), S("p1", Arg((4, 3)), Arg((5, 3)), args=(1.0,)),
         S("p3", Arg((4, 3)), Arg((2, 3)), kwargs={"p": 3.0}), S("p1.5", Arg((3, 2)), Arg((2, 2)), args=(1.5,)),
