@@ -29,7 +29,6 @@ from ..tensor import Tensor
 from ._core import composite, normalize_dim, op, rule_values, to_tensor
 from .arithmetic import pow
 from .comparison import where
-from .creation import zeros_like
 from .linalg import dot, matmul, mm
 from .products import tril, triu
 from .reduction import _vector_norm, amax, amin, sum
@@ -842,9 +841,12 @@ def svd(input, some=True, compute_uv=True):
     """torch.svd (deprecated in PyTorch for torch.linalg.svd): ``(U, S, V)`` with ``V`` (not ``Vh``), reduced
     when ``some``; the named tuple torch.return_types.svd. Without ``compute_uv`` U and V are zeros."""
     t = to_tensor(input)
+    if not compute_uv:  # PyTorch: the singular values, U and V zero-filled (m, m) and (n, n)
+        m, n = t.data.shape[-2:]
+        s = _linalg_svdvals(t)
+        return return_types_svd(Tensor(np.zeros(t.data.shape[:-2] + (m, m), dtype=t.data.dtype)), s,
+                                Tensor(np.zeros(t.data.shape[:-2] + (n, n), dtype=t.data.dtype)))
     u, s, vh = _linalg_svd(t, not some)
-    if not compute_uv:
-        return return_types_svd(zeros_like(u).detach(), s, zeros_like(_mH(vh)).detach())
     return return_types_svd(u, s, _mH(vh))
 
 

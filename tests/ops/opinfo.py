@@ -1510,6 +1510,8 @@ MATRIX = [
         _sq("full-4x3-S-V", (4, 3), lambda m, f, a: (lambda r: r.S.unsqueeze(-1) * r.Vh.abs())(f(a))),
         _sq("batch", (2, 3, 2), lambda m, f, a: (lambda r: r[0].abs() * r[1].unsqueeze(-2))(f(a, False))))),
     OpInfo("svd", "linalg", extra=(_sq("3x3", (3, 3), lambda m, f, a: f(a).S),
+                                   _sq("no-uv", (4, 3), lambda m, f, a: (lambda r: r.S.sum() + r.U.sum() + r.V.sum())(
+                                       f(a, compute_uv=False))),
                                    S("method", Arg((4, 3)), method=True, call=lambda m, f, a: f(a)[2].abs()))),
     OpInfo("linalg.svdvals", "linalg", op=lambda m: m.linalg.svdvals, extra=(
         _sq("3x3", (3, 3), lambda m, f, a: f(a)), _sq("4x3", (4, 3), lambda m, f, a: f(a)),
