@@ -1275,8 +1275,8 @@ def linalg_multi_dot(tensors):
                                f"{dtypes.c_type_name(ts[i].data.dtype)}")
         if ts[i - 1].data.shape[1] != ts[i].data.shape[0]:
             a, b = ts[i - 1].data.shape, ts[i].data.shape
-            raise RuntimeError(f"multi_dot(): tensors {i - 1} and {i} with shapes {a[0]}x{a[1]} and {b[0]}x{b[1]} "
-                               "cannot be multiplied")
+            raise RuntimeError(f"multi_dot(): tensors {i - 1} and {i} with shapes [{a[0]}, {a[1]}] and "
+                               f"[{b[0]}, {b[1]}] cannot be multiplied")
     if n == 2:
         out = mm(ts[0], ts[1])
     else:
