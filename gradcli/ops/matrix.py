@@ -559,14 +559,13 @@ def _(grads, A, mode):
     Q, R = _linalg_qr(A, mode)
     if m >= n:
         return _qr_backward_square(gQ, gR, Q, R)
-    # m < n: A = Q [X | Y] with X square: Y = Q V gives Q an extra gradient Y gV^T (Liao et al. 2019)
-    X = _narrow(A, -1, 0, m)
+    # m < n: A = [X | Y] = Q [U | V] with X square: V = Q^T Y gives Q the extra gradient Y gV^T, and Y gets
+    # Q gV (FunctionsManual.cpp linalg_qr_backward's wide case)
     Y = _narrow(A, -1, m, n - m)
     U = _narrow(R, -1, 0, m)
     gU = _narrow(gR, -1, 0, m)
     gV = _narrow(gR, -1, m, n - m)
     gX = _qr_backward_square(gQ + matmul(Y, _mH(gV)), gU, Q, U)
-    del X
     return _cat([gX, matmul(Q, gV)], -1)
 
 

@@ -222,3 +222,17 @@ def test_program_matches_pytorch(tmp_path):
     nan gradient at repeated eigenvalues) prints with ``gradcli run`` what it prints with PyTorch."""
     want, got = python_and_gradcli_stdout(tmp_path, "linalg", PROGRAM)
     assert got == want
+
+
+@pytest.mark.parametrize("mode, shape", [("r", (3, 3)), ("complete", (4, 3))])
+def test_qr_backward_errors_match_pytorch(mode, shape, torch):
+    """linalg.qr records its node in every mode; its backward refuses mode 'r' (no Q) and a complete QR of a
+    tall matrix, with PyTorch's messages."""
+    def run(m):
+        a = m.ones(*shape, requires_grad=True)
+        r = m.linalg.qr(a * 2 + m.eye(*shape), mode=mode)
+        assert tuple(r.Q.shape) == ((0,) if mode == "r" else (4, 4))
+        return _lib_error(m, lambda m: r.R.sum().backward())
+
+    got, want = run(G), run(torch)
+    assert type(got) is RuntimeError and str(got) == str(want)
