@@ -1108,7 +1108,8 @@ def cross(input, other, dim=None):
 # ================================================================================================ matrix_power
 def _matrix_power(A, n, name):
     A = to_tensor(A)
-    _check_matrix(name, A.data) if A.data.ndim < 2 or A.data.shape[-1] != A.data.shape[-2] else None
+    if A.data.ndim < 2 or A.data.shape[-1] != A.data.shape[-2]:  # (integer matrices are fine, as in PyTorch)
+        _check_matrix(name, A.data)
     if not isinstance(n, int) or isinstance(n, bool):
         raise TypeError(f"matrix_power(): argument 'n' must be int, not {type(n).__name__}")
     if n == 0:  # PyTorch: A.clone().copy_(the identity) (CopyBackwards)
