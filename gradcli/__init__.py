@@ -37,7 +37,7 @@ def _submodules() -> frozenset:
 
 _SUBMODULES = _submodules()
 #: Submodules whose name is also a public name: ``G.tensor`` is the function (torch.tensor), not gradcli.tensor.
-_SHADOWED = frozenset({"tensor"})
+_SHADOWED = frozenset({"tensor", "linalg"})
 
 
 def _engine() -> dict:
@@ -60,6 +60,9 @@ def _engine() -> dict:
     import math  # branch nnfunc: torch.pi, torch.e, torch.inf, torch.nan (Python floats, as in torch)
 
     names.update(pi=math.pi, e=math.e, inf=math.inf, nan=math.nan)
+    from . import linalg  # torch.linalg's namespace (branch linalg)
+
+    names.update(linalg=linalg)
     globals().update(names)
     return names
 

@@ -626,6 +626,35 @@ def _output_gradient(e: OutputEdge, g, buffers: dict, deps: dict, create_graph: 
     return m, buffers.pop(m)
 
 
+def _no_gradient(e, buffers: dict, deps: dict, heap: list, single: bool) -> None:
+    """The engine's step for an edge whose rule returned no gradient (None): the node it leads to waits for one
+    gradient less. When that was its last and it got none at all, its own inputs get none in turn (PyTorch runs
+    such a node with undefined gradients); when it got some, it is ready. Without this, a node one of whose
+    consumers returned None never ran, and ``x.grad`` of ``(y * 2).sum() + norm(y, 0)`` with ``y = -x`` was
+    None."""
+    stack = [e]
+    while stack:
+        e = stack.pop()
+        t = type(e)
+        if t is OutputEdge:
+            m = e.node
+        elif t is Node:
+            m = e
+        else:  # a leaf: nothing waits
+            continue
+        if not (t is Node and single and m.uses == 1):
+            n = deps[m] - 1
+            deps[m] = n
+            if n:
+                continue
+        buf = buffers.pop(m, None)
+        if buf is not None and (type(buf) is not list or any(b is not None for b in buf)):
+            buffers[m] = buf
+            heapq.heappush(heap, (-m.seq, m))
+        else:
+            stack.extend(x for x in m.edges if x is not None)
+
+
 #: Backward functions PyTorch defines in C++ only: their ``name()`` is namespaced
 #: (``"torch::autograd::CopySlices"``), while their class name (shown by repr and in a tensor's ``grad_fn=<...>``)
 #: is the short one.
@@ -857,7 +886,10 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
                 node.saved = _FREED
             nxt = None
             for e, g in zip(node.edges, grads):
-                if e is None or g is None:
+                if e is None:
+                    continue
+                if g is None:  # no gradient along this edge: the node waits for one less (branch linalg)
+                    _no_gradient(e, buffers, deps, heap, single)
                     continue
                 if type(e) is not Node:
                     if type(e) is OutputEdge:  # an output of a MultiNode

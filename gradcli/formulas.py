@@ -254,6 +254,25 @@ FORMULAS: dict[str, str] = {
     "UpsampleNearestExact1DBackward0": "d interpolate(x, nearest-exact) = each output's gradient added to its source",
     "UpsampleNearestExact2DBackward0": "d interpolate(x, nearest-exact) = each output's gradient added to its source",
     "UnfoldBackward0": "d x.unfold(dim, size, step) = each window's gradient added back at the positions it covers",
+    # ---------------------------------------------------------------- torch.linalg (issue 18, branch linalg)
+    "LinalgDetBackward0": "d/dA det(A) = det(A) A^{-T} (the cofactor matrix; 0 for a singular A in a first "
+                          "backward, the cofactors through the SVD with create_graph)",
+    "LinalgSlogdetBackward0": "d/dA logabsdet(A) = A^{-T}; the sign has no gradient",
+    "LinalgInvExBackward0": "d inv(A): dA = -A^{-T} @ g @ A^{-T}",
+    "LinalgSolveExBackward0": "d solve(A, B): dB = solve(A^T, g); dA = -dB @ X^T",
+    "LinalgCholeskyExBackward0": "d cholesky(A): dA = L^{-T} Phi(L^T @ gL) L^{-1} symmetrized (Phi: the lower "
+                                 "triangle, its diagonal halved)",
+    "LinalgQrBackward0": "d qr(A): dA = (gQ + Q copyltu(M)) R^{-T}, M = R gR^T - gQ^T Q",
+    "LinalgEighBackward0": "d eigh(A): dA = V (diag(gL) + skew(V^T gV) / (L_j - L_i)) V^T (inf/nan for repeated "
+                           "eigenvalues when the eigenvectors are used)",
+    "LinalgSvdBackward0": "d svd(A): dA = U (diag(gS) + (skew(U^T gU) S + S skew(V^T gV)) / (S_j^2 - S_i^2)) V^T "
+                          "+ the terms outside the span of U, V (svdvals: U diag(gS) V^T)",
+    "LinalgPinvBackward0": "d pinv(A) = P: dA = -P^T g P^T + (I - A P) g^T P P^T + P^T P g^T (I - P A)",
+    "LinalgCrossBackward0": "d cross(x, y): dx = cross(y, g); dy = cross(g, x)",
+    "LinalgMatrixExpBackward0": "d matrix_exp(A): dA = the upper-right block of exp([[A^T, g], [0, A^T]])",
+    "VdotBackward0": "d/dx vdot(x, y) = y; d/dy vdot(x, y) = x (real)",
+    "CdistBackward0": "d cdist(x1, x2)_ij / d x1_i = d ||x1_i - x2_j||_p (0 where the distance is 0); d/dx2_j the "
+                      "negative",
 }
 
 

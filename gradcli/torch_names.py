@@ -153,3 +153,10 @@ type type_as unbind unflatten unfold uniform_ unique unique_consecutive unsafe_c
 unsafe_split_with_sizes unsqueeze unsqueeze_ untyped_storage values var vdot view view_as vsplit where xlogy xlogy_
 xpu zero_
 """.split())
+
+LINALG = frozenset("""
+cholesky cholesky_ex cond cross det diagonal eig eigh eigvals eigvalsh householder_product inv inv_ex ldl_factor
+ldl_factor_ex ldl_solve lstsq lu lu_factor lu_factor_ex lu_solve matmul matrix_exp matrix_norm matrix_power
+matrix_rank multi_dot norm pinv qr slogdet solve solve_ex solve_triangular svd svdvals tensorinv tensorsolve vander
+vecdot vector_norm
+""".split())

@@ -29,6 +29,7 @@ from ..ops import REGISTRY
 from ..ops._core import METHODS
 from ..tensor import Size, Tensor
 from ..gradcheck import GradcheckError
+from ..ops.matrix import _LinAlgError  # branch linalg: torch.linalg.LinAlgError
 from .safety import check_format_widths, materialize
 from . import custom_function, nn_bridge
 from .values import (MISSING, Class, ClassMethod, Function, Generator, Instance, Namespace, Property,
@@ -309,6 +310,9 @@ EXCEPTIONS = {cls.__name__: cls for cls in (
     AttributeError, NotImplementedError, ZeroDivisionError, StopIteration, AssertionError, NameError,
     ImportError, ModuleNotFoundError, OverflowError, RecursionError, UnboundLocalError, GradcheckError)}
 FUNCTIONS.update(EXCEPTIONS)
+# branch linalg: torch.linalg.LinAlgError (torch._C._LinAlgError, a RuntimeError), catchable as either; not a
+# builtin name (programs reach it as torch.linalg.LinAlgError)
+EXCEPTIONS["_LinAlgError"] = _LinAlgError
 _NO_DEFAULT = object()
 
 
@@ -573,7 +577,7 @@ def _variable(data, requires_grad: bool = False, volatile: bool = False):
 
 
 def _modules() -> dict[str, Namespace]:
-    members = dict((k, v) for k, v in REGISTRY.items() if not k.startswith("_"))
+    members = dict((k, v) for k, v in REGISTRY.items() if not k.startswith("_") and "." not in k)
     members.update({name: d for name, d in dtypes.NAMES.items()})
     members.update({
         "no_grad": autograd.no_grad, "enable_grad": autograd.enable_grad,
@@ -618,8 +622,11 @@ def _modules() -> dict[str, Namespace]:
     func_ns = Namespace("torch.func", {"grad": _func.grad, "grad_and_value": _func.grad_and_value,
                                        "vjp": _func.vjp, "jvp": _func.jvp, "jacrev": _func.jacrev,
                                        "jacfwd": _func.jacfwd, "hessian": _func.hessian, "vmap": _func.vmap})
+    # torch.linalg (branch linalg): the table's "linalg.<name>" entries
+    linalg_ns = Namespace("torch.linalg", dict({k[len("linalg."):]: v for k, v in REGISTRY.items()
+                                                if k.startswith("linalg.")}, LinAlgError=_LinAlgError))
     torch = Namespace("torch", dict(members, nn=nn, autograd=autograd_ns, optim=nn_spaces["torch.optim"],
-                                    func=func_ns, vmap=_func.vmap))
+                                    func=func_ns, vmap=_func.vmap, linalg=linalg_ns))
     return {"torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.autograd": autograd_ns,
             "torch.nn.init": nn_spaces["torch.nn.init"], "torch.nn.utils": nn_spaces["torch.nn.utils"],
             "torch.optim": nn_spaces["torch.optim"],
@@ -627,6 +634,7 @@ def _modules() -> dict[str, Namespace]:
             "torch.autograd.functional": autograd_functional, "torch.autograd.forward_ad": forward_ad,
             "torch.autograd.function": function_ns, "torch.func": func_ns,
             "torch.autograd.graph": graph_ns,
+            "torch.linalg": linalg_ns,
             "math": math_module()}
 
 
@@ -635,7 +643,7 @@ def names(mods: dict[str, Namespace], write: Callable[[str], None]) -> dict:
     ``torch`` and ``F`` from ``mods`` (:func:`modules`), ``no_grad`` and ``enable_grad``."""
     key = (len(REGISTRY), len(FUNCTIONS))
     if _CACHE.get("names_key") != key:
-        static = {k: v for k, v in REGISTRY.items() if not k.startswith("_")}
+        static = {k: v for k, v in REGISTRY.items() if not k.startswith("_") and "." not in k}
         static.update(FUNCTIONS)
         static.update({"no_grad": autograd.no_grad, "enable_grad": autograd.enable_grad})
         static.update(CONSTANTS)
@@ -806,7 +814,7 @@ def unsupported_name_hint(name: str, known=()) -> str | None:
 
 #: PyTorch's submodules that gradcli does not have (``torch.linalg``): using one says so, rather than claiming
 #: that PyTorch lacks it.
-TORCH_SUBMODULES = ("linalg", "fft", "special", "distributions", "optim", "utils", "cuda", "backends", "func",
+TORCH_SUBMODULES = ("fft", "special", "distributions", "optim", "utils", "cuda", "backends", "func",
                     "jit", "sparse", "testing", "onnx", "fx", "export", "profiler", "amp", "cpu", "mps", "quantization",
                     "ao", "hub", "masked", "nested", "signal", "library", "compiler", "overrides")
 
@@ -826,7 +834,7 @@ def missing(owner: str, name: str, members=()) -> Exception:
     from .. import torch_names
 
     known = {"torch": torch_names.TORCH, "torch.nn.functional": torch_names.FUNCTIONAL,
-             "Tensor": torch_names.TENSOR}.get(owner, ())
+             "Tensor": torch_names.TENSOR, "torch.linalg": torch_names.LINALG}.get(owner, ())
     if name in known:
         return NotImplementedError(f"'{owner}.{name}' is not supported by gradcli ({_SEE_OPS})")
     if owner == "torch" and name in TORCH_SUBMODULES:

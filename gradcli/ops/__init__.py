@@ -30,6 +30,9 @@ families, each importing only those above it:
   nonzero (issue 18)
 * :mod:`.layers` — embedding, batch_norm, dropout, sort/argsort, index_add (torch.nn's layers, issue 18)
 * :mod:`.order` — topk, kthvalue, median, msort (issue 18)
+* :mod:`.matrix` — torch.linalg's det, slogdet, inv, solve, cholesky, qr, eigh, eigvalsh, svd, svdvals, pinv,
+  matrix_norm, vector_norm, norm, cross, matrix_power, matrix_exp, multi_dot (registered as ``linalg.<name>``),
+  det, inverse, slogdet, logdet, qr, svd, pinverse, cross, matrix_power, matrix_exp, cdist (issue 18)
 * :mod:`.loss` — cross_entropy, nll_loss, mse_loss, l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy,
   binary_cross_entropy_with_logits, kl_div
 * :mod:`.functional` — logsigmoid, softsign, celu, mish, hardswish, hardsigmoid, glu, softmin, layer_norm,
@@ -50,6 +53,7 @@ from . import order  # noqa: F401  (issue 18: topk, kthvalue, median, msort)
 from . import functional  # noqa: F401  (branch nnfunc: torch.nn.functional activations, norms, distances)
 from . import more  # noqa: F401  (branch nnfunc, issue 18: quantile, nanquantile, scatter_reduce, masked_scatter)
 from . import conv  # noqa: F401  (issue 18, branch conv: conv1d/2d, conv_transpose, pools, unfold/fold, pad, interpolate)
+from . import matrix  # noqa: F401  (issue 18, branch linalg: torch.linalg's functions, det, inverse, cdist, ...)
 from ._core import KINDS, REGISTRY, Op, to_tensor
 from .activation import relu
 from .arithmetic import (add, div, floor_divide, mul, pow, remainder, rsub, sub, true_divide,  # noqa: F401

@@ -102,9 +102,21 @@ def test_an_undefined_name_says_how_to_pass_it():
 
 
 def test_pytorch_s_submodules_are_not_denied():
-    r = runner.invoke(app, ["grad", "torch.linalg.norm(x)", "-i", "x=[1., 2.]"])
+    r = runner.invoke(app, ["grad", "torch.fft.fft(x)", "-i", "x=[1., 2.]"])
     assert r.exit_code == 1
-    assert "gradcli does not support torch.linalg yet" in r.stderr and "has no attribute" not in r.stderr
+    assert "gradcli does not support torch.fft yet" in r.stderr and "has no attribute" not in r.stderr
+
+
+def test_torch_linalg_is_a_namespace_that_names_what_gradcli_lacks():
+    # branch linalg: torch.linalg holds the table's linalg functions; a PyTorch one gradcli lacks says so
+    r = runner.invoke(app, ["grad", "torch.linalg.norm(x)", "-i", "x=[3., 4.]", "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["grads"]["x"]["value"] == [0.6, 0.8]
+    r = runner.invoke(app, ["grad", "torch.linalg.lstsq(x, x)", "-i", "x=[[1., 2.], [3., 4.]]"])
+    assert r.exit_code == 1
+    assert "'torch.linalg.lstsq' is not supported by gradcli" in r.stderr, r.stderr
+    r = runner.invoke(app, ["grad", "torch.linalg.nosuch(x)", "-i", "x=[1., 2.]"])
+    assert r.exit_code == 1 and "module 'torch.linalg' has no attribute 'nosuch'" in r.stderr, r.stderr
 
 
 def test_constants():

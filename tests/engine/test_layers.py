@@ -78,6 +78,7 @@ LAYERS = {
     "gradcli.nn.*": 6,
     "gradcli.optim": 6,  # torch.optim and its lr_scheduler (library API)
     "gradcli.optim.*": 6,  # each backward's local derivative as a formula, for --explain
+    "gradcli.linalg": 6,  # torch.linalg (branch linalg): the op table's linalg.* entries
     "gradcli.recording": 8,  # what the graph pictures and --explain show, recorded while a program runs
     "gradcli.explain": 8,
     "gradcli.plot": 8,

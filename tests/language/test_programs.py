@@ -298,6 +298,71 @@ reduction("max_pool1d", lambda a: f"max_pool1d({a}, 3, 1, 1)", lambda a: _TF.max
 reduction("avg_pool1d", lambda a: f"avg_pool1d({a}, 3, 1, 1)", lambda a: _TF.avg_pool1d(a, 3, 1, 1),
           lambda s: s if len(s) == 2 and s[-1] == 4 else None)
 
+# ---- issue 18, branch linalg: torch.linalg on the positive-definite 3x3 matrix a a^T + I of a (3, k) operand,
+# bounded (tanh) so that an infinite value of a generated expression does not make it NaN (where LAPACK's
+# libraries name different failing pivots). These templates pass test_random_programs_match_torch, but adding
+# them to TEMPLATES shifts the derandomized programs of test_program_transforms.py onto a mismatch that exists
+# without them: the HVP of ((x) * ((y).logcumsumexp(-1)))[..., :1] (NaN where PyTorch's is not, and the
+# reverse); they are kept here, out of TEMPLATES, until that is fixed (then: TEMPLATES += LINALG_TEMPLATES and
+# drop the "branch linalg" reasons of NOT_GENERATED).
+LINALG_TEMPLATES: list = []
+
+
+def _linalg_reduction(op, text, fn, shape, domain="real"):
+    LINALG_TEMPLATES.append(Template(op, 1, text, fn, shape, (domain,)))
+
+
+_SPD = lambda a: f"(({a}) @ ({a}).mT + eye(3))"  # noqa: E731
+_TSPD = lambda a: a @ a.mT + T.eye(3, dtype=a.dtype)  # noqa: E731
+_ROWS3 = lambda s: len(s) == 2 and s[0] == 3  # noqa: E731
+_linalg_reduction("linalg.det", lambda a: f"torch.linalg.det({_SPD(a)})", lambda a: T.linalg.det(_TSPD(a)),
+          lambda s: () if _ROWS3(s) else None, "bounded")
+_linalg_reduction("det", lambda a: f"{_SPD(a)}.det()", lambda a: _TSPD(a).det(), lambda s: () if _ROWS3(s) else None, "bounded")
+_linalg_reduction("linalg.slogdet", lambda a: f"torch.linalg.slogdet({_SPD(a)}).logabsdet",
+          lambda a: T.linalg.slogdet(_TSPD(a)).logabsdet, lambda s: () if _ROWS3(s) else None, "bounded")
+_linalg_reduction("logdet", lambda a: f"logdet({_SPD(a)})", lambda a: T.logdet(_TSPD(a)), lambda s: () if _ROWS3(s) else None, "bounded")
+_linalg_reduction("linalg.inv", lambda a: f"torch.linalg.inv({_SPD(a)}) @ ({a})", lambda a: T.linalg.inv(_TSPD(a)) @ a,
+          lambda s: s if _ROWS3(s) else None, "bounded")
+_linalg_reduction("inverse", lambda a: f"inverse({_SPD(a)}) @ ({a})", lambda a: T.inverse(_TSPD(a)) @ a,
+          lambda s: s if _ROWS3(s) else None, "bounded")
+_linalg_reduction("linalg.cholesky", lambda a: f"torch.linalg.cholesky({_SPD(a)}) @ ({a})",
+          lambda a: T.linalg.cholesky(_TSPD(a)) @ a, lambda s: s if _ROWS3(s) else None, "bounded")
+_linalg_reduction("linalg.matrix_power", lambda a: f"torch.linalg.matrix_power({_SPD(a)} / 8, 3) @ ({a})",
+          lambda a: T.linalg.matrix_power(_TSPD(a) / 8, 3) @ a, lambda s: s if _ROWS3(s) else None, "bounded")
+_linalg_reduction("matrix_power", lambda a: f"matrix_power({_SPD(a)} / 8, -2) @ ({a})",
+          lambda a: T.matrix_power(_TSPD(a) / 8, -2) @ a, lambda s: s if _ROWS3(s) else None, "bounded")
+_linalg_reduction("linalg.matrix_exp", lambda a: f"torch.linalg.matrix_exp({_SPD(a)} / 8) @ ({a})",
+          lambda a: T.linalg.matrix_exp(_TSPD(a) / 8) @ a, lambda s: s if _ROWS3(s) else None, "bounded")
+_linalg_reduction("matrix_exp", lambda a: f"({_SPD(a)} / 8).matrix_exp() @ ({a})",
+          lambda a: (_TSPD(a) / 8).matrix_exp() @ a, lambda s: s if _ROWS3(s) else None, "bounded")
+_linalg_reduction("linalg.vector_norm", lambda a: f"torch.linalg.vector_norm({a}, 3, dim=-1, keepdim=True)",
+          lambda a: T.linalg.vector_norm(a, 3, dim=-1, keepdim=True), lambda s: s[:-1] + (1,) if s else None)
+_linalg_reduction("linalg.matrix_norm", lambda a: f"torch.linalg.matrix_norm({a})", lambda a: T.linalg.matrix_norm(a),
+          lambda s: () if len(s) == 2 else None)
+_linalg_reduction("linalg.norm", lambda a: f"torch.linalg.norm({a})", lambda a: T.linalg.norm(a), lambda s: ())
+LINALG_TEMPLATES.append(Template("linalg.solve", 2, lambda a, b: f"torch.linalg.solve({_SPD(a)}, {b})",
+                          lambda a, b: T.linalg.solve(_TSPD(a), b),
+                          lambda sa, sb: sb if _ROWS3(sa) and _ROWS3(sb) else None, ("bounded", "real")))
+LINALG_TEMPLATES.append(Template("linalg.multi_dot", 2, lambda a, b: f"torch.linalg.multi_dot([{a}, ({b}).mT, {a}])",
+                          lambda a, b: T.linalg.multi_dot([a, b.mT, a]), _SQUARE, ("real", "real")))
+for _name, _text in (("linalg.cross", "torch.linalg.cross({a}, {b}, dim=0)"), ("cross", "cross({a}, {b}, dim=0)")):
+    LINALG_TEMPLATES.append(Template(_name, 2, (lambda t: lambda a, b: t.format(a=a, b=b))(_text),
+                              lambda a, b: T.linalg.cross(a, b, dim=0),
+                              lambda sa, sb: (bshape(sa, sb) if _ROWS3(sa) and _ROWS3(sb) else None),
+                              ("real", "real")))
+LINALG_TEMPLATES.append(Template("linalg.vecdot", 2, lambda a, b: f"torch.linalg.vecdot({a}, {b}, dim=0)",
+                          lambda a, b: T.linalg.vecdot(a, b, dim=0),
+                          lambda sa, sb: bshape(sa, sb)[1:] if len(bshape(sa, sb)) == 2 else None, ("real", "real")))
+_linalg_reduction("linalg.matmul", lambda a: f"torch.linalg.matmul({a}, ({a}).mT)[:, :1]",
+          lambda a: T.linalg.matmul(a, a.mT)[:, :1], lambda s: (s[0], 1) if len(s) == 2 and (s[0], 1) in SHAPES else None)
+_linalg_reduction("linalg.diagonal", lambda a: f"torch.linalg.diagonal({a})", lambda a: T.linalg.diagonal(a),
+          lambda s: (min(s),) if len(s) == 2 and (min(s),) in SHAPES else None)
+LINALG_TEMPLATES.append(Template("cdist", 2, lambda a, b: f"cdist({a}, {b}) @ ({b})", lambda a, b: T.cdist(a, b) @ b,
+                          lambda sa, sb: sb if _ROWS3(sa) and sb == (3, 4) and sa[1] == 4 else None,
+                          ("real", "real")))
+
+_LINALG_WAIT = "a template in LINALG_TEMPLATES, out of TEMPLATES until logcumsumexp's HVP mismatch is fixed"
+
 #: Differentiable registry ops the generator does not produce, and why (their entries in the op table,
 #: tests/ops/opinfo.py, cover them).
 NOT_GENERATED = {
@@ -352,6 +417,41 @@ NOT_GENERATED = {
     "unfold": "3-d/4-d inputs and (N, C k k, L) results: the op table's samples cover it",
     "fold": "(N, C k k, L) inputs and 4-d results: the op table's samples cover it",
     "constant_pad_nd": "the same op as pad's constant mode, which is a template",
+    # branch linalg: decompositions whose outputs are defined up to sign (the gauge), or whose derivatives are
+    # ambiguous where generated programs go (x - x: a zero matrix, repeated eigen/singular values)
+    "linalg.det": _LINALG_WAIT,
+    "det": _LINALG_WAIT,
+    "linalg.slogdet": _LINALG_WAIT,
+    "logdet": _LINALG_WAIT,
+    "linalg.inv": _LINALG_WAIT,
+    "inverse": _LINALG_WAIT,
+    "linalg.cholesky": _LINALG_WAIT,
+    "linalg.matrix_power": _LINALG_WAIT,
+    "matrix_power": _LINALG_WAIT,
+    "linalg.matrix_exp": _LINALG_WAIT,
+    "matrix_exp": _LINALG_WAIT,
+    "linalg.vector_norm": _LINALG_WAIT,
+    "linalg.matrix_norm": _LINALG_WAIT,
+    "linalg.norm": _LINALG_WAIT,
+    "linalg.solve": _LINALG_WAIT,
+    "linalg.multi_dot": _LINALG_WAIT,
+    "linalg.cross": _LINALG_WAIT,
+    "cross": _LINALG_WAIT,
+    "linalg.vecdot": _LINALG_WAIT,
+    "linalg.matmul": _LINALG_WAIT,
+    "linalg.diagonal": _LINALG_WAIT,
+    "cdist": _LINALG_WAIT,
+    "vdot": "1-d only: covered by the op table's samples (and the vecdot template's vectors)",
+    "linalg.qr": "Q and R: the op table's samples (gauge-invariant functions of them) cover it",
+    "qr": "Q and R: the op table's samples cover it",
+    "linalg.eigh": "eigenvectors defined up to sign, repeated eigenvalues at x - x: the op table's samples",
+    "linalg.eigvalsh": "repeated eigenvalues at x - x make the gradient depend on the eigenvectors LAPACK picks",
+    "linalg.svd": "singular vectors defined up to sign: the op table's samples cover it",
+    "svd": "singular vectors defined up to sign: the op table's samples cover it",
+    "linalg.svdvals": "repeated or zero singular values at x - x: the op table's samples cover it",
+    "linalg.pinv": "rank-deficient operands at x - x (the pseudo-inverse jumps): the op table's samples cover it",
+    "pinverse": "rank-deficient operands at x - x: the op table's samples cover it",
+    "slogdet": "the same op as linalg.slogdet: the op table's samples cover it",
 }
 
 _WRAP = {
@@ -452,6 +552,11 @@ def _torch_run(steps, out, reduce_, values, v):
 @settings(settings.get_profile(PROFILE))
 @given(prog=programs(), seed=st.integers(0, 2**32 - 1))
 def test_random_programs_match_torch(prog, seed):
+    _compare_with_torch(prog, seed)
+
+
+def _compare_with_torch(prog, seed):
+    """Run ``prog`` (``(source, steps, out, reduce_)``) with gradcli and torch: values, grad_fn, gradients."""
     source, steps, out, reduce_ = prog
     values = _values(seed)
     v = None if reduce_ else np.random.default_rng(seed + 1).standard_normal(out.shape)
@@ -526,3 +631,27 @@ NOT_GENERATED.update({
     "scatter_reduce": "an integer index argument: the op table's samples cover it",
     "masked_scatter": "a bool mask argument: the op table's samples cover it",
 })
+def _applied(tpl: Template, args: list) -> Expr | None:
+    """``tpl`` applied to the expressions ``args`` as the generator applies it, or None where it does not fit."""
+    shape = tpl.shape(*[a.shape for a in args])
+    if shape is None or tuple(shape) not in SHAPES:
+        return None
+    fns, doms = [a.torch_fn for a in args], tpl.domains
+    return Expr(tpl.text(*[_WRAP[d](a.text) for d, a in zip(doms, args)]),
+                lambda env: tpl.torch_fn(*[_TWRAP[d](f(env)) for d, f in zip(doms, fns)]), tuple(shape), 1)
+
+
+_LINALG_CASES = [(t, names) for t in LINALG_TEMPLATES
+                 for names in (["x"], ["z"]) if t.arity == 1] + \
+                [(t, names) for t in LINALG_TEMPLATES for names in (["x", "x"], ["x", "z"], ["z", "x"], ["z", "z"])
+                 if t.arity == 2]
+
+
+@pytest.mark.parametrize("tpl, names", [c for c in _LINALG_CASES if _applied(c[0], [_leaf(n) for n in c[1]])],
+                         ids=lambda v: v.op if isinstance(v, Template) else "-".join(v))
+def test_linalg_templates_match_torch(tpl, names):
+    """Each template of LINALG_TEMPLATES (branch linalg) on the leaves, summed and whole, compared with torch."""
+    out = _applied(tpl, [_leaf(n) for n in names])
+    for reduce_ in (True, False):
+        text = f"({out.text}).sum()" if reduce_ else out.text
+        _compare_with_torch((text, [], out, reduce_), seed=len(names) + reduce_)

@@ -1604,9 +1604,192 @@ CONV = [
         S("unbatched", Arg((4, 4)), args=(3, 2)))),
 ]
 
+# ---- issue 18, branch linalg: gradcli/ops/matrix.py (torch.linalg, det, inverse, cdist, ...). The inputs are
+# made well-conditioned inside the call, as PyTorch's OpInfos make them (make_fullrank_matrices_with_distinct_
+# singular_values): ``_wc`` adds 4 I to a uniform [-2, 2] matrix; symmetric inputs are ``a + a^T`` and positive-
+# definite ones ``a a^T + n I`` (PyTorch's gradcheck_wrapper_hermitian_input: the op reads one triangle, so the
+# input is symmetrized before it). Singular vectors and eigenvectors are defined up to sign (the gauge): as
+# PyTorch's OpInfos for linalg.svd/linalg.eigh (output_process_fn_grad: abs of U and Vh, of the eigenvectors), the
+# samples compare gauge-invariant functions: their absolute values, or the reconstruction U diag(S) Vh.
+def _wc(m, a):
+    """``a + 4 I``: a well-conditioned square matrix (batch)."""
+    return a + 4 * m.eye(a.shape[-1], dtype=a.dtype)
+
+
+def _sym(m, a):
+    """``a + a^T + 4 diag(0, 1, ...)``: symmetric, its eigenvalues well apart (the eigenvectors' derivatives
+    divide by their gaps)."""
+    n = a.shape[-1]
+    return a + a.mT + 4 * m.diag(m.arange(n, dtype=a.dtype))
+
+
+def _spd(m, a):
+    return a @ a.mT + a.shape[-1] * m.eye(a.shape[-1], dtype=a.dtype)
+
+
+def _usv(r):
+    """The reconstruction U diag(S) Vh of a reduced SVD (invariant under the sign of each singular pair)."""
+    return (r[0] * r[1].unsqueeze(-2)) @ r[2]
+
+
+def _sq(id_, shape, fn, **kw):
+    """A one-input sample ``fn(m, f, a)``."""
+    return S(id_, Arg(shape), call=fn, **kw)
+
+
+#: PyTorch's JVPs of det, slogdet and solve reuse the LU factors of the forward, and eigh's its eigenvectors,
+#: outputs that its autograd does not differentiate (or differentiates to nan): the HVP it gets by reverse over
+#: forward is wrong or missing. gradcli's tangents are differentiable; tests/ops/test_ops_linalg.py compares its
+#: HVPs with central differences of the gradient instead.
+_HVP_VS_FD = Skip("test_jvp_hvp", "PyTorch's JVP here is built from forward outputs its autograd does not "
+                                  "differentiate (the LU factors; eigh's eigenvectors), so its reverse-over-forward "
+                                  "HVP is wrong or None; gradcli's is compared with central differences in "
+                                  "tests/ops/test_ops_linalg.py (test_hvp_where_pytorch_s_is_wrong)")
+#: PyTorch has neither a forward-mode rule for cdist nor a derivative of _cdist_backward.
+_CDIST = tuple(Skip(t, "PyTorch has no " + what + " for cdist (" + err + "); gradcli's is compared with central "
+                    "differences in tests/ops/test_ops_linalg.py (test_cdist_jvp_and_second_derivative)")
+               for t, what, err in (
+                   ("test_second_derivative_against_torch", "second derivative",
+                    "the derivative for '_cdist_backward' is not implemented"),
+                   ("test_jvp", "forward-mode rule", "forward AD with _cdist_forward ... not implemented"),
+                   ("test_jvp_hvp", "forward-mode rule", "forward AD with _cdist_forward ... not implemented")))
+
+MATRIX = [
+    OpInfo("linalg.det", "linalg", op=lambda m: m.linalg.det, skips=(_HVP_VS_FD,), extra=(
+        _sq("3x3", (3, 3), lambda m, f, a: f(_wc(m, a))), _sq("batch", (2, 3, 3), lambda m, f, a: f(_wc(m, a))),
+        _sq("1x1", (1, 1), lambda m, f, a: f(_wc(m, a))), _sq("2x2-raw", (2, 2), lambda m, f, a: f(a)))),
+    OpInfo("det", "linalg", skips=(_HVP_VS_FD,), extra=(_sq("3x3", (3, 3), lambda m, f, a: f(_wc(m, a))),
+                                   S("method", Arg((2, 2)), method=True))),
+    OpInfo("linalg.slogdet", "linalg", op=lambda m: m.linalg.slogdet, skips=(_HVP_VS_FD,), extra=(
+        _sq("logabsdet", (3, 3), lambda m, f, a: f(_wc(m, a)).logabsdet),
+        _sq("negative", (3, 3), lambda m, f, a: (lambda r: r.sign * r.logabsdet)(f(-_wc(m, a)))),
+        _sq("batch-sign", (2, 3, 3), lambda m, f, a: f(_wc(m, a))[0]),
+        _sq("batch", (2, 2, 2), lambda m, f, a: f(_wc(m, a))[1]))),
+    OpInfo("slogdet", "linalg", skips=(_HVP_VS_FD,), extra=(_sq("3x3", (3, 3), lambda m, f, a: f(_wc(m, a)).logabsdet),
+                                       S("method", Arg((2, 2)), method=True, call=lambda m, f, a: f(_wc(m, a))[1]))),
+    OpInfo("logdet", "linalg", skips=(_HVP_VS_FD,), extra=(_sq("spd", (3, 3), lambda m, f, a: f(_spd(m, a))),
+                                      _sq("batch", (2, 3, 3), lambda m, f, a: f(_spd(m, a))),
+                                      S("method", Arg((2, 2)), method=True, call=lambda m, f, a: f(_spd(m, a))))),
+    OpInfo("linalg.inv", "linalg", op=lambda m: m.linalg.inv, extra=(
+        _sq("3x3", (3, 3), lambda m, f, a: f(_wc(m, a))), _sq("batch", (2, 3, 3), lambda m, f, a: f(_wc(m, a))),
+        _sq("1x1", (1, 1), lambda m, f, a: f(_wc(m, a))))),
+    OpInfo("inverse", "linalg", extra=(_sq("3x3", (3, 3), lambda m, f, a: f(_wc(m, a))),
+                                       S("method", Arg((2, 2)), method=True, call=lambda m, f, a: f(_wc(m, a))))),
+    OpInfo("linalg.solve", "linalg", op=lambda m: m.linalg.solve, skips=(_HVP_VS_FD,), extra=(
+        S("3x3-3x2", Arg((3, 3)), Arg((3, 2)), call=lambda m, f, a, b: f(_wc(m, a), b)),
+        S("vector", Arg((3, 3)), Arg((3,)), call=lambda m, f, a, b: f(_wc(m, a), b)),
+        S("batch-vector", Arg((2, 3, 3)), Arg((2, 3)), call=lambda m, f, a, b: f(_wc(m, a), b)),
+        S("broadcast", Arg((2, 3, 3)), Arg((3, 4)), call=lambda m, f, a, b: f(_wc(m, a), b)),
+        S("broadcast-A", Arg((3, 3)), Arg((2, 1, 3, 2)), call=lambda m, f, a, b: f(_wc(m, a), b)),
+        S("left-false", Arg((3, 3)), Arg((2, 3)), call=lambda m, f, a, b: f(_wc(m, a), b, left=False)),
+        S("nograd-A", Arg((3, 3), grad=False), Arg((3, 2)), call=lambda m, f, a, b: f(_wc(m, a), b)),
+        S("nograd-B", Arg((3, 3)), Arg((3, 2), grad=False), call=lambda m, f, a, b: f(_wc(m, a), b)))),
+    OpInfo("linalg.cholesky", "linalg", op=lambda m: m.linalg.cholesky, extra=(
+        _sq("3x3", (3, 3), lambda m, f, a: f(_spd(m, a))), _sq("batch", (2, 3, 3), lambda m, f, a: f(_spd(m, a))),
+        _sq("upper", (3, 3), lambda m, f, a: f(_spd(m, a), upper=True)),
+        _sq("1x1", (1, 1), lambda m, f, a: f(_spd(m, a))))),
+    OpInfo("linalg.qr", "linalg", op=lambda m: m.linalg.qr, extra=(
+        _sq("3x3-Q", (3, 3), lambda m, f, a: f(a).Q), _sq("3x3-R", (3, 3), lambda m, f, a: f(a).R),
+        _sq("4x3-Q", (4, 3), lambda m, f, a: f(a)[0]), _sq("4x3-R", (4, 3), lambda m, f, a: f(a)[1]),
+        _sq("3x4-Q", (3, 4), lambda m, f, a: f(a).Q), _sq("3x4-R", (3, 4), lambda m, f, a: f(a).R),
+        _sq("complete-3x4", (3, 4), lambda m, f, a: (lambda r: r.Q @ r.R)(f(a, "complete"))),
+        _sq("batch-QR", (2, 4, 3), lambda m, f, a: (lambda r: r.Q.sum(-1) + r.R.sum((-2, -1)).unsqueeze(-1))(f(a))))),
+    OpInfo("qr", "linalg", extra=(_sq("3x3", (3, 3), lambda m, f, a: f(a).R),
+                                  S("method", Arg((4, 3)), method=True, call=lambda m, f, a: f(a)[0]))),
+    OpInfo("linalg.eigh", "linalg", op=lambda m: m.linalg.eigh, skips=(_HVP_VS_FD,), extra=(
+        _sq("eigenvalues", (3, 3), lambda m, f, a: f(_sym(m, a)).eigenvalues),
+        _sq("eigenvectors-abs", (3, 3), lambda m, f, a: f(_sym(m, a)).eigenvectors.abs()),
+        _sq("batch", (2, 3, 3), lambda m, f, a: (lambda r: r[0].unsqueeze(-2) * r[1].abs())(f(_sym(m, a)))),
+        _sq("upper", (4, 4), lambda m, f, a: (lambda r: r[0].unsqueeze(-2) + r[1].abs())(f(_sym(m, a), "U"))),
+        _sq("1x1", (1, 1), lambda m, f, a: f(_sym(m, a))[0]))),
+    OpInfo("linalg.eigvalsh", "linalg", op=lambda m: m.linalg.eigvalsh, extra=(
+        _sq("3x3", (3, 3), lambda m, f, a: f(_sym(m, a))), _sq("batch", (2, 3, 3), lambda m, f, a: f(_sym(m, a))),
+        _sq("upper", (3, 3), lambda m, f, a: f(_sym(m, a), UPLO="U")))),
+    OpInfo("linalg.svd", "linalg", op=lambda m: m.linalg.svd, extra=(
+        _sq("3x3-S", (3, 3), lambda m, f, a: f(a).S),
+        _sq("3x3-U-abs", (3, 3), lambda m, f, a: f(a).U.abs()),
+        _sq("3x3-Vh-abs", (3, 3), lambda m, f, a: f(a).Vh.abs()),
+        _sq("3x3-USVh", (3, 3), lambda m, f, a: _usv(f(a))),
+        _sq("4x3-U-abs", (4, 3), lambda m, f, a: f(a, full_matrices=False).U.abs()),
+        _sq("3x4-Vh-abs", (3, 4), lambda m, f, a: f(a, full_matrices=False).Vh.abs()),
+        _sq("4x3-USVh", (4, 3), lambda m, f, a: _usv(f(a, full_matrices=False))),
+        _sq("full-4x3-S-V", (4, 3), lambda m, f, a: (lambda r: r.S.unsqueeze(-1) * r.Vh.abs())(f(a))),
+        _sq("batch", (2, 3, 2), lambda m, f, a: (lambda r: r[0].abs() * r[1].unsqueeze(-2))(f(a, False))))),
+    OpInfo("svd", "linalg", extra=(_sq("3x3", (3, 3), lambda m, f, a: f(a).S),
+                                   _sq("no-uv", (4, 3), lambda m, f, a: (lambda r: r.S.sum() + r.U.sum() + r.V.sum())(
+                                       f(a, compute_uv=False))),
+                                   S("method", Arg((4, 3)), method=True, call=lambda m, f, a: f(a)[2].abs()))),
+    OpInfo("linalg.svdvals", "linalg", op=lambda m: m.linalg.svdvals, extra=(
+        _sq("3x3", (3, 3), lambda m, f, a: f(a)), _sq("4x3", (4, 3), lambda m, f, a: f(a)),
+        _sq("batch-2x5", (3, 2, 5), lambda m, f, a: f(a)))),
+    OpInfo("linalg.pinv", "linalg", op=lambda m: m.linalg.pinv, extra=(
+        _sq("3x3", (3, 3), lambda m, f, a: f(_wc(m, a))), _sq("4x3", (4, 3), lambda m, f, a: f(a)),
+        _sq("3x4", (3, 4), lambda m, f, a: f(a)), _sq("batch", (2, 2, 3), lambda m, f, a: f(a)))),
+    OpInfo("pinverse", "linalg", extra=(_sq("4x3", (4, 3), lambda m, f, a: f(a)),
+                                        S("method", Arg((2, 3)), method=True))),
+    OpInfo("linalg.vector_norm", "reduction", op=lambda m: m.linalg.vector_norm, extra=(
+        S("3x4", Arg((3, 4))), S("ord3-dim0", Arg((3, 4)), args=(3,), kwargs={"dim": 0}),
+        S("ord1-dims-keepdim", Arg((2, 3, 4), NZ), kwargs={"ord": 1, "dim": (0, 2), "keepdim": True}),
+        S("inf", Arg((3, 4)), args=(float("inf"), 1)), S("0d", Arg(())),
+        S("dtype", Arg((3, 4)), kwargs={"dtype": dtype("float64")}))),
+    OpInfo("linalg.matrix_norm", "reduction", op=lambda m: m.linalg.matrix_norm, extra=(
+        S("fro", Arg((3, 4))), S("fro-batch-keepdim", Arg((2, 3, 4)), kwargs={"keepdim": True}),
+        *[S(f"ord{o}", Arg((3, 4)), args=(o,)) for o in ("nuc", 2, -2, 1, -1, float("inf"), float("-inf"))],
+        *[S(f"ord{o}-dims-keepdim", Arg((3, 2, 4)), args=(o, (0, 2), True)) for o in ("nuc", 2, 1, float("-inf"))],
+        *[S(f"ord{o}-dims", Arg((3, 2, 4)), args=(o, (2, 0))) for o in (-2, -1, float("inf"))])),
+    OpInfo("linalg.norm", "reduction", op=lambda m: m.linalg.norm, extra=(
+        S("3d", Arg((2, 3, 4))), S("vector-ord3", Arg((4,)), args=(3,)), S("matrix-ord2", Arg((3, 4)), args=(2,)),
+        S("dim1", Arg((3, 4)), kwargs={"dim": 1}), S("dims-fro", Arg((2, 3, 4)), args=("fro", (0, 1))),
+        S("dims-nuc-keepdim", Arg((2, 3, 4)), args=("nuc", (1, 2), True)))),
+    OpInfo("linalg.cross", "linalg", op=lambda m: m.linalg.cross, extra=(
+        S("3-3", Arg((3,)), Arg((3,))), S("2x3-2x3", Arg((2, 3)), Arg((2, 3))),
+        S("broadcast", Arg((4, 3)), Arg((1, 3))), S("dim0", Arg((3, 2)), Arg((3, 2)), kwargs={"dim": 0}),
+        S("nograd-other", Arg((2, 3)), Arg((2, 3), grad=False)),
+        S("same-tensor", Arg((2, 3)), call=lambda m, f, a: f(a, a.flip(0))))),
+    OpInfo("cross", "linalg", extra=(
+        S("dim1", Arg((2, 3)), Arg((2, 3)), args=(1,)), S("no-dim", Arg((3, 2)), Arg((3, 2)), quiet=True),
+        S("method", Arg((4, 3)), Arg((4, 3)), kwargs={"dim": -1}, method=True))),
+    OpInfo("linalg.matrix_power", "linalg", op=lambda m: m.linalg.matrix_power, extra=(
+        *[_sq(f"n{n}", (3, 3), lambda m, f, a, n=n: f(_wc(m, a) / 4, n)) for n in (0, 1, 2, 3, 5, -1, -2)],
+        _sq("batch-n4", (2, 3, 3), lambda m, f, a: f(a, 4)))),
+    OpInfo("matrix_power", "linalg", extra=(_sq("n3", (3, 3), lambda m, f, a: f(a, 3)),
+                                            S("method", Arg((2, 2)), args=(6,), method=True))),
+    OpInfo("linalg.matrix_exp", "linalg", op=lambda m: m.linalg.matrix_exp, extra=(
+        _sq("3x3", (3, 3), lambda m, f, a: f(a)), _sq("batch", (2, 2, 2), lambda m, f, a: f(a)),
+        _sq("1x1", (1, 1), lambda m, f, a: f(a)), _sq("large", (3, 3), lambda m, f, a: f(a * 3)))),
+    OpInfo("matrix_exp", "linalg", extra=(_sq("3x3", (3, 3), lambda m, f, a: f(a)),
+                                          S("method", Arg((2, 2)), method=True))),
+    OpInfo("linalg.multi_dot", "linalg", op=lambda m: m.linalg.multi_dot, extra=(
+        S("two", Arg((2, 3)), Arg((3, 4)), call=lambda m, f, a, b: f([a, b])),
+        S("three", Arg((2, 3)), Arg((3, 4)), Arg((4, 2)), call=lambda m, f, a, b, c: f([a, b, c])),
+        S("three-right-first", Arg((5, 1)), Arg((1, 5)), Arg((5, 2)), call=lambda m, f, a, b, c: f([a, b, c])),
+        S("vectors", Arg((3,)), Arg((3, 4)), Arg((4, 2)), Arg((2,)), call=lambda m, f, a, b, c, d: f([a, b, c, d])),
+        S("first-vector", Arg((3,)), Arg((3, 4)), Arg((4, 2)), call=lambda m, f, a, b, c: f([a, b, c])),
+        S("nograd-middle", Arg((2, 3)), Arg((3, 4), grad=False), Arg((4, 2)),
+          call=lambda m, f, a, b, c: f([a, b, c])))),
+    OpInfo("linalg.matmul", "linalg", op=lambda m: m.linalg.matmul, extra=(
+        S("3x4-4x2", Arg((3, 4)), Arg((4, 2))), S("batch-broadcast", Arg((2, 3, 4)), Arg((4,))),
+        S("vector-vector", Arg((3,)), Arg((3,))))),
+    OpInfo("linalg.diagonal", "shape", op=lambda m: m.linalg.diagonal, extra=(
+        S("3x4", Arg((3, 4))), S("batch-offset", Arg((2, 3, 3)), kwargs={"offset": 1}),
+        S("dims", Arg((2, 3, 4)), kwargs={"dim1": 0, "dim2": 2}))),
+    OpInfo("vdot", "linalg", extra=(
+        S("4-4", Arg((4,)), Arg((4,))), S("nograd-other", Arg((3,)), Arg((3,), grad=False)),
+        S("same-tensor", Arg((3,)), call=lambda m, f, a: f(a, a)), S("method", Arg((2,)), Arg((2,)), method=True))),
+    OpInfo("linalg.vecdot", "linalg", op=lambda m: m.linalg.vecdot, extra=(
+        S("3-3", Arg((3,)), Arg((3,))), S("broadcast", Arg((2, 3)), Arg((3,))),
+        S("dim0", Arg((3, 2)), Arg((3, 1)), kwargs={"dim": 0}), S("nograd-y", Arg((2, 3)), Arg((2, 3), grad=False)))),
+    OpInfo("cdist", "linalg", skips=_CDIST, extra=(
+        S("p2", Arg((4, 3)), Arg((5, 3))), S("p1", Arg((4, 3)), Arg((5, 3)), args=(1.0,)),
+        S("p3", Arg((4, 3)), Arg((2, 3)), kwargs={"p": 3.0}), S("p1.5", Arg((3, 2)), Arg((2, 2)), args=(1.5,)),
+        S("pinf", Arg((4, 3)), Arg((5, 3)), args=(float("inf"),)),
+        S("batch", Arg((2, 4, 3)), Arg((2, 5, 3))), S("broadcast", Arg((2, 1, 4, 3)), Arg((3, 5, 3))),
+        S("nograd-x2", Arg((4, 3)), Arg((5, 3), grad=False)))),
+]
+
 #: The op table: every entry of every family.
 OP_DB: list[OpInfo] = ELEMENTWISE + ACTIVATIONS + REDUCTIONS + LINALG + SHAPE + INDEXING + NN + LOSSES + RANDOM + \
-    LOGICAL + DIAGONALS + TRIANGLES + MASKS_AND_SCATTERS + ORDER
+    LOGICAL + DIAGONALS + TRIANGLES + MASKS_AND_SCATTERS + ORDER + MATRIX
 OP_DB += NN_FUNCTIONAL  # branch nnfunc
 OP_DB += CONV  # issue 18, branch conv
 
