@@ -89,7 +89,13 @@ def test_generated_programs_transforms_match_torch(prog, seed):
         return f(*a).sum()
 
     with np.errstate(all="ignore"):
-        t_h = torch.autograd.functional.hessian(g, leaves)
+        try:
+            t_h = torch.autograd.functional.hessian(g, leaves)
+        except RuntimeError as e:  # an op without a second derivative in PyTorch (hardsigmoid): gradcli says so too
+            with pytest.raises(RuntimeError) as raised:
+                compute_transform(_request(summed, values), "hessian", write=lambda s: None)
+            assert str(raised.value) == str(e).split("\n")[0], msg
+            return
         res = compute_transform(_request(summed, values), "hessian", write=lambda s: None)
     for i, a in enumerate(NAMES):
         for j, b in enumerate(NAMES):
