@@ -361,7 +361,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     shape = (n,) if p.ndim == 1 else (p.shape[0], n)
     if 0 in shape:
         return Tensor(np.zeros(shape, np.int64))
-    rows = p.reshape(-1, cats)
+    rows = p.reshape(p.shape[0] if p.ndim == 2 else 1, cats)
     if not replacement or n == 1:
         return Tensor(_multinomial_gumbel(p, rows, n))
     _check_rows_as_the_kernel(rows, n)
@@ -370,8 +370,11 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
 
 def _multinomial_gumbel(p: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
     """Distributions.cpp's fast path: ``argmax``/``topk`` of ``p / q`` with ``q ~ Exp(1)`` in ``p``'s dtype."""
+    if rows.size == 0:  # (self.max() < inf) & (self.min() >= 0), on no elements
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                           "identity.")
     with np.errstate(invalid="ignore"):
-        valid = rows.size and rows.max() < np.inf and rows.min() >= 0
+        valid = rows.max() < np.inf and rows.min() >= 0
     if not valid:
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     if (rows == 0).all(axis=1).any():
