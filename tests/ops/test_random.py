@@ -321,7 +321,7 @@ def test_a_seeded_program_samples_categories_as_pytorch(tmp_path):
         "print(w.multinomial(2))\n"
         "print(torch.multinomial(w, 6, True))\n"
         "print(torch.multinomial(w, 1, True))\n"
-        "print(torch.empty(5).exponential_(2.0))\n"
+        "print(torch.zeros(5).exponential_(2.0))\n"
         "print(torch.zeros(3, dtype=torch.float64).exponential_())\n"
         "try:\n"
         "    torch.multinomial(torch.tensor([1.0, -1.0]), 2, True)\n"
