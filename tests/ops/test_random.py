@@ -331,3 +331,18 @@ def test_a_seeded_program_samples_categories_as_pytorch(tmp_path):
     want, got = python_and_gradcli_stdout(tmp_path, "multinomial", program)
     assert got == want
     assert got.startswith("tensor([")
+
+
+def test_run_seed_option_draws_pytorch_s_categories(tmp_path):
+    """``gradcli run --seed 7`` is torch.manual_seed(7) before the program: its categories are PyTorch's."""
+    torch = pytest.importorskip("torch")
+    program = tmp_path / "draw.py"
+    program.write_text("print(torch.multinomial(torch.tensor([0.1, 0.2, 0.7]), 5, replacement=True).tolist())\n"
+                       "print(torch.tensor([1.0, 2.0, 3.0, 4.0]).multinomial(3).tolist())\n")
+    got = subprocess.run([sys.executable, "-m", "gradcli", "run", "--seed", "7", str(program)], capture_output=True,
+                         text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert got.returncode == 0, got.stderr
+    torch.manual_seed(7)
+    want = [torch.multinomial(torch.tensor([0.1, 0.2, 0.7]), 5, replacement=True).tolist(),
+            torch.tensor([1.0, 2.0, 3.0, 4.0]).multinomial(3).tolist()]
+    assert got.stdout == "".join(f"{w}\n" for w in want)
