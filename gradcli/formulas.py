@@ -273,6 +273,8 @@ FORMULAS: dict[str, str] = {
     "VdotBackward0": "d/dx vdot(x, y) = y; d/dy vdot(x, y) = x (real)",
     "CdistBackward0": "d cdist(x1, x2)_ij / d x1_i = d ||x1_i - x2_j||_p (0 where the distance is 0); d/dx2_j the "
                       "negative",
+    # branch multi
+    "ExponentialBackward0": "d exponential_(x) = 0: the old values are overwritten by samples",
 }
 
 

@@ -19,8 +19,8 @@ families, each importing only those above it:
 * :mod:`.indexing` — ``x[key]``, the ops of ``x[key] = v`` (CopySlices), index_select, gather
 * :mod:`.inplace` — the in-place methods (add_, sub_, mul_, div_, pow_, clamp_, fill_, zero_, copy_), ``t += v``,
   ``t[key] = v``, and the version counter that guards saved values
-* :mod:`.random` — randperm, randint_like, normal, bernoulli, normal_/uniform_/random_, initial_seed, seed (PyTorch's
-  generator: :mod:`gradcli.generator`)
+* :mod:`.random` — randperm, randint_like, normal, bernoulli, multinomial, normal_/uniform_/random_/exponential_,
+  initial_seed, seed (PyTorch's generator: :mod:`gradcli.generator`)
 * :mod:`.linalg` — dot, mv, mm, bmm, outer, matmul, linear, einsum
 * :mod:`.activation` — relu, relu6, leaky_relu, elu, selu, gelu, silu, softplus, hardtanh
 * :mod:`.nn` — softmax, log_softmax

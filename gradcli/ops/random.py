@@ -1,5 +1,6 @@
-"""Random sampling beyond rand/randn/randint: randperm, randint_like, normal, bernoulli, the in-place samplers
-``normal_``, ``uniform_`` and ``random_``, and the generator's seed functions (``initial_seed``, ``seed``).
+"""Random sampling beyond rand/randn/randint: randperm, randint_like, normal, bernoulli, multinomial, the in-place
+samplers ``normal_``, ``uniform_``, ``random_`` and ``exponential_``, and the generator's seed functions
+(``initial_seed``, ``seed``).
 
 Every number comes from the run context's PyTorch CPU generator (:mod:`gradcli.generator`), in PyTorch's order
 and with PyTorch's transformations, so a program seeded with ``torch.manual_seed`` prints PyTorch's numbers.
@@ -284,9 +285,132 @@ def _from_to(name: str, args: tuple, kw: dict, defaults: tuple):
     return values["from"], values["to"]
 
 
+# --------------------------------------------------------------- exponential_ and multinomial (branch multi)
+
+
+@op("_exponential_fill", grad_fn="ExponentialBackward0", promote=None, note="d/dself = 0")
+def _exponential_fill(input, lambd):
+    """``input``'s shape and dtype filled with exponential samples of rate ``lambd`` (what ``exponential_``
+    writes)."""
+    return _generator().exponential(input.shape, input.dtype, lambd)
+
+
+@_exponential_fill.defvjp
+def _(grad):
+    return _zeros_like(grad)
+
+
+_LONG_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+@tensor_method("exponential_")
+def exponential_(self, lambd=1.0, *, generator=None):
+    """Fill with samples of the exponential distribution of rate ``lambd`` in place; returns self. Matches
+    torch.Tensor.exponential_ number for number after the same seed (``-1 / lambd * log1p(-u)`` of float64
+    uniforms; grad_fn ExponentialBackward0 when recorded).
+
+    Raises:
+        RuntimeError: for ``lambd <= 0`` or an integer/bool tensor (PyTorch's messages), and see
+            :func:`gradcli.ops.inplace.apply`.
+    """
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_num(lambd)}")
+    if self.data.dtype.kind != "f":
+        raise RuntimeError("Exponential distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {_LONG_NAMES[self.data.dtype.name]}")
+    return apply(self, lambda s: _exponential_fill(s, float(lambd)), cast=None)
+
+
+_FLOAT32_MAX_CONSECUTIVE_INT = 1 << 24
+
+
+@composite("multinomial", grad_fn="none (integers)", note="not differentiable (int64 category indices)",
+           method=True, differentiable=False)
+def multinomial(input, num_samples, replacement=False, *, generator=None):
+    """``num_samples`` category indices drawn from each row of the (unnormalized) probabilities ``input``
+    (shape (C,) or (R, C), floating point): int64 of shape (num_samples,) or (R, num_samples). Matches
+    torch.multinomial number for number after the same seed, following aten/src/ATen/native/Distributions.cpp:
+    without replacement, or for one sample, the Gumbel trick ``q = input / exponential_(1)``, then ``argmax`` (one
+    sample) or ``topk(q, num_samples).indices`` (PyTorch's order of ties); with replacement and more samples,
+    MultinomialKernel.cpp's cumulative distribution and binary search (:meth:`gradcli.generator.Generator.multinomial`).
+
+    Raises:
+        RuntimeError: PyTorch's messages for an input that is not 1-d or 2-d, not floating point, with negative,
+            infinite or NaN probabilities, a row of zero sum, ``num_samples <= 0``, or ``num_samples`` above the
+            number of categories without replacement.
+        TypeError: for ``num_samples`` that is not an int.
+    """
+    if isinstance(num_samples, bool) or not isinstance(num_samples, (int, np.integer)):
+        raise TypeError("multinomial(): argument 'num_samples' (position 2) must be int, not "
+                        f"{type(num_samples).__name__}")
+    if not isinstance(input, Tensor):
+        raise TypeError(f"multinomial(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    p, n = input.data, int(num_samples)
+    if p.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if p.dtype.kind != "f":
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{_LONG_NAMES[p.dtype.name]}")
+    if n <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    cats = p.shape[-1]
+    if not replacement and n > cats:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if cats > _FLOAT32_MAX_CONSECUTIVE_INT:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    shape = (n,) if p.ndim == 1 else (p.shape[0], n)
+    if 0 in shape:
+        return Tensor(np.zeros(shape, np.int64))
+    rows = p.reshape(p.shape[0] if p.ndim == 2 else 1, cats)
+    if not replacement or n == 1:
+        return Tensor(_multinomial_gumbel(p, rows, n))
+    _check_rows_as_the_kernel(rows, n)
+    return Tensor(_generator().multinomial(rows, n).reshape(shape))
+
+
+def _multinomial_gumbel(p: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
+    """Distributions.cpp's fast path: ``argmax``/``topk`` of ``p / q`` with ``q ~ Exp(1)`` in ``p``'s dtype."""
+    if rows.size == 0:  # (self.max() < inf) & (self.min() >= 0), on no elements
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                           "identity.")
+    with np.errstate(invalid="ignore"):
+        valid = rows.max() < np.inf and rows.min() >= 0
+    if not valid:
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if (rows == 0).all(axis=1).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = (p / _generator().exponential(p.shape, p.dtype, 1.0)).astype(p.dtype)
+    if n == 1:
+        return np.argmax(q, axis=-1)[..., None].astype(np.int64)
+    from .order import _topk_indices
+    return np.asarray(_topk_indices(q, n, -1, True, True), np.int64)
+
+
+def _check_rows_as_the_kernel(rows: np.ndarray, n: int) -> None:
+    """MultinomialKernel.cpp's checks, row by row and element by element (a NaN fails ``val >= 0``), drawing
+    the uniforms of the rows sampled before the first failing one, as the kernel does."""
+    wd = np.float64 if rows.dtype == np.float64 else np.float32
+    with np.errstate(invalid="ignore", over="ignore"):
+        negative = ~(rows >= 0)
+        infinite = ~negative & ~np.isfinite(rows)
+        bad = negative | infinite
+        zero_sum = ~bad.any(axis=1) & ~(rows.astype(wd).sum(axis=1, dtype=wd) > 0)
+    failing = np.flatnonzero(bad.any(axis=1) | zero_sum)
+    if failing.size:
+        r = int(failing[0])
+        _generator().uniform((r * n,), np.float64)
+        if zero_sum[r]:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        j = int(np.argmax(bad[r]))
+        if negative[r, j]:
+            raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or NaN)")
+
+
 # ----------------------------------------------------------------------------------------- forward mode
 # derivatives.yaml: normal, bernoulli and the in-place fills are auto_element_wise of zero derivatives: their
 # tangents are zeros.
 for _o in (_normal_tensor_float, _normal_float_tensor, _normal_tensor_tensor, bernoulli, _normal_fill,
-           _uniform_fill, _random_fill):
+           _uniform_fill, _random_fill, _exponential_fill):
     _o.defjvp_elementwise()

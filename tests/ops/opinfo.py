@@ -1262,6 +1262,12 @@ RANDOM = [
         S("float-tensor", Arg((3, 4), POS), args=(1.5, In(0))),
         S("tensor-tensor", Arg((3, 4)), Arg((3, 4), POS)), S("tensor-tensor-broadcast", Arg((3, 1)), Arg((4,), POS))),
         skips=(Skip("test_gradcheck", _NOT_REPARAMETERIZED), Skip("test_gradgradcheck", _NOT_REPARAMETERIZED))),
+    # branch multi: int64 category indices, the Gumbel path (no replacement, one sample) and the kernel's
+    OpInfo("multinomial", "random", op=_seeded("multinomial"), differentiable=False, extra=(
+        S("1d", Arg((5,), UNIT), args=(3,)), S("one", Arg((4,), UNIT), args=(1,)),
+        S("2d-all", Arg((3, 4), UNIT), args=(4,)), S("2d-replacement", Arg((3, 4), UNIT), args=(6, True)),
+        S("17-replacement", Arg((17,), UNIT), args=(20,), kwargs={"replacement": True}),
+        S("method", Arg((2, 5), UNIT), method=True, call=lambda m, f, a: (m.manual_seed(0), f(a, 2, True))[1]))),
 ]
 
 LOGICAL = [OpInfo(n, "reduction", differentiable=False, extra=(

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import gradcli as G
 from gradcli.generator import Generator
-from helpers import ROOT
+from helpers import ROOT, python_and_gradcli_stdout
 
 SEEDS = [0, 1, 7, 42, 1234, 2**31 - 1, 2**32 + 5, 2**63 + 11, -1, -(2**63)]
 SIZES = [(), (1,), (2,), (3,), (15,), (16,), (17,), (31,), (32,), (33,), (4, 5), (2, 3, 8), (1000,)]
@@ -39,6 +39,9 @@ CALLS = {
     "randn_like": (lambda m, shape, dt: m.randn_like(m.zeros(shape, dtype=getattr(m, dt)))),
     "rand_like": (lambda m, shape, dt: m.rand_like(m.zeros(shape, dtype=getattr(m, dt)))),
     "randint_like": (lambda m, shape, dt: m.randint_like(m.zeros(shape, dtype=getattr(m, dt)), 2, 9)),
+    # branch multi
+    "exponential_": (lambda m, shape, dt: m.zeros(shape, dtype=getattr(m, dt)).exponential_()),
+    "exponential_lambd": (lambda m, shape, dt: m.zeros(shape, dtype=getattr(m, dt)).exponential_(2.5)),
 }
 
 
@@ -73,7 +76,9 @@ def test_a_sequence_of_calls_keeps_pytorch_s_generator_state():
     def run(m):
         out = [m.randn(3), m.rand(2), m.randn(1), m.randn(5, dtype=m.float64), m.randint(0, 7, (4,)),
                m.randn(17), m.randperm(9), m.zeros(3).normal_(), m.randn(2), m.bernoulli(m.full((3,), 0.5)),
-               m.rand(20, dtype=m.float64), m.randn(1, dtype=m.float64), m.randn(1)]
+               m.rand(20, dtype=m.float64), m.randn(1, dtype=m.float64), m.randn(1),
+               m.multinomial(m.tensor([0.2, 0.3, 0.5]), 2), m.zeros(3).exponential_(0.5), m.randn(1),
+               m.multinomial(m.tensor([[0.2, 0.8], [0.6, 0.4]]), 3, True), m.rand(1)]
         return [o.numpy() if hasattr(o, "numpy") and not isinstance(o, G.Tensor) else o.data for o in out]
 
     for seed in (0, 3, 99):
@@ -126,6 +131,11 @@ def test_normal_forms_grad_fns_and_zero_gradients_as_pytorch():
     (lambda: G.normal(1.0, -1.0, (2,)), "normal expects std >= 0.0, but found std -1"),
     (lambda: G.bernoulli(G.tensor([1.5])), "Expected p_in >= 0 && p_in <= 1 to be true, but got false."),
     (lambda: G.randint_like(G.zeros(2), 5, 5), "random_ expects 'from' to be less than 'to', but got from=5 >= to=5"),
+    (lambda: G.zeros(2).exponential_(0), "exponential_ expects lambda > 0.0, but found lambda=0"),
+    (lambda: G.multinomial(G.tensor([1.0, 2.0]), 3), "cannot sample n_sample > prob_dist.size(-1) samples without "
+     "replacement"),
+    (lambda: G.multinomial(G.tensor([0.0, 0.0]), 2, True), "invalid multinomial distribution (sum of probabilities "
+     "<= 0)"),
 ])
 def test_errors_are_pytorch_s(call, message):
     with pytest.raises(RuntimeError) as e:
@@ -211,3 +221,128 @@ def test_seed_option_means_manual_seed():
     # the JSON holds the shortest decimal of each float32 (torch.manual_seed(0); torch.randn(3))
     np.testing.assert_array_equal(np.array(doc["inputs"]["w"]["value"], np.float32),
                                   np.array([1.5409960746765137, -0.293428897857666, -2.1787893772125244], np.float32))
+
+
+# ------------------------------------------------------------------------ multinomial (branch multi)
+
+MULTINOMIAL_SHAPES = [(1,), (3,), (5,), (16,), (17,), (33,), (1, 4), (4, 3), (3, 17), (2, 1000), (4000,)]
+
+
+def _probs(shape, seed: int, dt: str):
+    """Probabilities with zeros and ties (the first and last category equal), not normalized, in ``dt``."""
+    p = np.random.default_rng(seed).random(shape)
+    p[p < 0.2] = 0
+    p[..., 0] = p[..., -1] = 0.5
+    return p.astype(dt)
+
+
+@pytest.mark.parametrize("replacement", [False, True])
+@pytest.mark.parametrize("dt", FLOATS + ["float16"])
+def test_multinomial_equals_pytorch_bit_for_bit(dt, replacement):
+    """Both of PyTorch's paths (the Gumbel trick without replacement or for one sample, with topk's order of
+    ties; the kernel's cumulative distribution and binary search with replacement), 1-d and 2-d, sample counts
+    of 1, a few and all categories, over seeds; the generator's state afterwards too."""
+    torch = pytest.importorskip("torch")
+    for seed in (0, 1, 42, 2**40 + 3, -1):
+        for shape in MULTINOMIAL_SHAPES:
+            p = _probs(shape, abs(seed) % 1000, dt)
+            for n in {1, 2, 3, shape[-1], 40}:
+                if n > shape[-1] and not replacement:
+                    continue
+                torch.manual_seed(seed)
+                G.manual_seed(seed)
+                want = torch.multinomial(torch.from_numpy(p), n, replacement).numpy()
+                got = G.multinomial(G.tensor(p), n, replacement)
+                _same(got.data, want)
+                assert not got.requires_grad
+                _same(G.rand(2).data, torch.rand(2).numpy())
+
+
+@pytest.mark.parametrize("probs, n, replacement", [
+    ([0.5], 1, False), ([[[1.0]]], 1, False), ([1.0, 2.0], 0, False), ([1.0, 2.0], 3, False),
+    ([1.0, -2.0], 1, True), ([1.0, -2.0], 2, True), ([1.0, float("nan")], 2, True), ([1.0, float("inf")], 2, True),
+    ([1.0, float("nan")], 2, False), ([[1.0, 1.0], [1.0, -1.0]], 2, True), ([[1.0, 1.0], [0.0, 0.0]], 2, True),
+    ([[1.0, 1.0], [0.0, 0.0]], 1, False), ([[0.0, 0.0], [1.0, -1.0]], 2, True), ([1, 2], 1, False),
+    ([[]], 2, True), ([[]], 1, True), ([], 2, False),
+])
+def test_multinomial_results_and_errors_as_pytorch(probs, n, replacement):
+    """PyTorch's message for each invalid call (the Gumbel path checks all elements first; the kernel row by
+    row, element by element, with its own messages), and the numbers it drew before failing."""
+    torch = pytest.importorskip("torch")
+    out = {}
+    for m in (torch, G):
+        m.manual_seed(5)
+        p = m.tensor(probs) if probs != [] else m.zeros(0, 2)
+        try:
+            r = m.multinomial(p, n, replacement)
+            got = ("ok", r.tolist(), r.shape)
+        except (RuntimeError, TypeError) as e:
+            got = (type(e).__name__, str(e).splitlines()[0])
+        out[m.__name__] = (got, m.rand(1).item())
+    assert out["gradcli"] == out["torch"]
+
+
+def test_multinomial_method_and_keywords():
+    torch = pytest.importorskip("torch")
+    for m in (torch, G):
+        m.manual_seed(3)
+    p = [[0.1, 0.0, 0.9], [0.3, 0.3, 0.4]]
+    want = torch.tensor(p).multinomial(num_samples=4, replacement=True)
+    got = G.tensor(p).multinomial(num_samples=4, replacement=True)
+    _same(got.data, want.numpy())
+    assert got.dtype == G.int64
+
+
+def test_exponential_records_pytorch_s_grad_fn_and_zero_gradient():
+    torch = pytest.importorskip("torch")
+    names, grads = [], []
+    for m in (torch, G):
+        m.manual_seed(2)
+        x = m.ones(4, requires_grad=True)
+        y = (x * 2).exponential_(1.5)
+        y.sum().backward()
+        names.append(type(y.grad_fn).__name__ if m is torch else y.grad_fn.name())
+        grads.append(x.grad.numpy() if m is torch else x.grad.data)
+    assert names == ["ExponentialBackward0"] * 2
+    _same(grads[1], grads[0])
+    with pytest.raises(RuntimeError, match="dtype must be a floating point but you specified Long"):
+        G.zeros(2, dtype=G.int64).exponential_()
+
+
+def test_a_seeded_program_samples_categories_as_pytorch(tmp_path):
+    """What a user does: ``gradcli run`` on a PyTorch program that draws categories prints PyTorch's output."""
+    pytest.importorskip("torch")
+    program = (
+        "import torch\n"
+        "torch.manual_seed(0)\n"
+        "print(torch.multinomial(torch.tensor([0.1, 0.2, 0.7]), 5, replacement=True))\n"
+        "print(torch.multinomial(torch.tensor([0.1, 0.2, 0.7]), 3))\n"
+        "w = torch.tensor([[1.0, 0.0, 3.0, 2.0], [0.5, 0.5, 0.5, 0.5]])\n"
+        "print(w.multinomial(2))\n"
+        "print(torch.multinomial(w, 6, True))\n"
+        "print(torch.multinomial(w, 1, True))\n"
+        "print(torch.zeros(5).exponential_(2.0))\n"
+        "print(torch.zeros(3, dtype=torch.float64).exponential_())\n"
+        "try:\n"
+        "    torch.multinomial(torch.tensor([1.0, -1.0]), 2, True)\n"
+        "except RuntimeError as e:\n"
+        "    print(e)\n"
+        "print(torch.rand(2))\n")
+    want, got = python_and_gradcli_stdout(tmp_path, "multinomial", program)
+    assert got == want
+    assert got.startswith("tensor([")
+
+
+def test_run_seed_option_draws_pytorch_s_categories(tmp_path):
+    """``gradcli run --seed 7`` is torch.manual_seed(7) before the program: its categories are PyTorch's."""
+    torch = pytest.importorskip("torch")
+    program = tmp_path / "draw.py"
+    program.write_text("print(torch.multinomial(torch.tensor([0.1, 0.2, 0.7]), 5, replacement=True).tolist())\n"
+                       "print(torch.tensor([1.0, 2.0, 3.0, 4.0]).multinomial(3).tolist())\n")
+    got = subprocess.run([sys.executable, "-m", "gradcli", "run", "--seed", "7", str(program)], capture_output=True,
+                         text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert got.returncode == 0, got.stderr
+    torch.manual_seed(7)
+    want = [torch.multinomial(torch.tensor([0.1, 0.2, 0.7]), 5, replacement=True).tolist(),
+            torch.tensor([1.0, 2.0, 3.0, 4.0]).multinomial(3).tolist()]
+    assert got.stdout == "".join(f"{w}\n" for w in want)
