@@ -54,6 +54,24 @@ _FULL_REDUCTION = ("PyTorch records the overload without dim (SumBackward0 saves
 
 #: Where gradcli's rule saves other values than PyTorch's derivatives.yaml formula (see the module docstring).
 DIFFERENCES = [
+    # issue 18's linear algebra (branch linalg)
+    Difference("linalg.diagonal", ("_saved_dim1", "_saved_dim2"), "PyTorch saves dim1 and dim2 as given (negative "
+               "dims as unsigned 64-bit ints); gradcli saves them normalized"),
+    Difference("linalg.svd", ("_saved_mat2",), "the sample's reconstruction U diag(S) Vh: PyTorch's mm saves Vh as "
+               "a view it keeps, gradcli's the array it multiplied"),
+    Difference("logdet", ("_saved_condition",), "PyTorch's logdet node saves its own condition flag; gradcli records "
+               "logdet on top of slogdet"),
+    Difference("linalg.vector_norm", ("_saved_ord",), _SCALAR_DEFAULTS.replace("1.0", "2.0").replace("int 1", "int 2")),
+    Difference("linalg.matrix_norm", ("_saved_ord",), "PyTorch saves ord as given ('fro' or the int); gradcli saves "
+               "its float"),
+    Difference("linalg.norm", ("_saved_ord",), "PyTorch's linalg.norm is recorded as vector_norm/matrix_norm with ord "
+               "as given; gradcli saves its float"),
+    Difference("linalg.cross", ("_saved_self", "_saved_other"), _ONLY_NEEDED),
+    Difference("vdot", ("_saved_self", "_saved_other"), _ONLY_NEEDED),
+    Difference("linalg.svd", ("_saved_self",), _ONLY_NEEDED),
+    Difference("svd", ("_saved_self",), _ONLY_NEEDED),
+    Difference("cdist", ("_saved_x1", "_saved_x2"), "PyTorch saves the broadcast inputs (expanded views); gradcli saves "
+               "the inputs as given"),
     # issue 18's conv and nn.functional families (branches conv, nnfunc)
     Difference("avg_pool2d", ("_saved_stride",), "PyTorch saves stride as given (() when omitted); gradcli saves "
                "the stride it used (kernel_size by default)"),
@@ -189,6 +207,9 @@ def _allowed(case) -> set:
 #: Ops whose rules use other formulas than PyTorch's (PyTorch saves the indices of a sort, the sizes of each input
 #: of cat, the strides of mm's inputs): the sets of names differ, so only the values of the attributes both have
 #: are compared.
+_LU = ("PyTorch's det/slogdet/solve nodes save LAPACK's LU factors and pivots; gradcli's rule saves the input and "
+       "its result (and differentiates through numpy.linalg)")
+_RESULT = ("PyTorch's node saves the result under its own name (inverse, L); gradcli's rule saves it as result")
 _CONV = ("PyTorch's ConvolutionBackward0 saves input, weight, bias_sym_sizes_opt, stride, padding, dilation, "
          "transposed, output_padding and groups; gradcli's rule saves the inputs as self and weight and normalized "
          "stride/padding")
@@ -254,6 +275,27 @@ NAMES_DIFFER = {
     "group_norm": "PyTorch's NativeGroupNormBackward0 saves input, N, C, HxW, group and the mean and rstd (result1, "
                   "result2); gradcli's rule saves the normalized input and rstd",
     "logsigmoid": "PyTorch's LogSigmoidBackward0 saves a buffer of exp(-|x|) beside self; gradcli's rule recomputes it",
+    # issue 18's linear algebra (branch linalg): gradcli's rules save the decomposition they differentiate through
+    # under their own names; PyTorch's nodes save LAPACK's factors (LU, pivots), the input as A, its results
+    "det": _LU, "linalg.det": _LU, "slogdet": _LU, "linalg.slogdet": _LU, "linalg.solve": _LU,
+    "logdet": "PyTorch's LogdetBackward0 is recorded on top of slogdet's and saves no condition",
+    "inverse": _RESULT, "linalg.inv": _RESULT, "linalg.cholesky": _RESULT,
+    "linalg.matrix_power": "PyTorch records matrix_power as a chain of mm (sizes, strides) or inverse nodes",
+    "matrix_power": "PyTorch records matrix_power as a chain of mm (sizes, strides) or inverse nodes",
+    "linalg.matmul": "PyTorch's mm_mat1_backward also saves sizes and strides (for its layout choice)",
+    "linalg.matrix_exp": "PyTorch's LinalgMatrixExpBackward0 saves the input as self; gradcli's rule names it A",
+    "matrix_exp": "PyTorch's LinalgMatrixExpBackward0 saves the input as self; gradcli's rule names it A",
+    "linalg.pinv": "PyTorch records pinv through svd/mm nodes; gradcli's rule saves A and its result",
+    "pinverse": "PyTorch records pinv through svd/mm nodes; gradcli's rule saves A and its result",
+    "linalg.qr": "PyTorch's LinalgQrBackward0 saves Q, R and mode; gradcli's rule saves A too",
+    "qr": "PyTorch's LinalgQrBackward0 saves Q, R and mode; gradcli's rule saves A too",
+    "linalg.svd": "PyTorch's LinalgSvdBackward0 saves U, S, Vh and full_matrices; gradcli's rule saves A too",
+    "svd": "PyTorch's LinalgSvdBackward0 saves U, S, Vh and full_matrices; gradcli's rule saves A too",
+    "linalg.svdvals": "PyTorch's svdvals is recorded as LinalgSvdBackward0 (U, S, Vh); gradcli's rule saves A",
+    "linalg.eigh": "PyTorch's LinalgEighBackward0 saves eigenvalues and eigenvectors; gradcli's rule saves A, UPLO",
+    "linalg.eigvalsh": "PyTorch's eigvalsh is recorded as LinalgEighBackward0; gradcli's rule saves A, UPLO",
+    "linalg.diagonal": "PyTorch saves dim1 and dim2 as given (negative dims as unsigned 64-bit ints); gradcli's "
+                       "rule saves them normalized",
     "pairwise_distance": "PyTorch records pairwise_distance as norm(x1 - x2 + eps) (NormBackward1: p, dim); gradcli's "
                          "rule names them ord and dim of vector_norm",
 }
