@@ -165,10 +165,13 @@ def _(grad, input):
 @op("_hardsigmoid_backward", grad_fn="NotImplemented", inputs=2, promote=None,
     note="no derivative: backward raises, as in PyTorch")
 def _hardsigmoid_backward(grad_output, input):
-    """hardsigmoid_backward: ``grad_output / 6`` strictly inside (-3, 3), else 0. PyTorch has no derivative for
-    it (derivatives.yaml: not_implemented), so a second derivative through hardsigmoid raises, as there."""
-    t = input.dtype.type
-    return np.where((input > t(-3)) & (input < t(3)), grad_output / t(6), t(0)).astype(grad_output.dtype)
+    """hardsigmoid_backward: ``grad_output * one_sixth`` strictly inside (-3, 3), else 0, where PyTorch's kernel
+    (aten/src/ATen/native/cpu/Activation.cpp) takes ``one_sixth`` as ``1.0f / 6.0f``, a float32 constant, in every
+    dtype (0.1666666716337204 in float64). PyTorch has no derivative for it (derivatives.yaml: not_implemented), so
+    a second derivative through hardsigmoid raises, as there."""
+    t = grad_output.dtype.type
+    one_sixth = t(np.float32(1.0) / np.float32(6.0))
+    return np.where((input > -3) & (input < 3), grad_output * one_sixth, t(0)).astype(grad_output.dtype)
 
 
 _hardsigmoid_backward.defvjp(_not_differentiable("hardsigmoid_backward"))

@@ -19,6 +19,7 @@ from ..tensor import Tensor
 from ._core import composite, op, tensor_method
 from .creation import _float_dtype, _leaf, _like_input, _size
 from .inplace import _zeros_like, apply
+from .order import _topk_indices
 
 _generator = context.generator
 
@@ -383,7 +384,6 @@ def _multinomial_gumbel(p: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
         q = (p / _generator().exponential(p.shape, p.dtype, 1.0)).astype(p.dtype)
     if n == 1:
         return np.argmax(q, axis=-1)[..., None].astype(np.int64)
-    from .order import _topk_indices
     return np.asarray(_topk_indices(q, n, -1, True, True), np.int64)
 
 
