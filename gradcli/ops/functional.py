@@ -77,8 +77,9 @@ def _celu(input, alpha):
 
 @_celu.defvjp
 def _(grad, input, alpha):
-    # derivatives.yaml celu: elu_backward(grad, alpha, 1, 1.0 / alpha, false, self)
-    return _elu_backward(grad, input, alpha, 1.0, 1.0 / alpha)
+    # derivatives.yaml celu: elu_backward(grad, alpha, 1, 1.0/alpha.toFloat(), false, self): the backward's input
+    # scale is 1 over alpha rounded to float32 (the forward's is 1 / alpha in double), in every dtype
+    return _elu_backward(grad, input, alpha, 1.0, 1.0 / float(np.float32(alpha)))
 
 
 @composite("celu", grad_fn="CeluBackward0", note=_celu.note)
