@@ -2,8 +2,14 @@
 straight into a program, the builder's methods called as the parser reduces each rule (:func:`parse_into`).
 
 The grammar ships inside the wheel as ``gradcli/grammars/gradcli.lark`` (hatchling force-include); in a source
-checkout or an editable install it is read from the repository's top-level ``grammars/``. The LALR parser is
-built once per process and cached on disk by Lark, so start-up does not rebuild the tables (about 350 ms).
+checkout or an editable install it is read from the repository's top-level ``grammars/``.
+
+:func:`parse_into` (what builds programs and input specs) runs on the grammar's LALR tables and per-state lexers
+generated into ``grammars/gradcli.tables.json`` (plain JSON, by ``scripts/gen_parse_tables.py``; a file made from
+another grammar, Lark version or options is ignored), so a text that parses needs no ``lark.Lark`` object:
+loading Lark's cached parser cost about 30 ms of CPU at every start. Lark's parser is built, once per process and
+only then, for :func:`parse` (Lark's tree), for syntax errors (their messages are Lark's), and when the tables
+file is stale; Lark caches it on disk, so start-up does not rebuild the tables (about 350 ms).
 
 Lark's cache file is a pickle, and reading it runs what it holds. Lark's default place is the shared temporary
 directory, where any local user could leave a file under the name gradcli would read; so the cache lives in a
@@ -99,8 +105,9 @@ def tables_from_lark(lark=None) -> dict:
     """Everything :func:`parse_into` reads from Lark's parser, as plain data (what ``gradcli.tables.json``
     holds): Lark's LALR table, the rules, and each state's contextual lexer.
 
-    * ``"states"``: one ``{symbol: action}`` per parser state, in Lark's numbering; an action ``n >= 0`` shifts
-      (a terminal) or goes (a rule) to state ``n``, ``-1 - i`` reduces by rule ``i``.
+    * ``"states"``: one ``{symbol: action}`` per parser state (numbered as a breadth-first walk from the start
+      states meets them, not as Lark numbers them); an action ``n >= 0`` shifts (a terminal) or goes (a rule)
+      to state ``n``, ``-1 - i`` reduces by rule ``i``.
     * ``"start_states"``, ``"end_states"``: per start symbol.
     * ``"rules"``: ``[origin, alias, template_source, expand1, keep_all_tokens, empty_indices, expansion]``,
       the expansion as ``[name, is_term, filter_out]`` (Lark's ``Rule`` and ``RuleOptions``).
@@ -311,7 +318,8 @@ def parse_into(text: str, start: str, filename: str, handlers: dict, context):
     None, ``_rules`` and EBNF repetitions inlined, ``?rule`` with one child replaced by the child); ``meta`` is
     the first token of the rule's text (what ``propagate_positions`` gives the tree: ``.line``, ``.column``), or
     None for a rule that matched nothing. This is Lark's own parse loop (``lalr_parser_state.feed_token``) over
-    Lark's tables and Lark's lexer and Indenter, with the tree building left out: most reductions of an
+    Lark's tables (as generated into ``gradcli.tables.json``: no ``lark.Lark`` is built unless the text has a
+    syntax error), Lark's contextual lexer and the Indenter, with the tree building left out: most reductions of an
     expression are the precedence levels an atom passes through (``?test: or_test``, ...), and here they only
     change the parser's state.
 
@@ -337,8 +345,10 @@ def parse_into(text: str, start: str, filename: str, handlers: dict, context):
 
 class _Driver:
     """Lark's LALR loop with the handlers of one builder (see :func:`parse_into`), built once per handler table
-    from the rules of the loaded grammar. The lexer is Lark's contextual lexer, and errors are raised by Lark's
-    own code; what is left out is Lark's work per token and per reduction (its wrappers around each step)."""
+    from the grammar's tables (:func:`parse_tables`). The lexer is Lark's contextual lexer (each state's
+    expressions, compiled when the state first reads a token), and errors are Lark's: an unexpected token is
+    raised as Lark's parser raises it, and where no terminal matches, Lark's parser reads the text and raises its
+    own error. What is left out is Lark's work per token and per reduction (its wrappers around each step)."""
 
     _cache: dict = {}
 
@@ -413,8 +423,8 @@ class _Driver:
         """The tokens of ``text`` as Lark's contextual lexer and the grammar's Indenter give them to the parser:
         each read with the regular expression of the terminals the parser's state takes when it is read (Lark's
         ``BasicLexer.next_token`` without its per-token calls; where no terminal matches, Lark's parser reads the
-        text and raises its own error), then indentation turned into _INDENT/_DEDENT outside brackets (Lark's ``Indenter._process``
-        and gradcli's limit on nested brackets, in one loop)."""
+        text and raises its own error), then indentation turned into _INDENT/_DEDENT outside brackets (Lark's
+        ``Indenter._process`` and gradcli's limit on nested brackets, in one loop)."""
         from lark.indenter import DedentError
         from lark.lexer import Token
 
