@@ -362,10 +362,10 @@ class _Driver:
     def __init__(self, handlers: dict):
         tables = parse_tables()
         self.handlers = handlers
-        rules = [self._compile(rule, handlers) for rule in tables["rules"]]
-        # state -> {symbol: next state (shift or goto) | the compiled rule to reduce by}
-        self.table = {state: {sym: (arg if arg >= 0 else rules[-1 - arg]) for sym, arg in acts.items()}
-                      for state, acts in enumerate(tables["states"])}
+        # the compiled rules; the table as read: state -> {symbol: next state (shift or goto) if >= 0, else ~i
+        # for rule i to reduce by}, shared by every driver
+        self.rules = [self._compile(rule, handlers) for rule in tables["rules"]]
+        self.table = tables["states"]
         self.start_states = tables["start_states"]
         self.end_states = tables["end_states"]
         self.lexers = tables["lexers"]
@@ -380,10 +380,10 @@ class _Driver:
         (``?test: or_test``, ``?or_test: and_test``, ...) with the same lookahead, and those steps change only
         the top state, so they are taken once and remembered."""
         below, state, kind = key
-        table = self.table
+        table, rules = self.table, self.rules
         action = table[state][kind]
-        while action.__class__ is tuple and action[3] is None:
-            state = table[below][action[1]]
+        while action < 0 and rules[~action][3] is None:
+            state = table[below][rules[~action][1]]
             if state == end_state:
                 break
             action = table[state].get(kind)
@@ -513,7 +513,7 @@ class _Driver:
         from lark.exceptions import UnexpectedToken
         from lark.lexer import Token
 
-        table = self.table
+        table, rules = self.table, self.rules
         units = self.units.setdefault(start, {})
         end_state = self.end_states[start]
         state_stack = [self.start_states[start]]
@@ -537,12 +537,12 @@ class _Driver:
                 except KeyError:
                     expected = {s for s in table[state_stack[-1]] if s.isupper()}
                     raise UnexpectedToken(token, expected, state=state_stack, interactive_parser=None) from None
-                if action.__class__ is int:  # shift
+                if action >= 0:  # shift
                     state_stack.append(action)
                     value_stack.append(token)
                     meta_stack.append(token)
                     break
-                size, origin, handler, keep, trailing, lone = action
+                size, origin, handler, keep, trailing, lone = rules[~action]
                 if keep is None:  # ?a: b -- the value and its position stay, only the state changes
                     key = (state_stack[-2], state_stack[-1], kind)
                     top = units.get(key)
