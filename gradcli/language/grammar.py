@@ -2,8 +2,14 @@
 straight into a program, the builder's methods called as the parser reduces each rule (:func:`parse_into`).
 
 The grammar ships inside the wheel as ``gradcli/grammars/gradcli.lark`` (hatchling force-include); in a source
-checkout or an editable install it is read from the repository's top-level ``grammars/``. The LALR parser is
-built once per process and cached on disk by Lark, so start-up does not rebuild the tables (about 350 ms).
+checkout or an editable install it is read from the repository's top-level ``grammars/``.
+
+:func:`parse_into` (what builds programs and input specs) runs on the grammar's LALR tables and per-state lexers
+generated into ``grammars/gradcli.tables.json`` (plain JSON, by ``scripts/gen_parse_tables.py``; a file made from
+another grammar, Lark version or options is ignored), so a text that parses needs no ``lark.Lark`` object:
+loading Lark's cached parser cost about 30 ms of CPU at every start. Lark's parser is built, once per process and
+only then, for :func:`parse` (Lark's tree), for syntax errors (their messages are Lark's), and when the tables
+file is stale; Lark caches it on disk, so start-up does not rebuild the tables (about 350 ms).
 
 Lark's cache file is a pickle, and reading it runs what it holds. Lark's default place is the shared temporary
 directory, where any local user could leave a file under the name gradcli would read; so the cache lives in a
@@ -36,19 +42,33 @@ def grammar_path() -> Path:
     raise FileNotFoundError(f"gradcli grammar {GRAMMAR_NAME} not found next to the package")
 
 
+# The Indenter's settings (Lark's ``Indenter`` attributes), shared by the Indenter given to Lark and by the
+# driver's own loop (:class:`_Driver`).
+_NL_TYPE, _INDENT_TYPE, _DEDENT_TYPE, _TAB_LEN = "_NEWLINE", "_INDENT", "_DEDENT", 8
+_OPEN_PAREN_TYPES, _CLOSE_PAREN_TYPES = ("LPAR", "LSQB", "LBRACE"), ("RPAR", "RSQB", "RBRACE")
+_STARTS = ("file_input", "spec_input")
+# The options the parser is built with; the generated tables (:func:`parse_tables`) record them, so that tables
+# made with other options are not used.
+_LARK_OPTIONS = dict(parser="lalr", start=list(_STARTS), propagate_positions=True, maybe_placeholders=True)
+TABLES_NAME = "gradcli.tables.json"
+
+
 @lru_cache(maxsize=1)
 def parser():
-    """The LALR parser for both start symbols (``file_input``, ``spec_input``), built once."""
+    """The LALR parser for both start symbols (``file_input``, ``spec_input``), built once.
+
+    :func:`parse_into` does not need it when the generated tables are current (:func:`parse_tables`); Lark's
+    parser is what :func:`parse` uses, and what reports syntax errors."""
     from lark import Lark
     from lark.indenter import Indenter
 
     class _Indenter(Indenter):
-        NL_type = "_NEWLINE"
-        OPEN_PAREN_types = ["LPAR", "LSQB", "LBRACE"]
-        CLOSE_PAREN_types = ["RPAR", "RSQB", "RBRACE"]
-        INDENT_type = "_INDENT"
-        DEDENT_type = "_DEDENT"
-        tab_len = 8
+        NL_type = _NL_TYPE
+        OPEN_PAREN_types = list(_OPEN_PAREN_TYPES)
+        CLOSE_PAREN_types = list(_CLOSE_PAREN_TYPES)
+        INDENT_type = _INDENT_TYPE
+        DEDENT_type = _DEDENT_TYPE
+        tab_len = _TAB_LEN
 
         def _process(self, stream):
             # Brackets nested past the nesting limit are refused as they are read: ((((1)))) builds no tree
@@ -61,9 +81,132 @@ def parser():
                     raise _brackets_too_deep(token)
                 yield token
 
-    return Lark(grammar_path().read_text(encoding="utf-8"), parser="lalr", postlex=_Indenter(),
-                start=["file_input", "spec_input"], propagate_positions=True, maybe_placeholders=True,
-                cache=cache_path() or False)
+    return Lark(grammar_path().read_text(encoding="utf-8"), postlex=_Indenter(), cache=cache_path() or False,
+                **_LARK_OPTIONS)
+
+
+def tables_path() -> Path:
+    """The generated parse tables (``grammars/gradcli.tables.json``, next to the grammar; made by
+    ``scripts/gen_parse_tables.py``)."""
+    return grammar_path().with_name(TABLES_NAME)
+
+
+def _fingerprint(grammar_text: str) -> dict:
+    """What the generated tables were made from: the grammar (its SHA-256), Lark's version, the options."""
+    import hashlib
+
+    import lark
+
+    return {"grammar_sha256": hashlib.sha256(grammar_text.encode("utf-8")).hexdigest(),
+            "lark": lark.__version__, "options": {k: _LARK_OPTIONS[k] for k in sorted(_LARK_OPTIONS)}}
+
+
+def tables_from_lark(lark=None) -> dict:
+    """Everything :func:`parse_into` reads from Lark's parser, as plain data (what ``gradcli.tables.json``
+    holds): Lark's LALR table, the rules, and each state's contextual lexer.
+
+    * ``"states"``: one ``{symbol: action}`` per parser state (numbered as a breadth-first walk from the start
+      states meets them, not as Lark numbers them); an action ``n >= 0`` shifts (a terminal) or goes (a rule)
+      to state ``n``, ``-1 - i`` reduces by rule ``i``.
+    * ``"start_states"``, ``"end_states"``: per start symbol.
+    * ``"rules"``: ``[origin, alias, template_source, expand1, keep_all_tokens, empty_indices, expansion]``,
+      the expansion as ``[name, is_term, filter_out]`` (Lark's ``Rule`` and ``RuleOptions``).
+    * ``"lexers"``: the distinct lexers of the states (Lark's ``ContextualLexer`` shares one among states that
+      take the same terminals), each ``{"patterns": [...], "ignore": [...], "keywords": {...}}``: the regular
+      expression sources of its scanner in Lark's order of priority (named groups, split as Lark splits them),
+      the ignored terminals, and for a terminal that Lark's ``UnlessCallback`` retypes (``NAME`` that reads
+      ``if``), the text -> the keyword's terminal; ``"lexer_of_state"``: the index of each state's lexer.
+    * ``"fingerprint"``: :func:`_fingerprint` of the grammar.
+
+    Raises:
+        ValueError: if Lark's lexer does something the driver would not reproduce (a lexer callback other than
+            keywords, a keyword with flags, regular-expression flags).
+    """
+    from lark.lexer import UnlessCallback
+    from lark.parsers.lalr_analysis import Shift
+
+    lark = lark or parser()
+    frontend = lark.parser
+    table = frontend.parser.parser.parse_table
+    rule_index = {id(rule): i for i, rule in enumerate(lark.rules)}
+    rules = [[r.origin.name, r.alias, r.options.template_source, bool(r.options.expand1),
+              bool(r.options.keep_all_tokens), [bool(b) for b in r.options.empty_indices] or None,
+              [[sym.name, bool(sym.is_term), bool(sym.is_term and sym.filter_out)] for sym in r.expansion]]
+             for r in lark.rules]
+
+    def index(rule):
+        i = rule_index.get(id(rule))
+        if i is None:
+            i = rule_index[id(rule)] = lark.rules.index(rule)
+        return i
+
+    # Lark numbers the states in an order that depends on the process's string hashes (a parser built by
+    # another process numbers them otherwise): renumbered here in the order a breadth-first walk from the start
+    # states reaches them, symbols in sorted order, so that the same grammar gives the same file.
+    order: list = []
+    number: dict = {}
+    for start in sorted(table.start_states):
+        if table.start_states[start] not in number:
+            number[table.start_states[start]] = len(order)
+            order.append(table.start_states[start])
+    for state in order:
+        for sym in sorted(table.states[state]):
+            action, arg = table.states[state][sym]
+            if action is Shift and arg not in number:
+                number[arg] = len(order)
+                order.append(arg)
+    if len(order) != len(table.states):
+        raise ValueError("some of Lark's parser states are unreachable from the start states")
+    states = [{sym: (number[arg] if action is Shift else -1 - index(arg))
+               for sym, (action, arg) in sorted(table.states[s].items())} for s in order]
+    contextual = frontend.lexer.lexer
+    lexers: list = []
+    seen: dict = {}
+    lexer_of_state = []
+    for s in order:
+        lexer = contextual.lexers[s]
+        if id(lexer) not in seen:
+            scanner = lexer.scanner
+            if lexer.g_regex_flags or lexer.use_bytes:
+                raise ValueError("the driver reads no regular-expression flags or bytes")
+            keywords = {}
+            for kind, callback in lexer.callback.items():
+                if not isinstance(callback, UnlessCallback) or any(
+                        t.pattern.type != "str" or t.pattern.flags for t in callback.scanner.terminals):
+                    raise ValueError(f"lexer callback on {kind} is not a plain keyword check")
+                keywords[kind] = {t.pattern.value: t.name for t in sorted(callback.scanner.terminals,
+                                                                         key=lambda t: t.pattern.value)}
+            seen[id(lexer)] = len(lexers)
+            lexers.append({"patterns": [mre.pattern for mre in scanner._mres], "ignore": sorted(lexer.ignore_types),
+                           "keywords": keywords})
+        lexer_of_state.append(seen[id(lexer)])
+    return {"fingerprint": _fingerprint(grammar_path().read_text(encoding="utf-8")),
+            "start_states": {k: number[v] for k, v in sorted(table.start_states.items())},
+            "end_states": {k: number[v] for k, v in sorted(table.end_states.items())},
+            "rules": rules, "states": states, "lexers": lexers, "lexer_of_state": lexer_of_state}
+
+
+def read_tables(path: Path, grammar_text: str) -> dict | None:
+    """The tables in ``path`` (JSON, :func:`tables_from_lark`'s form) if they were made from ``grammar_text``
+    with this Lark and these options, else None (missing, unreadable or stale: the caller asks Lark)."""
+    import json
+
+    try:
+        tables = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(tables, dict) or tables.get("fingerprint") != _fingerprint(grammar_text):
+        return None
+    return tables
+
+
+@lru_cache(maxsize=1)
+def parse_tables() -> dict:
+    """The parse tables :func:`parse_into` runs on: the generated ``gradcli.tables.json`` when it matches the
+    grammar, Lark's version and the options (then no ``lark.Lark`` is built, nor its cache unpickled), else the
+    same tables read from Lark's parser (:func:`tables_from_lark`)."""
+    tables = read_tables(tables_path(), grammar_path().read_text(encoding="utf-8"))
+    return tables if tables is not None else tables_from_lark()
 
 
 def _brackets_too_deep(token) -> InputLimitError:
@@ -175,7 +318,8 @@ def parse_into(text: str, start: str, filename: str, handlers: dict, context):
     None, ``_rules`` and EBNF repetitions inlined, ``?rule`` with one child replaced by the child); ``meta`` is
     the first token of the rule's text (what ``propagate_positions`` gives the tree: ``.line``, ``.column``), or
     None for a rule that matched nothing. This is Lark's own parse loop (``lalr_parser_state.feed_token``) over
-    Lark's tables and Lark's lexer and Indenter, with the tree building left out: most reductions of an
+    Lark's tables (as generated into ``gradcli.tables.json``: no ``lark.Lark`` is built unless the text has a
+    syntax error), Lark's contextual lexer and the Indenter, with the tree building left out: most reductions of an
     expression are the precedence levels an atom passes through (``?test: or_test``, ...), and here they only
     change the parser's state.
 
@@ -201,8 +345,10 @@ def parse_into(text: str, start: str, filename: str, handlers: dict, context):
 
 class _Driver:
     """Lark's LALR loop with the handlers of one builder (see :func:`parse_into`), built once per handler table
-    from the rules of the loaded grammar. The lexer is Lark's contextual lexer, and errors are raised by Lark's
-    own code; what is left out is Lark's work per token and per reduction (its wrappers around each step)."""
+    from the grammar's tables (:func:`parse_tables`). The lexer is Lark's contextual lexer (each state's
+    expressions, compiled when the state first reads a token), and errors are Lark's: an unexpected token is
+    raised as Lark's parser raises it, and where no terminal matches, Lark's parser reads the text and raises its
+    own error. What is left out is Lark's work per token and per reduction (its wrappers around each step)."""
 
     _cache: dict = {}
 
@@ -214,24 +360,18 @@ class _Driver:
         return driver
 
     def __init__(self, handlers: dict):
-        from lark.parsers.lalr_analysis import Shift
-
-        lark = parser()
-        frontend = lark.parser
-        table = frontend.parser.parser.parse_table
+        tables = parse_tables()
         self.handlers = handlers
-        contextual = frontend.lexer.lexer
-        self.contextual = contextual
-        self.root = contextual.root_lexer  # every terminal
-        self.scanners: dict = {}  # parser state -> (its lexer's expressions, ignored terminals, callbacks)
-        self.indenter = frontend.lexer.postlexer  # its settings (terminal names, tab length)
-        rules = {rule: self._compile(rule, handlers) for rule in lark.rules}
-        # state -> {symbol: next state (shift or goto) | the compiled rule to reduce by}
-        self.table = {state: {sym: (arg if action is Shift else rules[arg]) for sym, (action, arg) in acts.items()}
-                      for state, acts in table.states.items()}
-        self.start_states = table.start_states
-        self.end_states = table.end_states
-        self.retyped: dict = {}  # (callback, text) -> the terminal Lark's callback makes it (NAME "if" -> IF)
+        # the compiled rules; the table as read: state -> {symbol: next state (shift or goto) if >= 0, else ~i
+        # for rule i to reduce by}, shared by every driver
+        self.rules = [self._compile(rule, handlers) for rule in tables["rules"]]
+        self.table = tables["states"]
+        self.start_states = tables["start_states"]
+        self.end_states = tables["end_states"]
+        self.lexers = tables["lexers"]
+        self.lexer_of_state = tables["lexer_of_state"]
+        self.compiled: dict = {}  # lexer index -> (its compiled expressions, ignored terminals, keywords)
+        self.scanners: dict = {}  # parser state -> the same, for its lexer
         self.units: dict = {}  # start -> {(state below, state, lookahead): the state after the unit reductions}
 
     def _units(self, key, end_state):
@@ -240,10 +380,10 @@ class _Driver:
         (``?test: or_test``, ``?or_test: and_test``, ...) with the same lookahead, and those steps change only
         the top state, so they are taken once and remembered."""
         below, state, kind = key
-        table = self.table
+        table, rules = self.table, self.rules
         action = table[state][kind]
-        while action.__class__ is tuple and action[3] is None:
-            state = table[below][action[1]]
+        while action < 0 and rules[~action][3] is None:
+            state = table[below][rules[~action][1]]
             if state == end_state:
                 break
             action = table[state].get(kind)
@@ -254,47 +394,46 @@ class _Driver:
     @staticmethod
     def _compile(rule, handlers: dict):
         """(size, origin, handler, which children to keep, Nones at the end, whether a lone child stands for
-        the rule) -- Lark's ``maybe_create_child_filter`` and ``ExpandSingleChild`` for ``maybe_placeholders``."""
-        expansion, options = rule.expansion, rule.options
-        flags = options.empty_indices
+        the rule) -- Lark's ``maybe_create_child_filter`` and ``ExpandSingleChild`` for ``maybe_placeholders``;
+        ``rule`` as :func:`tables_from_lark` gives it."""
+        origin, alias, template_source, expand1, keep_all_tokens, flags, expansion = rule
         if flags:
             nones = [len(ones) for ones in "".join(str(int(b)) for b in flags).split("0")]
         else:
             nones = [0] * (len(expansion) + 1)
         keep, pending = [], 0
-        for i, sym in enumerate(expansion):
+        for i, (sym, is_term, filter_out) in enumerate(expansion):
             pending += nones[i]
-            if options.keep_all_tokens or not (sym.is_term and sym.filter_out):
-                keep.append((i, not sym.is_term and sym.name.startswith("_"), pending))
+            if keep_all_tokens or not filter_out:
+                keep.append((i, not is_term and sym.startswith("_"), pending))
                 pending = 0
         trailing = pending + nones[len(expansion)]
-        lone = bool(options.expand1 and not rule.alias)
-        name = rule.alias or options.template_source or rule.origin.name
-        internal = rule.origin.name.startswith("_") and not rule.alias
+        lone = bool(expand1 and not alias)
+        name = alias or template_source or origin
+        internal = origin.startswith("_") and not alias
         handler = None if internal else handlers.get(name)
         always_lone = lone and trailing == 0 and len(keep) == 1 and keep[0][2] == 0 and not keep[0][1]
         if handler is None and not internal and not always_lone:
             raise LookupError(f"the builder has no method for the grammar rule {name!r}")
         if always_lone and len(expansion) == 1:  # ?a: b -- only the parser's state changes
-            return (1, rule.origin.name, None, None, 0, True)
-        return (len(expansion), rule.origin.name, handler, tuple(keep), trailing, lone)
+            return (1, origin, None, None, 0, True)
+        return (len(expansion), origin, handler, tuple(keep), trailing, lone)
 
-    def _lex(self, text: str, state_stack: list):
+    def _lex(self, text: str, start: str, state_stack: list):
         """The tokens of ``text`` as Lark's contextual lexer and the grammar's Indenter give them to the parser:
         each read with the regular expression of the terminals the parser's state takes when it is read (Lark's
-        ``BasicLexer.next_token`` without its per-token calls; errors are left to Lark's own lexer, so that they
-        are Lark's), then indentation turned into _INDENT/_DEDENT outside brackets (Lark's ``Indenter._process``
-        and gradcli's limit on nested brackets, in one loop)."""
+        ``BasicLexer.next_token`` without its per-token calls; where no terminal matches, Lark's parser reads the
+        text and raises its own error), then indentation turned into _INDENT/_DEDENT outside brackets (Lark's
+        ``Indenter._process`` and gradcli's limit on nested brackets, in one loop)."""
         from lark.indenter import DedentError
-        from lark.lexer import LexerThread, Token
+        from lark.lexer import Token
 
         from .. import limits
 
-        scanners, retyped = self.scanners, self.retyped
+        scanners = self.scanners
         new, borrow = str.__new__, Token.new_borrow_pos
-        ind = self.indenter
-        nl_type, indent_type, dedent_type, tab_len = ind.NL_type, ind.INDENT_type, ind.DEDENT_type, ind.tab_len
-        opening, closing = frozenset(ind.OPEN_PAREN_types), frozenset(ind.CLOSE_PAREN_types)
+        nl_type, indent_type, dedent_type, tab_len = _NL_TYPE, _INDENT_TYPE, _DEDENT_TYPE, _TAB_LEN
+        opening, closing = frozenset(_OPEN_PAREN_TYPES), frozenset(_CLOSE_PAREN_TYPES)
         paren_level, indent_level, limit = 0, [0], limits.current.nesting
         pos, line, line_start, end = 0, 1, 0, len(text)
         while pos < end:
@@ -302,17 +441,14 @@ class _Driver:
             scanner = scanners.get(state)
             if scanner is None:
                 scanner = self._scanner(state)
-            mres, ignore, callback = scanner
+            mres, ignore, keywords = scanner
             for mre in mres:
                 m = mre.match(text, pos)
                 if m:
                     break
-            else:  # nothing matches: Lark's lexer raises its error
-                lexer_state = LexerThread.from_text(self.contextual, text).state
-                ctr = lexer_state.line_ctr
-                ctr.char_pos, ctr.line, ctr.column, ctr.line_start_pos = pos, line, pos - line_start + 1, line_start
-                self._state_token(lexer_state, state_stack)
-                raise AssertionError("Lark's lexer read a token where its expression matched none")
+            else:  # nothing matches: Lark's parser, reading the same text, raises its error here
+                parser().parse(text, start=start)
+                raise AssertionError("Lark's parser read a text where the driver's lexer matched nothing")
             value, kind = m.group(), m.lastgroup
             if kind in ignore:
                 if "\n" in value:
@@ -320,11 +456,8 @@ class _Driver:
                     line_start = pos + value.rindex("\n") + 1
                 pos += len(value)
                 continue
-            if kind in callback:  # NAME -> a keyword this state takes (Lark's UnlessCallback)
-                key = (callback[kind], value)
-                if key not in retyped:
-                    retyped[key] = callback[kind](Token(kind, value, pos, line, pos - line_start + 1)).type
-                kind = retyped[key]
+            if kind in keywords:  # NAME -> a keyword this state takes (Lark's UnlessCallback)
+                kind = keywords[kind].get(value, kind)
             token = new(Token, value)
             token.type, token.value, token.start_pos = kind, value, pos
             token.line, token.column = line, pos - line_start + 1
@@ -364,30 +497,23 @@ class _Driver:
             yield Token(dedent_type, "")
 
     def _scanner(self, state):
-        lexer = self.contextual.lexers[state]
-        scanner = lexer.scanner  # built (its expressions compiled) on first use, as Lark does
-        self.scanners[state] = (tuple(scanner._mres), lexer.ignore_types, lexer.callback)
-        return self.scanners[state]
-
-    def _state_token(self, lexer_state, state_stack):
-        """One token read by Lark's lexer for the parser's state, or Lark's error (ContextualLexer.lex)."""
-        from lark.exceptions import UnexpectedCharacters, UnexpectedToken
-
-        try:
-            return self.contextual.lexers[state_stack[-1]].next_token(lexer_state, state_stack)
-        except UnexpectedCharacters as e:
-            try:
-                token = self.root.next_token(lexer_state, state_stack)
-                raise UnexpectedToken(token, e.allowed, state=state_stack, terminals_by_name=self.root.terminals_by_name)
-            except UnexpectedCharacters:
-                raise e from None
+        """The state's lexer: its expressions compiled on first use, as Lark does (``BasicLexer.scanner``), and
+        shared with every state that has the same lexer."""
+        index = self.lexer_of_state[state]
+        scanner = self.compiled.get(index)
+        if scanner is None:
+            lexer = self.lexers[index]
+            scanner = self.compiled[index] = (tuple(re.compile(p) for p in lexer["patterns"]),
+                                              frozenset(lexer["ignore"]), lexer["keywords"])
+        self.scanners[state] = scanner
+        return scanner
 
     def run(self, text: str, start: str, context):
         """(the value of ``text`` from ``start``, the first error a handler raised or None)."""
         from lark.exceptions import UnexpectedToken
         from lark.lexer import Token
 
-        table = self.table
+        table, rules = self.table, self.rules
         units = self.units.setdefault(start, {})
         end_state = self.end_states[start]
         state_stack = [self.start_states[start]]
@@ -395,7 +521,7 @@ class _Driver:
         meta_stack: list = []  # the first token of each value's text (None: matched nothing)
         failed = None
         token = None
-        tokens = self._lex(text, state_stack)
+        tokens = self._lex(text, start, state_stack)
         at_end = False
         while True:
             if not at_end:
@@ -411,12 +537,12 @@ class _Driver:
                 except KeyError:
                     expected = {s for s in table[state_stack[-1]] if s.isupper()}
                     raise UnexpectedToken(token, expected, state=state_stack, interactive_parser=None) from None
-                if action.__class__ is int:  # shift
+                if action >= 0:  # shift
                     state_stack.append(action)
                     value_stack.append(token)
                     meta_stack.append(token)
                     break
-                size, origin, handler, keep, trailing, lone = action
+                size, origin, handler, keep, trailing, lone = rules[~action]
                 if keep is None:  # ?a: b -- the value and its position stay, only the state changes
                     key = (state_stack[-2], state_stack[-1], kind)
                     top = units.get(key)

@@ -172,3 +172,54 @@ print("ok", sum(len(v) for v in before.values()))
                        env=dict(os.environ, PYTHONPATH=ROOT))
     assert p.stdout.startswith("ok "), p.stderr
     assert int(p.stdout.split()[1]) > 60
+
+
+_COUNT_LARKS = """\
+import sys
+import lark
+made = []
+_init = lark.Lark.__init__
+def _counting(self, *args, **kwargs):
+    made.append(1)
+    return _init(self, *args, **kwargs)
+lark.Lark.__init__ = _counting
+sys.argv = ["gradcli"] + sys.argv[1:]
+from gradcli.cli import main
+try:
+    main()
+except SystemExit as e:
+    code = e.code
+else:
+    code = 0
+from gradcli.language import grammar
+import json
+sys.stderr.write("\\n" + json.dumps({"code": code, "larks": len(made), "parser": grammar.parser.cache_info().currsize})
+                 + "\\n")
+"""
+
+
+def _larks(args):
+    """Run ``gradcli ARGS`` through main(): (its standard error, its exit code, how many ``lark.Lark`` parsers
+    it built, whether grammar.parser() was called)."""
+    env = dict(os.environ, PYTHONPATH=ROOT, NO_COLOR="1")
+    p = subprocess.run([sys.executable, "-c", _COUNT_LARKS, *args], capture_output=True, text=True, env=env,
+                       timeout=120)
+    report = json.loads(p.stderr.strip().splitlines()[-1])
+    return p.stderr, report["code"], report["larks"], report["parser"]
+
+
+def test_a_successful_grad_builds_no_lark_parser():
+    # The expression and the input spec are parsed by the driver on the generated tables
+    # (grammars/gradcli.tables.json): no lark.Lark is built, nor its pickled cache read.
+    for extra in ([], ["--json"]):
+        _, code, larks, parser = _larks(["grad", "2 * dot(x, x)", "-i", "x=arange(4.0)", *extra])
+        assert (code, larks, parser) == (0, 0, 0)
+
+
+def test_a_syntax_error_still_gets_larks_message():
+    err, code, larks, parser = _larks(["grad", "2 * * dot(x, x)", "-i", "x=arange(4.0)"])
+    assert code == 2 and larks == 1 and parser == 1
+    assert "SyntaxError: invalid syntax: unexpected '*'" in err
+    assert "expected one of: '(', '+', '-', '[', '{', '~', a name, a number, a string, end of line" in err
+    err, code, larks, _ = _larks(["grad", "2 * dot(x, x) ?", "-i", "x=arange(4.0)"])
+    assert code == 2 and larks == 1 and "SyntaxError: unexpected character '?'" in err and "              ^" in err

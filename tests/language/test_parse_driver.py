@@ -184,3 +184,39 @@ def test_nesting_limit_still_applies():
 def test_lark_tree_path_unchanged():
     """``parse`` still returns Lark's tree (the batch reader uses it to tell a complete entry)."""
     assert parse("x = 1\n").data == "file_input"
+
+
+def test_the_generated_tables_are_the_grammars():
+    """grammars/gradcli.tables.json (what parse_into runs on, without building Lark's parser) is what
+    scripts/gen_parse_tables.py makes from the grammar now: rerun the script after changing the grammar."""
+    import importlib.util
+
+    from gradcli.language import grammar
+
+    spec = importlib.util.spec_from_file_location("gen_parse_tables", ROOT / "scripts" / "gen_parse_tables.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    fresh = grammar.tables_from_lark()
+    on_disk = grammar.tables_path().read_text(encoding="utf-8")
+    assert on_disk == script.render(fresh), "grammars/gradcli.tables.json is stale: run scripts/gen_parse_tables.py"
+    assert grammar.parse_tables() == fresh == json.loads(on_disk)
+    # the driver's tables are Lark's: same number of states, actions and lexers, and the rules in Lark's order
+    lark = grammar.parser()
+    assert len(fresh["states"]) == len(lark.parser.parser.parser.parse_table.states)
+    assert [r[0] for r in fresh["rules"]] == [r.origin.name for r in lark.rules]
+
+
+def test_stale_or_broken_tables_are_not_used(tmp_path):
+    from gradcli.language import grammar
+
+    text = grammar.grammar_path().read_text(encoding="utf-8")
+    assert grammar.read_tables(grammar.tables_path(), text) is not None
+    assert grammar.read_tables(grammar.tables_path(), text + "\n// edited\n") is None  # the grammar changed
+    assert grammar.read_tables(tmp_path / "missing.json", text) is None
+    broken = tmp_path / "broken.json"
+    broken.write_text(grammar.tables_path().read_text(encoding="utf-8")[:1000], encoding="utf-8")
+    assert grammar.read_tables(broken, text) is None
+    other = json.loads(grammar.tables_path().read_text(encoding="utf-8"))
+    other["fingerprint"]["lark"] = "0.0.1"  # made by another Lark
+    (tmp_path / "other.json").write_text(json.dumps(other), encoding="utf-8")
+    assert grammar.read_tables(tmp_path / "other.json", text) is None
