@@ -29,6 +29,29 @@ def _shape_tuple(shape) -> tuple:
 
 
 # ---------------------------------------------------------------------------------------- normalization
+def _affine_parameters(module, affine: bool, bias: bool, shape: tuple) -> None:
+    """A normalization module's ``weight`` and ``bias`` Parameters of ``shape`` (None where ``affine`` or ``bias``
+    is off, registered as PyTorch registers them), then its ``reset_parameters()``."""
+    if affine:
+        module.weight = Parameter(_empty(*shape))
+        if bias:
+            module.bias = Parameter(_empty(*shape))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+    module.reset_parameters()
+
+
+def _reset_affine(module) -> None:
+    """Weight 1 and bias 0, where the module has them (LayerNorm's and GroupNorm's reset_parameters)."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+        if module.bias is not None:
+            init.zeros_(module.bias)
+
+
 class LayerNorm(Module):
     """``nn.LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True, bias=True)``: F.layer_norm over the
     trailing ``normalized_shape`` dimensions; ``weight`` ones and ``bias`` zeros of that shape."""
@@ -41,23 +64,11 @@ class LayerNorm(Module):
         self.normalized_shape = _shape_tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(_empty(*self.normalized_shape))
-            if bias:
-                self.bias = Parameter(_empty(*self.normalized_shape))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _affine_parameters(self, elementwise_affine, bias, self.normalized_shape)
 
     def reset_parameters(self) -> None:
         """Weight 1, bias 0."""
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return _op("layer_norm")(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -86,23 +97,11 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(_empty(num_channels))
-            if bias:
-                self.bias = Parameter(_empty(num_channels))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _affine_parameters(self, affine, bias, (num_channels,))
 
     def reset_parameters(self) -> None:
         """Weight 1, bias 0."""
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return _op("group_norm")(input, self.num_groups, self.weight, self.bias, self.eps)
