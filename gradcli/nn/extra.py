@@ -15,7 +15,7 @@ from collections import OrderedDict
 
 from ..ops import REGISTRY as _OPS
 from . import init
-from .layers import BatchNorm1d, _empty, _Loss
+from .layers import BatchNorm1d, _activation, _empty, _Loss
 from .module import Module
 from .parameter import Parameter
 
@@ -182,30 +182,14 @@ def _plain(name: str, op: str, doc: str):
     return Activation
 
 
-def _with_inplace(name: str, op: str, doc: str):
-    class Activation(Module):
-        __doc__ = doc
-        program_attributes = Module.program_attributes + ("inplace",)
-
-        def __init__(self, inplace=False):
-            super().__init__()
-            self.inplace = inplace
-
-        def forward(self, input):
-            return _op(op)(input, inplace=self.inplace)
-
-        def extra_repr(self) -> str:
-            return "inplace=True" if self.inplace else ""
-
-    Activation.__name__ = Activation.__qualname__ = name
-    return Activation
-
-
 LogSigmoid = _plain("LogSigmoid", "logsigmoid", "``nn.LogSigmoid()``: log(sigmoid(x)) (F.logsigmoid).")
 Softsign = _plain("Softsign", "softsign", "``nn.Softsign()``: x / (1 + |x|) (F.softsign).")
-Mish = _with_inplace("Mish", "mish", "``nn.Mish(inplace=False)``: x * tanh(softplus(x)) (F.mish).")
-Hardswish = _with_inplace("Hardswish", "hardswish", "``nn.Hardswish(inplace=False)``: x * relu6(x + 3) / 6.")
-Hardsigmoid = _with_inplace("Hardsigmoid", "hardsigmoid", "``nn.Hardsigmoid(inplace=False)``: relu6(x + 3) / 6.")
+Mish = _activation("Mish", "mish", "``nn.Mish(inplace=False)``: x * tanh(softplus(x)) (F.mish).",
+                   pass_inplace=True)
+Hardswish = _activation("Hardswish", "hardswish", "``nn.Hardswish(inplace=False)``: x * relu6(x + 3) / 6.",
+                        pass_inplace=True)
+Hardsigmoid = _activation("Hardsigmoid", "hardsigmoid", "``nn.Hardsigmoid(inplace=False)``: relu6(x + 3) / 6.",
+                          pass_inplace=True)
 
 
 class CELU(Module):

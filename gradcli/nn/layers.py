@@ -225,7 +225,9 @@ class Flatten(Module):
 
 
 # ------------------------------------------------------------------------------------------ activations
-def _activation(name: str, op: str, doc: str):
+def _activation(name: str, op: str, doc: str, pass_inplace: bool = False):
+    """An activation module class with PyTorch's ``inplace=False`` argument, computing the op ``op``; with
+    ``pass_inplace`` the op receives ``inplace=`` too (F.mish, F.hardswish, F.hardsigmoid honour it)."""
     class Activation(Module):
         __doc__ = doc
         program_attributes = Module.program_attributes + ("inplace",)
@@ -235,7 +237,7 @@ def _activation(name: str, op: str, doc: str):
             self.inplace = inplace
 
         def forward(self, input):
-            return _op(op)(input)
+            return _op(op)(input, inplace=self.inplace) if pass_inplace else _op(op)(input)
 
         def extra_repr(self) -> str:
             return "inplace=True" if self.inplace else ""

