@@ -6,8 +6,8 @@ Run it after changing the grammar or upgrading Lark:
     python scripts/gen_parse_tables.py          # write the file
     python scripts/gen_parse_tables.py --check  # exit 1 if the file is not what the grammar gives
 
-Until it is rerun, gradcli still parses correctly (a stale file is ignored: its fingerprint names the grammar's
-SHA-256, Lark's version and the parser's options), only start-up pays again for building Lark's parser;
+Until it is rerun, gradcli still parses correctly (a stale file is ignored: its fingerprint holds the grammar's
+text, Lark's version and the parser's options), only start-up pays again for building Lark's parser;
 tests/language/test_parse_driver.py fails on a stale file.
 """
 

@@ -20,13 +20,11 @@ from __future__ import annotations
 import re
 from contextlib import contextmanager
 
-from lark import Token
-
 from .. import limits
 from ..errors import GradcliSyntaxError
 from ..ops.operators import BINARY, UNARY
 from . import nodes as n
-from .grammar import parse_into
+from .grammar import Token, parse_into
 
 #: The special methods a program's class may define and call (``def __init__``, ``super().__init__()``); the
 #: other dunder names (``__class__``, ``__dict__``, ``__globals__``, ...) stay refused.

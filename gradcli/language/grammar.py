@@ -53,6 +53,49 @@ _LARK_OPTIONS = dict(parser="lalr", start=list(_STARTS), propagate_positions=Tru
 TABLES_NAME = "gradcli.tables.json"
 
 
+class Token(str):
+    """A token of the text as :class:`_Driver`'s lexer reads it: the text it matched (the string itself), with
+    Lark's ``lark.lexer.Token`` attributes (``type``, the terminal's name; ``value``, the same text;
+    ``start_pos``/``end_pos``, offsets in the text; ``line``/``column`` and ``end_line``/``end_column``, from 1,
+    the end column being one past the last character). It behaves as Lark's does (equality as ``str`` unless both
+    are tokens of different types, ``repr``, :meth:`new_borrow_pos`); it is gradcli's own so that a text that
+    parses imports no Lark (about 20 ms of start-up). Where Lark reports an error, the token is handed to it as
+    Lark's own (:meth:`as_lark`)."""
+
+    __slots__ = ("type", "start_pos", "value", "line", "column", "end_line", "end_column", "end_pos")
+
+    def __new__(cls, type, value, start_pos=None, line=None, column=None, end_line=None, end_column=None,
+                end_pos=None):
+        inst = str.__new__(cls, value)
+        inst.type, inst.value, inst.start_pos = type, value, start_pos
+        inst.line, inst.column, inst.end_line, inst.end_column, inst.end_pos = (line, column, end_line, end_column,
+                                                                                  end_pos)
+        return inst
+
+    @classmethod
+    def new_borrow_pos(cls, type, value, borrow) -> "Token":
+        """A token of ``type`` and ``value`` at ``borrow``'s position (Lark's ``Token.new_borrow_pos``)."""
+        return cls(type, value, borrow.start_pos, borrow.line, borrow.column, borrow.end_line, borrow.end_column,
+                   borrow.end_pos)
+
+    def as_lark(self):
+        """The same token as a ``lark.lexer.Token`` (for Lark's exceptions)."""
+        from lark.lexer import Token as LarkToken
+
+        return LarkToken(self.type, self.value, self.start_pos, self.line, self.column, self.end_line,
+                         self.end_column, self.end_pos)
+
+    def __repr__(self):
+        return f"Token({self.type!r}, {self.value!r})"
+
+    def __eq__(self, other):
+        if isinstance(other, Token) and self.type != other.type:
+            return False
+        return str.__eq__(self, other)
+
+    __hash__ = str.__hash__
+
+
 @lru_cache(maxsize=1)
 def parser():
     """The LALR parser for both start symbols (``file_input``, ``spec_input``), built once.
@@ -92,13 +135,34 @@ def tables_path() -> Path:
 
 
 def _fingerprint(grammar_text: str) -> dict:
-    """What the generated tables were made from: the grammar (its SHA-256), Lark's version, the options."""
-    import hashlib
+    """What the generated tables were made from: the grammar's text (compared whole: no hash, so that start-up
+    imports no ``hashlib``), Lark's version (:func:`lark_version`), the options."""
+    return {"grammar": grammar_text, "lark": lark_version(),
+            "options": {k: _LARK_OPTIONS[k] for k in sorted(_LARK_OPTIONS)}}
 
-    import lark
 
-    return {"grammar_sha256": hashlib.sha256(grammar_text.encode("utf-8")).hexdigest(),
-            "lark": lark.__version__, "options": {k: _LARK_OPTIONS[k] for k in sorted(_LARK_OPTIONS)}}
+_VERSION_LINE = re.compile(r"""^__version__\s*(?::\s*str\s*)?=\s*["']([^"']+)["']""", re.MULTILINE)
+
+
+def lark_version() -> str | None:
+    """The installed Lark's version: ``lark.__version__`` once Lark is imported; before that, the version its
+    ``lark/__init__.py`` declares, read as text, because importing Lark costs about 20 ms of every start-up and a
+    text that parses does not need it. None when there is no Lark to be found or the file does not say (then
+    no generated tables match, and the parser is read from Lark itself)."""
+    import sys
+
+    module = sys.modules.get("lark")
+    if module is not None:
+        return getattr(module, "__version__", None)
+    from importlib.util import find_spec
+
+    try:
+        spec = find_spec("lark")
+        with open(spec.origin, encoding="utf-8") as f:
+            m = _VERSION_LINE.search(f.read())
+    except (ImportError, AttributeError, TypeError, ValueError, OSError):
+        return None
+    return m.group(1) if m else None
 
 
 def tables_from_lark(lark=None) -> dict:
@@ -425,9 +489,6 @@ class _Driver:
         ``BasicLexer.next_token`` without its per-token calls; where no terminal matches, Lark's parser reads the
         text and raises its own error), then indentation turned into _INDENT/_DEDENT outside brackets (Lark's
         ``Indenter._process`` and gradcli's limit on nested brackets, in one loop)."""
-        from lark.indenter import DedentError
-        from lark.lexer import Token
-
         from .. import limits
 
         scanners = self.scanners
@@ -480,6 +541,8 @@ class _Driver:
                         indent_level.pop()
                         yield borrow(dedent_type, indent_str, token)
                     if indent != indent_level[-1]:
+                        from lark.indenter import DedentError
+
                         raise DedentError(f"Unexpected dedent to column {indent}. Expected dedent to "
                                           f"{indent_level[-1]}")
             elif kind in opening:
@@ -510,9 +573,6 @@ class _Driver:
 
     def run(self, text: str, start: str, context):
         """(the value of ``text`` from ``start``, the first error a handler raised or None)."""
-        from lark.exceptions import UnexpectedToken
-        from lark.lexer import Token
-
         table, rules = self.table, self.rules
         units = self.units.setdefault(start, {})
         end_state = self.end_states[start]
@@ -535,8 +595,11 @@ class _Driver:
                 try:
                     action = table[state_stack[-1]][kind]
                 except KeyError:
+                    from lark.exceptions import UnexpectedToken
+
                     expected = {s for s in table[state_stack[-1]] if s.isupper()}
-                    raise UnexpectedToken(token, expected, state=state_stack, interactive_parser=None) from None
+                    raise UnexpectedToken(token.as_lark(), expected, state=state_stack,
+                                          interactive_parser=None) from None
                 if action >= 0:  # shift
                     state_stack.append(action)
                     value_stack.append(token)
@@ -593,16 +656,28 @@ class _Driver:
 def _syntax_errors(text: str, filename: str):
     """Lark's exceptions while parsing ``text`` turned into :class:`GradcliSyntaxError` (position, source line,
     what was expected)."""
+    try:
+        yield
+    except InputLimitError as e:  # raised while lexing (brackets nested too deeply)
+        e.source, e.filename = text, filename
+        raise
+    except Exception as e:
+        if not type(e).__module__.startswith("lark."):  # (Lark is imported only once it has raised)
+            raise
+        _raise_syntax_error(e, text, filename)
+
+
+def _raise_syntax_error(error: Exception, text: str, filename: str):
+    """Raise the :class:`GradcliSyntaxError` for Lark's exception ``error`` while parsing ``text``."""
     from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
     from lark.indenter import DedentError
 
-    try:
-        yield
-    except UnexpectedCharacters as e:
+    e = error
+    if isinstance(e, UnexpectedCharacters):
         raise GradcliSyntaxError(f"unexpected character {text[e.pos_in_stream]!r}" if e.pos_in_stream is not None
                                  and e.pos_in_stream < len(text) else "unexpected character",
                                  line=e.line, column=e.column, source=text, filename=filename) from None
-    except UnexpectedToken as e:
+    if isinstance(e, UnexpectedToken):
         tok = e.token
         if tok.type == "$END" or tok.type == "_DEDENT" and not str(tok).strip():
             line, col = _end_position(text)
@@ -622,19 +697,17 @@ def _syntax_errors(text: str, filename: str):
                                      filename=filename) from None
         raise GradcliSyntaxError(what, line=line, column=col, source=text, filename=filename,
                                  hint=_expected_hint(e.expected)) from None
-    except UnexpectedEOF as e:
+    if isinstance(e, UnexpectedEOF):
         line, col = _end_position(text)
         raise GradcliSyntaxError("unexpected end of input", line=line, column=col, source=text, filename=filename,
                                  hint=_expected_hint(e.expected)) from None
-    except InputLimitError as e:  # raised while lexing (brackets nested too deeply)
-        e.source, e.filename = text, filename
-        raise
-    except DedentError as e:
+    if isinstance(e, DedentError):
         raise GradcliSyntaxError(f"unindent does not match any outer indentation level ({e})", source=text,
                                  filename=filename) from None
-    except UnexpectedInput as e:  # any other Lark parse failure
+    if isinstance(e, UnexpectedInput):  # any other Lark parse failure
         raise GradcliSyntaxError("invalid syntax", line=getattr(e, "line", None), column=getattr(e, "column", None),
                                  source=text, filename=filename) from None
+    raise error
 
 
 def _end_position(text: str):
