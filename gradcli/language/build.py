@@ -695,8 +695,6 @@ def _number_value(token: str):
 
 def _number_consts(body, text: str, numbers: list) -> list | None:
     """The Const node of each number of ``text`` in order, or None when they do not match one to one."""
-    from dataclasses import fields
-
     line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
     found = {}
     stack = list(body)
@@ -705,7 +703,7 @@ def _number_consts(body, text: str, numbers: list) -> list | None:
         if isinstance(v, n.Node):
             if type(v) is n.Const and type(v.value) in (int, float):
                 found.setdefault((v.line, v.col), []).append(v)
-            stack.extend(getattr(v, f.name) for f in fields(v))  # noqa: B009 - dataclass fields of our nodes
+            stack.extend(getattr(v, f) for f in v._fields)  # noqa: B009 - the fields of our own nodes
         elif isinstance(v, (list, tuple)):
             stack.extend(v)
     if sum(len(c) for c in found.values()) != len(numbers):

@@ -7,52 +7,87 @@ the language has. The tree node names of the grammar map onto these one to one (
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
 
-#: Node classes are slotted dataclasses without a generated ``__repr__`` and ``__eq__``: nodes compare by
-#: identity (two ``x`` in a program are two nodes), and the 36 classes cost half as much to create at every
-#: start-up (issue 15 item 5).
-_node = dataclass(slots=True, repr=False, eq=False)
+class _Fields(type):
+    """The metaclass of the program's node classes: a class's annotated attributes, after its base's, are its
+    fields: its ``__slots__``, its ``_fields`` (in order, as ``ast.AST._fields``) and the parameters of its
+    ``__init__`` (positional or keyword; one with a value in the class body may be left out and takes that
+    value). What ``dataclass(slots=True, repr=False, eq=False)`` made, without generating and compiling an
+    ``__init__`` for each of the 38 classes at every start-up (about 5 ms; issue 15 item 5). Nodes compare by
+    identity (two ``x`` in a program are two nodes)."""
+
+    def __new__(mcs, name, bases, namespace):
+        own = tuple(namespace.get("__annotations__", ()))
+        base = bases[0] if bases else None
+        defaults = dict(getattr(base, "_defaults", {}))
+        for field in own:
+            if field in namespace:
+                defaults[field] = namespace.pop(field)
+        namespace["__slots__"] = own
+        namespace["_fields"] = getattr(base, "_fields", ()) + own
+        namespace["_defaults"] = defaults
+        return super().__new__(mcs, name, bases, namespace)
 
 
-@_node
-class Node:
+class _Node(metaclass=_Fields):
+    """What every node class shares: ``__init__`` over its fields."""
+
+    def __init__(self, *args, **kwargs):
+        names = self._fields
+        if len(args) > len(names):
+            raise TypeError(f"{type(self).__name__}() takes {len(names)} arguments, not {len(args)}")
+        for field, value in zip(names, args):
+            setattr(self, field, value)
+        if len(args) < len(names) or kwargs:
+            defaults = self._defaults
+            for field in names[len(args):]:
+                if field in kwargs:
+                    setattr(self, field, kwargs.pop(field))
+                elif field in defaults:
+                    setattr(self, field, defaults[field])
+                else:
+                    raise TypeError(f"{type(self).__name__}() is missing its field {field!r}")
+            if kwargs:
+                raise TypeError(f"{type(self).__name__}() has no field {next(iter(kwargs))!r} (or it was also "
+                                f"given by position)")
+
+
+def fields(node) -> tuple:
+    """The names of ``node``'s fields, in order (``line``, ``col``, then its own)."""
+    return node._fields
+
+
+class Node(_Node):
     line: int
     col: int
 
 
 # ----------------------------------------------------------------------------------------------- expressions
-@_node
 class Const(Node):
     """A number, string, True/False/None or Ellipsis literal."""
     value: object
 
 
-@_node
 class FString(Node):
     """An f-string: literal text and ``{expr}`` parts in order."""
     parts: list  # str or Node
 
 
-@_node
 class Name(Node):
     id: str
 
 
-@_node
 class Seq(Node):
     """A list, tuple or set display; ``kind`` is "list", "tuple" or "set"."""
     kind: str
     items: list
 
 
-@_node
 class Dict(Node):
     """A dict display: (key, value) pairs in order; key None for a ``**mapping`` item."""
     items: list
 
 
-@_node
 class Comprehension(Node):
     """A list/set/dict comprehension or generator expression (``kind``: "list", "set", "dict", "generator"):
     the element (``key`` too for a dict) and its ``for`` clauses, each (target, iterable, [conditions])."""
@@ -62,7 +97,6 @@ class Comprehension(Node):
     clauses: list
 
 
-@_node
 class BinOp(Node):
     """An infix operator; ``op`` is the grammar's node name ("add", "matmul", ...)."""
     op: str
@@ -70,40 +104,34 @@ class BinOp(Node):
     right: Node
 
 
-@_node
 class UnaryOp(Node):
     op: str  # "neg", "pos", "invert", "not_"
     operand: Node
 
 
-@_node
 class Compare(Node):
     """A chain ``a < b <= c``: operators and operands, evaluated left to right like Python."""
     ops: list
     operands: list
 
 
-@_node
 class BoolOp(Node):
     op: str  # "and_" or "or_"
     left: Node
     right: Node
 
 
-@_node
 class Ternary(Node):
     body: Node
     test: Node
     orelse: Node
 
 
-@_node
 class Attribute(Node):
     value: Node
     attr: str
 
 
-@_node
 class Call(Node):
     func: Node
     args: list
@@ -112,21 +140,18 @@ class Call(Node):
     kwstars: list | None = None  # **mappings
 
 
-@_node
 class Subscript(Node):
     value: Node
     index: list  # Node or SliceExpr per comma-separated part
     is_tuple: bool
 
 
-@_node
 class SliceExpr(Node):
     start: Node | None
     stop: Node | None
     step: Node | None
 
 
-@_node
 class Lambda(Node):
     """``lambda params: expr``; ``body`` is ``[Return(expr)]``, as a function's. The parameters are as
     :class:`FunctionDef`'s."""
@@ -138,7 +163,6 @@ class Lambda(Node):
 
 
 # ------------------------------------------------------------------------------------------------ statements
-@_node
 class Try(Node):
     """``try``: the body, its handlers ((exception expression or None, alias or None, body)), ``else`` and
     ``finally`` blocks (None when absent)."""
@@ -148,83 +172,69 @@ class Try(Node):
     final: list | None
 
 
-@_node
 class Raise(Node):
     exc: Node | None
 
 
-@_node
 class Assert(Node):
     test: Node
     msg: Node | None
 
 
-@_node
 class ExprStmt(Node):
     value: Node
 
 
-@_node
 class Assign(Node):
     target: Node  # Name, Attribute, Subscript or Seq of those
     value: Node
     more: list | None = None  # ``a = b = value``: the targets after the first, assigned left to right
 
 
-@_node
 class AugAssign(Node):
     target: Node
     op: str  # the binary op name, "add" for "+="
     value: Node
 
 
-@_node
 class Return(Node):
     value: Node | None
 
 
-@_node
 class Pass(Node):
     pass
 
 
-@_node
 class Break(Node):
     pass
 
 
-@_node
 class Continue(Node):
     pass
 
 
-@_node
 class Import(Node):
     module: str
     alias: str | None
     name: str | None = None  # for "from module import name"
 
 
-@_node
 class If(Node):
     branches: list  # (test, body) pairs, "if" then each "elif"
     orelse: list | None
 
 
-@_node
 class While(Node):
     test: Node
     body: list
 
 
-@_node
 class For(Node):
     target: Node
     iter: Node
     body: list
 
 
-@_node
 class FunctionDef(Node):
     """``def name(params, *vararg, kwonly, **kwarg): body``, under its ``decorators`` (expressions, applied
     last to first). ``declared`` maps the names of its ``global``/``nonlocal`` statements to "global" or
@@ -240,7 +250,6 @@ class FunctionDef(Node):
     generator: bool = False  # its body yields: calling it makes a generator
 
 
-@_node
 class ClassDef(Node):
     """``class name(bases, **keywords): body`` under its ``decorators``; ``bases`` are expressions."""
     name: str
@@ -249,7 +258,6 @@ class ClassDef(Node):
     decorators: list | None = None
 
 
-@_node
 class Global(Node):
     """``global a, b`` or ``nonlocal a, b`` (``kind``): the function assigns these names in the program's
     variables or in the enclosing function's."""
@@ -257,7 +265,6 @@ class Global(Node):
     names: list
 
 
-@_node
 class Yield(Node):
     """``yield value`` or ``yield from iterable`` (``delegate``), as a statement or as ``target = yield
     value`` (what ``send`` gave, None for ``next``)."""
@@ -266,21 +273,18 @@ class Yield(Node):
     target: Node | None = None
 
 
-@_node
 class Delete(Node):
     """``del a, b[0], c.attr``."""
     targets: list
 
 
-@_node
 class With(Node):
     context: Node
     alias: str | None
     body: list
 
 
-@_node
-class Program:
+class Program(_Node):
     """A parsed program: its statements and the text they came from."""
     body: list
     source: str
@@ -309,7 +313,7 @@ def max_depth(body: list, limit: int):
         if depth > limit:
             return node
         kids: list = []
-        for f in fields(node):
-            _children(getattr(node, f.name), kids)  # noqa: B009 - dataclass fields of our own nodes
+        for f in node._fields:
+            _children(getattr(node, f), kids)  # noqa: B009 - the fields of our own nodes
         stack.extend((k, depth + 1) for k in kids)
     return None

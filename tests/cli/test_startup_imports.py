@@ -223,3 +223,21 @@ def test_a_syntax_error_still_gets_larks_message():
     assert "expected one of: '(', '+', '-', '[', '{', '~', a name, a number, a string, end of line" in err
     err, code, larks, _ = _larks(["grad", "2 * dot(x, x) ?", "-i", "x=arange(4.0)"])
     assert code == 2 and larks == 1 and "SyntaxError: unexpected character '?'" in err and "              ^" in err
+
+
+def test_a_text_that_parses_imports_no_lark_nor_hashlib():
+    # The driver's own tokens, and Lark's version read from lark/__init__.py's text (grammar.lark_version):
+    # importing Lark costs about 20 ms of every start, hashlib about 5 (the tables' fingerprint holds the grammar's
+    # text, not its hash).
+    for args in (["grad", "2 * dot(x, x)", "-i", "x=arange(4.0)"], ["grad", "(x * x).sum()", "-i", "x=[1., 2.]",
+                                                                      "--json"]):
+        out, code, loaded = _imports(args, {"lark", "hashlib"})
+        assert code == 0 and loaded == [], (args, loaded)
+
+
+def test_larks_version_is_read_without_importing_lark():
+    code = ("import sys\nfrom gradcli.language import grammar\nv = grammar.lark_version()\n"
+            "assert 'lark' not in sys.modules\nimport lark\nprint(v == lark.__version__ == grammar.lark_version(), v)")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, PYTHONPATH=ROOT))
+    assert p.stdout.split()[0] == "True", p.stderr

@@ -8,19 +8,19 @@ the batch benchmark's entries, texts with several errors, and programs and expre
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 
 import pytest
 from hypothesis import given, settings
-from lark import Token, Transformer_NonRecursive
+from lark import Token as LarkToken
+from lark import Transformer_NonRecursive
 from lark.exceptions import VisitError
 
 from gradcli.errors import GradcliError
 from gradcli.language import nodes as n
 from gradcli.language.build import _HANDLERS, _Builder, build_program, parse_expression
-from gradcli.language.grammar import parse
+from gradcli.language.grammar import Token, parse
 
 from helpers import ROOT
 
@@ -50,11 +50,11 @@ def _reference(text: str, start: str = "file_input"):
 def dump(value):
     """A program as nested plain data: node type, every field, positions included."""
     if isinstance(value, (n.Node, n.Program)):
-        return (type(value).__name__,) + tuple((f.name, dump(getattr(value, f.name)))  # noqa: B009
-                                               for f in dataclasses.fields(value))
+        return (type(value).__name__,) + tuple((f, dump(getattr(value, f)))  # noqa: B009
+                                               for f in n.fields(value))
     if isinstance(value, (list, tuple)):
         return [dump(v) for v in value]
-    if isinstance(value, Token):
+    if isinstance(value, (LarkToken, Token)):  # (Lark's tree holds Lark's; the driver gives its own)
         return ("Token", value.type, str(value), value.line, value.column)
     if isinstance(value, float) and math.isnan(value):
         return "nan"
@@ -220,3 +220,37 @@ def test_stale_or_broken_tables_are_not_used(tmp_path):
     other["fingerprint"]["lark"] = "0.0.1"  # made by another Lark
     (tmp_path / "other.json").write_text(json.dumps(other), encoding="utf-8")
     assert grammar.read_tables(tmp_path / "other.json", text) is None
+
+
+def test_the_drivers_tokens_behave_as_larks():
+    # grammar.Token stands in for lark.lexer.Token so that parsing imports no Lark: the same string, attributes,
+    # equality, repr and new_borrow_pos; as_lark() hands Lark its own for its exceptions.
+    args = ("NAME", "x", 4, 2, 3, 2, 4, 5)
+    ours, larks = Token(*args), LarkToken(*args)
+    assert ours == larks == "x" and hash(ours) == hash("x") and repr(ours) == repr(larks) == "Token('NAME', 'x')"
+    assert not ours == Token("STRING", "x") and not larks == LarkToken("STRING", "x")  # (only ==: Lark's != is str's)
+    attrs = ("type", "value", "start_pos", "line", "column", "end_line", "end_column", "end_pos")
+    assert [getattr(ours, a) for a in attrs] == [getattr(larks, a) for a in attrs]
+    borrowed, lark_borrowed = Token.new_borrow_pos("_DEDENT", "", ours), LarkToken.new_borrow_pos("_DEDENT", "", larks)
+    assert [getattr(borrowed, a) for a in attrs] == [getattr(lark_borrowed, a) for a in attrs]
+    as_lark = ours.as_lark()
+    assert type(as_lark) is LarkToken and [getattr(as_lark, a) for a in attrs] == [getattr(larks, a) for a in attrs]
+
+
+def test_node_classes_take_their_fields_by_position_or_keyword():
+    # nodes._Fields: the annotated attributes are the fields (after line and col), a class-body value is a default
+    call = n.Call(1, 2, n.Name(1, 2, "f"), [], [])
+    assert n.fields(call) == ("line", "col", "func", "args", "kwargs", "star", "kwstars")
+    assert (call.star, call.kwstars, call.func.id) == (None, None, "f")
+    assert n.Call(line=3, col=4, func=None, args=[1], kwargs=[], star=5).star == 5
+    assert not hasattr(call, "__dict__") and n.fields(n.Pass(1, 1)) == ("line", "col")
+    assert n.fields(n.Program([], "", "f.py")) == ("body", "source", "filename")
+    assert n.Program([], "").filename == "<input>"
+    with pytest.raises(TypeError, match="missing its field 'kwargs'"):
+        n.Call(1, 2, None, [])
+    with pytest.raises(TypeError, match="has no field 'nope'"):
+        n.Name(1, 2, "x", nope=1)
+    with pytest.raises(TypeError, match="takes 3 arguments, not 4"):
+        n.Name(1, 2, "x", "y")
+    with pytest.raises(AttributeError):
+        call.nope = 1
