@@ -3,7 +3,6 @@ cached one with the new text's numbers, and gives exactly what a fresh parse giv
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import subprocess
 import sys
@@ -19,7 +18,7 @@ TEMPLATE = "x = tensor([{a}, {b}], requires_grad=True)\ny = (x * {c} - 2 * x ** 
 def _dump(v):
     # a node tree as plain data (class, fields), for comparing two builds
     if isinstance(v, n.Node):
-        return (type(v).__name__, tuple(_dump(getattr(v, f.name)) for f in dataclasses.fields(v)))
+        return (type(v).__name__, tuple(_dump(getattr(v, f)) for f in n.fields(v)))
     if isinstance(v, (list, tuple)):
         return tuple(_dump(x) for x in v)
     return (type(v).__name__, v)

@@ -126,8 +126,9 @@ REVIEWED_DYNAMIC_ATTRS = {
     ("ops/_core.py", "install_method"): "installs op-table methods on Tensor at import time",
     ("ops/operators.py", "install_operators"): "installs Python's operator methods on Tensor at import time",
     ("language/build.py", "<module>"): "defines the builder's binary-operator methods at import time",
-    ("language/nodes.py", "max_depth"): "reads the dataclass fields of gradcli's own program nodes",
-    ("language/build.py", "_number_consts"): "reads the dataclass fields of gradcli's own program nodes",
+    ("language/nodes.py", "max_depth"): "reads the fields of gradcli's own program nodes",
+    ("language/nodes.py", "__init__"): "sets the fields of gradcli's own program nodes (their class's _fields)",
+    ("language/build.py", "_number_consts"): "reads the fields of gradcli's own program nodes",
     # torch.nn glue (issue 18): reads go through each class's program_attributes allow-list and never a name
     # starting with "_"; writes register parameters/modules as PyTorch's Module.__setattr__ does, refusing "_"
     # names and the class's methods; the namespaces list names from init.NAMES/utils.NAMES
