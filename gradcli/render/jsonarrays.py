@@ -25,12 +25,14 @@ import numpy as np
 CHUNK = 1 << 15
 
 _TABLES = None
+_SEP = np.frombuffer(b", ", np.uint8)
+_SEP_MINUS = np.frombuffer(b", -", np.uint8)
 _POW10_TABLE = 10.0 ** np.arange(64)  # exact up to 10**22
 
 
 def _tables():
-    """The four-digit strings 0000..9999 as little-endian uint32 words, and for each the mask that clears its
-    trailing zero digits (all four for 0000)."""
+    """The four-digit strings 0000..9999 as little-endian uint32 words, for each the mask that clears its
+    trailing zero digits (all four for 0000), and the number of those trailing zeros (int32)."""
     global _TABLES
     if _TABLES is None:
         v = np.arange(10000)
@@ -38,27 +40,9 @@ def _tables():
         words = (digits + ord("0")).copy().view("<u4").reshape(-1)
         nonzero_from_right = np.cumsum((digits != 0)[:, ::-1], axis=1)[:, ::-1]  # > 0: a nonzero digit at or after
         keep = np.where(nonzero_from_right > 0, 0xFF, 0).astype(np.uint8)
-        _TABLES = words, keep.copy().view("<u4").reshape(-1)
+        trailing = (nonzero_from_right == 0).sum(axis=1).astype(np.int32)
+        _TABLES = words, keep.copy().view("<u4").reshape(-1), trailing
     return _TABLES
-
-
-def _separators(shape: tuple, start: int, words: np.ndarray) -> None:
-    """Write into ``words`` (one row of uint32 words per element, zeroed) what comes before each of the elements
-    ``start``, ``start + 1``, ... (flat, C order) of an array of ``shape`` in nested-list JSON: ``", "``; after
-    the last element of a row, ``"], ["`` (``"]], [["`` after the last of a plane, ...); nothing before the
-    first element."""
-    ndim, width = len(shape), 4 * words.shape[1]
-
-    def as_words(text: bytes) -> np.ndarray:
-        return np.frombuffer(text.ljust(width, b"\0"), "<u4")
-
-    words[:] = as_words(b", ")
-    period = 1
-    for level in range(1, ndim):  # elements that open `level` brackets: every `period`-th
-        period *= shape[ndim - level]
-        words[(-start) % period::period] = as_words(b"]" * level + b", " + b"[" * level)
-    if start == 0:
-        words[0] = 0
 
 
 def _shortest_digits(a: np.ndarray):
@@ -138,21 +122,22 @@ def _shortest_digits(a: np.ndarray):
 
 
 def _body_width(c: int) -> int:
-    """The bytes that an element of layout class ``c`` (see :func:`_chunk_rows`) takes after its sign."""
+    """The most bytes that an element of layout class ``c`` (see :func:`_chunk_text`) takes after its sign."""
     if c <= 15:
         return max(c + 1, 9) + 1 + (c >= 8)
     return {16: 11, 17: 12, 18: 13, 19: 14, 20: 14, 21: 3, 22: 5, 23: 11}[c]
 
 
-def _chunk_rows(a: np.ndarray, shape: tuple, start: int) -> np.ndarray:
-    """The byte rows of the flat float32/float16 slice ``a`` (elements ``start`` ... of an array of ``shape``):
-    the separator before the element, its sign, its number; NUL where nothing is written."""
-    words, keep = _tables()
+def _chunk_text(a: np.ndarray, shape: tuple, start: int) -> bytes:
+    """The JSON text of the flat float32/float16 slice ``a`` (elements ``start`` ... of an array of ``shape``),
+    each element with the separator before it."""
+    words, keep, trailing = _tables()
     n = a.size
     m, e, regular = _shortest_digits(a)
     with np.errstate(invalid="ignore"):
         nan = np.isnan(a)
         sign = np.signbit(a) & ~nan
+        inf = np.isinf(a)
     # the layout class of each element: 0..15 positional E = 0..15, 16..19 positional E = -1..-4, 20 exponent,
     # 21 zero, 22 NaN, 23 infinity; sorted by class and sign, so that each class's rows are one contiguous
     # block (negative ones last) written with slices
@@ -161,32 +146,40 @@ def _chunk_rows(a: np.ndarray, shape: tuple, start: int) -> np.ndarray:
     if not regular.all():
         cls[~regular] = 21
         cls[nan] = 22
-        cls[np.isinf(a)] = 23
+        cls[inf] = 23
     key = (cls * 2 + sign).astype(np.uint8)
     order = np.argsort(key, kind="stable")
     counts = np.bincount(key, minlength=48)
     ends = np.cumsum(counts)
     m, e = m[order], e[order]
 
-    mi = m.astype(np.int64)
-    lead, rest = np.divmod(mi, 100_000_000)
-    hi4, lo4 = np.divmod(rest, 10_000)
+    mi = m.astype(np.uint32)
+    lead, rest = np.divmod(mi, np.uint32(100_000_000))
+    hi4, lo4 = np.divmod(rest, np.uint32(10_000))
     digits = np.empty((n, 12), np.uint8)  # bytes 3..11: the 9 digits, trailing zeros as NUL
     d32 = digits.view("<u4")
-    d32[:, 0] = (lead.astype(np.uint32) + ord("0")) << 24
+    d32[:, 0] = (lead + np.uint32(ord("0"))) << 24
     d32[:, 2] = words[lo4] & keep[lo4]
-    d32[:, 1] = words[hi4] & np.where(lo4 == 0, keep[hi4], np.uint32(0xFFFFFFFF))
+    low_zero = lo4 == 0
+    d32[:, 1] = words[hi4] & np.where(low_zero, keep[hi4], np.uint32(0xFFFFFFFF))
     g = digits[:, 3:]
+    nd = 9 - trailing[lo4] - trailing[hi4] * low_zero  # significant digits, 1..9
 
     classes = [int(c) for c in np.flatnonzero(counts[0::2] + counts[1::2])]
-    sep = -(-2 * len(shape) // 4) * 4  # the separator's bytes, whole uint32 words
-    width = -(-(sep + 1 + max(_body_width(c) for c in classes)) // 4) * 4
+    # a row: the separator (right-aligned), the sign, then from column `body` the number; the text is
+    # contiguous in the row (NUL before and after it)
+    body = 2 * len(shape) + 1
+    width = body + max(_body_width(c) for c in classes)
     rows = np.zeros((n, width), np.uint8)
+    core = np.empty(n, np.int32)  # sorted: the sign's and the number's bytes
     for c in classes:
         s, neg, t = int(ends[2 * c] - counts[2 * c]), int(ends[2 * c]), int(ends[2 * c + 1])
         if c != 23:
-            rows[neg:t, sep] = ord("-")
-        blk, gc = rows[s:t, sep + 1:], g[s:t]
+            rows[s:neg, body - 2:body] = _SEP
+            rows[neg:t, body - 3:body] = _SEP_MINUS
+        else:  # the sign goes inside the string
+            rows[s:t, body - 2:body] = _SEP
+        blk, gc, ndc = rows[s:t, body:], g[s:t], nd[s:t]
         if c <= 15:  # positional, E = c >= 0: integer digits, ".", fraction digits (at least one)
             ip = c + 1
             k = min(ip, 9)
@@ -196,34 +189,88 @@ def _chunk_rows(a: np.ndarray, shape: tuple, start: int) -> np.ndarray:
             if ip < 9:
                 blk[:, ip + 1:10] = gc[:, ip:]
             blk[:, ip + 1] |= 0x30
+            core[s:t] = ip + 1 + np.maximum(ndc - ip, 1)
         elif c <= 19:  # positional, E = -1..-4: "0.", zeros, digits
             z = c - 16
             blk[:, 0] = ord("0")
             blk[:, 1] = ord(".")
             blk[:, 2:2 + z] = ord("0")
             blk[:, 2 + z:11 + z] = gc
+            core[s:t] = 2 + z + ndc
         elif c == 20:  # d.ddde-XX, without "." for one digit
             ec = e[s:t]
             ae = np.abs(ec)
+            more = ndc > 1
             blk[:, 0] = gc[:, 0]
-            blk[:, 1] = np.where((d32[s:t, 1] | d32[s:t, 2]) != 0, ord("."), 0)
+            blk[:, 1] = np.where(more, ord("."), 0)
             blk[:, 2:10] = gc[:, 1:]
-            blk[:, 10] = ord("e")
-            blk[:, 11] = np.where(ec < 0, ord("-"), ord("+"))
-            blk[:, 12] = ae // 10 + ord("0")
-            blk[:, 13] = ae % 10 + ord("0")
+            at = ndc + more  # the exponent right after the last digit
+            i = np.arange(t - s)
+            blk[i, at] = ord("e")
+            blk[i, at + 1] = np.where(ec < 0, ord("-"), ord("+"))
+            blk[i, at + 2] = ae // 10 + ord("0")
+            blk[i, at + 3] = ae % 10 + ord("0")
+            core[s:t] = at + 4
         elif c == 21:
             blk[:, :3] = np.frombuffer(b"0.0", np.uint8)
+            core[s:t] = 3
         elif c == 22:
             blk[:, :5] = np.frombuffer(b'"NaN"', np.uint8)
-        else:  # the sign goes inside the string
+            core[s:t] = 5
+        else:
             blk[:neg - s, :10] = np.frombuffer(b'"Infinity"', np.uint8)
             blk[neg - s:, :11] = np.frombuffer(b'"-Infinity"', np.uint8)
-    # back to the elements' order (each row moved as one item), then the separators
-    out = np.empty_like(rows)
-    out.view(f"V{width}")[order] = rows.view(f"V{width}")
-    _separators(shape, start, out.view("<u4")[:, :sep // 4])
-    return out
+            core[s:neg] = 10
+            core[neg:t] = 11
+        if c != 23:
+            core[neg:t] += 1
+    # back to the elements' order (each row moved as one item)
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(n)
+    rows = np.take(rows.view(f"V{width}").reshape(-1), inverse)
+    minus = (sign & ~inf).astype(np.int32)  # a "-" of its own before the number
+    length = np.take(core, inverse)
+    sep = np.full(n, 2, np.int32)
+    # the separators other than ", ": "], [" after the last element of a row, "]], [[" after a plane's, ...
+    # (right-aligned against the sign or the number, as ", " is); nothing before the array's first element
+    u8 = rows.view(np.uint8).reshape(n, width)
+    period = 1
+    for level in range(1, len(shape)):
+        period *= shape[len(shape) - level]
+        at = slice((-start) % period, None, period)
+        text = np.frombuffer(b"]" * level + b", " + b"[" * level, np.uint8)
+        blk, neg = u8[at], minus[at].astype(bool)
+        blk[~neg, body - text.size:body] = text
+        blk[neg, body - 1 - text.size:body - 1] = text
+        sep[at] = text.size
+    if start == 0:
+        u8[0, :body - minus[0]] = 0
+        sep[0] = 0
+    length += sep
+    return _pack(rows, length, body - minus - sep, width)
+
+
+def _pack(rows: np.ndarray, length: np.ndarray, first: np.ndarray, width: int) -> bytes:
+    """The texts of ``rows`` (items of ``width`` bytes; row i's text is its bytes ``first[i]`` to
+    ``first[i] + length[i]``, NUL around it) one after another. Each row is written whole where its text goes,
+    in k passes over every k-th row into k zeroed buffers, k so large that the rows of one pass do not overlap;
+    the buffers are or-ed together."""
+    n = rows.size
+    ends = np.cumsum(length)
+    total = int(ends[-1])
+    at = ends - length - first + width  # where each row goes (the first `width` bytes: room for the first's NUL)
+    k = 1
+    while k < n and int((at[k:] - at[:-k]).min()) < width:
+        k += 1
+    size = -(-(total + 2 * width) // 8) * 8
+    buffers = np.zeros((k, size), np.uint8)
+    for r in range(k):
+        dest = np.ndarray((size - width + 1,), f"V{width}", buffers[r], strides=(1,))
+        dest[at[r::k]] = rows[r::k]
+    out = buffers[0].view(np.uint64)
+    for r in range(1, k):
+        out |= buffers[r].view(np.uint64)
+    return buffers[0, width:width + total].tobytes()
 
 
 def float_array_text(a: np.ndarray) -> str:
@@ -248,7 +295,6 @@ def float_array_parts(a: np.ndarray) -> list:
     parts = [b"[" * a.ndim]
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # (a candidate beyond float16's range)
         for start in range(0, flat.size, CHUNK):
-            rows = _chunk_rows(flat[start:start + CHUNK], a.shape, start).reshape(-1)
-            parts.append(rows[rows != 0].tobytes())
+            parts.append(_chunk_text(flat[start:start + CHUNK], a.shape, start))
     parts.append(b"]" * a.ndim)
     return parts
