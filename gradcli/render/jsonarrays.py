@@ -25,24 +25,44 @@ import numpy as np
 CHUNK = 1 << 15
 
 _TABLES = None
-_SEP = np.frombuffer(b", ", np.uint8)
-_SEP_MINUS = np.frombuffer(b", -", np.uint8)
 _POW10_TABLE = 10.0 ** np.arange(64)  # exact up to 10**22
 
 
 def _tables():
-    """The four-digit strings 0000..9999 as little-endian uint32 words, for each the mask that clears its
-    trailing zero digits (all four for 0000), and the number of those trailing zeros (int32)."""
+    """Tables of the four-digit strings 0000..9999, indexed by their value: ``digits``, the four ASCII digits as a
+    little-endian uint64 (in its low four bytes); ``digits`` followed by the same with its trailing zero digits
+    as NUL (all four for 0000), so that index ``v + 10000`` gives the latter; ``trailing``, 0 for the first
+    10,000 and then the number of trailing zero digits (int64)."""
     global _TABLES
     if _TABLES is None:
         v = np.arange(10000)
         digits = np.stack([v // 1000, v // 100 % 10, v // 10 % 10, v % 10], axis=1).astype(np.uint8)
-        words = (digits + ord("0")).copy().view("<u4").reshape(-1)
+        words = (digits + ord("0")).copy().view("<u4").reshape(-1).astype(np.uint64)
         nonzero_from_right = np.cumsum((digits != 0)[:, ::-1], axis=1)[:, ::-1]  # > 0: a nonzero digit at or after
-        keep = np.where(nonzero_from_right > 0, 0xFF, 0).astype(np.uint8)
-        trailing = (nonzero_from_right == 0).sum(axis=1).astype(np.int32)
-        _TABLES = words, keep.copy().view("<u4").reshape(-1), trailing
+        keep = np.where(nonzero_from_right > 0, 0xFF, 0).astype(np.uint8).copy().view("<u4").reshape(-1)
+        trailing = (nonzero_from_right == 0).sum(axis=1)
+        _TABLES = (words, np.concatenate([words, words & keep]),
+                   np.concatenate([np.zeros(10000, np.int64), trailing]).astype(np.int64))
     return _TABLES
+
+
+def _words(text: bytes, at: int, nwords: int) -> list:
+    """``text`` placed at byte ``at`` of ``nwords`` little-endian uint64 words (NUL elsewhere), as np.uint64s."""
+    value = int.from_bytes(bytes(at) + text, "little")
+    return [np.uint64((value >> (64 * j)) & 0xFFFF_FFFF_FFFF_FFFF) for j in range(nwords)]
+
+
+def _shifted(lo: np.ndarray, hi: np.ndarray, nbytes: int, nwords: int) -> list:
+    """The two-word little-endian value (``lo``, ``hi``; ``hi`` < 2**56) moved ``nbytes`` (0..7) bytes up, as
+    ``nwords`` uint64 arrays (zero beyond the third)."""
+    if nbytes == 0:
+        out = [lo, hi]
+    else:
+        b = np.uint64(8 * nbytes)
+        out = [lo << b, (hi << b) | (lo >> np.uint64(64 - 8 * nbytes))]
+    if nwords > 2:
+        out.append(hi >> np.uint64(64 - 8 * nbytes) if nbytes else np.zeros_like(hi))
+    return out + [np.zeros_like(hi)] * (nwords - 3)
 
 
 def _shortest_digits(a: np.ndarray):
@@ -128,10 +148,14 @@ def _body_width(c: int) -> int:
     return {16: 11, 17: 12, 18: 13, 19: 14, 20: 14, 21: 3, 22: 5, 23: 11}[c]
 
 
+#: The layout class (see :func:`_chunk_text`) of a decimal exponent E, at index E + 64.
+_CLASS_OF_EXPONENT = np.array([(e if e >= 0 else 15 - e) if -4 <= e <= 15 else 20 for e in range(-64, 64)], np.uint8)
+
+
 def _chunk_text(a: np.ndarray, shape: tuple, start: int) -> bytes:
     """The JSON text of the flat float32/float16 slice ``a`` (elements ``start`` ... of an array of ``shape``),
     each element with the separator before it."""
-    words, keep, trailing = _tables()
+    digit_words, digit_words_or_stripped, trailing = _tables()
     n = a.size
     m, e, regular = _shortest_digits(a)
     with np.errstate(invalid="ignore"):
@@ -140,111 +164,114 @@ def _chunk_text(a: np.ndarray, shape: tuple, start: int) -> bytes:
         inf = np.isinf(a)
     # the layout class of each element: 0..15 positional E = 0..15, 16..19 positional E = -1..-4, 20 exponent,
     # 21 zero, 22 NaN, 23 infinity; sorted by class and sign, so that each class's rows are one contiguous
-    # block (negative ones last) written with slices
-    cls = np.where(e >= 0, e, 15 - e)
-    cls[(e < -4) | (e > 15)] = 20
+    # block (negative ones last) built with the same operations
+    cls = _CLASS_OF_EXPONENT.take(np.clip(e + 64, 0, 127))
     if not regular.all():
         cls[~regular] = 21
         cls[nan] = 22
         cls[inf] = 23
-    key = (cls * 2 + sign).astype(np.uint8)
+    key = cls * np.uint8(2) + sign
     order = np.argsort(key, kind="stable")
     counts = np.bincount(key, minlength=48)
     ends = np.cumsum(counts)
-    m, e = m[order], e[order]
+    m, e = m.take(order), e.take(order)
 
-    mi = m.astype(np.uint32)
-    lead, rest = np.divmod(mi, np.uint32(100_000_000))
-    hi4, lo4 = np.divmod(rest, np.uint32(10_000))
-    digits = np.empty((n, 12), np.uint8)  # bytes 3..11: the 9 digits, trailing zeros as NUL
-    d32 = digits.view("<u4")
-    d32[:, 0] = (lead + np.uint32(ord("0"))) << 24
-    d32[:, 2] = words[lo4] & keep[lo4]
-    low_zero = lo4 == 0
-    d32[:, 1] = words[hi4] & np.where(low_zero, keep[hi4], np.uint32(0xFFFFFFFF))
-    g = digits[:, 3:]
-    nd = 9 - trailing[lo4] - trailing[hi4] * low_zero  # significant digits, 1..9
+    # the 9 digits of m as ASCII bytes 0..8 of (lo, hi), its trailing zeros as NUL; nd: how many are significant
+    q = np.floor(m / 1e4)
+    lo4 = (m - q * 1e4).astype(np.intp)
+    lead = np.floor(q / 1e4)
+    hi4 = (q - lead * 1e4).astype(np.intp)
+    hi4 += (lo4 == 0) * 10000  # (then its own trailing zeros are NUL too)
+    low = digit_words_or_stripped.take(lo4 + 10000)
+    lo = (lead.astype(np.uint64) + np.uint64(ord("0"))) | (digit_words_or_stripped.take(hi4) << np.uint64(8)) \
+        | (low << np.uint64(40))
+    hi = low >> np.uint64(24)
+    nd = 9 - trailing.take(lo4 + 10000) - trailing.take(hi4)
 
     classes = [int(c) for c in np.flatnonzero(counts[0::2] + counts[1::2])]
-    # a row: the separator (right-aligned), the sign, then from column `body` the number; the text is
-    # contiguous in the row (NUL before and after it)
-    body = 2 * len(shape) + 1
-    width = body + max(_body_width(c) for c in classes)
-    rows = np.zeros((n, width), np.uint8)
-    core = np.empty(n, np.int32)  # sorted: the sign's and the number's bytes
+    # a row of uint64 words: the separator and the sign right-aligned in the first `nsep`, the number from the
+    # next on; the text is contiguous in the row (NUL before and after it)
+    nsep = -(-(2 * len(shape) + 1) // 8)
+    nbody = -(-max(_body_width(c) for c in classes) // 8)
+    body = 8 * nsep  # the number's first byte
+    rows = np.empty((n, nsep + nbody), np.uint64)
+    rows[:, :nsep - 1] = 0
+    core = np.empty(n, np.int64)  # sorted: the sign's and the number's bytes
+    plus, minus = _words(b", ", 8 - 2, 1)[0], _words(b", -", 8 - 3, 1)[0]
     for c in classes:
         s, neg, t = int(ends[2 * c] - counts[2 * c]), int(ends[2 * c]), int(ends[2 * c + 1])
         if c != 23:
-            rows[s:neg, body - 2:body] = _SEP
-            rows[neg:t, body - 3:body] = _SEP_MINUS
+            rows[s:neg, nsep - 1] = plus
+            rows[neg:t, nsep - 1] = minus
         else:  # the sign goes inside the string
-            rows[s:t, body - 2:body] = _SEP
-        blk, gc, ndc = rows[s:t, body:], g[s:t], nd[s:t]
-        if c <= 15:  # positional, E = c >= 0: integer digits, ".", fraction digits (at least one)
-            ip = c + 1
-            k = min(ip, 9)
-            np.bitwise_or(gc[:, :k], 0x30, out=blk[:, :k])
-            blk[:, k:ip] = ord("0")
-            blk[:, ip] = ord(".")
-            if ip < 9:
-                blk[:, ip + 1:10] = gc[:, ip:]
-            blk[:, ip + 1] |= 0x30
-            core[s:t] = ip + 1 + np.maximum(ndc - ip, 1)
+            rows[s:t, nsep - 1] = plus
+        lc, hc, ndc = lo[s:t], hi[s:t], nd[s:t]
+        if c <= 15 or c == 20:  # integer digits (forced "0"), ".", fraction digits (at least one, forced "0")
+            ip = c + 1 if c <= 15 else 1
+            if ip < 8:
+                keep = np.uint64((1 << (8 * ip)) - 1)
+                above = lc & ~keep
+                out = [(lc ^ above) | (above << np.uint64(8)), (hc << np.uint64(8)) | (lc >> np.uint64(56))]
+                out += [np.zeros_like(lc)] * (nbody - 2)
+            else:  # (only the ninth digit moves, for E = 7)
+                out = [lc, hc << np.uint64(8) if ip == 8 else hc] + [np.zeros_like(lc)] * (nbody - 2)
+            if c <= 15:
+                fill = _words(b"0" * ip + b".0", 0, nbody)
+                for j in range(nbody):
+                    out[j] |= fill[j]
+                core[s:t] = ip + 1 + np.maximum(ndc - ip, 1)
+            else:  # d.ddde-XX, without "." for one digit: the exponent right after the last digit
+                more = ndc > 1
+                out[0] |= np.where(more, np.uint64(ord(".") << 8), np.uint64(0))
+                ec = e[s:t]
+                ae = np.abs(ec)
+                x = (np.uint64(ord("e")) | (np.where(ec < 0, np.uint64(ord("-")), np.uint64(ord("+"))) << np.uint64(8))
+                     | ((ae // 10 + ord("0")).astype(np.uint64) << np.uint64(16))
+                     | ((ae % 10 + ord("0")).astype(np.uint64) << np.uint64(24)))
+                at = (ndc + more) * 8
+                out[0] |= x << at.astype(np.uint64)
+                out[1] |= np.where(at >= 64, x << np.maximum(at - 64, 0).astype(np.uint64),
+                                   x >> np.maximum(64 - at, 0).astype(np.uint64))
+                core[s:t] = at // 8 + 4
         elif c <= 19:  # positional, E = -1..-4: "0.", zeros, digits
             z = c - 16
-            blk[:, 0] = ord("0")
-            blk[:, 1] = ord(".")
-            blk[:, 2:2 + z] = ord("0")
-            blk[:, 2 + z:11 + z] = gc
+            out = _shifted(lc, hc, 2 + z, nbody)
+            out[0] |= _words(b"0." + b"0" * z, 0, 1)[0]
             core[s:t] = 2 + z + ndc
-        elif c == 20:  # d.ddde-XX, without "." for one digit
-            ec = e[s:t]
-            ae = np.abs(ec)
-            more = ndc > 1
-            blk[:, 0] = gc[:, 0]
-            blk[:, 1] = np.where(more, ord("."), 0)
-            blk[:, 2:10] = gc[:, 1:]
-            at = ndc + more  # the exponent right after the last digit
-            i = np.arange(t - s)
-            blk[i, at] = ord("e")
-            blk[i, at + 1] = np.where(ec < 0, ord("-"), ord("+"))
-            blk[i, at + 2] = ae // 10 + ord("0")
-            blk[i, at + 3] = ae % 10 + ord("0")
-            core[s:t] = at + 4
-        elif c == 21:
-            blk[:, :3] = np.frombuffer(b"0.0", np.uint8)
-            core[s:t] = 3
-        elif c == 22:
-            blk[:, :5] = np.frombuffer(b'"NaN"', np.uint8)
-            core[s:t] = 5
         else:
-            blk[:neg - s, :10] = np.frombuffer(b'"Infinity"', np.uint8)
-            blk[neg - s:, :11] = np.frombuffer(b'"-Infinity"', np.uint8)
-            core[s:neg] = 10
-            core[neg:t] = 11
+            text = {21: b"0.0", 22: b'"NaN"', 23: b'"Infinity"'}[c]
+            core[s:t] = len(text)
+            out = [np.broadcast_to(w, (t - s,)) for w in _words(text, 0, nbody)]
+            if c == 23:
+                rows[neg:t, nsep:] = _words(b'"-Infinity"', 0, nbody)
+                core[neg:t] += 1
+                t = neg
+        for j in range(nbody):
+            rows[s:t, nsep + j] = out[j][:t - s]
         if c != 23:
             core[neg:t] += 1
     # back to the elements' order (each row moved as one item)
     inverse = np.empty_like(order)
     inverse[order] = np.arange(n)
+    width = 8 * (nsep + nbody)
     rows = np.take(rows.view(f"V{width}").reshape(-1), inverse)
-    minus = (sign & ~inf).astype(np.int32)  # a "-" of its own before the number
+    minus = (sign & ~inf).astype(np.int64)  # a "-" of its own before the number
     length = np.take(core, inverse)
-    sep = np.full(n, 2, np.int32)
+    sep = np.full(n, 2, np.int64)
     # the separators other than ", ": "], [" after the last element of a row, "]], [[" after a plane's, ...
     # (right-aligned against the sign or the number, as ", " is); nothing before the array's first element
-    u8 = rows.view(np.uint8).reshape(n, width)
+    words = rows.view(np.uint64).reshape(n, nsep + nbody)
     period = 1
     for level in range(1, len(shape)):
         period *= shape[len(shape) - level]
         at = slice((-start) % period, None, period)
-        text = np.frombuffer(b"]" * level + b", " + b"[" * level, np.uint8)
-        blk, neg = u8[at], minus[at].astype(bool)
-        blk[~neg, body - text.size:body] = text
-        blk[neg, body - 1 - text.size:body - 1] = text
-        sep[at] = text.size
+        text = b"]" * level + b", " + b"[" * level
+        blk, neg = words[at], minus[at].astype(bool)
+        blk[~neg, :nsep] = _words(text, body - len(text), nsep)
+        blk[neg, :nsep] = _words(text + b"-", body - len(text) - 1, nsep)
+        sep[at] = len(text)
     if start == 0:
-        u8[0, :body - minus[0]] = 0
+        words[0, :nsep] = _words(b"-" * int(minus[0]), body - int(minus[0]), nsep)
         sep[0] = 0
     length += sep
     return _pack(rows, length, body - minus - sep, width)
