@@ -37,7 +37,7 @@ def _tables():
     """Tables of the four-digit strings 0000..9999, indexed by their value: ``digits``, the four ASCII digits as a
     little-endian uint64 (in its low four bytes); ``digits`` followed by the same with its trailing zero digits
     as NUL (all four for 0000), so that index ``v + 10000`` gives the latter; ``trailing``, 0 for the first
-    10,000 and then the number of trailing zero digits (int64)."""
+    10,000 and then the number of trailing zero digits (int8)."""
     global _TABLES
     if _TABLES is None:
         v = np.arange(10000)
@@ -47,7 +47,7 @@ def _tables():
         keep = np.where(nonzero_from_right > 0, 0xFF, 0).astype(np.uint8).copy().view("<u4").reshape(-1)
         trailing = (nonzero_from_right == 0).sum(axis=1)
         _TABLES = (words, np.concatenate([words, words & keep]),
-                   np.concatenate([np.zeros(10000, np.int64), trailing]).astype(np.int64))
+                   np.concatenate([np.zeros(10000, np.int8), trailing]).astype(np.int8))
     return _TABLES
 
 
@@ -89,36 +89,44 @@ def _shortest_digits(a: np.ndarray):
     else:
         axt, et, target = ax[todo], e[todo], np.abs(a[todo])
     dtype = a.dtype
+    # where every element's 7-digit scale 10**(6 - e) is a whole power of ten, the other scales are that one
+    # times or divided by powers of ten (exact: each is a power of ten that float64 holds)
+    pw7 = _POW10_TABLE.take(6 - et) if et.size and et.max() <= 6 else None
+    emax = int(et.max()) if et.size else 0
 
-    def nearest(digits, axt, et, target):
-        # the nearest `digits`-digit decimal m * 10**-k, and whether it converts back to the element
-        k = digits - 1 - et
-        if not k.size or k.min() >= 0:
-            pw = _POW10_TABLE[k]
-            mm = np.rint(axt * pw)
-            ok = (mm / pw).astype(dtype) == target
+    def nearest(digits, idx=None):
+        # the nearest `digits`-digit decimal m * 10**-k of the elements `idx` (all: None), and whether it
+        # converts back to the element
+        x, t = (axt, target) if idx is None else (axt[idx], target[idx])
+        if pw7 is not None and digits - 1 - emax >= 0:  # k >= 0 for all
+            pw = pw7 if idx is None else pw7[idx]
+            if digits != 7:
+                pw = pw * _POW10_TABLE[digits - 7] if digits > 7 else pw / _POW10_TABLE[7 - digits]
+            mm = np.rint(x * pw)
+            ok = (mm / pw).astype(dtype) == t
         else:
+            k = digits - 1 - (et if idx is None else et[idx])
             pw = _POW10_TABLE[np.abs(k)]
             up = k >= 0
-            mm = np.rint(np.where(up, axt * pw, axt / pw))
-            ok = np.where(up, mm / pw, mm * pw).astype(dtype) == target
+            mm = np.rint(np.where(up, x * pw, x / pw))
+            ok = np.where(up, mm / pw, mm * pw).astype(dtype) == t
         return mm * _POW10_TABLE[9 - digits], ok  # scaled to 9 digits (exact)
 
     # 7 digits first, then down for those that took 7 and up for the rest (as shortest_float64); those that
     # no candidate fits are left in `up` (their m7 is replaced below)
-    best, good7 = nearest(7, axt, et, target)
+    best, good7 = nearest(7)
     down = np.flatnonzero(good7)
     up = np.flatnonzero(~good7)
     for digits in range(6, 0, -1):
         if not down.size:
             break
-        mm, good = nearest(digits, axt[down], et[down], target[down])
+        mm, good = nearest(digits, down)
         down = down[good]
         best[down] = mm[good]
     for digits in (8, 9):
         if not up.size:
             break
-        mm, good = nearest(digits, axt[up], et[up], target[up])
+        mm, good = nearest(digits, up)
         best[up[good]] = mm[good]
         up = up[~good]
     if todo is None:
@@ -171,7 +179,7 @@ def _chunk_text(a: np.ndarray, shape: tuple, start: int) -> bytes:
     # the layout class of each element: 0..15 positional E = 0..15, 16..19 positional E = -1..-4, 20 exponent,
     # 21 zero, 22 NaN, 23 infinity; sorted by class and sign, so that each class's rows are one contiguous
     # block (negative ones last) built with the same operations
-    cls = _CLASS_OF_EXPONENT.take(np.clip(e + 64, 0, 127))
+    cls = _CLASS_OF_EXPONENT.take(e + 64)  # (|e| <= 46 for any float32)
     if not regular.all():
         cls[~regular] = 21
         cls[nan] = 22
@@ -192,7 +200,7 @@ def _chunk_text(a: np.ndarray, shape: tuple, start: int) -> bytes:
     lo = (lead.astype(np.uint64) + np.uint64(ord("0"))) | (digit_words_or_stripped.take(hi4) << np.uint64(8)) \
         | (low << np.uint64(40))
     hi = low >> np.uint64(24)
-    nd = 9 - trailing.take(lo4 + 10000) - trailing.take(hi4)
+    nd = np.int8(9) - trailing.take(lo4 + 10000) - trailing.take(hi4)
 
     classes = [int(c) for c in np.flatnonzero(counts[0::2] + counts[1::2])]
     # a row of uint64 words: the separator and the sign right-aligned in the first `nsep`, the number from the
@@ -256,54 +264,51 @@ def _chunk_text(a: np.ndarray, shape: tuple, start: int) -> bytes:
             rows[s:t, nsep + j] = out[j][:t - s]
         if c != 23:
             core[neg:t] += 1
-    # back to the elements' order (each row moved as one item)
-    inverse = np.empty_like(order)
-    inverse[order] = np.arange(n)
-    width = 8 * (nsep + nbody)
-    rows = np.take(rows.view(f"V{width}").reshape(-1), inverse)
-    minus = (sign & ~inf).astype(np.int64)  # a "-" of its own before the number
-    length = np.take(core, inverse)
-    sep = np.full(n, 2, np.int64)
     # the separators other than ", ": "], [" after the last element of a row, "]], [[" after a plane's, ...
     # (right-aligned against the sign or the number, as ", " is); nothing before the array's first element
-    words = rows.view(np.uint64).reshape(n, nsep + nbody)
+    inverse = np.empty_like(order)  # each element's row
+    inverse[order] = np.arange(n)
+    minus = (sign & ~inf).astype(np.int64)  # a "-" of its own before the number
+    length = core.take(inverse)
+    sep = np.full(n, 2, np.int64)
     period = 1
     for level in range(1, len(shape)):
         period *= shape[len(shape) - level]
         at = slice((-start) % period, None, period)
         text = b"]" * level + b", " + b"[" * level
-        blk, neg = words[at], minus[at].astype(bool)
-        blk[~neg, :nsep] = _words(text, body - len(text), nsep)
-        blk[neg, :nsep] = _words(text + b"-", body - len(text) - 1, nsep)
+        where, neg = inverse[at], minus[at].astype(bool)
+        rows[where[~neg], :nsep] = _words(text, body - len(text), nsep)
+        rows[where[neg], :nsep] = _words(text + b"-", body - len(text) - 1, nsep)
         sep[at] = len(text)
     if start == 0:
-        words[0, :nsep] = _words(b"-" * int(minus[0]), body - int(minus[0]), nsep)
+        rows[inverse[0], :nsep] = _words(b"-" * int(minus[0]), body - int(minus[0]), nsep)
         sep[0] = 0
     length += sep
-    return _pack(rows, length, body - minus - sep, width)
+    return _pack(rows.view(f"V{8 * (nsep + nbody)}").reshape(-1), order, length, body - minus - sep)
 
 
-def _pack(rows: np.ndarray, length: np.ndarray, first: np.ndarray, width: int) -> bytes:
-    """The texts of ``rows`` (items of ``width`` bytes; row i's text is its bytes ``first[i]`` to
-    ``first[i] + length[i]``, NUL around it) one after another. Each row is written whole where its text goes,
-    in k passes over every k-th row into k zeroed buffers, k so large that the rows of one pass do not overlap;
-    the buffers are or-ed together."""
-    n = rows.size
+def _pack(rows: np.ndarray, order: np.ndarray, length: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """The texts of ``rows`` (numpy void items; row j holds element ``order[j]``, whose text is its bytes
+    ``first[i]`` to ``first[i] + length[i]`` with NUL around it) one after another in the elements' order, as a
+    uint8 array. Each row is written whole where its text goes, the rows of every k-th element into one of k
+    zeroed buffers, k so large that the rows in one buffer do not overlap; the buffers are or-ed together."""
+    n, width = rows.size, rows.dtype.itemsize
     ends = np.cumsum(length)
     total = int(ends[-1])
     at = ends - length - first + width  # where each row goes (the first `width` bytes: room for the first's NUL)
-    k = 1
+    k = min(2, n)
     while k < n and int((at[k:] - at[:-k]).min()) < width:
         k += 1
     size = -(-(total + 2 * width) // 8) * 8
     buffers = np.zeros((k, size), np.uint8)
-    for r in range(k):
-        dest = np.ndarray((size - width + 1,), f"V{width}", buffers[r], strides=(1,))
-        dest[at[r::k]] = rows[r::k]
-    out = buffers[0].view(np.uint64)
     for r in range(1, k):
-        out |= buffers[r].view(np.uint64)
-    return buffers[0, width:width + total].tobytes()
+        at[r::k] += r * size
+    np.ndarray((k * size - width + 1,), rows.dtype, buffers, strides=(1,))[at.take(order)] = rows
+    words = buffers.view(np.uint64)
+    out = words[0] if k == 1 else np.bitwise_or(words[0], words[1])
+    for r in range(2, k):
+        out |= words[r]
+    return out.view(np.uint8)[width:width + total]
 
 
 def float_array_text(a: np.ndarray) -> str:
@@ -318,8 +323,8 @@ def float_array_bytes(a: np.ndarray) -> bytes:
 
 
 def float_array_parts(a: np.ndarray) -> list:
-    """:func:`float_array_bytes` in pieces (one per slice: written one after another, never joined into one
-    buffer of megabytes)."""
+    """:func:`float_array_bytes` in bytes-like pieces (bytes, and one uint8 array per slice: written one after
+    another, never joined into one buffer of megabytes)."""
     a = np.asarray(a)
     if a.dtype not in (np.float32, np.float16) or a.ndim == 0 or a.size == 0:
         raise ValueError(f"float_array_text takes a non-empty float32/float16 array of ndim >= 1, not {a.dtype} "
