@@ -78,8 +78,9 @@ def _shortest_digits(a: np.ndarray):
     back; elements of extreme magnitude take numpy's ``str``), so the digits are the same."""
     n = a.size
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        ax = np.abs(a.astype(np.float64))
-        regular = np.isfinite(ax) & (ax > 0)
+        ax = a.astype(np.float64)
+        np.abs(ax, out=ax)
+        regular = np.isfinite(a) & (a != 0)
         e = np.floor(np.log10(ax, where=regular, out=np.ones(n))).astype(np.int64)
     m = np.full(n, 1e8)
     rare = regular & ((e < -14) | (e > 22))
@@ -113,7 +114,7 @@ def _shortest_digits(a: np.ndarray):
         return mm * _POW10_TABLE[9 - digits], ok  # scaled to 9 digits (exact)
 
     # 7 digits first, then down for those that took 7 and up for the rest (as shortest_float64); those that
-    # no candidate fits are left in `up` (their m7 is replaced below)
+    # no candidate fits are left in `up` (their candidate is replaced below)
     best, good7 = nearest(7)
     down = np.flatnonzero(good7)
     up = np.flatnonzero(~good7)
@@ -123,11 +124,11 @@ def _shortest_digits(a: np.ndarray):
         mm, good = nearest(digits, down)
         down = down[good]
         best[down] = mm[good]
-    for digits in (8, 9):
+    for digits in (8, 9):  # (a candidate that does not convert back is replaced by the next, or below)
         if not up.size:
             break
         mm, good = nearest(digits, up)
-        best[up[good]] = mm[good]
+        best[up] = mm
         up = up[~good]
     if todo is None:
         m = best
