@@ -34,10 +34,9 @@ _POW10_TABLE = 10.0 ** np.arange(64)  # exact up to 10**22
 
 
 def _tables():
-    """Tables of the four-digit strings 0000..9999, indexed by their value: ``digits``, the four ASCII digits as a
-    little-endian uint64 (in its low four bytes); ``digits`` followed by the same with its trailing zero digits
-    as NUL (all four for 0000), so that index ``v + 10000`` gives the latter; ``trailing``, 0 for the first
-    10,000 and then the number of trailing zero digits (int8)."""
+    """Tables of the four-digit strings 0000..9999, indexed by ``v`` (the string of ``v``) and ``v + 10000`` (the
+    same with its trailing zero digits as NUL, all four for 0000): ``digits``, the ASCII digits in the low four
+    bytes of a little-endian uint64; ``trailing``, how many trailing zero digits were made NUL (int8)."""
     global _TABLES
     if _TABLES is None:
         v = np.arange(10000)
@@ -46,7 +45,7 @@ def _tables():
         nonzero_from_right = np.cumsum((digits != 0)[:, ::-1], axis=1)[:, ::-1]  # > 0: a nonzero digit at or after
         keep = np.where(nonzero_from_right > 0, 0xFF, 0).astype(np.uint8).copy().view("<u4").reshape(-1)
         trailing = (nonzero_from_right == 0).sum(axis=1)
-        _TABLES = (words, np.concatenate([words, words & keep]),
+        _TABLES = (np.concatenate([words, words & keep]),
                    np.concatenate([np.zeros(10000, np.int8), trailing]).astype(np.int8))
     return _TABLES
 
@@ -167,10 +166,10 @@ def _body_width(c: int) -> int:
 _CLASS_OF_EXPONENT = np.array([(e if e >= 0 else 15 - e) if -4 <= e <= 15 else 20 for e in range(-64, 64)], np.uint8)
 
 
-def _chunk_text(a: np.ndarray, shape: tuple, start: int) -> bytes:
+def _chunk_text(a: np.ndarray, shape: tuple, start: int) -> np.ndarray:
     """The JSON text of the flat float32/float16 slice ``a`` (elements ``start`` ... of an array of ``shape``),
-    each element with the separator before it."""
-    digit_words, digit_words_or_stripped, trailing = _tables()
+    each element with the separator before it, as a uint8 array of ASCII bytes."""
+    digit_words, trailing = _tables()
     n = a.size
     m, e, regular = _shortest_digits(a)
     with np.errstate(invalid="ignore"):
@@ -197,8 +196,8 @@ def _chunk_text(a: np.ndarray, shape: tuple, start: int) -> bytes:
     lead = np.floor(q / 1e4)
     hi4 = (q - lead * 1e4).astype(np.intp)
     hi4 += (lo4 == 0) * 10000  # (then its own trailing zeros are NUL too)
-    low = digit_words_or_stripped.take(lo4 + 10000)
-    lo = (lead.astype(np.uint64) + np.uint64(ord("0"))) | (digit_words_or_stripped.take(hi4) << np.uint64(8)) \
+    low = digit_words.take(lo4 + 10000)
+    lo = (lead.astype(np.uint64) + np.uint64(ord("0"))) | (digit_words.take(hi4) << np.uint64(8)) \
         | (low << np.uint64(40))
     hi = low >> np.uint64(24)
     nd = np.int8(9) - trailing.take(lo4 + 10000) - trailing.take(hi4)
