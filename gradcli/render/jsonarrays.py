@@ -83,7 +83,6 @@ def _shortest_digits(a: np.ndarray):
         regular = np.isfinite(a) & (a != 0)
         e = np.log10(ax, where=regular, out=np.ones(n))
         e = np.floor(e, out=e).astype(np.int64)  # (in place: a fresh temporary of this size costs page faults)
-    m = np.full(n, 1e8)
     rare = regular & ((e < -14) | (e > 22))
     todo = np.flatnonzero(regular & ~rare) if (rare.any() or not regular.all()) else None
     if todo is None:
@@ -93,8 +92,8 @@ def _shortest_digits(a: np.ndarray):
     dtype = a.dtype
     # where every element's 7-digit scale 10**(6 - e) is a whole power of ten, the other scales are that one
     # times or divided by powers of ten (exact: each is a power of ten that float64 holds)
-    pw7 = _POW10_TABLE.take(6 - et) if et.size and et.max() <= 6 else None
     emax = int(et.max()) if et.size else 0
+    pw7 = _POW10_TABLE.take(6 - et) if emax <= 6 else None
 
     def nearest(digits, idx=None):
         # the nearest `digits`-digit decimal m * 10**-k of the elements `idx` (all: None), and whether it
@@ -137,6 +136,7 @@ def _shortest_digits(a: np.ndarray):
         m = best
         missing = up
     else:
+        m = np.full(n, 1e8)  # (the digits "1" for zero, NaN and the infinities: written as themselves)
         m[todo] = best
         missing = np.concatenate([todo[up], np.flatnonzero(rare)])
     if missing.size:  # numpy's own shortest repr, element by element (rare), as shortest_float64
@@ -154,8 +154,6 @@ def _shortest_digits(a: np.ndarray):
     if low.any():
         m[low] *= 10
         e[low] -= 1
-    if todo is not None:
-        m[~regular] = 1e8
     return m, e, regular
 
 
