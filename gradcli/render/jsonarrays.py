@@ -188,9 +188,9 @@ def _chunk_text(a: np.ndarray, shape: tuple, start: int) -> np.ndarray:
         cls[inf] = 23
     key = cls * np.uint8(2) + sign
     order = np.argsort(key, kind="stable")
-    ends = np.searchsorted(key.take(order), np.arange(1, 49, dtype=np.uint8))  # of each key's rows
-    counts = np.diff(ends, prepend=0)
-    m, e = m.take(order), e.take(order)
+    counts = np.bincount(key, minlength=48)
+    ends = np.cumsum(counts)
+    m = m.take(order)
 
     # the 9 digits of m as ASCII bytes 0..8 of (lo, hi), its trailing zeros as NUL; nd: how many are significant
     # (operations in place where they can be: a fresh temporary of this size costs page faults)
@@ -252,7 +252,7 @@ def _chunk_text(a: np.ndarray, shape: tuple, start: int) -> np.ndarray:
             else:  # d.ddde-XX, without "." for one digit: the exponent right after the last digit
                 more = ndc > 1
                 out[0] |= np.where(more, np.uint64(ord(".") << 8), np.uint64(0))
-                ec = e[s:t]
+                ec = e.take(order[s:t])
                 ae = np.abs(ec)
                 x = (np.uint64(ord("e")) | (np.where(ec < 0, np.uint64(ord("-")), np.uint64(ord("+"))) << np.uint64(8))
                      | ((ae // 10 + ord("0")).astype(np.uint64) << np.uint64(16))
