@@ -143,3 +143,31 @@ def test_grad_json_to_a_file_equals_standard_output(tmp_path):
     assert path.read_text() == r.stdout
     doc = json.loads(r.stdout)
     assert r.stdout == json.dumps(doc, ensure_ascii=False) + "\n"
+
+
+def test_numpy_built_text_of_deep_shapes_short_and_long_numbers():
+    """The separators of 4 to 6 dimensions (longer than one 8-byte word with the sign), rows of the shortest
+    texts next to the longest (so that rows written whole overlap up to six neighbours), numbers of 16
+    integer digits, every positional exponent and both signs, cut into slices that end anywhere."""
+    rng = np.random.default_rng(7)
+    values = np.float32([0.0, -0.0, 1.0, -2.0, 5e15, -9.9e15, 1.2345678e15, -1.5e14, 3e13, 1e-4, -1.2345678e-4,
+                         1e-45, -3.4028235e38, np.nan, np.inf, -np.inf])
+    positional = np.float32(10.0 ** np.arange(-4, 16) * 1.2345678)
+    for shape in [(2, 3, 2, 4), (1, 2, 1, 2, 3, 3), (3, 1, 1, 5)]:
+        n = int(np.prod(shape))
+        pool = np.concatenate([values, positional, -positional])
+        a = rng.choice(pool, n).astype(np.float32).reshape(shape)
+        a.reshape(-1)[:3] = 0.0
+        for chunk in (1, 7, 1 << 16):
+            old, jsonarrays.CHUNK = jsonarrays.CHUNK, chunk
+            try:
+                assert jsonarrays.float_array_text(a) == _json_text(a), (shape, chunk)
+            finally:
+                jsonarrays.CHUNK = old
+
+
+def test_numpy_built_text_of_a_million_randn_equals_json_dumps():
+    """The benchmark's case (issue 17): a 1000x1000 randn float32 array, in several slices, byte for byte."""
+    a = np.random.default_rng(0).standard_normal((1000, 1000)).astype(np.float32)
+    a[::7, ::11] *= np.float32(1e-6)  # some in exponent notation, in every slice
+    assert jsonarrays.float_array_bytes(a) == _json_text(a).encode()
