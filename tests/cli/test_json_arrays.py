@@ -5,6 +5,7 @@ numbers must be exactly those of the small-array path (numpy's shortest repr of 
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -171,3 +172,21 @@ def test_numpy_built_text_of_a_million_randn_equals_json_dumps():
     a = np.random.default_rng(0).standard_normal((1000, 1000)).astype(np.float32)
     a[::7, ::11] *= np.float32(1e-6)  # some in exponent notation, in every slice
     assert jsonarrays.float_array_bytes(a) == _json_text(a).encode()
+
+
+def test_slices_encoded_on_two_threads_equal_one_threads(monkeypatch):
+    """On a machine with two CPUs or more, an array of several slices is encoded on two threads (jsonarrays._pool);
+    the text is the same as one thread's, slice for slice and in order."""
+    a = (np.random.default_rng(1).standard_normal((300, 700)) * 40).astype(np.float32)
+    a[::5, ::3] = -a[::5, ::3] * np.float32(1e-9)
+    monkeypatch.setattr(jsonarrays, "CHUNK", 4096)  # 52 slices
+    monkeypatch.setattr(jsonarrays, "_POOL", None)
+    threaded = jsonarrays.float_array_parts(a)
+    if (os.cpu_count() or 1) > 1:
+        assert jsonarrays._POOL is not None and jsonarrays._POOL is not False
+    monkeypatch.setattr(jsonarrays, "_POOL", False)  # as on one CPU: no threads
+    assert jsonarrays._pool() is None
+    single = jsonarrays.float_array_parts(a)
+    assert len(threaded) == len(single) == 54
+    assert [bytes(p) for p in threaded] == [bytes(p) for p in single]
+    assert b"".join(bytes(p) for p in single) == _json_text(a).encode()

@@ -241,3 +241,30 @@ def test_larks_version_is_read_without_importing_lark():
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                        env=dict(os.environ, PYTHONPATH=ROOT))
     assert p.stdout.split()[0] == "True", p.stderr
+
+
+_BLAS_TIMEOUT = """\
+import os, sys
+sys.argv = ["gradcli"] + sys.argv[1:]
+from gradcli.cli import main
+try:
+    main()
+except SystemExit:
+    pass
+sys.stderr.write("\\nOPENBLAS_THREAD_TIMEOUT=" + str(os.environ.get("OPENBLAS_THREAD_TIMEOUT")) + "\\n")
+"""
+
+
+def test_a_command_shortens_openblas_spinning_unless_the_user_chose():
+    # main() sets OPENBLAS_THREAD_TIMEOUT=20 before numpy (and its OpenBLAS) loads, so that OpenBLAS's idle
+    # threads stop spinning soon after the last matrix product; a value in the environment is left as it is
+    args = ["grad", "(x @ x).sum()", "-i", "x=randn(3, 3)"]
+    for given, expected in ((None, "20"), ("28", "28")):
+        env = dict(os.environ, PYTHONPATH=ROOT, NO_COLOR="1")
+        env.pop("OPENBLAS_THREAD_TIMEOUT", None)
+        if given is not None:
+            env["OPENBLAS_THREAD_TIMEOUT"] = given
+        p = subprocess.run([sys.executable, "-c", _BLAS_TIMEOUT, *args], capture_output=True, text=True, env=env,
+                           timeout=120)
+        assert "SumBackward0" in p.stdout, p.stderr
+        assert p.stderr.strip().splitlines()[-1] == f"OPENBLAS_THREAD_TIMEOUT={expected}"
