@@ -842,9 +842,10 @@ def main() -> None:
 
         # OpenBLAS's idle threads spin for 2**28 cycles (about 0.1 s) after each multithreaded call before they
         # sleep, on every other core: after a command's last matmul they slowed the JSON encoder's threads and
-        # the reader of the output. 2**20 cycles (well under a millisecond) still keeps them awake between the
-        # calls of a loop. Read by OpenBLAS when numpy loads it; the user's own setting wins.
-        os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "20")
+        # the reader of the output (benchmarks/README.md). 2**24 cycles (a few milliseconds) still keeps them
+        # awake between the calls of a training loop. Read by OpenBLAS when numpy loads it; the user's own
+        # setting wins.
+        os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "24")
         import numpy as np
 
         # PyTorch never warns about overflow or invalid values (or the mean of nothing); NaN/inf show in the

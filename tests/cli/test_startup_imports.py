@@ -256,10 +256,10 @@ sys.stderr.write("\\nOPENBLAS_THREAD_TIMEOUT=" + str(os.environ.get("OPENBLAS_TH
 
 
 def test_a_command_shortens_openblas_spinning_unless_the_user_chose():
-    # main() sets OPENBLAS_THREAD_TIMEOUT=20 before numpy (and its OpenBLAS) loads, so that OpenBLAS's idle
+    # main() sets OPENBLAS_THREAD_TIMEOUT=24 before numpy (and its OpenBLAS) loads, so that OpenBLAS's idle
     # threads stop spinning soon after the last matrix product; a value in the environment is left as it is
     args = ["grad", "(x @ x).sum()", "-i", "x=randn(3, 3)"]
-    for given, expected in ((None, "20"), ("28", "28")):
+    for given, expected in ((None, "24"), ("28", "28")):
         env = dict(os.environ, PYTHONPATH=ROOT, NO_COLOR="1")
         env.pop("OPENBLAS_THREAD_TIMEOUT", None)
         if given is not None:
