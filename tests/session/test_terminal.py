@@ -64,13 +64,18 @@ def test_continuation_completion_history_and_keys(tmp_path):
     child.sendline("()")  # "weights.sigmoid()" only if both completions happened
     child.expect_exact("tensor([0.5000, 0.7311], grad_fn=<SigmoidBackward0>)")
     child.expect_exact(">>>")
-    # Ctrl-C interrupts a running computation and keeps the session
+    # Ctrl-C interrupts a running computation and keeps the session (sent once the loop says it runs: a Ctrl-C
+    # that arrives while the session still reads the block is a key for the prompt, not an interrupt)
+    child.sendline("n = 0")
+    child.expect_exact(">>>")
     child.sendline("while True:")
     child.expect_exact("...")
-    child.sendline("weights + 1")
+    child.sendline("n += 1")
+    child.expect_exact("...")
+    child.sendline("if n == 100: print('loop' + 'ing')")
     child.expect_exact("...")
     child.sendline("")
-    time.sleep(0.5)
+    child.expect_exact("looping")
     child.sendintr()
     child.expect_exact("KeyboardInterrupt")
     child.expect_exact(">>>")
