@@ -32,7 +32,7 @@ def render(tables: dict) -> str:
     for i, key in enumerate(keys):
         value = tables[key]
         end = "," if i < len(keys) - 1 else ""
-        if isinstance(value, list) and key in ("rules", "states", "lexers"):
+        if isinstance(value, list) and key in ("rules", "states", "terminals", "lexers"):
             lines.append(f"{dump(key)}:[")
             lines += [dump(item) + ("," if j < len(value) - 1 else "") for j, item in enumerate(value)]
             lines.append("]" + end)

@@ -138,9 +138,14 @@ def tables_path() -> Path:
 
 def _fingerprint(grammar_text: str) -> dict:
     """What the generated tables were made from: the grammar's text (compared whole: no hash, so that start-up
-    imports no ``hashlib``), Lark's version (:func:`lark_version`), the options."""
-    return {"grammar": grammar_text, "lark": lark_version(),
+    imports no ``hashlib``), Lark's version (:func:`lark_version`), the file's layout, the options."""
+    return {"grammar": grammar_text, "lark": lark_version(), "format": _TABLES_FORMAT,
             "options": {k: _LARK_OPTIONS[k] for k in sorted(_LARK_OPTIONS)}}
+
+
+#: The layout of the tables file: 2 since the lexers list their terminals' names and the terminals' groups are
+#: given once, in one order of priority.
+_TABLES_FORMAT = 2
 
 
 _VERSION_LINE = re.compile(r"""^__version__\s*(?::\s*str\s*)?=\s*["']([^"']+)["']""", re.MULTILINE)
@@ -177,16 +182,20 @@ def tables_from_lark(lark=None) -> dict:
     * ``"start_states"``, ``"end_states"``: per start symbol.
     * ``"rules"``: ``[origin, alias, template_source, expand1, keep_all_tokens, empty_indices, expansion]``,
       the expansion as ``[name, is_term, filter_out]`` (Lark's ``Rule`` and ``RuleOptions``).
+    * ``"terminals"``: every terminal's named group (``(?P<NAME>...)``, as Lark's ``Scanner`` writes it), in
+      one order of priority that agrees with every lexer's (so that trying them all in that order finds, where
+      the match is a terminal a state takes, what the state's own lexer finds: :meth:`_Driver._lex`).
     * ``"lexers"``: the distinct lexers of the states (Lark's ``ContextualLexer`` shares one among states that
-      take the same terminals), each ``{"patterns": [...], "ignore": [...], "keywords": {...}}``: the regular
-      expression sources of its scanner in Lark's order of priority (named groups, split as Lark splits them),
-      the ignored terminals, and for a terminal that Lark's ``UnlessCallback`` retypes (``NAME`` that reads
-      ``if``), the text -> the keyword's terminal; ``"lexer_of_state"``: the index of each state's lexer.
+      take the same terminals), each ``{"names": [...], "ignore": [...], "keywords": {...}}``: its terminals in
+      Lark's order of priority (its scanner's expression is their groups joined with ``|``), the ignored
+      terminals, and for a terminal that Lark's ``UnlessCallback`` retypes (``NAME`` that reads ``if``), the
+      text -> the keyword's terminal; ``"lexer_of_state"``: the index of each state's lexer.
     * ``"fingerprint"``: :func:`_fingerprint` of the grammar.
 
     Raises:
         ValueError: if Lark's lexer does something the driver would not reproduce (a lexer callback other than
-            keywords, a keyword with flags, regular-expression flags).
+            keywords, a keyword with flags, regular-expression flags, a scanner expression that is not its
+            terminals' groups, two lexers that order two terminals differently).
     """
     from lark.lexer import UnlessCallback
     from lark.parsers.lalr_analysis import Shift
@@ -227,6 +236,7 @@ def tables_from_lark(lark=None) -> dict:
                for sym, (action, arg) in sorted(table.states[s].items())} for s in order]
     contextual = frontend.lexer.lexer
     lexers: list = []
+    groups: dict = {}  # terminal -> its named group
     seen: dict = {}
     lexer_of_state = []
     for s in order:
@@ -242,14 +252,57 @@ def tables_from_lark(lark=None) -> dict:
                     raise ValueError(f"lexer callback on {kind} is not a plain keyword check")
                 keywords[kind] = {t.pattern.value: t.name for t in sorted(callback.scanner.terminals,
                                                                          key=lambda t: t.pattern.value)}
+            names = []
+            for t in scanner.terminals:
+                group = "(?P<%s>%s)" % (t.name, t.pattern.to_regexp())  # (Lark's Scanner._build_mres)
+                if groups.setdefault(t.name, group) != group:
+                    raise ValueError(f"two lexers write the terminal {t.name} differently")
+                names.append(t.name)
+            if "|".join(groups[n] for n in names) != "|".join(mre.pattern for mre in scanner._mres):
+                raise ValueError("a lexer's expression is not its terminals' groups joined in order")
             seen[id(lexer)] = len(lexers)
-            lexers.append({"patterns": [mre.pattern for mre in scanner._mres], "ignore": sorted(lexer.ignore_types),
-                           "keywords": keywords})
+            lexers.append({"names": names, "ignore": sorted(lexer.ignore_types), "keywords": keywords})
         lexer_of_state.append(seen[id(lexer)])
     return {"fingerprint": _fingerprint(grammar_path().read_text(encoding="utf-8")),
             "start_states": {k: number[v] for k, v in sorted(table.start_states.items())},
             "end_states": {k: number[v] for k, v in sorted(table.end_states.items())},
-            "rules": rules, "states": states, "lexers": lexers, "lexer_of_state": lexer_of_state}
+            "rules": rules, "states": states,
+            "terminals": [[name, groups[name]] for name in _one_order([lexer["names"] for lexer in lexers])],
+            "lexers": lexers, "lexer_of_state": lexer_of_state}
+
+
+def _one_order(orders: list) -> list:
+    """One order of all the names in ``orders`` (lists) in which each list's names come in that list's order
+    (Kahn's algorithm, ties broken by name, so the same lists give the same order).
+
+    Raises:
+        ValueError: if two lists order two names differently.
+    """
+    import heapq
+
+    after: dict = {}
+    before_count: dict = {}
+    for order in orders:
+        for name in order:
+            before_count.setdefault(name, 0)
+            after.setdefault(name, set())
+        for a, b in zip(order, order[1:]):
+            if b not in after[a]:
+                after[a].add(b)
+                before_count[b] += 1
+    ready = [name for name, count in before_count.items() if count == 0]
+    heapq.heapify(ready)
+    out = []
+    while ready:
+        name = heapq.heappop(ready)
+        out.append(name)
+        for b in after[name]:
+            before_count[b] -= 1
+            if before_count[b] == 0:
+                heapq.heappush(ready, b)
+    if len(out) != len(before_count):
+        raise ValueError("two lexers order their terminals differently: no one order of priority agrees with all")
+    return out
 
 
 def read_tables(path: Path, grammar_text: str) -> dict | None:
@@ -409,6 +462,10 @@ def parse_into(text: str, start: str, filename: str, handlers: dict, context):
     return value
 
 
+#: Tokens a parser state reads with the expression of every terminal before its own is compiled (_Driver._lex).
+_HOT = 32
+
+
 class _Driver:
     """Lark's LALR loop with the handlers of one builder (see :func:`parse_into`), built once per handler table
     from the grammar's tables (:func:`parse_tables`). The lexer is Lark's contextual lexer (each state's
@@ -436,8 +493,11 @@ class _Driver:
         self.end_states = tables["end_states"]
         self.lexers = tables["lexers"]
         self.lexer_of_state = tables["lexer_of_state"]
-        self.compiled: dict = {}  # lexer index -> (its compiled expressions, ignored terminals, keywords)
-        self.scanners: dict = {}  # parser state -> the same, for its lexer
+        self.terminals = tables["terminals"]  # [name, its named group], in one order of priority
+        self.groups = dict(self.terminals)
+        self.union = None  # every terminal's group in that order, compiled on first use (_lex)
+        self.compiled: dict = {}  # lexer index -> its own compiled expression (where the union's match is refused)
+        self.scanners: dict = {}  # parser state -> (terminals it takes, ignored terminals, keywords, lexer index)
         self.units: dict = {}  # start -> {(state below, state, lookahead): the state after the unit reductions}
 
     def _units(self, key, end_state):
@@ -487,12 +547,23 @@ class _Driver:
 
     def _lex(self, text: str, start: str, state_stack: list):
         """The tokens of ``text`` as Lark's contextual lexer and the grammar's Indenter give them to the parser:
-        each read with the regular expression of the terminals the parser's state takes when it is read (Lark's
-        ``BasicLexer.next_token`` without its per-token calls; where no terminal matches, Lark's parser reads the
-        text and raises its own error), then indentation turned into _INDENT/_DEDENT outside brackets (Lark's
-        ``Indenter._process`` and gradcli's limit on nested brackets, in one loop)."""
+        each read as the lexer of the parser's state when it is read reads it (Lark's ``BasicLexer.next_token``
+        without its per-token calls; where no terminal matches, Lark's parser reads the text and raises its own
+        error), then indentation turned into _INDENT/_DEDENT outside brackets (Lark's ``Indenter._process`` and
+        gradcli's limit on nested brackets, in one loop).
+
+        Each token is first read with one expression of every terminal (``"terminals"`` of the tables, in an
+        order of priority that agrees with each lexer's): where what it matches is a terminal the state takes
+        (after the keyword check), the state's own lexer, which tries the same terminals in the same order less
+        those the state does not take, finds the same. Only where it is not (``**`` where the state takes ``*``
+        only, a keyword after an expression, where ``NAME`` is not taken) is the state's own expression compiled
+        and read, so that a command compiles one expression instead of one per state (each about 1 ms). A state
+        that has read :data:`_HOT` tokens (a batch, a session) gets its own expression, which reads faster."""
         from .. import limits
 
+        union = self.union
+        if union is None:
+            union = self.union = re.compile("|".join(group for _, group in self.terminals))
         scanners = self.scanners
         new, borrow = str.__new__, Token.new_borrow_pos
         nl_type, indent_type, dedent_type, tab_len = _NL_TYPE, _INDENT_TYPE, _DEDENT_TYPE, _TAB_LEN
@@ -504,23 +575,37 @@ class _Driver:
             scanner = scanners.get(state)
             if scanner is None:
                 scanner = self._scanner(state)
-            mres, ignore, keywords = scanner
-            for mre in mres:
-                m = mre.match(text, pos)
-                if m:
-                    break
-            else:  # nothing matches: Lark's parser, reading the same text, raises its error here
+            takes, ignore, keywords, index, own, _ = scanner
+            if own is not None:  # a state read often has its own expression (shorter: faster than the union)
+                m = own.match(text, pos)
+                if m is not None:
+                    value, kind = m.group(), m.lastgroup
+                    if kind in keywords:  # NAME -> a keyword this state takes (Lark's UnlessCallback)
+                        kind = keywords[kind].get(value, kind)
+            else:
+                scanner[5] += 1
+                if scanner[5] == _HOT:
+                    scanner[4] = self._own(index)
+                m = union.match(text, pos)
+                if m is not None:
+                    value, kind = m.group(), m.lastgroup
+                    if kind in keywords:
+                        kind = keywords[kind].get(value, kind)
+                    if kind not in takes:  # what the state's own lexer reads instead
+                        m = self._own(index).match(text, pos)
+                        if m is not None:
+                            value, kind = m.group(), m.lastgroup
+                            if kind in keywords:
+                                kind = keywords[kind].get(value, kind)
+            if m is None:  # nothing matches: Lark's parser, reading the same text, raises its error here
                 parser().parse(text, start=start)
                 raise AssertionError("Lark's parser read a text where the driver's lexer matched nothing")
-            value, kind = m.group(), m.lastgroup
             if kind in ignore:
                 if "\n" in value:
                     line += value.count("\n")
                     line_start = pos + value.rindex("\n") + 1
                 pos += len(value)
                 continue
-            if kind in keywords:  # NAME -> a keyword this state takes (Lark's UnlessCallback)
-                kind = keywords[kind].get(value, kind)
             token = new(Token, value)
             token.type, token.value, token.start_pos = kind, value, pos
             token.line, token.column = line, pos - line_start + 1
@@ -562,16 +647,26 @@ class _Driver:
             yield Token(dedent_type, "")
 
     def _scanner(self, state):
-        """The state's lexer: its expressions compiled on first use, as Lark does (``BasicLexer.scanner``), and
-        shared with every state that has the same lexer."""
+        """What the state's lexer takes: [the terminals it reads, keywords included; the ignored ones; the
+        keyword table; the lexer's index; its own compiled expression once the state has read :data:`_HOT`
+        tokens (None before); how many it has read]."""
         index = self.lexer_of_state[state]
-        scanner = self.compiled.get(index)
-        if scanner is None:
-            lexer = self.lexers[index]
-            scanner = self.compiled[index] = (tuple(re.compile(p) for p in lexer["patterns"]),
-                                              frozenset(lexer["ignore"]), lexer["keywords"])
-        self.scanners[state] = scanner
+        lexer = self.lexers[index]
+        takes = set(lexer["names"])
+        for kinds in lexer["keywords"].values():
+            takes.update(kinds.values())
+        own = self.compiled.get(index)
+        scanner = self.scanners[state] = [frozenset(takes), frozenset(lexer["ignore"]), lexer["keywords"], index, own,
+                                          0]
         return scanner
+
+    def _own(self, index):
+        """The lexer's own expression (its terminals' groups joined in its order, as Lark's ``Scanner`` builds
+        it), compiled on first use."""
+        own = self.compiled.get(index)
+        if own is None:
+            own = self.compiled[index] = re.compile("|".join(self.groups[n] for n in self.lexers[index]["names"]))
+        return own
 
     def run(self, text: str, start: str, context):
         """(the value of ``text`` from ``start``, the first error a handler raised or None)."""

@@ -254,3 +254,49 @@ def test_node_classes_take_their_fields_by_position_or_keyword():
         n.Name(1, 2, "x", "y")
     with pytest.raises(AttributeError):
         call.nope = 1
+
+
+def test_tokens_read_with_every_terminal_then_each_states_own_expression():
+    # _Driver._lex reads a token with one expression of all terminals, in an order of priority that agrees with
+    # every lexer's, and falls back to the state's own expression where the match is a terminal the state does not
+    # take; a state that has read grammar._HOT tokens gets its own. The programs must be Lark's all along: texts
+    # where the first terminal to match is not one the state takes (``**`` after ``*``-only states, keywords
+    # after an expression, ``not in``/``is not``, an f-string, a magic), read cold and then hot.
+    from gradcli.language import grammar
+
+    tables = grammar.parse_tables()
+    order = {name: i for i, (name, _) in enumerate(tables["terminals"])}
+    for lexer in tables["lexers"]:  # each lexer's order is the union's, restricted
+        assert [order[n] for n in lexer["names"]] == sorted(order[n] for n in lexer["names"])
+    texts = ["def f(*args, **kw):\n    return args[0] ** 2 if kw else -x\n",
+             "y = [a for a in range(3) if a not in (1,) and a is not None or not a]\n",
+             "z = f'{x!r:>{w}}' + rb'\\x00' + \"\"\"doc\"\"\"\n",
+             "%matplotlib inline\nx = 1e-3 ** -2 // 3 @ w; x **= 2; lambda *a, b=1: (yield)\n",
+             "with torch.no_grad():\n    for i, (a, b) in enumerate(zip(p, q)):\n        a -= lr * b.grad\n"]
+    grammar._Driver._cache.clear()  # every state cold
+    for text in texts:
+        assert_same(text)
+    driver = grammar._Driver.get(_HANDLERS)
+    assert driver.union is not None
+    for _ in range(grammar._HOT):  # the same states again, until they read with their own expressions
+        for text in texts:
+            assert_same(text)
+    assert driver.compiled and any(s[4] is not None for s in driver.scanners.values())
+    for text in texts:
+        assert_same(text)
+
+
+def test_a_command_compiles_one_expression_for_its_tokens():
+    import os
+    import subprocess
+    import sys
+
+    code = ("from gradcli.language import build, grammar\n"
+            "build.build_program('x = tensor([1., 2.], requires_grad=True)\\ny = (x * x).sum()\\ny')\n"
+            "build.parse_expression('arange(4.0)')\n"
+            "d = grammar._Driver.get(build._HANDLERS)\n"
+            "print(d.union is not None, len(d.compiled), len(d.scanners))")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    union, own, states = p.stdout.split()
+    assert (union, own) == ("True", "0") and int(states) > 10, p.stderr
