@@ -2,6 +2,7 @@
 temporary XDG_STATE_HOME), Ctrl-R, Ctrl-C and Ctrl-D, as a user at a terminal types them."""
 
 import os
+import signal
 import sys
 import time
 
@@ -13,11 +14,18 @@ pytest.importorskip("prompt_toolkit")
 TIMEOUT = 30
 
 
+def _as_a_shell_starts_it():
+    # A shell runs a command typed at its prompt with Ctrl-C's signal at its default; the test run itself may have
+    # been started with SIGINT ignored (a background job of a script), which the session would inherit, and then
+    # Python, as its own REPL does, leaves Ctrl-C ignored.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def spawn(tmp_path, *args):
     env = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "state"), NO_COLOR="1", TERM="xterm",
                PROMPT_TOOLKIT_NO_CPR="1", COLUMNS="100", LINES="40")
     child = pexpect.spawn(sys.executable, ["-m", "gradcli", *args], env=env, encoding="utf-8",
-                          timeout=TIMEOUT, dimensions=(40, 100))
+                          timeout=TIMEOUT, dimensions=(40, 100), preexec_fn=_as_a_shell_starts_it)
     child.expect_exact(">>>")
     return child
 
