@@ -1,6 +1,10 @@
 """What a run produced, as plain data: no rich, no JSON, no formatting (the renderers do that).
 
 Shapes are tuples of ints, dtypes PyTorch's names without ``torch.`` (``"float32"``), values numpy arrays.
+
+The result classes compare by identity (``eq=False``): a comparison field by field would compare numpy arrays,
+whose ``==`` is elementwise, so it could never answer; and without ``__eq__`` they cost less to create at every
+start-up.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ def nonfinite(value) -> list:
     return kinds
 
 
-@dataclass
+@dataclass(eq=False)
 class TensorInfo:
     """A tensor's value and metadata. ``grad_fn`` is PyTorch's class name or None for leaves."""
     value: np.ndarray
@@ -47,7 +51,7 @@ class TensorInfo:
     requires_grad: bool = False
 
 
-@dataclass
+@dataclass(eq=False)
 class InputInfo:
     """A named leaf: its value, whether it requires grad, and its ``.grad`` after the last backward call."""
     name: str
@@ -56,7 +60,7 @@ class InputInfo:
     kind: str = "input"  # "input" (-i), "const" (-c) or "leaf" (a program variable that requires grad)
 
 
-@dataclass
+@dataclass(eq=False)
 class GraphNode:
     """One node of the autograd graph: a grad_fn, or a leaf (``name`` "AccumulateGrad", ``leaf`` its name).
 
@@ -78,7 +82,7 @@ class GraphNode:
     seq: int | None = None  # creation order (later nodes run first in backward); None for leaves
 
 
-@dataclass
+@dataclass(eq=False)
 class Graph:
     """The recorded graph of the output, root first. ``edges`` are (from id, to id, output_nr): gradient flows
     to→from; output_nr is which output of 'from' feeds 'to' (0 unless 'from' has several outputs)."""
@@ -98,7 +102,7 @@ class Graph:
         raise KeyError(id)
 
 
-@dataclass
+@dataclass(eq=False)
 class GradResult:
     """The result of ``gradcli grad``: the output, every named leaf with its gradient, the gradient after each
     backward call (``calls[k][name]``), and the graph."""
@@ -124,7 +128,7 @@ class GradResult:
         return {i.name: i.grad for i in self.inputs if i.value.requires_grad}
 
 
-@dataclass
+@dataclass(eq=False)
 class Sent:
     """What one node's backward sent to one of its inputs (``--explain``): the input's graph id (None for an
     input that does not require grad, which gets nothing), the input's name in the op (``"self"``,
@@ -134,7 +138,7 @@ class Sent:
     grad: object = None
 
 
-@dataclass
+@dataclass(eq=False)
 class ExplainStep:
     """One node of the chain rule, in backward order (``--explain``): the graph node's id, grad_fn name and
     program variable, its local derivative as a formula (:mod:`gradcli.formulas`), its forward value, the
@@ -148,7 +152,7 @@ class ExplainStep:
     sent: list = field(default_factory=list)
 
 
-@dataclass
+@dataclass(eq=False)
 class Explanation:
     """The chain rule of the last backward call, node by node (``gradcli grad --explain``): ``steps`` in
     backward order (root first), the gradient the root started with (``seed``: ones for a one-element output,
@@ -159,7 +163,7 @@ class Explanation:
     leaves: dict = field(default_factory=dict)
 
 
-@dataclass
+@dataclass(eq=False)
 class ErrorInfo:
     """An error as a user sees it, as plain data: the type shown before the message (PyTorch's, or gradcli's:
     ``SyntaxError``, ``InputError``, ...), the message, the 1-based ``line``/``column`` in the text it refers
@@ -173,7 +177,7 @@ class ErrorInfo:
     excerpt: list = field(default_factory=list)
 
 
-@dataclass
+@dataclass(eq=False)
 class EntryResult:
     """What one ``gradcli batch`` entry produced: the 1-based ``line`` where it starts in the input, its
     ``text`` (the program), and either its ``result`` or its ``error``; ``id`` is the entry's own id, echoed

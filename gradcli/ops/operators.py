@@ -29,8 +29,7 @@ checks for bool operands when neither operand can be bool.
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from ..tensor import Tensor
 from ._core import positional, to_tensor
@@ -42,8 +41,7 @@ from .unary import abs, neg, reciprocal
 from .inplace import add_, apply, div_, mul_, pow_, sub_
 
 
-@dataclass(frozen=True)
-class Infix:
+class Infix(NamedTuple):
     """One infix operator of the language and of Tensor.
 
     Attributes:
@@ -68,8 +66,7 @@ class Infix:
     in_place: Callable[[Tensor, Any], Tensor] | None
 
 
-@dataclass(frozen=True)
-class Prefix:
+class Prefix(NamedTuple):
     """One prefix operator: ``alias`` (the grammar's, ``"neg"``: ``UnaryOp.op``), ``symbol`` (``"-"``),
     ``protocol`` (``"neg"`` for ``__neg__``), ``apply`` (Python's ``operator.neg``, for any value) and
     ``method`` (``Tensor.__neg__``; None: tensors do not support it)."""
@@ -81,8 +78,7 @@ class Prefix:
     method: Callable[[Tensor], Tensor] | None
 
 
-@dataclass(frozen=True)
-class Comparison:
+class Comparison(NamedTuple):
     """One comparison operator: ``symbol`` (``"<"``, as the grammar's ``COMP_OP`` matches it), ``protocol``
     (``"lt"`` for ``__lt__``), ``apply`` (``operator.lt``) and ``method`` (``Tensor.__lt__``, the op ``lt``: a
     bool tensor). Python reflects comparisons itself (``2 < x`` is ``x > 2``)."""
