@@ -203,7 +203,7 @@ def _compute(req: GradRequest, write, warn) -> GradResult:
     # array, not two equal ones (a 1000x1000 input's JSON then encodes it once without comparing them)
     last = calls[-1] if calls else {}
     inputs = [InputInfo(name=name, value=tensor_info(t), kind=kind,
-                        grad=last[name] if name in last else None if t._grad is None else np.array(t._grad.data))
+                        grad=last[name] if name in last else (None if t._grad is None else np.array(t._grad.data)))
               for name, t, kind in named]
     return GradResult(program=req.program, output=tensor_info(output), inputs=inputs, calls=calls, graph=graph,
                       printed="".join(printed), default_dtype=dtypes.get_default_dtype().name,

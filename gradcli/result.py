@@ -2,9 +2,9 @@
 
 Shapes are tuples of ints, dtypes PyTorch's names without ``torch.`` (``"float32"``), values numpy arrays.
 
-The result classes compare by identity (``eq=False``): a comparison field by field would compare numpy arrays,
-whose ``==`` is elementwise, so it could never answer; and without ``__eq__`` they cost less to create at every
-start-up.
+The classes that hold arrays compare by identity (``eq=False``): a comparison field by field would compare numpy
+arrays, whose ``==`` is elementwise, so it could never answer; and without ``__eq__`` they cost less to create at
+every start-up. :class:`ErrorInfo`, plain data, compares by value.
 """
 
 from __future__ import annotations
@@ -163,7 +163,7 @@ class Explanation:
     leaves: dict = field(default_factory=dict)
 
 
-@dataclass(eq=False)
+@dataclass
 class ErrorInfo:
     """An error as a user sees it, as plain data: the type shown before the message (PyTorch's, or gradcli's:
     ``SyntaxError``, ``InputError``, ...), the message, the 1-based ``line``/``column`` in the text it refers

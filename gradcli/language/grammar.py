@@ -464,6 +464,8 @@ def parse_into(text: str, start: str, filename: str, handlers: dict, context):
 
 #: Tokens a parser state reads with the expression of every terminal before its own is compiled (_Driver._lex).
 _HOT = 32
+#: Where a state's scanner list (_Driver._scanner) keeps its own compiled expression and its count of tokens read.
+_OWN, _READS = 4, 5
 
 
 class _Driver:
@@ -578,28 +580,21 @@ class _Driver:
             takes, ignore, keywords, index, own, _ = scanner
             if own is not None:  # a state read often has its own expression (shorter: faster than the union)
                 m = own.match(text, pos)
-                if m is not None:
-                    value, kind = m.group(), m.lastgroup
-                    if kind in keywords:  # NAME -> a keyword this state takes (Lark's UnlessCallback)
-                        kind = keywords[kind].get(value, kind)
             else:
-                scanner[5] += 1
-                if scanner[5] == _HOT:
-                    scanner[4] = self._own(index)
+                scanner[_READS] += 1
+                if scanner[_READS] == _HOT:
+                    scanner[_OWN] = self._own(index)
                 m = union.match(text, pos)
                 if m is not None:
-                    value, kind = m.group(), m.lastgroup
-                    if kind in keywords:
-                        kind = keywords[kind].get(value, kind)
-                    if kind not in takes:  # what the state's own lexer reads instead
-                        m = self._own(index).match(text, pos)
-                        if m is not None:
-                            value, kind = m.group(), m.lastgroup
-                            if kind in keywords:
-                                kind = keywords[kind].get(value, kind)
+                    kind = m.lastgroup
+                    if (keywords[kind].get(m.group(), kind) if kind in keywords else kind) not in takes:
+                        m = self._own(index).match(text, pos)  # what the state's own lexer reads instead
             if m is None:  # nothing matches: Lark's parser, reading the same text, raises its error here
                 parser().parse(text, start=start)
                 raise AssertionError("Lark's parser read a text where the driver's lexer matched nothing")
+            value, kind = m.group(), m.lastgroup
+            if kind in keywords:  # NAME -> a keyword this state takes (Lark's UnlessCallback)
+                kind = keywords[kind].get(value, kind)
             if kind in ignore:
                 if "\n" in value:
                     line += value.count("\n")

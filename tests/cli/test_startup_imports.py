@@ -17,8 +17,8 @@ from gradcli import render
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-_RUN = """\
-import sys
+# The entry point as the console script calls it, its exit code in ``code`` (a script's middle part).
+_MAIN = """\
 sys.argv = ["gradcli"] + sys.argv[1:]
 from gradcli.cli import main
 try:
@@ -27,26 +27,32 @@ except SystemExit as e:
     code = e.code
 else:
     code = 0
+"""
+
+_RUN = "import os, sys\n" + _MAIN + """\
 loaded = sorted(m for m in {watched!r} if m in sys.modules)
 import gc, json  # (after the list: the check watches the json module too)
-sys.stderr.write("\\n" + json.dumps({{"code": code, "loaded": loaded, "gc": [gc.isenabled(), gc.get_freeze_count()]}})
-                 + "\\n")
+sys.stderr.write("\\n" + json.dumps({{"code": code, "loaded": loaded, "gc": [gc.isenabled(), gc.get_freeze_count()],
+                                     "blas_timeout": os.environ.get("OPENBLAS_THREAD_TIMEOUT")}}) + "\\n")
 """
 
 
-def _imports(args, watched, no_color=True, gc_state=None):
-    """Run ``gradcli ARGS`` through main() in a fresh interpreter: (its standard output, its exit code, which of
-    the ``watched`` modules it imported); ``gc_state``, a list, receives [collector enabled, frozen objects] at
-    the end."""
-    env = dict(os.environ, PYTHONPATH=ROOT, NO_COLOR="1")
+def _imports(args, watched, no_color=True, gc_state=None, environ=None, report=None):
+    """Run ``gradcli ARGS`` through main() in a fresh interpreter (environment ``environ``, default this
+    process's): (its standard output, its exit code, which of the ``watched`` modules it imported); ``gc_state``,
+    a list, receives [collector enabled, frozen objects] at the end; ``report``, a dict, the whole report
+    (``blas_timeout``: OPENBLAS_THREAD_TIMEOUT at the end)."""
+    env = dict(os.environ if environ is None else environ, PYTHONPATH=ROOT, NO_COLOR="1")
     if not no_color:
         del env["NO_COLOR"]
     p = subprocess.run([sys.executable, "-c", _RUN.format(watched=sorted(watched)), *args], capture_output=True,
                        text=True, env=env, timeout=120)
-    report = json.loads(p.stderr.strip().splitlines()[-1])
+    found = json.loads(p.stderr.strip().splitlines()[-1])
     if gc_state is not None:
-        gc_state[:] = report["gc"]
-    return p.stdout, report["code"], report["loaded"]
+        gc_state[:] = found["gc"]
+    if report is not None:
+        report.update(found)
+    return p.stdout, found["code"], found["loaded"]
 
 
 # What computing needs and --help does not: numpy (half of the floor `python -c "import numpy, typer, rich, lark"`),
@@ -183,14 +189,7 @@ def _counting(self, *args, **kwargs):
     made.append(1)
     return _init(self, *args, **kwargs)
 lark.Lark.__init__ = _counting
-sys.argv = ["gradcli"] + sys.argv[1:]
-from gradcli.cli import main
-try:
-    main()
-except SystemExit as e:
-    code = e.code
-else:
-    code = 0
+""" + _MAIN + """\
 from gradcli.language import grammar
 import json
 sys.stderr.write("\\n" + json.dumps({"code": code, "larks": len(made), "parser": grammar.parser.cache_info().currsize})
@@ -243,28 +242,14 @@ def test_larks_version_is_read_without_importing_lark():
     assert p.stdout.split()[0] == "True", p.stderr
 
 
-_BLAS_TIMEOUT = """\
-import os, sys
-sys.argv = ["gradcli"] + sys.argv[1:]
-from gradcli.cli import main
-try:
-    main()
-except SystemExit:
-    pass
-sys.stderr.write("\\nOPENBLAS_THREAD_TIMEOUT=" + str(os.environ.get("OPENBLAS_THREAD_TIMEOUT")) + "\\n")
-"""
-
-
 def test_a_command_shortens_openblas_spinning_unless_the_user_chose():
     # main() sets OPENBLAS_THREAD_TIMEOUT=24 before numpy (and its OpenBLAS) loads, so that OpenBLAS's idle
     # threads stop spinning soon after the last matrix product; a value in the environment is left as it is
-    args = ["grad", "(x @ x).sum()", "-i", "x=randn(3, 3)"]
     for given, expected in ((None, "24"), ("28", "28")):
-        env = dict(os.environ, PYTHONPATH=ROOT, NO_COLOR="1")
-        env.pop("OPENBLAS_THREAD_TIMEOUT", None)
+        environ = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
         if given is not None:
-            env["OPENBLAS_THREAD_TIMEOUT"] = given
-        p = subprocess.run([sys.executable, "-c", _BLAS_TIMEOUT, *args], capture_output=True, text=True, env=env,
-                           timeout=120)
-        assert "SumBackward0" in p.stdout, p.stderr
-        assert p.stderr.strip().splitlines()[-1] == f"OPENBLAS_THREAD_TIMEOUT={expected}"
+            environ["OPENBLAS_THREAD_TIMEOUT"] = given
+        report = {}
+        out, code, _ = _imports(["grad", "(x @ x).sum()", "-i", "x=randn(3, 3)"], (), environ=environ, report=report)
+        assert code == 0 and "SumBackward0" in out
+        assert report["blas_timeout"] == expected

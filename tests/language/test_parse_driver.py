@@ -281,7 +281,7 @@ def test_tokens_read_with_every_terminal_then_each_states_own_expression():
     for _ in range(grammar._HOT):  # the same states again, until they read with their own expressions
         for text in texts:
             assert_same(text)
-    assert driver.compiled and any(s[4] is not None for s in driver.scanners.values())
+    assert driver.compiled and any(s[grammar._OWN] is not None for s in driver.scanners.values())
     for text in texts:
         assert_same(text)
 

@@ -250,3 +250,16 @@ def test_the_source_check_finds_each_forbidden_pattern():
     assert len(problems) == len(expected), problems
     for p, e in zip(problems, expected):
         assert e in p, (p, e)
+
+
+def test_a_modules_eval_is_the_training_switch_and_runs_no_text(tmp_path):
+    # nn.Module.eval() is PyTorch's mode switch (train(False)), reachable by name from every program; it takes
+    # no argument, so a text handed to it is PyTorch's TypeError and is never evaluated
+    program = tmp_path / "model.py"
+    program.write_text("import torch\nfrom torch import nn\nm = nn.Sequential(nn.Linear(2, 2), nn.Dropout(0.5))\n"
+                       "print(m.eval() is m, m.training, m[1].training)\n"
+                       f"m.eval(\"__import__('os').system('touch {SENTINEL}')\")\n")
+    r = CliRunner().invoke(app, ["run", str(program)])
+    assert r.exit_code == 1 and r.stdout == "True False False\n"
+    assert "TypeError: Module.eval() takes 1 positional argument but 2 were given" in r.stderr
+    assert "Traceback" not in r.stderr and not Path(SENTINEL).exists()
