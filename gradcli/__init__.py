@@ -57,10 +57,10 @@ def _engine() -> dict:
                  int16=dtypes.int16, int32=dtypes.int32, int64=dtypes.int64, uint8=dtypes.uint8,
                  bool=dtypes.bool_)
     names.update({alias: names[target] for alias, target in _ALIASES.items()})
-    import math  # branch nnfunc: torch.pi, torch.e, torch.inf, torch.nan (Python floats, as in torch)
+    import math  # torch.pi, torch.e, torch.inf, torch.nan (Python floats, as in torch)
 
     names.update(pi=math.pi, e=math.e, inf=math.inf, nan=math.nan)
-    from . import linalg  # torch.linalg's namespace (branch linalg)
+    from . import linalg  # torch.linalg's namespace
 
     names.update(linalg=linalg)
     globals().update(names)

@@ -630,8 +630,8 @@ def _no_gradient(e, buffers: dict, deps: dict, heap: list, single: bool) -> None
     """The engine's step for an edge whose rule returned no gradient (None): the node it leads to waits for one
     gradient less. When that was its last and it got none at all, its own inputs get none in turn (PyTorch runs
     such a node with undefined gradients); when it got some, it is ready. Without this, a node one of whose
-    consumers returned None never ran, and ``x.grad`` of ``(y * 2).sum() + norm(y, 0)`` with ``y = -x`` was
-    None."""
+    consumers returns None would never run, and ``x.grad`` of ``(y * 2).sum() + norm(y, 0)`` with ``y = -x``
+    would be None."""
     stack = [e]
     while stack:
         e = stack.pop()
@@ -888,7 +888,7 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
             for e, g in zip(node.edges, grads):
                 if e is None:
                     continue
-                if g is None:  # no gradient along this edge: the node waits for one less (branch linalg)
+                if g is None:  # no gradient along this edge: the node waits for one less
                     _no_gradient(e, buffers, deps, heap, single)
                     continue
                 if type(e) is not Node:

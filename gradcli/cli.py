@@ -55,7 +55,7 @@ def _root(ctx: typer.Context,
     session (gradcli repl). Shell completion: gradcli --install-completion."""
     if ctx.invoked_subcommand is None:
         if sys.stdin.isatty() and sys.stdout.isatty():
-            from .session import start  # the interactive session (issue 15)
+            from .session import start  # the interactive session
 
             started()
             raise typer.Exit(start())

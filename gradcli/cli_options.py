@@ -19,8 +19,8 @@ from . import render
 from .errors import InputError
 from .reporting import debug_enabled
 
-#: ``gradcli batch``'s input formats. ``--input-format`` takes them; ``--format`` still does, as it did before
-#: ``--format`` chose the output.
+#: ``gradcli batch``'s input formats. ``--input-format`` takes them; ``--format`` takes them too, so that a
+#: command line that names the input format with ``--format`` keeps working.
 INPUT_FORMATS = ("auto", "text", "jsonl")
 
 
@@ -97,7 +97,7 @@ Debug = Annotated[bool, typer.Option("--debug", help="Show the internal tracebac
 Format = Annotated[Optional[str], typer.Option("--format", metavar=_format_metavar(), parser=_format_parser(),
                                                help="The output format (default: table).")]
 Json = Annotated[bool, typer.Option("--json", help="The same as --format json.")]
-#: ``gradcli batch --format``: an output format, or (as before there was --input-format) an input format.
+#: ``gradcli batch --format``: an output format, or (kept for compatibility) an input format.
 BatchFormat = Annotated[Optional[str], typer.Option(
     "--format", metavar=_format_metavar(),
     parser=_format_parser(INPUT_FORMATS, " (or an input format: 'auto', 'text', 'jsonl', as --input-format)"),

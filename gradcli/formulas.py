@@ -16,7 +16,7 @@ from __future__ import annotations
 
 #: grad_fn name → the local derivative (see the module docstring for the notation).
 FORMULAS: dict[str, str] = {
-    # ---------------------------------------------------------------- torch.nn ops (issue 18)
+    # ---------------------------------------------------------------- torch.nn ops
     "SortBackward0": "d/dx sort(x) = the gradient of each sorted value sent back to where it came from",
     "EmbeddingBackward0": "d/dweight embedding(i, weight) = the gradient's rows added into the rows i looked up "
                           "(none into padding_idx)",
@@ -215,7 +215,7 @@ FORMULAS: dict[str, str] = {
     "SelectBackwardBackward0": "the derivative of select's backward: g's element at the index",
     "SliceBackwardBackward0": "the derivative of slice's backward: g's slice",
     "SoftplusBackwardBackward0": "the derivative of softplus's backward (second order)",
-    # ---------------------------------------------------------------- branch nnfunc: torch.nn.functional (issue 18)
+    # ---------------------------------------------------------------- torch.nn.functional
     "LogSigmoidBackward0": "d/dx log(sigmoid(x)) = sigmoid(-x) = 1 - sigmoid(x)",
     "CeluBackward0": "d/dx celu(x) = 1 for x > 0, else exp(x / alpha)",
     "MishBackward0": "d/dx x tanh(softplus(x)) = tanh(softplus(x)) + x sigmoid(x) (1 - tanh(softplus(x))^2)",
@@ -232,7 +232,7 @@ FORMULAS: dict[str, str] = {
                               "divided by the counts; prod: the product of the others; amax/amin: g shared among "
                               "the elements equal to the result",
     "NormBackward1": "d/dx ||x||_p over dim = sign(x) |x|^(p-1) / ||x||_p^(p-1) (0 where the norm is 0)",
-    # ---------------------------------------------------------------- issue 18, branch conv: gradcli/ops/conv.py
+    # ---------------------------------------------------------------- convolution and pooling: gradcli/ops/conv.py
     "ConvolutionBackward0": "d conv(x, w) + b: dx = conv_transpose(g, w); dw = x's windows correlated with g; "
                             "db = g summed over batch and positions",
     "ConvolutionBackwardBackward0": "the derivative of a convolution's weight gradient (bilinear: a convolution "
@@ -254,7 +254,7 @@ FORMULAS: dict[str, str] = {
     "UpsampleNearestExact1DBackward0": "d interpolate(x, nearest-exact) = each output's gradient added to its source",
     "UpsampleNearestExact2DBackward0": "d interpolate(x, nearest-exact) = each output's gradient added to its source",
     "UnfoldBackward0": "d x.unfold(dim, size, step) = each window's gradient added back at the positions it covers",
-    # ---------------------------------------------------------------- torch.linalg (issue 18, branch linalg)
+    # ---------------------------------------------------------------- torch.linalg
     "LinalgDetBackward0": "d/dA det(A) = det(A) A^{-T} (the cofactor matrix; 0 for a singular A in a first "
                           "backward, the cofactors through the SVD with create_graph)",
     "LinalgSlogdetBackward0": "d/dA logabsdet(A) = A^{-T}; the sign has no gradient",
@@ -273,7 +273,7 @@ FORMULAS: dict[str, str] = {
     "VdotBackward0": "d/dx vdot(x, y) = y; d/dy vdot(x, y) = x (real)",
     "CdistBackward0": "d cdist(x1, x2)_ij / d x1_i = d ||x1_i - x2_j||_p (0 where the distance is 0); d/dx2_j the "
                       "negative",
-    # branch multi
+    # in-place sampling
     "ExponentialBackward0": "d exponential_(x) = 0: the old values are overwritten by samples",
 }
 

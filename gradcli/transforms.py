@@ -1,6 +1,6 @@
 """``gradcli jacobian``, ``hessian``, ``jvp`` and ``hvp``: the whole Jacobian of a program's output with respect
 to each input, the Hessian of a scalar output, the Jacobian-vector product with a tangent, and the
-Hessian-vector product with a vector, as a calculator answers them (issue 14).
+Hessian-vector product with a vector, as a calculator answers them.
 
 The program runs once with its ``-i`` inputs (leaves that require grad) and ``-c`` constants; the function
 differentiated maps the inputs to the program's output, and :mod:`gradcli.functional` computes what PyTorch's

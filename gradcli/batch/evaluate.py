@@ -1,5 +1,5 @@
 """``gradcli.batch.evaluate``: the batch's evaluation as a library function, for those who drive Dask, Ray or
-Spark themselves (issue 17)::
+Spark themselves::
 
     import dask.bag as db
     from gradcli.batch import evaluate

@@ -3,8 +3,8 @@ leaves loose.
 
 Each rule (or its alias after ``->``) is a method of :class:`_Builder` taking ``(meta, children)`` as a Lark
 transformer's would: the children as in Lark's tree, ``meta`` the first token of the rule's text. The methods are
-called by :func:`.grammar.parse_into` while the LALR parser runs (no parse tree is built: that was most of the
-time of a short program, issue 13); ``tests/language/test_parse_driver.py`` holds them to what building from
+called by :func:`.grammar.parse_into` while the LALR parser runs (no parse tree is built: building one takes
+most of the time of a short program); ``tests/language/test_parse_driver.py`` holds them to what building from
 Lark's tree gives. The grammar parses assignment targets and keyword-argument names as expressions (that keeps it
 LALR(1)); the builder checks them and reports ``cannot assign to ...`` with the position. The parser's loop and
 the builder are iterative, so deeply nested input does not exhaust Python's stack here; the built program is
@@ -642,7 +642,7 @@ _DIGIT = re.compile(r"[0-9]")
 class _ShapeCache:
     """Built programs by their *shape*: the text with each number literal's digits replaced by 0. Batch files
     and pipes often hold one program many times with other numbers (``x = tensor([1.25, -0.5], ...)``), and
-    parsing was two thirds of an entry's time: a program of a known shape is the cached one with its number
+    parsing is two thirds of an entry's time: a program of a known shape is the cached one with its number
     constants set to the new text's (same shape, so every node keeps its line and column). Only texts without
     strings, comments and backslashes take part, and a shape is kept only when each number of the text is
     exactly one constant of the built program. The cached program is changed in place by the next text of its

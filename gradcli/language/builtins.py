@@ -29,7 +29,7 @@ from ..ops import REGISTRY
 from ..ops._core import METHODS
 from ..tensor import Size, Tensor
 from ..gradcheck import GradcheckError
-from ..ops.matrix import _LinAlgError  # branch linalg: torch.linalg.LinAlgError
+from ..ops.matrix import _LinAlgError  # torch.linalg.LinAlgError
 from .safety import check_format_widths, materialize
 from . import custom_function, nn_bridge
 from .values import (MISSING, Class, ClassMethod, Function, Generator, Instance, Namespace, Property,
@@ -310,7 +310,7 @@ EXCEPTIONS = {cls.__name__: cls for cls in (
     AttributeError, NotImplementedError, ZeroDivisionError, StopIteration, AssertionError, NameError,
     ImportError, ModuleNotFoundError, OverflowError, RecursionError, UnboundLocalError, GradcheckError)}
 FUNCTIONS.update(EXCEPTIONS)
-# branch linalg: torch.linalg.LinAlgError (torch._C._LinAlgError, a RuntimeError), catchable as either; not a
+# torch.linalg.LinAlgError (torch._C._LinAlgError, a RuntimeError), catchable as either; not a
 # builtin name (programs reach it as torch.linalg.LinAlgError)
 EXCEPTIONS["_LinAlgError"] = _LinAlgError
 _NO_DEFAULT = object()
@@ -622,7 +622,7 @@ def _modules() -> dict[str, Namespace]:
     func_ns = Namespace("torch.func", {"grad": _func.grad, "grad_and_value": _func.grad_and_value,
                                        "vjp": _func.vjp, "jvp": _func.jvp, "jacrev": _func.jacrev,
                                        "jacfwd": _func.jacfwd, "hessian": _func.hessian, "vmap": _func.vmap})
-    # torch.linalg (branch linalg): the table's "linalg.<name>" entries
+    # torch.linalg: the table's "linalg.<name>" entries
     linalg_ns = Namespace("torch.linalg", dict({k[len("linalg."):]: v for k, v in REGISTRY.items()
                                                 if k.startswith("linalg.")}, LinAlgError=_LinAlgError))
     torch = Namespace("torch", dict(members, nn=nn, autograd=autograd_ns, optim=nn_spaces["torch.optim"],
@@ -743,13 +743,13 @@ TENSOR_ATTRS = {
 NODE_ATTRS = {"name": lambda f: (lambda: autograd.torch_name(f)), "next_functions": lambda f: f.next_functions,
               "variable": lambda f: f.variable, "register_hook": lambda f: f.register_hook,
               "register_prehook": lambda f: f.register_prehook,
-              # branch saved: grad_fn.metadata (a dict kept with the node; AccumulateGrad has none in gradcli)
+              # grad_fn.metadata (a dict kept with the node; AccumulateGrad has none in gradcli)
               "metadata": lambda f: f.metadata}
-#: branch saved: what a program reads of ``grad_fn._raw_saved_self`` (torch._C._autograd.SavedTensor)
+#: what a program reads of ``grad_fn._raw_saved_self`` (torch._C._autograd.SavedTensor)
 SAVED_TENSOR_ATTRS = {"register_hooks": lambda s: s.register_hooks}
 DTYPE_ATTRS = {"is_floating_point": lambda d: d.is_floating_point, "itemsize": lambda d: d.itemsize}
 SIZE_ATTRS = {"numel": lambda s: s.numel}
-#: what a program reads of ``t.numpy()``'s array (issue 18: printing gradients with .numpy())
+#: what a program reads of ``t.numpy()``'s array (programs print gradients with .numpy())
 NDARRAY_ATTRS = {"shape": lambda a: tuple(a.shape), "ndim": lambda a: a.ndim, "size": lambda a: a.size,
                  "tolist": lambda a: a.tolist}
 def _str_pad(s: str, how: str):
@@ -895,7 +895,7 @@ def read_attribute(obj, name: str):
         table = NODE_ATTRS
     elif isinstance(obj, dtypes.DType):
         table = DTYPE_ATTRS
-    elif isinstance(obj, _saved_hooks.SavedTensor):  # branch saved: grad_fn._raw_saved_self.register_hooks
+    elif isinstance(obj, _saved_hooks.SavedTensor):  # grad_fn._raw_saved_self.register_hooks
         table = SAVED_TENSOR_ATTRS
     elif isinstance(obj, Size):
         table = SIZE_ATTRS

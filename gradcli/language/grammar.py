@@ -368,7 +368,7 @@ _TOKEN_WORDS = {
     "AUGOP": "an augmented assignment ('+=', ...)", "MAGIC": "an IPython magic",
 }
 
-# Python statements the language does not have, by their first word: said so at the keyword (issue 13 item 4),
+# Python statements the language does not have, by their first word: said so at the keyword,
 # instead of the token the parser stopped at.
 _UNSUPPORTED = {
     "match": "`match` statements are not supported by gradcli",

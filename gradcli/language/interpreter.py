@@ -143,7 +143,7 @@ class Interpreter:
         if anomaly.enabled():
             self.eval_expr = self._eval_recording_positions
         # Warnings that ops raise (PyTorch's, e.g. softmax's implicit dim) point at the program's call that
-        # raised them, never at gradcli's source (issue 15): routed to :meth:`warning` with the current call.
+        # raised them, never at gradcli's source: routed to :meth:`warning` with the current call.
         catcher = warnings.catch_warnings()
         catcher.__enter__()
         warnings.simplefilter("always")  # :meth:`warning` shows each once per program position

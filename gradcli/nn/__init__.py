@@ -6,14 +6,14 @@ from .layers import CLASSES  # noqa: F401
 from .layers import *  # noqa: F401,F403
 from .module import Module, RemovableHandle, core_of  # noqa: F401
 from .parameter import Parameter  # noqa: F401
-# branch nnfunc (issue 18): LayerNorm, GroupNorm, InstanceNorm1d/2d, BatchNorm2d, more activations, Bilinear,
+# normalization layers (LayerNorm, GroupNorm, InstanceNorm1d/2d, BatchNorm2d), more activations, Bilinear,
 # ModuleDict, KLDivLoss, CosineSimilarity, PairwiseDistance
 from . import extra as _extra  # noqa: E402
 from .extra import *  # noqa: F401,F403,E402
 
 CLASSES.update(_extra.CLASSES)
 
-# issue 18, branch conv: convolution, pooling, fold and resize modules (gradcli/nn/conv.py)
+# convolution, pooling, fold and resize modules (gradcli/nn/conv.py)
 from . import conv as _conv  # noqa: E402
 from .conv import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, Conv1d, Conv2d, ConvTranspose1d,  # noqa: E402,F401
                    ConvTranspose2d, Fold, MaxPool1d, MaxPool2d, Unfold, Upsample)

@@ -1,4 +1,4 @@
-"""torch.nn's convolution, pooling, fold and resize modules (issue 18): Conv1d, Conv2d, ConvTranspose2d (and
+"""torch.nn's convolution, pooling, fold and resize modules: Conv1d, Conv2d, ConvTranspose2d (and
 ConvTranspose1d), MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, Unfold, Fold, Upsample, each as PyTorch 2.13's
 class: the same constructor arguments, checks and defaults, parameters drawn as ``reset_parameters`` draws them
 (kaiming_uniform_ with a = sqrt(5), then the bias from U(-1/sqrt(fan_in), 1/sqrt(fan_in)), from the

@@ -1,4 +1,4 @@
-"""More built-in modules of ``torch.nn`` (issue 18, branch nnfunc): normalization layers (LayerNorm, GroupNorm,
+"""More built-in modules of ``torch.nn``: normalization layers (LayerNorm, GroupNorm,
 InstanceNorm1d/2d, BatchNorm2d), activations (LogSigmoid, Softsign, CELU, Mish, Hardswish, Hardsigmoid,
 Hardtanh, GLU, Softmin), Bilinear, ModuleDict, KLDivLoss, CosineSimilarity and PairwiseDistance.
 

@@ -24,36 +24,35 @@ families, each importing only those above it:
 * :mod:`.linalg` — dot, mv, mm, bmm, outer, matmul, linear, einsum
 * :mod:`.activation` — relu, relu6, leaky_relu, elu, selu, gelu, silu, softplus, hardtanh
 * :mod:`.nn` — softmax, log_softmax
-* :mod:`.scans` — cumprod, cummax/cummin, logcumsumexp (issue 18; cumsum is in :mod:`.reduction`)
-* :mod:`.products` — tril, triu, trace, kron, tensordot (issue 18)
+* :mod:`.scans` — cumprod, cummax/cummin, logcumsumexp (cumsum is in :mod:`.reduction`)
+* :mod:`.products` — tril, triu, trace, kron, tensordot
 * :mod:`.scatter` — masked_fill, masked_select, scatter, scatter_add, index_fill, index_copy, take, take_along_dim,
-  nonzero (issue 18)
-* :mod:`.layers` — embedding, batch_norm, dropout, sort/argsort, index_add (torch.nn's layers, issue 18)
-* :mod:`.order` — topk, kthvalue, median, msort (issue 18)
+  nonzero
+* :mod:`.layers` — embedding, batch_norm, dropout, sort/argsort, index_add (torch.nn's layers)
+* :mod:`.order` — topk, kthvalue, median, msort
 * :mod:`.matrix` — torch.linalg's det, slogdet, inv, solve, cholesky, qr, eigh, eigvalsh, svd, svdvals, pinv,
   matrix_norm, vector_norm, norm, cross, matrix_power, matrix_exp, multi_dot (registered as ``linalg.<name>``),
-  det, inverse, slogdet, logdet, qr, svd, pinverse, cross, matrix_power, matrix_exp, cdist (issue 18)
+  det, inverse, slogdet, logdet, qr, svd, pinverse, cross, matrix_power, matrix_exp, cdist
 * :mod:`.loss` — cross_entropy, nll_loss, mse_loss, l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy,
   binary_cross_entropy_with_logits, kl_div
 * :mod:`.functional` — logsigmoid, softsign, celu, mish, hardswish, hardsigmoid, glu, softmin, layer_norm,
-  group_norm, instance_norm, normalize, cosine_similarity, pairwise_distance, bilinear, one_hot (issue 18, branch
-  nnfunc)
-* :mod:`.more` — quantile, nanquantile, scatter_reduce, masked_scatter (issue 18, branch nnfunc)
+  group_norm, instance_norm, normalize, cosine_similarity, pairwise_distance, bilinear, one_hot
+* :mod:`.more` — quantile, nanquantile, scatter_reduce, masked_scatter
 * :mod:`.conv` — conv1d/conv2d, conv_transpose1d/2d, max_pool1d/2d, avg_pool1d/2d, adaptive_avg_pool1d/2d, pad,
-  constant_pad_nd, interpolate, unfold/fold, Tensor.unfold (issue 18, branch conv)
+  constant_pad_nd, interpolate, unfold/fold, Tensor.unfold
 """
 
 from . import (activation, arithmetic, comparison, creation, indexing, inplace, linalg, loss,  # noqa: F401
                nn, random, reduction, shape, unary)
-from . import layers  # noqa: F401  (issue 18: embedding, batch_norm, dropout, sort/argsort, index_add)  # (importing them fills the registry)
-from . import scans  # noqa: F401  (issue 18: cumprod, cummax/cummin, logcumsumexp)
-from . import products  # noqa: F401  (issue 18: tril, triu, trace, kron, tensordot)
-from . import scatter  # noqa: F401  (issue 18: masked_fill/select, scatter(_add), index_fill/copy, take(_along_dim), nonzero)
-from . import order  # noqa: F401  (issue 18: topk, kthvalue, median, msort)
-from . import functional  # noqa: F401  (branch nnfunc: torch.nn.functional activations, norms, distances)
-from . import more  # noqa: F401  (branch nnfunc, issue 18: quantile, nanquantile, scatter_reduce, masked_scatter)
-from . import conv  # noqa: F401  (issue 18, branch conv: conv1d/2d, conv_transpose, pools, unfold/fold, pad, interpolate)
-from . import matrix  # noqa: F401  (issue 18, branch linalg: torch.linalg's functions, det, inverse, cdist, ...)
+from . import layers  # noqa: F401  (embedding, batch_norm, dropout, sort/argsort, index_add)  # (importing them fills the registry)
+from . import scans  # noqa: F401  (cumprod, cummax/cummin, logcumsumexp)
+from . import products  # noqa: F401  (tril, triu, trace, kron, tensordot)
+from . import scatter  # noqa: F401  (masked_fill/select, scatter(_add), index_fill/copy, take(_along_dim), nonzero)
+from . import order  # noqa: F401  (topk, kthvalue, median, msort)
+from . import functional  # noqa: F401  (torch.nn.functional activations, norms, distances)
+from . import more  # noqa: F401  (quantile, nanquantile, scatter_reduce, masked_scatter)
+from . import conv  # noqa: F401  (conv1d/2d, conv_transpose, pools, unfold/fold, pad, interpolate)
+from . import matrix  # noqa: F401  (torch.linalg's functions, det, inverse, cdist, ...)
 from ._core import KINDS, REGISTRY, Op, to_tensor
 from .activation import relu
 from .arithmetic import (add, div, floor_divide, mul, pow, remainder, rsub, sub, true_divide,  # noqa: F401
@@ -71,6 +70,6 @@ from . import operators  # noqa: F401  (installs Tensor's operators; imports the
 
 __all__ = ["REGISTRY", "KINDS", "Op", "to_tensor"] + sorted(n for n in REGISTRY if not n.startswith("_"))
 
-# branch saved: grad_fn._saved_* (PyTorch's names of saved values) and torch.autograd.graph's saved tensors hooks,
+# grad_fn._saved_* (PyTorch's names of saved values) and torch.autograd.graph's saved tensors hooks,
 # installed on the engine
 from .. import saved_hooks, saved_names  # noqa: F401, E402

@@ -1,4 +1,4 @@
-"""Convolution and pooling (issue 18): conv1d/conv2d/conv_transpose1d/conv_transpose2d, max_pool1d/2d,
+"""Convolution and pooling: conv1d/conv2d/conv_transpose1d/conv_transpose2d, max_pool1d/2d,
 avg_pool1d/2d, adaptive_avg_pool1d/2d, unfold/fold, pad and interpolate, as torch.nn.functional computes them and
 names their backward.
 

@@ -1,4 +1,4 @@
-"""torch.nn.functional's remaining activations, normalizations and distances (issue 18): logsigmoid, softsign,
+"""torch.nn.functional's remaining activations, normalizations and distances: logsigmoid, softsign,
 celu, mish, hardswish, hardsigmoid, glu, layer_norm, group_norm, instance_norm, normalize, cosine_similarity,
 pairwise_distance, bilinear, one_hot, softmin.
 

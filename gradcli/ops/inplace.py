@@ -463,7 +463,7 @@ def _rounding_inplace(name: str, fn):
 
     method.__name__ = name
     method.__doc__ = (f"``self.{name}()``: torch.{name[:-1]} in place; returns self. Matches torch.Tensor.{name} "
-                      f"(issue 18; the grad_fn of torch.{name[:-1]}).")
+                      f"(the grad_fn of torch.{name[:-1]}).")
     return tensor_method(name)(method)
 
 

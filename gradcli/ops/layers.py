@@ -1,4 +1,4 @@
-"""The ops behind torch.nn's layers and a few more (issue 18): embedding, batch_norm, dropout, sort/argsort and
+"""The ops behind torch.nn's layers and a few more: embedding, batch_norm, dropout, sort/argsort and
 index_add, each as PyTorch 2.13 computes it and names its backward.
 
 Derivative rules are written with ops of the table, so that they can be differentiated again.

@@ -1,4 +1,4 @@
-"""Matrix functions (issue 18): torch.linalg's det, slogdet, inv, solve, cholesky, qr, eigh, eigvalsh, svd,
+"""Matrix functions: torch.linalg's det, slogdet, inv, solve, cholesky, qr, eigh, eigvalsh, svd,
 svdvals, pinv, matrix_norm, vector_norm, norm, cross, matrix_power, matrix_exp, multi_dot, and torch.det,
 torch.inverse, torch.slogdet, torch.logdet, torch.cross, torch.matrix_power, torch.matrix_exp, torch.pinverse,
 torch.cdist. The ``torch.linalg`` namespace itself is :mod:`gradcli.linalg`.

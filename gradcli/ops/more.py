@@ -1,4 +1,4 @@
-"""quantile/nanquantile, scatter_reduce and masked_scatter (issue 18, branch nnfunc).
+"""quantile/nanquantile, scatter_reduce and masked_scatter.
 
 quantile follows PyTorch 2.13's aten/src/ATen/native/Sorting.cpp (quantile_impl, quantile_compute): sort, ranks
 ``q * (n - 1)`` (nanquantile: over the non-NaN values), gather below and above, lerp, then an in-place squeeze,

@@ -1,4 +1,4 @@
-"""Order statistics (issue 18): topk, kthvalue, median (of all elements, and along a dim), msort.
+"""Order statistics: topk, kthvalue, median (of all elements, and along a dim), msort.
 
 The indices (and so where the gradient goes when values tie) are the ones PyTorch 2.13's CPU kernels choose:
 topk runs libstdc++'s std::nth_element + std::sort (or std::partial_sort when ``64 * k <= n``) on (value,

@@ -1,4 +1,4 @@
-"""Triangles and products (issue 18): tril, triu, trace, kron, tensordot.
+"""Triangles and products: tril, triu, trace, kron, tensordot.
 
 tril, triu and trace are ops (TrilBackward0, TriuBackward0, TraceBackward0; linear, so their tangents are the op
 of the tangent); kron and tensordot are composed of other ops as PyTorch composes them

@@ -286,7 +286,7 @@ def _from_to(name: str, args: tuple, kw: dict, defaults: tuple):
     return values["from"], values["to"]
 
 
-# --------------------------------------------------------------- exponential_ and multinomial (branch multi)
+# ------------------------------------------------------------------------------ exponential_ and multinomial
 
 
 @op("_exponential_fill", grad_fn="ExponentialBackward0", promote=None, note="d/dself = 0")

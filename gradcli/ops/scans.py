@@ -1,4 +1,4 @@
-"""Scans (issue 18): cumprod, cummax/cummin and logcumsumexp along one dimension, beside cumsum
+"""Scans: cumprod, cummax/cummin and logcumsumexp along one dimension, beside cumsum
 (:mod:`.reduction`).
 
 Values, dtypes, the indices cummax/cummin choose (the last of equal values; NaN propagating), grad_fn names and

@@ -1,4 +1,4 @@
-"""Masks and scatters (issue 18): masked_fill, masked_select, scatter, scatter_add, index_fill, index_copy, take,
+"""Masks and scatters: masked_fill, masked_select, scatter, scatter_add, index_fill, index_copy, take,
 take_along_dim, nonzero.
 
 Each follows PyTorch 2.13: its grad_fn (a number ``value`` and a tensor one are different overloads with

@@ -260,7 +260,7 @@ sign = _unary("sign", "SignBackward0", _sign, lambda grad: zeros_like_grad(grad)
                   "as its kernel does, ``(0 < x) - (x < 0)``; its gradient is zero.")
 
 
-# ------------------------------------------------------------------------------------- round (issue 18)
+# ------------------------------------------------------------------------------------------------ round
 def _round_half_even(input):
     if input.dtype.kind == "b":
         raise not_implemented_for("round_cpu", input.dtype)
@@ -305,7 +305,7 @@ def round(input, decimals=0):
 
 
 
-# ----------------------------------------------------------------- floor, ceil, trunc, frac (issue 18)
+# ---------------------------------------------------------------------------- floor, ceil, trunc, frac
 def _rounding(name: str, ufunc, kernel: str):
     """The forward of floor/ceil/trunc: integers are returned as they are (copied), bools refused as PyTorch's
     ``<kernel>`` does."""

@@ -182,7 +182,7 @@ class ArrayTexts:
                             and np.array_equal(ref, a, equal_nan=nan)):
                 return token
         token = f"\x00{len(self.texts)}\x00"
-        if a.dtype in (np.float32, np.float16) and a.ndim:  # built by numpy, not json.dumps (issue 17)
+        if a.dtype in (np.float32, np.float16) and a.ndim:  # built by numpy, not json.dumps (many times faster)
             from .jsonarrays import float_array_parts
 
             self.texts.append(float_array_parts(a))  # ASCII bytes in pieces, written as they are where it can be

@@ -1,5 +1,5 @@
 """JSON text of large float32 (and float16) arrays, built by numpy in C rather than by ``json.dumps`` walking a
-list of a million Python floats (issue 17: ``gradcli grad ... -i "X=randn(1000, 1000)" --json``).
+list of a million Python floats (as in ``gradcli grad ... -i "X=randn(1000, 1000)" --json``).
 
 The text is exactly what ``json.dumps(array_to_json(a))`` writes (``gradcli.render.json``): nested lists with
 ``", "`` between items, each number the ``repr`` of the float64 that :func:`~gradcli.render.json.shortest_float64`

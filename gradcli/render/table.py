@@ -13,7 +13,7 @@ import numpy as np
 
 from ..printing import format_tensor
 from ..result import EntryResult, ErrorInfo, GradResult, nonfinite
-from .messages import nonfinite_warning  # noqa: F401  (its home was this module)
+from .messages import nonfinite_warning  # noqa: F401  (importable from here too)
 from .registry import EntryFormat, Renderer, register
 
 GRAPH_ROWS = 200
@@ -378,7 +378,7 @@ class BatchTable:
     def row(self, line: int, entry: str, output: str | None, grads_or_error: str, failed: bool) -> str:
         """The lines of one row; ``output`` is None for a failed entry, whose error fills the last column.
 
-        Laid out here, not by a rich Table per row (issue 17: that cost ~1 ms an entry): each cell's lines are
+        Laid out here, not by a rich Table per row (that costs ~1 ms an entry): each cell's lines are
         wrapped at spaces to its column's width (words longer than the column are cut, as rich's "fold"), cells
         are padded and joined with the header's separators; a failed entry's last cell is red on a terminal."""
         widths = self._widths()
