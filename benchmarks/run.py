@@ -6,7 +6,7 @@
     python benchmarks/run.py --json     # one JSON object instead of the table
     python benchmarks/run.py --only perop,matmul
 
-What is measured (issue 6; benchmarks/README.md has the latest figures and explains every missed target):
+What is measured (benchmarks/README.md has the latest figures and explains every missed target):
 
   startup  whole-process wall time of ``gradcli grad "2 * dot(x, x)" -i "x=arange(4.0)"``, against
            ``python -c "import numpy, typer, rich, lark"`` (the floor: gradcli's own dependencies) and the same
@@ -941,7 +941,7 @@ def _wall_to_file(cmd, env, path):
 
 def bench_bigjson(reps, torch_ok):
     """``gradcli grad "(X @ X).sum()" -i "X=randn(1000, 1000)"``: whole-process wall time with --json against the
-    table (issue 17: --json <= 1.5x the table), the same with ``--fields output,grads``, and the size written.
+    table (the target: --json <= 1.5x the table), the same with ``--fields output,grads``, and the size written.
 
     The output goes to a file, as ``gradcli grad ... --json > out.json``; the note also gives the times with the
     output read through a pipe by this script (``subprocess`` reading 32 KiB at a time and keeping the 34 MB),

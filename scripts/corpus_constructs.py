@@ -1,4 +1,4 @@
-"""Count the Python constructs and torch names the corpus programs use (the worklist of issue 13).
+"""Count the Python constructs and torch names the corpus programs use (what the language must cover to run them).
 
     python scripts/corpus_constructs.py            # markdown tables on standard output
 
@@ -25,7 +25,7 @@ def _is_str(node: ast.AST) -> bool:
 
 
 def constructs(tree: ast.Module, source: str) -> set[str]:
-    """The names of the language features (as issue 13 lists them) that one program uses."""
+    """The names of the Python language features (lambda, comprehensions, classes, ...) that one program uses."""
     found: set[str] = set()
     body = tree.body
     if body and isinstance(body[0], ast.Expr) and _is_str(body[0].value):
