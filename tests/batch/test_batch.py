@@ -259,7 +259,7 @@ def test_stdin_format_is_detected_from_the_first_line():
 
 def test_extension_and_format_option(tmp_path):
     line = '{"program": "(x * 2).sum()", "inputs": {"x": [1.0]}}\n'
-    # .txt is text: a JSON object is then a program, a dict display (issue 13), whose value is not an output.
+    # .txt is text: a JSON object is then a program, a dict display, whose value is not an output.
     r = batch(write(tmp_path, "c.txt", line), "--json")
     error = json_lines(r)[0]["error"]
     assert r.exit_code == 1 and error["type"] == "TypeError"

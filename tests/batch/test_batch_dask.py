@@ -1,4 +1,4 @@
-"""``gradcli batch --dask ADDRESS`` (issue 17, item 4) on a real Dask cluster on this machine: a LocalCluster
+"""``gradcli batch --dask ADDRESS`` on a real Dask cluster on this machine: a LocalCluster
 with a scheduler and two worker processes (one thread each), shared by the tests of this file.
 
 The output is byte-identical to a one-process run (20,000 entries), a worker killed mid-run loses and

@@ -1,4 +1,4 @@
-"""Issue 17, item 3: the same options per entry. A JSON Lines entry's ``gradient``, ``repeat``, ``zero_grad``,
+"""The same options per entry. A JSON Lines entry's ``gradient``, ``repeat``, ``zero_grad``,
 ``check``, ``dtype`` and ``seed`` mean what ``gradcli grad``'s options mean: each entry's JSON line equals
 ``gradcli grad ... --json`` with those options (plus ``line``). ``batch --check`` checks every entry."""
 

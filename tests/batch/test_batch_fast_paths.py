@@ -1,4 +1,4 @@
-"""The per-entry shortcuts of ``gradcli batch`` (issue 17, item 1: throughput) give exactly what the general code
+"""The per-entry shortcuts of ``gradcli batch`` (there for throughput) give exactly what the general code
 gives: a JSON line's small arrays encoded element by element, their ``nonfinite`` flags, the time limit armed
 per entry with one SIGALRM handler for the whole batch, and the ``random`` module made on first use."""
 
@@ -87,7 +87,7 @@ def test_entry_clock_arms_per_entry_and_restores_the_handler():
 
 
 def test_random_in_batch_entries_follows_the_seed():
-    """The module made on first use is the one a run always had: seeded from the entry's seed, its own."""
+    """The module made on first use is what a run makes up front: seeded from the entry's seed, its own."""
     entries = ("import random; x = tensor([random.random(), random.gauss(0.0, 1.0)], requires_grad=True); x.sum()\n"
                "x = tensor(1.0, requires_grad=True); x * 2\n"
                "from random import uniform; x = tensor(uniform(0, 1), requires_grad=True); x * 1\n")
@@ -102,7 +102,7 @@ def test_random_in_batch_entries_follows_the_seed():
 
 def test_run_random_follows_the_seed(tmp_path):
     """``gradcli run --seed N``: the program's ``random`` is seeded from the run's seed, so runs repeat (the
-    interpreter is made inside the run's context; it was made before it, from an unseeded generator)."""
+    interpreter is made inside the run's context, not before it from an unseeded generator)."""
     path = tmp_path / "r.py"
     path.write_text("import random\nprint(random.random(), random.randint(1, 100))\n")
     outs = [runner.invoke(app, ["run", str(path), "--seed", "4"]) for _ in range(2)]

@@ -1,6 +1,6 @@
-"""Issue 17's defect, "nothing lost": one entry with a syntax error (an unclosed bracket above all) fails alone,
+"""Nothing lost: one entry with a syntax error (an unclosed bracket above all) fails alone,
 and every line after it is an entry of its own, with its result and its line number. Run as a user runs it:
-``gradcli batch FILE --json`` (typer's CliRunner), on the issue's reproductions and on hypothesis-generated
+``gradcli batch FILE --json`` (typer's CliRunner), on hand-written broken files and on hypothesis-generated
 files mixing valid lines with broken ones."""
 
 from __future__ import annotations

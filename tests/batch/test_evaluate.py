@@ -1,4 +1,4 @@
-"""``gradcli.batch.evaluate`` (issue 17, item 4): entries in, result dicts out, exactly the lines of
+"""``gradcli.batch.evaluate``: entries in, result dicts out, exactly the lines of
 ``gradcli batch --json`` for the same entries; a bad entry is a result with ``error``."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 15, item 4: answers for programs whose output has no gradient, and for programs that call backward
+"""Answers for programs whose output has no gradient, and for programs that call backward
 themselves, each as the user typed it."""
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ def test_outputs_without_a_gradient_print_their_value_and_a_note():
 
 
 def test_a_program_that_calls_backward_itself_is_reported_as_it_left_its_gradients():
-    """The issue's case: retain_graph=True gave [4, 8] (gradcli ran backward again); without it, 'backward
-    through the graph a second time' though the user called backward once. PyTorch: x.grad is [2., 4.]."""
+    """The program's own backward, with or without retain_graph=True, is the only one: x.grad is [2., 4.] as in
+    PyTorch, not [4, 8] (a second backward by gradcli) nor 'backward through the graph a second time'."""
     for program in ("y = (x*x).sum(); y.backward(retain_graph=True); y", "y = (x*x).sum(); y.backward(); y"):
         r = grad(program, "-i", "x=[1.,2.]", "--json")
         assert r.exit_code == 0, r.output

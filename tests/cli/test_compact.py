@@ -1,4 +1,4 @@
-"""Issue 15, item 2: compact answers (``--format compact``, ``-q``) for grad, batch and the session, and
+"""Compact answers (``--format compact``, ``-q``) for grad, batch and the session, and
 ``--show`` choosing the sections of tables and compact lines."""
 
 from __future__ import annotations

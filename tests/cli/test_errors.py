@@ -51,7 +51,8 @@ def test_a_closed_pipe_ends_quietly(monkeypatch):
 
 
 def test_grad_into_head_ends_quietly():
-    """Issue 15: ``gradcli grad ... | head -1`` exited 1 (rich's own handling of a closed pipe)."""
+    """``gradcli grad ... | head -1`` exits 141 with nothing on stderr, not 1 (rich's own handling of a closed
+    pipe)."""
     import os
     import subprocess
     import sys

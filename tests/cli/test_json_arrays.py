@@ -1,4 +1,4 @@
-"""Big tensors in JSON (issue 17, item 2): float32 values are written as their shortest round-trip decimals,
+"""Big tensors in JSON: float32 values are written as their shortest round-trip decimals,
 found for whole arrays at once, and a large array that appears twice in a document is encoded once. The
 numbers must be exactly those of the small-array path (numpy's shortest repr of each float32)."""
 
@@ -168,7 +168,8 @@ def test_numpy_built_text_of_deep_shapes_short_and_long_numbers():
 
 
 def test_numpy_built_text_of_a_million_randn_equals_json_dumps():
-    """The benchmark's case (issue 17): a 1000x1000 randn float32 array, in several slices, byte for byte."""
+    """The benchmark's case (benchmarks/run.py bigjson): a 1000x1000 randn float32 array, in several slices,
+    byte for byte."""
     a = np.random.default_rng(0).standard_normal((1000, 1000)).astype(np.float32)
     a[::7, ::11] *= np.float32(1e-6)  # some in exponent notation, in every slice
     assert jsonarrays.float_array_bytes(a) == _json_text(a).encode()

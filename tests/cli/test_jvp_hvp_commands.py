@@ -1,5 +1,5 @@
-"""``gradcli jvp``, ``gradcli hvp``, ``gradcli jacobian --mode`` and batch entries with a ``transform`` (issue 14,
-items 2 and 3) as a user types them: values against torch.func / torch.autograd.functional, the JSON documents
+"""``gradcli jvp``, ``gradcli hvp``, ``gradcli jacobian --mode`` and batch entries with a ``transform`` as a user
+types them: values against torch.func / torch.autograd.functional, the JSON documents
 against their schemas (``gradcli schema jvp``/``hvp``/``batch``), tables, compact lines, ``--check`` against
 central differences, and the errors."""
 

@@ -92,7 +92,7 @@ def test_grad_schema_rejects_broken_documents():
 
 
 def test_grad_fields_choose_the_members_and_stay_valid():
-    """``--fields`` (issue 17): the document holds exactly the chosen members, in the schema's order; by default
+    """``--fields``: the document holds exactly the chosen members, in the schema's order; by default
     all five."""
     v = validator("grad")
     args = ["grad", "(x * x).sum()", "-i", "x=[1., 2.]", "--json"]

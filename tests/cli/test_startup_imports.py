@@ -1,7 +1,7 @@
-"""Start-up imports only what the command uses (issue 15 item 5; benchmarks/README.md has the figures).
+"""Start-up imports only what the command uses (benchmarks/README.md has the figures).
 
 Each check runs the real entry point (:func:`gradcli.cli.main`, what the console script and ``python -m gradcli``
-call) in a fresh interpreter and lists which of the modules the command must not need were imported. Re-adding
+call) in a fresh interpreter and lists which of the modules the command must not need were imported. Adding
 an eager import (``from . import limits`` at the top of gradcli/cli.py, ``from . import table`` in
 gradcli/render/__init__.py, a console with emoji codes) makes one of these fail.
 """

@@ -1,4 +1,4 @@
-"""``gradcli jacobian`` and ``gradcli hessian`` (issue 14, item 3) as a user runs them: the issue's commands,
+"""``gradcli jacobian`` and ``gradcli hessian`` as a user runs them: typical commands,
 values against torch.autograd.functional, the JSON documents against their schemas, tables, compact lines, and
 the errors (an unknown mode, a Hessian of a non-scalar output, a result over the elements limit)."""
 

@@ -1,4 +1,4 @@
-"""Issue 15, items 3 and 4: what users ran into, each done as they did it."""
+"""Mistakes users make, each done as a user does it."""
 
 from __future__ import annotations
 
@@ -108,7 +108,7 @@ def test_pytorch_s_submodules_are_not_denied():
 
 
 def test_torch_linalg_is_a_namespace_that_names_what_gradcli_lacks():
-    # branch linalg: torch.linalg holds the table's linalg functions; a PyTorch one gradcli lacks says so
+    # torch.linalg holds the table's linalg functions; a PyTorch one gradcli lacks says so
     r = runner.invoke(app, ["grad", "torch.linalg.norm(x)", "-i", "x=[3., 4.]", "--json"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["grads"]["x"]["value"] == [0.6, 0.8]
@@ -165,8 +165,8 @@ def test_version_and_shell_completion():
 
 
 def test_tensors_are_never_rewrapped_inside_a_cell_and_columns_is_honoured():
-    """At 60 columns (COLUMNS, piped) a 3x8 input used to be re-wrapped mid-row inside its cell and the output's
-    grad_fn cut (``grad_fn=<MseLossBa…``): now such tensors print below their table, whole."""
+    """At 60 columns (COLUMNS, piped) a 3x8 input does not fit its cell: such tensors print below their table,
+    whole, rather than re-wrapped mid-row inside the cell with the output's grad_fn cut (``grad_fn=<MseLossBa…``)."""
     r = subprocess.run([sys.executable, "-m", "gradcli", "grad", "mse_loss(x, y)", "-i", "x=randn(3, 8)", "-c",
                         "y=zeros(3, 8)", "--seed", "0"], capture_output=True, text=True,
                        env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "60"})
@@ -187,7 +187,7 @@ def test_ops_keeps_names_whole_at_80_columns():
 
 
 def test_help_starts_without_the_engine():
-    # issue 15 item 5: ``gradcli --help`` and ``gradcli grad --help`` compute nothing, so they do not import the
+    # ``gradcli --help`` and ``gradcli grad --help`` compute nothing, so they do not import the
     # op table, the language or numpy's engine modules (the package's names load on first use)
     code = ("import sys; sys.argv = ['gradcli'] + sys.argv[1:]\n"
             "from gradcli.cli import main\n"

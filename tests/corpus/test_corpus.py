@@ -1,4 +1,4 @@
-"""The corpus of PyTorch autograd programs (issue 13, item 6), run with `gradcli run`.
+"""The corpus of PyTorch autograd programs, run with `gradcli run`.
 
 Every program in `programs/` is run once, all in parallel, by the installed gradcli (`python -m gradcli run`),
 and its standard output is compared with `expected/NAME.out`, which PyTorch 2.13 printed
@@ -41,7 +41,7 @@ TIMEOUT = 20.0
 RTOL = 1e-4
 ATOL = 1e-6
 
-# The ratchet: programs that match today and must keep matching. Add a program here as soon as it matches.
+# The ratchet: programs that match and must keep matching. Add a program here as soon as it matches.
 PASSING: list[str] = [
     "001_requires_grad_basics",
     "002_requires_grad_inplace_flag",
@@ -78,7 +78,7 @@ PASSING: list[str] = [
     "050_generator_minibatches",
     "052_seeded_property_check",
     "053_setup_context_double_backward",
-    # issue 18: torch.nn and torch.optim
+    # torch.nn and torch.optim
     "010_custom_function_outputs",
     "031_nn_sequential_polynomial",
     # 032_optim_rmsprop: matches on AVX2 CPUs, not on AVX-512 ones (FAILURES.md, "Depends on the CPU")
@@ -220,7 +220,7 @@ def corpus_runs() -> dict[str, Run]:
 
 def test_corpus_files_consistent():
     """Every program has its expected output and a provenance header, and the lists name real programs."""
-    assert len(PROGRAMS) >= 45, f"the corpus holds {len(PROGRAMS)} programs; issue 13 asks for at least 40"
+    assert len(PROGRAMS) >= 45, f"the corpus holds {len(PROGRAMS)} programs; it must hold at least 40"
     outputs = sorted(p.stem for p in EXPECTED_DIR.glob("*.out"))
     assert outputs == PROGRAMS, "run scripts/gen_corpus_expected.py: programs and expected/*.out differ"
     for name in PROGRAMS:

@@ -1,4 +1,4 @@
-"""gradcli.forward_ad (torch.autograd.forward_ad, issue 14 item 1): levels, dual tensors, messages and printing
+"""gradcli.forward_ad (torch.autograd.forward_ad): levels, dual tensors, messages and printing
 compared with PyTorch; tangents through in-place ops and views; PyTorch's error for an op without a forward-mode
 rule. The per-op JVP checks are generated from the op table (tests/ops/test_op_table.py: test_jvp, test_jvp_hvp)."""
 

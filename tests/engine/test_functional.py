@@ -1,4 +1,4 @@
-"""``torch.autograd.functional`` (issue 14, item 2, reverse mode): jacobian, hessian, vjp, jvp, hvp, vhp equal
+"""``torch.autograd.functional`` (reverse mode): jacobian, hessian, vjp, jvp, hvp, vhp equal
 PyTorch's values, shapes, nesting and messages, through ``gradcli run`` as a user writes them and through the
 library API on a set of functions and shapes."""
 

@@ -1,4 +1,4 @@
-"""Tensor and node hooks (issue 13 item 3): register_hook (returning a new gradient or not), on leaves and
+"""Tensor and node hooks: register_hook (returning a new gradient or not), on leaves and
 non-leaves, outputs of a node with several, under autograd.grad and create_graph; post-accumulate hooks;
 grad_fn.register_prehook/register_hook; handles' remove(). Programs print what PyTorch prints."""
 

@@ -74,11 +74,11 @@ LAYERS = {
     "gradcli.result": 8,
     "gradcli.reporting": 8,
     "gradcli.formulas": 6,
-    "gradcli.nn": 6,  # torch.nn (issue 18): modules, Parameter, init, utils (library API on the op table)
+    "gradcli.nn": 6,  # torch.nn: modules, Parameter, init, utils (library API on the op table)
     "gradcli.nn.*": 6,
     "gradcli.optim": 6,  # torch.optim and its lr_scheduler (library API)
     "gradcli.optim.*": 6,  # each backward's local derivative as a formula, for --explain
-    "gradcli.linalg": 6,  # torch.linalg (branch linalg): the op table's linalg.* entries
+    "gradcli.linalg": 6,  # torch.linalg: the op table's linalg.* entries
     "gradcli.recording": 8,  # what the graph pictures and --explain show, recorded while a program runs
     "gradcli.explain": 8,
     "gradcli.plot": 8,

@@ -1,4 +1,4 @@
-"""The optimised paths of the op table and the engine give the results of the general ones (issue 6).
+"""The optimised paths of the op table and the engine give the results of the general ones.
 
 * ``_core._apply``'s inline fast path (one or two inputs of one float dtype, or a float tensor and a Python
   number) against the general path (promotion, ``_wrap_output``), which a Tensor subclass takes: the same

@@ -54,7 +54,7 @@ _FULL_REDUCTION = ("PyTorch records the overload without dim (SumBackward0 saves
 
 #: Where gradcli's rule saves other values than PyTorch's derivatives.yaml formula (see the module docstring).
 DIFFERENCES = [
-    # issue 18's linear algebra (branch linalg)
+    # linear algebra (gradcli/ops/matrix.py)
     Difference("linalg.diagonal", ("_saved_dim1", "_saved_dim2"), "PyTorch saves dim1 and dim2 as given (negative "
                "dims as unsigned 64-bit ints); gradcli saves them normalized"),
     Difference("linalg.svd", ("_saved_mat2",), "the sample's reconstruction U diag(S) Vh: PyTorch's mm saves Vh as "
@@ -72,7 +72,7 @@ DIFFERENCES = [
     Difference("svd", ("_saved_self",), _ONLY_NEEDED),
     Difference("cdist", ("_saved_x1", "_saved_x2"), "PyTorch saves the broadcast inputs (expanded views); gradcli saves "
                "the inputs as given"),
-    # issue 18's conv and nn.functional families (branches conv, nnfunc)
+    # the conv and nn.functional families (gradcli/ops/conv.py, gradcli/ops/functional.py)
     Difference("avg_pool2d", ("_saved_stride",), "PyTorch saves stride as given (() when omitted); gradcli saves "
                "the stride it used (kernel_size by default)"),
     Difference("constant_pad_nd", ("_saved_pad",), "PyTorch saves pad as unsigned 64-bit ints (a negative pad, a crop, "
@@ -256,7 +256,7 @@ NAMES_DIFFER = {
     "huber_loss": "PyTorch's formula reads self; gradcli's rule saves its shape too",
     "binary_cross_entropy": "PyTorch's formula reads self; gradcli's rule saves its shape too",
     "binary_cross_entropy_with_logits": "PyTorch's formula reads self; gradcli's rule saves its shape too",
-    # issue 18's conv and nn.functional families (branches conv, nnfunc): their rules name what they save in
+    # the conv and nn.functional families: their rules name what they save in
     # their own terms; PyTorch's names come from aten's convolution/pooling/norm signatures
     "conv1d": _CONV, "conv2d": _CONV, "conv_transpose1d": _CONV, "conv_transpose2d": _CONV,
     "max_pool1d": _POOL, "max_pool2d": _POOL, "avg_pool1d": _POOL, "avg_pool2d": _POOL,
@@ -275,7 +275,7 @@ NAMES_DIFFER = {
     "group_norm": "PyTorch's NativeGroupNormBackward0 saves input, N, C, HxW, group and the mean and rstd (result1, "
                   "result2); gradcli's rule saves the normalized input and rstd",
     "logsigmoid": "PyTorch's LogSigmoidBackward0 saves a buffer of exp(-|x|) beside self; gradcli's rule recomputes it",
-    # issue 18's linear algebra (branch linalg): gradcli's rules save the decomposition they differentiate through
+    # linear algebra: gradcli's rules save the decomposition they differentiate through
     # under their own names; PyTorch's nodes save LAPACK's factors (LU, pivots), the input as A, its results
     "det": _LU, "linalg.det": _LU, "slogdet": _LU, "linalg.slogdet": _LU, "linalg.solve": _LU,
     "logdet": "PyTorch's LogdetBackward0 is recorded on top of slogdet's and saves no condition",

@@ -1,4 +1,4 @@
-"""Classes, decorators, *args/**kwargs, global/nonlocal/del and custom autograd Functions (issue 13 item 1):
+"""Classes, decorators, *args/**kwargs, global/nonlocal/del and custom autograd Functions:
 programs run with ``gradcli run`` print what Python with PyTorch prints."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A program using ``torch.autograd.forward_ad`` (issue 14 item 1), run by ``gradcli run``, prints exactly what
+"""A program using ``torch.autograd.forward_ad``, run by ``gradcli run``, prints exactly what
 the same program prints under PyTorch: dual tensors (``tangent=`` suffix, a 0-d tangent as a number), tangents
 through ops, views, matmul, softmax, in-place ops and setitem, ``unpack_dual`` inside and after the level,
 reverse over forward, and PyTorch's messages (shape mismatch, nested levels, no level)."""

@@ -1,4 +1,4 @@
-"""A program using ``torch.func`` (issue 14): grad, grad_and_value (argnums, has_aux), vjp, jvp, jacrev, jacfwd,
+"""A program using ``torch.func``: grad, grad_and_value (argnums, has_aux), vjp, jvp, jacrev, jacfwd,
 hessian, vmap (in_dims, out_dims, nested, over grad and jacrev, per-sample gradients), pytrees (dicts, tuples),
 autograd.functional's forward-mode strategies and PyTorch's messages, run by ``gradcli run``, prints exactly
 what the same program prints under PyTorch. (Hessians are printed ``+ 0.0``: the sign of a zero entry follows

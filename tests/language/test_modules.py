@@ -1,4 +1,4 @@
-"""``import math`` and ``import random`` (issue 13, item 2): Python's modules as programs use them; any other
+"""``import math`` and ``import random``: Python's modules as programs use them; any other
 module is an ImportError naming what gradcli provides."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The generated programs of :mod:`test_programs` through the transforms (issue 14): for each random program,
+"""The generated programs of :mod:`test_programs` through the transforms: for each random program,
 its Jacobian (reverse or forward mode, alternately), the Hessian and a Hessian-vector product of its sum, a
 Jacobian-vector product, all computed as ``gradcli jacobian``/``hessian``/``jvp``/``hvp`` compute them
 (:func:`gradcli.transforms.compute_transform`, in float64), and the program as a function mapped with

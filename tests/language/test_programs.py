@@ -287,7 +287,7 @@ TEMPLATES.append(Template("view_as", 2, lambda a, b: f"({a}).contiguous().view_a
                           lambda sa, sb: sb if np.prod(sa) == np.prod(sb) else None, ("real", "real")))
 TEMPLATES.append(Template("reshape_as", 2, lambda a, b: f"({a}).reshape_as({b})", lambda a, b: a.reshape_as(b),
                           lambda sa, sb: sb if np.prod(sa) == np.prod(sb) else None, ("real", "real")))
-# issue 18, branch conv: pads and 1-d pools that keep the shapes in SHAPES
+# pads and 1-d pools that keep the shapes in SHAPES
 _TF = torch.nn.functional
 reduction("pad", lambda a: f"pad({a}, (0, 3))", lambda a: _TF.pad(a, (0, 3)),
           lambda s: s[:-1] + (4,) if s and s[-1] == 1 else None)
@@ -298,13 +298,13 @@ reduction("max_pool1d", lambda a: f"max_pool1d({a}, 3, 1, 1)", lambda a: _TF.max
 reduction("avg_pool1d", lambda a: f"avg_pool1d({a}, 3, 1, 1)", lambda a: _TF.avg_pool1d(a, 3, 1, 1),
           lambda s: s if len(s) == 2 and s[-1] == 4 else None)
 
-# ---- issue 18, branch linalg: torch.linalg on the positive-definite 3x3 matrix a a^T + I of a (3, k) operand,
+# ---- torch.linalg on the positive-definite 3x3 matrix a a^T + I of a (3, k) operand,
 # bounded (tanh) so that an infinite value of a generated expression does not make it NaN (where LAPACK's
 # libraries name different failing pivots). These templates pass test_random_programs_match_torch, but adding
 # them to TEMPLATES shifts the derandomized programs of test_program_transforms.py onto a mismatch that exists
 # without them: the HVP of ((x) * ((y).logcumsumexp(-1)))[..., :1] (NaN where PyTorch's is not, and the
 # reverse); they are kept here, out of TEMPLATES, until that is fixed (then: TEMPLATES += LINALG_TEMPLATES and
-# drop the "branch linalg" reasons of NOT_GENERATED).
+# drop the _LINALG_WAIT reasons of NOT_GENERATED).
 LINALG_TEMPLATES: list = []
 
 
@@ -366,7 +366,7 @@ _LINALG_WAIT = "a template in LINALG_TEMPLATES, out of TEMPLATES until logcumsum
 #: Differentiable registry ops the generator does not produce, and why (their entries in the op table,
 #: tests/ops/opinfo.py, cover them).
 NOT_GENERATED = {
-    # issue 18's torch.nn ops: the op table's samples (tests/ops/opinfo.py) and tests/nn cover them
+    # torch.nn ops: the op table's samples (tests/ops/opinfo.py) and tests/nn cover them
     "sort": "a (values, indices) pair: tests/nn/test_nn.py compares values, indices and gradients with torch",
     "batch_norm": "running statistics and a training flag: opinfo samples and tests/nn/test_nn.py",
     "dropout": "random masks: tests/nn/test_nn.py compares them with torch's after the same seed",
@@ -403,7 +403,7 @@ NOT_GENERATED = {
     "diagonal": "shape-changing: the op table's samples (tests/ops/opinfo.py DIAGONALS) cover it",
     "diag_embed": "shape-changing: the op table's samples cover it",
     "diag": "shape-changing: the op table's samples cover it",
-    # issue 18, branch conv: (N, C, *spatial) inputs and results outside SHAPES; the op table's samples
+    # convolution and pooling: (N, C, *spatial) inputs and results outside SHAPES; the op table's samples
     # (tests/ops/opinfo.py CONV), tests/ops/test_ops_conv.py and tests/nn/test_conv_modules.py cover them
     "conv1d": "a weight of (out, in, k) and 2-d/3-d inputs: the op table's samples cover it",
     "conv2d": "4-d inputs and weights: the op table's samples and tests/nn/test_conv_modules.py cover it",
@@ -417,7 +417,7 @@ NOT_GENERATED = {
     "unfold": "3-d/4-d inputs and (N, C k k, L) results: the op table's samples cover it",
     "fold": "(N, C k k, L) inputs and 4-d results: the op table's samples cover it",
     "constant_pad_nd": "the same op as pad's constant mode, which is a template",
-    # branch linalg: decompositions whose outputs are defined up to sign (the gauge), or whose derivatives are
+    # torch.linalg: decompositions whose outputs are defined up to sign (the gauge), or whose derivatives are
     # ambiguous where generated programs go (x - x: a zero matrix, repeated eigen/singular values)
     "linalg.det": _LINALG_WAIT,
     "det": _LINALG_WAIT,
@@ -605,7 +605,7 @@ def test_generator_exercises_most_templates():
     assert len(used) >= 0.5 * len({t.op for t in available_templates()})
 
 
-# ---- branch nnfunc (issue 18): torch.nn.functional's activations, normalizations and distances, quantile
+# ---- torch.nn.functional's activations, normalizations and distances, quantile
 for _name in ("logsigmoid", "softsign", "mish", "hardswish", "hardsigmoid"):
     unary(_name, (lambda n: lambda a: f"F.{n}({a})")(_name), (lambda n: lambda a: getattr(F, n)(a))(_name))
 unary("celu", lambda a: f"F.celu({a}, 0.7)", lambda a: F.celu(a, 0.7))
@@ -650,7 +650,7 @@ _LINALG_CASES = [(t, names) for t in LINALG_TEMPLATES
 @pytest.mark.parametrize("tpl, names", [c for c in _LINALG_CASES if _applied(c[0], [_leaf(n) for n in c[1]])],
                          ids=lambda v: v.op if isinstance(v, Template) else "-".join(v))
 def test_linalg_templates_match_torch(tpl, names):
-    """Each template of LINALG_TEMPLATES (branch linalg) on the leaves, summed and whole, compared with torch."""
+    """Each template of LINALG_TEMPLATES on the leaves, summed and whole, compared with torch."""
     out = _applied(tpl, [_leaf(n) for n in names])
     for reduce_ in (True, False):
         text = f"({out.text}).sum()" if reduce_ else out.text

@@ -1,4 +1,5 @@
-"""Issue 13's constructs, each checked against real Python on the same program text (print output only)."""
+"""Python constructs real programs use (list methods, strings, is/in, comprehensions, lambdas and closures,
+imports, try/except), each checked against real Python on the same program text (print output only)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 13, item 3 (part): the small torch API real programs use: torch.all/any (and the methods),
+"""The small torch API real programs use: torch.all/any (and the methods),
 torch.equal, torch.allclose, torch.isclose, torch.device, torch.cuda.is_available(), .to(device), hasattr,
 repr. A program through ``gradcli run`` prints what PyTorch prints."""
 

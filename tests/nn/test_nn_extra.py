@@ -1,5 +1,5 @@
 """torch.nn.functional's normalizations, activations and distances (gradcli/ops/functional.py) and the modules of
-gradcli/nn/extra.py against PyTorch (branch nnfunc, issue 18): error texts, forward-mode details the op table
+gradcli/nn/extra.py against PyTorch: error texts, forward-mode details the op table
 skips, seeded initialisation, ``print(model)``, module outputs and gradients, and a ``gradcli run`` training
 program. Values, gradients and grad_fn names of the ops themselves are covered by the op table
 (tests/ops/opinfo.py, NN_FUNCTIONAL)."""

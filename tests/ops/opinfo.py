@@ -49,9 +49,6 @@ from helpers import BINARY_SHAPES, UNARY_SHAPES, Arg, Case, api, sh
 R, NZ, POS, UNIT, BOOL, INT = "real", "nonzero", "pos", "unit", "bool", "int"
 
 
-#: issue 18's ops without forward-mode rules yet (reverse mode is tested)
-
-
 def idx(shape, classes: int) -> Arg:
     """A class-index target of a loss: int64 in [0, classes), never requiring grad."""
     return Arg(shape, "index", high=classes)
@@ -605,11 +602,11 @@ ELEMENTWISE = [
     _unary("neg", R, aliases=("negative",), extra=[S("3x4", Arg((3, 4)), name="__neg__")]),
     _unary("exp", R), _unary("log", POS), _unary("sqrt", POS), _unary("sign", NZ), _unary("sigmoid", R),
     _unary("tanh", R), _unary("reciprocal", NZ),
-    _unary("round", NZ, extra=[  # issue 18 (nn): kinks at halves, which random samples do not reach
-        *[S(f"decimals{d}", Arg((3, 4), NZ), kwargs={"decimals": d}) for d in (1, 2, -1)],  # branch nnfunc
+    _unary("round", NZ, extra=[  # kinks at halves, which random samples do not reach
+        *[S(f"decimals{d}", Arg((3, 4), NZ), kwargs={"decimals": d}) for d in (1, 2, -1)],
         S("decimals-method", Arg((3, 4), NZ), kwargs={"decimals": 1}, method=True),
         S("decimals-neg-large", Arg((3, 4), NZ), call=lambda m, f, a: f(a * 100, decimals=-1))]),
-    # issue 18: jumps at the integers, which random samples do not reach
+    # jumps at the integers, which random samples do not reach
     _unary("floor", NZ, extra=[S("int", Arg((3, 4), INT))]), _unary("ceil", NZ, extra=[S("int", Arg((3, 4), INT))]),
     _unary("trunc", NZ, aliases=("fix",), extra=[S("int", Arg((3, 4), INT))]), _unary("frac", NZ),
     _unary("exp2", R), _unary("log2", POS), _unary("log10", POS), _unary("rsqrt", POS),
@@ -642,7 +639,7 @@ ELEMENTWISE = [
         S("negative-scalar", Arg((3, 4)), call=lambda m, f, a: f(a * 3, -0.75)),
         S("tensor", Arg((3, 4)), Arg((3, 1), NZ), name="__mod__"),
         S("scalar", Arg((3, 4)), name="__mod__", call=lambda m, f, a: f(a * 5, 2)))),
-    OpInfo("fmod", "elementwise", binary_samples, domain=(R, NZ), method=True, extra=(  # issue 18
+    OpInfo("fmod", "elementwise", binary_samples, domain=(R, NZ), method=True, extra=(
         S("scalar", Arg((3, 4)), call=lambda m, f, a: f(a * 3, 1.25)),
         S("negative-scalar", Arg((3, 4)), call=lambda m, f, a: f(a * 3, -0.75)),
         S("int", Arg((3, 4), INT), Arg((4,), NZ)),
@@ -805,7 +802,7 @@ REDUCTIONS = [
         S("method", Arg((3, 4)), args=(1,), method=True),
         S("dtype-float64", Arg((3, 4)), args=(1,), kwargs={"dtype": dtype("float64")}),
         S("int", Arg((3, 4), INT), args=(0,)), S("bool", Arg((4,), BOOL), args=(0,)))),
-    # ---- issue 18: scans (cumprod with zeros takes PyTorch's exact branch; cummax/cummin's indices are
+    # ---- scans (cumprod with zeros takes PyTorch's exact branch; cummax/cummin's indices are
     # compared by adding them to the values)
     OpInfo("cumprod", "reduction", extra=(
         *_one_input([("4-dim0", (4,), (0,)), ("3x4-dim1", (3, 4), (1,)), ("3x4-dim0", (3, 4), (0,)),
@@ -1106,7 +1103,7 @@ SHAPE = [
             ("1d", (4,), (3,)), ("zero", (3, 4), (2, 0)), ("same", (3, 4), (1, 1)), ("3d", (2, 1, 3), (1, 4, 2)))],
         S("tuple", Arg((3, 4)), args=((2, 2),), method=True),
         S("function", Arg((3, 4)), args=(2, 1)))),
-    # ---- issue 18 (torch.nn layers): gradcli/ops/layers.py
+    # ---- torch.nn layers: gradcli/ops/layers.py
     OpInfo("index_add", "indexing", extra=(
         S("dim0-repeated", Arg((4, 3)), Arg((3, 3)), args=(0, tensor([1, 3, 1]), In(1))),
         S("dim1", Arg((2, 4)), Arg((2, 2)), args=(1, tensor([0, 2]), In(1))),
@@ -1115,7 +1112,7 @@ SHAPE = [
     OpInfo("sort", "indexing", extra=(
         S("last", Arg((3, 4))), S("dim0-desc", Arg((3, 4)), args=(0, True)), S("1d", Arg((5,)), method=True),
         S("0d", Arg(()))),
-        skips=tuple(Skip(t, "issue 18 left: the generated tests do not take sort's (values, indices) result yet; "
+        skips=tuple(Skip(t, "the generated tests do not take sort's (values, indices) result yet; "
                            "tests/nn/test_nn.py compares values, indices and gradients with torch, "
                            "tests/engine/test_forward_ad.py its tangents") for t in ("test_gradcheck", "test_gradgradcheck", "test_against_torch",
                                                    "test_second_derivative_against_torch", "test_jvp",
@@ -1262,7 +1259,7 @@ RANDOM = [
         S("float-tensor", Arg((3, 4), POS), args=(1.5, In(0))),
         S("tensor-tensor", Arg((3, 4)), Arg((3, 4), POS)), S("tensor-tensor-broadcast", Arg((3, 1)), Arg((4,), POS))),
         skips=(Skip("test_gradcheck", _NOT_REPARAMETERIZED), Skip("test_gradgradcheck", _NOT_REPARAMETERIZED))),
-    # branch multi: int64 category indices, the Gumbel path (no replacement, one sample) and the kernel's
+    # int64 category indices, the Gumbel path (no replacement, one sample) and the kernel's
     OpInfo("multinomial", "random", op=_seeded("multinomial"), differentiable=False, extra=(
         S("1d", Arg((5,), UNIT), args=(3,)), S("one", Arg((4,), UNIT), args=(1,)),
         S("2d-all", Arg((3, 4), UNIT), args=(4,)), S("2d-replacement", Arg((3, 4), UNIT), args=(6, True)),
@@ -1289,7 +1286,7 @@ DIAGONALS = [
         S("matrix-offset-1", Arg((3, 4)), args=(-1,)), S("method", Arg((3, 3)), method=True))),
 ]
 
-TRIANGLES = [  # issue 18: gradcli/ops/products.py
+TRIANGLES = [  # gradcli/ops/products.py
     *[OpInfo(n, "shape", extra=(
         S("3x4", Arg((3, 4))), S("4x3", Arg((4, 3))), S("diag1", Arg((3, 4)), args=(1,)),
         S("diag-2", Arg((4, 3)), kwargs={"diagonal": -2}), S("batch", Arg((2, 3, 4)), args=(-1,)),
@@ -1312,7 +1309,7 @@ TRIANGLES = [  # issue 18: gradcli/ops/products.py
 ]
 
 _SCATTER_INDEX = [[0, 1, 2, 0], [2, 0, 1, 1]]  # no position written twice (PyTorch leaves that order unspecified)
-MASKS_AND_SCATTERS = [  # issue 18: gradcli/ops/scatter.py
+MASKS_AND_SCATTERS = [  # gradcli/ops/scatter.py
     OpInfo("masked_fill", "indexing", extra=(
         S("number", Arg((3, 4)), Arg((3, 4), BOOL), args=(1.5,)),
         S("broadcast-mask", Arg((3, 4)), Arg((4,), BOOL), args=(-2.0,)),
@@ -1334,7 +1331,8 @@ MASKS_AND_SCATTERS = [  # issue 18: gradcli/ops/scatter.py
         S("src-nograd-input", Arg((3, 4), grad=False), Arg((2, 4)), args=(0, tensor(_SCATTER_INDEX), In(1))),
         S("0d", Arg(()), Arg(()), args=(0, tensor(0), In(1))),
         S("method", Arg((3, 4)), Arg((2, 4)), args=(0, tensor(_SCATTER_INDEX), In(1)), method=True),
-        # reduce= (values only: PyTorch records NotImplemented, tests/ops/test_ops_issue18.py checks its backward)
+        # reduce= (values only: PyTorch records NotImplemented; tests/ops/test_ops_scans_scatters_order.py checks
+        # its backward)
         S("reduce-add", Arg((3, 4), grad=False), Arg((2, 4), grad=False),
           args=(0, tensor([[0, 1, 2, 0], [0, 1, 1, 1]]), In(1)), kwargs={"reduce": "add"}, quiet=True),
         S("reduce-multiply-value", Arg((3, 4), grad=False), args=(1, tensor([[0, 0], [3, 1], [2, 2]]), 1.5),
@@ -1376,7 +1374,7 @@ def _vi(r):
 
 
 _TIES = [0, 0, 1, 2, 1, 0]  # columns repeated: tied values whose gradient must go where PyTorch's does
-ORDER = [  # issue 18: gradcli/ops/order.py
+ORDER = [  # gradcli/ops/order.py
     OpInfo("topk", "reduction", extra=(
         S("3x5-k2", Arg((3, 5)), call=lambda m, f, a: _vi(f(a, 2))),
         S("dim0-smallest", Arg((4, 3)), call=lambda m, f, a: _vi(f(a, 3, dim=0, largest=False))),
@@ -1407,7 +1405,7 @@ ORDER = [  # issue 18: gradcli/ops/order.py
         S("method", Arg((2, 3, 4)), method=True))),
 ]
 
-# ---- branch nnfunc (issue 18): torch.nn.functional's activations, normalizations and distances
+# ---- torch.nn.functional's activations, normalizations and distances
 #      (gradcli/ops/functional.py)
 NN_FUNCTIONAL = [
     _act("logsigmoid", R, extra=[_on_part(lambda x: x * 20, Arg((3, 4)), id="large")]),
@@ -1511,7 +1509,7 @@ NN_FUNCTIONAL = [
         S("method", Arg((2, 2)), Arg((2, 2)), args=(tensor([[False, True], [True, False]]), In(1)), method=True))),
 ]
 
-# issue 18, branch conv: gradcli/ops/conv.py (convolution, pooling, pad, fold, interpolate)
+# gradcli/ops/conv.py (convolution, pooling, pad, fold, interpolate)
 CONV = [
     OpInfo("conv2d", "nn", extra=(
         S("1x2x5x5-3x2x3x3-bias", Arg((1, 2, 5, 5)), Arg((3, 2, 3, 3)), Arg((3,))),
@@ -1610,7 +1608,7 @@ CONV = [
         S("unbatched", Arg((4, 4)), args=(3, 2)))),
 ]
 
-# ---- issue 18, branch linalg: gradcli/ops/matrix.py (torch.linalg, det, inverse, cdist, ...). The inputs are
+# ---- gradcli/ops/matrix.py (torch.linalg, det, inverse, cdist, ...). The inputs are
 # made well-conditioned inside the call, as PyTorch's OpInfos make them (make_fullrank_matrices_with_distinct_
 # singular_values): ``_wc`` adds 4 I to a uniform [-2, 2] matrix; symmetric inputs are ``a + a^T`` and positive-
 # definite ones ``a a^T + n I`` (PyTorch's gradcheck_wrapper_hermitian_input: the op reads one triangle, so the
@@ -1796,8 +1794,8 @@ MATRIX = [
 #: The op table: every entry of every family.
 OP_DB: list[OpInfo] = ELEMENTWISE + ACTIVATIONS + REDUCTIONS + LINALG + SHAPE + INDEXING + NN + LOSSES + RANDOM + \
     LOGICAL + DIAGONALS + TRIANGLES + MASKS_AND_SCATTERS + ORDER + MATRIX
-OP_DB += NN_FUNCTIONAL  # branch nnfunc
-OP_DB += CONV  # issue 18, branch conv
+OP_DB += NN_FUNCTIONAL  # torch.nn.functional's activations, normalizations and distances
+OP_DB += CONV  # convolution and pooling
 
 #: Entry by name.
 BY_NAME: dict[str, OpInfo] = {op.name: op for op in OP_DB}

@@ -1,4 +1,4 @@
-"""Convolution and pooling (issue 18, gradcli/ops/conv.py) beyond their op-table samples: PyTorch's error texts
+"""Convolution and pooling (gradcli/ops/conv.py) beyond their op-table samples: PyTorch's error texts
 for bad shapes, dtypes and arguments, max_pool2d's indices, Tensor.unfold (the windows op that shares F.unfold's
 name), the float32 and integer results, and the conv kernels on the benchmark's size."""
 

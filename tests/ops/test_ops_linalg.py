@@ -1,4 +1,4 @@
-"""torch.linalg and the matrix functions (issue 18, branch linalg: gradcli/ops/matrix.py) beyond the op table's
+"""torch.linalg and the matrix functions (gradcli/ops/matrix.py) beyond the op table's
 generated checks (tests/ops/opinfo.py MATRIX): PyTorch's errors at the documented edge cases (singular and
 non-positive-definite matrices, shapes, dtypes), the gradients at singular and degenerate points (det of a
 singular matrix, repeated eigen/singular values), the Hessian-vector products where PyTorch's own are wrong,
@@ -200,7 +200,7 @@ def test_named_tuples_print_as_pytorch(torch):
 
 def test_a_rule_returning_no_gradient_does_not_stop_the_others():
     """The engine counts an edge without gradient (a rule's None: slogdet's sign, the 0-norm) down too:
-    before, the node it led to never ran, and every gradient through it was lost."""
+    otherwise the node it leads to would never run, and every gradient through it would be lost."""
     x = G.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
     y = -x
     ((y * 2).sum() + G.linalg.slogdet(y.view(2, 2)).sign + G.norm(y, 0)).backward()

@@ -1,4 +1,5 @@
-"""Issue 18's ops beyond their op-table samples (tests/ops/opinfo.py): error texts compared with PyTorch's,
+"""Rounding (floor, ceil, trunc, frac, fmod), scans, triangles and products, masks and scatters, and order
+statistics beyond their op-table samples (tests/ops/opinfo.py): error texts compared with PyTorch's,
 scatter's ``reduce=`` (grad_fn NotImplemented, its backward error and deprecation warning), the indices
 topk/kthvalue/median choose among tied values, and the gradients at ties and zeros."""
 

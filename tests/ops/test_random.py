@@ -1,4 +1,4 @@
-"""PyTorch's random numbers (issue 18, item 4): after ``torch.manual_seed(s)``, gradcli's rand, randn, randint,
+"""PyTorch's random numbers: after ``torch.manual_seed(s)``, gradcli's rand, randn, randint,
 randperm, normal, normal_, uniform_, random_, bernoulli and the *_like forms give PyTorch's CPU values, bit for
 bit, over many seeds, sizes (below and above 16 elements, PyTorch's switch between its scalar and its
 16-at-a-time normal kernels) and dtypes, and in sequences of calls (the generator's state, including the normal
@@ -39,7 +39,7 @@ CALLS = {
     "randn_like": (lambda m, shape, dt: m.randn_like(m.zeros(shape, dtype=getattr(m, dt)))),
     "rand_like": (lambda m, shape, dt: m.rand_like(m.zeros(shape, dtype=getattr(m, dt)))),
     "randint_like": (lambda m, shape, dt: m.randint_like(m.zeros(shape, dtype=getattr(m, dt)), 2, 9)),
-    # branch multi
+    # in-place sampling
     "exponential_": (lambda m, shape, dt: m.zeros(shape, dtype=getattr(m, dt)).exponential_()),
     "exponential_lambd": (lambda m, shape, dt: m.zeros(shape, dtype=getattr(m, dt)).exponential_(2.5)),
 }
@@ -223,7 +223,7 @@ def test_seed_option_means_manual_seed():
                                   np.array([1.5409960746765137, -0.293428897857666, -2.1787893772125244], np.float32))
 
 
-# ------------------------------------------------------------------------ multinomial (branch multi)
+# --------------------------------------------------------------------------------------- multinomial
 
 MULTINOMIAL_SHAPES = [(1,), (3,), (5,), (16,), (17,), (33,), (1, 4), (4, 3), (3, 17), (2, 1000), (4000,)]
 

@@ -1,4 +1,5 @@
-"""Issue 13 item 7: the new constructs expose no Python internals and stay within the limits."""
+"""Generators, comprehensions, lambdas, classes and caught exceptions expose no Python internals and stay within
+the limits."""
 
 from __future__ import annotations
 

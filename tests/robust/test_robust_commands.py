@@ -1,4 +1,4 @@
-"""Issue 7's guarantees for ``gradcli run`` and ``gradcli batch`` (``tests/test_robust.py`` covers
+"""The robustness guarantees for ``gradcli run`` and ``gradcli batch`` (``tests/robust/test_robust.py`` covers
 ``gradcli grad``): ``--limit``, ``--anomaly`` and ``--debug`` on both commands, bounded and checked program
 files for ``run``, and in ``batch`` limits that reach ``--jobs`` workers, a time limit per entry, and an entry's
 MemoryError, RecursionError or internal error reported on that entry while the batch goes on.

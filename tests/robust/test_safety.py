@@ -36,7 +36,7 @@ STATIC = [  # Python's internals by name: refused by the builder, before anythin
     "(x * 2).grad_fn.__class__", "x.dtype.__class__",
     "f'{x.__class__}'", "f'{__import__(\"os\")}'", "f'{().__class__.__mro__}'",
     "def f(__a):\n    return __a", "import torch as __t", "from torch import __file__", "f(__x=1)",
-    # classes (issue 13): the special methods are definable and callable; Python's object model is not
+    # classes: the special methods are definable and callable; Python's object model is not
     "class A:\n    pass\nA.__dict__", "class A:\n    pass\nA().__class__", "class A:\n    pass\nA.__mro__",
     "class A:\n    def __getattribute__(self, n):\n        return 1", "class A:\n    __slots__ = ()",
     "class A:\n    pass\nA.__subclasses__()", "def f():\n    pass\nf.__code__", "def f():\n    pass\nf.__globals__",
@@ -55,10 +55,10 @@ RUNTIME = [
     "x.grad_fn", "(x * 2).grad_fn.op", "(x * 2).grad_fn.saved", "(x * 2).grad_fn.edges", "x.dtype.np",
     "x.numpy().ctypes", "x.detach().numpy().tofile('" + SENTINEL + "')", "x.data.base", "[].copy()", "[].sort()",
     "torch.nn.functional.F", "torch.Tensor.add", "torch.Size.index", "x.shape.count(1)",
-    # syntax Python has and the language does not (decorators, class: not yet); comprehensions and lambdas are
-    # language since issue 13 (LEGITIMATE below)
+    # syntax Python has and the language does not (yield, async def); comprehensions and lambdas are the
+    # language's own (LEGITIMATE below)
     "lambda: 1", "[c for c in 'ab']", "x = yield 1", "async def f():\n    pass",
-    # names with one leading underscore (and the special methods) are syntax since classes exist: gradcli's own
+    # names with one leading underscore (and the special methods) are syntax, for classes: gradcli's own
     # objects refuse them when the program runs
     "x._grad", "x.grad_fn._sequence", "torch.Tensor.__init__", "no_grad.__enter__", "import os.__init__",
     "(lambda: 1)._scope", "class A:\n    pass\nA()._x", "class A:\n    def __init__(self):\n        pass\n"
@@ -129,7 +129,7 @@ REVIEWED_DYNAMIC_ATTRS = {
     ("language/nodes.py", "max_depth"): "reads the fields of gradcli's own program nodes",
     ("language/nodes.py", "__init__"): "sets the fields of gradcli's own program nodes (their class's _fields)",
     ("language/build.py", "_number_consts"): "reads the fields of gradcli's own program nodes",
-    # torch.nn glue (issue 18): reads go through each class's program_attributes allow-list and never a name
+    # torch.nn glue: reads go through each class's program_attributes allow-list and never a name
     # starting with "_"; writes register parameters/modules as PyTorch's Module.__setattr__ does, refusing "_"
     # names and the class's methods; the namespaces list names from init.NAMES/utils.NAMES
     ("language/nn_bridge.py", "module_attribute"): "a module's program_attributes (allow-list), no '_' names",

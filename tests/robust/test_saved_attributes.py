@@ -1,4 +1,4 @@
-"""Issue 13 item 3: the language reaches ``grad_fn._saved_<name>`` (PyTorch's saved values, gradcli/saved_names.py)
+"""The language reaches ``grad_fn._saved_<name>`` (PyTorch's saved values, gradcli/saved_names.py)
 and nothing else starting with ``_``: not on other objects, not other names, not Python's internals through them."""
 
 from __future__ import annotations

@@ -131,7 +131,7 @@ def test_graph_is_the_tree(io):
 
 
 def test_graph_in_other_formats_and_to_files(io, tmp_path):
-    # issue 16 item 1: the session's :graph draws as gradcli grad --graph does: DOT and Mermaid as text, SVG/PNG
+    # the session's :graph draws as gradcli grad --graph does: DOT and Mermaid as text, SVG/PNG
     # to a file (the extension chooses the format), binary formats never to the terminal
     s = io.session()
     s.execute("x = tensor([1., 2.], requires_grad=True)")
@@ -241,7 +241,7 @@ def _time_limit(limits, seconds):
 
 
 def test_jacobian_and_hessian_in_the_session():
-    """``:jacobian`` and ``:hessian`` (issue 15, with issue 14's commands): as gradcli jacobian/hessian, with
+    """``:jacobian`` and ``:hessian``: as gradcli jacobian/hessian, with
     respect to the session's leaves, leaving the session as it was."""
     import os
     import subprocess
