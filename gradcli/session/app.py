@@ -172,7 +172,7 @@ class SessionCompleter(Completer):
             return
         if text.lstrip().startswith(":") and " " not in text.strip():
             word = text.strip()
-            for name in sorted(set(COMMANDS) | {":quit"}):
+            for name in sorted(COMMANDS):
                 if name.startswith(word):
                     yield Completion(name, start_position=-len(word))
             return
