@@ -71,11 +71,11 @@ def curve_text(result, width: int, height: int, color: bool = False) -> str:
         marker = "hd" if color else PLAIN_MARKERS[k]
         sig = fig.signal([float(c.x[i]) for i in idx], [float(values[i]) for i in idx], marker=marker)
         sig.lines()
-        k = 0
+        start = 0
         for p in pieces:
-            if k:
-                sig.line(k, False)  # the piece starts a new line: no segment from the previous piece
-            k += len(p)
+            if start:
+                sig.line(start, False)  # the piece starts a new line: no segment from the previous piece
+            start += len(p)
         fig.draw(sig)
         legend.append((marker, label))
         drawn.extend(float(values[i]) for i in idx)
