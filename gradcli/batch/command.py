@@ -364,7 +364,8 @@ def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str
         writer.finished = True
     except KeyboardInterrupt:
         # a Ctrl-C just after the last line was written may come before the reader has seen the input's end
-        ended = entries.ended or (client is None and jobs == 1 and size is not None and entries.look_for_end())
+        ended = entries.ended or (client is None and jobs == 1 and size is not None
+                                  and entries.read <= summary.done and entries.look_for_end())
         writer.finished = finished_before(entries.read, summary.done, ended)
         status = None if writer.finished else EXIT_INTERRUPTED
     except OutputClosed:
