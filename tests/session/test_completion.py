@@ -58,3 +58,14 @@ def test_tensor_method_completions_exist_in_pytorch():
     names = candidates(c, "x.")
     assert {"backward", "grad", "grad_fn", "sigmoid", "sum", "detach", "requires_grad"} <= set(names)
     assert [n for n in names if not hasattr(torch.Tensor, n)] == []  # the class: mT of a vector raises
+
+
+def test_the_names_of_pytorchs_modules_exist_in_the_installed_pytorch():
+    torch = pytest.importorskip("torch")
+    import importlib
+
+    from gradcli import torch_names
+
+    for module, names in torch_names.MEMBERS.items():
+        owner = torch.Tensor if module == "Tensor" else importlib.import_module(module)
+        assert [n for n in sorted(names) if not hasattr(owner, n)] == [], module
