@@ -49,6 +49,7 @@ class LineWriter:
             self._fd = None
         self._deferring = 0  # depth of nested deferring_sigint blocks
         self._interrupted = False
+        self.finished = False  # every entry was written: a SIGINT has nothing left to interrupt
 
     @contextmanager
     def deferring_sigint(self):
@@ -83,7 +84,9 @@ class LineWriter:
                 raise OutputClosed() from None
 
     def on_sigint(self, signum, frame) -> None:
-        """The SIGINT handler while a batch runs."""
+        """The SIGINT handler while a batch runs (ignored once it has :attr:`finished`)."""
+        if self.finished:
+            return
         if self._deferring:
             self._interrupted = True
         else:
@@ -167,6 +170,10 @@ def _stderr(text: str) -> None:
         pass
 
 
+def _restore_sigint(old_handler) -> None:
+    signal.signal(signal.SIGINT, old_handler if old_handler is not None else signal.SIG_DFL)
+
+
 def _prefixed(messages: str, name: str, line: int) -> str:
     return "".join(f"{name}:{line}: {m}\n" for m in messages.rstrip("\n").split("\n"))
 
@@ -204,6 +211,50 @@ def open_input(path: str):
         stream.close()
         raise InputError(f"{path} is a directory, not a file", type="IsADirectoryError")
     return stream, path, st.st_size if stat.S_ISREG(st.st_mode) else None
+
+
+class CountedEntries:
+    """The batch's entries as the runner reads them: how many were read, and whether the input has ended."""
+
+    def __init__(self, entries):
+        self._entries = iter(entries)
+        self.read = 0
+        self.ended = False
+        self._broken = False  # reading was cut by an exception (Ctrl-C): the reader cannot go on
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        try:
+            entry = next(self._entries)
+        except StopIteration:
+            self.ended = True
+            raise
+        except BaseException:
+            self._broken = True
+            raise
+        self.read += 1
+        return entry
+
+    def look_for_end(self) -> bool:
+        """Whether the input has ended, reading on to the next entry if need be (which is then dropped: call it
+        only when the batch stops, in the thread that reads, on an input that never waits, a regular file)."""
+        if not self.ended and not self._broken:
+            try:
+                next(self)
+            except StopIteration:
+                pass
+            except (Exception, KeyboardInterrupt):
+                self._broken = True
+        return self.ended
+
+
+def finished_before(read: int, written: int, input_ended: bool) -> bool:
+    """Whether a Ctrl-C found the batch already done: the input had ended and the result of every entry read
+    was written (it came while worker processes stopped, or the process was exiting). Such a batch reports
+    its summary and exit status as if no Ctrl-C had come; otherwise it was interrupted (status 130)."""
+    return input_ended and written >= read
 
 
 class Summary:
@@ -285,7 +336,8 @@ def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str
                 stream.close()
             return report_error(err, debug)
 
-    entries = read_entries(stream, format_for(path, fmt), Defaults(dtype, seed, max_steps, name, anomaly, check))
+    entries = CountedEntries(read_entries(stream, format_for(path, fmt),
+                                          Defaults(dtype, seed, max_steps, name, anomaly, check)))
     progress = Progress(size, enabled=Console(stderr=True).is_terminal and not Console(file=sys.stdout).is_terminal)
     writer = LineWriter(sys.stdout)
     in_main = threading.current_thread() is threading.main_thread()
@@ -309,8 +361,13 @@ def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str
                     writer.write(outcome.text)
                     summary.add(entry.line, outcome.ok)
                 progress.update(entry.end, summary.done, summary.failed)
+        writer.finished = True
     except KeyboardInterrupt:
-        status = EXIT_INTERRUPTED
+        # a Ctrl-C just after the last line was written may come before the reader has seen the input's end
+        ended = entries.ended or (client is None and jobs == 1 and size is not None
+                                  and entries.read <= summary.done and entries.look_for_end())
+        writer.finished = finished_before(entries.read, summary.done, ended)
+        status = None if writer.finished else EXIT_INTERRUPTED
     except OutputClosed:
         writer.silence()
         return EXIT_BROKEN_PIPE  # quietly: whoever reads our output has gone
@@ -319,13 +376,16 @@ def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str
         status = report_error(err, debug)
     finally:
         progress.stop()
-        if in_main:
-            signal.signal(signal.SIGINT, old_handler if old_handler is not None else signal.SIG_DFL)
+        if in_main and not writer.finished:
+            _restore_sigint(old_handler)
         if path != "-":
             stream.close()
         if client is not None:
             _close_client(client)
     _stderr(summary.text(interrupted=status == EXIT_INTERRUPTED))
+    if in_main and writer.finished:
+        # restored after the summary: a Ctrl-C once every entry is written changes neither it nor the status
+        _restore_sigint(old_handler)
     if status is not None:
         return status
     return EXIT_EVAL if summary.failed else EXIT_OK

@@ -45,10 +45,23 @@ def segments(x: np.ndarray, v: np.ndarray, breaks: np.ndarray) -> list:
     return pieces
 
 
+#: The y range of a curve plot with a few extreme values is cut at :data:`CUT_FACTOR` times this quantile of
+#: the values' magnitudes (and their outer edge shown a little past it).
+CUT_QUANTILE = 90
+CUT_FACTOR = 1.5
+
+
 def y_limits(result) -> tuple[float, float] | None:
-    """The y range to show for a curve plot, or None for the full range. When a few extreme values (a pole:
-    ``1/x`` near 0, ``x.sqrt()``'s derivative near 0) would flatten everything else, the range is cut to the
-    1st-99th percentiles of the values drawn, widened by a tenth; the curves run off the edge there."""
+    """The y range to show for a curve plot, or None for the full range.
+
+    When a few extreme values (a pole: ``1/x`` near 0, ``x.sqrt()``'s derivative near 0) would flatten
+    everything else (the full range is over 5 times the 1st-99th percentile range), the range is cut at
+    ``M`` = :data:`CUT_FACTOR` × the :data:`CUT_QUANTILE`-th percentile of ``|y|`` over the values drawn: to
+    ``[-M, M]`` where the values run past both (a pole that goes to both signs, ``1/x``, is cut
+    symmetrically, however many of the extremes its derivative adds on one side), and only on the side they
+    run past otherwise (``x.sqrt()``'s derivative: ``[0, M]``). A side that is not cut keeps a margin of 5%;
+    the curves run off the edge where it is cut. Magnitudes, not percentiles of the signed values: with the
+    latter, ``1/x`` with its derivative ``-1/x**2`` was cut at about ``[-550, 60]``."""
     values = np.concatenate([v[np.isfinite(v)] for _, v, _ in curves(result)] or [np.zeros(0)])
     if values.size < 10:
         return None
@@ -57,8 +70,12 @@ def y_limits(result) -> tuple[float, float] | None:
     inner = p99 - p1
     if inner <= 0 or hi - lo <= 5 * inner:
         return None
-    pad = 0.1 * inner
-    return p1 - pad, p99 + pad
+    m = CUT_FACTOR * float(np.percentile(np.abs(values), CUT_QUANTILE))
+    if m <= 0 or (lo >= -m and hi <= m):
+        return None
+    low, high = max(lo, -m), min(hi, m)
+    margin = 0.05 * (high - low)
+    return (low - margin if low == lo else low), (high + margin if high == hi else high)
 
 
 def _text(v) -> str:

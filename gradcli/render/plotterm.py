@@ -1,9 +1,11 @@
 """``gradcli plot`` in the terminal: the curves drawn by plotext, a field as a shaded map with arrows.
 
 Sized to the terminal (the width, and at most :data:`MAX_HEIGHT` rows); written to a file or pipe it is
-:data:`PIPE_SIZE` characters and without colour, as it is with ``NO_COLOR``. A curve is broken where the plot
-found a gap (NaN, infinity, a jump); a kink's subgradient (the derivative PyTorch's rule gives exactly at the
-kink) is a ``●``. A field shades ``f`` from low ``·`` to high ``█`` and draws the gradient's direction as an
+:data:`PIPE_SIZE` characters and without colour, as it is with ``NO_COLOR``. Without colour each curve has its
+own marker (:data:`PLAIN_MARKERS`), so that they can be told apart. The legend is a line under the plot, where
+it covers no curve; the y axis reads plain numbers (``10 5 0 -5``, not plotext's ``1e1 5e0``). A curve is
+broken where the plot found a gap (NaN, infinity, a jump); a kink's subgradient (the derivative PyTorch's rule
+gives exactly at the kink) is a ``●``. A field shades ``f`` from low ``·`` to high ``█`` and draws the gradient's direction as an
 arrow on every few cells (``→ ↗ ↑ ↖ ← ↙ ↓ ↘``; ``·`` where it is zero).
 """
 
@@ -20,6 +22,15 @@ from .plotdata import curves, segments, y_limits
 PIPE_SIZE = (100, 30)
 MAX_HEIGHT = 40
 SHADES = " ·░▒▓█"
+#: plotext's markers of f, df/dx and d²f/dx² without colour: quadrant blocks, braille dots, bullets
+PLAIN_MARKERS = ("hd", "braille", "•")
+#: the glyph of each marker in the legend
+MARKER_GLYPHS = {"hd": "▚", "braille": "⢕", "•": "•", "●": "●"}
+#: the colours plotext gives its signals in turn (its default theme's sequence, 256-colour codes): the legend's
+#: samples are drawn in them
+SIGNAL_COLORS = (12, 10, 9, 14, 13, 11)
+#: about how many ticks the y axis gets
+Y_TICKS = 5
 ARROWS = "→↗↑↖←↙↓↘"
 
 
@@ -42,39 +53,93 @@ def render_plot(result, stream) -> None:
 
 
 def curve_text(result, width: int, height: int, color: bool = False) -> str:
-    """The curve plot as text (plotext), ``width`` × ``height`` characters."""
+    """The curve plot as text (plotext), ``width`` × ``height`` characters, the last line its legend."""
     import plotext as plt
 
     c = result.curve
     fig = plt.figure
     fig.clear()
     plt.terminal.limit(False, False)
-    fig.plot_size(width, height)
-    for label, values, breaks in curves(result):
+    fig.plot_size(width, height - 1)  # the legend's line below
+    legend = []
+    drawn = []
+    for k, (label, values, breaks) in enumerate(curves(result)):
         pieces = segments(c.x, values, breaks)
         idx = [i for p in pieces for i in p]
         if not idx:
             continue
-        sig = fig.signal([float(c.x[i]) for i in idx], [float(values[i]) for i in idx]).label(label)
+        marker = "hd" if color else PLAIN_MARKERS[k]
+        sig = fig.signal([float(c.x[i]) for i in idx], [float(values[i]) for i in idx], marker=marker)
         sig.lines()
-        k = 0
+        start = 0
         for p in pieces:
-            if k:
-                sig.line(k, False)  # the piece starts a new line: no segment from the previous piece
-            k += len(p)
+            if start:
+                sig.line(start, False)  # the piece starts a new line: no segment from the previous piece
+            start += len(p)
         fig.draw(sig)
+        legend.append((marker, label))
+        drawn.extend(float(values[i]) for i in idx)
     if c.kinks:
-        marks = fig.signal([k.x for k in c.kinks], [k.df for k in c.kinks], marker="●")
-        marks.label(f"df/d{c.name} at a kink (PyTorch's)")
-        fig.draw(marks)
+        fig.draw(fig.signal([k.x for k in c.kinks], [k.df for k in c.kinks], marker="●"))
+        legend.append(("●", f"df/d{c.name} at a kink (PyTorch's)"))
+        drawn.extend(k.df for k in c.kinks)
     limits = y_limits(result)
+    if limits is None and drawn:
+        limits = (min(drawn), max(drawn))
     if limits is not None:
-        fig.ruler("y").lim(*limits).alignment(lim="edge")
+        ticks = nice_ticks(*limits)
+        fig.ruler("y").lim(*limits).alignment(lim="edge").ticks(ticks, tick_labels(ticks))
     fig.title(result.program if len(result.program) < width - 4 else result.program[:width - 7] + "...")
     fig.label(c.name, axis="x")
     text = fig.build().string(colorless=not color)
     fig.clear()
-    return text if text.endswith("\n") else text + "\n"
+    return (text if text.endswith("\n") else text + "\n") + legend_line(legend, width, color) + "\n"
+
+
+def legend_line(entries: list, width: int, color: bool) -> str:
+    """The legend under the plot: each curve's marker and label, centred in ``width``; the markers in the
+    curves' colours when ``color``."""
+    parts, size = [], 0
+    for k, (marker, label) in enumerate(entries):
+        glyph = MARKER_GLYPHS.get(marker, marker)
+        size += len(glyph) + 1 + len(label) + (3 if k else 0)
+        if color:
+            import plotext as plt
+
+            glyph = str(plt.colorize(glyph, SIGNAL_COLORS[k % len(SIGNAL_COLORS)]))
+        parts.append(f"{glyph} {label}")
+    return " " * max(0, (width - size) // 2) + "   ".join(parts)
+
+
+def nice_ticks(lo: float, hi: float, count: int = Y_TICKS) -> list:
+    """About ``count`` round tick values within ``[lo, hi]``: multiples of 1, 2 or 5 times a power of ten
+    (the step nearest ``(hi - lo) / count``), 0 among them when it is in the range."""
+    import math
+
+    span = hi - lo
+    if not (math.isfinite(span) and span > 0):
+        return [lo] if math.isfinite(lo) else []
+    raw = span / count
+    power = 10.0 ** math.floor(math.log10(raw))
+    step = min((m * power for m in (1, 2, 5, 10)), key=lambda s: abs(s - raw))
+    first = math.ceil(lo / step - 1e-9)
+    last = math.floor(hi / step + 1e-9)
+    return [k * step for k in range(first, last + 1)]
+
+
+def tick_labels(ticks: list) -> list:
+    """The ticks as plain decimals with as many digits as their step needs (``-6 -4 -2 0 2``, ``0.25 0.5``);
+    exponents only beyond a million or below a millionth."""
+    import math
+
+    if not ticks:
+        return []
+    big = max(abs(t) for t in ticks)
+    step = ticks[1] - ticks[0] if len(ticks) > 1 else (abs(ticks[0]) or 1.0)
+    if big >= 1e6 or (0 < big < 1e-6):
+        return [f"{t:.3g}".replace("e+0", "e").replace("e+", "e").replace("e-0", "e-") for t in ticks]
+    decimals = max(0, -math.floor(math.log10(step) + 1e-9))
+    return [f"{0.0 if abs(t) < step / 2 else t:.{decimals}f}" for t in ticks]
 
 
 def _arrow(gx: float, gy: float) -> str:

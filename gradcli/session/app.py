@@ -126,15 +126,19 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 
 def attribute_names(obj) -> list[str]:
     """The names a program may read after ``obj.`` (the tables of :func:`gradcli.language.builtins.
-    read_attribute`: a tensor's attributes and op-table methods, a module's members, ...), sorted."""
-    from .. import autograd, dtypes
+    read_attribute`: a tensor's attributes and op-table methods, a module's members, ...), sorted. For a tensor
+    and PyTorch's modules, only those PyTorch has too (:data:`gradcli.torch_names.MEMBERS`): the language
+    accepts some names PyTorch lacks (``F.sort``), which a completion would teach as PyTorch's."""
+    from .. import autograd, dtypes, torch_names
     from ..language import builtins as b
     from ..tensor import Tensor
 
     if isinstance(obj, Tensor):
-        names = set(b.TENSOR_ATTRS) | {"grad"} | set(b.METHODS)
+        names = (set(b.TENSOR_ATTRS) | {"grad"} | set(b.METHODS)) & torch_names.MEMBERS["Tensor"]
     elif isinstance(obj, b.Namespace):
         names = set(obj.members)
+        if obj.name in torch_names.MEMBERS:
+            names &= torch_names.MEMBERS[obj.name]
     elif isinstance(obj, (autograd.Node, autograd.AccumulateGrad)):
         names = set(b.NODE_ATTRS)
     elif isinstance(obj, dtypes.DType):
@@ -172,7 +176,7 @@ class SessionCompleter(Completer):
             return
         if text.lstrip().startswith(":") and " " not in text.strip():
             word = text.strip()
-            for name in sorted(set(COMMANDS) | {":quit"}):
+            for name in sorted(COMMANDS):
                 if name.startswith(word):
                     yield Completion(name, start_position=-len(word))
             return

@@ -14,26 +14,51 @@ import io
 import re
 import sys
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .. import dtypes
 from ..errors import EXIT_EVAL, EXIT_INPUT, EXIT_OK, GradcliError, GradcliSyntaxError, InputError
 from ..reporting import report_error, to_error
 
 FILENAME = "<stdin>"
-COMMANDS = {
-    ":grad": ":grad EXPR       the grad command's answer for EXPR: output, gradients of the session's leaves, graph",
-    ":graph": ":graph NAME [--format F] [-o FILE]  the autograd graph of a tensor: a tree, or dot, mermaid, svg, "
-              "png, pdf (the extension of FILE chooses one too)",
-    ":jacobian": ":jacobian EXPR   the Jacobian of EXPR with respect to each of the session's leaves",
-    ":hessian": ":hessian EXPR    the Hessian of a single-element EXPR with respect to the session's leaves",
-    ":inputs": ":inputs          the session's leaves (tensors that require grad) and their gradients",
-    ":format": ":format table|json   how :grad answers (now: {format})",
-    ":reset": ":reset           forget every variable and line",
-    ":save": ":save FILE       write the session's successful lines as a program (gradcli run FILE reproduces it)",
-    ":load": ":load FILE       run a program file in the session",
-    ":ops": ":ops [TEXT]      the supported ops (names containing TEXT)",
-    ":help": ":help            this help",
-}
+
+#: the renderers ``:format`` chooses among for ``:grad``'s answers
+FORMATS = ("table", "json", "compact")
+
+
+class Command(NamedTuple):
+    """A session command: how it is typed (``usage``), what it does (``help``; ``{format}`` is the session's
+    format), the :class:`Session` method that runs it (given the text after the name) and its other names."""
+    usage: str
+    help: str
+    method: str
+    aliases: tuple = ()
+
+
+#: Every session command: ``Session.command`` dispatches from this table and ``:help`` lists it, so that the
+#: help cannot miss a command.
+COMMANDS = {c.usage.split()[0]: c for c in (
+    Command(":grad EXPR", "the grad command's answer for EXPR: output, gradients of the session's leaves, graph",
+            "cmd_grad"),
+    Command(":graph NAME [--format F] [-o FILE]", "the autograd graph of a tensor: a tree, or dot, mermaid, svg, "
+            "png, pdf (the extension of FILE chooses one too)", "cmd_graph"),
+    Command(":jacobian EXPR", "the Jacobian of EXPR with respect to each of the session's leaves", "cmd_jacobian"),
+    Command(":hessian EXPR", "the Hessian of a single-element EXPR with respect to the session's leaves",
+            "cmd_hessian"),
+    Command(":inputs", "the session's leaves (tensors that require grad) and their gradients", "cmd_inputs"),
+    Command(":format " + "|".join(FORMATS), "how :grad, :jacobian and :hessian answer (now: {format}); "
+            ":format alone shows it", "cmd_format"),
+    Command(":reset", "forget every variable and line", "cmd_reset"),
+    Command(":save FILE", "write the session's successful entries as a notebook script: "
+            "gradcli run --notebook FILE shows what the session showed", "cmd_save"),
+    Command(":load FILE", "run a program file in the session", "cmd_load"),
+    Command(":ops [TEXT]", "the supported ops (names containing TEXT)", "cmd_ops"),
+    Command(":help", "this help", "cmd_help"),
+    Command(":quit", "end the session, as Ctrl-D does", "cmd_quit", aliases=(":q", ":exit")),
+)}
+
+#: every name a session command answers to (its name and its aliases) -> the command
+DISPATCH = {name: c for c in COMMANDS.values() for name in (c.usage.split()[0], *c.aliases)}
 COMPOUND = ("If", "While", "For", "FunctionDef", "Try", "With")
 
 
@@ -59,7 +84,8 @@ class Session:
         InputError: an unknown ``format`` or ``dtype`` (exit code 2).
 
     Attributes:
-        lines: the source of every entry that ran without an error, in order (what ``:save`` writes).
+        lines: what ``:save`` writes: for each entry, in order, the ``(source, is an expression)`` of each of its
+            top-level statements that ran without an error (:func:`statement_sources`).
         interp: the interpreter; ``interp.globals`` holds the session's variables.
     """
 
@@ -82,7 +108,7 @@ class Session:
 
         self.context = run_context(self.dtype)
         self.interp = Interpreter(write=lambda text: self.write(text), warn=lambda text: self.error(text))
-        self.lines: list[str] = []
+        self.lines: list[list[tuple[str, bool]]] = []
 
     def leaves(self) -> list:
         """``(name, tensor)`` of the session's variables that are leaf tensors requiring grad, in definition
@@ -144,7 +170,7 @@ class Session:
     def run_source(self, text: str, filename: str = FILENAME, record: bool = True) -> Outcome:
         """Parse ``text`` (nothing runs if it does not parse), then run its top-level statements one by one,
         showing each expression statement's value; stops at the first error. The statements that ran are kept
-        for ``:save`` (with ``record``)."""
+        for ``:save`` (with ``record``; the failing one is left out)."""
         from ..language.build import build_program
         from ..printing import format_display
 
@@ -154,36 +180,26 @@ class Session:
             return self._report(err)
         from ..language import nodes as n
 
-        source_lines = text.split("\n")
         done = []
         self.interp.steps = 0  # --max-steps bounds each entry, not the whole session
-        with self.context, self.interp.running(program):
-            for k, stmt in enumerate(program.body):
-                try:
-                    value = self.interp.exec_top(stmt)
-                except GradcliError as err:
-                    self._keep(done, program, source_lines, k, record)
-                    return self._report(err)
-                except Exception as exc:
-                    self._keep(done, program, source_lines, k, record)
-                    return self._report(to_error(exc))
-                done.append(stmt)
-                if isinstance(stmt, n.ExprStmt):
-                    shown = format_display(value, default_dtype=dtypes.get_default_dtype().np)
-                    if shown is not None:
-                        self.write(shown + "\n")
-        if record:
-            self.lines.append(text.rstrip("\n"))
+        try:
+            with self.context, self.interp.running(program):
+                for stmt in program.body:
+                    try:
+                        value = self.interp.exec_top(stmt)
+                    except GradcliError as err:
+                        return self._report(err)
+                    except Exception as exc:
+                        return self._report(to_error(exc))
+                    done.append(stmt)
+                    if isinstance(stmt, n.ExprStmt):
+                        shown = format_display(value, default_dtype=dtypes.get_default_dtype().np)
+                        if shown is not None:
+                            self.write(shown + "\n")
+        finally:
+            if record and done:
+                self.lines.append(statement_sources(text, program.body, len(done)))
         return Outcome()
-
-    def _keep(self, done, program, source_lines, failed: int, record: bool) -> None:
-        # The statements before the failing one ran: keep their lines for :save (the failing one is left out).
-        if record and done:
-            stmt = program.body[failed]
-            head = source_lines[:stmt.line - 1] + [source_lines[stmt.line - 1][:max(stmt.col - 1, 0)]]
-            kept = "\n".join(head).rstrip().rstrip(";").rstrip()
-            if kept:
-                self.lines.append(kept)
 
     def _report(self, err: GradcliError) -> Outcome:
         text = err.format()
@@ -192,34 +208,34 @@ class Session:
 
     # ----------------------------------------------------------------------------------------- commands
     def command(self, line: str) -> Outcome:
-        """Run a session command (see :data:`COMMANDS`).
+        """Run a session command (see :data:`COMMANDS`, with their aliases in :data:`DISPATCH`).
 
         Raises:
             InputError: an unknown command or a bad argument (exit code 2).
             EvalError: the expression of ``:grad`` fails (exit code 1).
         """
         name, _, arg = line.partition(" ")
-        arg = arg.strip()
-        if name in (":q", ":quit", ":exit"):
-            return Outcome(exit=True)
-        handler = {":grad": self.cmd_grad, ":graph": self.cmd_graph, ":inputs": self.cmd_inputs,
-                   ":jacobian": self.cmd_jacobian, ":hessian": self.cmd_hessian,
-                   ":format": self.cmd_format, ":reset": self.cmd_reset, ":save": self.cmd_save,
-                   ":load": self.cmd_load, ":ops": self.cmd_ops, ":help": self.cmd_help}.get(name)
-        if handler is None:
+        command = DISPATCH.get(name)
+        if command is None:
             import difflib
 
-            close = difflib.get_close_matches(name, list(COMMANDS), n=1)
+            close = difflib.get_close_matches(name, list(DISPATCH), n=1)
             hint = f"did you mean {close[0]}?" if close else "type :help for the session commands"
             raise InputError(f"unknown session command {name!r}", type="UsageError", hint=hint)
-        return handler(arg) or Outcome()
+        return getattr(self, command.method)(arg.strip()) or Outcome()
 
     def cmd_help(self, arg: str) -> None:
         self.write("Type the language of `gradcli grad`/`run`: variables persist; an expression's value is "
                    "shown.\nA block (for, def, if ...) ends at an empty line. Ctrl-C cancels the line or a "
                    "running computation, Ctrl-D exits.\n")
-        for text in COMMANDS.values():
-            self.write("  " + text.format(format=self.format) + "\n")
+        width = 17
+        for c in COMMANDS.values():
+            also = f" (also {', '.join(c.aliases)})" if c.aliases else ""
+            usage = c.usage.ljust(width - 1) if len(c.usage) < width else c.usage + " "
+            self.write(f"  {usage} {c.help.format(format=self.format)}{also}\n")
+
+    def cmd_quit(self, arg: str) -> Outcome:
+        return Outcome(exit=True)
 
     def cmd_format(self, arg: str) -> None:
         from .. import render
@@ -227,7 +243,7 @@ class Session:
         if not arg:
             self.write(f"format: {self.format}\n")
             return
-        choices = [f for f in render.names() if f in ("table", "json", "compact")]
+        choices = [f for f in render.names() if f in FORMATS]
         if arg not in choices:
             raise InputError(f"the session's format must be one of {', '.join(choices)}, got {arg!r}",
                              type="UsageError")
@@ -240,14 +256,14 @@ class Session:
     def cmd_save(self, arg: str) -> None:
         if not arg:
             raise InputError(":save needs a file name: :save FILE", type="UsageError")
-        text = "\n".join(self.lines) + ("\n" if self.lines else "")
+        text = notebook_script(self.lines, arg)
         try:
             with open(arg, "w", encoding="utf-8") as f:
                 f.write(text)
         except OSError as exc:
             raise InputError(f"cannot write {arg}: {exc.strerror}", type="FileError") from None
         count = f"{len(self.lines)} entr{'y' if len(self.lines) == 1 else 'ies'}"
-        self.write(f"saved {count} to {arg} (gradcli run {arg} reproduces the session)\n")
+        self.write(f"saved {count} to {arg} (gradcli run --notebook {arg} shows what the session showed)\n")
 
     def cmd_load(self, arg: str) -> Outcome:
         from ..language.specs import read_text_file
@@ -342,6 +358,70 @@ class Session:
         buffer = _Capture(self.color)
         draw(buffer)
         self.write(buffer.getvalue())
+
+
+def statement_sources(text: str, body: list, count: int) -> list[tuple[str, bool]]:
+    """The source of each of the first ``count`` top-level statements of ``body`` (parsed from ``text``), with
+    whether it is an expression statement (whose value the session showed). A statement's source runs from
+    where it starts to where the next one starts (the first takes the comments before it), without trailing
+    whitespace and semicolons, so that ``1 + 1; 2 + 2`` gives two statements; lines of only spaces (the
+    prompt's automatic indentation) are left out, but not inside a multi-line string."""
+    from ..language import nodes as n
+
+    lines = text.split("\n")
+    starts = [0] + [0] * (len(lines))
+    for k, line in enumerate(lines):
+        starts[k + 1] = starts[k] + len(line) + 1
+
+    def offset(stmt) -> int:
+        return starts[stmt.line - 1] + max(stmt.col - 1, 0)
+
+    keep = _string_lines(text)
+    out = []
+    for k, stmt in enumerate(body[:count]):
+        begin = 0 if k == 0 else offset(stmt)
+        end = offset(body[k + 1]) if k + 1 < len(body) else len(text)
+        first_line = text.count("\n", 0, begin) + 1
+        kept = [line for j, line in enumerate(text[begin:end].split("\n"), first_line)
+                if line.strip() or j in keep]
+        source = "\n".join(kept).rstrip().rstrip(";").rstrip()
+        if source:
+            out.append((source, isinstance(stmt, n.ExprStmt)))
+    return out
+
+
+def _string_lines(text: str) -> set[int]:
+    """The 1-based numbers of the lines that a multi-line string literal of ``text`` continues onto (their
+    spaces are the string's), by Python's tokenizer (the language's strings are Python's); none if it
+    cannot read the text."""
+    import tokenize
+
+    lines = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.STRING and tok.end[0] > tok.start[0]:
+                lines.update(range(tok.start[0] + 1, tok.end[0] + 1))
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return lines
+
+
+def notebook_script(entries: list[list[tuple[str, bool]]], name: str) -> str:
+    """The text ``:save`` writes: the entries (see :attr:`Session.lines`) as ``# %%`` cells, a cell ending
+    after each expression statement and at the end of each entry. ``gradcli run --notebook`` shows a cell's
+    last expression, so it shows the values the session showed, in the same order (the session shows every
+    expression statement's value; a script run without ``--notebook`` shows none)."""
+    out = [f"# A gradcli session: `gradcli run --notebook {name}` shows what the session showed."]
+    for statements in entries:
+        cell: list[str] = []
+        for source, is_expression in statements:
+            cell.append(source)
+            if is_expression:
+                out += ["# %%", *cell]
+                cell = []
+        if cell:
+            out += ["# %%", *cell]
+    return "\n".join(out) + "\n"
 
 
 _GRAPH_OPTION = re.compile(r"\s+(--format|-f|--output|-o)\s+(\S+)\s*$")

@@ -136,13 +136,79 @@ def test_terminal_plot_text():
     lines = r.stdout.rstrip("\n").split("\n")
     assert len(lines) == 30 and max(len(line) for line in lines) == 100  # the size for a pipe
     assert "x.sin() * x ** 2" in lines[0]
-    text = r.stdout
-    for label in ("▚ f ", "▚ df/dx", "▚ d²f/dx²"):
-        assert label in text
-    assert "\x1b[" not in text  # no colour in a pipe
-    assert lines[-1].strip() == "x" and "-3" in lines[-2] and "3" in lines[-2]
-    painted = sum(line.count(c) for line in lines for c in "▀▄▌▐▖▗▘▙▚▛▜▝▞▟█")
+    assert "\x1b[" not in r.stdout  # no colour in a pipe
+    assert lines[-2].strip() == "x" and "-3" in lines[-3] and "3" in lines[-3]
+    painted = sum(not c.isspace() for line in _canvas(lines) for c in line)
     assert painted > 200
+
+
+def _canvas(lines: list) -> list:
+    """The rows of the plot's frame (between its top and bottom border), without the y tick labels."""
+    top = next(k for k, line in enumerate(lines) if "┌" in line)
+    bottom = next(k for k, line in enumerate(lines) if "└" in line)
+    return [line.split("┤", 1)[-1].split("│", 1)[-1] for line in lines[top + 1:bottom]]
+
+
+def test_terminal_plot_without_colour_gives_each_curve_its_marker(monkeypatch):
+    # what the user ran, in a pipe (no colour) and with NO_COLOR=1 at a terminal
+    r = gc("plot", "x.sin() * x ** 2", "--over", "x=-3:3", "--order", "2")
+    lines = r.stdout.rstrip("\n").split("\n")
+    assert lines[-1].split() == ["▚", "f", "⢕", "df/dx", "•", "d²f/dx²"]  # the legend, under the plot
+    canvas = "".join(_canvas(lines))
+    assert any(c in canvas for c in "▀▄▌▐▖▗▘▙▚▛▜▝▞▟")  # f: quadrant blocks
+    assert sum("\u2800" <= c <= "\u28ff" for c in canvas) > 50  # df/dx: braille dots
+    assert canvas.count("•") > 50  # d²f/dx²: bullets
+    assert "f " not in canvas and "df/dx" not in canvas and "┌" not in canvas  # no legend box on the curves
+    from gradcli.plot import PlotRequest, compute_plot
+    from gradcli.render import plotterm
+
+    result = compute_plot(PlotRequest("x.sin() * x ** 2", ["x=-3:3"], order=2))
+    monkeypatch.setenv("NO_COLOR", "1")
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    out = Terminal()
+    plotterm.render_plot(result, out)
+    assert "\x1b[" not in out.getvalue() and out.getvalue().rstrip("\n").split("\n")[-1] == lines[-1].rstrip()
+    colour = plotterm.curve_text(result, 100, 30, color=True)
+    assert "\x1b[38;5;12m▚\x1b[0m f" in colour.split("\n")[-2]  # with colour: colours tell them apart
+
+
+def test_terminal_y_ticks_are_plain_numbers():
+    r = gc("plot", "x.sin() * x ** 2", "--over", "x=-3:3", "--order", "2")
+    labels = [line.split("┤")[0].strip() for line in r.stdout.split("\n") if "┤" in line]
+    assert labels == ["10", "5", "0", "-5", "-10"]
+    from gradcli.render.plotterm import nice_ticks, tick_labels
+
+    assert tick_labels(nice_ticks(-0.5, 0.5)) == ["-0.4", "-0.2", "0.0", "0.2", "0.4"]
+    assert tick_labels(nice_ticks(0, 5e6)) == ["0", "1e6", "2e6", "3e6", "4e6", "5e6"]
+    assert tick_labels(nice_ticks(99.5, 100.5)) == ["99.6", "99.8", "100.0", "100.2", "100.4"]
+
+
+def test_a_pole_to_both_signs_is_cut_symmetrically(tmp_path):
+    from gradcli.plot import PlotRequest, compute_plot
+    from gradcli.render.plotdata import y_limits
+
+    result = compute_plot(PlotRequest("1/x", ["x=-3:3"]))
+    low, high = y_limits(result)
+    assert low == -high and 3 < high < 30  # f's branches both run to the edge; x=1 (f=1) is not flattened
+    # a pole on one side only is cut on that side: the other keeps the data's end (and a margin)
+    result = compute_plot(PlotRequest("x.sqrt()", ["x=1e-6:4"]))
+    low, high = y_limits(result)
+    assert -0.5 < low < 0 and 2 < high < 10
+    assert y_limits(compute_plot(PlotRequest("x.sin() * x ** 2", ["x=-3:3"], order=2))) is None  # nothing extreme
+    r = gc("plot", "1/x", "--over", "x=-3:3")
+    labels = [line.split("┤")[0].strip() for line in r.stdout.split("\n") if "┤" in line]
+    assert labels[0] == labels[-1].lstrip("-") and labels[-1].startswith("-")  # the terminal's range too
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "inv.png"
+    assert gc("plot", "1/x", "--over", "x=-3:3", "-o", out).exit_code == 0
+    _, height, rows = read_png(out.read_bytes())
+    blue = [k for k, row in enumerate(rows) if (31, 119, 180) in {p[:3] for p in row}]
+    # f's two branches reach both the top and the bottom of the axes: the range is cut symmetrically
+    assert blue[0] < 0.1 * height and blue[-1] > 0.85 * height
 
 
 def test_terminal_plot_marks_the_kink():
