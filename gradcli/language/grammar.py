@@ -6,12 +6,14 @@ checkout or an editable install it is read from the repository's top-level ``gra
 
 :func:`parse_into` (what builds programs and input specs) runs on the grammar's LALR tables and per-state lexers
 generated into ``grammars/gradcli.tables.json`` (plain JSON, by ``scripts/gen_parse_tables.py``; a file made from
-another grammar, Lark version or options is ignored), so a text that parses needs no ``lark.Lark`` object
+another grammar, another layout or other options is ignored), so a text that parses needs no ``lark.Lark`` object
 (loading Lark's cached parser cost about 30 ms of CPU at every start), nor even imports Lark (about 20 ms): the
-driver's tokens are its own :class:`Token`, and Lark's version is read from its package's text
-(:func:`lark_version`). Lark's parser is built, once per process and
-only then, for :func:`parse` (Lark's tree), for syntax errors (their messages are Lark's), and when the tables
-file is stale; Lark caches it on disk, so start-up does not rebuild the tables (about 350 ms).
+driver's tokens are its own :class:`Token`. The tables are the grammar's, whichever Lark is installed: they are
+plain data that the driver runs on its own (Lark 1.1.9, 1.2.2 and 1.3.1 generate the same file), so their
+fingerprint holds no Lark version, and a Lark other than the one that generated them still reports the errors,
+from the tokens the driver hands it. Lark's parser is built, once per process and only then, for :func:`parse`
+(Lark's tree), for syntax errors (their messages are Lark's), and when the tables file is stale; Lark caches it
+on disk, so start-up does not rebuild the tables (about 350 ms).
 
 Lark's cache file is a pickle, and reading it runs what it holds. Lark's default place is the shared temporary
 directory, where any local user could leave a file under the name gradcli would read; so the cache lives in a
@@ -138,38 +140,16 @@ def tables_path() -> Path:
 
 def _fingerprint(grammar_text: str) -> dict:
     """What the generated tables were made from: the grammar's text (compared whole: no hash, so that start-up
-    imports no ``hashlib``), Lark's version (:func:`lark_version`), the file's layout, the options."""
-    return {"grammar": grammar_text, "lark": lark_version(), "format": _TABLES_FORMAT,
+    imports no ``hashlib``), the file's layout and the parser's options. Not Lark's version: the tables are the
+    grammar's LALR tables and lexers, the same whichever Lark computed them, and the driver runs them without
+    Lark (which Lark is installed is read nowhere on the way, so start-up does not depend on it)."""
+    return {"grammar": grammar_text, "format": _TABLES_FORMAT,
             "options": {k: _LARK_OPTIONS[k] for k in sorted(_LARK_OPTIONS)}}
 
 
 #: The layout of the tables file: 2 since the lexers list their terminals' names and the terminals' groups are
-#: given once, in one order of priority.
-_TABLES_FORMAT = 2
-
-
-_VERSION_LINE = re.compile(r"""^__version__\s*(?::\s*str\s*)?=\s*["']([^"']+)["']""", re.MULTILINE)
-
-
-def lark_version() -> str | None:
-    """The installed Lark's version: ``lark.__version__`` once Lark is imported; before that, the version its
-    ``lark/__init__.py`` declares, read as text, because importing Lark costs about 20 ms of every start-up and a
-    text that parses does not need it. None when there is no Lark to be found or the file does not say (then
-    no generated tables match, and the parser is read from Lark itself)."""
-    import sys
-
-    module = sys.modules.get("lark")
-    if module is not None:
-        return getattr(module, "__version__", None)
-    from importlib.util import find_spec
-
-    try:
-        spec = find_spec("lark")
-        with open(spec.origin, encoding="utf-8") as f:
-            m = _VERSION_LINE.search(f.read())
-    except (ImportError, AttributeError, TypeError, ValueError, OSError):
-        return None
-    return m.group(1) if m else None
+#: given once, in one order of priority; 3 since the fingerprint holds no Lark version.
+_TABLES_FORMAT = 3
 
 
 def tables_from_lark(lark=None) -> dict:
@@ -307,7 +287,8 @@ def _one_order(orders: list) -> list:
 
 def read_tables(path: Path, grammar_text: str) -> dict | None:
     """The tables in ``path`` (JSON, :func:`tables_from_lark`'s form) if they were made from ``grammar_text``
-    with this Lark and these options, else None (missing, unreadable or stale: the caller asks Lark)."""
+    in this layout and with these options (by any Lark), else None (missing, unreadable or stale: the caller asks
+    Lark)."""
     import json
 
     try:
@@ -322,7 +303,7 @@ def read_tables(path: Path, grammar_text: str) -> dict | None:
 @lru_cache(maxsize=1)
 def parse_tables() -> dict:
     """The parse tables :func:`parse_into` runs on: the generated ``gradcli.tables.json`` when it matches the
-    grammar, Lark's version and the options (then no ``lark.Lark`` is built, nor its cache unpickled), else the
+    grammar and the options (then no ``lark.Lark`` is built, nor its cache unpickled), else the
     same tables read from Lark's parser (:func:`tables_from_lark`)."""
     tables = read_tables(tables_path(), grammar_path().read_text(encoding="utf-8"))
     return tables if tables is not None else tables_from_lark()
@@ -591,7 +572,11 @@ class _Driver:
                         m = self._own(index).match(text, pos)  # what the state's own lexer reads instead
             if m is None:  # nothing matches: Lark's parser, reading the same text, raises its error here
                 parser().parse(text, start=start)
-                raise AssertionError("Lark's parser read a text where the driver's lexer matched nothing")
+                # (a Lark that read it all the same, one unlike the Lark that made the tables, still gets the
+                # error Lark's lexer raises where it reads nothing, not a traceback)
+                from lark.exceptions import UnexpectedCharacters
+
+                raise UnexpectedCharacters(text, pos, line, pos - line_start + 1)
             value, kind = m.group(), m.lastgroup
             if kind in keywords:  # NAME -> a keyword this state takes (Lark's UnlessCallback)
                 kind = keywords[kind].get(value, kind)
