@@ -117,6 +117,16 @@ def parser():
         DEDENT_type = _DEDENT_TYPE
         tab_len = _TAB_LEN
 
+        def handle_NL(self, token):
+            # Lark's DedentError says no line: the line that dedents is where the newline token ends
+            from lark.indenter import DedentError
+
+            try:
+                yield from super().handle_NL(token)
+            except DedentError as e:
+                e.line, e.column = token.end_line, len(token.rsplit("\n", 1)[1]) + 1
+                raise
+
         def _process(self, stream):
             # Brackets nested past the nesting limit are refused as they are read: ((((1)))) builds no tree
             # nodes, but is still input nobody writes by hand.
@@ -610,8 +620,10 @@ class _Driver:
                     if indent != indent_level[-1]:
                         from lark.indenter import DedentError
 
-                        raise DedentError(f"Unexpected dedent to column {indent}. Expected dedent to "
+                        err = DedentError(f"Unexpected dedent to column {indent}. Expected dedent to "
                                           f"{indent_level[-1]}")
+                        err.line, err.column = line, len(indent_str) + 1  # (as the Indenter of parser() says)
+                        raise err
             elif kind in opening:
                 if paren_level >= limit:
                     raise _brackets_too_deep(token)
@@ -756,14 +768,22 @@ def _raise_syntax_error(error: Exception, text: str, filename: str):
                                  line=e.line, column=e.column, source=text, filename=filename) from None
     if isinstance(e, UnexpectedToken):
         tok = e.token
-        if tok.type == "$END" or tok.type == "_DEDENT" and not str(tok).strip():
+        missing = _missing_block(tok, e.expected, text)
+        if missing is not None:
+            raise GradcliSyntaxError(missing[0], type="IndentationError", line=missing[1], column=missing[2],
+                                     source=text, filename=filename) from None
+        kind = None
+        if tok.type == "$END" or tok.type == "_DEDENT" and tok.line is None:  # (the Indenter's at the end)
             line, col = _end_position(text)
             what = "unexpected end of input"
+        elif tok.type == "_DEDENT":  # a block closed where the statement goes on (a decorator's definition)
+            line, col, kind = tok.end_line, tok.end_column, "IndentationError"
+            what = "unexpected unindent"
         elif tok.type == "_NEWLINE":
             line, col = tok.line, tok.column
             what = "unexpected end of line"
         elif tok.type == "_INDENT":
-            line, col = tok.line, tok.column
+            line, col, kind = tok.end_line, tok.end_column, "IndentationError"
             what = "unexpected indent"
         else:
             line, col = tok.line, tok.column
@@ -772,19 +792,107 @@ def _raise_syntax_error(error: Exception, text: str, filename: str):
         if unsupported is not None:
             raise GradcliSyntaxError(unsupported[0], line=tok.line, column=unsupported[1], source=text,
                                      filename=filename) from None
-        raise GradcliSyntaxError(what, line=line, column=col, source=text, filename=filename,
-                                 hint=_expected_hint(e.expected)) from None
+        # (Python's IndentationError, which lists nothing: what may follow an indented line is any statement)
+        raise GradcliSyntaxError(what, type=kind, line=line, column=col, source=text, filename=filename,
+                                 hint=None if kind else _expected_hint(e.expected)) from None
     if isinstance(e, UnexpectedEOF):
         line, col = _end_position(text)
         raise GradcliSyntaxError("unexpected end of input", line=line, column=col, source=text, filename=filename,
                                  hint=_expected_hint(e.expected)) from None
-    if isinstance(e, DedentError):
-        raise GradcliSyntaxError(f"unindent does not match any outer indentation level ({e})", source=text,
+    if isinstance(e, DedentError):  # Python's words; the position: the line that dedents, at its first character
+        raise GradcliSyntaxError("unindent does not match any outer indentation level", type="IndentationError",
+                                 line=getattr(e, "line", None), column=getattr(e, "column", None), source=text,
                                  filename=filename) from None
     if isinstance(e, UnexpectedInput):  # any other Lark parse failure
         raise GradcliSyntaxError("invalid syntax", line=getattr(e, "line", None), column=getattr(e, "column", None),
                                  source=text, filename=filename) from None
     raise error
+
+
+# The statements that open a block, as CPython 3.11 names them in "expected an indented block after ...".
+_BLOCK_OPENERS = {"def": "function definition", "class": "class definition", "if": "'if' statement",
+                  "elif": "'elif' statement", "else": "'else' statement", "for": "'for' statement",
+                  "while": "'while' statement", "with": "'with' statement", "try": "'try' statement",
+                  "except": "'except' statement", "finally": "'finally' statement"}
+_FIRST_WORD = re.compile(r"[ \t]*([A-Za-z_]\w*)")
+
+
+def _missing_block(tok, expected, text: str):
+    """(message, line, column) when the parser stopped where a block's indented body must start: a header
+    (``def g(t):``) followed by a line that is not indented further (Python's ``IndentationError: expected an
+    indented block after function definition on line 1``, at that line's first character); else None.
+
+    The parser then waits for ``_INDENT`` and gets the next line's first token, or the ``_DEDENT`` of a line
+    indented less (its position is the newline's; the line starts where the newline ends); or, where no terminal
+    of that state matches the line's first token, Lark's lexer reports the token with the terminals it could
+    read (only ``_NEWLINE``). At the end of the text (``def g(t):`` and nothing after) it stays "unexpected end
+    of input": the session and the batch reader take that for an entry that goes on."""
+    expected = set(expected)
+    if "_INDENT" not in expected and expected != {"_NEWLINE"}:
+        return None
+    if tok.type == "_DEDENT":
+        line = tok.end_line
+    elif tok.type in ("$END", "_NEWLINE", "_INDENT"):
+        return None
+    else:
+        line = tok.line
+    lines = text.split("\n")
+    if line is None or not 1 <= line <= len(lines):
+        return None
+    first = lines[line - 1]
+    column = len(first) - len(first.lstrip(" \t")) + 1
+    if tok.type != "_DEDENT" and tok.column != column:  # not the first token of its line
+        return None
+    opener = _block_opener(lines, line - 1)
+    if opener is None:
+        return None
+    word, opener_line = opener
+    return f"expected an indented block after {_BLOCK_OPENERS[word]} on line {opener_line}", line, column
+
+
+def _block_opener(lines: list, end: int):
+    """(keyword, line from 1) of the compound statement whose header is the code just before ``lines[end]``
+    (blank and comment lines skipped) and ends with ``:``, over several lines if brackets or backslashes carry
+    it on; None if that code is no such header."""
+    i = end - 1
+    while i >= 0 and not _code_of(lines[i]).strip():
+        i -= 1
+    if i < 0 or not _code_of(lines[i]).endswith(":"):
+        return None
+    depth = 0  # closing brackets not yet matched, walking up
+    while i >= 0:
+        code = _code_of(lines[i])
+        depth += sum(code.count(c) for c in ")]}") - sum(code.count(c) for c in "([{")
+        if depth < 0:  # the ':' is inside a bracket (a lambda, a slice, a dict)
+            return None
+        if depth == 0 and not (i > 0 and _code_of(lines[i - 1]).endswith("\\")):
+            m = _FIRST_WORD.match(code)
+            return (m.group(1), i + 1) if m is not None and m.group(1) in _BLOCK_OPENERS else None
+        i -= 1
+    return None
+
+
+def _code_of(line: str) -> str:
+    """``line`` without its comment and trailing blanks, its strings' contents left out (one line's view, enough
+    to read a header's brackets and its final ``:``)."""
+    out, quote, i = [], None, 0
+    while i < len(line):
+        c = line[i]
+        if quote is not None:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = None
+                out.append(c)
+        elif c in "'\"":
+            quote = c
+            out.append(c)
+        elif c == "#":
+            break
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out).rstrip()
 
 
 def _end_position(text: str):
