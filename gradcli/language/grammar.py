@@ -118,14 +118,15 @@ def parser():
         tab_len = _TAB_LEN
 
         def handle_NL(self, token):
-            # Lark's DedentError says no line: the line that dedents is where the newline token ends
-            from lark.indenter import DedentError
-
-            try:
-                yield from super().handle_NL(token)
-            except DedentError as e:
-                e.line, e.column = token.end_line, len(token.rsplit("\n", 1)[1]) + 1
-                raise
+            # A dedent to no outer level is refused before the blocks it closes (Lark's Indenter closes them
+            # first, so that the parser may fail on one), as Python's tokenizer does, and with the position of
+            # the line that dedents (where the newline token ends), which Lark's DedentError does not say.
+            indent_str = token.rsplit("\n", 1)[1]
+            indent = indent_str.count(" ") + indent_str.count("\t") * self.tab_len
+            if self.paren_level == 0 and indent < self.indent_level[-1] and indent not in self.indent_level:
+                yield token
+                raise _dedent_error(indent, self.indent_level[-1], token.end_line, len(indent_str) + 1)
+            yield from super().handle_NL(token)
 
         def _process(self, stream):
             # Brackets nested past the nesting limit are refused as they are read: ((((1)))) builds no tree
@@ -324,6 +325,16 @@ def _brackets_too_deep(token) -> InputLimitError:
 
     err = limits.exceeded("nesting", "brackets nest too deeply here")
     err.line, err.column = token.line, token.column
+    return err
+
+
+def _dedent_error(indent: int, expected: int, line: int, column: int):
+    """Lark's ``DedentError`` for a line indented to ``indent`` where no open block is (the innermost is at
+    ``expected``), with the line's position (``line``, and ``column``, its first character) as attributes."""
+    from lark.indenter import DedentError
+
+    err = DedentError(f"Unexpected dedent to column {indent}. Expected dedent to {expected}")
+    err.line, err.column = line, column
     return err
 
 
@@ -614,16 +625,11 @@ class _Driver:
                     indent_level.append(indent)
                     yield borrow(indent_type, indent_str, token)
                 else:
+                    if indent not in indent_level:  # before the blocks it closes (as parser()'s Indenter)
+                        raise _dedent_error(indent, indent_level[-1], line, len(indent_str) + 1)
                     while indent < indent_level[-1]:
                         indent_level.pop()
                         yield borrow(dedent_type, indent_str, token)
-                    if indent != indent_level[-1]:
-                        from lark.indenter import DedentError
-
-                        err = DedentError(f"Unexpected dedent to column {indent}. Expected dedent to "
-                                          f"{indent_level[-1]}")
-                        err.line, err.column = line, len(indent_str) + 1  # (as the Indenter of parser() says)
-                        raise err
             elif kind in opening:
                 if paren_level >= limit:
                     raise _brackets_too_deep(token)
@@ -773,7 +779,7 @@ def _raise_syntax_error(error: Exception, text: str, filename: str):
             raise GradcliSyntaxError(missing[0], type="IndentationError", line=missing[1], column=missing[2],
                                      source=text, filename=filename) from None
         kind = None
-        if tok.type == "$END" or tok.type == "_DEDENT" and tok.line is None:  # (the Indenter's at the end)
+        if _at_end(tok, text):
             line, col = _end_position(text)
             what = "unexpected end of input"
         elif tok.type == "_DEDENT":  # a block closed where the statement goes on (a decorator's definition)
@@ -828,7 +834,7 @@ def _missing_block(tok, expected, text: str):
     read (only ``_NEWLINE``). At the end of the text (``def g(t):`` and nothing after) it stays "unexpected end
     of input": the session and the batch reader take that for an entry that goes on."""
     expected = set(expected)
-    if "_INDENT" not in expected and expected != {"_NEWLINE"}:
+    if "_INDENT" not in expected and expected != {"_NEWLINE"} or _at_end(tok, text):
         return None
     if tok.type == "_DEDENT":
         line = tok.end_line
@@ -848,6 +854,12 @@ def _missing_block(tok, expected, text: str):
         return None
     word, opener_line = opener
     return f"expected an indented block after {_BLOCK_OPENERS[word]} on line {opener_line}", line, column
+
+
+def _at_end(tok, text: str) -> bool:
+    """Whether the parser stopped at the end of ``text``: Lark's ``$END``, or a ``_DEDENT`` that closes a block
+    there (the Indenter's at the end, which have no position, or those of the text's last newline)."""
+    return tok.type == "$END" or tok.type == "_DEDENT" and (tok.end_pos is None or not text[tok.end_pos:].strip())
 
 
 def _block_opener(lines: list, end: int):

@@ -131,6 +131,14 @@ def test_batch_benchmark_entries_build_the_same_programs():
     "f(a=1, 2)\ny = 2",
     "x = 1\n  y = 2\n",
     "if x:\n    y\n  z\n",
+    # a block's body missing (the parser's error at the next line's token, Lark's lexer's where no terminal of
+    # the state matches, at a dedent), a dedent to no level where a body is missing too, a block at the end
+    "def g(t):\nreturn t\n",
+    "def g(t):\ny = 1\n",
+    "def g(t):\n    if t:\nreturn t\n",
+    "def g(t):\n    for i in t:\n  return t\n",
+    "class A:\n    @dec\nx = 1\n",
+    "def g(t):\n    if t:",
     "match x:\n    case 1: pass\n",
     "x = f'{'",
     "x.__class__ = 1; 1 +",
