@@ -820,7 +820,6 @@ _BLOCK_OPENERS = {"def": "function definition", "class": "class definition", "if
                   "elif": "'elif' statement", "else": "'else' statement", "for": "'for' statement",
                   "while": "'while' statement", "with": "'with' statement", "try": "'try' statement",
                   "except": "'except' statement", "finally": "'finally' statement"}
-_FIRST_WORD = re.compile(r"[ \t]*([A-Za-z_]\w*)")
 
 
 def _missing_block(tok, expected, text: str):
@@ -878,7 +877,7 @@ def _block_opener(lines: list, end: int):
         if depth < 0:  # the ':' is inside a bracket (a lambda, a slice, a dict)
             return None
         if depth == 0 and not (i > 0 and _code_of(lines[i - 1]).endswith("\\")):
-            m = _FIRST_WORD.match(code)
+            m = re.match(r"[ \t]*([A-Za-z_]\w*)", code)  # (compiled on the error path only)
             return (m.group(1), i + 1) if m is not None and m.group(1) in _BLOCK_OPENERS else None
         i -= 1
     return None
