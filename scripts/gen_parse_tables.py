@@ -1,14 +1,16 @@
 """Regenerate grammars/gradcli.tables.json, the parse tables gradcli's parser driver runs on
 (gradcli.language.grammar.parse_into), from Lark's parser for grammars/gradcli.lark.
 
-Run it after changing the grammar or upgrading Lark:
+Run it after changing the grammar (or the parser's options, or the file's layout):
 
     python scripts/gen_parse_tables.py          # write the file
     python scripts/gen_parse_tables.py --check  # exit 1 if the file is not what the grammar gives
 
 Until it is rerun, gradcli still parses correctly (a stale file is ignored: its fingerprint holds the grammar's
-text, Lark's version and the parser's options), only start-up pays again for building Lark's parser;
-tests/language/test_parse_driver.py fails on a stale file.
+text, the file's layout and the parser's options), only start-up pays again for building Lark's parser;
+tests/language/test_parse_driver.py fails on a stale file. Which Lark generates the file does not matter, and
+it is not in the fingerprint: the tables are the grammar's (Lark 1.1.9, 1.2.2 and 1.3.1 write the same file),
+and gradcli uses them whichever Lark is installed.
 """
 
 from __future__ import annotations

@@ -6,12 +6,14 @@ checkout or an editable install it is read from the repository's top-level ``gra
 
 :func:`parse_into` (what builds programs and input specs) runs on the grammar's LALR tables and per-state lexers
 generated into ``grammars/gradcli.tables.json`` (plain JSON, by ``scripts/gen_parse_tables.py``; a file made from
-another grammar, Lark version or options is ignored), so a text that parses needs no ``lark.Lark`` object
+another grammar, another layout or other options is ignored), so a text that parses needs no ``lark.Lark`` object
 (loading Lark's cached parser cost about 30 ms of CPU at every start), nor even imports Lark (about 20 ms): the
-driver's tokens are its own :class:`Token`, and Lark's version is read from its package's text
-(:func:`lark_version`). Lark's parser is built, once per process and
-only then, for :func:`parse` (Lark's tree), for syntax errors (their messages are Lark's), and when the tables
-file is stale; Lark caches it on disk, so start-up does not rebuild the tables (about 350 ms).
+driver's tokens are its own :class:`Token`. The tables are the grammar's, whichever Lark is installed: they are
+plain data that the driver runs on its own (Lark 1.1.9, 1.2.2 and 1.3.1 generate the same file), so their
+fingerprint holds no Lark version, and a Lark other than the one that generated them still reports the errors,
+from the tokens the driver hands it. Lark's parser is built, once per process and only then, for :func:`parse`
+(Lark's tree), for syntax errors (their messages are Lark's), and when the tables file is stale; Lark caches it
+on disk, so start-up does not rebuild the tables (about 350 ms).
 
 Lark's cache file is a pickle, and reading it runs what it holds. Lark's default place is the shared temporary
 directory, where any local user could leave a file under the name gradcli would read; so the cache lives in a
@@ -115,6 +117,17 @@ def parser():
         DEDENT_type = _DEDENT_TYPE
         tab_len = _TAB_LEN
 
+        def handle_NL(self, token):
+            # A dedent to no outer level is refused before the blocks it closes (Lark's Indenter closes them
+            # first, so that the parser may fail on one), as Python's tokenizer does, and with the position of
+            # the line that dedents (where the newline token ends), which Lark's DedentError does not say.
+            indent_str = token.rsplit("\n", 1)[1]
+            indent = indent_str.count(" ") + indent_str.count("\t") * self.tab_len
+            if self.paren_level == 0 and indent < self.indent_level[-1] and indent not in self.indent_level:
+                yield token
+                raise _dedent_error(indent, self.indent_level[-1], token.end_line, len(indent_str) + 1)
+            yield from super().handle_NL(token)
+
         def _process(self, stream):
             # Brackets nested past the nesting limit are refused as they are read: ((((1)))) builds no tree
             # nodes, but is still input nobody writes by hand.
@@ -138,38 +151,16 @@ def tables_path() -> Path:
 
 def _fingerprint(grammar_text: str) -> dict:
     """What the generated tables were made from: the grammar's text (compared whole: no hash, so that start-up
-    imports no ``hashlib``), Lark's version (:func:`lark_version`), the file's layout, the options."""
-    return {"grammar": grammar_text, "lark": lark_version(), "format": _TABLES_FORMAT,
+    imports no ``hashlib``), the file's layout and the parser's options. Not Lark's version: the tables are the
+    grammar's LALR tables and lexers, the same whichever Lark computed them, and the driver runs them without
+    Lark (which Lark is installed is read nowhere on the way, so start-up does not depend on it)."""
+    return {"grammar": grammar_text, "format": _TABLES_FORMAT,
             "options": {k: _LARK_OPTIONS[k] for k in sorted(_LARK_OPTIONS)}}
 
 
 #: The layout of the tables file: 2 since the lexers list their terminals' names and the terminals' groups are
-#: given once, in one order of priority.
-_TABLES_FORMAT = 2
-
-
-_VERSION_LINE = re.compile(r"""^__version__\s*(?::\s*str\s*)?=\s*["']([^"']+)["']""", re.MULTILINE)
-
-
-def lark_version() -> str | None:
-    """The installed Lark's version: ``lark.__version__`` once Lark is imported; before that, the version its
-    ``lark/__init__.py`` declares, read as text, because importing Lark costs about 20 ms of every start-up and a
-    text that parses does not need it. None when there is no Lark to be found or the file does not say (then
-    no generated tables match, and the parser is read from Lark itself)."""
-    import sys
-
-    module = sys.modules.get("lark")
-    if module is not None:
-        return getattr(module, "__version__", None)
-    from importlib.util import find_spec
-
-    try:
-        spec = find_spec("lark")
-        with open(spec.origin, encoding="utf-8") as f:
-            m = _VERSION_LINE.search(f.read())
-    except (ImportError, AttributeError, TypeError, ValueError, OSError):
-        return None
-    return m.group(1) if m else None
+#: given once, in one order of priority; 3 since the fingerprint holds no Lark version.
+_TABLES_FORMAT = 3
 
 
 def tables_from_lark(lark=None) -> dict:
@@ -307,7 +298,8 @@ def _one_order(orders: list) -> list:
 
 def read_tables(path: Path, grammar_text: str) -> dict | None:
     """The tables in ``path`` (JSON, :func:`tables_from_lark`'s form) if they were made from ``grammar_text``
-    with this Lark and these options, else None (missing, unreadable or stale: the caller asks Lark)."""
+    in this layout and with these options (by any Lark), else None (missing, unreadable or stale: the caller asks
+    Lark)."""
     import json
 
     try:
@@ -322,7 +314,7 @@ def read_tables(path: Path, grammar_text: str) -> dict | None:
 @lru_cache(maxsize=1)
 def parse_tables() -> dict:
     """The parse tables :func:`parse_into` runs on: the generated ``gradcli.tables.json`` when it matches the
-    grammar, Lark's version and the options (then no ``lark.Lark`` is built, nor its cache unpickled), else the
+    grammar and the options (then no ``lark.Lark`` is built, nor its cache unpickled), else the
     same tables read from Lark's parser (:func:`tables_from_lark`)."""
     tables = read_tables(tables_path(), grammar_path().read_text(encoding="utf-8"))
     return tables if tables is not None else tables_from_lark()
@@ -333,6 +325,16 @@ def _brackets_too_deep(token) -> InputLimitError:
 
     err = limits.exceeded("nesting", "brackets nest too deeply here")
     err.line, err.column = token.line, token.column
+    return err
+
+
+def _dedent_error(indent: int, expected: int, line: int, column: int):
+    """Lark's ``DedentError`` for a line indented to ``indent`` where no open block is (the innermost is at
+    ``expected``), with the line's position (``line``, and ``column``, its first character) as attributes."""
+    from lark.indenter import DedentError
+
+    err = DedentError(f"Unexpected dedent to column {indent}. Expected dedent to {expected}")
+    err.line, err.column = line, column
     return err
 
 
@@ -591,7 +593,11 @@ class _Driver:
                         m = self._own(index).match(text, pos)  # what the state's own lexer reads instead
             if m is None:  # nothing matches: Lark's parser, reading the same text, raises its error here
                 parser().parse(text, start=start)
-                raise AssertionError("Lark's parser read a text where the driver's lexer matched nothing")
+                # (a Lark that read it all the same, one unlike the Lark that made the tables, still gets the
+                # error Lark's lexer raises where it reads nothing, not a traceback)
+                from lark.exceptions import UnexpectedCharacters
+
+                raise UnexpectedCharacters(text, pos, line, pos - line_start + 1)
             value, kind = m.group(), m.lastgroup
             if kind in keywords:  # NAME -> a keyword this state takes (Lark's UnlessCallback)
                 kind = keywords[kind].get(value, kind)
@@ -619,14 +625,11 @@ class _Driver:
                     indent_level.append(indent)
                     yield borrow(indent_type, indent_str, token)
                 else:
+                    if indent not in indent_level:  # before the blocks it closes (as parser()'s Indenter)
+                        raise _dedent_error(indent, indent_level[-1], line, len(indent_str) + 1)
                     while indent < indent_level[-1]:
                         indent_level.pop()
                         yield borrow(dedent_type, indent_str, token)
-                    if indent != indent_level[-1]:
-                        from lark.indenter import DedentError
-
-                        raise DedentError(f"Unexpected dedent to column {indent}. Expected dedent to "
-                                          f"{indent_level[-1]}")
             elif kind in opening:
                 if paren_level >= limit:
                     raise _brackets_too_deep(token)
@@ -771,14 +774,22 @@ def _raise_syntax_error(error: Exception, text: str, filename: str):
                                  line=e.line, column=e.column, source=text, filename=filename) from None
     if isinstance(e, UnexpectedToken):
         tok = e.token
-        if tok.type == "$END" or tok.type == "_DEDENT" and not str(tok).strip():
+        missing = _missing_block(tok, e.expected, text)
+        if missing is not None:
+            raise GradcliSyntaxError(missing[0], type="IndentationError", line=missing[1], column=missing[2],
+                                     source=text, filename=filename) from None
+        kind = None
+        if _at_end(tok, text):
             line, col = _end_position(text)
             what = "unexpected end of input"
+        elif tok.type == "_DEDENT":  # a block closed where the statement goes on (a decorator's definition)
+            line, col, kind = tok.end_line, tok.end_column, "IndentationError"
+            what = "unexpected unindent"
         elif tok.type == "_NEWLINE":
             line, col = tok.line, tok.column
             what = "unexpected end of line"
         elif tok.type == "_INDENT":
-            line, col = tok.line, tok.column
+            line, col, kind = tok.end_line, tok.end_column, "IndentationError"
             what = "unexpected indent"
         else:
             line, col = tok.line, tok.column
@@ -787,19 +798,112 @@ def _raise_syntax_error(error: Exception, text: str, filename: str):
         if unsupported is not None:
             raise GradcliSyntaxError(unsupported[0], line=tok.line, column=unsupported[1], source=text,
                                      filename=filename) from None
-        raise GradcliSyntaxError(what, line=line, column=col, source=text, filename=filename,
-                                 hint=_expected_hint(e.expected)) from None
+        # (Python's IndentationError, which lists nothing: what may follow an indented line is any statement)
+        raise GradcliSyntaxError(what, type=kind, line=line, column=col, source=text, filename=filename,
+                                 hint=None if kind else _expected_hint(e.expected)) from None
     if isinstance(e, UnexpectedEOF):
         line, col = _end_position(text)
         raise GradcliSyntaxError("unexpected end of input", line=line, column=col, source=text, filename=filename,
                                  hint=_expected_hint(e.expected)) from None
-    if isinstance(e, DedentError):
-        raise GradcliSyntaxError(f"unindent does not match any outer indentation level ({e})", source=text,
+    if isinstance(e, DedentError):  # Python's words; the position: the line that dedents, at its first character
+        raise GradcliSyntaxError("unindent does not match any outer indentation level", type="IndentationError",
+                                 line=getattr(e, "line", None), column=getattr(e, "column", None), source=text,
                                  filename=filename) from None
     if isinstance(e, UnexpectedInput):  # any other Lark parse failure
         raise GradcliSyntaxError("invalid syntax", line=getattr(e, "line", None), column=getattr(e, "column", None),
                                  source=text, filename=filename) from None
     raise error
+
+
+# The statements that open a block, as CPython 3.11 names them in "expected an indented block after ...".
+_BLOCK_OPENERS = {"def": "function definition", "class": "class definition", "if": "'if' statement",
+                  "elif": "'elif' statement", "else": "'else' statement", "for": "'for' statement",
+                  "while": "'while' statement", "with": "'with' statement", "try": "'try' statement",
+                  "except": "'except' statement", "finally": "'finally' statement"}
+
+
+def _missing_block(tok, expected, text: str):
+    """(message, line, column) when the parser stopped where a block's indented body must start: a header
+    (``def g(t):``) followed by a line that is not indented further (Python's ``IndentationError: expected an
+    indented block after function definition on line 1``, at that line's first character); else None.
+
+    The parser then waits for ``_INDENT`` and gets the next line's first token, or the ``_DEDENT`` of a line
+    indented less (its position is the newline's; the line starts where the newline ends); or, where no terminal
+    of that state matches the line's first token, Lark's lexer reports the token with the terminals it could
+    read (only ``_NEWLINE``). At the end of the text (``def g(t):`` and nothing after) it stays "unexpected end
+    of input": the session and the batch reader take that for an entry that goes on."""
+    expected = set(expected)
+    if "_INDENT" not in expected and expected != {"_NEWLINE"} or _at_end(tok, text):
+        return None
+    if tok.type == "_DEDENT":
+        line = tok.end_line
+    elif tok.type in ("$END", "_NEWLINE", "_INDENT"):
+        return None
+    else:
+        line = tok.line
+    lines = text.split("\n")
+    if line is None or not 1 <= line <= len(lines):
+        return None
+    first = lines[line - 1]
+    column = len(first) - len(first.lstrip(" \t")) + 1
+    if tok.type != "_DEDENT" and tok.column != column:  # not the first token of its line
+        return None
+    opener = _block_opener(lines, line - 1)
+    if opener is None:
+        return None
+    word, opener_line = opener
+    return f"expected an indented block after {_BLOCK_OPENERS[word]} on line {opener_line}", line, column
+
+
+def _at_end(tok, text: str) -> bool:
+    """Whether the parser stopped at the end of ``text``: Lark's ``$END``, or a ``_DEDENT`` that closes a block
+    there (the Indenter's at the end, which have no position, or those of the text's last newline)."""
+    return tok.type == "$END" or tok.type == "_DEDENT" and (tok.end_pos is None or not text[tok.end_pos:].strip())
+
+
+def _block_opener(lines: list, end: int):
+    """(keyword, line from 1) of the compound statement whose header is the code just before ``lines[end]``
+    (blank and comment lines skipped) and ends with ``:``, over several lines if brackets or backslashes carry
+    it on; None if that code is no such header."""
+    i = end - 1
+    while i >= 0 and not _code_of(lines[i]).strip():
+        i -= 1
+    if i < 0 or not _code_of(lines[i]).endswith(":"):
+        return None
+    depth = 0  # closing brackets not yet matched, walking up
+    while i >= 0:
+        code = _code_of(lines[i])
+        depth += sum(code.count(c) for c in ")]}") - sum(code.count(c) for c in "([{")
+        if depth < 0:  # the ':' is inside a bracket (a lambda, a slice, a dict)
+            return None
+        if depth == 0 and not (i > 0 and _code_of(lines[i - 1]).endswith("\\")):
+            m = re.match(r"[ \t]*([A-Za-z_]\w*)", code)  # (compiled on the error path only)
+            return (m.group(1), i + 1) if m is not None and m.group(1) in _BLOCK_OPENERS else None
+        i -= 1
+    return None
+
+
+def _code_of(line: str) -> str:
+    """``line`` without its comment and trailing blanks, its strings' contents left out (one line's view, enough
+    to read a header's brackets and its final ``:``)."""
+    out, quote, i = [], None, 0
+    while i < len(line):
+        c = line[i]
+        if quote is not None:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = None
+                out.append(c)
+        elif c in "'\"":
+            quote = c
+            out.append(c)
+        elif c == "#":
+            break
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out).rstrip()
 
 
 def _end_position(text: str):

@@ -131,6 +131,14 @@ def test_batch_benchmark_entries_build_the_same_programs():
     "f(a=1, 2)\ny = 2",
     "x = 1\n  y = 2\n",
     "if x:\n    y\n  z\n",
+    # a block's body missing (the parser's error at the next line's token, Lark's lexer's where no terminal of
+    # the state matches, at a dedent), a dedent to no level where a body is missing too, a block at the end
+    "def g(t):\nreturn t\n",
+    "def g(t):\ny = 1\n",
+    "def g(t):\n    if t:\nreturn t\n",
+    "def g(t):\n    for i in t:\n  return t\n",
+    "class A:\n    @dec\nx = 1\n",
+    "def g(t):\n    if t:",
     "match x:\n    case 1: pass\n",
     "x = f'{'",
     "x.__class__ = 1; 1 +",
@@ -216,10 +224,21 @@ def test_stale_or_broken_tables_are_not_used(tmp_path):
     broken = tmp_path / "broken.json"
     broken.write_text(grammar.tables_path().read_text(encoding="utf-8")[:1000], encoding="utf-8")
     assert grammar.read_tables(broken, text) is None
-    other = json.loads(grammar.tables_path().read_text(encoding="utf-8"))
-    other["fingerprint"]["lark"] = "0.0.1"  # made by another Lark
-    (tmp_path / "other.json").write_text(json.dumps(other), encoding="utf-8")
-    assert grammar.read_tables(tmp_path / "other.json", text) is None
+    for change in ({"format": 2, "lark": "1.3.1"},  # the layout before (it named the Lark that made it)
+                   {"options": {}}):  # made for a parser with other options
+        other = json.loads(grammar.tables_path().read_text(encoding="utf-8"))
+        other["fingerprint"].update(change)
+        (tmp_path / "other.json").write_text(json.dumps(other), encoding="utf-8")
+        assert grammar.read_tables(tmp_path / "other.json", text) is None, change
+
+
+def test_the_tables_do_not_depend_on_which_lark_is_installed():
+    # The fingerprint is the grammar's text, the file's layout and the options: nothing of the installed Lark
+    # (tests/cli/test_startup_imports.py runs gradcli with a Lark of another version).
+    from gradcli.language import grammar
+
+    tables = json.loads(grammar.tables_path().read_text(encoding="utf-8"))
+    assert sorted(tables["fingerprint"]) == ["format", "grammar", "options"]
 
 
 def test_the_drivers_tokens_behave_as_larks():
