@@ -277,6 +277,24 @@ FORMULAS: dict[str, str] = {
     "ExponentialBackward0": "d exponential_(x) = 0: the old values are overwritten by samples",
 }
 
+#: grad_fn name → the op it names in ``--check``'s kink messages, for the backward functions of ops that have
+#: kinks: points where the op is continuous but its one-sided derivatives differ, so that a central difference
+#: averages them while PyTorch's rule picks one subgradient (derivatives.yaml's conventions, above). A kink that
+#: ``--check`` finds at a node not listed here is reported as "a point where the one-sided slopes differ".
+KINKS: dict[str, str] = {
+    "ReluBackward0": "relu", "AbsBackward0": "abs", "HardtanhBackward0": "hardtanh",
+    "ClampBackward0": "clamp", "ClampBackward1": "clamp", "LeakyReluBackward0": "leaky_relu",
+    "EluBackward0": "elu", "CeluBackward0": "celu", "HardswishBackward0": "hardswish",
+    "HardsigmoidBackward0": "hardsigmoid", "MaximumBackward0": "maximum", "MinimumBackward0": "minimum",
+    "MaxBackward0": "max", "MaxBackward1": "max", "MinBackward0": "min", "MinBackward1": "min",
+    "AmaxBackward0": "amax", "AminBackward0": "amin", "CummaxBackward0": "cummax", "CumminBackward0": "cummin",
+    "MedianBackward0": "median", "MedianBackward1": "median", "KthvalueBackward0": "kthvalue",
+    "SortBackward0": "sort", "TopkBackward0": "topk", "ValueSelectingReductionBackward0": "max/min",
+    "MaxPool2DWithIndicesBackward0": "max_pool", "HuberLossBackward0": "huber_loss",
+    "SmoothL1LossBackward0": "smooth_l1_loss", "LinalgVectorNormBackward0": "norm", "NormBackward1": "norm",
+    "CdistBackward0": "cdist", "StdBackward0": "std",
+}
+
 
 def formula(node) -> str:
     """The local derivative of a graph node (:data:`FORMULAS` by its grad_fn name), else its op's declared

@@ -82,7 +82,8 @@ def transform_lines(r) -> list[str]:
 def check_line(check) -> str:
     """The compact line of a ``--check``: ok or FAILED, and the largest absolute difference."""
     worst = max((i.max_abs_diff for i in check.inputs), default=0.0)
-    return f"check: {'ok' if check.ok else 'FAILED'} (max |grad - numerical| {worst:.3g})"
+    verdict = "ok" if check.ok else "FAILED at kinks only" if getattr(check, "fails_only_at_kinks", False) else "FAILED"
+    return f"check: {verdict} (max |grad - numerical| {worst:.3g})"
 
 
 class CompactEntries(EntryFormat):
