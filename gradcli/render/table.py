@@ -322,13 +322,13 @@ def render_ops(infos, console) -> None:
             if d and d != "-":
                 console.print(Text("  " + d), soft_wrap=True)
         return
-    t = Table(title=title, title_justify="left")
+    t = Table()
     for col in ("name", "kind", "signature", "grad_fn", "derivative"):
         t.add_column(col, overflow="fold")
     for i in infos:
         t.add_row(Text(i.name + (" (method)" if i.method else "")), Text(i.kind), Text(i.signature),
                   Text(i.grad_fn or "-"), Text(derivative(i)))
-    console.print(t)
+    print_titled(console, title, t)
 
 
 #: ``gradcli ops`` draws its table from this many columns on; below, a block per name (see :func:`render_ops`).
