@@ -116,6 +116,7 @@ class CheckResult:
     rtol: float
     inputs: list = field(default_factory=list)
     evaluations: int = 0
+    max_evaluations: int = DEFAULT_MAX_EVALUATIONS  # the kinks are looked for within the same budget
 
     @property
     def ok(self) -> bool:
@@ -156,7 +157,8 @@ def finite_difference_check(req, result, eps: float = DEFAULT_EPS, atol: float =
             the program draws random numbers; :func:`compute_checked` sees to that).
         result: its :class:`~gradcli.result.GradResult`.
         eps, atol, rtol: step and tolerances (PyTorch gradcheck's defaults).
-        max_evaluations: refuse inputs with more than ``max_evaluations / 2`` elements in total.
+        max_evaluations: refuse inputs whose elements need more runs (two each, one more at the inputs); the
+            kinks are looked for within what is left (three runs per element at a kink).
 
     Raises:
         InputError: non-positive eps or tolerances, or too many input elements (exit 2).
@@ -171,9 +173,10 @@ def finite_difference_check(req, result, eps: float = DEFAULT_EPS, atol: float =
     wrt = [i for i in result.inputs if i.value.requires_grad]
     base = {i.name: np.array(i.value.value, dtype=np.float64) for i in wrt}
     total = sum(a.size for a in base.values())
-    if 2 * total > max_evaluations:
-        raise InputError(f"--check runs the program twice per input element: {total} elements need "
-                         f"{2 * total} runs, more than the limit of {max_evaluations}", type="CheckLimitError",
+    if 2 * total + 1 > max_evaluations:
+        raise InputError(f"--check runs the program twice per input element and once at the inputs: {total} "
+                         f"elements need {2 * total + 1} runs, more than the limit of {max_evaluations}",
+                         type="CheckLimitError",
                          hint="check a smaller input, or raise the limit with --check-max-evaluations")
     req64 = replace(req, dtype="float64", repeat=1)
     first = result.calls[0] if result.calls else {}
@@ -209,7 +212,8 @@ def finite_difference_check(req, result, eps: float = DEFAULT_EPS, atol: float =
                             f"{list(out.shape)} in float64", type="RuntimeError")
         return float(np.sum(v * out))
 
-    return _compare(wrt, base, first, objective, CheckResult(eps=eps, atol=atol, rtol=rtol))
+    return _compare(wrt, base, first, objective, CheckResult(eps=eps, atol=atol, rtol=rtol,
+                                                             max_evaluations=max_evaluations))
 
 
 def _node_values(output: Tensor, recorder) -> list:
@@ -306,6 +310,8 @@ def _kinks(name, x, base, sides, at_base, analytical, numerical, objective, out:
         jump = abs(right - left)
         if not jump > atol + rtol * max(abs(right), abs(left)) + noise:  # (NaN: no kink to speak of)
             continue
+        if out.evaluations + 3 > out.max_evaluations:  # no runs left to tell a kink: say nothing more
+            break
         # Half the step: a smooth function's one-sided quotients get half as far apart, a kink's stay apart.
         records = []
         halves = []

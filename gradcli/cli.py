@@ -524,9 +524,9 @@ def run(
     anomaly: Anomaly = False,
     debug: Debug = False,
     graph: Annotated[Optional[str], typer.Option(
-        "--graph", metavar="FORMAT", help="After the run, draw the graph of the last backward call the "
-                                          "program made (dot, svg, png, pdf, mermaid, tree, json; -o FILE "
-                                          "keeps it apart from what the program prints).")] = None,
+        "--graph", metavar="[" + "|".join(graph_formats()) + "]",
+        help="After the run, draw the graph of the last backward call the program made (-o FILE keeps it apart "
+             "from what the program prints).")] = None,
     graph_values: Annotated[bool, typer.Option("--graph-values", help="--graph: each node's forward value "
                                                                       "and the gradient of that call.")] = False,
     graph_saved: Annotated[bool, typer.Option("--graph-saved", help="--graph: what each node saved for "

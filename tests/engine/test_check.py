@@ -107,7 +107,7 @@ def test_check_keeps_the_float32_default_for_printing():
 def test_check_refuses_too_many_elements():
     r = grad("x.sum()", "-i", "x=ones(20000)", "--check")
     assert r.exit_code == 2
-    assert "CheckLimitError" in r.stderr and "40000 runs" in r.stderr
+    assert "CheckLimitError" in r.stderr and "40001 runs" in r.stderr
     r = grad("x.sum()", "-i", "x=ones(200)", "--check", "--check-max-evaluations", "100")
     assert r.exit_code == 2
 
@@ -221,3 +221,13 @@ def test_check_a_genuine_failure_beside_a_kink_is_still_a_failure(monkeypatch):
     verdicts = {line.split("│")[1].strip(): line.split("│")[-2].strip() for line in table.splitlines()
                 if line.startswith("│")}
     assert verdicts == {"x": "FAIL", "y": "FAIL (kink)"}
+
+
+def test_check_looks_for_kinks_within_the_evaluation_budget():
+    # ten elements at relu's kink: 21 runs for the differences leave 4 of 25, enough to tell one kink
+    doc = check_json("x.relu().sum()", "-i", "x=zeros(10)", "--check-max-evaluations", "25", code=1)
+    c = doc["check"]
+    assert c["evaluations"] <= 25 and len(c["inputs"]["x"]["kinks"]) == 1
+    assert c["fails_only_at_kinks"] is False  # the other nine were not told apart: nothing to excuse them
+    doc = check_json("x.relu().sum()", "-i", "x=zeros(10)", code=1)
+    assert len(doc["check"]["inputs"]["x"]["kinks"]) == 10 and doc["check"]["fails_only_at_kinks"] is True
