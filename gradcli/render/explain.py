@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from ..result import GradResult
 from .graphview import value_text
-from .table import print_titled
 
 #: Elements of a tensor shown in the table before it is summarized (PyTorch's summary: first and last 3).
 THRESHOLD = 12
@@ -63,14 +62,23 @@ def render_explain(result: GradResult, console) -> None:
             sent = Text("no gradient arrived: not run", style="dim")
         t.add_row(node, Text(s.formula or "-"), Text(_text(s.value, default) if s.value is not None else "-"),
                   Text(_text(s.grad_in, default)), sent)
-    print_titled(console, "the chain rule, node by node (backward order, the last backward call)", t)
+    _titled(console, "the chain rule, node by node (backward order, the last backward call)", t)
     if ex.leaves:
         t = Table()
         t.add_column("input")
         t.add_column("gradient", overflow="fold")
         for name, g in ex.leaves.items():
             t.add_row(Text(name), Text("None" if g is None else _text(g, default)))
-        print_titled(console, "what each input received", t)
+        _titled(console, "what each input received", t)
+
+
+def _titled(console, title: str, table) -> None:
+    # as gradcli.render.table.print_titled (which imports this module): the title a line of its own, never wrapped
+    # into a block as narrow as the table nor padded to its width
+    from rich.text import Text
+
+    console.print(Text(title, style="italic"), soft_wrap=True)
+    console.print(table)
 
 
 def _is_ones(seed) -> bool:
