@@ -34,7 +34,7 @@ from .tensor import Tensor
 DEFAULT_EPS = 1e-6
 DEFAULT_ATOL = 1e-5
 DEFAULT_RTOL = 1e-3
-#: Program runs allowed for one check (two per input element).
+#: Program runs allowed for one check (two per input element, one at the inputs, three per element at a kink).
 DEFAULT_MAX_EVALUATIONS = 20_000
 
 
@@ -56,10 +56,10 @@ class Kink:
     analytical: float
     ok: bool
     ops: tuple = ()
-    jump: bool = False  # the output itself jumps there (a discontinuity): the one-sided quotients grow as eps shrinks
+    jump: bool = False  # the output itself jumps there (a discontinuity): the quotients grow as eps shrinks
 
     def where(self, name: str) -> str:
-        """``x[0]`` (``x`` for a one-element input)."""
+        """``x[0]`` (``x`` for a 0-d input)."""
         return name if not self.index else f"{name}[{', '.join(str(i) for i in self.index)}]"
 
     def message(self, name: str) -> str:
@@ -69,7 +69,8 @@ class Kink:
             return (f"{self.where(name)} = {self.value:.6g} is at a discontinuity: the output jumps there, so the "
                     f"one-sided differences ({self.left:.6g} and {self.right:.6g}) grow as eps shrinks; PyTorch's "
                     f"gradient there is {self.analytical:.6g}")
-        at = ("at a kink of " + " and ".join(self.ops)) if self.ops else "at a point where the one-sided slopes differ"
+        at = (("at a kink of " + " and ".join(self.ops)) if self.ops
+              else "at a point where the one-sided slopes differ")
         return (f"{self.where(name)} = {self.value:.6g} is {at}: finite differences average the one-sided slopes "
                 f"({self.left:.6g} and {self.right:.6g} give {self.numerical:.6g}); PyTorch's gradient there is "
                 f"{self.analytical:.6g}")
@@ -105,7 +106,6 @@ class InputCheck:
         """How many elements are beyond the tolerance."""
         return int(np.sum(~(np.abs(self.analytical - self.numerical) <=
                             self.atol + self.rtol * np.abs(self.numerical)))) if self.atol is not None else 0
-
 
 
 @dataclass

@@ -20,7 +20,8 @@ from typing import Annotated, List, Optional
 import typer
 
 from . import render
-from .cli_options import (INPUT_FORMATS, MAX_REPEAT, Anomaly, Atol, BatchDtype, BatchFormat, BatchLimit, BatchSeed, Check, CheckMaxEvaluations, CommandOptions,
+from .cli_options import (INPUT_FORMATS, MAX_REPEAT, Anomaly, Atol, BatchDtype, BatchFormat, BatchLimit,
+                          BatchSeed, Check, CheckMaxEvaluations, CommandOptions,
                           Debug, DType, Dtype, Eps, Format, OpsFormat, Rtol, TransformFormat,
                           GraphFormat, InputFormat, Invocation, Json, Limit, MaxSteps, Output, PlotFormat, Seed,
                           graph_formats,
@@ -150,7 +151,8 @@ def use_utf8(stream) -> None:
 @app.command()
 def grad(
     ctx: typer.Context,
-    program: Annotated[str, typer.Argument(metavar="PROGRAM", help="The program: an expression or statements separated by ';' or "
+    program: Annotated[str, typer.Argument(metavar="PROGRAM",
+                                           help="The program: an expression or statements separated by ';' or "
                                                 "newlines; the last expression is the output. '@path' reads a "
                                                 "file, '-' standard input.")],
     input: Annotated[Optional[List[str]], typer.Option("--input", "-i", metavar="NAME=SPEC",
@@ -195,11 +197,13 @@ def grad(
                        ] = False,
     output: Output = None,
     fields: Annotated[Optional[str], typer.Option(
-        "--fields", metavar="NAMES", help="--format json: the members of the document, comma-separated, from output, inputs, "
-                         "grads, calls, graph (default: all).")] = None,
+        "--fields", metavar="NAMES",
+        help="--format json: the members of the document, comma-separated, from output, inputs, "
+             "grads, calls, graph (default: all).")] = None,
     show: Annotated[Optional[str], typer.Option(
-        "--show", metavar="NAMES", help="Tables and compact lines: the sections, comma-separated, from output, inputs, grads, "
-                       "graph (default: all).")] = None,
+        "--show", metavar="NAMES",
+        help="Tables and compact lines: the sections, comma-separated, from output, inputs, grads, "
+             "graph (default: all).")] = None,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="The same as --format compact: one line per "
                                                               "result.")] = False,
 ) -> None:
@@ -367,8 +371,9 @@ _TRANSFORM_INPUT = Annotated[Optional[List[str]], typer.Option(
     "--input", "-i", metavar="NAME=SPEC", help="An input to differentiate with respect to (as for grad).")]
 _TRANSFORM_CONST = Annotated[Optional[List[str]], typer.Option(
     "--const", "-c", metavar="NAME=SPEC", help="A constant (as for grad).")]
-_TRANSFORM_PROGRAM = Annotated[str, typer.Argument(metavar="PROGRAM", help="The program, as for grad: its output is differentiated "
-                                                        "('@path' reads a file, '-' standard input).")]
+_TRANSFORM_PROGRAM = Annotated[str, typer.Argument(
+    metavar="PROGRAM", help="The program, as for grad: its output is differentiated ('@path' reads a file, '-' "
+                            "standard input).")]
 _QUIET = Annotated[bool, typer.Option("-q", "--quiet", help="The same as --format compact.")]
 
 
@@ -491,7 +496,8 @@ def hvp(
 @app.command()
 def ops(
     ctx: typer.Context,
-    name: Annotated[Optional[str], typer.Argument(metavar="NAME", help="Show only names containing this text.")] = None,
+    name: Annotated[Optional[str], typer.Argument(metavar="NAME",
+                                                  help="Show only names containing this text.")] = None,
     kind: Annotated[Optional[str], typer.Option(help="Show only this kind: op, creation or function.",
                                                 metavar="[op|creation|function]")] = None,
     format: OpsFormat = None,
@@ -591,8 +597,8 @@ def _graph_options(max_nodes: int | None):
 @app.command()
 def plot(
     ctx: typer.Context,
-    program: Annotated[str, typer.Argument(metavar="PROGRAM", help="The program, as for grad ('@path' reads a file); the swept "
-                                                "inputs are names in it.")],
+    program: Annotated[str, typer.Argument(metavar="PROGRAM", help="The program, as for grad ('@path' reads a "
+                                                                   "file); the swept inputs are names in it.")],
     over: Annotated[List[str], typer.Option("--over", metavar="NAME=START:STOP[:POINTS]",
                                             help="The input to sweep and its range (START and STOP may be "
                                                  "multiples of pi: -2pi, pi/2). Once: f and its derivatives; "
@@ -601,10 +607,12 @@ def plot(
                                                        help="A fixed input (as for grad).")] = None,
     const: Annotated[Optional[List[str]], typer.Option("--const", "-c", metavar="NAME=SPEC",
                                                        help="A fixed constant (as for grad).")] = None,
-    points: Annotated[Optional[int], typer.Option(min=2, metavar="N", help="Grid points (per input for two --over; "
-                                                              "default 400, or 41 per axis).")] = None,
-    order: Annotated[int, typer.Option(min=1, max=2, metavar="1|2", help="The highest derivative plotted: 1, or 2 for "
-                                                          "d2f/dx2 too (through create_graph).")] = 1,
+    points: Annotated[Optional[int], typer.Option(min=2, metavar="N", help="Grid points (per input for two "
+                                                                           "--over; default 400, or 41 per axis).")
+                      ] = None,
+    order: Annotated[int, typer.Option(min=1, max=2, metavar="[1|2]", help="The highest derivative plotted: 1, "
+                                                                         "or 2 for d2f/dx2 too (through "
+                                                                         "create_graph).")] = 1,
     format: PlotFormat = None,
     output: Output = None,
     seed: Seed = None,
@@ -691,16 +699,18 @@ def _batch_input_format(format: str | None, input_format: InputFormat | None) ->
 @app.command()
 def batch(
     ctx: typer.Context,
-    file: Annotated[str, typer.Argument(metavar="FILE", help="The entries: a text file (one program per line; a block ended "
+    file: Annotated[str, typer.Argument(metavar="FILE",
+                                        help="The entries: a text file (one program per line; a block ended "
                                              "by '---' for a multi-line entry) or JSON Lines; '-' reads "
                                              "standard input, streaming.")],
     format: BatchFormat = None,
     json_: Json = False,
     input_format: Annotated[Optional[InputFormat], typer.Option(
-        "--input-format", metavar="[" + "|".join(INPUT_FORMATS) + "]", help="The input format; auto (the default): .jsonl/.ndjson are JSON Lines, .txt/.gc "
-                               "text, otherwise JSON Lines if the first line starts with '{'.")] = None,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, metavar="N", help="Worker processes (the output keeps the "
-                                                                  "input order).")] = 1,
+        "--input-format", metavar="[" + "|".join(INPUT_FORMATS) + "]",
+        help="The input format; auto (the default): .jsonl/.ndjson are JSON Lines, .txt/.gc "
+             "text, otherwise JSON Lines if the first line starts with '{'.")] = None,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, metavar="N",
+                                      help="Worker processes (the output keeps the input order).")] = 1,
     dask: Annotated[Optional[str], typer.Option(
         "--dask", metavar="ADDRESS", help="Run the entries on the Dask cluster whose scheduler is at ADDRESS "
                                           "(tcp://HOST:8786), in partitions; the output keeps the input order. "

@@ -22,8 +22,11 @@ def gradcli(*args, input=None, columns=None):
     env.pop("COLUMNS", None)
     if columns is not None:
         env["COLUMNS"] = str(columns)
-    return subprocess.run([sys.executable, "-m", "gradcli", *args], capture_output=True, text=True, env=env,
-                          input=input, timeout=120)
+    p = subprocess.run([sys.executable, "-m", "gradcli", *args], capture_output=True, env=env,
+                       input=None if input is None else input.encode(), timeout=120)
+    # (text, but a PNG or PDF on standard output is bytes: read what it can)
+    return subprocess.CompletedProcess(p.args, p.returncode, p.stdout.decode("utf-8", "replace"),
+                                       p.stderr.decode("utf-8", "replace"))
 
 
 def _flat(text: str) -> str:
