@@ -82,8 +82,8 @@ def _root(ctx: typer.Context,
 def repl(
     ctx: typer.Context,
     dtype: Dtype = DType.float32,
-    format: Annotated[str, typer.Option("--format", metavar="FORMAT", help=":grad's answers: table or "
-                                                                          "json.")] = "table",
+    format: Annotated[str, typer.Option("--format", metavar="[table|json|compact]",
+                                        help=":grad's answers (the session's :format).")] = "table",
 ) -> None:
     """The interactive session: variables persist, values print as PyTorch prints them, :help for the session
     commands. Standard input that is not a terminal runs line by line, stopping at the first error (its exit

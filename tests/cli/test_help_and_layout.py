@@ -94,6 +94,13 @@ def test_format_choices_in_the_help_are_the_formats_the_command_can_write(comman
     assert r.returncode == 2 and "'svg' is not one of 'table', 'json'." in r.stderr
 
 
+def test_repl_help_lists_the_formats_the_session_takes():
+    assert "--format [table|json|compact]" in gradcli("repl", "--help", columns=200).stdout
+    for name in ("table", "json", "compact"):
+        p = gradcli("repl", "--format", name, input="(1 + 1)\n")
+        assert p.returncode == 0 and p.stdout == "2\n", (name, p.stderr)
+
+
 def test_explain_with_compact_names_only_the_formats_that_can_explain():
     p = gradcli("grad", "x * 2", "-i", "x=1.", "--explain", "-q")
     assert p.returncode == 2 and p.stdout == ""
