@@ -108,8 +108,9 @@ BatchDtype = Annotated[str, typer.Option(
     help=_DTYPE_HELP + " The default of every entry (an entry's own 'dtype' wins).")]
 BatchLimit = Annotated[Optional[List[str]], typer.Option("--limit", metavar="NAME=N",
                                                          help=_LIMIT_HELP + " The time limit is per entry.")]
-MaxSteps = Annotated[Optional[int], typer.Option(min=1, metavar="N", help="Stop a program after this many statement executions "
-                                                             "(default 5,000,000; the same as --limit steps=N).")]
+MaxSteps = Annotated[Optional[int], typer.Option(min=1, metavar="N",
+                                                 help="Stop a program after this many statement executions "
+                                                      "(default 5,000,000; the same as --limit steps=N).")]
 Limit = Annotated[Optional[List[str]], typer.Option("--limit", metavar="NAME=N", help=_LIMIT_HELP)]
 Anomaly = Annotated[bool, typer.Option("--anomaly", help="Stop at the first op whose backward produces NaN or "
                                                          "infinity and show where the program called it "

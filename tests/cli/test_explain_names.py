@@ -69,7 +69,8 @@ def test_no_formula_uses_the_shorthand_names():
 def test_an_op_note_is_renamed_too():
     # the fallback for a backward function without an entry: its op's note, in the same names
     assert pytorch_names("d/dx = 2 * x") == "d/dinput = 2 * input"
-    assert pytorch_names("d/dx = y, d/dy = x (summed over dim)") == "d/dinput = other, d/dother = input (summed over dim)"
+    assert pytorch_names("d/dx = y, d/dy = x (summed over dim)") == \
+        "d/dinput = other, d/dother = input (summed over dim)"
     assert pytorch_names("d/dx = y * (grad - sum(grad * y, dim))") == \
         "d/dinput = result * (grad - sum(grad * result, dim))"  # one input: its y is the result
     assert pytorch_names("d/dx = x[0] + max(x)") == "d/dinput = input[0] + max(input)"
