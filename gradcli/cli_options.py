@@ -96,7 +96,7 @@ Eps = Annotated[float, typer.Option(metavar="FLOAT", help="--check: finite-diffe
 Atol = Annotated[float, typer.Option(metavar="FLOAT", help="--check: absolute tolerance.")]
 Rtol = Annotated[float, typer.Option(metavar="FLOAT", help="--check: relative tolerance.")]
 CheckMaxEvaluations = Annotated[int, typer.Option(min=2, metavar="N", help="--check: most program runs (two per input "
-                                                                            "element, one at the inputs, four more "
+                                                                            "element, one at the inputs, three more "
                                                                             "per element at a kink).")]
 Seed = Annotated[Optional[int], typer.Option(metavar="N", help=_SEED_HELP)]
 Dtype = Annotated[str, typer.Option(parser=_lenient_dtype, metavar="[float32|float64]", help=_DTYPE_HELP)]
