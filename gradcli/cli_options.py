@@ -91,7 +91,8 @@ _SEED_HELP = "torch.manual_seed(N) before the program: rand/randn/randint/randpe
 _DTYPE_HELP = "Default float dtype: float32 (PyTorch's default) or float64."
 
 Check = Annotated[bool, typer.Option("--check", help="Compare the gradients with central finite differences in "
-                                                     "float64; exit 1 above tolerance.")]
+                                                     "float64; exit 1 above tolerance (also where only kinks "
+                                                     "differ: it names them).")]
 Eps = Annotated[float, typer.Option(metavar="FLOAT", help="--check: finite-difference step.")]
 Atol = Annotated[float, typer.Option(metavar="FLOAT", help="--check: absolute tolerance.")]
 Rtol = Annotated[float, typer.Option(metavar="FLOAT", help="--check: relative tolerance.")]
