@@ -20,8 +20,9 @@ from typing import Annotated, List, Optional
 import typer
 
 from . import render
-from .cli_options import (INPUT_FORMATS, Anomaly, Atol, BatchFormat, Check, CheckMaxEvaluations, CommandOptions,
-                          Debug, DType, Dtype, Eps, Format, Rtol,
+from .cli_options import (INPUT_FORMATS, MAX_REPEAT, Anomaly, Atol, BatchDtype, BatchFormat, BatchLimit,
+                          BatchSeed, Check, CheckMaxEvaluations, CommandOptions,
+                          Debug, DType, Dtype, Eps, Format, OpsFormat, Rtol, TransformFormat,
                           GraphFormat, InputFormat, Invocation, Json, Limit, MaxSteps, Output, PlotFormat, Seed,
                           graph_formats,
                           graph_renderer,
@@ -29,6 +30,20 @@ from .cli_options import (INPUT_FORMATS, Anomaly, Atol, BatchFormat, Check, Chec
 from .errors import EXIT_EVAL, EXIT_INPUT, GradcliError, InputError
 from .cli_output import format_for_path
 from .reporting import debug_enabled, report_error, report_exception
+from .schemas import DESCRIPTIONS as SCHEMA_DESCRIPTIONS
+
+def _usage_metavar(make_metavar):
+    """Typer's argument metavar in the usage line, without its braces: typer writes a required argument as
+    ``{program}`` (``{PROGRAM}`` with a metavar), which reads as a literal brace to type; click, POSIX usage
+    lines and gradcli's README write ``PROGRAM``. Optional arguments keep their brackets (``[NAME]``)."""
+    def metavar(self, ctx, *, usage: bool = False) -> str:
+        if usage and self.required and self.metavar is not None and self.nargs == 1:
+            return self.metavar
+        return make_metavar(self, ctx, usage=usage)
+    return metavar
+
+
+typer.core.TyperArgument.make_metavar = _usage_metavar(typer.core.TyperArgument.make_metavar)
 
 app = typer.Typer(add_completion=True, rich_markup_mode=None,
                   help="gradcli: a command-line gradient calculator with PyTorch's semantics.")
@@ -67,8 +82,8 @@ def _root(ctx: typer.Context,
 def repl(
     ctx: typer.Context,
     dtype: Dtype = DType.float32,
-    format: Annotated[str, typer.Option("--format", metavar="FORMAT", help=":grad's answers: table or "
-                                                                          "json.")] = "table",
+    format: Annotated[str, typer.Option("--format", metavar="[table|json|compact]",
+                                        help=":grad's answers (the session's :format).")] = "table",
 ) -> None:
     """The interactive session: variables persist, values print as PyTorch prints them, :help for the session
     commands. Standard input that is not a terminal runs line by line, stopping at the first error (its exit
@@ -136,7 +151,8 @@ def use_utf8(stream) -> None:
 @app.command()
 def grad(
     ctx: typer.Context,
-    program: Annotated[str, typer.Argument(help="The program: an expression or statements separated by ';' or "
+    program: Annotated[str, typer.Argument(metavar="PROGRAM",
+                                           help="The program: an expression or statements separated by ';' or "
                                                 "newlines; the last expression is the output. '@path' reads a "
                                                 "file, '-' standard input.")],
     input: Annotated[Optional[List[str]], typer.Option("--input", "-i", metavar="NAME=SPEC",
@@ -147,8 +163,9 @@ def grad(
     gradient: Annotated[Optional[str], typer.Option(metavar="SPEC",
                                                     help="v of the vector-Jacobian product, for a non-scalar "
                                                          "output (same shape as the output).")] = None,
-    repeat: Annotated[int, typer.Option(min=1, help="Run backward N times, keeping the graph, and show the "
-                                                    "gradients after each call (accumulation).")] = 1,
+    repeat: Annotated[int, typer.Option(min=1, max=MAX_REPEAT, metavar="N", help=(
+        f"Run backward N times (1 to {MAX_REPEAT:,}), keeping the graph, and show the gradients after each "
+        "call (accumulation)."))] = 1,
     zero_grad: Annotated[bool, typer.Option("--zero-grad", help="Zero the gradients between repeated calls.")] = False,
     seed: Seed = None,
     dtype: Dtype = DType.float32,
@@ -180,11 +197,13 @@ def grad(
                        ] = False,
     output: Output = None,
     fields: Annotated[Optional[str], typer.Option(
-        "--fields", help="--format json: the members of the document, comma-separated, from output, inputs, "
-                         "grads, calls, graph (default: all).")] = None,
+        "--fields", metavar="NAMES",
+        help="--format json: the members of the document, comma-separated, from output, inputs, "
+             "grads, calls, graph (default: all).")] = None,
     show: Annotated[Optional[str], typer.Option(
-        "--show", help="Tables and compact lines: the sections, comma-separated, from output, inputs, grads, "
-                       "graph (default: all).")] = None,
+        "--show", metavar="NAMES",
+        help="Tables and compact lines: the sections, comma-separated, from output, inputs, grads, "
+             "graph (default: all).")] = None,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="The same as --format compact: one line per "
                                                               "result.")] = False,
 ) -> None:
@@ -352,8 +371,9 @@ _TRANSFORM_INPUT = Annotated[Optional[List[str]], typer.Option(
     "--input", "-i", metavar="NAME=SPEC", help="An input to differentiate with respect to (as for grad).")]
 _TRANSFORM_CONST = Annotated[Optional[List[str]], typer.Option(
     "--const", "-c", metavar="NAME=SPEC", help="A constant (as for grad).")]
-_TRANSFORM_PROGRAM = Annotated[str, typer.Argument(help="The program, as for grad: its output is differentiated "
-                                                        "('@path' reads a file, '-' standard input).")]
+_TRANSFORM_PROGRAM = Annotated[str, typer.Argument(
+    metavar="PROGRAM", help="The program, as for grad: its output is differentiated ('@path' reads a file, '-' "
+                            "standard input).")]
 _QUIET = Annotated[bool, typer.Option("-q", "--quiet", help="The same as --format compact.")]
 
 
@@ -368,7 +388,7 @@ def jacobian(
                                            "batched), forward mode (columns: one forward-mode JVP per input "
                                            "element); auto chooses forward when the inputs have fewer elements "
                                            "than the output.")] = "auto",
-    format: Format = None,
+    format: TransformFormat = None,
     json_: Json = False,
     quiet: _QUIET = False,
     seed: Seed = None,
@@ -394,7 +414,7 @@ def hessian(
     program: _TRANSFORM_PROGRAM,
     input: _TRANSFORM_INPUT = None,
     const: _TRANSFORM_CONST = None,
-    format: Format = None,
+    format: TransformFormat = None,
     json_: Json = False,
     quiet: _QUIET = False,
     seed: Seed = None,
@@ -422,7 +442,7 @@ def jvp(
     const: _TRANSFORM_CONST = None,
     tangent: Annotated[Optional[List[str]], typer.Option(
         "--tangent", "-t", metavar="NAME=SPEC", help="The tangent of an input (its shape; one per -i input).")] = None,
-    format: Format = None,
+    format: TransformFormat = None,
     json_: Json = False,
     quiet: _QUIET = False,
     seed: Seed = None,
@@ -452,7 +472,7 @@ def hvp(
     vector: Annotated[Optional[List[str]], typer.Option(
         "--vector", "-v", metavar="NAME=SPEC", help="The vector's block for an input (its shape; one per -i "
                                                       "input).")] = None,
-    format: Format = None,
+    format: TransformFormat = None,
     json_: Json = False,
     quiet: _QUIET = False,
     seed: Seed = None,
@@ -476,10 +496,11 @@ def hvp(
 @app.command()
 def ops(
     ctx: typer.Context,
-    name: Annotated[Optional[str], typer.Argument(help="Show only names containing this text.")] = None,
+    name: Annotated[Optional[str], typer.Argument(metavar="NAME",
+                                                  help="Show only names containing this text.")] = None,
     kind: Annotated[Optional[str], typer.Option(help="Show only this kind: op, creation or function.",
                                                 metavar="[op|creation|function]")] = None,
-    format: Format = None,
+    format: OpsFormat = None,
     json_: Json = False,
 ) -> None:
     """List the supported ops: name, signature, grad_fn and derivative note, from the op table itself."""
@@ -495,7 +516,7 @@ def ops(
 @app.command()
 def run(
     ctx: typer.Context,
-    path: Annotated[str, typer.Argument(help="The program file; '-' reads standard input.")],
+    path: Annotated[str, typer.Argument(metavar="PATH", help="The program file; '-' reads standard input.")],
     keep_going: Annotated[bool, typer.Option("--keep-going", help="Report an error and go on with the next "
                                                                  "top-level statement; exit 1 at the end if any "
                                                                  "failed.")] = False,
@@ -509,9 +530,9 @@ def run(
     anomaly: Anomaly = False,
     debug: Debug = False,
     graph: Annotated[Optional[str], typer.Option(
-        "--graph", metavar="FORMAT", help="After the run, draw the graph of the last backward call the "
-                                          "program made (dot, svg, png, pdf, mermaid, tree, json; -o FILE "
-                                          "keeps it apart from what the program prints).")] = None,
+        "--graph", metavar="[" + "|".join(graph_formats()) + "]",
+        help="After the run, draw the graph of the last backward call the program made (-o FILE keeps it apart "
+             "from what the program prints).")] = None,
     graph_values: Annotated[bool, typer.Option("--graph-values", help="--graph: each node's forward value "
                                                                       "and the gradient of that call.")] = False,
     graph_saved: Annotated[bool, typer.Option("--graph-saved", help="--graph: what each node saved for "
@@ -576,8 +597,8 @@ def _graph_options(max_nodes: int | None):
 @app.command()
 def plot(
     ctx: typer.Context,
-    program: Annotated[str, typer.Argument(help="The program, as for grad ('@path' reads a file); the swept "
-                                                "inputs are names in it.")],
+    program: Annotated[str, typer.Argument(metavar="PROGRAM", help="The program, as for grad ('@path' reads a "
+                                                                   "file); the swept inputs are names in it.")],
     over: Annotated[List[str], typer.Option("--over", metavar="NAME=START:STOP[:POINTS]",
                                             help="The input to sweep and its range (START and STOP may be "
                                                  "multiples of pi: -2pi, pi/2). Once: f and its derivatives; "
@@ -586,10 +607,12 @@ def plot(
                                                        help="A fixed input (as for grad).")] = None,
     const: Annotated[Optional[List[str]], typer.Option("--const", "-c", metavar="NAME=SPEC",
                                                        help="A fixed constant (as for grad).")] = None,
-    points: Annotated[Optional[int], typer.Option(min=2, help="Grid points (per input for two --over; "
-                                                              "default 400, or 41 per axis).")] = None,
-    order: Annotated[int, typer.Option(min=1, max=2, help="The highest derivative plotted: 1, or 2 for "
-                                                          "d2f/dx2 too (through create_graph).")] = 1,
+    points: Annotated[Optional[int], typer.Option(min=2, metavar="N", help="Grid points (per input for two "
+                                                                           "--over; default 400, or 41 per axis).")
+                      ] = None,
+    order: Annotated[int, typer.Option(min=1, max=2, metavar="[1|2]", help="The highest derivative plotted: 1, "
+                                                                         "or 2 for d2f/dx2 too (through "
+                                                                         "create_graph).")] = 1,
     format: PlotFormat = None,
     output: Output = None,
     seed: Seed = None,
@@ -676,24 +699,26 @@ def _batch_input_format(format: str | None, input_format: InputFormat | None) ->
 @app.command()
 def batch(
     ctx: typer.Context,
-    file: Annotated[str, typer.Argument(help="The entries: a text file (one program per line; a block ended "
+    file: Annotated[str, typer.Argument(metavar="FILE",
+                                        help="The entries: a text file (one program per line; a block ended "
                                              "by '---' for a multi-line entry) or JSON Lines; '-' reads "
                                              "standard input, streaming.")],
     format: BatchFormat = None,
     json_: Json = False,
     input_format: Annotated[Optional[InputFormat], typer.Option(
-        "--input-format", help="The input format; auto (the default): .jsonl/.ndjson are JSON Lines, .txt/.gc "
-                               "text, otherwise JSON Lines if the first line starts with '{'.")] = None,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Worker processes (the output keeps the "
-                                                                  "input order).")] = 1,
+        "--input-format", metavar="[" + "|".join(INPUT_FORMATS) + "]",
+        help="The input format; auto (the default): .jsonl/.ndjson are JSON Lines, .txt/.gc "
+             "text, otherwise JSON Lines if the first line starts with '{'.")] = None,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, metavar="N",
+                                      help="Worker processes (the output keeps the input order).")] = 1,
     dask: Annotated[Optional[str], typer.Option(
         "--dask", metavar="ADDRESS", help="Run the entries on the Dask cluster whose scheduler is at ADDRESS "
                                           "(tcp://HOST:8786), in partitions; the output keeps the input order. "
                                           "Needs gradcli[dask] here and gradcli on the workers.")] = None,
-    seed: Seed = None,
-    dtype: Dtype = DType.float32,
+    seed: BatchSeed = None,
+    dtype: BatchDtype = DType.float32,
     max_steps: MaxSteps = None,
-    limit: Limit = None,
+    limit: BatchLimit = None,
     anomaly: Anomaly = False,
     debug: Debug = False,
     check: Check = False,
@@ -730,15 +755,20 @@ def batch(
     raise typer.Exit(status)
 
 
-@app.command()
+_SCHEMA_HELP = ("Print the JSON Schema (draft 2020-12) of a JSON output: " +
+                ", ".join(f"'{n}' ({what})" for n, what in SCHEMA_DESCRIPTIONS.items()) +
+                ". Without NAME, the names, one a line.")
+
+
+@app.command(help=_SCHEMA_HELP)
 def schema(
     ctx: typer.Context,
-    name: Annotated[Optional[str], typer.Argument(help="grad, batch, ops, explain or plot: the JSON output "
-                                                                 "it describes; without it, the names.")] = None,
+    name: Annotated[Optional[str], typer.Argument(
+        metavar="NAME", help=", ".join(SCHEMA_DESCRIPTIONS) + ": the JSON output it describes; without it, the "
+                                                              "names.")] = None,
 ) -> None:
-    """Print the JSON Schema (draft 2020-12) of a JSON output: 'grad' (gradcli grad --json), 'batch' (one
-    line of gradcli batch --json), 'ops' (gradcli ops --json), 'explain'
-    (gradcli grad --explain --json), 'plot' (gradcli plot --format json)."""
+    """Print the JSON Schema of a JSON output (the help text is :data:`_SCHEMA_HELP`, from the list of schemas in
+    :mod:`gradcli.schemas`)."""
     from .schemas import NAMES, schema_text
 
     with reported(ctx):

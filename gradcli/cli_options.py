@@ -19,6 +19,10 @@ from . import render
 from .errors import InputError
 from .reporting import debug_enabled
 
+#: Backward calls of one ``gradcli grad --repeat N`` (gradcli.calculator.MAX_REPEAT, which checks it again for
+#: the library and batch; here so that --help and the option's range need not import the calculator and numpy).
+MAX_REPEAT = 10_000
+
 #: ``gradcli batch``'s input formats. ``--input-format`` takes them; ``--format`` takes them too, so that a
 #: command line that names the input format with ``--format`` keeps working.
 INPUT_FORMATS = ("auto", "text", "jsonl")
@@ -57,51 +61,73 @@ def dtype_name(value) -> str:
     raise InputError(f"--dtype must be float32 or float64, got {value!r}", type="UsageError")
 
 
-def _format_parser(extra: tuple = (), extra_what: str = ""):
+def _format_parser(kind: str, extra: tuple = (), extra_what: str = ""):
+    """``--format``'s parser for a command whose result is ``kind`` (see :data:`gradcli.render.KINDS`): the
+    registered formats that can show it (read when the command line is parsed, so a format registered later
+    counts), and ``extra``."""
     def parse(value: str) -> str:
-        if value in render.names() or value in extra:
+        if value in render.showing(kind) or value in extra:
             return value
-        choices = ", ".join(repr(n) for n in render.names())
+        choices = ", ".join(repr(n) for n in render.showing(kind))
         raise typer.BadParameter(f"{value!r} is not one of {choices}{extra_what}.")
     return parse
 
 
-def _format_metavar() -> str:
-    return "[" + "|".join(render.names()) + "]"
+def _format_metavar(kind: str, extra: tuple = ()) -> str:
+    return "[" + "|".join(render.showing(kind) + extra) + "]"
+
+
+def format_option(kind: str, help: str = "The output format (default: table).", extra: tuple = (),
+                  extra_what: str = ""):
+    """The ``--format`` option of a command whose result is ``kind``: its choices (in ``--help`` and when parsed)
+    are the formats that can show that result, and ``extra``."""
+    return Annotated[Optional[str], typer.Option("--format", metavar=_format_metavar(kind, extra),
+                                                 parser=_format_parser(kind, extra, extra_what), help=help)]
 
 
 _LIMIT_HELP = ("Raise or lower a limit (repeatable): elements, items, int_bits, chars, nesting, steps, call_depth, "
-               "graph_nodes, file_bytes, memory, time; 'none' removes it. Also GRADCLI_MAX_<NAME>. In batch, time "
-               "is per entry.")
+               "graph_nodes, file_bytes, memory, time; 'none' removes it. Also GRADCLI_MAX_<NAME>.")
+_SEED_HELP = "torch.manual_seed(N) before the program: rand/randn/randint/randperm/... give PyTorch's numbers."
+_DTYPE_HELP = "Default float dtype: float32 (PyTorch's default) or float64."
 
 Check = Annotated[bool, typer.Option("--check", help="Compare the gradients with central finite differences in "
-                                                     "float64; exit 1 above tolerance.")]
-Eps = Annotated[float, typer.Option(help="--check: finite-difference step.")]
-Atol = Annotated[float, typer.Option(help="--check: absolute tolerance.")]
-Rtol = Annotated[float, typer.Option(help="--check: relative tolerance.")]
-CheckMaxEvaluations = Annotated[int, typer.Option(help="--check: most program runs (two per input element).")]
-Seed = Annotated[Optional[int], typer.Option(help="torch.manual_seed(N) before the program: rand/randn/randint/"
-                                                  "randperm/... give PyTorch's numbers. In batch, the default of "
-                                                  "every entry (an entry's own 'seed' wins).")]
-Dtype = Annotated[str, typer.Option(parser=_lenient_dtype, metavar="<float32|float64>", help="Default float dtype: float32 (PyTorch's "
-                                                                  "default) or float64. In batch, the default of "
-                                                                  "every entry (an entry's own 'dtype' wins).")]
-MaxSteps = Annotated[Optional[int], typer.Option(min=1, help="Stop a program after this many statement executions "
-                                                             "(default 5,000,000; the same as --limit steps=N).")]
+                                                     "float64; exit 1 above tolerance (also where only kinks "
+                                                     "differ: it names them).")]
+Eps = Annotated[float, typer.Option(metavar="FLOAT", help="--check: finite-difference step.")]
+Atol = Annotated[float, typer.Option(metavar="FLOAT", help="--check: absolute tolerance.")]
+Rtol = Annotated[float, typer.Option(metavar="FLOAT", help="--check: relative tolerance.")]
+CheckMaxEvaluations = Annotated[int, typer.Option(min=2, metavar="N", help="--check: most program runs (two per input "
+                                                                            "element, one at the inputs, three more "
+                                                                            "per element at a kink).")]
+Seed = Annotated[Optional[int], typer.Option(metavar="N", help=_SEED_HELP)]
+Dtype = Annotated[str, typer.Option(parser=_lenient_dtype, metavar="[float32|float64]", help=_DTYPE_HELP)]
+#: ``gradcli batch``'s --seed, --dtype and --limit: what an entry's own fields do with them.
+BatchSeed = Annotated[Optional[int], typer.Option(
+    "--seed", metavar="N", help=_SEED_HELP + " The default of every entry (an entry's own 'seed' wins).")]
+BatchDtype = Annotated[str, typer.Option(
+    "--dtype", parser=_lenient_dtype, metavar="[float32|float64]",
+    help=_DTYPE_HELP + " The default of every entry (an entry's own 'dtype' wins).")]
+BatchLimit = Annotated[Optional[List[str]], typer.Option("--limit", metavar="NAME=N",
+                                                         help=_LIMIT_HELP + " The time limit is per entry.")]
+MaxSteps = Annotated[Optional[int], typer.Option(min=1, metavar="N",
+                                                 help="Stop a program after this many statement executions "
+                                                      "(default 5,000,000; the same as --limit steps=N).")]
 Limit = Annotated[Optional[List[str]], typer.Option("--limit", metavar="NAME=N", help=_LIMIT_HELP)]
 Anomaly = Annotated[bool, typer.Option("--anomaly", help="Stop at the first op whose backward produces NaN or "
                                                          "infinity and show where the program called it "
                                                          "(torch.autograd.detect_anomaly).")]
 Debug = Annotated[bool, typer.Option("--debug", help="Show the internal traceback with errors (for bug reports; "
                                                      "also GRADCLI_DEBUG=1).")]
-Format = Annotated[Optional[str], typer.Option("--format", metavar=_format_metavar(), parser=_format_parser(),
-                                               help="The output format (default: table).")]
+#: ``--format`` of gradcli grad (every format: a picture format draws the graph), of gradcli ops, and of
+#: gradcli jacobian/hessian/jvp/hvp.
+Format = format_option("grad")
+OpsFormat = format_option("ops")
+TransformFormat = format_option("transform")
 Json = Annotated[bool, typer.Option("--json", help="The same as --format json.")]
 #: ``gradcli batch --format``: an output format, or (kept for compatibility) an input format.
-BatchFormat = Annotated[Optional[str], typer.Option(
-    "--format", metavar=_format_metavar(),
-    parser=_format_parser(INPUT_FORMATS, " (or an input format: 'auto', 'text', 'jsonl', as --input-format)"),
-    help="The output format (default: table). auto, text and jsonl are taken as --input-format.")]
+BatchFormat = format_option(
+    "batch", help="The output format (default: table). auto, text and jsonl are taken as --input-format.",
+    extra=INPUT_FORMATS, extra_what=" (or an input format: 'auto', 'text', 'jsonl', as --input-format)")
 
 
 def graph_formats() -> tuple:
@@ -133,11 +159,9 @@ GraphFormat = Annotated[Optional[str], typer.Option(
     help="Draw the autograd graph instead of the tables: DOT text, SVG/PNG/PDF (Graphviz), Mermaid, a tree in "
          "the terminal, or its JSON.")]
 #: ``gradcli plot --format``: a registered format, or csv (the plot's values, a format of gradcli plot only).
-PlotFormat = Annotated[Optional[str], typer.Option(
-    "--format", metavar="[" + "|".join(n for n in render.names() if n not in ("dot", "mermaid", "tree")) + "|csv]",
-    parser=_format_parser(("csv",), " (or 'csv')"),
-    help="The output: table (the default: the plot in the terminal), png, svg, pdf (matplotlib), csv or json "
-         "(the values).")]
+PlotFormat = format_option(
+    "plot", help="The output: table (the default: the plot in the terminal), png, svg, pdf (matplotlib), csv or "
+                 "json (the values).", extra=("csv",), extra_what=" (or 'csv')")
 #: ``-o FILE``: where the result goes; its extension may choose the format (gradcli.cli_output).
 Output = Annotated[Optional[str], typer.Option(
     "--output", "-o", metavar="FILE", help="Write the result to FILE instead of standard output; without "

@@ -11,8 +11,8 @@ A new format: a module here that subclasses ``Renderer`` and calls ``register(..
 below (or an import of the module, for a format that should always be loaded).
 """
 
-from .registry import (EntryFormat, Renderer, declare, draws_graph, get, loaded, names, register,  # noqa: F401
-                       unregister)
+from .registry import (KINDS, EntryFormat, Renderer, declare, draws_graph, get, loaded, names,  # noqa: F401
+                       register, showing, shows, unregister)
 
 
 def _table() -> None:
@@ -31,11 +31,15 @@ def _pictures() -> None:
     from . import pictures  # noqa: F401
 
 
-declare("table", _table)  # the default: first
-declare("json", _json, draws_graph=True)
-declare("compact", _compact)  # one line per result
+# What each shows is declared too (tests/cli/test_formats.py checks it against the renderers), so that --help
+# lists, per command, the formats that can show its result without importing them.
+declare("table", _table, shows=("grad", "transform", "ops", "batch", "explain", "plot"))  # the default: first
+declare("json", _json, draws_graph=True)  # every kind
+declare("compact", _compact, shows=("grad", "transform", "batch"))  # one line per result
 for _name in ("dot", "svg", "png", "pdf", "mermaid", "tree"):  # the autograd graph (svg/png/pdf: plots too)
-    declare(_name, _pictures, draws_graph=True)
+    declare(_name, _pictures, draws_graph=True, shows=("grad", "graph") + (("plot",) if _name in ("svg", "png", "pdf")
+                                                                            else ()))
 del _name
 
-__all__ = ["EntryFormat", "Renderer", "declare", "draws_graph", "get", "loaded", "names", "register", "unregister"]
+__all__ = ["KINDS", "EntryFormat", "Renderer", "declare", "draws_graph", "get", "loaded", "names", "register",
+           "showing", "shows", "unregister"]

@@ -80,9 +80,12 @@ def transform_lines(r) -> list[str]:
 
 
 def check_line(check) -> str:
-    """The compact line of a ``--check``: ok or FAILED, and the largest absolute difference."""
+    """The compact line of a ``--check``: ok, FAILED, or FAILED at kinks only (every element beyond the tolerance
+    is at a kink: see :mod:`gradcli.check`), and the largest absolute difference."""
     worst = max((i.max_abs_diff for i in check.inputs), default=0.0)
-    return f"check: {'ok' if check.ok else 'FAILED'} (max |grad - numerical| {worst:.3g})"
+    at_kinks = getattr(check, "fails_only_at_kinks", False)  # (a transform's check has no kinks)
+    verdict = "ok" if check.ok else "FAILED at kinks only" if at_kinks else "FAILED"
+    return f"check: {verdict} (max |grad - numerical| {worst:.3g})"
 
 
 class CompactEntries(EntryFormat):

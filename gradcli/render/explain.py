@@ -34,8 +34,7 @@ def render_explain(result: GradResult, console) -> None:
     console.print(Text(f"backward starts at the output ({ex.steps[0].id}) with the gradient "
                        f"{_text(ex.seed, default)}" + (" (ones: the output has one element)"
                                                        if _is_ones(ex.seed) else " (--gradient)")))
-    t = Table(title="the chain rule, node by node (backward order, the last backward call)", title_justify="left",
-              show_lines=True)
+    t = Table(show_lines=True)
     t.add_column("node", overflow="fold")
     t.add_column("local derivative", overflow="fold")
     t.add_column("value", overflow="fold")
@@ -63,14 +62,23 @@ def render_explain(result: GradResult, console) -> None:
             sent = Text("no gradient arrived: not run", style="dim")
         t.add_row(node, Text(s.formula or "-"), Text(_text(s.value, default) if s.value is not None else "-"),
                   Text(_text(s.grad_in, default)), sent)
-    console.print(t)
+    _titled(console, "the chain rule, node by node (backward order, the last backward call)", t)
     if ex.leaves:
-        t = Table(title="what each input received", title_justify="left")
+        t = Table()
         t.add_column("input")
         t.add_column("gradient", overflow="fold")
         for name, g in ex.leaves.items():
             t.add_row(Text(name), Text("None" if g is None else _text(g, default)))
-        console.print(t)
+        _titled(console, "what each input received", t)
+
+
+def _titled(console, title: str, table) -> None:
+    # as gradcli.render.table.print_titled (which imports this module): the title a line of its own, never wrapped
+    # into a block as narrow as the table nor padded to its width
+    from rich.text import Text
+
+    console.print(Text(title, style="italic"), soft_wrap=True)
+    console.print(table)
 
 
 def _is_ones(seed) -> bool:

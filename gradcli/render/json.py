@@ -148,8 +148,15 @@ def check_to_dict(c, enc=array_to_json) -> dict:
     """The ``"check"`` member of ``gradcli grad --check --json``."""
     return {
         "ok": c.ok, "eps": c.eps, "atol": c.atol, "rtol": c.rtol, "evaluations": c.evaluations,
+        "fails_only_at_kinks": c.fails_only_at_kinks,
         "inputs": {i.name: {"ok": i.ok, "max_abs_diff": _scalar(i.max_abs_diff), "max_rel_diff": _scalar(i.max_rel_diff),
-                            "numerical": enc(i.numerical)} for i in c.inputs},
+                            "numerical": enc(i.numerical),
+                            "kinks": [{"index": list(k.index), "value": _scalar(k.value), "left": _scalar(k.left),
+                                       "right": _scalar(k.right), "numerical": _scalar(k.numerical),
+                                       "analytical": _scalar(k.analytical), "ok": k.ok, "ops": list(k.ops),
+                                       "jump": k.jump, "message": k.message(i.name)}
+                                      for k in getattr(i, "kinks", ())]}
+                   for i in c.inputs},
     }
 
 

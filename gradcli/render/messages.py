@@ -27,6 +27,10 @@ def check_failure(check) -> str | None:
     """
     if check.ok:
         return None
+    kinks = [k.message(i.name) for i in check.inputs for k in getattr(i, "kinks", ()) if not k.ok]
+    if getattr(check, "fails_only_at_kinks", False):
+        return ("gradcli: --check failed only at kinks, where central differences cannot check PyTorch's "
+                "subgradient (exit 1 all the same): " + "; ".join(kinks))
     bad = ", ".join(f"{i.name} (max abs diff {i.max_abs_diff:.3e})" for i in check.inputs if not i.ok)
     return (f"gradcli: --check failed: gradients differ from finite differences beyond atol={check.atol:g}, "
-            f"rtol={check.rtol:g}: {bad}")
+            f"rtol={check.rtol:g}: {bad}" + ("; of those, at kinks: " + "; ".join(kinks) if kinks else ""))

@@ -59,65 +59,74 @@ class Renderer:
     def grad(self, result, stream) -> None:
         """Write ``gradcli grad``'s :class:`~gradcli.result.GradResult` (with ``result.check`` under
         ``--check``). The ``json`` format also takes ``fields=`` (``--fields``: the members to write)."""
-        raise self.unsupported("gradcli grad's result")
+        raise self.unsupported("gradcli grad's result", "grad")
 
     def transform(self, result, stream) -> None:
         """Write ``gradcli jacobian``/``hessian``'s :class:`~gradcli.transforms.TransformResult`."""
-        raise self.unsupported("a Jacobian or Hessian")
+        raise self.unsupported("a Jacobian or Hessian", "transform")
 
     def ops(self, infos: list, stream) -> None:
         """Write ``gradcli ops``'s list of :class:`~gradcli.catalog.OpInfo`."""
-        raise self.unsupported("the list of ops")
+        raise self.unsupported("the list of ops", "ops")
 
     def batch(self, stream) -> EntryFormat:
         """The :class:`EntryFormat` for ``gradcli batch`` writing to ``stream`` (decides, for example, the
         width from the terminal, here in the main process)."""
-        raise self.unsupported("gradcli batch's results")
+        raise self.unsupported("gradcli batch's results", "batch")
 
     def graph(self, result, stream, options) -> None:
         """Write the autograd graph of ``gradcli grad``'s result (``--graph FORMAT``); ``options`` is a
         :class:`gradcli.render.graphview.GraphOptions`."""
-        raise self.unsupported("the autograd graph")
+        raise self.unsupported("the autograd graph", "graph")
 
     def explain(self, result, stream) -> None:
         """Write ``gradcli grad --explain``'s :class:`~gradcli.result.Explanation` (in ``result.explanation``)."""
-        raise self.unsupported("the chain rule explained")
+        raise self.unsupported("the chain rule explained", "explain")
 
     def plot(self, result, stream) -> None:
         """Write ``gradcli plot``'s :class:`~gradcli.plot.PlotResult`."""
-        raise self.unsupported("a plot")
+        raise self.unsupported("a plot", "plot")
 
-    def unsupported(self, what: str) -> InputError:
-        """The usage error (exit 2) for a result this format cannot show."""
-        return InputError(f"the {self.name} format cannot show {what}; the formats are: {', '.join(names())}",
+    def unsupported(self, what: str, method: str | None = None) -> InputError:
+        """The usage error (exit 2) for a result this format cannot show, naming the formats that can show it
+        (those that implement ``method``, one of :data:`KINDS`; every format when it is None)."""
+        can = showing(method) if method else names()
+        return InputError(f"the {self.name} format cannot show {what}; the formats that can are: {', '.join(can)}",
                           type="UsageError")
+
+
+#: What a renderer may show: the names of :class:`Renderer`'s methods.
+KINDS = ("grad", "transform", "ops", "batch", "graph", "explain", "plot")
 
 
 class _Declared:
     """A format not imported yet: what imports its module, and whether its renderer draws the graph."""
 
-    __slots__ = ("load", "draws_graph")
+    __slots__ = ("load", "draws_graph", "shows")
 
-    def __init__(self, load, draws_graph: bool):
-        self.load, self.draws_graph = load, draws_graph
+    def __init__(self, load, draws_graph: bool, shows: tuple):
+        self.load, self.draws_graph, self.shows = load, draws_graph, shows
 
 
 #: name -> its Renderer, or a _Declared until its module is imported. Insertion order is the formats' order.
 _RENDERERS: dict[str, Renderer | _Declared] = {}
 
 
-def declare(name: str, load, draws_graph: bool = False) -> None:
+def declare(name: str, load, draws_graph: bool = False, shows: tuple | None = None) -> None:
     """Declare the format ``name``: ``load()`` imports the module that registers it (an ``import`` statement, so
     that tests/engine/test_layers.py sees the edge), and the first :func:`get` of ``name`` calls it;
     ``draws_graph``: its renderer implements :meth:`Renderer.graph` (``--graph`` offers it without importing
-    it). The format takes its place in :func:`names` now.
+    it); ``shows``: the :data:`KINDS` its renderer implements (``--help`` lists, per command, the formats that
+    can show its result without importing them; None: every kind). The format takes its place in :func:`names`
+    now.
 
     Raises:
         ValueError: the name is empty or already taken (a programming error).
     """
     if not name or name in _RENDERERS:
         raise ValueError(f"cannot declare a renderer named {name!r}: " + ("taken" if name else "no name"))
-    _RENDERERS[name] = _Declared(load, draws_graph)
+    kinds = KINDS if shows is None else tuple(shows) + (("graph",) if draws_graph and "graph" not in shows else ())
+    _RENDERERS[name] = _Declared(load, draws_graph, kinds)
 
 
 def register(renderer: Renderer) -> Renderer:
@@ -151,6 +160,20 @@ def draws_graph(name: str) -> bool:
     if isinstance(r, _Declared):
         return r.draws_graph
     return r is not None and type(r).graph is not Renderer.graph
+
+
+def shows(name: str, kind: str) -> bool:
+    """Whether the format ``name`` can show ``kind`` (one of :data:`KINDS`: its renderer implements that method),
+    read from a declared format's declaration without importing it; False for an unknown name."""
+    r = _RENDERERS.get(name)
+    if isinstance(r, _Declared):
+        return kind in r.shows
+    return r is not None and getattr(type(r), kind) is not getattr(Renderer, kind)
+
+
+def showing(kind: str) -> tuple[str, ...]:
+    """The formats that can show ``kind`` (see :func:`shows`), in their order. Imports nothing."""
+    return tuple(n for n in _RENDERERS if shows(n, kind))
 
 
 def loaded(name: str) -> bool:

@@ -40,10 +40,49 @@ def stdout_console(stream):
     # of 3,600 emoji names (~3 ms of every start-up).
     plain = {"color_system": None, "emoji": False} if os.environ.get("NO_COLOR") else {"emoji": False}
     console = Console(file=stream, **plain)
-    if not console.is_terminal and not os.environ.get("COLUMNS", "").strip().isdigit():
-        console = Console(file=stream, width=PIPE_WIDTH, **plain)  # piped, and no COLUMNS: wide
+    if not console.is_terminal:  # piped: no trailing blanks (rich pads titles and wrapped text to the width)
+        width = {} if os.environ.get("COLUMNS", "").strip().isdigit() else {"width": PIPE_WIDTH}  # else wide
+        console = Console(file=TrimmedLines(stream), **width, **plain)
     console.on_broken_pipe = _closed_pipe  # rich would exit 1; the command reports a closed pipe (141, quietly)
     return console
+
+
+class TrimmedLines:
+    """A text stream that writes ``stream``'s lines without their trailing blanks: rich pads a table's title
+    and justified text with spaces to the console's width, which a file or pipe (``| cat``, ``diff``) keeps.
+    Blanks at the end of a write are held back until the rest of their line shows whether text follows."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self._held = ""
+
+    def write(self, text: str) -> int:
+        lines = (self._held + text).split("\n")
+        last = lines.pop()
+        body = "".join(line.rstrip(" ") + "\n" for line in lines)
+        kept = last.rstrip(" ")
+        self._held = last[len(kept):]
+        if body or kept:
+            self.stream.write(body + kept)
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    def __getattr__(self, name):  # fileno, encoding, ...: the stream's
+        return getattr(self.stream, name)
+
+
+def print_titled(console, title: str, table) -> None:
+    """Print ``table`` under ``title``, a line of its own that is never wrapped to the table's width (rich wraps
+    a table's title into a block as narrow as the table; a terminal wraps this line at its own width)."""
+    from rich.text import Text
+
+    console.print(Text(title, style="italic"), soft_wrap=True)
+    console.print(table)
 
 
 def _closed_pipe() -> None:
@@ -93,7 +132,7 @@ def render_grad(result: GradResult, console, default_dtype=None,
     out = result.output
     if "output" in sections:
         flag = bool(nonfinite(out.value))
-        t = Table(title="output", title_justify="left")
+        t = Table()
         cols = ("value", "shape", "dtype", "grad_fn") + (("nonfinite",) if flag else ())
         for col in cols:
             t.add_column(col)
@@ -101,12 +140,12 @@ def render_grad(result: GradResult, console, default_dtype=None,
         value = cell("output", fmt(out.value, out.grad_fn, out.requires_grad),
                      [[c, r] for c, r in zip(cols[1:], rest)])
         t.add_row(value, *(Text(r) for r in rest))
-        console.print(t)
+        print_titled(console, "output", t)
         flush_below()
 
     if result.inputs and "inputs" in sections:
         flag = any(nonfinite(inp.value.value) for inp in result.inputs)
-        t = Table(title="inputs", title_justify="left")
+        t = Table()
         for col in ("name", "kind", "value", "shape", "dtype") + (("nonfinite",) if flag else ()):
             t.add_column(col)
         others = [["name"] + [i.name for i in result.inputs], ["kind"] + [i.kind for i in result.inputs],
@@ -117,7 +156,7 @@ def render_grad(result: GradResult, console, default_dtype=None,
                       cell(inp.name, fmt(inp.value.value, requires_grad=inp.value.requires_grad), others),
                       Text(_shape(inp.value.shape)), Text(inp.value.dtype),
                       *([Text(_flag(inp.value.value))] if flag else []))
-        console.print(t)
+        print_titled(console, "inputs", t)
         flush_below()
 
     if "grads" in sections and result.note is not None:
@@ -127,8 +166,7 @@ def render_grad(result: GradResult, console, default_dtype=None,
         multi = len(result.calls) > 1
         if result.backward_by_program:
             console.print(Text("the program called backward itself: the gradients are as it left them"))
-        t = Table(title="gradients" + (" after each backward call" if multi else ""), title_justify="left",
-                  show_lines=multi)
+        t = Table(show_lines=multi)
         t.add_column("name")
         if multi:
             t.add_column("call")
@@ -146,12 +184,12 @@ def render_grad(result: GradResult, console, default_dtype=None,
                         [Text("None") if g is None else cell(label, fmt(g), others)] + \
                         ([Text(_flag(g))] if flag else [])
                 t.add_row(*cells)
-        console.print(t)
+        print_titled(console, "gradients" + (" after each backward call" if multi else ""), t)
         flush_below()
 
     if result.graph.nodes and "graph" in sections:
         nodes = result.graph.nodes
-        t = Table(title="graph (root first; inputs feed each node)", title_justify="left")
+        t = Table()
         for col in ("id", "grad_fn", "shape", "dtype", "inputs"):
             t.add_column(col)
         for node in nodes[:GRAPH_ROWS]:
@@ -162,7 +200,7 @@ def render_grad(result: GradResult, console, default_dtype=None,
         if len(nodes) > GRAPH_ROWS:
             t.add_row(Text("..."), Text(f"{len(nodes) - GRAPH_ROWS:,} more nodes (--json lists all)"),
                       Text(""), Text(""), Text(""))
-        console.print(t)
+        print_titled(console, "graph (root first; inputs feed each node)", t)
 
 
 #: A Jacobian/Hessian block shows at most this many rows and columns; the rest are summarised with "...",
@@ -240,18 +278,23 @@ def render_transform(result, console) -> None:
 
 def render_check(check, console) -> None:
     """Print the ``--check`` table: per input, the largest absolute and relative difference between the
-    gradient and central finite differences in float64, and whether it is within tolerance."""
+    gradient and central finite differences in float64, and whether it is within tolerance (``FAIL (kink)``
+    when it fails only at kinks); then one line per element at a kink (:meth:`gradcli.check.Kink.message`)."""
     from rich.table import Table
     from rich.text import Text
 
-    t = Table(title=f"check: central differences in float64 (eps {check.eps:g}; pass when |grad - numerical| "
-                    f"<= {check.atol:g} + {check.rtol:g} * |numerical|)", title_justify="left")
+    t = Table()
     for col in ("name", "max abs diff", "max rel diff", "result"):
         t.add_column(col)
     for i in check.inputs:
+        verdict = "ok" if i.ok else "FAIL (kink)" if i.fails_only_at_kinks else "FAIL"
         t.add_row(Text(i.name), Text(f"{i.max_abs_diff:.3e}"), Text(f"{i.max_rel_diff:.3e}"),
-                  Text("ok" if i.ok else "FAIL", style="green" if i.ok else "bold red"))
-    console.print(t)
+                  Text(verdict, style="green" if i.ok else "bold red"))
+    print_titled(console, f"check: central differences in float64 (eps {check.eps:g}; pass when |grad - numerical| "
+                          f"<= {check.atol:g} + {check.rtol:g} * |numerical|)", t)
+    for i in check.inputs:
+        for k in i.kinks:
+            console.print(Text(k.message(i.name) + ("" if k.ok else " (beyond the tolerance)")), soft_wrap=True)
 
 
 def render_ops(infos, console) -> None:
@@ -279,13 +322,13 @@ def render_ops(infos, console) -> None:
             if d and d != "-":
                 console.print(Text("  " + d), soft_wrap=True)
         return
-    t = Table(title=title, title_justify="left")
+    t = Table()
     for col in ("name", "kind", "signature", "grad_fn", "derivative"):
         t.add_column(col, overflow="fold")
     for i in infos:
         t.add_row(Text(i.name + (" (method)" if i.method else "")), Text(i.kind), Text(i.signature),
                   Text(i.grad_fn or "-"), Text(derivative(i)))
-    console.print(t)
+    print_titled(console, title, t)
 
 
 #: ``gradcli ops`` draws its table from this many columns on; below, a block per name (see :func:`render_ops`).

@@ -15,14 +15,27 @@ schemas it refers to are embedded under ``$defs`` (JSON Schema's bundling of a c
 
 from __future__ import annotations
 
-import json
-from importlib import resources
-
-NAMES = ("grad", "batch", "ops", "explain", "plot", "jacobian", "hessian", "jvp", "hvp")
+#: Each schema's name → the JSON output it describes. ``gradcli schema``'s list and its ``--help`` are read from
+#: here (the module imports nothing at the top: ``gradcli --help`` reads it without the JSON encoder).
+DESCRIPTIONS = {
+    "grad": "gradcli grad --json",
+    "batch": "one line of gradcli batch --json",
+    "ops": "gradcli ops --json",
+    "explain": "gradcli grad --explain --json",
+    "plot": "gradcli plot --format json",
+    "jacobian": "gradcli jacobian --json",
+    "hessian": "gradcli hessian --json",
+    "jvp": "gradcli jvp --json",
+    "hvp": "gradcli hvp --json",
+}
+NAMES = tuple(DESCRIPTIONS)
 _PREFIX = "urn:gradcli:schema:"
 
 
 def _load(name: str) -> dict:
+    import json
+    from importlib import resources
+
     return json.loads(resources.files(__name__).joinpath(f"{name}.schema.json").read_text(encoding="utf-8"))
 
 
@@ -34,6 +47,8 @@ def schema(name: str) -> dict:
     """
     if name not in NAMES:
         raise KeyError(name)
+    import json
+
     doc = _load(name)
     text = json.dumps(doc)
     for other in NAMES:
@@ -44,4 +59,6 @@ def schema(name: str) -> dict:
 
 def schema_text(name: str) -> str:
     """The schema ``name`` as indented JSON text, ending with a newline."""
+    import json
+
     return json.dumps(schema(name), indent=2, ensure_ascii=False) + "\n"

@@ -7,6 +7,9 @@ from __future__ import annotations
 import re
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 from typer.testing import CliRunner
@@ -14,6 +17,8 @@ from typer.testing import CliRunner
 from gradcli import render
 from gradcli.cli import app
 from gradcli.render.registry import EntryFormat, Renderer
+
+from helpers import ROOT
 
 runner = CliRunner()
 
@@ -71,9 +76,34 @@ def test_a_registered_format_is_used_by_batch(csv_format):
 
 
 def test_what_a_format_cannot_show_is_a_usage_error(csv_format):
+    # --format's choices are the formats that can show the command's result: a registered one counts when it can
     r = gc("ops", "--format", csv_format)
     assert r.exit_code == 2 and r.stdout == ""
-    assert "UsageError: the csv-test format cannot show the list of ops" in r.stderr
+    assert "Invalid value for '--format': 'csv-test' is not one of 'table', 'json'." in r.stderr
+    # a format chosen for another output (-q with --explain) names only the formats that can show it
+    r = gc("grad", "x * 2", "-i", "x=1.", "--explain", "-q")
+    assert r.exit_code == 2 and r.stdout == ""
+    assert ("UsageError: the compact format cannot show the chain rule explained; the formats that can are: table, "
+            "json") in r.stderr
+    r = gc("grad", "x * 2", "-i", "x=1.", "--explain", "--format", csv_format)
+    assert "the csv-test format cannot show the chain rule explained; the formats that can are: table, json" in r.stderr
+
+
+def test_declared_formats_show_what_their_renderers_implement():
+    # --help reads each command's --format choices from the declarations (gradcli/render/__init__.py), before
+    # any renderer is imported: they must say what the renderers do
+    code = ("import json; from gradcli import render; "
+            "print(json.dumps({n: [k for k in render.KINDS if render.shows(n, k)] for n in render.names()}), "
+            "[n for n in render.names() if render.loaded(n)])")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    text, loaded = p.stdout.rsplit(" ", 1)
+    assert loaded.strip() == "[]", p.stderr  # the declarations were read, not the renderers
+    declared = json.loads(text)
+    for name in render.names():
+        r = render.get(name)
+        assert set(declared[name]) == {kind for kind in render.KINDS
+                                       if getattr(type(r), kind) is not getattr(render.Renderer, kind)}, name
 
 
 def test_program_output_goes_to_stderr_unless_the_format_shares_stdout(csv_format):
@@ -118,7 +148,7 @@ def test_shared_options_are_declared_once(command):
 
     r = gc(command, "--help")
     assert r.exit_code == 0
-    assert "--dtype <float32|float64>" in r.stdout  # a choice: --help lists it
+    assert "--dtype [float32|float64]" in r.stdout  # a choice: --help lists it
     assert " ".join(cli_options.Seed.__metadata__[0].help.split()[:3]) in " ".join(r.stdout.split())
     for option in ("--seed", "--max-steps", "--limit", "--anomaly", "--debug"):
         assert option in r.stdout

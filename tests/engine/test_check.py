@@ -32,7 +32,7 @@ def check_json(*args, code=0):
 def test_check_passes_and_reports_per_input_differences():
     doc = check_json("(x.exp() * y).sum()", "-i", "x=[0.1, 2., -1.]", "-i", "y=3.0")
     c = doc["check"]
-    assert c["ok"] is True and c["evaluations"] == 2 * 4
+    assert c["ok"] is True and c["evaluations"] == 2 * 4 + 1  # and one run at the inputs themselves (kinks)
     assert set(c["inputs"]) == {"x", "y"}
     x = np.array([0.1, 2.0, -1.0], dtype=np.float32).astype(np.float64)
     np.testing.assert_allclose(c["inputs"]["x"]["numerical"], 3 * np.exp(x), rtol=1e-8)
@@ -107,7 +107,7 @@ def test_check_keeps_the_float32_default_for_printing():
 def test_check_refuses_too_many_elements():
     r = grad("x.sum()", "-i", "x=ones(20000)", "--check")
     assert r.exit_code == 2
-    assert "CheckLimitError" in r.stderr and "40000 runs" in r.stderr
+    assert "CheckLimitError" in r.stderr and "40001 runs" in r.stderr
     r = grad("x.sum()", "-i", "x=ones(200)", "--check", "--check-max-evaluations", "100")
     assert r.exit_code == 2
 
@@ -129,3 +129,105 @@ def test_check_through_a_real_subprocess(tmp_path):
                         "--check", "--json"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["check"]["ok"] is True
+
+
+# ------------------------------------------------------------------------------------------------ kinks
+def _run_cli(*args):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
+    return subprocess.run([sys.executable, "-m", "gradcli", *args], capture_output=True, text=True, env=env,
+                          timeout=120)
+
+
+def test_check_at_relus_kink_says_which_element_and_which_op():
+    # What the user ran: the check fails (exit 1, as documented), and says that x[0] sits at relu's kink.
+    torch = pytest.importorskip("torch")
+    p = _run_cli("grad", "x.relu().sum()", "-i", "x=[0., 1.]", "--check")
+    assert p.returncode == 1, p.stderr
+    assert "FAIL (kink)" in p.stdout
+    assert ("x[0] = 0 is at a kink of relu: finite differences average the one-sided slopes (0 and 1 give 0.5); "
+            "PyTorch's gradient there is 0") in p.stdout
+    assert "x[1]" not in p.stdout  # the smooth element is not a kink
+    assert "--check failed only at kinks" in p.stderr and "x[0] = 0 is at a kink of relu" in p.stderr
+    # the gradient reported at the kink is PyTorch's subgradient
+    t = torch.tensor([0.0, 1.0], requires_grad=True)
+    t.relu().sum().backward()
+    assert "tensor([0., 1.])" in p.stdout and t.grad.tolist() == [0.0, 1.0]
+
+
+def test_check_kinks_in_json_validate_against_the_schema():
+    jsonschema = pytest.importorskip("jsonschema")
+    p = _run_cli("grad", "x.relu().sum()", "-i", "x=[0., 1.]", "--check", "--json")
+    assert p.returncode == 1, p.stderr
+    doc = json.loads(p.stdout)
+    schema = json.loads(_run_cli("schema", "grad").stdout)
+    jsonschema.validate(doc, schema)
+    c = doc["check"]
+    assert c["ok"] is False and c["fails_only_at_kinks"] is True
+    (k,) = c["inputs"]["x"]["kinks"]
+    assert k["index"] == [0] and k["value"] == 0.0 and k["ops"] == ["relu"] and k["ok"] is False
+    assert k["left"] == pytest.approx(0.0, abs=1e-6) and k["right"] == pytest.approx(1.0, rel=1e-6)
+    assert k["numerical"] == pytest.approx(0.5, rel=1e-6) and k["analytical"] == 0.0 and k["jump"] is False
+    assert k["message"].startswith("x[0] = 0 is at a kink of relu")
+
+
+def test_check_finds_kinks_of_several_ops_and_passing_ones():
+    # clamp at both bounds (PyTorch's gradient 1 at the bounds), scaled so that the slopes are 0 and 3
+    doc = check_json("(x.clamp(0, 1) * 3).sum()", "-i", "x=[0., 1., 0.5, 2.]", code=1)
+    kinks = doc["check"]["inputs"]["x"]["kinks"]
+    assert [k["index"] for k in kinks] == [[0], [1]] and all(k["ops"] == ["clamp"] for k in kinks)
+    assert doc["check"]["fails_only_at_kinks"] is True
+    # abs at 0: the central difference (0) is PyTorch's subgradient, so the check passes, and says it is a kink
+    doc = check_json("x.abs().sum()", "-i", "x=[0., -2.]")
+    (k,) = doc["check"]["inputs"]["x"]["kinks"]
+    assert k["ok"] is True and k["ops"] == ["abs"] and k["index"] == [0]
+    # two inputs meeting at a kink of maximum: each input's element is named
+    doc = check_json("torch.maximum(x, y).sum()", "-i", "x=[1., 2.]", "-i", "y=[1., 3.]")
+    assert [k["ops"] for k in doc["check"]["inputs"]["x"]["kinks"]] == [["maximum"]]
+    assert [k["index"] for k in doc["check"]["inputs"]["y"]["kinks"]] == [[0]]
+
+
+def test_check_kink_of_an_op_that_declares_none_is_described_generally():
+    # where() picks a branch: not an op with kinks of its own, so the point is described by its slopes
+    p = _run_cli("grad", "torch.where(x > 0, x, 2 * x).sum()", "-i", "x=[0., 1.]", "--check")
+    assert p.returncode == 1
+    assert "x[0] = 0 is at a point where the one-sided slopes differ" in p.stdout
+
+
+def test_check_smooth_functions_have_no_kinks_even_with_large_curvature():
+    for args in (("(1 / x).sum()", "-i", "x=[0.001, 1.]"), ("(x.exp() * y).sum()", "-i", "x=[10., -1.]", "-i",
+                                                             "y=3.0")):
+        doc = check_json(*args)
+        assert all(i["kinks"] == [] for i in doc["check"]["inputs"].values())
+    # a large step makes the central difference of x**3 wrong: a genuine failure, not a kink
+    doc = check_json("(x ** 3).sum()", "-i", "x=[1.]", "--eps", "0.1", "--atol", "0", "--rtol", "1e-4", code=1)
+    assert doc["check"]["inputs"]["x"]["kinks"] == [] and doc["check"]["fails_only_at_kinks"] is False
+
+
+def test_check_a_discontinuity_is_not_called_a_kink():
+    doc = check_json("(x.floor() + x).sum()", "-i", "x=[1., 1.5]", code=1)
+    (k,) = doc["check"]["inputs"]["x"]["kinks"]
+    assert k["jump"] is True and k["index"] == [0] and "is at a discontinuity" in k["message"]
+
+
+def test_check_a_genuine_failure_beside_a_kink_is_still_a_failure(monkeypatch):
+    exp_op = REGISTRY["exp"]
+    rule = exp_op.vjp
+    monkeypatch.setattr(exp_op, "vjp", lambda g, result: rule(g, result) * 1.01)
+    r = grad("x.exp().sum() + y.relu().sum()", "-i", "x=[0.5]", "-i", "y=[0., 1.]", "--check")
+    assert r.exit_code == 1
+    assert "--check failed: gradients differ from finite differences" in r.stderr
+    assert "x (max abs diff" in r.stderr and "of those, at kinks: y[0] = 0 is at a kink of relu" in r.stderr
+    table = r.stdout[r.stdout.index("check: central differences"):]
+    verdicts = {line.split("│")[1].strip(): line.split("│")[-2].strip() for line in table.splitlines()
+                if line.startswith("│")}
+    assert verdicts == {"x": "FAIL", "y": "FAIL (kink)"}
+
+
+def test_check_looks_for_kinks_within_the_evaluation_budget():
+    # ten elements at relu's kink: 21 runs for the differences leave 4 of 25, enough to tell one kink
+    doc = check_json("x.relu().sum()", "-i", "x=zeros(10)", "--check-max-evaluations", "25", code=1)
+    c = doc["check"]
+    assert c["evaluations"] <= 25 and len(c["inputs"]["x"]["kinks"]) == 1
+    assert c["fails_only_at_kinks"] is False  # the other nine were not told apart: nothing to excuse them
+    doc = check_json("x.relu().sum()", "-i", "x=zeros(10)", code=1)
+    assert len(doc["check"]["inputs"]["x"]["kinks"]) == 10 and doc["check"]["fails_only_at_kinks"] is True

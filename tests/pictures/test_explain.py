@@ -49,7 +49,7 @@ def test_explain_numbers_match_torch(torch):
         np.testing.assert_allclose(st["grad_in"], t.grad.numpy(), rtol=1e-6)
         np.testing.assert_allclose(st["value"], t.detach().numpy(), rtol=1e-6)
     tanh, add, mul = steps[1], steps[2], steps[3]
-    assert tanh["formula"] == "d/dx tanh(x) = 1 - tanh(x)^2 = 1 - out^2"
+    assert tanh["formula"] == "input: grad * (1 - result^2)"  # derivatives.yaml: tanh_backward(grad, result)
     np.testing.assert_allclose(tanh["sent"][0]["grad"], a.grad.numpy(), rtol=1e-6)
     # add sends b the sum over the broadcast dimension: b.grad itself
     assert [(x["to"], x["input"]) for x in add["sent"]] == [("n3", "input"), ("b", "other")]
@@ -96,7 +96,7 @@ def test_explain_table():
     assert r.exit_code == 0, r.output
     out = r.stdout
     assert out.startswith("backward starts at the output (n0) with the gradient 1.0")
-    assert "h · TanhBackward0" in out and "d/dx tanh(x) = 1 - tanh(x)^2" in out
+    assert "h · TanhBackward0" in out and "input: grad * (1 - result^2)" in out
     assert "→ n2 (input): [0.7116, 0.0856]" in out and "→ b (other): 0.79718775" in out
     assert re.search(r"│ x\s+│ \[ 0\.3558, -0\.0856\]", out)
 
