@@ -32,10 +32,10 @@ DATA = (ROOT / "tests" / "corpus" / "programs",)
 _BRANCH_WORDS = ("of", "and", "or", "for", "to", "in", "on", "at", "by", "is", "are", "was", "that", "which",
                  "where", "when", "with", "without", "taken", "deep", "the", "a", "an", "it", "its", "each", "not",
                  "cut", "cuts", "point", "points", "returns", "runs", "wins", "chosen", "here", "above", "below")
-#: The tags (in comments and docstrings). The pattern for branches is case-sensitive on the name: names are lowercase.
+#: The tags (in comments and docstrings). The pattern for branches is case-sensitive on the name: names are lowercase, and a name ends the phrase (followed by ":", ",", ")" or the end).
 TAGS = re.compile("|".join((
     r"\b[Ii]ssues? ?#?\d+",  # a tracker number
-    r"\b[Bb]ranch(?:es)? (?!(?:" + "|".join(_BRANCH_WORDS) + r")\b)[a-z][a-z0-9_]*\b",  # a branch's name
+    r"\b[Bb]ranch(?:es)? (?!(?:" + "|".join(_BRANCH_WORDS) + r")\b)[a-z][a-z0-9_]*(?=[:,)]|\s*$)",  # a branch's name
     r"\b[Ss]tops? \d+\b",  # a numbered stop of the work
     r"\b[Ss]essions? \d+\b",  # a numbered working session
     r"\(#\d+\)",  # a pull request or issue, as GitHub writes it
