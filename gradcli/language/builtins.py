@@ -243,6 +243,10 @@ def _type(obj):
         return nn_bridge.Parameter if isinstance(obj, nn_bridge.Parameter) else TENSOR_CLASS
     if isinstance(obj, nn_bridge.Module) or isinstance(obj, (nn_bridge.Optimizer, nn_bridge.LRScheduler)):
         return type(obj)
+    if isinstance(obj, autograd.Node):  # PyTorch's backward classes: MulBackward0, a custom Function's own
+        return TypeName(obj.qualified_name())
+    if isinstance(obj, autograd.AccumulateGrad):
+        return TypeName("AccumulateGrad")
     if isinstance(obj, nn_bridge.RemovableHandle):
         return TypeName("torch.utils.hooks.RemovableHandle")
     if isinstance(obj, (Class, TensorClass)) or nn_bridge.is_torch_class(obj):
