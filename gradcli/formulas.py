@@ -215,6 +215,8 @@ FORMULAS: dict[str, str] = {
     "SelectBackwardBackward0": "the derivative of select's backward: g's element at the index",
     "SliceBackwardBackward0": "the derivative of slice's backward: g's slice",
     "SoftplusBackwardBackward0": "the derivative of softplus's backward (second order)",
+    "SoftmaxBackwardDataBackward0": "the derivative of softmax's backward (softmax_double_backward, second order)",
+    "LogSoftmaxBackwardDataBackward0": "the derivative of log_softmax's backward (second order)",
     # ---------------------------------------------------------------- branch nnfunc: torch.nn.functional (issue 18)
     "LogSigmoidBackward0": "d/dx log(sigmoid(x)) = sigmoid(-x) = 1 - sigmoid(x)",
     "CeluBackward0": "d/dx celu(x) = 1 for x > 0, else exp(x / alpha)",
