@@ -243,6 +243,8 @@ def _type(obj):
         return nn_bridge.Parameter if isinstance(obj, nn_bridge.Parameter) else TENSOR_CLASS
     if isinstance(obj, nn_bridge.Module) or isinstance(obj, (nn_bridge.Optimizer, nn_bridge.LRScheduler)):
         return type(obj)
+    if isinstance(obj, BaseException) and EXCEPTIONS.get(type(obj).__name__) is type(obj):
+        return type(obj)  # the exception class a program names (type(e) is TypeError)
     if isinstance(obj, autograd.Node):  # PyTorch's backward classes: MulBackward0, a custom Function's own
         return TypeName(obj.qualified_name())
     if isinstance(obj, autograd.AccumulateGrad):
@@ -329,25 +331,28 @@ _TYPES = {}
 
 
 def _classinfo(kind, who: str = "isinstance() arg 2 must be a type, a tuple of types, or a union"):
-    """The classes ``kind`` stands for (a class or a tuple of them, nested), as :func:`_isinstance` checks
-    them: program classes and ``object`` as they are, ``torch.Tensor`` as gradcli's Tensor, ``float``/``list``/...
+    """The classes ``kind`` stands for (a class or a tuple of them, nested), one by one, as :func:`_isinstance`
+    checks them: program classes and ``object`` as they are, ``torch.Tensor`` as gradcli's Tensor, ``float``/``list``/...
     as Python's types, exception types and gradcli's torch.nn/torch.optim classes as they are.
 
     Raises:
         TypeError: Python's message ``who`` for anything else."""
-    if isinstance(kind, tuple):
-        return tuple(c for k in kind for c in _classinfo(k, who))
+    if isinstance(kind, tuple):  # one at a time, as Python checks them: (int, 2) holds for 1
+        for k in kind:
+            yield from _classinfo(k, who)
+        return
     if isinstance(kind, Class) or kind is OBJECT:
-        return (kind,)
-    if kind is TENSOR_CLASS:
-        return (Tensor,)
-    if isinstance(kind, type) and kind.__name__ in EXCEPTIONS:
-        return (kind,)
-    if kind in _TYPES:
-        return (_TYPES[kind],)
-    if is_builtin_base(kind) or nn_bridge.is_torch_class(kind):
-        return (kind,)
-    raise TypeError(who)
+        yield kind
+    elif kind is TENSOR_CLASS:
+        yield Tensor
+    elif isinstance(kind, type) and kind.__name__ in EXCEPTIONS:
+        yield kind
+    elif isinstance(kind, types.FunctionType) and kind in _TYPES:
+        yield _TYPES[kind]
+    elif is_builtin_base(kind) or nn_bridge.is_torch_class(kind):
+        yield kind
+    else:
+        raise TypeError(who)
 
 
 def _isinstance(obj, kind) -> bool:
@@ -381,7 +386,7 @@ def _as_class(value, who: str):
         return Tensor
     if isinstance(value, type) and value.__name__ in EXCEPTIONS:
         return value
-    if value in _TYPES:
+    if isinstance(value, types.FunctionType) and value in _TYPES:
         return _TYPES[value]
     if is_builtin_base(value) or nn_bridge.is_torch_class(value):
         return value
@@ -983,8 +988,11 @@ def read_attribute(obj, name: str):
         return nn_bridge.object_attribute(obj, name)
     if name == "__name__" and isinstance(obj, (Function, Class)):
         return obj.name.rpartition(".")[2]
-    if name == "__name__" and (obj is TENSOR_CLASS or nn_bridge.is_torch_class(obj)):
-        return "Tensor" if obj is TENSOR_CLASS else obj.__name__
+    if name == "__name__" and (obj is TENSOR_CLASS or isinstance(obj, TypeName)):
+        return "Tensor" if obj is TENSOR_CLASS else obj.name.rpartition(".")[2]
+    if name == "__name__" and (nn_bridge.is_torch_class(obj) or (isinstance(obj, type)
+                                                                 and EXCEPTIONS.get(obj.__name__) is obj)):
+        return obj.__name__
     if obj is TENSOR_CLASS:  # torch.Tensor.sum: the method, unbound
         return tensor_class_attribute(name)
     if name.startswith(("_saved_", "_raw_saved_")) and isinstance(obj, autograd.Node):  # PyTorch's names
