@@ -204,10 +204,10 @@ def tensor_class_attribute(name: str):
             gradcli does not (see :func:`missing`).
         TypeError (when called): PyTorch's messages without a tensor as the first argument.
     """
-    if name in _TENSOR_DATA_ATTRS or name.startswith("_"):
-        raise AttributeError(f"type object 'Tensor' has no attribute '{name}' (gradcli reads '{name}' from a "
-                             "tensor: x." + name + ")" if name in _TENSOR_DATA_ATTRS else
-                             f"type object 'Tensor' has no attribute '{name}'")
+    data = name in _TENSOR_DATA_ATTRS or isinstance(vars(Tensor).get(name), property)  # x.real: op-table data
+    if data or name.startswith("_"):
+        read = f" (gradcli reads '{name}' from a tensor: x.{name})" if data else ""
+        raise AttributeError(f"type object 'Tensor' has no attribute '{name}'{read}")
     if name not in TENSOR_ATTRS and name not in METHODS:
         err = missing("Tensor", name)
         if isinstance(err, AttributeError):
@@ -216,9 +216,6 @@ def tensor_class_attribute(name: str):
             if hint:
                 err.gradcli_hint = hint
         raise err
-    if isinstance(vars(Tensor).get(name), property):  # an op-table property (x.real): data, as above
-        raise AttributeError(f"type object 'Tensor' has no attribute '{name}' (gradcli reads '{name}' from a "
-                             f"tensor: x.{name})")
 
     def unbound(*args, **kwargs):
         if not args:
@@ -474,8 +471,9 @@ def is_builtin_base(value) -> bool:
 
 
 def _derives(builtin, c) -> bool:
-    """Whether a program class whose gradcli base is ``builtin`` derives the class ``c`` (a gradcli class, or a
-    Python exception type for a program's exception class)."""
+    """Whether a program class whose gradcli base is ``builtin`` (torch.autograd.Function, or a torch.nn
+    module class) derives the class ``c``: ``builtin`` itself or a class it derives (nn.Module for nn.Linear);
+    never nn.Parameter, whose class check is a tensor's mark."""
     if builtin is c:
         return True
     return isinstance(builtin, type) and isinstance(c, type) and c is not nn_bridge.Parameter and issubclass(builtin, c)
