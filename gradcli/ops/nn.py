@@ -43,8 +43,10 @@ def _(grad, result, dim):
 
 
 def _axis(dim, ndim: int):
-    # the reduced axis of the backward kernels (None for a 0-d tensor, whose one element is the whole dim)
-    return normalize_dim(dim, ndim) if ndim else None
+    # the reduced axis of the backward kernels, counted from the end: a batched gradient (jacrev runs softmax's
+    # rule on gradients with a leading batch dimension, gradcli.functional.batched_vjp) broadcasts against the
+    # output on the left. None for a 0-d tensor, whose one element is the whole dim.
+    return normalize_dim(dim, ndim) - ndim if ndim else None
 
 
 @op("_softmax_backward_data", grad_fn="SoftmaxBackwardDataBackward0", inputs=2, promote=None,

@@ -179,3 +179,33 @@ def test_softmax_double_backward_in_the_check_of_grad(tmp_path):
             "print(torch.autograd.gradcheck(f, (x,)), torch.autograd.gradgradcheck(f, (x,)))\n")
     code, out, err = run_program(tmp_path, text)
     assert (code, out, err) == (0, "True True\n", "")
+
+
+JACREV = """\
+import torch
+x = torch.tensor([[0.5, -1.0, 2.0, 0.0], [1.0, 0.25, -0.5, 3.0], [-2.0, 1.5, 0.75, -0.25]], dtype=torch.float64)
+for d in (0, 1, -1, -2):
+    print(torch.func.jacrev(lambda t: torch.softmax(t, d))(x).sum(0))
+    print(torch.func.jacrev(lambda t: torch.log_softmax(t, d))(x).sum(0))
+"""
+
+
+def test_jacrev_of_softmax_along_every_dim(tmp_path):
+    """jacrev carries a batch of cotangents through softmax's backward op at once: the reduced dim is counted
+    from the end of its arrays (a positive dim summed over the wrong axis before)."""
+    check_like_torch(tmp_path, JACREV)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dim", [0, 1, 2, -1, -3])
+def test_jacrev_and_hessian_match_torch(name, dim):
+    torch = pytest.importorskip("torch")
+    from gradcli import func as GF
+
+    x = np.random.default_rng(2).uniform(-1, 1, (2, 3, 2))
+    a = GF.jacrev(lambda t: getattr(G, name)(t, dim))(G.tensor(x))
+    b = torch.func.jacrev(lambda t: getattr(torch, name)(t, dim))(torch.tensor(x))
+    np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-10, atol=1e-12)
+    a = GF.hessian(lambda t: (getattr(G, name)(t, dim) * G.tensor(x)).sum())(G.tensor(x))
+    b = torch.func.hessian(lambda t: (getattr(torch, name)(t, dim) * torch.tensor(x)).sum())(torch.tensor(x))
+    np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-10, atol=1e-12)
