@@ -329,8 +329,8 @@ _TYPES = {}
 
 def _classinfo(kind, who: str = "isinstance() arg 2 must be a type, a tuple of types, or a union"):
     """The classes ``kind`` stands for (a class or a tuple of them, nested), one by one, as :func:`_isinstance`
-    checks them: program classes and ``object`` as they are, ``torch.Tensor`` as gradcli's Tensor, ``float``/``list``/...
-    as Python's types, exception types and gradcli's torch.nn/torch.optim classes as they are.
+    checks them: program classes and ``object`` as they are, ``torch.Tensor`` as gradcli's Tensor,
+    ``float``/``list``/... as Python's types, exception types and gradcli's torch.nn/torch.optim classes as they are.
 
     Raises:
         TypeError: Python's message ``who`` for anything else."""

@@ -7,7 +7,8 @@ forward, then its derivative) or ``@composite`` (a function that dispatches to o
 families, each importing only those above it:
 
 * :mod:`.creation` — tensor, zeros, ones, full, eye, arange, linspace, rand, randn, randint, *_like, new_*
-* :mod:`.comparison` — eq/ne/lt/le/gt/ge, bitwise_and/or/xor, isnan/isinf/isfinite, where, dtype casts (Tensor.to, .float(), ...)
+* :mod:`.comparison` — eq/ne/lt/le/gt/ge, bitwise_and/or/xor, isnan/isinf/isfinite, where, dtype casts
+  (Tensor.to, .float(), ...)
 * :mod:`.unary` — sqrt/rsqrt/reciprocal, exp/log, trigonometry, hyperbolic functions, sigmoid, erf, neg, abs,
   sign (the trivial ones declared from one table)
 * :mod:`.arithmetic` — add, sub/rsub, mul, div/true_divide/floor_divide, remainder, pow/square, clamp,

@@ -3,8 +3,8 @@
 Forward as PyTorch's CPU kernels (the maximum subtracted first); derivatives as derivatives.yaml's
 ``_softmax_backward_data`` / ``_log_softmax_backward_data``, which are ops of their own as in PyTorch (a
 gradient taken with ``create_graph=True`` has grad_fn ``SoftmaxBackwardDataBackward0`` /
-``LogSoftmaxBackwardDataBackward0``), with their own derivatives (softmax_double_backward) and tangents. The cross-entropy loss (gradcli.ops.loss) is log_softmax followed by nll_loss, as in
-PyTorch.
+``LogSoftmaxBackwardDataBackward0``), with their own derivatives (softmax_double_backward) and tangents. The
+cross-entropy loss (gradcli.ops.loss) is log_softmax followed by nll_loss, as in PyTorch.
 """
 
 from __future__ import annotations
