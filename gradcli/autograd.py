@@ -459,8 +459,14 @@ class Node:
         extra = saved_attribute_names(self) if saved_attribute_names is not None else ()
         return sorted(set(object.__dir__(self)) | set(extra))
 
+    def qualified_name(self) -> str:
+        """The class name ``repr`` shows: :meth:`name`, after the op's ``torch_module`` when it has one (a
+        custom Function's node is PyTorch's Python class ``torch.autograd.function.MyExpBackward``)."""
+        module = getattr(self.op, "torch_module", None)
+        return f"{module}.{self.name()}" if module else self.name()
+
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {id(self):#x}>"
+        return f"<{self.qualified_name()} object at {id(self):#x}>"
 
     def apply(self, grad, create_graph: bool):
         """Run the derivative rule on the gradient of the output; returns one gradient (or None) per edge.

@@ -222,6 +222,9 @@ FORMULAS: dict[str, str] = {
     "SelectBackwardBackward0": "grad_output: grad's element at index",
     "SliceBackwardBackward0": "grad_output: grad's slice",
     "SoftplusBackwardBackward0": "the derivative of softplus's backward (second order)",
+    "SoftmaxBackwardDataBackward0": "grad_output: the derivative of softmax's backward (softmax_double_backward, "
+                                    "second order)",
+    "LogSoftmaxBackwardDataBackward0": "grad_output: the derivative of log_softmax's backward (second order)",
     # ---------------------------------------------------------------- torch.nn.functional
     "LogSigmoidBackward0": "input: grad * sigmoid(-input)",
     "CeluBackward0": "input: grad where input > 0, else grad * exp(input / alpha)",

@@ -298,7 +298,9 @@ def _repr(obj, default_dtype, active: set[int]) -> str:
             tangent=tangent() if callable(tangent) else None,
         )
     if _is_grad_fn_like(obj):
-        return f"<{obj.name()} object at {_object_address(obj)}>"
+        # a custom Function's node prints under its Python module (torch.autograd.function.MyExpBackward)
+        qualified = getattr(obj, "qualified_name", None)
+        return f"<{qualified() if callable(qualified) else obj.name()} object at {_object_address(obj)}>"
 
     kind = type(obj)
     is_namedtuple = _is_namedtuple(obj)

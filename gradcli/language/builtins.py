@@ -151,8 +151,9 @@ LEGACY_CONSTRUCTORS = {name: _typed_constructor(dtype) for name, dtype in (
 
 
 class TypeName:
-    """What ``type(v)`` gives a program: PyTorch's and Python's class name as they print it (``<class
-    'torch.Tensor'>``), comparable, and nothing else (no Python type object reaches the program)."""
+    """What ``type(v)`` gives a program for a value whose class it cannot name otherwise: PyTorch's and
+    Python's class name as they print it (``<class 'int'>``), comparable, and nothing else (no Python type
+    object of gradcli's internals reaches the program)."""
 
     __slots__ = ("name",)
 
@@ -169,13 +170,85 @@ class TypeName:
         return hash(self.name)
 
 
+class TensorClass:
+    """``torch.Tensor`` in programs: the class of every tensor (``type(x) is torch.Tensor``,
+    ``isinstance(x, torch.Tensor)``, ``issubclass(nn.Parameter, torch.Tensor)``), printing as PyTorch's
+    ``<class 'torch.Tensor'>``; calling it is the legacy constructor (:func:`_torch_tensor_constructor`), and its
+    methods read through the class are unbound (``torch.Tensor.sum(x, 0)`` is ``x.sum(0)``, see
+    :func:`tensor_class_attribute`). One instance, :data:`TENSOR_CLASS`."""
+
+    __slots__ = ()
+
+    def __call__(self, *args):
+        return _torch_tensor_constructor(*args)
+
+    def __repr__(self) -> str:
+        return "<class 'torch.Tensor'>"
+
+
+TENSOR_CLASS = TensorClass()
+
+#: Tensor attributes that are data (properties in PyTorch), not methods: ``torch.Tensor.<name>`` is not a
+#: function a program can call with a tensor.
+_TENSOR_DATA_ATTRS = frozenset({"shape", "dtype", "ndim", "grad_fn", "output_nr", "requires_grad", "is_leaf",
+                                "is_inference", "_version", "data", "T", "mT", "grad", "retains_grad"})
+
+
+def tensor_class_attribute(name: str):
+    """``torch.Tensor.name``: the method ``name`` of Tensor unbound, a function whose first argument is the
+    tensor (``torch.Tensor.isnan(x)`` is ``x.isnan()``), as PyTorch's method descriptors are.
+
+    Raises:
+        AttributeError: PyTorch's message for a name Tensor does not have (or a data attribute such as
+            ``shape``, which gradcli reads from tensors only); NotImplementedError for a method PyTorch has and
+            gradcli does not (see :func:`missing`).
+        TypeError (when called): PyTorch's messages without a tensor as the first argument.
+    """
+    data = name in _TENSOR_DATA_ATTRS or isinstance(vars(Tensor).get(name), property)  # x.real: op-table data
+    if data or name.startswith("_"):
+        read = f" (gradcli reads '{name}' from a tensor: x.{name})" if data else ""
+        raise AttributeError(f"type object 'Tensor' has no attribute '{name}'{read}")
+    if name not in TENSOR_ATTRS and name not in METHODS:
+        err = missing("Tensor", name)
+        if isinstance(err, AttributeError):
+            hint = getattr(err, "gradcli_hint", None)
+            err = AttributeError(f"type object 'Tensor' has no attribute '{name}'")
+            if hint:
+                err.gradcli_hint = hint
+        raise err
+
+    def unbound(*args, **kwargs):
+        if not args:
+            raise TypeError(f"unbound method TensorBase.{name}() needs an argument")
+        self = args[0]
+        if not isinstance(self, Tensor):
+            raise TypeError(f"descriptor '{name}' for 'torch._C.TensorBase' objects doesn't apply to a "
+                            f"'{type_name(self)}' object")
+        return read_attribute(self, name)(*args[1:], **kwargs)
+
+    unbound.__name__ = unbound.__qualname__ = name
+    return unbound
+
+
 def _type(obj):
-    """``type(obj)`` as a :class:`TypeName` (a program's class for its instances)."""
+    """``type(obj)``: ``torch.Tensor`` (:data:`TENSOR_CLASS`) for a tensor and ``nn.Parameter`` for a
+    parameter, the class itself for gradcli's torch.nn modules, optimizers and schedulers (PyTorch's classes:
+    ``type(m) is nn.Linear``), a program's class for its instances, else a :class:`TypeName`."""
     if isinstance(obj, Instance):
         return obj.cls
     if isinstance(obj, Tensor):
-        return TypeName("torch.Tensor")
-    if isinstance(obj, Class):
+        return nn_bridge.Parameter if isinstance(obj, nn_bridge.Parameter) else TENSOR_CLASS
+    if isinstance(obj, nn_bridge.Module) or isinstance(obj, (nn_bridge.Optimizer, nn_bridge.LRScheduler)):
+        return type(obj)
+    if isinstance(obj, BaseException) and EXCEPTIONS.get(type(obj).__name__) is type(obj):
+        return type(obj)  # the exception class a program names (type(e) is TypeError)
+    if isinstance(obj, autograd.Node):  # PyTorch's backward classes: MulBackward0, a custom Function's own
+        return TypeName(obj.qualified_name())
+    if isinstance(obj, autograd.AccumulateGrad):
+        return TypeName("AccumulateGrad")
+    if isinstance(obj, nn_bridge.RemovableHandle):
+        return TypeName("torch.utils.hooks.RemovableHandle")
+    if isinstance(obj, (Class, TensorClass)) or nn_bridge.is_torch_class(obj):
         return TypeName("type")
     name = type_name(obj)
     return TypeName(name if isinstance(obj, (int, float, str, bool, list, tuple, dict, set, type(None)))
@@ -254,46 +327,90 @@ SUPER = _Marker("super")
 _TYPES = {}
 
 
-def _classinfo(kind):
-    if isinstance(kind, tuple):
-        return tuple(c for k in kind for c in _classinfo(k))
+def _classinfo(kind, who: str = "isinstance() arg 2 must be a type, a tuple of types, or a union"):
+    """The classes ``kind`` stands for (a class or a tuple of them, nested), one by one, as :func:`_isinstance`
+    checks them: program classes and ``object`` as they are, ``torch.Tensor`` as gradcli's Tensor,
+    ``float``/``list``/... as Python's types, exception types and gradcli's torch.nn/torch.optim classes as they are.
+
+    Raises:
+        TypeError: Python's message ``who`` for anything else."""
+    if isinstance(kind, tuple):  # one at a time, as Python checks them: (int, 2) holds for 1
+        for k in kind:
+            yield from _classinfo(k, who)
+        return
     if isinstance(kind, Class) or kind is OBJECT:
-        return (kind,)
-    if isinstance(kind, type) and kind.__name__ in EXCEPTIONS:
-        return (kind,)
-    if kind in _TYPES:
-        return (_TYPES[kind],)
-    if is_builtin_base(kind):
-        return (kind,)
-    raise TypeError("isinstance() arg 2 must be a type, a tuple of types, or a union")
+        yield kind
+    elif kind is TENSOR_CLASS:
+        yield Tensor
+    elif isinstance(kind, type) and kind.__name__ in EXCEPTIONS:
+        yield kind
+    elif isinstance(kind, types.FunctionType) and kind in _TYPES:
+        yield _TYPES[kind]
+    elif is_builtin_base(kind) or nn_bridge.is_torch_class(kind):
+        yield kind
+    else:
+        raise TypeError(who)
 
 
 def _isinstance(obj, kind) -> bool:
     """Python's ``isinstance`` over the language's values: program classes (through their MRO), ``object``,
-    ``torch.Tensor``, the builtin types (``float``, ``list``, ...), exception types and gradcli's base
-    classes."""
+    ``torch.Tensor``, ``nn.Parameter``, the builtin types (``float``, ``list``, ...), exception types and gradcli's
+    torch.nn modules, optimizers and schedulers (a program's module derives its torch.nn base class).
+
+    Raises:
+        TypeError: Python's message when ``kind`` is not a class or a tuple of classes."""
     for c in _classinfo(kind):
         if c is OBJECT:
             return True
         if isinstance(c, Class):
             if isinstance(obj, Instance) and c in obj.cls.mro:
                 return True
-        elif is_builtin_base(c):
-            if isinstance(obj, Instance) and _derives(obj.cls.builtin, c):
+        elif isinstance(obj, Instance):
+            if obj.cls.builtin is not None and _derives(obj.cls.builtin, c):
                 return True
-            if isinstance(c, type) and isinstance(obj, c):  # gradcli's own modules (nn.Linear(...))
-                return True
-        elif isinstance(obj, c) and not (c is int and isinstance(obj, bool) and False):
+        elif isinstance(obj, c):  # Parameter checks the tensor's mark (its metaclass's __instancecheck__)
             return True
     return False
 
 
+def _as_class(value, who: str):
+    """``value`` as the class :func:`_issubclass` compares: a program class, ``object``, gradcli's Tensor for
+    ``torch.Tensor``, Python's type behind ``float``/``int``/..., or a gradcli class (torch.nn, torch.optim,
+    torch.autograd.Function, exceptions)."""
+    if isinstance(value, Class) or value is OBJECT:
+        return value
+    if value is TENSOR_CLASS:
+        return Tensor
+    if isinstance(value, type) and value.__name__ in EXCEPTIONS:
+        return value
+    if isinstance(value, types.FunctionType) and value in _TYPES:
+        return _TYPES[value]
+    if is_builtin_base(value) or nn_bridge.is_torch_class(value):
+        return value
+    raise TypeError(who)
+
+
 def _issubclass(cls, kind) -> bool:
-    """Python's ``issubclass`` for the program's classes."""
-    if not isinstance(cls, Class):
-        raise TypeError("issubclass() arg 1 must be a class")
-    for c in _classinfo(kind):
-        if c is OBJECT or (isinstance(c, Class) and c in cls.mro) or (is_builtin_base(c) and _derives(cls.builtin, c)):
+    """Python's ``issubclass`` over the language's classes: program classes (through their MRO and their
+    gradcli base), ``torch.Tensor`` and ``nn.Parameter`` (a subclass of it, as in PyTorch), Python's builtin
+    types, exceptions and gradcli's torch.nn/torch.optim classes.
+
+    Raises:
+        TypeError: Python's messages when ``cls`` is not a class, or ``kind`` not a class or tuple of them."""
+    cls = _as_class(cls, "issubclass() arg 1 must be a class")
+    for c in _classinfo(kind, "issubclass() arg 2 must be a class, a tuple of classes, or a union"):
+        if c is OBJECT or cls is c:
+            return True
+        if isinstance(cls, Class):
+            if (isinstance(c, Class) and c in cls.mro) or (
+                    not isinstance(c, Class) and cls.builtin is not None and _derives(cls.builtin, c)):
+                return True
+        elif cls is OBJECT or isinstance(c, Class):
+            continue
+        elif cls is nn_bridge.Parameter:
+            if c is Tensor:
+                return True
+        elif c is not nn_bridge.Parameter and issubclass(cls, c):
             return True
     return False
 
@@ -354,10 +471,12 @@ def is_builtin_base(value) -> bool:
 
 
 def _derives(builtin, c) -> bool:
-    """Whether a program class whose gradcli base is ``builtin`` derives the gradcli class ``c``."""
+    """Whether a program class whose gradcli base is ``builtin`` (torch.autograd.Function, or a torch.nn
+    module class) derives the class ``c``: ``builtin`` itself or a class it derives (nn.Module for nn.Linear);
+    never nn.Parameter, whose class check is a tensor's mark."""
     if builtin is c:
         return True
-    return nn_bridge.is_module_class(builtin) and isinstance(c, type) and issubclass(builtin, c)
+    return isinstance(builtin, type) and isinstance(c, type) and c is not nn_bridge.Parameter and issubclass(builtin, c)
 
 
 def builtin_instantiate(base):
@@ -584,7 +703,7 @@ def _modules() -> dict[str, Namespace]:
         "set_grad_enabled": autograd.set_grad_enabled, "is_grad_enabled": autograd.is_grad_enabled,
         "inference_mode": autograd.inference_mode,
         "is_inference_mode_enabled": autograd.is_inference_mode_enabled,
-        "Tensor": _torch_tensor_constructor, "Size": Size, "get_default_dtype": dtypes.get_default_dtype,
+        "Tensor": TENSOR_CLASS, "Size": Size, "get_default_dtype": dtypes.get_default_dtype,
     })
     members.update(CONSTANTS)
     members.update(LEGACY_CONSTRUCTORS)
@@ -867,6 +986,13 @@ def read_attribute(obj, name: str):
         return nn_bridge.object_attribute(obj, name)
     if name == "__name__" and isinstance(obj, (Function, Class)):
         return obj.name.rpartition(".")[2]
+    if name == "__name__" and (obj is TENSOR_CLASS or isinstance(obj, TypeName)):
+        return "Tensor" if obj is TENSOR_CLASS else obj.name.rpartition(".")[2]
+    if name == "__name__" and (nn_bridge.is_torch_class(obj) or (isinstance(obj, type)
+                                                                 and EXCEPTIONS.get(obj.__name__) is obj)):
+        return obj.__name__
+    if obj is TENSOR_CLASS:  # torch.Tensor.sum: the method, unbound
+        return tensor_class_attribute(name)
     if name.startswith(("_saved_", "_raw_saved_")) and isinstance(obj, autograd.Node):  # PyTorch's names
         from .. import saved_names
 

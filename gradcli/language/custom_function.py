@@ -96,6 +96,9 @@ class CustomOp:
     saves_result = False
     needs_shapes = False
     jvp = None
+    #: PyTorch makes a Python class per custom Function's backward, in this module: its node prints as
+    #: ``<torch.autograd.function.MyExpBackward object at 0x...>`` (``name()`` stays ``MyExpBackward``).
+    torch_module = "torch.autograd.function"
 
     def __init__(self, cls, ctx: FunctionCtx, arg_is_tensor: list, inputs: list, multi: bool, call_node):
         self.cls = cls

@@ -1062,6 +1062,10 @@ class Interpreter:
         else:
             obj = Instance(cls)
         init = cls.lookup("__init__")
+        if init is MISSING and obj.base is not None:
+            # no __init__ of the program's: its torch.nn base class's (class Wide(nn.Linear): pass; Wide(2, 3))
+            self.call_value(builtins.base_init(cls.builtin, obj), args, kwargs, node)
+            return obj
         if init is MISSING:
             if args or kwargs:
                 raise self.error(TypeError(f"{cls.name}() takes no arguments"), node)

@@ -19,6 +19,8 @@ import types
 from .. import nn as _nn
 from .. import optim as _optim
 from ..nn.module import Module, RemovableHandle, core_of
+from ..nn.naming import TorchClass
+from ..nn.parameter import Parameter
 from ..optim.lr_scheduler import LRScheduler
 from ..optim.optimizer import Optimizer
 from .values import MISSING, Instance
@@ -31,6 +33,12 @@ READABLE_TABLES = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_
 def is_module_class(value) -> bool:
     """Whether ``value`` is gradcli's Module or one of its built-in subclasses (a base for program classes)."""
     return isinstance(value, type) and issubclass(value, Module)
+
+
+def is_torch_class(value) -> bool:
+    """Whether ``value`` is one of gradcli's torch.nn or torch.optim classes (a module class, ``Parameter``, an
+    optimizer or a scheduler): classes a program may name in ``isinstance`` and get from ``type()``."""
+    return isinstance(value, TorchClass)
 
 
 def make_instance(base: type, cls) -> Instance:

@@ -19,3 +19,8 @@ from .conv import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, C
                    ConvTranspose2d, Fold, MaxPool1d, MaxPool2d, Unfold, Upsample)
 
 CLASSES.update(_conv.CLASSES)
+
+# every class prints as PyTorch's (torch.nn.modules.linear.Linear): gradcli/nn/naming.py
+from .naming import name_classes as _name_classes  # noqa: E402
+
+_name_classes([*CLASSES.values(), Module, Parameter])

@@ -22,6 +22,7 @@ import numpy as np
 from .. import autograd, limits
 from ..autograd import RemovableHandle  # (module hooks and tensor hooks share the engine's handle)
 from ..tensor import Tensor, is_parameter
+from .naming import TorchClass
 
 
 def _addindent(s: str, n: int) -> str:
@@ -41,7 +42,7 @@ def core_of(value):
     return base if isinstance(base, Module) else None
 
 
-class Module:
+class Module(metaclass=TorchClass):
     """``torch.nn.Module``: see the module's docs. Subclasses define ``forward`` (and may define
     ``extra_repr``)."""
 

@@ -12,9 +12,10 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor, is_parameter, mark_parameter
+from .naming import TorchClass
 
 
-class _ParameterMeta(type):
+class _ParameterMeta(TorchClass):
     def __instancecheck__(cls, obj) -> bool:
         return isinstance(obj, Tensor) and is_parameter(obj)
 

@@ -7,7 +7,8 @@ forward, then its derivative) or ``@composite`` (a function that dispatches to o
 families, each importing only those above it:
 
 * :mod:`.creation` — tensor, zeros, ones, full, eye, arange, linspace, rand, randn, randint, *_like, new_*
-* :mod:`.comparison` — eq/ne/lt/le/gt/ge, bitwise_and/or/xor, where, dtype casts (Tensor.to, .float(), ...)
+* :mod:`.comparison` — eq/ne/lt/le/gt/ge, bitwise_and/or/xor, isnan/isinf/isfinite, where, dtype casts
+  (Tensor.to, .float(), ...)
 * :mod:`.unary` — sqrt/rsqrt/reciprocal, exp/log, trigonometry, hyperbolic functions, sigmoid, erf, neg, abs,
   sign (the trivial ones declared from one table)
 * :mod:`.arithmetic` — add, sub/rsub, mul, div/true_divide/floor_divide, remainder, pow/square, clamp,
@@ -57,7 +58,8 @@ from ._core import KINDS, REGISTRY, Op, to_tensor
 from .activation import relu
 from .arithmetic import (add, div, floor_divide, mul, pow, remainder, rsub, sub, true_divide,  # noqa: F401
                          _sub)
-from .comparison import bitwise_and, bitwise_or, bitwise_xor, eq, ge, gt, le, lt, ne, to, where
+from .comparison import (bitwise_and, bitwise_or, bitwise_xor, eq, ge, gt, isfinite, isinf, isnan, le, lt,  # noqa: F401
+                         ne, to, where)
 from .indexing import getitem
 from .linalg import dot, matmul, mm, mv, outer
 from .loss import binary_cross_entropy_with_logits

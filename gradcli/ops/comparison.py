@@ -1,4 +1,5 @@
-"""Comparisons, bitwise logic, selection and dtype casts: eq/ne/lt/le/gt/ge, bitwise_and/or/xor, where, and
+"""Comparisons, bitwise logic, selection and dtype casts: eq/ne/lt/le/gt/ge, bitwise_and/or/xor,
+isnan/isinf/isfinite, where, and
 Tensor.to with its shorthands (``x.float()``, ``x.long()``, ...).
 
 Comparisons and bitwise ops broadcast and promote as PyTorch does and are not differentiable (bool or integer
@@ -56,6 +57,24 @@ def _logical(name: str, ufunc, symbol: str):
 bitwise_and = _logical("bitwise_and", np.bitwise_and, "&")
 bitwise_or = _logical("bitwise_or", np.bitwise_or, "|")
 bitwise_xor = _logical("bitwise_xor", np.bitwise_xor, "^")
+
+
+def _classification(name: str, ufunc, what: str, otherwise: bool):
+    def forward(input):
+        if input.dtype.kind != "f":  # integers and bools are finite numbers
+            return np.full(input.shape, otherwise, dtype=bool)
+        return ufunc(input)
+
+    forward.__name__ = name
+    forward.__doc__ = (f"Elementwise whether ``input`` is {what}, as a bool tensor of its shape ({otherwise} "
+                       f"everywhere for integer and bool tensors). Matches torch.{name}; not differentiable.")
+    return op(name, grad_fn=None, promote=None, differentiable=False, method=True,
+              note="not differentiable")(forward)
+
+
+isnan = _classification("isnan", np.isnan, "NaN", False)
+isinf = _classification("isinf", np.isinf, "infinite (+inf or -inf)", False)
+isfinite = _classification("isfinite", np.isfinite, "finite (neither NaN nor infinite)", True)
 
 
 # ------------------------------------------------------------------------------------------- selection

@@ -1,9 +1,10 @@
 """Normalising activations along a dimension: softmax and log_softmax (torch.nn.functional).
 
 Forward as PyTorch's CPU kernels (the maximum subtracted first); derivatives as derivatives.yaml's
-``_softmax_backward_data`` / ``_log_softmax_backward_data``, written with ops of the table so that they can be
-differentiated again. The cross-entropy loss (gradcli.ops.loss) is log_softmax followed by nll_loss, as in
-PyTorch.
+``_softmax_backward_data`` / ``_log_softmax_backward_data``, which are ops of their own as in PyTorch (a
+gradient taken with ``create_graph=True`` has grad_fn ``SoftmaxBackwardDataBackward0`` /
+``LogSoftmaxBackwardDataBackward0``), with their own derivatives (softmax_double_backward) and tangents. The
+cross-entropy loss (gradcli.ops.loss) is log_softmax followed by nll_loss, as in PyTorch.
 """
 
 from __future__ import annotations
@@ -38,7 +39,45 @@ def _softmax(input, dim):
 
 @_softmax.defvjp
 def _(grad, result, dim):
-    return result * (grad - sum(grad * result, dim, True))
+    return _softmax_backward_data(grad, result, dim)
+
+
+def _axis(dim, ndim: int):
+    # the reduced axis of the backward kernels, counted from the end: a batched gradient (jacrev runs softmax's
+    # rule on gradients with a leading batch dimension, gradcli.functional.batched_vjp) broadcasts against the
+    # output on the left. None for a 0-d tensor, whose one element is the whole dim.
+    return normalize_dim(dim, ndim) - ndim if ndim else None
+
+
+@op("_softmax_backward_data", grad_fn="SoftmaxBackwardDataBackward0", inputs=2, promote=None,
+    note="softmax_double_backward: d/dgrad_output = the same op of grad; d/doutput = grad_output * grad - "
+         "sum(output * grad_output) * grad - grad_output * sum(output * grad)")
+def _softmax_backward_data(grad_output, output, dim):
+    """softmax's derivative (aten ``_softmax_backward_data``): ``output * (grad_output - sum(grad_output *
+    output, dim))``, ``output`` softmax's result. An op of its own, as in PyTorch, so that a gradient taken with
+    ``create_graph=True`` shows ``SoftmaxBackwardDataBackward0`` and differentiates by its own rule."""
+    axis = _axis(dim, output.ndim)
+    return output * (grad_output - np.sum(grad_output * output, axis=axis, keepdims=True))
+
+
+@_softmax_backward_data.defvjp
+def _(grad, grad_output, output, dim, needs_input_grad):
+    # derivatives.yaml _softmax_backward_data: grad_output: _softmax_backward_data(grad, output, dim, ...);
+    # output: softmax_double_backward(grad, grad_output, dim, output) (FunctionsManual.cpp)
+    gg = _softmax_backward_data(grad, output, dim) if needs_input_grad[0] else None
+    go = None
+    if needs_input_grad[1]:
+        go = (grad_output * grad - sum(output * grad_output, dim, True) * grad
+              - grad_output * sum(output * grad, dim, True))
+    return gg, go
+
+
+@_softmax_backward_data.defjvp
+def _(grad_output_t, output_t, grad_output, output, dim):
+    # the tangent of output * (grad_output - sum(grad_output * output)) along both inputs
+    return (_softmax_backward_data(grad_output_t, output, dim)
+            + output_t * (grad_output - sum(grad_output * output, dim, True))
+            - output * sum(grad_output * output_t, dim, True))
 
 
 @op("_log_softmax", grad_fn="LogSoftmaxBackward0", promote=None, note="d/dx = grad - exp(y) * sum(grad, dim)")
@@ -54,7 +93,34 @@ def _log_softmax(input, dim):
 
 @_log_softmax.defvjp
 def _(grad, result, dim):
-    return grad - exp(result) * sum(grad, dim, True)
+    return _log_softmax_backward_data(grad, result, dim)
+
+
+@op("_log_softmax_backward_data", grad_fn="LogSoftmaxBackwardDataBackward0", inputs=2, promote=None,
+    note="d/dgrad_output = grad - sum(grad * exp(output)); d/doutput = -sum(grad_output) * exp(output) * grad")
+def _log_softmax_backward_data(grad_output, output, dim):
+    """log_softmax's derivative (aten ``_log_softmax_backward_data``): ``grad_output - exp(output) *
+    sum(grad_output, dim)``, ``output`` log_softmax's result. An op of its own, as in PyTorch, so that a
+    gradient taken with ``create_graph=True`` shows ``LogSoftmaxBackwardDataBackward0`` and differentiates by
+    its own rule."""
+    axis = _axis(dim, output.ndim)
+    return grad_output - np.exp(output) * np.sum(grad_output, axis=axis, keepdims=True)
+
+
+@_log_softmax_backward_data.defvjp
+def _(grad, grad_output, output, dim, needs_input_grad):
+    # derivatives.yaml _log_softmax_backward_data: grad_output: grad - (grad * output.exp()).sum(dim, true);
+    # output: -grad_output.sum(dim, true) * output.exp() * grad
+    gg = grad - sum(grad * exp(output), dim, True) if needs_input_grad[0] else None
+    go = -sum(grad_output, dim, True) * exp(output) * grad if needs_input_grad[1] else None
+    return gg, go
+
+
+@_log_softmax_backward_data.defjvp
+def _(grad_output_t, output_t, grad_output, output, dim):
+    # the tangent of grad_output - exp(output) * sum(grad_output) along both inputs
+    return (_log_softmax_backward_data(grad_output_t, output, dim)
+            - exp(output) * output_t * sum(grad_output, dim, True))
 
 
 def _implicit_dim(name: str, ndim: int) -> int:

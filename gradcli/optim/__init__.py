@@ -3,3 +3,6 @@
 
 from . import lr_scheduler  # noqa: F401
 from .optimizer import CLASSES, SGD, Adagrad, Adam, AdamW, Optimizer, RMSprop  # noqa: F401
+from ..nn.naming import name_classes as _name_classes  # noqa: E402
+
+_name_classes([*CLASSES.values(), *lr_scheduler.CLASSES.values()])

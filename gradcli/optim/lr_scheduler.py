@@ -4,8 +4,10 @@ and sets each group's ``lr`` by the schedule's recursive rule; ``get_last_lr()``
 
 from __future__ import annotations
 
+from ..nn.naming import TorchClass
 
-class LRScheduler:
+
+class LRScheduler(metaclass=TorchClass):
     """``torch.optim.lr_scheduler.LRScheduler``: see the module's docs."""
 
     program_attributes = ("optimizer", "base_lrs", "last_epoch", "step", "get_last_lr", "get_lr",

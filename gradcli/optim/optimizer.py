@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import limits
 from ..ops import inplace
+from ..nn.naming import TorchClass
 from ..tensor import Tensor
 
 
@@ -68,7 +69,7 @@ class _Required:
 required = _Required()
 
 
-class Optimizer:
+class Optimizer(metaclass=TorchClass):
     """``torch.optim.Optimizer``: ``param_groups`` (a list of dicts: ``params`` and the hyperparameters),
     ``state`` (per parameter), ``zero_grad(set_to_none=True)``, ``step()`` and ``add_param_group``.
 

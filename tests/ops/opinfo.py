@@ -684,6 +684,11 @@ ELEMENTWISE = [
     *[OpInfo(n, "elementwise", comparison_samples, differentiable=False) for n in ("eq", "ne", "lt", "le", "gt", "ge")],
     *[OpInfo(n, "elementwise", bitwise_samples, differentiable=False)
       for n in ("bitwise_and", "bitwise_or", "bitwise_xor")],
+    *[OpInfo(n, "elementwise", unary_samples, differentiable=False, method=True, extra=(
+        S("nan-inf", Arg((5,), NZ), call=lambda m, f, a: f(a * m.tensor([0.0, float("nan"), float("inf"),
+                                                                          -float("inf"), 1.0]))),
+        S("int", Arg((3, 4), INT)), S("bool", Arg((3,), BOOL))))
+      for n in ("isnan", "isinf", "isfinite")],
 ]
 
 
