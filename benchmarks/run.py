@@ -35,7 +35,7 @@ What is measured (benchmarks/README.md has the latest figures and explains every
   parse    text -> program, per entry: gradcli's parse and build (``build_program``, every entry parsed: the batch
            runner's shape cache off) of the batch benchmark's entries, CPU time per entry, against Python's own
            ``ast.parse`` of the same text (PyTorch parses nothing).          target: <= 0.2 ms
-  session  the interactive session once started (gradcli.session.core.Session, what `gradcli repl` runs for each
+  session  the interactive session once started (gradcli.frontends.session.core.Session, what `gradcli repl` runs for each
            entry), wall time per entry in ms: a value print (``x * 2 + 1`` shown as PyTorch prints it) and a
            small ``:grad`` answer (3-element input, 5 ops, the four tables).  target: <= 5 ms, <= 20 ms
 
@@ -409,7 +409,7 @@ SESSION_GRAD = ":grad (x.sin() * x).exp().mean() + x.sum()"  # 5 ops: sin, mul, 
 def work_session(impl, n, reps):
     """Per-entry wall time of the session: a value print and a small :grad with tables (what the terminal
     gets: colour on, rendered into a string that the session then writes)."""
-    from gradcli.session.core import Session
+    from gradcli.frontends.session.core import Session
 
     sink = []
     s = Session(write=sink.append, error=sink.append, color=True)
@@ -450,8 +450,8 @@ def work_transform(kind, impl, n, reps):
     W, X = _transform_data(n)
     if impl == "gradcli":
         import gradcli as m
-        from gradcli import func as mfunc
-        from gradcli import functional as mfunctional
+        from gradcli.api import func as mfunc
+        from gradcli.api import autograd_functional as mfunctional
     else:
         import torch as m
         import torch.autograd.functional as mfunctional

@@ -10,7 +10,7 @@ As a library it reads like PyTorch::
 ``G.<op>`` for every op of the table under PyTorch's names (``G.relu``, ``G.matmul``, ...), the creation
 functions, ``G.no_grad``/``G.enable_grad``, ``G.grad`` (torch.autograd.grad) and ``G.backward``.
 
-The default dtype, the random generator (``G.manual_seed``), the limits (``gradcli.limits.configure``), grad
+The default dtype, the random generator (``G.manual_seed``), the limits (``gradcli.engine.limits.configure``), grad
 mode and anomaly mode belong to the active :class:`RunContext`; ``with G.RunContext(dtype="float64", seed=0):``
 runs a block in a context of its own and restores the previous one after it.
 
@@ -36,17 +36,17 @@ def _submodules() -> frozenset:
 
 
 _SUBMODULES = _submodules()
-#: Submodules whose name is also a public name: ``G.tensor`` is the function (torch.tensor), not gradcli.tensor.
+#: Submodules whose name is also a public name: ``G.tensor`` is the function (torch.tensor), not gradcli.engine.tensor.
 _SHADOWED = frozenset({"tensor", "linalg"})
 
 
 def _engine() -> dict:
     """Import the engine and put its public names into this module (done once)."""
-    from . import dtypes
-    from .autograd import backward, enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
-    from .context import RunContext
+    from .engine import dtypes
+    from .engine.autograd import backward, enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
+    from .engine.context import RunContext
     from .ops import REGISTRY
-    from .tensor import Size, Tensor
+    from .engine.tensor import Size, Tensor
 
     names = {k: v for k, v in REGISTRY.items() if not k.startswith("_")}
     names.update(dtypes=dtypes, backward=backward, enable_grad=enable_grad, grad=grad,
@@ -60,7 +60,7 @@ def _engine() -> dict:
     import math  # torch.pi, torch.e, torch.inf, torch.nan (Python floats, as in torch)
 
     names.update(pi=math.pi, e=math.e, inf=math.inf, nan=math.nan)
-    from . import linalg  # torch.linalg's namespace
+    from .api import linalg  # torch.linalg's namespace
 
     names.update(linalg=linalg)
     globals().update(names)
@@ -71,7 +71,7 @@ def __getattr__(name: str):
     if name.startswith("__"):
         raise AttributeError(name)
     if name in _SUBMODULES and name not in _SHADOWED:
-        # ``from . import limits`` before gradcli.limits is loaded: no such attribute yet, and the import system
+        # ``from . import limits`` before gradcli.engine.limits is loaded: no such attribute yet, and the import system
         # then imports the submodule (without the engine).
         raise AttributeError(f"module 'gradcli' has no attribute {name!r}")
     names = globals().get("_ENGINE")
@@ -96,7 +96,7 @@ def __dir__():
 
 
 class _Package(_types.ModuleType):
-    """This module's type: importing the submodule gradcli.tensor does not replace the public name ``tensor``
+    """This module's type: importing the submodule gradcli.engine.tensor does not replace the public name ``tensor``
     (the function, torch.tensor) with the submodule, as the import system otherwise would."""
 
     def __setattr__(self, name, value):

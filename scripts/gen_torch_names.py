@@ -1,6 +1,6 @@
-"""Regenerate gradcli/torch_names.py: the public function names of torch, torch.nn.functional, torch.linalg and
+"""Regenerate gradcli/language/torch_names.py: the public function names of torch, torch.nn.functional, torch.linalg and
 the methods of torch.Tensor in the installed PyTorch, and every public name of the PyTorch modules the language
-has (run with torch installed: ``python scripts/gen_torch_names.py > gradcli/torch_names.py``). gradcli uses
+has (run with torch installed: ``python scripts/gen_torch_names.py > gradcli/language/torch_names.py``). gradcli uses
 them to tell "PyTorch has this, gradcli does not support it" from "no such name", and to complete in the session
 only names PyTorch has; tests/ops/test_catalog.py checks that the file is current, and
 tests/session/test_completion.py that every name of MEMBERS exists in the installed PyTorch."""

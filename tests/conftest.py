@@ -5,8 +5,8 @@ nothing a test sets reaches the next one."""
 import numpy as np
 import pytest
 
-from gradcli import limits
-from gradcli.context import RunContext
+from gradcli.engine import limits
+from gradcli.engine.context import RunContext
 
 
 @pytest.fixture

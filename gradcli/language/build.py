@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 from contextlib import contextmanager
 
-from .. import limits
-from ..errors import GradcliSyntaxError
+from ..engine import limits
+from ..engine.errors import GradcliSyntaxError
 from ..ops.operators import BINARY, UNARY
 from . import nodes as n
 from .grammar import Token, parse_into

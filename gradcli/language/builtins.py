@@ -4,15 +4,15 @@ Names: every op of the table (:data:`gradcli.ops.REGISTRY`, under PyTorch's name
 tutorials use (:data:`FUNCTIONS` and ``print``), the namespaces ``torch`` and ``F`` (``torch.nn.functional``),
 and ``no_grad``/``enable_grad``. Python's other builtins (``open``, ``eval``, ``getattr``, ``type``, ...) do not
 exist in the language. The builtins that build Python values (``list``, ``range``, ``min``, ``str.join``,
-``round``, ...) stay within the limits of :mod:`gradcli.limits` (see :mod:`.safety`).
+``round``, ...) stay within the limits of :mod:`gradcli.engine.limits` (see :mod:`.safety`).
 
 Attributes: only through the explicit tables of accessors below (:data:`TENSOR_ATTRS`, :data:`NODE_ATTRS`,
 :data:`DTYPE_ATTRS`, :data:`STR_METHODS`, :data:`LIST_METHODS`) and the Tensor methods the op table installed
-(:data:`gradcli.ops._core.METHODS`): no ``getattr`` with a name from the program. The builder already refused
+(:data:`gradcli.ops.core.base.METHODS`): no ``getattr`` with a name from the program. The builder already refused
 names starting with ``__``; :func:`read_attribute` refuses attributes starting with ``_`` of gradcli's objects,
 except PyTorch's own ``Tensor._version`` and a graph node's saved values ``grad_fn._saved_<name>`` and
-``grad_fn._raw_saved_<name>`` (read from the table of :mod:`gradcli.saved_names`, never by ``getattr``).
-What gradcli lacks but PyTorch has is a NotImplementedError naming it (:mod:`gradcli.torch_names`).
+``grad_fn._raw_saved_<name>`` (read from the table of :mod:`gradcli.ops.core.saved_names`, never by ``getattr``).
+What gradcli lacks but PyTorch has is a NotImplementedError naming it (:mod:`gradcli.language.torch_names`).
 """
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ import builtins as _py
 import types
 from typing import Callable
 
-from .. import autograd, dtypes, limits
-from .. import saved_hooks as _saved_hooks
+from ..engine import autograd, dtypes, limits
+from ..ops.core import saved_hooks as _saved_hooks
 from ..ops import REGISTRY
-from ..ops._core import METHODS
-from ..tensor import Size, Tensor
-from ..gradcheck import GradcheckError
-from ..ops.matrix import _LinAlgError  # torch.linalg.LinAlgError
+from ..ops.core.base import METHODS
+from ..engine.tensor import Size, Tensor
+from ..api.gradcheck import GradcheckError
+from ..ops.linalg.decompositions import _LinAlgError  # torch.linalg.LinAlgError
 from .safety import check_format_widths, materialize
 from . import custom_function, nn_bridge
 from .values import (MISSING, Class, ClassMethod, Function, Generator, Instance, Namespace, Property,
@@ -39,7 +39,7 @@ from .values import (MISSING, Class, ClassMethod, Function, Generator, Instance,
 # ------------------------------------------------------------------------------------------- functions
 def to_str(x="") -> str:
     """``str(x)``: strings as they are, anything else as ``print`` shows it (PyTorch's tensor repr)."""
-    from ..printing import format_value
+    from ..engine.printing import format_value
 
     return x if isinstance(x, str) else format_value(x, default_dtype=dtypes.get_default_dtype().np)
 
@@ -618,7 +618,7 @@ CONSTANTS = {"pi": _math.pi, "e": _math.e, "inf": _math.inf, "nan": _math.nan}
 def modules() -> dict[str, Namespace]:
     """The modules a program can import (and the ``torch``/``F`` it has without importing), by dotted name:
     ``torch``, ``torch.nn``, ``torch.nn.functional``, ``torch.autograd``, ``torch.autograd.functional`` and
-    ``torch.autograd.forward_ad`` (:mod:`gradcli.forward_ad`). ``torch`` and ``F`` hold every op,
+    ``torch.autograd.forward_ad`` (:mod:`gradcli.api.forward_ad`). ``torch`` and ``F`` hold every op,
     the dtypes, the grad modes, ``Tensor``, ``Size`` and ``get_default_dtype``.
 
     Built once and shared by every run (a program cannot change a module: namespaces refuse assignment), again
@@ -710,21 +710,21 @@ def _modules() -> dict[str, Namespace]:
     members.update({"device": Device, "cuda": Namespace("torch.cuda", {"is_available": lambda: False,
                                                                         "device_count": lambda: 0})})
     functional = Namespace("torch.nn.functional", members)
-    # ---- torch.nn / torch.optim (gradcli.nn, gradcli.optim; language glue in nn_bridge)
+    # ---- torch.nn / torch.optim (gradcli.api.nn, gradcli.api.optim; language glue in nn_bridge)
     nn_spaces = nn_bridge.namespaces(Namespace)
     nn = Namespace("torch.nn", dict(nn_spaces["nn"], functional=functional))
-    from .. import functional as _functional
+    from ..api import autograd_functional as _functional
 
     autograd_functional = Namespace("torch.autograd.functional", {
         "jacobian": _functional.jacobian, "hessian": _functional.hessian, "vjp": _functional.vjp,
         "jvp": _functional.jvp, "vhp": _functional.vhp, "hvp": _functional.hvp})
-    from .. import forward_ad as _forward_ad
+    from ..api import forward_ad as _forward_ad
 
     forward_ad = Namespace("torch.autograd.forward_ad", {
         "dual_level": _forward_ad.dual_level, "make_dual": _forward_ad.make_dual,
         "unpack_dual": _forward_ad.unpack_dual, "enter_dual_level": _forward_ad.enter_dual_level,
         "exit_dual_level": _forward_ad.exit_dual_level, "UnpackedDualTensor": _forward_ad.UnpackedDualTensor})
-    from .. import gradcheck as _gradcheck
+    from ..api import gradcheck as _gradcheck
 
     function_ns = Namespace("torch.autograd.function", {"Function": custom_function.FUNCTION,
                                                          "once_differentiable": custom_function.once_differentiable})
@@ -736,7 +736,7 @@ def _modules() -> dict[str, Namespace]:
                                                "Variable": _variable, "Function": custom_function.FUNCTION,
                                                "functional": autograd_functional, "forward_ad": forward_ad,
                                                "graph": graph_ns})
-    from .. import func as _func
+    from ..api import func as _func
 
     func_ns = Namespace("torch.func", {"grad": _func.grad, "grad_and_value": _func.grad_and_value,
                                        "vjp": _func.vjp, "jvp": _func.jvp, "jacrev": _func.jacrev,
@@ -922,9 +922,9 @@ _SEE_OPS = "run `gradcli ops` for the supported ops"
 
 
 def unsupported_name_hint(name: str, known=()) -> str | None:
-    """The hint for an undefined ``name``: that PyTorch has it (``torch.X`` or ``F.X``, gradcli/torch_names.py)
+    """The hint for an undefined ``name``: that PyTorch has it (``torch.X`` or ``F.X``, gradcli/language/torch_names.py)
     and gradcli does not, or a did-you-mean among ``known`` (the names the program can see), else None."""
-    from .. import torch_names
+    from . import torch_names
 
     if name in torch_names.TORCH or name in torch_names.FUNCTIONAL:
         return f"PyTorch has {name}, but gradcli does not support it ({_SEE_OPS})"
@@ -948,9 +948,9 @@ def did_you_mean(name: str, candidates) -> str | None:
 
 def missing(owner: str, name: str, members=()) -> Exception:
     """The error for ``owner.name`` that gradcli does not have: NotImplementedError naming it when PyTorch has
-    it (gradcli/torch_names.py, or a PyTorch submodule), else the AttributeError PyTorch would raise, with a
+    it (gradcli/language/torch_names.py, or a PyTorch submodule), else the AttributeError PyTorch would raise, with a
     did-you-mean among ``members`` (what the owner has) when one is close."""
-    from .. import torch_names
+    from . import torch_names
 
     known = {"torch": torch_names.TORCH, "torch.nn.functional": torch_names.FUNCTIONAL,
              "Tensor": torch_names.TENSOR, "torch.linalg": torch_names.LINALG}.get(owner, ())
@@ -994,7 +994,7 @@ def read_attribute(obj, name: str):
     if obj is TENSOR_CLASS:  # torch.Tensor.sum: the method, unbound
         return tensor_class_attribute(name)
     if name.startswith(("_saved_", "_raw_saved_")) and isinstance(obj, autograd.Node):  # PyTorch's names
-        from .. import saved_names
+        from ..ops.core import saved_names
 
         return saved_names.saved_value(obj, name)
     if name.startswith("_") and not (name == "_version" and isinstance(obj, Tensor)):
@@ -1025,7 +1025,7 @@ def read_attribute(obj, name: str):
         table = SAVED_TENSOR_ATTRS
     elif isinstance(obj, Size):
         table = SIZE_ATTRS
-    elif type(obj).__name__ == "ndarray" or type(obj).__module__ == "gradcli.ops.inplace":
+    elif type(obj).__name__ == "ndarray" or type(obj).__module__ == "gradcli.ops.shape.inplace":
         table = NDARRAY_ATTRS
     elif isinstance(obj, str):
         table = STR_METHODS

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import autograd, limits
-from ..tensor import Tensor
+from ..engine import autograd, limits
+from ..engine.tensor import Tensor
 
 
 class FunctionBase:
@@ -83,7 +83,7 @@ class FunctionCtx:
 
 
 class CustomOp:
-    """The op of one custom-function node: what the engine reads from an op (see gradcli.ops._core.Op), with
+    """The op of one custom-function node: what the engine reads from an op (see gradcli.ops.core.base.Op), with
     the program's ``backward`` as its derivative rule (called with the gradient only: CALL_PLAN, no plan)."""
 
     kind = "op"

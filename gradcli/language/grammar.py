@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
-from ..errors import GradcliError, GradcliSyntaxError, InputLimitError
+from ..engine.errors import GradcliError, GradcliSyntaxError, InputLimitError
 
 GRAMMAR_NAME = "gradcli.lark"
 
@@ -131,7 +131,7 @@ def parser():
         def _process(self, stream):
             # Brackets nested past the nesting limit are refused as they are read: ((((1)))) builds no tree
             # nodes, but is still input nobody writes by hand.
-            from .. import limits
+            from ..engine import limits
 
             limit = limits.current.nesting
             for token in super()._process(stream):
@@ -321,7 +321,7 @@ def parse_tables() -> dict:
 
 
 def _brackets_too_deep(token) -> InputLimitError:
-    from .. import limits
+    from ..engine import limits
 
     err = limits.exceeded("nesting", "brackets nest too deeply here")
     err.line, err.column = token.line, token.column
@@ -421,7 +421,7 @@ def parse(text: str, start: str = "file_input", filename: str = "<input>"):
         GradcliSyntaxError: with line, column, the source line and what was expected.
         InputLimitError: for text longer than the ``chars`` limit (checked before parsing).
     """
-    from .. import limits
+    from ..engine import limits
 
     limits.check_source(text, filename)
     if not text.endswith("\n"):
@@ -452,7 +452,7 @@ def parse_into(text: str, start: str, filename: str, handlers: dict, context):
             error raised by a handler.
         InputLimitError: for text longer than the ``chars`` limit, or brackets nested too deeply.
     """
-    from .. import limits
+    from ..engine import limits
 
     limits.check_source(text, filename)
     if not text.endswith("\n"):
@@ -563,7 +563,7 @@ class _Driver:
         only, a keyword after an expression, where ``NAME`` is not taken) is the state's own expression compiled
         and read, so that a command compiles one expression instead of one per state (each about 1 ms). A state
         that has read :data:`_HOT` tokens (a batch, a session) gets its own expression, which reads faster."""
-        from .. import limits
+        from ..engine import limits
 
         union = self.union
         if union is None:

@@ -4,9 +4,9 @@ Only this language runs: values are Tensors, Python numbers, strings, None, list
 functions and the namespaces ``torch``/``F`` (:mod:`.values`). No Python ``eval``/``exec``: names and
 attributes are those of :mod:`.builtins` (the ops, a few of Python's builtins, the tensor API, a grad_fn's
 ``name``/``next_functions``), never dunder names. The operators are those of the one operator table,
-:mod:`gradcli.ops.operators`. Engine exceptions become :class:`~gradcli.errors.EvalError` with the position of
+:mod:`gradcli.ops.operators`. Engine exceptions become :class:`~gradcli.engine.errors.EvalError` with the position of
 the expression that failed, keeping PyTorch's type name and message. Runaway programs end with a clear error
-before they exhaust the machine (:mod:`gradcli.limits`): statement executions and function-call depth (here),
+before they exhaust the machine (:mod:`gradcli.engine.limits`): statement executions and function-call depth (here),
 the autograd nodes a run records (the engine), and the size of Python's integers, lists, tuples and strings
 (:mod:`.safety`).
 """
@@ -18,11 +18,13 @@ import sys
 import warnings
 from contextlib import contextmanager
 
-from .. import anomaly, autograd, context, forward_ad, limits, saved_hooks
-from ..errors import EvalError, GradcliError, LimitError
-from ..ops import inplace
+from ..engine import anomaly, autograd, context, limits
+from ..api import forward_ad
+from ..ops.core import saved_hooks
+from ..engine.errors import EvalError, GradcliError, LimitError
+from ..ops.shape import inplace
 from ..ops.operators import BINARY, COMPARISONS, UNARY
-from ..tensor import Tensor
+from ..engine.tensor import Tensor
 from . import builtins
 from . import nodes as n
 from .safety import SEQUENCES, check_format_widths, check_python_op, materialize

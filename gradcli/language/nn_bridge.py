@@ -1,4 +1,4 @@
-"""torch.nn and torch.optim in programs: the glue between gradcli.nn / gradcli.optim (library code) and the
+"""torch.nn and torch.optim in programs: the glue between gradcli.api.nn / gradcli.api.optim (library code) and the
 language's classes.
 
 * A program's ``class Net(nn.Module)`` (or of any built-in module, ``class QuantLinear(nn.Linear)``) makes
@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import types
 
-from .. import nn as _nn
-from .. import optim as _optim
-from ..nn.module import Module, RemovableHandle, core_of
-from ..nn.naming import TorchClass
-from ..nn.parameter import Parameter
-from ..optim.lr_scheduler import LRScheduler
-from ..optim.optimizer import Optimizer
+from ..api import nn as _nn
+from ..api import optim as _optim
+from ..api.nn.module import Module, RemovableHandle, core_of
+from ..api.nn.naming import TorchClass
+from ..api.nn.parameter import Parameter
+from ..api.optim.lr_scheduler import LRScheduler
+from ..api.optim.optimizer import Optimizer
 from .values import MISSING, Instance
 
 #: A module's private tables a program may look at (read-only snapshots, e.g. ``len(m._forward_hooks)``).
@@ -150,7 +150,7 @@ def set_instance_attribute(obj: Instance, name: str, value) -> bool:
 def namespaces(Namespace) -> dict:
     """The modules ``torch.nn`` (its classes, Parameter, init, utils; ``functional`` is added by the caller),
     ``torch.nn.init``, ``torch.nn.utils``, ``torch.optim`` and ``torch.optim.lr_scheduler``."""
-    from ..nn import init, utils
+    from ..api.nn import init, utils
 
     init_ns = Namespace("torch.nn.init", {n: getattr(init, n) for n in init.NAMES})
     utils_ns = Namespace("torch.nn.utils", {n: getattr(utils, n) for n in utils.NAMES})

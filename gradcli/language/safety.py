@@ -1,9 +1,9 @@
 """The checks that stop a program's Python values from exhausting the machine, before Python builds them.
 
-Tensors are bounded by the engine (:mod:`gradcli.limits`: elements, graph nodes); Python's own values are
+Tensors are bounded by the engine (:mod:`gradcli.engine.limits`: elements, graph nodes); Python's own values are
 bounded here, against the same limits: the bits of an integer (``10 ** 10 ** 10``, squaring huge integers), the
 items of a list, tuple or string (``[0] * 10 ** 10``, ``s + s`` doubling, ``list(range(n))``) and the width of
-a formatted string (``'%9999999d'``, ``f'{x:>9999999}'``). Each raises :class:`~gradcli.errors.LimitError`
+a formatted string (``'%9999999d'``, ``f'{x:>9999999}'``). Each raises :class:`~gradcli.engine.errors.LimitError`
 (``limits.exceeded``) instead of letting Python try.
 """
 
@@ -15,8 +15,8 @@ import operator
 import re
 import sys
 
-from .. import limits
-from ..tensor import Tensor
+from ..engine import limits
+from ..engine.tensor import Tensor
 
 #: The Python sequences whose repetition and concatenation are checked.
 SEQUENCES = (str, list, tuple)

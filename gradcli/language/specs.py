@@ -19,10 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import dtypes, limits
-from ..errors import GradcliError, InputError
-from ..ops._core import to_tensor
-from ..tensor import Tensor
+from ..engine import dtypes, limits
+from ..engine.errors import GradcliError, InputError
+from ..ops.core.base import to_tensor
+from ..engine.tensor import Tensor
 
 _IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"  # the grammar's NAME
 _NAME_RE = re.compile(rf"^\s*({_IDENTIFIER})\s*=(.*)$", re.S)

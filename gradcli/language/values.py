@@ -7,8 +7,8 @@ any of them as Python's messages do (``'Tensor'``, ``'function'``, ``'module'``)
 
 from __future__ import annotations
 
-from ..errors import EvalError
-from ..tensor import Tensor
+from ..engine.errors import EvalError
+from ..engine.tensor import Tensor
 
 
 class Return(Exception):

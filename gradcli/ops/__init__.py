@@ -21,7 +21,7 @@ families, each importing only those above it:
 * :mod:`.inplace` — the in-place methods (add_, sub_, mul_, div_, pow_, clamp_, fill_, zero_, copy_), ``t += v``,
   ``t[key] = v``, and the version counter that guards saved values
 * :mod:`.random` — randperm, randint_like, normal, bernoulli, multinomial, normal_/uniform_/random_/exponential_,
-  initial_seed, seed (PyTorch's generator: :mod:`gradcli.generator`)
+  initial_seed, seed (PyTorch's generator: :mod:`gradcli.engine.generator`)
 * :mod:`.linalg` — dot, mv, mm, bmm, outer, matmul, linear, einsum
 * :mod:`.activation` — relu, relu6, leaky_relu, elu, selu, gelu, silu, softplus, hardtanh
 * :mod:`.nn` — softmax, log_softmax
@@ -43,29 +43,33 @@ families, each importing only those above it:
   constant_pad_nd, interpolate, unfold/fold, Tensor.unfold
 """
 
-from . import (activation, arithmetic, comparison, creation, indexing, inplace, linalg, loss,  # noqa: F401
-               nn, random, reduction, shape, unary)
-from . import layers  # noqa: F401  (embedding, batch_norm, dropout, sort/argsort, index_add)  # (importing them fills the registry)
-from . import scans  # noqa: F401  (cumprod, cummax/cummin, logcumsumexp)
-from . import products  # noqa: F401  (tril, triu, trace, kron, tensordot)
-from . import scatter  # noqa: F401  (masked_fill/select, scatter(_add), index_fill/copy, take(_along_dim), nonzero)
-from . import order  # noqa: F401  (topk, kthvalue, median, msort)
-from . import functional  # noqa: F401  (torch.nn.functional activations, norms, distances)
-from . import more  # noqa: F401  (quantile, nanquantile, scatter_reduce, masked_scatter)
-from . import conv  # noqa: F401  (conv1d/2d, conv_transpose, pools, unfold/fold, pad, interpolate)
-from . import matrix  # noqa: F401  (torch.linalg's functions, det, inverse, cdist, ...)
-from ._core import KINDS, REGISTRY, Op, to_tensor
-from .activation import relu
-from .arithmetic import (add, div, floor_divide, mul, pow, remainder, rsub, sub, true_divide,  # noqa: F401
+from .elementwise import activation, arithmetic, comparison, unary
+from . import creation, random
+from .shape import indexing, inplace, views as shape
+from .linalg import products as linalg
+from .nn import loss, softmax as nn
+from .reduction import reductions as reduction
+from .nn import layers  # noqa: F401  (embedding, batch_norm, dropout, sort/argsort, index_add)  # (importing them fills the registry)
+from .reduction import scans  # noqa: F401  (cumprod, cummax/cummin, logcumsumexp)
+from .linalg import structured as products  # noqa: F401  (tril, triu, trace, kron, tensordot)
+from .shape import scatter  # noqa: F401  (masked_fill/select, scatter(_add), index_fill/copy, take(_along_dim), nonzero)
+from .reduction import order  # noqa: F401  (topk, kthvalue, median, msort)
+from .nn import functional  # noqa: F401  (torch.nn.functional activations, norms, distances)
+from .reduction import quantile as more  # noqa: F401  (quantile, nanquantile, scatter_reduce, masked_scatter)
+from .nn import conv  # noqa: F401  (conv1d/2d, conv_transpose, pools, unfold/fold, pad, interpolate)
+from .linalg import decompositions as matrix  # noqa: F401  (torch.linalg's functions, det, inverse, cdist, ...)
+from .core.base import KINDS, REGISTRY, Op, to_tensor
+from .elementwise.activation import relu
+from .elementwise.arithmetic import (add, div, floor_divide, mul, pow, remainder, rsub, sub, true_divide,  # noqa: F401
                          _sub)
-from .comparison import (bitwise_and, bitwise_or, bitwise_xor, eq, ge, gt, isfinite, isinf, isnan, le, lt,  # noqa: F401
+from .elementwise.comparison import (bitwise_and, bitwise_or, bitwise_xor, eq, ge, gt, isfinite, isinf, isnan, le, lt,  # noqa: F401
                          ne, to, where)
-from .indexing import getitem
-from .linalg import dot, matmul, mm, mv, outer
-from .loss import binary_cross_entropy_with_logits
-from .reduction import expand, mean, norm, sum, sum_to_size
-from .shape import flatten, permute, reshape, select, squeeze, t, transpose, unsqueeze
-from .unary import abs, exp, log, neg, reciprocal, sigmoid, sign, sqrt, tanh
+from .shape.indexing import getitem
+from .linalg.products import dot, matmul, mm, mv, outer
+from .nn.loss import binary_cross_entropy_with_logits
+from .reduction.reductions import expand, mean, norm, sum, sum_to_size
+from .shape.views import flatten, permute, reshape, select, squeeze, t, transpose, unsqueeze
+from .elementwise.unary import abs, exp, log, neg, reciprocal, sigmoid, sign, sqrt, tanh
 
 from . import operators  # noqa: F401  (installs Tensor's operators; imports the ops above)
 
@@ -74,4 +78,4 @@ __all__ = ["REGISTRY", "KINDS", "Op", "to_tensor"] + sorted(n for n in REGISTRY 
 
 # grad_fn._saved_* (PyTorch's names of saved values) and torch.autograd.graph's saved tensors hooks,
 # installed on the engine
-from .. import saved_hooks, saved_names  # noqa: F401, E402
+from .core import saved_hooks, saved_names  # noqa: F401, E402

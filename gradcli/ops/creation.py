@@ -6,7 +6,7 @@ Signatures, dtype inference and errors are PyTorch's: sizes may be given as ``on
 default float dtype (``tensor``, ``full``, ``arange`` and ``randint`` infer theirs); ``requires_grad=True``
 makes a leaf that requires grad (float dtypes only). ``torch.tensor``'s inference (torch/csrc/utils/
 tensor_new.cpp, ``infer_scalar_type``) keeps the dtype of numpy scalars and arrays and of tensors in a list.
-Random numbers come from the run context's PyTorch CPU generator (:mod:`gradcli.generator`), seeded by
+Random numbers come from the run context's PyTorch CPU generator (:mod:`gradcli.engine.generator`), seeded by
 :func:`manual_seed` (``--seed``): the same seed gives PyTorch's numbers.
 """
 
@@ -17,9 +17,9 @@ import warnings
 
 import numpy as np
 
-from .. import context, dtypes, limits
-from ..tensor import Tensor
-from ._core import check_requires_grad, composite, tensor_method
+from ..engine import context, dtypes, limits
+from ..engine.tensor import Tensor
+from .core.base import check_requires_grad, composite, tensor_method
 
 # the active run context's generator, made on first use (importing numpy.random costs start-up time)
 _generator = context.generator
@@ -477,7 +477,7 @@ def _normal(shape: tuple, d: np.dtype) -> np.ndarray:
 @composite("rand", kind="creation")
 def rand(*size, dtype=None, requires_grad=False, generator=None, **kw):
     """Uniform samples in [0, 1) of shape ``size`` (float dtypes only). Matches torch.rand, number for number
-    after the same seed (:mod:`gradcli.generator`).
+    after the same seed (:mod:`gradcli.engine.generator`).
 
     Raises:
         NotImplementedError: for integer or bool dtypes (PyTorch's message); TypeError/RuntimeError for bad sizes.
@@ -490,7 +490,7 @@ def rand(*size, dtype=None, requires_grad=False, generator=None, **kw):
 @composite("randn", kind="creation")
 def randn(*size, dtype=None, requires_grad=False, generator=None, **kw):
     """Standard normal samples of shape ``size`` (float dtypes only). Matches torch.randn, number for number
-    after the same seed (:mod:`gradcli.generator`).
+    after the same seed (:mod:`gradcli.engine.generator`).
 
     Raises:
         NotImplementedError: for integer or bool dtypes (PyTorch's message); TypeError/RuntimeError for bad sizes.
@@ -505,7 +505,7 @@ def randn(*size, dtype=None, requires_grad=False, generator=None, **kw):
 def randint(*args, size=None, low=None, high=None, dtype=None, requires_grad=False, generator=None, device=None):
     """Integers uniform in [low, high) (low defaults to 0) of shape ``size`` (a tuple), int64 unless ``dtype``:
     ``randint(high, size)`` or ``randint(low, high, size)``. Matches torch.randint, number for number after the
-    same seed (:mod:`gradcli.generator`).
+    same seed (:mod:`gradcli.engine.generator`).
 
     Raises:
         TypeError: for a size that is not a tuple; RuntimeError if low >= high (PyTorch's messages).

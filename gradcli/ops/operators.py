@@ -31,14 +31,14 @@ from __future__ import annotations
 import operator
 from typing import Any, Callable, NamedTuple
 
-from ..tensor import Tensor
-from ._core import positional, to_tensor
-from .arithmetic import _sub as _unchecked_sub  # sub's op without its bool checks (the public sub adds them)
-from .arithmetic import add, floor_divide, mul, pow, remainder, rsub, sub, true_divide
-from .comparison import bitwise_and, bitwise_or, bitwise_xor, eq, ge, gt, le, lt, ne
-from .linalg import matmul
-from .unary import abs, neg, reciprocal
-from .inplace import add_, apply, div_, mul_, pow_, sub_
+from ..engine.tensor import Tensor
+from .core.base import positional, to_tensor
+from .elementwise.arithmetic import _sub as _unchecked_sub  # sub's op without its bool checks (the public sub adds them)
+from .elementwise.arithmetic import add, floor_divide, mul, pow, remainder, rsub, sub, true_divide
+from .elementwise.comparison import bitwise_and, bitwise_or, bitwise_xor, eq, ge, gt, le, lt, ne
+from .linalg.products import matmul
+from .elementwise.unary import abs, neg, reciprocal
+from .shape.inplace import add_, apply, div_, mul_, pow_, sub_
 
 
 class Infix(NamedTuple):

@@ -2,7 +2,7 @@
 samplers ``normal_``, ``uniform_``, ``random_`` and ``exponential_``, and the generator's seed functions
 (``initial_seed``, ``seed``).
 
-Every number comes from the run context's PyTorch CPU generator (:mod:`gradcli.generator`), in PyTorch's order
+Every number comes from the run context's PyTorch CPU generator (:mod:`gradcli.engine.generator`), in PyTorch's order
 and with PyTorch's transformations, so a program seeded with ``torch.manual_seed`` prints PyTorch's numbers.
 Gradients are PyTorch's (tools/autograd/derivatives.yaml): the samples do not depend differentiably on the
 parameters (``normal``'s mean and std, ``bernoulli``'s probabilities), so their gradients are zeros, and an
@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import context, dtypes
-from ..tensor import Tensor
-from ._core import composite, op, tensor_method
+from ..engine import context, dtypes
+from ..engine.tensor import Tensor
+from .core.base import composite, op, tensor_method
 from .creation import _float_dtype, _leaf, _like_input, _size
-from .inplace import _zeros_like, apply
-from .order import _topk_indices
+from .shape.inplace import _zeros_like, apply
+from .reduction.order import _topk_indices
 
 _generator = context.generator
 
@@ -48,7 +48,7 @@ def seed() -> int:
 @composite("randperm", kind="creation")
 def randperm(n, dtype=None, requires_grad=False, generator=None, device=None, layout=None, pin_memory=False):
     """A random permutation of ``0 .. n-1`` (int64 unless ``dtype``). Matches torch.randperm number for number
-    after the same seed (PyTorch's CPU Fisher-Yates, :meth:`gradcli.generator.Generator.randperm`).
+    after the same seed (PyTorch's CPU Fisher-Yates, :meth:`gradcli.engine.generator.Generator.randperm`).
 
     Raises:
         RuntimeError: for a negative ``n`` (PyTorch's message); TypeError for an ``n`` that is not an integer.
@@ -227,7 +227,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     number after the same seed (grad_fn NormalBackward0 when recorded).
 
     Raises:
-        RuntimeError: for a negative std (PyTorch's message), and see :func:`gradcli.ops.inplace.apply`.
+        RuntimeError: for a negative std (PyTorch's message), and see :func:`gradcli.ops.shape.inplace.apply`.
         NotImplementedError: on an integer or bool tensor (PyTorch's message).
     """
     _check_std(std)
@@ -241,7 +241,7 @@ def uniform_(self, *args, generator=None, **kw):
     Matches torch.Tensor.uniform_ number for number after the same seed (grad_fn UniformBackward0 when recorded).
 
     Raises:
-        RuntimeError: if from > to (PyTorch's message), and see :func:`gradcli.ops.inplace.apply`.
+        RuntimeError: if from > to (PyTorch's message), and see :func:`gradcli.ops.shape.inplace.apply`.
         NotImplementedError: on an integer or bool tensor (PyTorch's message).
     """
     low, high = _from_to("uniform_", args, kw, (0.0, 1.0))
@@ -312,7 +312,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
 
     Raises:
         RuntimeError: for ``lambd <= 0`` or an integer/bool tensor (PyTorch's messages), and see
-            :func:`gradcli.ops.inplace.apply`.
+            :func:`gradcli.ops.shape.inplace.apply`.
     """
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_num(lambd)}")
@@ -333,7 +333,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     torch.multinomial number for number after the same seed, following aten/src/ATen/native/Distributions.cpp:
     without replacement, or for one sample, the Gumbel trick ``q = input / exponential_(1)``, then ``argmax`` (one
     sample) or ``topk(q, num_samples).indices`` (PyTorch's order of ties); with replacement and more samples,
-    MultinomialKernel.cpp's cumulative distribution and binary search (:meth:`gradcli.generator.Generator.multinomial`).
+    MultinomialKernel.cpp's cumulative distribution and binary search (:meth:`gradcli.engine.generator.Generator.multinomial`).
 
     Raises:
         RuntimeError: PyTorch's messages for an input that is not 1-d or 2-d, not floating point, with negative,

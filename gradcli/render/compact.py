@@ -18,8 +18,8 @@ import re
 
 import numpy as np
 
-from ..printing import format_tensor
-from ..result import EntryResult, GradResult
+from ..engine.printing import format_tensor
+from ..app.result import EntryResult, GradResult
 from .registry import EntryFormat, Renderer, register
 
 #: The sections of a ``gradcli grad`` answer that ``--show`` chooses from (tables and compact lines).
@@ -68,7 +68,7 @@ def grad_lines(result: GradResult, sections=SECTIONS) -> list[str]:
 def transform_lines(r) -> list[str]:
     """``gradcli jacobian``/``hessian``/``jvp``/``hvp -q``: the output, then one line per block (``d output/d x:
     tensor(...)``, ``jvp: tensor(...)``), then the ``--check`` line."""
-    from ..transforms import block_label
+    from ..app.transforms import block_label
 
     d = np.dtype(r.default_dtype)
     lines = ["output: " + one_line(format_tensor(r.output.value, default_dtype=d))]
@@ -81,7 +81,7 @@ def transform_lines(r) -> list[str]:
 
 def check_line(check) -> str:
     """The compact line of a ``--check``: ok, FAILED, or FAILED at kinks only (every element beyond the tolerance
-    is at a kink: see :mod:`gradcli.check`), and the largest absolute difference."""
+    is at a kink: see :mod:`gradcli.app.finite_differences`), and the largest absolute difference."""
     worst = max((i.max_abs_diff for i in check.inputs), default=0.0)
     at_kinks = getattr(check, "fails_only_at_kinks", False)  # (a transform's check has no kinks)
     verdict = "ok" if check.ok else "FAILED at kinks only" if at_kinks else "FAILED"

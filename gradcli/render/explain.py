@@ -8,7 +8,7 @@ as PyTorch prints them, summarized past :data:`THRESHOLD` elements in the table 
 
 from __future__ import annotations
 
-from ..result import GradResult
+from ..app.result import GradResult
 from .graphview import value_text
 
 #: Elements of a tensor shown in the table before it is summarized (PyTorch's summary: first and last 3).

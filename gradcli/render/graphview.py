@@ -1,6 +1,6 @@
 """What every picture of the autograd graph shows, decided once for the DOT, Mermaid and tree formats.
 
-From a :class:`~gradcli.result.GradResult`'s graph this makes a :class:`GraphView`: one :class:`ViewNode` per
+From a :class:`~gradcli.app.result.GradResult`'s graph this makes a :class:`GraphView`: one :class:`ViewNode` per
 node to draw, titled with the program variable the node's output was assigned to (``h · TanhBackward0``),
 its shape and dtype, and with ``--graph-values`` its forward value and the gradient that flowed into it (as
 micrograd's ``draw_dot``), with ``--graph-saved`` what its backward saved (as torchviz's ``show_saved``).
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..printing import format_tensor
+from ..engine.printing import format_tensor
 
 #: Nodes drawn at most by default (``--graph-max-nodes``; 0 draws all).
 MAX_NODES = 80

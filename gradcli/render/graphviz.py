@@ -7,7 +7,7 @@ package.
 
 from __future__ import annotations
 
-from ..errors import InputError
+from ..engine.errors import InputError
 
 DOT_MISSING = ("the {fmt} format needs Graphviz's 'dot' program, which was not found on PATH. Install Graphviz "
                "(Debian/Ubuntu: sudo apt-get install graphviz; Fedora: sudo dnf install graphviz; macOS: brew "

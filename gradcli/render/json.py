@@ -20,7 +20,7 @@ import re
 
 import numpy as np
 
-from ..result import EntryResult, ErrorInfo, GradResult, TensorInfo, nonfinite
+from ..app.result import EntryResult, ErrorInfo, GradResult, TensorInfo, nonfinite
 from .plotdata import _as_dtype
 from .registry import EntryFormat, Renderer, register
 
@@ -260,7 +260,7 @@ def _graph_node(n, values: bool = False) -> dict:
     d = {"id": n.id, "name": n.name, "shape": list(n.shape), "dtype": n.dtype, "inputs": n.inputs, "leaf": n.leaf}
     if n.output_shapes is not None:
         d["output_shapes"] = [list(s) for s in n.output_shapes]
-    if values:  # --graph-values (gradcli.recording): the variable, forward value and incoming gradient
+    if values:  # --graph-values (gradcli.app.recording): the variable, forward value and incoming gradient
         d.update(var=n.var, value=_values_json(n.value), grad=_values_json(n.grad))
     if n.saved is not None:  # --graph-saved
         d["saved"] = [{"name": name, "value": array_to_json(a)} for name, a in n.saved]
@@ -333,7 +333,7 @@ def batch_entry_to_dict(line: int, result: GradResult | None = None, error: dict
         doc["id"] = id
     if error is not None:
         doc["error"] = error
-    elif getattr(result, "blocks", None) is not None:  # a transform entry (gradcli.transforms.TransformResult)
+    elif getattr(result, "blocks", None) is not None:  # a transform entry (gradcli.app.transforms.TransformResult)
         doc.update(transform_to_dict(result, enc))
     else:
         doc.update(grad_result_to_dict(result, enc))

@@ -3,7 +3,7 @@ infinity, and why ``--check`` failed."""
 
 from __future__ import annotations
 
-from ..result import GradResult, nonfinite
+from ..app.result import GradResult, nonfinite
 
 
 def nonfinite_warning(result: GradResult) -> str | None:
@@ -23,7 +23,7 @@ def check_failure(check) -> str | None:
     """Why ``--check`` failed (the inputs beyond tolerance and their largest difference), or None if it passed.
 
     Args:
-        check: a :class:`gradcli.check.CheckResult`.
+        check: a :class:`gradcli.app.finite_differences.CheckResult`.
     """
     if check.ok:
         return None

@@ -13,7 +13,7 @@ import io
 
 import numpy as np
 
-from ..errors import InputError
+from ..engine.errors import InputError
 from .plotdata import curves, segments, y_limits
 
 #: Figure size in inches, and resolution of PNG files.
@@ -36,7 +36,7 @@ def _matplotlib():
 
 
 def plot_bytes(result, fmt: str) -> bytes:
-    """The plot of a :class:`~gradcli.plot.PlotResult` as a ``fmt`` file ("png", "svg", "pdf").
+    """The plot of a :class:`~gradcli.app.plot_grid.PlotResult` as a ``fmt`` file ("png", "svg", "pdf").
 
     Raises:
         InputError: matplotlib is not installed (exit 2).

@@ -44,7 +44,7 @@ def _size(stream) -> tuple[int, int, bool]:
 
 
 def render_plot(result, stream) -> None:
-    """Write the plot of a :class:`~gradcli.plot.PlotResult` to ``stream`` (text)."""
+    """Write the plot of a :class:`~gradcli.app.plot_grid.PlotResult` to ``stream`` (text)."""
     width, height, color = _size(stream)
     if result.curve is not None:
         stream.write(curve_text(result, width, height, color))

@@ -1,6 +1,6 @@
 """The output formats: a registry of renderers, looked up by the name ``--format`` takes.
 
-A command computes plain data (:mod:`gradcli.result`, :class:`gradcli.catalog.OpInfo` rows) and hands it to
+A command computes plain data (:mod:`gradcli.app.result`, :class:`gradcli.app.catalog.OpInfo` rows) and hands it to
 the renderer of the chosen format; nothing above this package knows what a format looks like. A new format
 is one module that subclasses :class:`Renderer`, implements what it can show and calls :func:`register` with
 an instance, plus the line that imports that module in ``gradcli/render/__init__.py``. ``gradcli grad``,
@@ -15,7 +15,7 @@ draws the autograd graph) and their module is imported by the first :func:`get` 
 
 from __future__ import annotations
 
-from ..errors import InputError
+from ..engine.errors import InputError
 
 
 class EntryFormat:
@@ -34,8 +34,8 @@ class EntryFormat:
         """The text of one entry: whole lines, each ending with ``"\\n"``.
 
         Args:
-            item: a :class:`gradcli.result.EntryResult` (the entry's line and text, and its
-                :class:`~gradcli.result.GradResult` or :class:`~gradcli.result.ErrorInfo`).
+            item: a :class:`gradcli.app.result.EntryResult` (the entry's line and text, and its
+                :class:`~gradcli.app.result.GradResult` or :class:`~gradcli.app.result.ErrorInfo`).
         """
         raise NotImplementedError
 
@@ -57,16 +57,16 @@ class Renderer:
     binary = False
 
     def grad(self, result, stream) -> None:
-        """Write ``gradcli grad``'s :class:`~gradcli.result.GradResult` (with ``result.check`` under
+        """Write ``gradcli grad``'s :class:`~gradcli.app.result.GradResult` (with ``result.check`` under
         ``--check``). The ``json`` format also takes ``fields=`` (``--fields``: the members to write)."""
         raise self.unsupported("gradcli grad's result", "grad")
 
     def transform(self, result, stream) -> None:
-        """Write ``gradcli jacobian``/``hessian``'s :class:`~gradcli.transforms.TransformResult`."""
+        """Write ``gradcli jacobian``/``hessian``'s :class:`~gradcli.app.transforms.TransformResult`."""
         raise self.unsupported("a Jacobian or Hessian", "transform")
 
     def ops(self, infos: list, stream) -> None:
-        """Write ``gradcli ops``'s list of :class:`~gradcli.catalog.OpInfo`."""
+        """Write ``gradcli ops``'s list of :class:`~gradcli.app.catalog.OpInfo`."""
         raise self.unsupported("the list of ops", "ops")
 
     def batch(self, stream) -> EntryFormat:
@@ -80,11 +80,11 @@ class Renderer:
         raise self.unsupported("the autograd graph", "graph")
 
     def explain(self, result, stream) -> None:
-        """Write ``gradcli grad --explain``'s :class:`~gradcli.result.Explanation` (in ``result.explanation``)."""
+        """Write ``gradcli grad --explain``'s :class:`~gradcli.app.result.Explanation` (in ``result.explanation``)."""
         raise self.unsupported("the chain rule explained", "explain")
 
     def plot(self, result, stream) -> None:
-        """Write ``gradcli plot``'s :class:`~gradcli.plot.PlotResult`."""
+        """Write ``gradcli plot``'s :class:`~gradcli.app.plot_grid.PlotResult`."""
         raise self.unsupported("a plot", "plot")
 
     def unsupported(self, what: str, method: str | None = None) -> InputError:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..printing import format_tensor
-from ..result import EntryResult, ErrorInfo, GradResult, nonfinite
+from ..engine.printing import format_tensor
+from ..app.result import EntryResult, ErrorInfo, GradResult, nonfinite
 from .messages import nonfinite_warning  # noqa: F401  (importable from here too)
 from .registry import EntryFormat, Renderer, register
 
@@ -231,14 +231,14 @@ def _index(k: int, shape) -> str:
 
 
 def render_transform(result, console) -> None:
-    """Print a :class:`~gradcli.transforms.TransformResult`: the output, then one table per block of a Jacobian or
+    """Print a :class:`~gradcli.app.transforms.TransformResult`: the output, then one table per block of a Jacobian or
     Hessian, rows labelled by the output (or first input) element's index and columns by the input element's
     index, in PyTorch's flattened order (large blocks keep their first and last rows and columns); a JVP's or
     HVP's blocks as tensors; then the ``--check`` table."""
     from rich.table import Table
     from rich.text import Text
 
-    from ..transforms import block_label
+    from ..app.transforms import block_label
 
     d = np.dtype(result.default_dtype)
     console.print(Text("output: " + format_tensor(result.output.value, default_dtype=d)), soft_wrap=True)
@@ -279,7 +279,7 @@ def render_transform(result, console) -> None:
 def render_check(check, console) -> None:
     """Print the ``--check`` table: per input, the largest absolute and relative difference between the
     gradient and central finite differences in float64, and whether it is within tolerance (``FAIL (kink)``
-    when it fails only at kinks); then one line per element at a kink (:meth:`gradcli.check.Kink.message`)."""
+    when it fails only at kinks); then one line per element at a kink (:meth:`gradcli.app.finite_differences.Kink.message`)."""
     from rich.table import Table
     from rich.text import Text
 
@@ -347,7 +347,7 @@ def batch_cells(result: GradResult, default_dtype=None) -> tuple[str, str]:
     output = format_tensor(out.value, grad_fn=out.grad_fn, requires_grad=out.requires_grad,
                            default_dtype=default_dtype)
     if getattr(result, "blocks", None) is not None:  # a transform entry: its blocks, labelled
-        from ..transforms import block_label
+        from ..app.transforms import block_label
 
         named = [(block_label(result.kind, key), a) for key, a in result.blocks.items()]
     else:

@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from gradcli import render
-from gradcli.batch import Defaults, ParallelRunner, read_entries, run_entries
-from gradcli.cli import app
+from gradcli.frontends.batch import Defaults, ParallelRunner, read_entries, run_entries
+from gradcli.frontends.cli import app
 
 from helpers import ROOT
 runner = CliRunner()

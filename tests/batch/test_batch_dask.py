@@ -23,8 +23,8 @@ import pytest
 from distributed import Client, LocalCluster
 
 from gradcli import render
-from gradcli.batch import Defaults, read_entries
-from gradcli.batch.dask_runner import DaskRunner
+from gradcli.frontends.batch import Defaults, read_entries
+from gradcli.frontends.batch.dask_runner import DaskRunner
 from helpers import ROOT
 
 TIMEOUT = 120
@@ -174,7 +174,7 @@ def test_bad_dask_options_are_usage_errors(tmp_path, args, message):
 def test_dask_is_imported_only_with_dask(tmp_path):
     path = tmp_path / "one.txt"
     path.write_text(entry(1))
-    code = ("import sys; from gradcli.cli import main; sys.argv = ['gradcli', 'batch', sys.argv[1], '--json']\n"
+    code = ("import sys; from gradcli.frontends.cli import main; sys.argv = ['gradcli', 'batch', sys.argv[1], '--json']\n"
             "try:\n    main()\nexcept SystemExit:\n    pass\n"
             "sys.stderr.write(str(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed'))))")
     p = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, env=env(), timeout=TIMEOUT)

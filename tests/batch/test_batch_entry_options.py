@@ -9,7 +9,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from gradcli.cli import app
+from gradcli.frontends.cli import app
 
 runner = CliRunner()
 

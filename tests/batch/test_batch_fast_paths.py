@@ -14,11 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from gradcli import limits
-from gradcli.batch.runner import EntryClock
-from gradcli.cli import app
+from gradcli.engine import limits
+from gradcli.frontends.batch.runner import EntryClock
+from gradcli.frontends.cli import app
 from gradcli.render.json import array_to_json, shortest_float64
-from gradcli.result import nonfinite
+from gradcli.app.result import nonfinite
 
 runner = CliRunner()
 

@@ -16,9 +16,9 @@ import time
 import pytest
 
 from gradcli import render
-from gradcli.batch import command
-from gradcli.batch.command import CountedEntries, finished_before
-from gradcli.batch.entries import Defaults, read_entries
+from gradcli.frontends.batch import command
+from gradcli.frontends.batch.command import CountedEntries, finished_before
+from gradcli.frontends.batch.entries import Defaults, read_entries
 
 from helpers import ROOT
 

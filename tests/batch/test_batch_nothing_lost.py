@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from gradcli.cli import app
+from gradcli.frontends.cli import app
 
 runner = CliRunner()
 

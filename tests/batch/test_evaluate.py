@@ -1,4 +1,4 @@
-"""``gradcli.batch.evaluate``: entries in, result dicts out, exactly the lines of
+"""``gradcli.frontends.batch.evaluate``: entries in, result dicts out, exactly the lines of
 ``gradcli batch --json`` for the same entries; a bad entry is a result with ``error``."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import json
 
 from typer.testing import CliRunner
 
-from gradcli.batch import evaluate
-from gradcli.cli import app
+from gradcli.frontends.batch import evaluate
+from gradcli.frontends.cli import app
 
 ENTRIES = [
     {"program": "(x * x).sum()", "inputs": {"x": [1.0, 2.0]}, "id": "first"},

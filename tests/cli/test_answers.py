@@ -7,7 +7,7 @@ import json
 
 from typer.testing import CliRunner
 
-from gradcli.cli import app
+from gradcli.frontends.cli import app
 
 runner = CliRunner()
 NOTE = "no gradient: the output does not depend on an input that requires grad"

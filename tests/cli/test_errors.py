@@ -1,4 +1,4 @@
-"""One error path for every command (``gradcli.cli.reported`` over ``gradcli.reporting``): in the process
+"""One error path for every command (``gradcli.frontends.cli.reported`` over ``gradcli.app.reporting``): in the process
 ``main()`` owns, every exception becomes a message and an exit status; run from a test runner, exceptions other
 than gradcli's errors reach the caller (so that tests see bugs)."""
 
@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from gradcli import catalog, reporting
-from gradcli.cli import app
-from gradcli.cli_options import Invocation
-from gradcli.errors import EvalError, InputError
+from gradcli.app import catalog, reporting
+from gradcli.frontends.cli import app
+from gradcli.frontends.cli_options import Invocation
+from gradcli.engine.errors import EvalError, InputError
 
 runner = CliRunner()
 

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from gradcli.formulas import FORMULAS, pytorch_names
+from gradcli.ops.core.formulas import FORMULAS, pytorch_names
 
 from helpers import ROOT
 

@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gradcli import render
-from gradcli.cli import app
+from gradcli.frontends.cli import app
 from gradcli.render.registry import EntryFormat, Renderer
 
 from helpers import ROOT
@@ -144,7 +144,7 @@ def test_batch_input_format_option_and_its_former_spelling():
 
 @pytest.mark.parametrize("command", ["grad", "run", "batch"])
 def test_shared_options_are_declared_once(command):
-    from gradcli import cli_options
+    from gradcli.frontends import cli_options
 
     r = gc(command, "--help")
     assert r.exit_code == 0

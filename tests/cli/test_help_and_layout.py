@@ -58,8 +58,8 @@ def test_help_shows_metavars_not_typer_placeholders(command):
 
 
 def test_repeat_range_is_in_the_help_and_enforced_before_the_program_runs():
-    from gradcli.calculator import MAX_REPEAT
-    from gradcli.cli_options import MAX_REPEAT as OPTION_MAX
+    from gradcli.app.calculator import MAX_REPEAT
+    from gradcli.frontends.cli_options import MAX_REPEAT as OPTION_MAX
 
     assert OPTION_MAX == MAX_REPEAT == 10_000
     assert "--repeat N Run backward N times (1 to 10,000)" in _flat(gradcli("grad", "--help").stdout)

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from gradcli.cli import app
+from gradcli.frontends.cli import app
 from gradcli.render.json import ArrayTexts, array_to_json, shortest_float64
 
 runner = CliRunner()

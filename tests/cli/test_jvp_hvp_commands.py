@@ -12,8 +12,8 @@ import pytest
 from jsonschema import Draft202012Validator
 from typer.testing import CliRunner
 
-from gradcli.cli import app
-from gradcli.schemas import schema
+from gradcli.frontends.cli import app
+from gradcli.render.schemas import schema
 
 runner = CliRunner()
 torch = pytest.importorskip("torch")
@@ -135,7 +135,7 @@ def test_batch_transform_entries_against_the_batch_schema():
 
 
 def test_batch_evaluate_takes_transform_entries():
-    from gradcli.batch import evaluate
+    from gradcli.frontends.batch import evaluate
 
     res = list(evaluate([{"program": "x * x", "inputs": {"x": [1.0, 2.0]}, "transform": "jvp",
                           "tangent": {"x": [1.0, 1.0]}}]))

@@ -10,8 +10,8 @@ import jsonschema
 import pytest
 from typer.testing import CliRunner
 
-from gradcli.cli import app
-from gradcli.schemas import NAMES, schema
+from gradcli.frontends.cli import app
+from gradcli.render.schemas import NAMES, schema
 
 from helpers import ROOT
 runner = CliRunner()

@@ -1,8 +1,8 @@
 """Start-up imports only what the command uses (benchmarks/README.md has the figures).
 
-Each check runs the real entry point (:func:`gradcli.cli.main`, what the console script and ``python -m gradcli``
+Each check runs the real entry point (:func:`gradcli.frontends.cli.main`, what the console script and ``python -m gradcli``
 call) in a fresh interpreter and lists which of the modules the command must not need were imported. Adding
-an eager import (``from . import limits`` at the top of gradcli/cli.py, ``from . import table`` in
+an eager import (``from . import limits`` at the top of gradcli/frontends/cli.py, ``from . import table`` in
 gradcli/render/__init__.py, a console with emoji codes) makes one of these fail.
 """
 
@@ -22,7 +22,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 # The entry point as the console script calls it, its exit code in ``code`` (a script's middle part).
 _MAIN = """\
 sys.argv = ["gradcli"] + sys.argv[1:]
-from gradcli.cli import main
+from gradcli.frontends.cli import main
 try:
     main()
 except SystemExit as e:
@@ -61,13 +61,13 @@ def _imports(args, watched, no_color=True, gc_state=None, environ=None, report=N
 
 # What computing needs and --help does not: numpy (half of the floor `python -c "import numpy, typer, rich, lark"`),
 # the limits, the result types, every renderer, rich's console, the language and the op table.
-_COMPUTING = {"numpy", "gradcli.limits", "gradcli.result", "gradcli.render.table", "gradcli.render.json",
+_COMPUTING = {"numpy", "gradcli.engine.limits", "gradcli.app.result", "gradcli.render.table", "gradcli.render.json",
               "gradcli.render.compact", "gradcli.render.pictures", "gradcli.render.messages", "rich.console",
-              "rich.table", "lark", "gradcli.language", "gradcli.ops", "gradcli.calculator", "json"}
+              "rich.table", "lark", "gradcli.language", "gradcli.ops", "gradcli.app.calculator", "json"}
 
 
 def test_importing_the_cli_imports_nothing_a_command_needs():
-    code = f"import sys, gradcli.cli\nprint(sorted(m for m in {sorted(_COMPUTING)!r} if m in sys.modules))"
+    code = f"import sys, gradcli.frontends.cli\nprint(sorted(m for m in {sorted(_COMPUTING)!r} if m in sys.modules))"
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                        env=dict(os.environ, PYTHONPATH=ROOT))
     assert p.stdout.strip() == "[]", p.stderr
@@ -85,7 +85,7 @@ def test_help_imports_neither_numpy_nor_a_renderer():
 def test_help_lists_every_format_without_importing_it():
     out, code, loaded = _imports(["grad", "--help"], {"gradcli.render.table", "gradcli.render.json",
                                                       "gradcli.render.compact", "gradcli.render.pictures",
-                                                      "gradcli.result", "rich.console"})
+                                                      "gradcli.app.result", "rich.console"})
     assert code == 0 and loaded == []
     flat = " ".join(out.split())
     assert "[table|json|compact|dot|svg|png|pdf|mermaid|tree]" in flat.replace(" ", "")
@@ -139,7 +139,7 @@ def test_a_declared_format_whose_module_does_not_register_it_is_an_error():
 def test_the_collector_pauses_over_start_up_only():
     # main() pauses the cyclic garbage collector while gradcli starts (modules, classes and the click command
     # live until exit), then freezes what start-up made and turns collection on again before the command's own
-    # work (gradcli.cli.started), so the program's reference cycles are collected as usual.
+    # work (gradcli.frontends.cli.started), so the program's reference cycles are collected as usual.
     state = []
     out, code, _ = _imports(["grad", "2 * dot(x, x)", "-i", "x=arange(4.0)", "--json"], (), gc_state=state)
     assert code == 0 and json.loads(out)["output"]["value"] == 28.0
@@ -153,7 +153,7 @@ def test_the_collector_is_left_alone_outside_main():
 
     from typer.testing import CliRunner
 
-    from gradcli.cli import app
+    from gradcli.frontends.cli import app
 
     before = (gc.isenabled(), gc.get_freeze_count())
     r = CliRunner().invoke(app, ["grad", "2 * dot(x, x)", "-i", "x=arange(4.0)", "--json"])
@@ -166,7 +166,7 @@ def test_one_commands_resolved_annotations_build_the_same_options():
     # click options built from them must be the ones built from the annotations' text.
     code = """\
 import typer.main
-from gradcli import cli
+from gradcli.frontends import cli
 def options(app, name):
     cmd = typer.main.get_command(app).commands[name]
     return [(p.name, tuple(p.opts), p.type.name, repr(p.default), getattr(p, "help", None), p.required)

@@ -11,8 +11,8 @@ import pytest
 from jsonschema import Draft202012Validator
 from typer.testing import CliRunner
 
-from gradcli.cli import app
-from gradcli.schemas import schema
+from gradcli.frontends.cli import app
+from gradcli.render.schemas import schema
 
 runner = CliRunner()
 

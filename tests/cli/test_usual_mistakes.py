@@ -10,7 +10,7 @@ import sys
 
 from typer.testing import CliRunner
 
-from gradcli.cli import app
+from gradcli.frontends.cli import app
 
 from helpers import ROOT
 
@@ -190,7 +190,7 @@ def test_help_starts_without_the_engine():
     # ``gradcli --help`` and ``gradcli grad --help`` compute nothing, so they do not import the
     # op table, the language or numpy's engine modules (the package's names load on first use)
     code = ("import sys; sys.argv = ['gradcli'] + sys.argv[1:]\n"
-            "from gradcli.cli import main\n"
+            "from gradcli.frontends.cli import main\n"
             "try:\n    main()\nexcept SystemExit:\n    pass\n"
             "print(sorted(m for m in sys.modules if m.startswith(('gradcli.ops', 'gradcli.language', 'lark'))),"
             " file=sys.stderr)\n")
@@ -203,7 +203,7 @@ def test_help_starts_without_the_engine():
 def test_library_names_load_on_first_use():
     code = ("import sys, gradcli as G\n"
             "assert 'gradcli.ops' not in sys.modules\n"
-            "import gradcli.tensor  # the submodule does not replace the function G.tensor\n"
+            "import gradcli.engine.tensor  # the submodule does not replace the function G.tensor\n"
             "x = G.tensor([1., 2.], requires_grad=True); (x * x).sum().backward(); print(x.grad, G.float)\n"
             "from gradcli import relu, no_grad, Tensor; print(relu.__name__, 'sin' in dir(G))\n")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

@@ -1,4 +1,4 @@
-"""The run context (gradcli.context.RunContext): default dtype, random generator, limits, anomaly mode, grad mode
+"""The run context (gradcli.engine.context.RunContext): default dtype, random generator, limits, anomaly mode, grad mode
 and node budget in one object that a ``with`` block installs and restores; requests, runs and batch entries
 each get their own, so nothing one sets reaches the next."""
 
@@ -13,11 +13,11 @@ import pytest
 from typer.testing import CliRunner
 
 import gradcli as G
-from gradcli.generator import Generator
-from gradcli import anomaly, autograd, context, limits
-from gradcli.cli import app
-from gradcli.context import RunContext
-from gradcli.errors import EvalError, LimitError
+from gradcli.engine.generator import Generator
+from gradcli.engine import anomaly, autograd, context, limits
+from gradcli.frontends.cli import app
+from gradcli.engine.context import RunContext
+from gradcli.engine.errors import EvalError, LimitError
 
 from helpers import ROOT
 
@@ -201,7 +201,7 @@ def test_anomaly_mode_belongs_to_the_context():
 
 # ------------------------------------------------------------------------------------ requests and entries
 def test_a_request_runs_in_a_context_of_its_own():
-    from gradcli.calculator import GradRequest, compute
+    from gradcli.app.calculator import GradRequest, compute
 
     before = snapshot()
     program = ("w = randn(3, requires_grad=True)\ny = (w * 2).sum()\n"
@@ -257,7 +257,7 @@ def test_library_use_without_a_context():
     # a fresh process: the root context, changed by the functions PyTorch users know
     code = """
 import gradcli as G
-from gradcli import context, limits
+from gradcli.engine import context, limits
 assert context.current() is context.ROOT
 G.set_default_dtype(G.float64)
 G.manual_seed(0)

@@ -1,4 +1,4 @@
-"""gradcli.forward_ad (torch.autograd.forward_ad): levels, dual tensors, messages and printing
+"""gradcli.api.forward_ad (torch.autograd.forward_ad): levels, dual tensors, messages and printing
 compared with PyTorch; tangents through in-place ops and views; PyTorch's error for an op without a forward-mode
 rule. The per-op JVP checks are generated from the op table (tests/ops/test_op_table.py: test_jvp, test_jvp_hvp)."""
 
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import gradcli as G
-from gradcli import forward_ad as fwAD
+from gradcli.api import forward_ad as fwAD
 from gradcli.ops import REGISTRY
-from gradcli.ops._core import Op, op
+from gradcli.ops.core.base import Op, op
 
 
 def _error(fn):

@@ -1,4 +1,4 @@
-"""``gradcli.func`` (torch.func) as a library against torch.func: results and their nesting for argnums, has_aux
+"""``gradcli.api.func`` (torch.func) as a library against torch.func: results and their nesting for argnums, has_aux
 and pytrees, nested transforms (grad of grad, jacfwd of jacfwd, jvp of grad, vmap of jacrev), vmap's in_dims and
 out_dims (negative, nested, dicts, empty batches), and PyTorch's messages."""
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import gradcli as G
-from gradcli import func as gf
+from gradcli.api import func as gf
 
 torch = pytest.importorskip("torch")
 
@@ -19,7 +19,7 @@ M = RNG.standard_normal((2, 3))
 
 
 def both(make):
-    """``make(module, tensor)`` run with gradcli.func and torch.func, float64."""
+    """``make(module, tensor)`` run with gradcli.api.func and torch.func, float64."""
     a = make(gf, lambda v: G.tensor(np.asarray(v, dtype=np.float64)))
     b = make(torch.func, lambda v: torch.tensor(np.asarray(v, dtype=np.float64)))
     return a, b
@@ -157,7 +157,7 @@ def test_results_outside_transforms_are_detached_and_inside_keep_their_graph():
 def test_functional_forward_mode_strategies_equal_torch():
     x = X
     f_g = lambda t: (t.sin() * t.sum(), t.exp())  # noqa: E731
-    from gradcli import functional as GF
+    from gradcli.api import autograd_functional as GF
 
     ours = GF.jacobian(f_g, G.tensor(x), vectorize=True, strategy="forward-mode")
     theirs = torch.autograd.functional.jacobian(lambda t: (t.sin() * t.sum(), t.exp()), torch.tensor(x),
@@ -179,7 +179,7 @@ def test_batched_rows_equal_row_by_row(monkeypatch):
     """The batched reverse pass (functional.batched_vjp) against one backward per row, on a graph of every
     batchable kind: elementwise, broadcasting, reductions with dims, mv, mm, dot, reshapes, expand, transpose,
     permute."""
-    from gradcli import functional as GF
+    from gradcli.api import autograd_functional as GF
 
     a = G.tensor(RNG.standard_normal((3, 4)), requires_grad=True)
     b = G.tensor(RNG.standard_normal(4), requires_grad=True)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import gradcli as G
-from gradcli import functional as GF
+from gradcli.api import autograd_functional as GF
 from helpers import ROOT
 
 PROGRAM = '''\

@@ -1,4 +1,4 @@
-"""torch.autograd.gradcheck and gradgradcheck (gradcli/gradcheck.py) in programs, against PyTorch's."""
+"""torch.autograd.gradcheck and gradgradcheck (gradcli/api/gradcheck.py) in programs, against PyTorch's."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 import gradcli as G
-from gradcli.cli import app
+from gradcli.frontends.cli import app
 
 from helpers import ROOT
 runner = CliRunner()
@@ -700,8 +700,8 @@ def test_inplace_keeps_identity_and_aliases():
 
 def test_no_check_cost_until_an_inplace_write(monkeypatch):
     # backward checks saved values only once a buffer was modified in place (benchmarks rely on it)
-    from gradcli import autograd, versions
-    from gradcli.ops import inplace
+    from gradcli.engine import autograd, versions
+    from gradcli.ops.shape import inplace
 
     assert autograd.saved_check is inplace.check_saved  # installed by the in-place ops
     calls = []

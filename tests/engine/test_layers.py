@@ -42,61 +42,61 @@ LAYER_NAMES = [
 
 #: Module (or package prefix ending in ".*") -> layer (an index of LAYER_NAMES). The most specific entry wins.
 LAYERS = {
-    "gradcli.errors": 0,
-    "gradcli.rules": 0,  # the codes of derivative-rule arguments and calls
-    "gradcli.dtypes": 0,
-    "gradcli.printing": 0,
-    "gradcli.torch_names": 0,
-    "gradcli.generator": 0,  # PyTorch's CPU random number generator
-    "gradcli.limits": 1,
-    "gradcli.context": 2,
-    "gradcli.tensor": 3,
-    "gradcli.versions": 3,
-    "gradcli.autograd": 4,
-    "gradcli.anomaly": 4,
-    "gradcli.ops._core": 5,
+    "gradcli.engine.errors": 0,
+    "gradcli.engine.rules": 0,  # the codes of derivative-rule arguments and calls
+    "gradcli.engine.dtypes": 0,
+    "gradcli.engine.printing": 0,
+    "gradcli.language.torch_names": 0,
+    "gradcli.engine.generator": 0,  # PyTorch's CPU random number generator
+    "gradcli.engine.limits": 1,
+    "gradcli.engine.context": 2,
+    "gradcli.engine.tensor": 3,
+    "gradcli.engine.versions": 3,
+    "gradcli.engine.autograd": 4,
+    "gradcli.engine.anomaly": 4,
+    "gradcli.ops.core.base": 5,
     "gradcli.ops": 6,
-    "gradcli.functional": 6,  # torch.autograd.functional (the library API, on autograd and the ops)
-    "gradcli.gradcheck": 6,  # torch.autograd.gradcheck and gradgradcheck
-    "gradcli.forward_ad": 6,  # torch.autograd.forward_ad (dual tensors; the op table applies the JVP rules)
-    "gradcli.func": 6,  # torch.func (transforms on the engine, forward AD and the ops)
-    "gradcli.saved_names": 6,  # grad_fn._saved_* under PyTorch's names, derived from the op table's rules
-    "gradcli.saved_hooks": 6,  # torch.autograd.graph.saved_tensors_hooks, save_on_cpu
+    "gradcli.api.autograd_functional": 6,  # torch.autograd.functional (the library API, on autograd and the ops)
+    "gradcli.api.gradcheck": 6,  # torch.autograd.gradcheck and gradgradcheck
+    "gradcli.api.forward_ad": 6,  # torch.autograd.forward_ad (dual tensors; the op table applies the JVP rules)
+    "gradcli.api.func": 6,  # torch.func (transforms on the engine, forward AD and the ops)
+    "gradcli.ops.core.saved_names": 6,  # grad_fn._saved_* under PyTorch's names, derived from the op table's rules
+    "gradcli.ops.core.saved_hooks": 6,  # torch.autograd.graph.saved_tensors_hooks, save_on_cpu
     "gradcli.ops.*": 6,
     "gradcli": 6,  # the library API: re-exports the engine and the op table
     "gradcli.language": 7,
     "gradcli.language.*": 7,
-    "gradcli.calculator": 8,
-    "gradcli.runner": 8,
-    "gradcli.check": 8,
-    "gradcli.transforms": 8,  # gradcli jacobian/hessian requests
-    "gradcli.catalog": 8,
-    "gradcli.result": 8,
-    "gradcli.reporting": 8,
-    "gradcli.formulas": 6,
-    "gradcli.nn": 6,  # torch.nn: modules, Parameter, init, utils (library API on the op table)
-    "gradcli.nn.*": 6,
-    "gradcli.optim": 6,  # torch.optim and its lr_scheduler (library API)
-    "gradcli.optim.*": 6,  # each backward's local derivative as a formula, for --explain
-    "gradcli.linalg": 6,  # torch.linalg: the op table's linalg.* entries
-    "gradcli.recording": 8,  # what the graph pictures and --explain show, recorded while a program runs
-    "gradcli.explain": 8,
-    "gradcli.plot": 8,
-    "gradcli.rungraph": 8,  # exceptions -> errors, exit codes and their text on stderr
-    "gradcli.batch.entries": 8,
+    "gradcli.app.calculator": 8,
+    "gradcli.app.run_program": 8,
+    "gradcli.app.finite_differences": 8,
+    "gradcli.app.transforms": 8,  # gradcli jacobian/hessian requests
+    "gradcli.app.catalog": 8,
+    "gradcli.app.result": 8,
+    "gradcli.app.reporting": 8,
+    "gradcli.ops.core.formulas": 6,
+    "gradcli.api.nn": 6,  # torch.nn: modules, Parameter, init, utils (library API on the op table)
+    "gradcli.api.nn.*": 6,
+    "gradcli.api.optim": 6,  # torch.optim and its lr_scheduler (library API)
+    "gradcli.api.optim.*": 6,  # each backward's local derivative as a formula, for --explain
+    "gradcli.api.linalg": 6,  # torch.linalg: the op table's linalg.* entries
+    "gradcli.app.recording": 8,  # what the graph pictures and --explain show, recorded while a program runs
+    "gradcli.app.chain_rule": 8,
+    "gradcli.app.plot_grid": 8,
+    "gradcli.app.run_graph": 8,  # exceptions -> errors, exit codes and their text on stderr
+    "gradcli.frontends.batch.entries": 8,
     "gradcli.render": 9,
-    "gradcli.cli_options": 10,
-    "gradcli.cli_output": 10,
+    "gradcli.frontends.cli_options": 10,
+    "gradcli.frontends.cli_output": 10,
     "gradcli.render.*": 9,
-    "gradcli.schemas": 9,
-    "gradcli.schemas.*": 9,
+    "gradcli.render.schemas": 9,
+    "gradcli.render.schemas.*": 9,
     # batch's runner renders each entry where it runs (in --jobs workers), so it sits with the commands
-    "gradcli.batch": 10,
-    "gradcli.batch.*": 10,
-    "gradcli.batch.dask_runner": 10,  # --dask: the sibling of the --jobs runner (imports dask only when used)
-    "gradcli.cli": 10,
-    "gradcli.session": 10,  # the interactive session (gradcli repl)
-    "gradcli.session.*": 10,
+    "gradcli.frontends.batch": 10,
+    "gradcli.frontends.batch.*": 10,
+    "gradcli.frontends.batch.dask_runner": 10,  # --dask: the sibling of the --jobs runner (imports dask only when used)
+    "gradcli.frontends.cli": 10,
+    "gradcli.frontends.session": 10,  # the interactive session (gradcli repl)
+    "gradcli.frontends.session.*": 10,
     "gradcli.__main__": 10,
 }
 
@@ -142,7 +142,7 @@ def _targets(node, module: str, is_pkg: bool, mods: dict, top: str) -> list[str]
     for name in names:
         if name != top and not name.startswith(top + "."):
             continue
-        while name not in mods and "." in name:  # ``import gradcli.ops._core.X`` style: the nearest module
+        while name not in mods and "." in name:  # ``import gradcli.ops.core.base.X`` style: the nearest module
             name = name.rsplit(".", 1)[0]
         if name in mods:
             out.append(name)
@@ -298,10 +298,10 @@ import sys, types
 pkg = types.ModuleType("gradcli")
 pkg.__path__ = [{str(PACKAGE)!r}]
 sys.modules["gradcli"] = pkg
-import gradcli.autograd, gradcli.anomaly, gradcli.context, gradcli.tensor, gradcli.versions
-x = gradcli.tensor.Tensor(gradcli.tensor.to_tensor([1.0]).data, True)
+import gradcli.engine.autograd, gradcli.engine.anomaly, gradcli.engine.context, gradcli.engine.tensor, gradcli.engine.versions
+x = gradcli.engine.tensor.Tensor(gradcli.engine.tensor.to_tensor([1.0]).data, True)
 print(sorted(m for m in sys.modules if m.startswith(("gradcli.ops", "gradcli.language", "rich", "lark", "typer",
-                                                     "numpy.random", "gradcli.cli", "gradcli.calculator"))))
+                                                     "numpy.random", "gradcli.frontends.cli", "gradcli.app.calculator"))))
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
@@ -342,9 +342,9 @@ def test_checker_finds_no_cycle_in_a_tree(tmp_path):
     assert find_cycles(mods, imports) == []
 
 
-@pytest.mark.parametrize("module, layer", [("gradcli.ops.shape", 6), ("gradcli.ops._core", 5),
+@pytest.mark.parametrize("module, layer", [("gradcli.ops.shape.views", 6), ("gradcli.ops.core.base", 5),
                                            ("gradcli.language.interpreter", 7), ("gradcli.render.table", 9),
-                                           ("gradcli.batch.entries", 8), ("gradcli.batch.runner", 10),
+                                           ("gradcli.frontends.batch.entries", 8), ("gradcli.frontends.batch.runner", 10),
                                            ("gradcli.nonexistent", None)])
 def test_layer_lookup(module, layer):
     assert layer_of(module) == layer

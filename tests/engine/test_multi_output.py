@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 import gradcli as G
 
 from helpers import autograd_grad, grad_fn_name, gradcheck, gradgradcheck, to_np
-from gradcli.cli import app
+from gradcli.frontends.cli import app
 
 runner = CliRunner()
 

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import gradcli as G
-from gradcli.ops import _core
+from gradcli.ops.core import base as _core
 
 
 def leaf(values, dtype):
@@ -33,7 +33,7 @@ def _same(a, b):
 
 
 def _arithmetic(name):
-    from gradcli.ops import arithmetic
+    from gradcli.ops.elementwise import arithmetic
 
     return getattr(arithmetic, name)
 

@@ -1,6 +1,6 @@
 """The values a graph node saved, under PyTorch's names (``grad_fn._saved_self``, ``_saved_result``,
-``_saved_dim``, ...: gradcli/saved_names.py), and ``torch.autograd.graph.saved_tensors_hooks``
-(gradcli/saved_hooks.py), compared with PyTorch.
+``_saved_dim``, ...: gradcli/ops/core/saved_names.py), and ``torch.autograd.graph.saved_tensors_hooks``
+(gradcli/ops/core/saved_hooks.py), compared with PyTorch.
 
 :func:`test_saved_attributes_against_torch` runs every sample of the op table (tests/ops/opinfo.py) in float64 in
 gradcli and in PyTorch and compares the output's ``grad_fn``: the set of ``_saved_*`` names in ``dir()`` and each
@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import gradcli as G
-from gradcli.saved_hooks import save_on_cpu, saved_tensors_hooks
+from gradcli.ops.core.saved_hooks import save_on_cpu, saved_tensors_hooks
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ops"))
 import opinfo  # noqa: E402
@@ -54,7 +54,7 @@ _FULL_REDUCTION = ("PyTorch records the overload without dim (SumBackward0 saves
 
 #: Where gradcli's rule saves other values than PyTorch's derivatives.yaml formula (see the module docstring).
 DIFFERENCES = [
-    # linear algebra (gradcli/ops/matrix.py)
+    # linear algebra (gradcli/ops/linalg/decompositions.py)
     Difference("linalg.diagonal", ("_saved_dim1", "_saved_dim2"), "PyTorch saves dim1 and dim2 as given (negative "
                "dims as unsigned 64-bit ints); gradcli saves them normalized"),
     Difference("linalg.svd", ("_saved_mat2",), "the sample's reconstruction U diag(S) Vh: PyTorch's mm saves Vh as "
@@ -72,7 +72,7 @@ DIFFERENCES = [
     Difference("svd", ("_saved_self",), _ONLY_NEEDED),
     Difference("cdist", ("_saved_x1", "_saved_x2"), "PyTorch saves the broadcast inputs (expanded views); gradcli saves "
                "the inputs as given"),
-    # the conv and nn.functional families (gradcli/ops/conv.py, gradcli/ops/functional.py)
+    # the conv and nn.functional families (gradcli/ops/nn/conv.py, gradcli/ops/nn/functional.py)
     Difference("avg_pool2d", ("_saved_stride",), "PyTorch saves stride as given (() when omitted); gradcli saves "
                "the stride it used (kernel_size by default)"),
     Difference("constant_pad_nd", ("_saved_pad",), "PyTorch saves pad as unsigned 64-bit ints (a negative pad, a crop, "

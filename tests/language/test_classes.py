@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gradcli.errors import GradcliError
+from gradcli.engine.errors import GradcliError
 from gradcli.language.build import build_program
 from gradcli.language.interpreter import Interpreter
 from helpers import python_and_gradcli_stdout

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import gradcli as G
-from gradcli.errors import EvalError, GradcliError, GradcliSyntaxError
+from gradcli.engine.errors import EvalError, GradcliError, GradcliSyntaxError
 from gradcli.language.build import build_program, decode_string
 from gradcli.language.interpreter import Interpreter
 

@@ -9,7 +9,7 @@ import sys
 
 from typer.testing import CliRunner
 
-from gradcli.cli import app
+from gradcli.frontends.cli import app
 
 from helpers import ROOT
 

@@ -10,7 +10,7 @@ import pytest
 from lark.grammar import NonTerminal, Terminal
 
 import gradcli as G
-from gradcli.errors import GradcliError
+from gradcli.engine.errors import GradcliError
 from gradcli.language.build import build_program
 from gradcli.language.grammar import parser
 from gradcli.language.interpreter import Interpreter

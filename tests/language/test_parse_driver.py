@@ -17,7 +17,7 @@ from lark import Token as LarkToken
 from lark import Transformer_NonRecursive
 from lark.exceptions import VisitError
 
-from gradcli.errors import GradcliError
+from gradcli.engine.errors import GradcliError
 from gradcli.language import nodes as n
 from gradcli.language.build import _HANDLERS, _Builder, build_program, parse_expression
 from gradcli.language.grammar import Token, parse
@@ -178,8 +178,8 @@ def test_a_rule_without_a_builder_method_is_refused():
 
 
 def test_nesting_limit_still_applies():
-    from gradcli import limits
-    from gradcli.context import RunContext
+    from gradcli.engine import limits
+    from gradcli.engine.context import RunContext
 
     with RunContext(limits=limits.Limits(nesting=20)):
         with pytest.raises(GradcliError, match="nest"):

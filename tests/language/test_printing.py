@@ -1,4 +1,4 @@
-"""Tests for gradcli.printing: exact torch str()/repr() of tensors.
+"""Tests for gradcli.engine.printing: exact torch str()/repr() of tensors.
 
 The first half pins strings quoted in the PyTorch tutorials and a few hand
 checked layouts; it runs without torch.  The second half uses real torch as
@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from gradcli.printing import format_display, format_tensor, format_value
+from gradcli.engine.printing import format_display, format_tensor, format_value
 
 f32 = np.float32
 SUPPORTED_DTYPES = [
@@ -206,7 +206,7 @@ def test_format_display_none_and_grad_fn():
 
 
 def test_module_does_not_import_torch():
-    import gradcli.printing as mod
+    import gradcli.engine.printing as mod
 
     with open(mod.__file__, encoding="utf-8") as fh:
         tree = ast.parse(fh.read())

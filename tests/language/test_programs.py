@@ -26,8 +26,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gradcli as G
-from gradcli.calculator import GradRequest, compute
-from gradcli.catalog import list_ops
+from gradcli.app.calculator import GradRequest, compute
+from gradcli.app.catalog import list_ops
 from gradcli.ops import KINDS, REGISTRY
 
 torch = pytest.importorskip("torch")

@@ -55,7 +55,7 @@ def test_same_output_as_python(name):
 
 
 def test_assert_raises_assertion_error_with_its_message():
-    from gradcli.errors import GradcliError
+    from gradcli.engine.errors import GradcliError
 
     with pytest.raises(GradcliError) as e:
         gradcli_output("x = 1\nassert x > 2, f'x is {x}'")
@@ -67,7 +67,7 @@ def test_assert_raises_assertion_error_with_its_message():
     ("async def f():\n    pass", "`async` functions are not supported by gradcli", 1, 1),
 ])
 def test_unsupported_statements_say_so_at_the_keyword(text, message, line, column):
-    from gradcli.errors import GradcliSyntaxError
+    from gradcli.engine.errors import GradcliSyntaxError
 
     with pytest.raises(GradcliSyntaxError) as e:
         build_program(text)
@@ -75,7 +75,7 @@ def test_unsupported_statements_say_so_at_the_keyword(text, message, line, colum
 
 
 def test_no_grammar_names_in_messages():
-    from gradcli.errors import GradcliSyntaxError
+    from gradcli.engine.errors import GradcliSyntaxError
 
     with pytest.raises(GradcliSyntaxError) as e:
         build_program("x = 1\nx x")

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import gradcli as G
-from gradcli import gradcheck as gc
+from gradcli.api import gradcheck as gc
 from gradcli.language import builtins, nn_bridge
 
 from test_pytorch_types import check_like_torch, run_program
@@ -53,7 +53,7 @@ def test_each_class_is_pytorchs_repr(dotted):
 
 
 def test_a_program_printing_every_class_prints_what_pytorch_prints(tmp_path):
-    """The user's ``print(nn.BatchNorm1d)`` (was ``<class 'gradcli.nn.layers.BatchNorm1d'>``), for every class,
+    """The user's ``print(nn.BatchNorm1d)`` (was ``<class 'gradcli.api.nn.layers.BatchNorm1d'>``), for every class,
     and ``type()`` of instances."""
     text = ("import torch\nimport torch.nn as nn\nimport torch.optim.lr_scheduler\n"
             + "".join(f"print({c})\n" for c in CLASSES)
@@ -200,7 +200,7 @@ def test_jacrev_of_softmax_along_every_dim(tmp_path):
 @pytest.mark.parametrize("dim", [0, 1, 2, -1, -3])
 def test_jacrev_and_hessian_match_torch(name, dim):
     torch = pytest.importorskip("torch")
-    from gradcli import func as GF
+    from gradcli.api import func as GF
 
     x = np.random.default_rng(2).uniform(-1, 1, (2, 3, 2))
     a = GF.jacrev(lambda t: getattr(G, name)(t, dim))(G.tensor(x))

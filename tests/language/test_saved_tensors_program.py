@@ -1,6 +1,6 @@
 """A PyTorch program reading what graph nodes saved (``grad_fn._saved_*``, ``metadata``) and using saved tensors
-hooks prints under ``gradcli run`` what it prints with Python and torch (gradcli/saved_names.py,
-gradcli/saved_hooks.py)."""
+hooks prints under ``gradcli run`` what it prints with Python and torch (gradcli/ops/core/saved_names.py,
+gradcli/ops/core/saved_hooks.py)."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 import gradcli as G
-from gradcli.cli import app
+from gradcli.frontends.cli import app
 
 from helpers import ROOT
 EXAMPLES = sorted((ROOT / "examples").glob("*.gc"))

@@ -114,7 +114,7 @@ def test_a_colon_that_opens_no_block_is_not_taken_for_a_header(tmp_path):
 def test_a_header_at_the_end_of_the_text_is_an_entry_that_goes_on(tmp_path):
     # At the end of the text a header's block may still come (the session waits for it, the batch reader reads
     # on): that stays "unexpected end of input", with what the parser expected.
-    from gradcli.session.core import Session
+    from gradcli.frontends.session.core import Session
 
     path = tmp_path / "prog.py"
     path.write_text("x = 1\ndef g(t):\n", encoding="utf-8")

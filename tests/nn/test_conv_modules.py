@@ -1,4 +1,4 @@
-"""torch.nn's convolution and pooling modules (gradcli/nn/conv.py) in ``gradcli run`` programs, printed as
+"""torch.nn's convolution and pooling modules (gradcli/api/nn/conv.py) in ``gradcli run`` programs, printed as
 PyTorch prints them: seeded parameters (kaiming_uniform_ with a = sqrt(5) and the bias bound, drawn from
 PyTorch's generator), ``print(model)``, and a small CNN trained by SGD whose losses and gradients equal PyTorch's."""
 

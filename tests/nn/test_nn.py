@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import gradcli as G
-from gradcli import nn as gnn
-from gradcli import optim as gopt
+from gradcli.api import nn as gnn
+from gradcli.api import optim as gopt
 
 torch = pytest.importorskip("torch")
 

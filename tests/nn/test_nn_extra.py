@@ -1,5 +1,5 @@
-"""torch.nn.functional's normalizations, activations and distances (gradcli/ops/functional.py) and the modules of
-gradcli/nn/extra.py against PyTorch: error texts, forward-mode details the op table
+"""torch.nn.functional's normalizations, activations and distances (gradcli/ops/nn/functional.py) and the modules of
+gradcli/api/nn/extra.py against PyTorch: error texts, forward-mode details the op table
 skips, seeded initialisation, ``print(model)``, module outputs and gradients, and a ``gradcli run`` training
 program. Values, gradients and grad_fn names of the ops themselves are covered by the op table
 (tests/ops/opinfo.py, NN_FUNCTIONAL)."""
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import gradcli as G
-from gradcli import nn as gnn
+from gradcli.api import nn as gnn
 
 from helpers import python_and_gradcli_stdout
 
@@ -154,7 +154,7 @@ def test_one_hot_values_and_dtype():
 
 def test_layer_norm_reverse_over_forward_matches_pytorch():
     """PyTorch's layer_norm_jvp holds the mean and rstd constant: the gradient of the tangent is PyTorch's."""
-    from gradcli import forward_ad as gfw
+    from gradcli.api import forward_ad as gfw
     from torch.autograd import forward_ad as tfw
 
     rng = np.random.default_rng(1)

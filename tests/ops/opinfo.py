@@ -1108,7 +1108,7 @@ SHAPE = [
             ("1d", (4,), (3,)), ("zero", (3, 4), (2, 0)), ("same", (3, 4), (1, 1)), ("3d", (2, 1, 3), (1, 4, 2)))],
         S("tuple", Arg((3, 4)), args=((2, 2),), method=True),
         S("function", Arg((3, 4)), args=(2, 1)))),
-    # ---- torch.nn layers: gradcli/ops/layers.py
+    # ---- torch.nn layers: gradcli/ops/nn/layers.py
     OpInfo("index_add", "indexing", extra=(
         S("dim0-repeated", Arg((4, 3)), Arg((3, 3)), args=(0, tensor([1, 3, 1]), In(1))),
         S("dim1", Arg((2, 4)), Arg((2, 2)), args=(1, tensor([0, 2]), In(1))),
@@ -1291,7 +1291,7 @@ DIAGONALS = [
         S("matrix-offset-1", Arg((3, 4)), args=(-1,)), S("method", Arg((3, 3)), method=True))),
 ]
 
-TRIANGLES = [  # gradcli/ops/products.py
+TRIANGLES = [  # gradcli/ops/linalg/structured.py
     *[OpInfo(n, "shape", extra=(
         S("3x4", Arg((3, 4))), S("4x3", Arg((4, 3))), S("diag1", Arg((3, 4)), args=(1,)),
         S("diag-2", Arg((4, 3)), kwargs={"diagonal": -2}), S("batch", Arg((2, 3, 4)), args=(-1,)),
@@ -1314,7 +1314,7 @@ TRIANGLES = [  # gradcli/ops/products.py
 ]
 
 _SCATTER_INDEX = [[0, 1, 2, 0], [2, 0, 1, 1]]  # no position written twice (PyTorch leaves that order unspecified)
-MASKS_AND_SCATTERS = [  # gradcli/ops/scatter.py
+MASKS_AND_SCATTERS = [  # gradcli/ops/shape/scatter.py
     OpInfo("masked_fill", "indexing", extra=(
         S("number", Arg((3, 4)), Arg((3, 4), BOOL), args=(1.5,)),
         S("broadcast-mask", Arg((3, 4)), Arg((4,), BOOL), args=(-2.0,)),
@@ -1379,7 +1379,7 @@ def _vi(r):
 
 
 _TIES = [0, 0, 1, 2, 1, 0]  # columns repeated: tied values whose gradient must go where PyTorch's does
-ORDER = [  # gradcli/ops/order.py
+ORDER = [  # gradcli/ops/reduction/order.py
     OpInfo("topk", "reduction", extra=(
         S("3x5-k2", Arg((3, 5)), call=lambda m, f, a: _vi(f(a, 2))),
         S("dim0-smallest", Arg((4, 3)), call=lambda m, f, a: _vi(f(a, 3, dim=0, largest=False))),
@@ -1411,7 +1411,7 @@ ORDER = [  # gradcli/ops/order.py
 ]
 
 # ---- torch.nn.functional's activations, normalizations and distances
-#      (gradcli/ops/functional.py)
+#      (gradcli/ops/nn/functional.py)
 NN_FUNCTIONAL = [
     _act("logsigmoid", R, extra=[_on_part(lambda x: x * 20, Arg((3, 4)), id="large")]),
     _act("softsign", R, extra=[S("int", Arg((3, 4), INT))]),
@@ -1478,7 +1478,7 @@ NN_FUNCTIONAL = [
     OpInfo("softmin", "activation", extra=(
         S("dim1", Arg((3, 4)), args=(1,)), S("0d", Arg(()), args=(0,)), S("size1", Arg((3, 1)), args=(1,)), S("dim0-3d", Arg((2, 3, 4)), kwargs={"dim": 0}),
         S("implicit", Arg((3, 4)), quiet=True), S("dtype", Arg((3, 4)), args=(-1,), kwargs={"dtype": dtype("float64")}))),
-    # gradcli/ops/more.py
+    # gradcli/ops/reduction/quantile.py
     *[OpInfo(name, "reduction", extra=(
         S("all", Arg((3, 4)), args=(0.3,)), S("dim1", Arg((3, 5)), args=(0.75,), kwargs={"dim": 1}),
         S("dim0-keepdim", Arg((4, 3)), args=(0.5,), kwargs={"dim": 0, "keepdim": True}),
@@ -1514,7 +1514,7 @@ NN_FUNCTIONAL = [
         S("method", Arg((2, 2)), Arg((2, 2)), args=(tensor([[False, True], [True, False]]), In(1)), method=True))),
 ]
 
-# gradcli/ops/conv.py (convolution, pooling, pad, fold, interpolate)
+# gradcli/ops/nn/conv.py (convolution, pooling, pad, fold, interpolate)
 CONV = [
     OpInfo("conv2d", "nn", extra=(
         S("1x2x5x5-3x2x3x3-bias", Arg((1, 2, 5, 5)), Arg((3, 2, 3, 3)), Arg((3,))),
@@ -1613,7 +1613,7 @@ CONV = [
         S("unbatched", Arg((4, 4)), args=(3, 2)))),
 ]
 
-# ---- gradcli/ops/matrix.py (torch.linalg, det, inverse, cdist, ...). The inputs are
+# ---- gradcli/ops/linalg/decompositions.py (torch.linalg, det, inverse, cdist, ...). The inputs are
 # made well-conditioned inside the call, as PyTorch's OpInfos make them (make_fullrank_matrices_with_distinct_
 # singular_values): ``_wc`` adds 4 I to a uniform [-2, 2] matrix; symmetric inputs are ``a + a^T`` and positive-
 # definite ones ``a a^T + n I`` (PyTorch's gradcheck_wrapper_hermitian_input: the op reads one triangle, so the

@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 import gradcli as G
-from gradcli import torch_names
-from gradcli.cli import app
+from gradcli.language import torch_names
+from gradcli.frontends.cli import app
 from gradcli.language.build import build_program
 from gradcli.ops import KINDS, REGISTRY
 
@@ -120,7 +120,7 @@ def test_every_op_is_reachable_where_pytorch_has_it():
 
 
 def test_every_differentiable_op_has_a_derivative_note():
-    from gradcli.catalog import list_ops
+    from gradcli.app.catalog import list_ops
 
     missing = [i.name for i in list_ops(kind="op") if i.grad_fn and not i.alias_of and not i.derivative]
     assert not missing, f"declare note= on these ops for gradcli ops: {missing}"

@@ -336,7 +336,7 @@ def _tangents(case, arrays, seed: str) -> list:
 
 def _jvp_gradcli(case, arrays, tangents, requires_grad: bool = False):
     """``(out, tangent)`` of the case by gradcli's forward AD (float64): inputs with a tangent made dual."""
-    from gradcli import forward_ad as fwAD
+    from gradcli.api import forward_ad as fwAD
 
     xs = g_inputs(case.args, arrays, np.float64)
     if not requires_grad:
@@ -412,7 +412,7 @@ def test_jvp_hvp(case, torch):
     PyTorch's: reverse over forward (the output's tangent ``J u`` is differentiable: ``grad(sum(w * J u),
     inputs)``) and forward over reverse (inside the level, the tangent of ``grad(f, inputs, w,
     create_graph=True)``)."""
-    from gradcli import forward_ad as fwAD
+    from gradcli.api import forward_ad as fwAD
 
     arrays = make_arrays(case.args, case.id)
     tangents = _tangents(case, arrays, "u")

@@ -1,4 +1,4 @@
-"""Convolution and pooling (gradcli/ops/conv.py) beyond their op-table samples: PyTorch's error texts
+"""Convolution and pooling (gradcli/ops/nn/conv.py) beyond their op-table samples: PyTorch's error texts
 for bad shapes, dtypes and arguments, max_pool2d's indices, Tensor.unfold (the windows op that shares F.unfold's
 name), the float32 and integer results, and the conv kernels on the benchmark's size."""
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import gradcli as G
-from gradcli.gradcheck import gradcheck, gradgradcheck
+from gradcli.api.gradcheck import gradcheck, gradgradcheck
 
 from helpers import ROOT, assert_raises_like_torch, grad_fn_name
 
@@ -220,7 +220,7 @@ def test_max_pool2d_nan_and_minus_inf_windows_match_torch(torch):
     lambda: G.interpolate(G.ones(1, 1, 4, 4), scale_factor=10_000),
     lambda: G.max_pool2d(G.ones(1, 1, 3000, 3000), 5, 1)])
 def test_huge_results_are_refused_before_allocating(fn):
-    """gradcli's element limit (gradcli/limits.py) stops an im2col matrix, a padded or resized result or a
+    """gradcli's element limit (gradcli/engine/limits.py) stops an im2col matrix, a padded or resized result or a
     pool's windows before numpy allocates them."""
     with pytest.raises(Exception, match="elements per tensor"):
         fn()

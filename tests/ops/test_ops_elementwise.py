@@ -25,7 +25,7 @@ import gradcli as G
 
 from helpers import assert_raises_like_torch, autograd_grad, grad_fn_name, to_np
 from opinfo import OP_DB
-from gradcli.cli import app
+from gradcli.frontends.cli import app
 
 
 def F(m):

@@ -1,4 +1,4 @@
-"""torch.linalg and the matrix functions (gradcli/ops/matrix.py) beyond the op table's
+"""torch.linalg and the matrix functions (gradcli/ops/linalg/decompositions.py) beyond the op table's
 generated checks (tests/ops/opinfo.py MATRIX): PyTorch's errors at the documented edge cases (singular and
 non-positive-definite matrices, shapes, dtypes), the gradients at singular and degenerate points (det of a
 singular matrix, repeated eigen/singular values), the Hessian-vector products where PyTorch's own are wrong,
@@ -139,7 +139,7 @@ _HVP_IDS = sorted(c.id for op, s, c in opinfo.table_cases()
 def test_hvp_where_pytorch_s_is_wrong(case_id):
     """Reverse over forward and forward over reverse, gradcli's HVPs equal central differences of its
     gradient (PyTorch's reverse over forward is not the HVP here: see opinfo._HVP_VS_FD)."""
-    from gradcli import forward_ad as fwAD
+    from gradcli.api import forward_ad as fwAD
 
     case = next(c for _, _, c in opinfo.table_cases() if c.id == case_id)
     arrays = make_arrays(case.args, case.id)
@@ -209,7 +209,7 @@ def test_a_rule_returning_no_gradient_does_not_stop_the_others():
 
 def test_torch_linalg_namespace():
     assert G.linalg.det is G.ops.REGISTRY["linalg.det"] and "det" in G.linalg.NAMES
-    from gradcli import torch_names
+    from gradcli.language import torch_names
 
     assert set(G.linalg.NAMES) <= torch_names.LINALG
 

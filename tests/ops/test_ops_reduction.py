@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 import gradcli as G
-from gradcli.cli import app
+from gradcli.frontends.cli import app
 
 from helpers import api, assert_raises_like_torch, autograd_grad, grad_fn_name, to_np
 

@@ -172,7 +172,7 @@ def test_inplace_variants_match_torch(call, torch):
 
 @pytest.mark.parametrize("data, dim", [(0.0, 0), ([[0.0], [2.0]], 1), ([0.0, 2.0, 3.0], 0), ([2.0, 0.0, 0.0, 3.0], 0)])
 def test_cumprod_tangent_with_zeros_matches_torch(data, dim, torch):
-    from gradcli import forward_ad as fa
+    from gradcli.api import forward_ad as fa
     import torch.autograd.forward_ad as ta
 
     with fa.dual_level():

@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 import gradcli as G
 
 from helpers import grad_fn_name, to_np
-from gradcli.cli import app
+from gradcli.frontends.cli import app
 
 from helpers import ROOT
 

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gradcli as G
-from gradcli.generator import Generator
+from gradcli.engine.generator import Generator
 from helpers import ROOT, python_and_gradcli_stdout
 
 SEEDS = [0, 1, 7, 42, 1234, 2**31 - 1, 2**32 + 5, 2**63 + 11, -1, -(2**63)]

@@ -11,7 +11,7 @@ import zlib
 import pytest
 from typer.testing import CliRunner
 
-from gradcli.cli import app
+from gradcli.frontends.cli import app
 
 runner = CliRunner()
 

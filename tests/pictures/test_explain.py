@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 import gradcli as G
-from gradcli.autograd import Node, OutputEdge
-from gradcli.formulas import FORMULAS
-from gradcli.schemas import schema
+from gradcli.engine.autograd import Node, OutputEdge
+from gradcli.ops.core.formulas import FORMULAS
+from gradcli.render.schemas import schema
 from pictures import INPUTS, PROGRAM, gc
 
 
@@ -126,7 +126,7 @@ def _walk(out, names: dict, case_id: str) -> None:
 
 def test_every_backward_function_of_the_op_table_has_a_formula():
     """Every grad_fn that a sample of the op table records (tests/ops/opinfo.py, the multi-op graphs, and their
-    backward with create_graph) has an entry in gradcli.formulas.FORMULAS."""
+    backward with create_graph) has an entry in gradcli.ops.core.formulas.FORMULAS."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "ops"))
     import cases_graphs
     import opinfo
@@ -148,13 +148,13 @@ def test_every_backward_function_of_the_op_table_has_a_formula():
             grads = G.autograd.grad(first.sum(), wrt, create_graph=True, allow_unused=True)
             _walk([g for g in grads if g is not None], names, case.id + " (backward)")
     missing = {n: c for n, c in names.items() if n not in FORMULAS}
-    assert not missing, f"no formula in gradcli/formulas.py for: {missing}"
+    assert not missing, f"no formula in gradcli/ops/core/formulas.py for: {missing}"
     assert len(names) > 100
 
 
 def test_every_static_grad_fn_name_has_a_formula():
     from gradcli.ops import REGISTRY
-    from gradcli.ops._core import Op
+    from gradcli.ops.core.base import Op
 
     declared = {o.grad_fn for o in REGISTRY.values() if isinstance(o, Op) and isinstance(o.grad_fn, str)}
     assert declared - set(FORMULAS) == set()

@@ -243,8 +243,8 @@ def test_missing_dot_is_exit_2_with_how_to_install(monkeypatch, tmp_path):
 def test_png_is_not_written_to_a_terminal(monkeypatch):
     need_dot()
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
-    from gradcli import cli_output
-    from gradcli.errors import InputError
+    from gradcli.frontends import cli_output
+    from gradcli.engine.errors import InputError
 
     with pytest.raises(InputError, match="binary and standard output is a terminal"):
         cli_output.emit(render.get("png"), None, lambda stream: None)
@@ -267,7 +267,7 @@ def test_format_dot_is_graph_dot_and_json_graph():
 
 
 def test_an_empty_graph_is_drawn_as_a_note():
-    from gradcli.calculator import GradRequest, compute
+    from gradcli.app.calculator import GradRequest, compute
     from gradcli.render.dot import graph_to_dot
     from gradcli.render.mermaid import graph_to_mermaid
 
@@ -277,7 +277,7 @@ def test_an_empty_graph_is_drawn_as_a_note():
 
 
 def test_start_up_imports_no_picture_library():
-    code = ("import sys, gradcli.cli; print(sorted(m for m in ('graphviz', 'plotext', 'matplotlib', 'rich') "
+    code = ("import sys, gradcli.frontends.cli; print(sorted(m for m in ('graphviz', 'plotext', 'matplotlib', 'rich') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

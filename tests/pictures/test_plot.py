@@ -13,8 +13,8 @@ import jsonschema
 import numpy as np
 import pytest
 
-from gradcli.plot import PlotRequest, compute_plot, parse_over, simplest_between
-from gradcli.schemas import schema
+from gradcli.app.plot_grid import PlotRequest, compute_plot, parse_over, simplest_between
+from gradcli.render.schemas import schema
 from pictures import colors, gc, ink, read_png
 
 
@@ -159,7 +159,7 @@ def test_terminal_plot_without_colour_gives_each_curve_its_marker(monkeypatch):
     assert sum("\u2800" <= c <= "\u28ff" for c in canvas) > 50  # df/dx: braille dots
     assert canvas.count("•") > 50  # d²f/dx²: bullets
     assert "f " not in canvas and "df/dx" not in canvas and "┌" not in canvas  # no legend box on the curves
-    from gradcli.plot import PlotRequest, compute_plot
+    from gradcli.app.plot_grid import PlotRequest, compute_plot
     from gradcli.render import plotterm
 
     result = compute_plot(PlotRequest("x.sin() * x ** 2", ["x=-3:3"], order=2))
@@ -188,7 +188,7 @@ def test_terminal_y_ticks_are_plain_numbers():
 
 
 def test_a_pole_to_both_signs_is_cut_symmetrically(tmp_path):
-    from gradcli.plot import PlotRequest, compute_plot
+    from gradcli.app.plot_grid import PlotRequest, compute_plot
     from gradcli.render.plotdata import y_limits
 
     result = compute_plot(PlotRequest("1/x", ["x=-3:3"]))

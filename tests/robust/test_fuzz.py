@@ -1,7 +1,7 @@
 """Fuzzing with hypothesis: whatever text, program, option or file gradcli is given, it answers with a result or
-a gradcli error (a :class:`~gradcli.errors.GradcliError`), never another exception and never a hang.
+a gradcli error (a :class:`~gradcli.engine.errors.GradcliError`), never another exception and never a hang.
 
-Inputs come from five sources, each fed to the parser, the interpreter (through :func:`gradcli.calculator.compute`,
+Inputs come from five sources, each fed to the parser, the interpreter (through :func:`gradcli.app.calculator.compute`,
 which also runs backward, and the renderers) or the CLI:
 
 * random text, and random sequences of the language's tokens;
@@ -38,10 +38,10 @@ from hypothesis.extra.lark import LarkStrategy
 from lark.grammar import NonTerminal
 from typer.testing import CliRunner
 
-from gradcli import limits
-from gradcli.calculator import GradRequest, compute
-from gradcli.cli import app
-from gradcli.errors import GradcliError
+from gradcli.engine import limits
+from gradcli.app.calculator import GradRequest, compute
+from gradcli.frontends.cli import app
+from gradcli.engine.errors import GradcliError
 from gradcli.language.grammar import grammar_path, parse
 from gradcli.language.builtins import BUILTIN_NAMES, TENSOR_ATTRS
 from gradcli.ops import REGISTRY

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from gradcli import limits
-from gradcli.errors import GradcliError, GradcliSyntaxError, LimitError
+from gradcli.engine import limits
+from gradcli.engine.errors import GradcliError, GradcliSyntaxError, LimitError
 from gradcli.language.build import build_program
 from gradcli.language.interpreter import Interpreter
 
@@ -91,7 +91,7 @@ def test_runaway_classes_hit_the_limits(text, kind):
 
 
 def test_an_endless_generator_consumed_whole_hits_the_items_limit():
-    from gradcli import limits
+    from gradcli.engine import limits
 
     limits.configure({"items": 1000}, environ={})
     with pytest.raises(LimitError) as e:
@@ -100,7 +100,7 @@ def test_an_endless_generator_consumed_whole_hits_the_items_limit():
 
 
 def test_many_attributes_hit_the_items_limit():
-    from gradcli import limits
+    from gradcli.engine import limits
 
     limits.configure({"items": 50}, environ={})  # (the per-test run context restores the limits)
     with pytest.raises(LimitError) as e:

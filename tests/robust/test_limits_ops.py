@@ -4,7 +4,7 @@ path through it), linear with a bias (addmm) and einsum. Each refuses the result
 message giving the op, the shape and the number of elements, and works just under the limit.
 
 Through the CLI (the helpers of tests/test_robust.py) at the default limit, with shapes that would need tens of
-gigabytes or more, and with ``--limit elements=100``; and in-process with :func:`gradcli.limits.configure`.
+gigabytes or more, and with ``--limit elements=100``; and in-process with :func:`gradcli.engine.limits.configure`.
 Each test fails if its op's guard is removed: under a lowered limit the op would otherwise succeed.
 """
 
@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 import gradcli as G
-from gradcli import limits
-from gradcli.errors import LimitError
+from gradcli.engine import limits
+from gradcli.engine.errors import LimitError
 
 from test_robust import fails, ok, run
 

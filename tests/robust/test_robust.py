@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from gradcli import limits
-from gradcli.cli import app
+from gradcli.engine import limits
+from gradcli.frontends.cli import app
 
 from helpers import ROOT
 runner = CliRunner()
@@ -356,7 +356,7 @@ def test_debug_shows_the_internal_traceback():
 
 
 def _main(monkeypatch, capsys, exc, env=None):
-    from gradcli import cli
+    from gradcli.frontends import cli
 
     def broken(*args, **kwargs):  # main() calls _app_for(argv)(obj=...)
         raise exc
@@ -453,7 +453,7 @@ def test_anomaly_names_the_op_and_its_position_like_pytorch(program, x, position
 def test_anomaly_mode_changes_nothing_when_all_is_finite():
     assert ok("(x * x).sum()", "-i", "x=[1., 2.]", "--anomaly")["grads"]["x"]["value"] == [2.0, 4.0]
     assert ok("(sqrt(x) * 0).sum()", "-i", "x=[0., 1.]")["grads"]["x"]["value"] == ["NaN", 0.0]  # without it
-    from gradcli import anomaly
+    from gradcli.engine import anomaly
 
     assert not anomaly.enabled()
 

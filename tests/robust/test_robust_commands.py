@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from gradcli import limits
-from gradcli.cli import app
+from gradcli.engine import limits
+from gradcli.frontends.cli import app
 
 from helpers import ROOT
 runner = CliRunner()
@@ -117,7 +117,7 @@ def test_run_anomaly_names_the_op_and_the_line_like_pytorch(tmp_path):
             (torch.sqrt(x * 1) * 0).sum().backward()
     assert lines[3] == f"RuntimeError: {e.value}"
     assert r.stdout == ""
-    from gradcli import anomaly
+    from gradcli.engine import anomaly
 
     assert not anomaly.enabled()  # off again after the run
 
@@ -208,7 +208,7 @@ def test_batch_anomaly():
     (ZeroDivisionError("a bug"), "InternalError", "ZeroDivisionError: a bug (a bug in gradcli; please report it)"),
 ])
 def test_batch_entry_failures_are_reported_on_the_entry(monkeypatch, exc, type_, fragment):
-    from gradcli import calculator
+    from gradcli.app import calculator
 
     real = calculator.compute
     calls = []
@@ -228,7 +228,7 @@ def test_batch_entry_failures_are_reported_on_the_entry(monkeypatch, exc, type_,
 
 
 def test_batch_debug_shows_the_traceback_of_an_internal_error(monkeypatch):
-    from gradcli import calculator
+    from gradcli.app import calculator
 
     def compute(req, **kw):
         raise ZeroDivisionError("a bug")
@@ -257,7 +257,7 @@ def test_batch_never_holds_a_line_longer_than_the_limit():
     """An endless line (``/dev/zero``) is read in pieces, each at most the limit (+1 byte to see it is over)."""
     import io
 
-    from gradcli.batch.entries import read_lines
+    from gradcli.frontends.batch.entries import read_lines
 
     class Recording(io.BytesIO):
         largest = 0

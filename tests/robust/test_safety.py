@@ -18,8 +18,8 @@ import pytest
 from typer.testing import CliRunner
 
 import gradcli as G
-from gradcli.cli import app
-from gradcli.errors import GradcliError, GradcliSyntaxError
+from gradcli.frontends.cli import app
+from gradcli.engine.errors import GradcliError, GradcliSyntaxError
 from gradcli.language.build import build_program
 from gradcli.language.builtins import DTYPE_ATTRS, LIST_METHODS, NODE_ATTRS, STR_METHODS, TENSOR_ATTRS, TypeName
 from gradcli.language.interpreter import Interpreter
@@ -202,7 +202,7 @@ def test_package_source_has_no_code_execution_paths():
 
 
 def test_limits_dataclass_has_every_limit():
-    from gradcli import limits
+    from gradcli.engine import limits
 
     assert list(limits.Limits().as_dict()) == list(limits.SPECS)
 

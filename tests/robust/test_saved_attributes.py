@@ -1,11 +1,11 @@
-"""The language reaches ``grad_fn._saved_<name>`` (PyTorch's saved values, gradcli/saved_names.py)
+"""The language reaches ``grad_fn._saved_<name>`` (PyTorch's saved values, gradcli/ops/core/saved_names.py)
 and nothing else starting with ``_``: not on other objects, not other names, not Python's internals through them."""
 
 from __future__ import annotations
 
 import pytest
 
-from gradcli.errors import GradcliError, GradcliSyntaxError
+from gradcli.engine.errors import GradcliError, GradcliSyntaxError
 from gradcli.language.build import build_program
 from gradcli.language.interpreter import Interpreter
 

@@ -6,8 +6,8 @@ pytest.importorskip("prompt_toolkit")
 
 from prompt_toolkit.document import Document
 
-from gradcli.session.app import SessionCompleter
-from gradcli.session.core import Session
+from gradcli.frontends.session.app import SessionCompleter
+from gradcli.frontends.session.core import Session
 
 
 def completer():
@@ -64,7 +64,7 @@ def test_the_names_of_pytorchs_modules_exist_in_the_installed_pytorch():
     torch = pytest.importorskip("torch")
     import importlib
 
-    from gradcli import torch_names
+    from gradcli.language import torch_names
 
     for module, names in torch_names.MEMBERS.items():
         owner = torch.Tensor if module == "Tensor" else importlib.import_module(module)

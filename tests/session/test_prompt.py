@@ -12,8 +12,8 @@ from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from gradcli.session.app import GrammarLexer, SessionCompleter, history_path, interact
-from gradcli.session.core import Session
+from gradcli.frontends.session.app import GrammarLexer, SessionCompleter, history_path, interact
+from gradcli.frontends.session.core import Session
 
 
 def run_keys(keys: str, monkeypatch) -> int:
@@ -124,10 +124,10 @@ def test_piped_stdin_stops_at_the_first_error_with_its_code():
 
 
 def test_grad_does_not_import_prompt_toolkit():
-    code = ("import sys\nfrom typer.testing import CliRunner\nfrom gradcli.cli import app\n"
+    code = ("import sys\nfrom typer.testing import CliRunner\nfrom gradcli.frontends.cli import app\n"
             "r = CliRunner().invoke(app, ['grad', '(x * x).sum()', '-i', 'x=[1., 2.]'])\n"
             "assert r.exit_code == 0, r.output\n"
-            "print(sorted(m for m in sys.modules if m.startswith(('prompt_toolkit', 'gradcli.session'))))\n")
+            "print(sorted(m for m in sys.modules if m.startswith(('prompt_toolkit', 'gradcli.frontends.session'))))\n")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     assert p.stdout == "[]\n"

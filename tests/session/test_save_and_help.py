@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from gradcli.session.core import COMMANDS, DISPATCH, Session
+from gradcli.frontends.session.core import COMMANDS, DISPATCH, Session
 
 from helpers import ROOT
 
@@ -26,7 +26,7 @@ def test_save_at_the_prompt_replays_with_the_flag_it_names(tmp_path, monkeypatch
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
 
-    from gradcli.session.app import interact
+    from gradcli.frontends.session.app import interact
 
     path = tmp_path / "s.py"
     monkeypatch.setenv("NO_COLOR", "1")

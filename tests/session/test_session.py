@@ -1,11 +1,11 @@
-"""The session's logic (gradcli.session.core), as a user types it: entries, values, session commands, errors."""
+"""The session's logic (gradcli.frontends.session.core), as a user types it: entries, values, session commands, errors."""
 
 import json
 
 import numpy as np
 import pytest
 
-from gradcli.session.core import Session
+from gradcli.frontends.session.core import Session
 
 
 class Out:
@@ -188,7 +188,7 @@ def test_inputs_format_reset_help_ops(io):
 
 
 def test_save_reproduces_with_gradcli_run(io, tmp_path):
-    from gradcli.runner import RunRequest, run_program
+    from gradcli.app.run_program import RunRequest, run_program
 
     s = io.session()
     s.execute("x = tensor([1., 2.], requires_grad=True)")
@@ -213,7 +213,7 @@ def test_save_reproduces_with_gradcli_run(io, tmp_path):
 
 
 def test_the_time_limit_bounds_each_entry_not_the_session(io):
-    from gradcli import limits
+    from gradcli.engine import limits
 
     s = io.session()
     with _time_limit(limits, 1):

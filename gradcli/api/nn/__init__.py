@@ -1,0 +1,26 @@
+"""torch.nn for gradcli: modules (``Module`` and the built-in layers), ``Parameter`` and ``init``, computing
+as PyTorch 2.13 does (library API layer; the language exposes it as ``torch.nn``)."""
+
+from . import init, utils  # noqa: F401
+from .layers import CLASSES  # noqa: F401
+from .layers import *  # noqa: F401,F403
+from .module import Module, RemovableHandle, core_of  # noqa: F401
+from .parameter import Parameter  # noqa: F401
+# normalization layers (LayerNorm, GroupNorm, InstanceNorm1d/2d, BatchNorm2d), more activations, Bilinear,
+# ModuleDict, KLDivLoss, CosineSimilarity, PairwiseDistance
+from . import extra as _extra  # noqa: E402
+from .extra import *  # noqa: F401,F403,E402
+
+CLASSES.update(_extra.CLASSES)
+
+# convolution, pooling, fold and resize modules (gradcli/api/nn/conv.py)
+from . import conv as _conv  # noqa: E402
+from .conv import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, Conv1d, Conv2d, ConvTranspose1d,  # noqa: E402,F401
+                   ConvTranspose2d, Fold, MaxPool1d, MaxPool2d, Unfold, Upsample)
+
+CLASSES.update(_conv.CLASSES)
+
+# every class prints as PyTorch's (torch.nn.modules.linear.Linear): gradcli/api/nn/naming.py
+from .naming import name_classes as _name_classes  # noqa: E402
+
+_name_classes([*CLASSES.values(), Module, Parameter])

@@ -1,0 +1,2 @@
+"""The application: what a command computes, as plain data (a Result), whatever the front end.
+"""

@@ -1,0 +1,274 @@
+"""``gradcli jacobian``, ``hessian``, ``jvp`` and ``hvp``: the whole Jacobian of a program's output with respect
+to each input, the Hessian of a scalar output, the Jacobian-vector product with a tangent, and the
+Hessian-vector product with a vector, as a calculator answers them.
+
+The program runs once with its ``-i`` inputs (leaves that require grad) and ``-c`` constants; the function
+differentiated maps the inputs to the program's output, and :mod:`gradcli.api.autograd_functional` computes what PyTorch's
+``torch.autograd.functional`` would. Shapes are PyTorch's: the Jacobian with respect to an input of shape I of
+an output of shape O has shape O + I; ``H[a][b]`` has shape I_a + I_b; the JVP has the output's shape; the HVP
+one block per input, of its shape. The element count is checked against the ``elements`` limit before any work.
+
+Modes: a Jacobian is computed in reverse mode (rows: vector-Jacobian products batched through the engine) or
+forward mode (columns: one forward-mode JVP per input element); ``auto`` chooses forward when the inputs have
+fewer elements than the output. A JVP is forward mode, an HVP reverse over reverse, a Hessian reverse over
+reverse.
+
+``--check`` compares the answer with central differences in float64: ``(f(x + eps v) - f(x - eps v)) / 2 eps``
+for the JVP (and along each input element for the Jacobian), the same of the gradient for the HVP (and the
+Hessian), with ``torch.autograd.gradcheck``'s criterion.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..engine import limits
+from .calculator import GradRequest, prepare, run_context, tensor_info
+from ..engine.errors import EvalError, InputError
+from .result import TensorInfo
+
+MODES = ("reverse", "forward", "auto")
+
+#: The kinds of transform: the option naming their vectors (None: none), and how their blocks are keyed.
+KINDS = {
+    "jacobian": {"vector": None},
+    "hessian": {"vector": None},
+    "jvp": {"vector": "--tangent"},
+    "hvp": {"vector": "--vector"},
+}
+
+
+@dataclass
+class TransformResult:
+    """A transform's answer: the program's ``output``, ``kind`` (a key of :data:`KINDS`), ``mode`` (how it was
+    computed: "reverse" or "forward"), ``inputs`` (the -i names in order, with their shapes), and ``blocks``:
+    name → array (Jacobian, shape O + I; HVP, shape I), (name a, name b) → array (Hessian, shape I_a + I_b),
+    or None → array (JVP, shape O). ``check``: the :class:`~gradcli.app.finite_differences.CheckResult` of ``--check``."""
+    kind: str
+    output: TensorInfo
+    mode: str
+    inputs: list = field(default_factory=list)
+    blocks: dict = field(default_factory=dict)
+    default_dtype: str = "float32"
+    check: object = None
+
+
+def block_label(kind: str, key) -> str:
+    """How the tables and compact lines name a block: ``d output/d x`` (jacobian), ``d2 output/d x d y``
+    (hessian), ``jvp`` (J v), ``hvp x`` (the HVP's block of input x)."""
+    if kind == "jacobian":
+        return f"d output/d {key}"
+    if kind == "hessian":
+        return f"d2 output/d {key[0]} d {key[1]}"
+    return kind if key is None else f"{kind} {key}"
+
+
+def _vectors(kind: str, specs, inputs, interp) -> tuple:
+    """The ``--tangent``/``--vector`` values, one per input, of the input's shape and dtype.
+
+    Raises:
+        InputError: a missing, unknown or repeated name, or a shape that is not the input's (exit 2).
+    """
+    from ..language.specs import evaluate_spec, make_spec
+
+    option = KINDS[kind]["vector"]
+    given = {}
+    for item in specs or []:
+        spec = make_spec(item, False)
+        spec.option = option
+        if spec.name in given:
+            raise InputError(f"{option} {spec.name} is given twice", type="InputSpecError")
+        if spec.name not in dict(inputs):
+            raise InputError(f"{option} {spec.name}: not an -i input (inputs: {', '.join(n for n, _ in inputs)})",
+                             type="InputSpecError")
+        given[spec.name] = evaluate_spec(spec, interp)
+    out = []
+    for name, t in inputs:
+        if name not in given:
+            raise InputError(f"{kind} needs {option} {name}=SPEC for every -i input (missing: {name})",
+                             type="UsageError")
+        v = given[name]
+        if tuple(v.shape) != tuple(t.shape):
+            raise InputError(f"{option} {name} has shape {list(v.shape)} but the input {name} has shape "
+                             f"{list(t.shape)}", type="InputSpecError")
+        out.append(v.detach().to(t.dtype))
+    return tuple(out)
+
+
+def choose_mode(kind: str, mode: str, in_elements: int, out_elements: int) -> str:
+    """The mode a transform is computed in: jacobian's ``mode`` ("auto": forward when the inputs have fewer
+    elements than the output); jvp forward, hessian and hvp reverse.
+
+    Raises:
+        InputError: an unknown mode, or a mode other than the transform's own (exit 2).
+    """
+    if mode not in MODES:
+        raise InputError(f"--mode must be one of {', '.join(MODES)}, got {mode!r}", type="UsageError")
+    own = {"jvp": "forward", "hessian": "reverse", "hvp": "reverse"}.get(kind)
+    if own is not None:
+        if mode not in ("auto", own):
+            raise InputError(f"{kind} is computed in {own} mode (--mode {mode} is not available)", type="UsageError")
+        return own
+    if mode == "auto":
+        return "forward" if in_elements < out_elements else "reverse"
+    return mode
+
+
+def compute_transform(req: GradRequest, kind: str, mode: str = "auto", vectors=None, write=None, warn=None,
+                      check: dict | None = None) -> TransformResult:
+    """Run ``req``'s program and transform its output: ``kind`` one of :data:`KINDS`; ``vectors``: the
+    ``NAME=SPEC`` tangents (jvp) or vectors (hvp), one per input; ``check``: the ``--check`` options (eps, atol,
+    rtol), or None.
+
+    Raises:
+        InputError: no -i input, an unknown or unavailable mode, missing or misshapen vectors, or a result
+            larger than the ``elements`` limit (exit 2).
+        EvalError: the program fails; PyTorch's errors (a Hessian of an output with several elements, exit 1).
+    """
+    from ..engine import dtypes
+    from ..api import autograd_functional as functional
+    from .calculator import run_output
+
+    if kind not in KINDS:
+        raise ValueError(f"unknown transform {kind!r}")
+    if check is not None and req.seed is None:  # every run of the check draws the same random numbers
+        from dataclasses import replace
+
+        req = replace(req, seed=int(np.random.SeedSequence().entropy % 2**32))
+    with run_context(req.dtype, req.seed, req.anomaly):
+        printed = []
+        interp, program, named = prepare(req, write or printed.append, warn)
+        inputs = [(name, t) for name, t, kind_ in named if kind_ == "input"]
+        if not inputs:
+            raise InputError(f"{kind} needs an input to differentiate with respect to: -i NAME=SPEC",
+                             type="UsageError")
+        vs = _vectors(kind, vectors, inputs, interp) if KINDS[kind]["vector"] else ()
+
+        def program_output(*values):
+            for (name, _), v in zip(inputs, values):
+                interp.globals[name] = v
+            return run_output(interp, program)
+
+        first = program_output(*[t for _, t in inputs])
+        out_n = int(first.data.size)
+        sizes = [int(t.data.size) for _, t in inputs]
+        total = {"jacobian": out_n * sum(sizes), "hessian": sum(sizes) ** 2, "jvp": out_n,
+                 "hvp": sum(sizes)}[kind]
+        if total > limits.current.elements:
+            raise limits.exceeded("elements", f"the {kind} has {total:,} elements ({out_n:,} output x "
+                                              f"{sum(sizes):,} input elements)")
+        mode = choose_mode(kind, mode, sum(sizes), out_n)
+        values = tuple(t for _, t in inputs)
+        base = [np.asarray(t.data, np.float64) for t in values]
+        try:
+            blocks = transform_blocks(kind, mode, program_output, values, vs, [n for n, _ in inputs])
+        except (RuntimeError, TypeError, ValueError, NotImplementedError) as e:
+            raise EvalError.from_exception(e) from None
+        result = TransformResult(kind=kind, output=tensor_info(first.detach()), mode=mode,
+                                 inputs=[(name, tuple(t.shape)) for name, t in inputs], blocks=blocks,
+                                 default_dtype=dtypes.get_default_dtype().name)
+    if check is not None:
+        result.check = check_transform(req, result, base, [np.asarray(v.data, np.float64) for v in vs], **check)
+    return result
+
+
+def transform_blocks(kind: str, mode: str, f, values, vs=(), names=()) -> dict:
+    """The blocks of a transform of ``f`` at ``values`` (Tensors; ``names`` theirs, ``vs`` the tangents or
+    vectors): by :mod:`gradcli.api.autograd_functional`, in ``mode`` (jacobian); keyed as :class:`TransformResult.blocks`.
+
+    Raises:
+        RuntimeError, TypeError, ValueError: PyTorch's errors (a Hessian of an output with several elements).
+    """
+    from ..api import autograd_functional as functional
+
+    if kind == "jacobian":
+        res = functional.jacobian(f, values, vectorize=True,
+                                  strategy="forward-mode" if mode == "forward" else "reverse-mode")
+        return {name: np.array(r.data) for name, r in zip(names, res)}
+    if kind == "hessian":
+        res = functional.hessian(f, values)
+        return {(a, b): np.array(res[i][j].data) for i, a in enumerate(names) for j, b in enumerate(names)}
+    if kind == "jvp":
+        _, jv = functional.jvp_forward(f, values, vs)
+        return {None: np.array(jv.data)}
+    _, hv = functional.hvp(f, values, vs)
+    return {name: np.array(h.data) for name, h in zip(names, hv)}
+
+
+def check_transform(req: GradRequest, result: TransformResult, base, vectors, eps: float, atol: float,
+                    rtol: float):
+    """``--check``: central differences in float64 at the inputs' values ``base`` (float64 arrays), compared
+    with the answer by :mod:`gradcli.app.finite_differences`'s criterion, one entry per block. The JVP: the output along the
+    tangents; the HVP: the gradient along the vector (two runs of the program each); the Jacobian: the output
+    along each input element in turn (a column each); the Hessian: the gradient along each input element (two
+    runs and backward passes per element).
+
+    Raises:
+        InputError: non-positive eps or negative tolerances (exit 2).
+        EvalError: the program fails in float64 (exit 1).
+    """
+    from dataclasses import replace
+
+    from ..engine import autograd
+    from .calculator import run_output
+    from .finite_differences import CheckResult, compare_arrays
+    from ..engine.tensor import Tensor
+
+    if not (eps > 0 and atol >= 0 and rtol >= 0):
+        raise InputError(f"--check needs eps > 0 and atol, rtol >= 0 (got eps={eps}, atol={atol}, rtol={rtol})",
+                         type="UsageError")
+    req64 = replace(req, dtype="float64")
+    names = [n for n, _ in result.inputs]
+    of_output = result.kind in ("jvp", "jacobian")  # differences of the output, else of the gradient
+
+    def at(direction, sign: float):
+        with run_context(req64.dtype, req64.seed):
+            interp, program, _ = prepare(req64, _discard, _discard)
+            xs = [Tensor(b + sign * eps * v).requires_grad_(True) for b, v in zip(base, direction)]
+            for n, x in zip(names, xs):
+                interp.globals[n] = x
+            out = run_output(interp, program)
+            if of_output:
+                return [np.asarray(out.data, np.float64)]
+            gs = autograd.grad([out], xs, allow_unused=True)
+            return [np.zeros(b.shape) if g is None else np.asarray(g.data, np.float64) for g, b in zip(gs, base)]
+
+    def along(direction) -> list:
+        plus, minus = at(direction, 1.0), at(direction, -1.0)
+        return [(p - m) / (2 * eps) for p, m in zip(plus, minus)]
+
+    def basis(i: int, k: int) -> list:
+        direction = [np.zeros(b.shape) for b in base]
+        direction[i].reshape(-1)[k] = 1.0
+        return direction
+
+    try:
+        if result.kind in ("jvp", "hvp"):
+            numeric = dict(zip(list(result.blocks), along(vectors)))
+        elif result.kind == "jacobian":
+            numeric = {}
+            for i, name in enumerate(names):
+                cols = [along(basis(i, k))[0].reshape(-1) for k in range(base[i].size)]
+                numeric[name] = np.stack(cols, axis=-1).reshape(np.shape(result.blocks[name]))
+        else:  # hessian: the gradient's change along each element of input b is column k of H[a][b]
+            numeric = {}
+            for j, b in enumerate(names):
+                cols = [along(basis(j, k)) for k in range(base[j].size)]
+                for i, a in enumerate(names):
+                    block = np.stack([c[i].reshape(-1) for c in cols], axis=-1)
+                    numeric[(a, b)] = block.reshape(np.shape(result.blocks[(a, b)]))
+    except (RuntimeError, TypeError, ValueError) as e:
+        raise EvalError.from_exception(e) from None
+    evaluations = 2 * (1 if result.kind in ("jvp", "hvp") else sum(b.size for b in base))
+    out = CheckResult(eps=eps, atol=atol, rtol=rtol, evaluations=evaluations)
+    for key in result.blocks:
+        label = result.kind if key is None else key if isinstance(key, str) else f"{key[0]},{key[1]}"
+        out.inputs.append(compare_arrays(label, np.asarray(result.blocks[key], np.float64), numeric[key],
+                                         atol, rtol))
+    return out
+
+
+def _discard(*_args, **_kwargs) -> None:
+    return None

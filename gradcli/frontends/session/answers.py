@@ -1,0 +1,131 @@
+"""The answers of ``:grad EXPR`` and ``:graph NAME``: a :class:`~gradcli.app.result.GradResult`, as ``gradcli grad``
+makes one, computed from the session's variables, for the renderers of ``--format`` and ``--graph tree``.
+
+``:grad`` is a question, not a statement: EXPR runs against a copy of the session's variables (an assignment
+in it does not stay), backward keeps the graph (``retain_graph=True``, so the session's tensors can still be
+differentiated), and the leaves' ``.grad`` are put back as they were afterwards, so asking twice gives the same
+answer. Its gradients are those of one ``backward()`` call from zero, for the session's leaves (tensors that
+require grad, defined in the session).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...engine import dtypes
+from ...engine.errors import EvalError, GradcliError
+from ...app.result import GradResult, InputInfo
+
+
+def _evaluate(session, text: str):
+    """Run ``text`` against a copy of the session's variables; the value of its last expression, as a Tensor."""
+    from ...app.calculator import run_output
+    from ...language.build import build_program
+
+    program = build_program(text, "<stdin>")
+    interp = session.interp
+    saved = interp.globals
+    interp.globals = dict(saved)
+    try:
+        return run_output(interp, program)
+    finally:
+        interp.globals = saved
+
+
+def grad_result(session, text: str) -> GradResult:
+    """The ``grad`` command's answer for ``text`` with the session's leaves as the inputs.
+
+    Raises:
+        GradcliSyntaxError: ``text`` does not parse (exit code 2).
+        EvalError: it fails, has no numeric output, or its output does not depend on a leaf (PyTorch's
+            "element 0 of tensors does not require grad ..."), with a hint; a non-scalar output needs a
+            scalar (exit code 1).
+    """
+    from ...app.calculator import build_graph, tensor_info
+
+    output = _evaluate(session, text)
+    leaves = session.leaves()
+    before = {id(t): t._grad for _, t in leaves}
+    for _, t in leaves:
+        t._grad = None
+    try:
+        try:
+            output.backward(retain_graph=True)
+        except GradcliError:
+            raise
+        except (RuntimeError, TypeError, ValueError) as e:
+            err = EvalError.from_exception(e)
+            if "does not require grad" in err.message:
+                err.hint = "define a leaf in the session, e.g. x = tensor([1., 2.], requires_grad=True)"
+            elif "implicitly created only for scalar outputs" in err.message:
+                err.hint = f"the output has shape {list(output.data.shape)}: reduce it, e.g. with .sum()"
+            raise err from None
+        inputs = [InputInfo(name=name, value=tensor_info(t), kind="leaf",
+                            grad=None if t._grad is None else np.array(t._grad.data)) for name, t in leaves]
+    finally:
+        for _, t in leaves:
+            t._grad = before[id(t)]
+    calls = [{i.name: i.grad for i in inputs}]
+    graph = build_graph(output, {id(t): name for name, t in leaves})
+    return GradResult(program=text, output=tensor_info(output), inputs=inputs, calls=calls, graph=graph,
+                      printed="", default_dtype=dtypes.get_default_dtype().name)
+
+
+def graph_result(session, text: str) -> GradResult:
+    """The autograd graph under the tensor ``text`` names (or computes), for the tree renderer; nothing runs
+    backward.
+
+    Raises:
+        GradcliSyntaxError, EvalError: as :func:`grad_result`.
+    """
+    from ...app.calculator import build_graph, tensor_info
+
+    output = _evaluate(session, text)
+    leaves = session.leaves()
+    inputs = [InputInfo(name=name, value=tensor_info(t), kind="leaf") for name, t in leaves]
+    graph = build_graph(output, {id(t): name for name, t in leaves})
+    return GradResult(program=text, output=tensor_info(output), inputs=inputs, calls=[], graph=graph,
+                      printed="", default_dtype=dtypes.get_default_dtype().name)
+
+
+def transform_result(session, text: str, kind: str):
+    """``:jacobian EXPR`` / ``:hessian EXPR``: the answer of ``gradcli jacobian``/``hessian`` for ``text`` with
+    the session's leaves as the inputs (a :class:`~gradcli.app.transforms.TransformResult`); the session's variables
+    and the leaves' ``.grad`` are left as they were.
+
+    Raises:
+        InputError: no leaf in the session (exit code 2).
+        GradcliSyntaxError, EvalError: as :func:`grad_result`; PyTorch's errors of jacobian/hessian.
+    """
+    from ...app.calculator import run_output, tensor_info
+    from ...engine.errors import InputError
+    from ...language.build import build_program
+    from ...app.transforms import TransformResult, transform_blocks
+
+    program = build_program(text, "<stdin>")
+    leaves = session.leaves()
+    if not leaves:
+        raise InputError(f":{kind} needs a leaf to differentiate with respect to: define one, e.g. "
+                         "x = tensor([1., 2.], requires_grad=True)", type="UsageError")
+    interp = session.interp
+    saved = interp.globals
+
+    def f(*values):
+        interp.globals = dict(saved)
+        interp.globals.update({name: v for (name, _), v in zip(leaves, values)})
+        try:
+            return run_output(interp, program)
+        finally:
+            interp.globals = saved
+
+    values = tuple(t for _, t in leaves)
+    output = f(*values)
+    try:
+        blocks = transform_blocks(kind, "reverse", f, values, names=[name for name, _ in leaves])
+    except GradcliError:
+        raise
+    except (RuntimeError, TypeError, ValueError) as e:
+        raise EvalError.from_exception(e) from None
+    return TransformResult(kind=kind, output=tensor_info(output.detach()), mode="reverse",
+                           inputs=[(name, tuple(t.shape)) for name, t in leaves], blocks=blocks,
+                           default_dtype=dtypes.get_default_dtype().name)

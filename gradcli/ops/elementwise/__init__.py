@@ -1,0 +1,2 @@
+"""Elementwise ops: arithmetic, math functions, comparisons and activations.
+"""

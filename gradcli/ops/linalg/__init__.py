@@ -1,0 +1,2 @@
+"""Linear algebra: products, triangles and traces, and torch.linalg's matrix functions.
+"""

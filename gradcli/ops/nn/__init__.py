@@ -1,0 +1,3 @@
+"""The ops of torch.nn.functional: convolution and pooling, softmax, normalization, embedding,
+dropout, distances and losses.
+"""

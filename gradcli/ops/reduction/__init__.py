@@ -1,0 +1,2 @@
+"""Reductions, scans and order statistics.
+"""

@@ -1,0 +1,2 @@
+"""Shape ops: views, indexing, masks and scatters, and the in-place methods.
+"""

@@ -1,0 +1,594 @@
+"""Masks and scatters: masked_fill, masked_select, scatter, scatter_add, index_fill, index_copy, take,
+take_along_dim, nonzero.
+
+Each follows PyTorch 2.13: its grad_fn (a number ``value`` and a tensor one are different overloads with
+different backward classes: MaskedFillBackward0/1, ScatterBackward0/1, IndexFillBackward0/1), its derivatives
+(tools/autograd/derivatives.yaml, written with ops of the table so that they can be differentiated again), its
+forward-mode rule, and its error texts. Index and mask tensors are not differentiable; the forwards receive them
+as numpy arrays, checked by the public functions.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ...engine import dtypes
+from ...engine.tensor import Tensor
+from ..core.base import broadcast_error, composite, normalize_dim, op, tensor_method, to_tensor
+from ..elementwise.comparison import where
+from .indexing import _gather_key, gather, index_select
+from .inplace import apply
+from ..reduction.reductions import expand, sum
+from .views import reshape
+
+
+def _tensor_arg(fn: str, name: str, position: int, v) -> np.ndarray:
+    if not isinstance(v, Tensor):
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not {type(v).__name__}")
+    return v.data
+
+
+def _index_arg(fn: str, index, position: int = 3) -> np.ndarray:
+    idx = _tensor_arg(fn, "index", position, index)
+    if idx.dtype not in (np.int64, np.int32):
+        raise RuntimeError(f"{fn}(): Expected dtype int32/int64 for index")
+    return idx.astype(np.int64, copy=False)
+
+
+def _scalar_value(value):
+    """A Python number (or a 0-d Tensor's item for the number overloads)."""
+    return value.item() if isinstance(value, Tensor) else value
+
+
+# ------------------------------------------------------------------------------------------ masked_fill
+def _fill_where(input, mask, value):
+    try:
+        shape = np.broadcast_shapes(input.shape, mask.shape)
+    except ValueError as e:
+        raise broadcast_error(e, input, mask) from None
+    return np.where(mask, np.asarray(value).astype(input.dtype), np.broadcast_to(input, shape))
+
+
+@op("masked_fill", grad_fn="MaskedFillBackward0", promote=None, public=False,
+    note="d/dinput = 1 where the mask is false, 0 where it is true")
+def _masked_fill_number(input, mask, value):
+    """``input`` with ``value`` (a number) where ``mask`` (a bool array) is true (torch.masked_fill, Scalar)."""
+    return _fill_where(input, mask, value)
+
+
+@_masked_fill_number.defvjp
+def _(grad, mask):
+    return where(mask, 0.0, grad)  # derivatives.yaml: grad.masked_fill(mask, 0)
+
+
+@_masked_fill_number.defjvp
+def _(input_t, mask):
+    return where(mask, 0.0, input_t)  # self_t.masked_fill(mask, 0)
+
+
+@op("masked_fill", grad_fn="MaskedFillBackward1", inputs=2, promote=None, public=False,
+    note="d/dinput = 1 where the mask is false; d/dvalue = the sum of the gradient where it is true")
+def _masked_fill_tensor(input, value, mask):
+    """``input`` with the 0-d ``value`` where ``mask`` is true (torch.masked_fill, Tensor value)."""
+    return _fill_where(input, mask, value)
+
+
+@_masked_fill_tensor.defvjp
+def _(grad, mask, needs_input_grad):
+    # derivatives.yaml: self: grad.masked_fill(mask, 0); value: masked_fill_backward(grad, mask) (its sum)
+    return (where(mask, 0.0, grad) if needs_input_grad[0] else None,
+            sum(where(mask, grad, 0.0)) if needs_input_grad[1] else None)
+
+
+@_masked_fill_tensor.defjvp
+def _(input_t, value_t, mask):
+    return where(mask, value_t, input_t)  # self_t.masked_fill(mask, value_t)
+
+
+@composite("masked_fill", grad_fn="MaskedFillBackward0 (number value) | MaskedFillBackward1 (tensor value)",
+           method=True, note="d/dinput = 1 where the mask is false; d/dvalue = the sum of the gradient where true")
+def masked_fill(input, mask, value):
+    """``input`` with ``value`` where the bool ``mask`` (broadcast with it) is true; the value is cast to the
+    input's dtype. Matches torch.masked_fill (grad_fn MaskedFillBackward0 for a number, MaskedFillBackward1 for
+    a 0-d tensor value, which gets the sum of the gradient where the mask is true).
+
+    Raises:
+        RuntimeError: for a mask that is not bool or a value tensor that is not 0-d (PyTorch's messages).
+    """
+    x = to_tensor(input)
+    m = _tensor_arg("masked_fill", "mask", 2, mask)
+    if m.dtype != np.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{dtypes.c_type_name(m.dtype)}")
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value.ndim} dimension(s).")
+        return _masked_fill_tensor(x, value, m)
+    return _masked_fill_number(x, m, value)
+
+
+# ---------------------------------------------------------------------------------------- masked_select
+@op("masked_select", grad_fn="MaskedSelectBackward0", promote=None, public=False,
+    note="d/dinput = the gradient's elements put back where the mask is true, 0 elsewhere")
+def _masked_select(input, mask):
+    """The elements of ``input`` where ``mask`` is true (both broadcast), as a 1-d array."""
+    try:
+        shape = np.broadcast_shapes(input.shape, mask.shape)
+    except ValueError as e:
+        raise broadcast_error(e, input, mask) from None
+    return np.broadcast_to(input, shape)[np.broadcast_to(mask, shape)]
+
+
+@op("_masked_scatter_zeros", grad_fn="MaskedScatterBackward0", promote=None,
+    note="d/dgrad = the gradient's masked elements")
+def _masked_scatter_zeros(grad, mask, shape):
+    """Zeros of ``shape`` with ``grad``'s elements where the broadcast ``mask`` is true (masked_select_backward)."""
+    out = np.zeros(shape, dtype=grad.dtype)
+    out[np.broadcast_to(mask, shape)] = grad
+    return out
+
+
+@_masked_select.defvjp
+def _(grad, input_shape, mask):
+    return _masked_scatter_zeros(grad, mask, np.broadcast_shapes(tuple(input_shape), mask.shape))
+
+
+@_masked_scatter_zeros.defvjp
+def _(grad, mask):
+    return _masked_select(grad, mask)
+
+
+_masked_select.defjvp_linear()  # derivatives.yaml: auto_linear
+_masked_scatter_zeros.defjvp_linear()
+
+
+@composite("masked_select", grad_fn="MaskedSelectBackward0", method=True, note=_masked_select.note)
+def masked_select(input, mask):
+    """The elements of ``input`` where the bool ``mask`` is true (the two broadcast together), as a 1-d tensor
+    in row-major order. Matches torch.masked_select (grad_fn MaskedSelectBackward0).
+
+    Raises:
+        RuntimeError: for a mask that is not bool (PyTorch's message).
+    """
+    m = _tensor_arg("masked_select", "mask", 2, mask)
+    if m.dtype != np.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    return _masked_select(to_tensor(input), m)
+
+
+# ------------------------------------------------------------------------------------ scatter, scatter_add
+def _check_scatter(fn: str, input, dim, idx, src=None) -> int:
+    d = normalize_dim(dim, max(input.ndim, 1))
+    if idx.size == 0:
+        return d
+    if max(input.ndim, 1) != max(idx.ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    if src is not None and src.dtype != input.dtype:
+        raise RuntimeError(f"{fn}(): Expected self.dtype to be equal to src.dtype")
+    a_shape, i_shape = input.shape or (1,), idx.shape or (1,)
+    for k in range(len(a_shape)):
+        if k != d and i_shape[k] > a_shape[k]:
+            raise RuntimeError(f"Expected index {list(idx.shape)} to be no larger than self {list(input.shape)} "
+                               f"apart from dimension {d}")
+    bad = (idx < 0) | (idx >= a_shape[d])
+    if bad.any():
+        raise RuntimeError(f"index {idx[bad].reshape(-1)[0]} is out of bounds for dimension {d} with size "
+                           f"{a_shape[d]}")
+    return d
+
+
+def _src_part(src, idx):
+    s = src.reshape(src.shape or (1,))
+    return s[tuple(slice(0, n) for n in (idx.shape or (1,)))]
+
+
+def _scattered(input, dim, index, values, accumulate: bool):
+    out = input.reshape(input.shape or (1,)).copy()
+    i = index.reshape(index.shape or (1,))
+    key = _gather_key(out.shape, normalize_dim(dim, out.ndim), i)
+    if accumulate:
+        np.add.at(out, key, values)
+    else:
+        out[key] = values
+    return out.reshape(input.shape)
+
+
+@op("scatter", grad_fn="ScatterBackward0", inputs=2, promote=None, public=False,
+    note="d/dinput = 1 where nothing was written; d/dsrc = the gradient gathered at the index")
+def _scatter_src(input, src, dim, index):
+    """``input`` with ``src``'s elements written at ``index`` along ``dim`` (torch.scatter, src)."""
+    return _scattered(input, dim, index, _src_part(src, index), False)
+
+
+@_scatter_src.defvjp
+def _(grad, dim, index, needs_input_grad):
+    # derivatives.yaml scatter.src: self: grad.scatter(dim, index, 0); src: grad.gather(dim, index)
+    return (_scatter_value(grad, dim, index, 0) if needs_input_grad[0] else None,
+            gather(grad, dim, Tensor(index)) if needs_input_grad[1] else None)
+
+
+@_scatter_src.defjvp
+def _(input_t, src_t, dim, index):
+    return _scatter_src(input_t, src_t, dim, index)  # self_t.scatter(dim, index, src_t)
+
+
+@op("scatter", grad_fn="ScatterBackward1", promote=None, public=False,
+    note="d/dinput = 1 where nothing was written, 0 at the index")
+def _scatter_value(input, dim, index, value):
+    """``input`` with the number ``value`` written at ``index`` along ``dim`` (torch.scatter, value)."""
+    return _scattered(input, dim, index, np.asarray(value).astype(input.dtype), False)
+
+
+@_scatter_value.defvjp
+def _(grad, dim, index):
+    return _scatter_value(grad, dim, index, 0)  # derivatives.yaml scatter.value: grad.scatter(dim, index, 0)
+
+
+@_scatter_value.defjvp
+def _(input_t, dim, index):
+    return _scatter_value(input_t, dim, index, 0)
+
+
+def _reduced_scatter(input, dim, index, values, reduce):
+    out = input.reshape(input.shape or (1,)).copy()
+    i = index.reshape(index.shape or (1,))
+    key = _gather_key(out.shape, normalize_dim(dim, out.ndim), i)
+    (np.add if reduce == "add" else np.multiply).at(out, key, np.broadcast_to(values, i.shape))
+    return out.reshape(input.shape)
+
+
+def _scatter_not_differentiable(grad):
+    raise RuntimeError("derivative for aten::scatter is not implemented")
+
+
+@op("scatter", grad_fn="NotImplemented", inputs=2, promote=None, public=False,
+    note="no derivative with reduce: backward raises, as in PyTorch")
+def _scatter_reduce_src(input, src, dim, index, reduce):
+    """``input`` with ``src``'s elements added to (multiplied into) it at ``index`` along ``dim``."""
+    return _reduced_scatter(input, dim, index, _src_part(src, index), reduce)
+
+
+@op("scatter", grad_fn="NotImplemented", promote=None, public=False,
+    note="no derivative with reduce: backward raises, as in PyTorch")
+def _scatter_reduce_value(input, dim, index, value, reduce):
+    """``input`` with the number ``value`` added to (multiplied into) it at ``index`` along ``dim``."""
+    return _reduced_scatter(input, dim, index, np.asarray(value).astype(input.dtype), reduce)
+
+
+for _o in (_scatter_reduce_src, _scatter_reduce_value):
+    _o.defvjp(_scatter_not_differentiable)
+    _o.defjvp_unsupported("scatter")
+
+
+@composite("scatter", grad_fn="ScatterBackward0 (tensor src) | ScatterBackward1 (number value) | NotImplemented "
+                              "(reduce)", method=True,
+           note="d/dinput = 1 where nothing was written; d/dsrc = the gradient gathered at the index")
+def scatter(input, dim, index, src=None, *, value=None, reduce=None):
+    """``input`` with ``src``'s elements (or the number ``value``) written along ``dim`` at the positions
+    ``index`` gives: ``out[index[i][j]][j] = src[i][j]`` for dim 0. Matches torch.scatter (grad_fn
+    ScatterBackward0 for a tensor src, ScatterBackward1 for a number); where ``index`` repeats a position the
+    last write wins (PyTorch leaves that unspecified). With ``reduce="add"`` or ``"multiply"`` the elements are
+    added to (multiplied into) the input's, repeated positions accumulating; PyTorch then records a grad_fn
+    NotImplemented whose backward fails, and warns that ``reduce`` with a tensor src is deprecated.
+
+    Raises:
+        RuntimeError: for another ``reduce`` (PyTorch's message).
+        RuntimeError: for an index that is not int64/int32, out of range, of another number of dimensions or larger
+            than the input, or a src of another dtype (PyTorch's messages).
+    """
+    x = to_tensor(input)
+    idx = _index_arg("scatter", index)
+    if src is None and value is None:
+        raise TypeError("scatter() missing 1 required positional argument: 'src'")
+    src = value if src is None else src
+    if reduce is not None and reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    if isinstance(src, Tensor):
+        _check_scatter("scatter", x.data, dim, idx, src.data)
+        if reduce is not None:
+            warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in "
+                          "a future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
+                          UserWarning, stacklevel=3)
+            return _scatter_reduce_src(x, src, dim, idx, reduce)
+        return _scatter_src(x, src, dim, idx)
+    _check_scatter("scatter", x.data, dim, idx)
+    if reduce is not None:
+        return _scatter_reduce_value(x, dim, idx, src, reduce)
+    return _scatter_value(x, dim, idx, src)
+
+
+@op("scatter_add", grad_fn="ScatterAddBackward0", inputs=2, promote=None, public=False,
+    note="d/dinput = 1; d/dsrc = the gradient gathered at the index")
+def _scatter_add(input, src, dim, index):
+    """``input`` with ``src``'s elements added at ``index`` along ``dim`` (torch.scatter_add)."""
+    return _scattered(input, dim, index, _src_part(src, index), True)
+
+
+@_scatter_add.defvjp
+def _(grad, dim, index, needs_input_grad):
+    # derivatives.yaml scatter_add: self: grad; src: grad.gather(dim, index)
+    return grad, (gather(grad, dim, Tensor(index)) if needs_input_grad[1] else None)
+
+
+_scatter_add.defjvp_linear()  # scatter_add(self_t, dim, index, src_t)
+
+
+@composite("scatter_add", grad_fn="ScatterAddBackward0", method=True, note=_scatter_add.note)
+def scatter_add(input, dim, index, src):
+    """``input`` with ``src``'s elements added along ``dim`` at the positions ``index`` gives (repeated
+    positions add up): ``out[index[i][j]][j] += src[i][j]`` for dim 0. Matches torch.scatter_add (grad_fn
+    ScatterAddBackward0).
+
+    Raises:
+        RuntimeError: for an index that is not int64/int32, out of range, of another number of dimensions or larger
+            than the input, or a src of another dtype (PyTorch's messages).
+    """
+    x = to_tensor(input)
+    idx = _index_arg("scatter", index)  # (PyTorch names scatter in this message)
+    s = to_tensor(src)
+    _check_scatter("scatter", x.data, dim, idx, s.data)  # (PyTorch's messages name scatter)
+    return _scatter_add(x, s, dim, idx)
+
+
+# ---------------------------------------------------------------------------------- index_fill, index_copy
+def _index_vector(fn: str, input, dim, index) -> tuple:
+    """The normalized dim and the int64 index vector of index_fill (negative indices count from the end) or
+    index_copy (no negative indices), checked with PyTorch's messages."""
+    idx = _tensor_arg(fn, "index", 3, index)
+    copy = fn == "index_copy"
+    if idx.dtype != np.int64:
+        if copy:
+            raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got "
+                               f"{dtypes.scalar_type_name(idx.dtype)}")
+        raise IndexError(f"{fn}_(): Expected dtype int64 for index.")
+    if idx.ndim > 1:
+        if copy:
+            raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {idx.ndim})")
+        raise RuntimeError("Index has to be a vector/scalar")
+    d = normalize_dim(dim, max(input.ndim, 1))
+    size = input.shape[d] if input.ndim else 1
+    flat = idx.reshape(-1)
+    bad = (flat < (0 if copy else -size)) | (flat >= size)
+    if bad.any():
+        raise IndexError(f"{'index_copy_(): ' if copy else ''}index {flat[bad][0]} is out of bounds for dimension "
+                         f"{d} with size {size}")
+    return d, np.where(flat < 0, flat + size, flat)
+
+
+def _filled(input, dim, index, value):
+    out = input.copy()
+    if input.ndim == 0:
+        return np.asarray(value).astype(input.dtype) if index.size else out
+    out[(slice(None),) * dim + (index,)] = np.asarray(value).astype(input.dtype)
+    return out
+
+
+@op("index_fill", grad_fn="IndexFillBackward0", promote=None, public=False,
+    note="d/dinput = 1 outside the filled slices, 0 in them")
+def _index_fill_number(input, dim, index, value):
+    """``input`` with the slices ``index`` along ``dim`` set to the number ``value``."""
+    return _filled(input, dim, index, value)
+
+
+@_index_fill_number.defvjp
+def _(grad, dim, index):
+    return _index_fill_number(grad, dim, index, 0)  # derivatives.yaml: grad.index_fill(dim, index, 0)
+
+
+@_index_fill_number.defjvp
+def _(input_t, dim, index):
+    return _index_fill_number(input_t, dim, index, 0)
+
+
+@op("index_fill", grad_fn="IndexFillBackward1", inputs=2, promote=None, public=False,
+    note="d/dinput = 1 outside the filled slices; d/dvalue = the sum of the gradient in them")
+def _index_fill_tensor(input, value, dim, index):
+    """``input`` with the slices ``index`` along ``dim`` set to the 0-d ``value``."""
+    return _filled(input, dim, index, value)
+
+
+@_index_fill_tensor.defvjp
+def _(grad, dim, index, needs_input_grad):
+    # derivatives.yaml index_fill.int_Tensor: value: grad.index_select(dim, unique(index)).sum()
+    gv = None
+    if needs_input_grad[1]:
+        g = grad if grad.ndim else reshape(grad, (1,))
+        gv = sum(index_select(g, dim, Tensor(np.unique(index))))
+    return (_index_fill_number(grad, dim, index, 0) if needs_input_grad[0] else None), gv
+
+
+@_index_fill_tensor.defjvp
+def _(input_t, value_t, dim, index):
+    return _index_fill_tensor(input_t, value_t, dim, index)  # self_t.index_fill(dim, index, value_t)
+
+
+@composite("index_fill", grad_fn="IndexFillBackward0 (number value) | IndexFillBackward1 (tensor value)",
+           method=True, note="d/dinput = 1 outside the filled slices; d/dvalue = the sum of the gradient in them")
+def index_fill(input, dim, index, value):
+    """``input`` with the slices at ``index`` (an int64 vector; negative counting from the end) along ``dim`` set
+    to ``value``. Matches torch.index_fill (grad_fn IndexFillBackward0 for a number, IndexFillBackward1 for a 0-d
+    tensor value, which gets the sum of the gradient in the filled slices, each counted once).
+
+    Raises:
+        RuntimeError: for a value tensor that is not 0-d or an index that is not a vector; IndexError for an
+            index that is not int64 or out of range (PyTorch's messages).
+    """
+    x = to_tensor(input)
+    d, idx = _index_vector("index_fill", x.data, dim, index)
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value.ndim} dimension(s).")
+        return _index_fill_tensor(x, value, d, idx)
+    return _index_fill_number(x, d, idx, value)
+
+
+@op("index_copy", grad_fn="IndexCopyBackward0", inputs=2, promote=None, public=False,
+    note="d/dinput = 1 outside the copied slices; d/dsource = the gradient's slices at the index")
+def _index_copy(input, source, dim, index):
+    """``input`` with ``source``'s slices copied to the positions ``index`` along ``dim``."""
+    out = input.copy()
+    if input.ndim == 0:
+        return source.reshape(()).astype(input.dtype) if index.size else out
+    out[(slice(None),) * dim + (index,)] = source
+    return out
+
+
+@_index_copy.defvjp
+def _(grad, dim, index, needs_input_grad):
+    # derivatives.yaml index_copy: self: grad.index_fill(dim, index, 0); source: grad.index_select(dim, index)
+    gs = None
+    if needs_input_grad[1]:
+        gs = grad if grad.ndim else reshape(grad, (1,))
+        gs = index_select(gs, dim, Tensor(index))
+    return (_index_fill_number(grad, dim, index, 0) if needs_input_grad[0] else None), gs
+
+
+_index_copy.defjvp_linear()  # self_t.index_copy(dim, index, source_t)
+
+
+@composite("index_copy", grad_fn="IndexCopyBackward0", method=True, note=_index_copy.note)
+def index_copy(input, dim, index, source):
+    """``input`` with the slices of ``source`` copied to the positions ``index`` (an int64 vector) along
+    ``dim``. Matches torch.index_copy (grad_fn IndexCopyBackward0).
+
+    Raises:
+        IndexError: for an index out of range (negative ones too), not a vector, or of another length than
+            ``source`` along dim; RuntimeError for an index that is not int64 or a source of another dtype
+            (PyTorch's messages).
+    """
+    x, s = to_tensor(input), to_tensor(source)
+    d, idx = _index_vector("index_copy", x.data, dim, index)
+    n = s.shape[d] if s.ndim else 1
+    if idx.size != n:
+        raise IndexError(f"index_copy_(): Number of indices ({idx.size}) should be equal to source.size(dim) ({n})")
+    if s.dtype != x.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
+                           f"{dtypes.scalar_type_name(x.data.dtype)} and (source) "
+                           f"{dtypes.scalar_type_name(s.data.dtype)}")
+    return _index_copy(x, s, d, idx)
+
+
+# ----------------------------------------------------------------------------------- take, take_along_dim
+@op("take", grad_fn="TakeBackward0", promote=None, public=False,
+    note="d/dinput = the gradient added into zeros at the flat indices")
+def _take(input, index):
+    """The elements of the flattened ``input`` at ``index`` (an int64 array, negative counting from the end)."""
+    return input.reshape(-1)[index]
+
+
+@op("_put_accumulate", grad_fn="PutBackward0", promote=None, note="d/dgrad = the gradient taken at the indices")
+def _put_accumulate(grad, index, shape):
+    """Zeros of ``shape`` with ``grad`` added at the flat ``index`` (take_backward: put_ with accumulate)."""
+    out = np.zeros(int(np.prod(shape, dtype=np.int64)), dtype=grad.dtype)
+    np.add.at(out, index.reshape(-1), grad.reshape(-1))
+    return out.reshape(shape)
+
+
+@_take.defvjp
+def _(grad, input_shape, index):
+    return _put_accumulate(grad, index, tuple(input_shape))
+
+
+@_put_accumulate.defvjp
+def _(grad, index):
+    return _take(grad, index)
+
+
+_take.defjvp_linear()  # derivatives.yaml: auto_linear
+_put_accumulate.defjvp_linear()
+
+
+@composite("take", grad_fn="TakeBackward0", method=True, note=_take.note)
+def take(input, index):
+    """The elements of ``input`` read as a 1-d tensor at the positions ``index`` (int64, negative counting from
+    the end), in the shape of ``index``. Matches torch.take (grad_fn TakeBackward0: repeated positions add up).
+
+    Raises:
+        RuntimeError: for an index that is not int64; IndexError for one out of range (PyTorch's messages).
+    """
+    x = to_tensor(input)
+    idx = _tensor_arg("take", "index", 2, index)
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {dtypes.scalar_type_name(idx.dtype)}")
+    n = x.data.size
+    bad = (idx < -n) | (idx >= n)
+    if bad.any():
+        raise IndexError(f"out of range: tried to access index {idx[bad].reshape(-1)[0]} on a tensor of {n} "
+                         "elements.")
+    return _take(x, np.where(idx < 0, idx + n, idx))
+
+
+@composite("take_along_dim", grad_fn="GatherBackward0", method=True,
+           note="the gradient added into zeros at the gathered positions")
+def take_along_dim(input, indices, dim=None):
+    """The values of ``input`` at ``indices`` along ``dim``, the two broadcast apart from ``dim`` (a gather);
+    without ``dim``, of the flattened input. Matches torch.take_along_dim (grad_fn GatherBackward0).
+
+    Raises:
+        RuntimeError: for indices that are not int64 or of another number of dimensions; IndexError for a dim out
+            of range or given with a 0-d input (PyTorch's messages).
+    """
+    x = to_tensor(input)
+    idx = _tensor_arg("take_along_dim", "indices", 2, indices)
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{dtypes.scalar_type_name(idx.dtype)}")
+    if dim is None:
+        return gather(reshape(x, (-1,)), 0, Tensor(idx.reshape(-1)))
+    if x.ndim != idx.ndim:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {x.ndim} dimensions for input, and {idx.ndim} dimensions for indices")
+    if x.ndim == 0:  # (PyTorch wraps the dim without allowing a 0-d tensor)
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = normalize_dim(dim, x.ndim)
+    sizes = list(x.shape)
+    sizes[d] = idx.shape[d]
+    shape = np.broadcast_shapes(tuple(sizes), idx.shape)
+    idx_b = np.broadcast_to(idx, shape)
+    xs = list(shape)
+    xs[d] = x.shape[d]
+    if tuple(xs) != tuple(x.shape):
+        x = expand(x, tuple(xs))
+    return gather(x, d, Tensor(np.ascontiguousarray(idx_b)))
+
+
+# ------------------------------------------------------------------------------------------------ nonzero
+@composite("nonzero", grad_fn="none (indices)", note="not differentiable (indices)", method=True,
+           differentiable=False)
+def nonzero(input, *, as_tuple=False):
+    """The indices of the nonzero elements of ``input``: an int64 tensor of shape ``(n, input.ndim)`` in
+    row-major order, or with ``as_tuple=True`` one 1-d tensor per dimension (a 0-d input counts as 1-d). Matches
+    torch.nonzero; not differentiable."""
+    data = to_tensor(input).data
+    if as_tuple:
+        return tuple(Tensor(a.astype(np.int64)) for a in np.nonzero(data.reshape(data.shape or (1,))))
+    if data.ndim == 0:
+        return Tensor(np.zeros((1 if data != 0 else 0, 0), dtype=np.int64))
+    return Tensor(np.argwhere(data).astype(np.int64))
+
+
+# ------------------------------------------------------------------------------------ in-place variants
+def _inplace(name: str, fn, doc: str):
+    def method(self, *args, **kwargs):
+        others = tuple(a for a in list(args) + list(kwargs.values()) if isinstance(a, Tensor))
+        return apply(self, lambda s: fn(s, *args, **kwargs), others)
+
+    method.__name__ = name
+    method.__doc__ = doc
+    return tensor_method(name)(method)
+
+
+masked_fill_ = _inplace("masked_fill_", masked_fill, """``self.masked_fill_(mask, value)``: ``value`` written where
+    ``mask`` is true, in place; returns self. Matches torch.Tensor.masked_fill_ (grad_fn MaskedFillBackward0 or 1).""")
+scatter_ = _inplace("scatter_", scatter, """``self.scatter_(dim, index, src)`` (or ``value``, ``reduce``) in place;
+    returns self. Matches torch.Tensor.scatter_ (grad_fn ScatterBackward0 or 1; NotImplemented with reduce).""")
+scatter_add_ = _inplace("scatter_add_", scatter_add, """``self.scatter_add_(dim, index, src)`` in place; returns
+    self. Matches torch.Tensor.scatter_add_ (grad_fn ScatterAddBackward0).""")
+index_fill_ = _inplace("index_fill_", index_fill, """``self.index_fill_(dim, index, value)`` in place; returns
+    self. Matches torch.Tensor.index_fill_ (grad_fn IndexFillBackward0 or 1).""")
+index_copy_ = _inplace("index_copy_", index_copy, """``self.index_copy_(dim, index, source)`` in place; returns
+    self. Matches torch.Tensor.index_copy_ (grad_fn IndexCopyBackward0).""")
