@@ -36,20 +36,18 @@ def _submodules() -> frozenset:
 
 
 _SUBMODULES = _submodules()
-#: Submodules whose name is also a public name: ``G.tensor`` is the function (torch.tensor), not gradcli.engine.tensor.
-_SHADOWED = frozenset({"tensor", "linalg"})
 
 
 def _engine() -> dict:
     """Import the engine and put its public names into this module (done once)."""
-    from .engine import dtypes
+    from .engine import autograd, dtypes
     from .engine.autograd import backward, enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
     from .engine.context import RunContext
     from .ops import REGISTRY
     from .engine.tensor import Size, Tensor
 
     names = {k: v for k, v in REGISTRY.items() if not k.startswith("_")}
-    names.update(dtypes=dtypes, backward=backward, enable_grad=enable_grad, grad=grad,
+    names.update(autograd=autograd, dtypes=dtypes, backward=backward, enable_grad=enable_grad, grad=grad,
                  is_grad_enabled=is_grad_enabled, no_grad=no_grad, set_grad_enabled=set_grad_enabled,
                  RunContext=RunContext, Size=Size, Tensor=Tensor, get_default_dtype=dtypes.get_default_dtype,
                  set_default_dtype=dtypes.set_default_dtype)
@@ -67,11 +65,25 @@ def _engine() -> dict:
     return names
 
 
+def _namespace(name: str):
+    """``G.nn``, ``G.optim`` and ``G.func`` (torch.nn, torch.optim, torch.func), imported on first use."""
+    if name == "nn":
+        from .api import nn as module
+    elif name == "optim":
+        from .api import optim as module
+    else:
+        from .api import func as module
+    globals()[name] = module
+    return module
+
+
 def __getattr__(name: str):
     if name.startswith("__"):
         raise AttributeError(name)
-    if name in _SUBMODULES and name not in _SHADOWED:
-        # ``from . import limits`` before gradcli.engine.limits is loaded: no such attribute yet, and the import system
+    if name in ("nn", "optim", "func"):
+        return _namespace(name)
+    if name in _SUBMODULES:
+        # ``from . import engine`` before gradcli.engine is loaded: no such attribute yet, and the import system
         # then imports the submodule (without the engine).
         raise AttributeError(f"module 'gradcli' has no attribute {name!r}")
     names = globals().get("_ENGINE")
@@ -93,16 +105,3 @@ def __dir__():
     if "_ENGINE" not in globals():
         globals()["_ENGINE"] = _engine()
     return sorted(globals())
-
-
-class _Package(_types.ModuleType):
-    """This module's type: importing the submodule gradcli.engine.tensor does not replace the public name ``tensor``
-    (the function, torch.tensor) with the submodule, as the import system otherwise would."""
-
-    def __setattr__(self, name, value):
-        if name in _SHADOWED and isinstance(value, _types.ModuleType):
-            return  # the submodule stays in sys.modules; the attribute is the function, loaded on first use
-        super().__setattr__(name, value)
-
-
-_sys.modules[__name__].__class__ = _Package

@@ -34,7 +34,7 @@ def test_non_editable_install_from_another_directory(tmp_path):
     # The JSON Schemas ship in the wheel, and the installed console script runs a batch with worker processes
     # (which import the main module again: it must be guarded).
     for name in ("grad", "batch", "ops"):
-        assert (target / "gradcli" / "schemas" / f"{name}.schema.json").is_file()
+        assert (target / "gradcli" / "render" / "schemas" / f"{name}.schema.json").is_file()
     p = subprocess.run([sys.executable, "-m", "gradcli", "schema", "batch"], capture_output=True, text=True,
                        cwd=work, env=env, timeout=60)
     assert p.returncode == 0 and json.loads(p.stdout)["$id"] == "urn:gradcli:schema:batch"

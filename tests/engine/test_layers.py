@@ -25,80 +25,22 @@ import gradcli
 
 PACKAGE = Path(gradcli.__file__).parent
 
-#: The layers, bottom first: a module may import modules of its own layer (without a cycle) and of lower ones.
-LAYER_NAMES = [
-    "foundations: errors, dtypes, printing of arrays, PyTorch's names",  # 0
-    "limits: the numbers and the errors",  # 1
-    "run context",  # 2
-    "tensor: data, version counter, dims, conversion",  # 3
-    "autograd: nodes, engine, grad modes, node budget, anomaly mode",  # 4
-    "ops/_core: declaring and applying an op",  # 5
-    "op families, the op table and the library API",  # 6
-    "language: grammar, program, interpreter, input specs",  # 7
-    "calculator, runner, check, batch entries, results",  # 8
-    "render: tables, JSON, schemas",  # 9
-    "commands: cli, the batch command and its runner",  # 10
+#: The layers, bottom first, each a folder of the package (``ops/core`` sits below the rest of ``ops``). A module
+#: may import modules of its own layer (without a cycle) and of lower ones. The folder a module is in is its layer.
+LAYERS = [
+    ("engine", "Tensor, graph nodes, the backward pass, grad modes, run context, dtypes, generator, errors, limits"),
+    ("ops.core", "declaring and applying an op, its derivatives in both modes"),
+    ("ops", "the op table, by family, and Tensor's operators"),
+    ("api", "PyTorch's library namespaces: autograd.functional, func, forward_ad, linalg, nn, optim; the package"),
+    ("language", "grammar, program, interpreter, builtins, input specs"),
+    ("app", "the application: what a command computes, as a Result"),
+    ("render", "tables, JSON, pictures, plots, schemas: the only place that formats output"),
+    ("frontends", "the gradcli command, batch and the interactive session"),
 ]
+LAYER_NAMES = [f"{folder}/: {what}" for folder, what in LAYERS]
+#: Modules at the package's top level: ``gradcli`` re-exports the library API, ``__main__`` runs the command.
+TOP_LEVEL = {"gradcli": "api", "gradcli.__main__": "frontends"}
 
-#: Module (or package prefix ending in ".*") -> layer (an index of LAYER_NAMES). The most specific entry wins.
-LAYERS = {
-    "gradcli.engine.errors": 0,
-    "gradcli.engine.rules": 0,  # the codes of derivative-rule arguments and calls
-    "gradcli.engine.dtypes": 0,
-    "gradcli.engine.printing": 0,
-    "gradcli.language.torch_names": 0,
-    "gradcli.engine.generator": 0,  # PyTorch's CPU random number generator
-    "gradcli.engine.limits": 1,
-    "gradcli.engine.context": 2,
-    "gradcli.engine.tensor": 3,
-    "gradcli.engine.versions": 3,
-    "gradcli.engine.autograd": 4,
-    "gradcli.engine.anomaly": 4,
-    "gradcli.ops.core.base": 5,
-    "gradcli.ops": 6,
-    "gradcli.api.autograd_functional": 6,  # torch.autograd.functional (the library API, on autograd and the ops)
-    "gradcli.api.gradcheck": 6,  # torch.autograd.gradcheck and gradgradcheck
-    "gradcli.api.forward_ad": 6,  # torch.autograd.forward_ad (dual tensors; the op table applies the JVP rules)
-    "gradcli.api.func": 6,  # torch.func (transforms on the engine, forward AD and the ops)
-    "gradcli.ops.core.saved_names": 6,  # grad_fn._saved_* under PyTorch's names, derived from the op table's rules
-    "gradcli.ops.core.saved_hooks": 6,  # torch.autograd.graph.saved_tensors_hooks, save_on_cpu
-    "gradcli.ops.*": 6,
-    "gradcli": 6,  # the library API: re-exports the engine and the op table
-    "gradcli.language": 7,
-    "gradcli.language.*": 7,
-    "gradcli.app.calculator": 8,
-    "gradcli.app.run_program": 8,
-    "gradcli.app.finite_differences": 8,
-    "gradcli.app.transforms": 8,  # gradcli jacobian/hessian requests
-    "gradcli.app.catalog": 8,
-    "gradcli.app.result": 8,
-    "gradcli.app.reporting": 8,
-    "gradcli.ops.core.formulas": 6,
-    "gradcli.api.nn": 6,  # torch.nn: modules, Parameter, init, utils (library API on the op table)
-    "gradcli.api.nn.*": 6,
-    "gradcli.api.optim": 6,  # torch.optim and its lr_scheduler (library API)
-    "gradcli.api.optim.*": 6,  # each backward's local derivative as a formula, for --explain
-    "gradcli.api.linalg": 6,  # torch.linalg: the op table's linalg.* entries
-    "gradcli.app.recording": 8,  # what the graph pictures and --explain show, recorded while a program runs
-    "gradcli.app.chain_rule": 8,
-    "gradcli.app.plot_grid": 8,
-    "gradcli.app.run_graph": 8,  # exceptions -> errors, exit codes and their text on stderr
-    "gradcli.frontends.batch.entries": 8,
-    "gradcli.render": 9,
-    "gradcli.frontends.cli_options": 10,
-    "gradcli.frontends.cli_output": 10,
-    "gradcli.render.*": 9,
-    "gradcli.render.schemas": 9,
-    "gradcli.render.schemas.*": 9,
-    # batch's runner renders each entry where it runs (in --jobs workers), so it sits with the commands
-    "gradcli.frontends.batch": 10,
-    "gradcli.frontends.batch.*": 10,
-    "gradcli.frontends.batch.dask_runner": 10,  # --dask: the sibling of the --jobs runner (imports dask only when used)
-    "gradcli.frontends.cli": 10,
-    "gradcli.frontends.session": 10,  # the interactive session (gradcli repl)
-    "gradcli.frontends.session.*": 10,
-    "gradcli.__main__": 10,
-}
 
 def module_files(package: Path = PACKAGE) -> dict[str, tuple[Path, bool]]:
     """Module name -> (file, is a package's ``__init__``) for every ``.py`` file under ``package``."""
@@ -236,14 +178,15 @@ def find_cycles(modules, imports: list[Import]) -> list[list[Import]]:
 
 
 def layer_of(module: str) -> int | None:
-    """The layer of ``module`` from :data:`LAYERS` (an exact entry, else the longest ``prefix.*`` entry)."""
-    if module in LAYERS:
-        return LAYERS[module]
-    parts = module.split(".")
-    for k in range(len(parts) - 1, 0, -1):
-        key = ".".join(parts[:k]) + ".*"
-        if key in LAYERS:
-            return LAYERS[key]
+    """The layer of ``module`` (an index of :data:`LAYERS`): the folder it is in, the most specific one first;
+    None for a module outside every layer's folder."""
+    folders = [folder for folder, _ in LAYERS]
+    if module in TOP_LEVEL:
+        return folders.index(TOP_LEVEL[module])
+    rest = module.split(".", 1)[1] if "." in module else ""
+    for folder in sorted(folders, key=len, reverse=True):
+        if rest == folder or rest.startswith(folder + "."):
+            return folders.index(folder)
     return None
 
 
@@ -266,11 +209,13 @@ def test_imports_go_down_the_layers_only():
         f"{layer_of(i.target)} ({LAYER_NAMES[layer_of(i.target)]})" for i in upward)
 
 
-def test_layer_table_names_existing_modules():
-    mods = module_files()
-    stale = [k for k in LAYERS if not (k[:-2] in mods if k.endswith(".*") else k in mods)]
-    assert not stale, f"LAYERS names modules that do not exist: {stale}"
-    assert all(0 <= v < len(LAYER_NAMES) for v in LAYERS.values())
+def test_every_layer_is_a_folder_and_the_top_level_is_small():
+    for folder, _ in LAYERS:
+        assert (PACKAGE / folder.replace(".", "/") / "__init__.py").is_file(), folder
+    entries = sorted(p.name for p in PACKAGE.iterdir() if p.name != "__pycache__" and not p.name.startswith("."))
+    assert len(entries) <= 10, entries
+    loose = [p.name for p in PACKAGE.glob("*.py") if p.stem not in ("__init__", "__main__")]
+    assert not loose, f"modules outside the layers' folders: {loose}"
 
 
 def test_no_imports_by_name_at_runtime():
@@ -342,9 +287,11 @@ def test_checker_finds_no_cycle_in_a_tree(tmp_path):
     assert find_cycles(mods, imports) == []
 
 
-@pytest.mark.parametrize("module, layer", [("gradcli.ops.shape.views", 6), ("gradcli.ops.core.base", 5),
-                                           ("gradcli.language.interpreter", 7), ("gradcli.render.table", 9),
-                                           ("gradcli.frontends.batch.entries", 8), ("gradcli.frontends.batch.runner", 10),
-                                           ("gradcli.nonexistent", None)])
+@pytest.mark.parametrize("module, layer", [("gradcli.ops.shape.views", "ops"), ("gradcli.ops.core.base", "ops.core"),
+                                           ("gradcli.language.interpreter", "language"),
+                                           ("gradcli.render.table", "render"), ("gradcli", "api"),
+                                           ("gradcli.frontends.batch.runner", "frontends"),
+                                           ("gradcli.engine", "engine"), ("gradcli.nonexistent", None)])
 def test_layer_lookup(module, layer):
-    assert layer_of(module) == layer
+    folders = [folder for folder, _ in LAYERS]
+    assert layer_of(module) == (None if layer is None else folders.index(layer))

@@ -1,4 +1,4 @@
-"""The op table's declarations (gradcli/ops/core/base.py): one way to declare, one set of fields for ``gradcli
+"""The op table's declarations (gradcli/ops/_core.py): one way to declare, one set of fields for ``gradcli
 ops``, op modules that import each other top-down only, and the facts kept once (ScalarType names, PyTorch's
 broadcast error, the codes of the rule calls)."""
 
@@ -136,45 +136,23 @@ def test_broadcast_errors_name_the_pair_pytorch_names(program, torch):
 
 
 # ------------------------------------------------------------------------------ the op modules' imports
-def _imports(path: Path):
-    """(module-level imports of sibling op modules, imports inside functions) of one file of gradcli/ops."""
+def _local_imports(path: Path) -> list[str]:
+    """The import statements inside functions of one file of gradcli/ops, as ``file:line``."""
     tree = ast.parse(path.read_text(), str(path))
-    top, local = set(), []
-    for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            if node.module:
-                top.add(node.module.split(".")[0])
-            else:
-                top.update(a.name for a in node.names)
+    local = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for inner in ast.walk(node):
                 if isinstance(inner, (ast.Import, ast.ImportFrom)):
-                    local.append(f"{path.name}:{inner.lineno}")
-    return top, local
+                    local.append(f"{path.relative_to(OPS_DIR)}:{inner.lineno}")
+    return local
 
 
 def test_op_modules_have_no_function_local_imports():
-    local = [hit for p in sorted(OPS_DIR.glob("*.py")) for hit in _imports(p)[1]]
+    # (the op families' order among themselves, and ops/core below them, is checked with the package's
+    # layers in tests/engine/test_layers.py)
+    local = [hit for p in sorted(OPS_DIR.rglob("*.py")) for hit in _local_imports(p)]
     assert not local, f"imports inside functions: {local}"
-
-
-def test_op_modules_import_each_other_top_down():
-    graph = {p.stem: _imports(p)[0] for p in OPS_DIR.glob("*.py") if p.stem != "__init__"}
-    order, done = [], set()
-
-    def visit(m, path):
-        assert m not in path, f"import cycle among op modules: {' -> '.join(path + [m])}"
-        if m in done:
-            return
-        for dep in sorted(graph[m]):
-            visit(dep, path + [m])
-        done.add(m)
-        order.append(m)
-
-    for m in sorted(graph):
-        visit(m, [])
-    assert order.index("_core") == 0
 
 
 def test_elementwise_names_the_operators_use_are_exported():
