@@ -7,12 +7,13 @@ import pytest
 
 from gradcli import limits
 from gradcli.context import RunContext
+from helpers import TORCH_REASON
 
 
 @pytest.fixture
 def torch():
     """The torch module (the test is skipped where torch is not installed; CI installs it)."""
-    return pytest.importorskip("torch")
+    return pytest.importorskip("torch", reason=TORCH_REASON)
 
 
 @pytest.fixture(autouse=True)

@@ -22,6 +22,18 @@ import gradcli as G
 #: The repository's top folder (examples/, grammars/, benchmarks/ live there).
 ROOT = Path(__file__).resolve().parent.parent
 
+#: Seconds before a subprocess of a test counts as hung. A guard against hangs, not a speed check: a loaded
+#: machine (CI on two cores beside other jobs) can be many times slower than an idle one.
+HANG_TIMEOUT = 600
+
+#: Why a test that compares with PyTorch is skipped where torch is not installed (it is the tests' oracle only).
+TORCH_REASON = "torch is the tests' oracle and is not installed: pip install torch==2.13.0"
+
+#: The tolerances of ``torch.testing.assert_close`` for float32: a float32 result of a matmul or a reduction
+#: may differ in its last bits with the BLAS kernel, the CPU and the summation order, so such results are
+#: compared to these, never exactly.
+FLOAT32_RTOL, FLOAT32_ATOL = 1.3e-6, 1e-5
+
 GRADCHECK_EPS = 1e-6
 GRADCHECK_ATOL = 1e-5
 GRADCHECK_RTOL = 1e-3
@@ -354,11 +366,14 @@ def python_and_gradcli_stdout(tmp_path, name: str, program: str) -> tuple[str, s
     import subprocess
     import sys
 
+    pytest.importorskip("torch", reason=TORCH_REASON)
     path = tmp_path / f"{name}.py"
     path.write_text(program)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    want = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env)
+    want = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env,
+                          timeout=HANG_TIMEOUT)
     assert want.returncode == 0, want.stderr
-    got = subprocess.run([sys.executable, "-m", "gradcli", "run", str(path)], capture_output=True, text=True, env=env)
+    got = subprocess.run([sys.executable, "-m", "gradcli", "run", str(path)], capture_output=True, text=True, env=env,
+                         timeout=HANG_TIMEOUT)
     assert got.returncode == 0, got.stderr
     return want.stdout, got.stdout

@@ -175,6 +175,7 @@ def test_bad_dask_options_are_usage_errors(tmp_path, args, message):
     assert p.stderr.decode().startswith(message) and p.stderr.count(b"\n") == 1, p.stderr
 
 
+@pytest.mark.perf
 def test_dask_is_imported_only_with_dask(tmp_path):
     path = tmp_path / "one.txt"
     path.write_text(entry(1))
