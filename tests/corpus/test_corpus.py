@@ -119,6 +119,7 @@ ROUNDING_SENSITIVE: dict[str, str] = {
     "037_mlp_cross_entropy_adam": "60 Adam steps through log_softmax; prints 6 decimals",
     "038_xor_mlp": "200 momentum steps through tanh, sigmoid and log",
     "040_clip_grad_weight_decay": "a norm over all parameters and 5 clipped steps",
+    "043_freeze_and_count": "prints a loss rounded to 5 digits after Linear layers (matmuls) and 3 SGD steps",
     "045_gradient_penalty": "double backward through leaky_relu and a norm; 5-digit prints",
     "046_functional_mlp": "prints cross_entropy losses to 6 decimals over 5 steps",
     "047_adam_rosenbrock": "500 Adam steps; prints 5 decimals",
