@@ -31,11 +31,6 @@ HANG_TIMEOUT = 600
 #: Why a test that compares with PyTorch is skipped where torch is not installed (it is the tests' oracle only).
 TORCH_REASON = "torch is the tests' oracle and is not installed: pip install torch==2.13.0"
 
-#: The tolerances of ``torch.testing.assert_close`` for float32: a float32 result of a matmul or a reduction
-#: may differ in its last bits with the BLAS kernel, the CPU and the summation order, so such results are
-#: compared to these, never exactly.
-FLOAT32_RTOL, FLOAT32_ATOL = 1.3e-6, 1e-5
-
 GRADCHECK_EPS = 1e-6
 GRADCHECK_ATOL = 1e-5
 GRADCHECK_RTOL = 1e-3
