@@ -54,8 +54,9 @@ def test_one_layer_net_matches_closed_form():
     b = np.array(doc["inputs"]["b"]["value"], dtype=np.float32)
     z = w.sum(0) + b
     expected_b = (1 / (1 + np.exp(-z))) / 3  # d/dz mean(BCE(z, 0)) = sigmoid(z) / 3
-    np.testing.assert_allclose(doc["grads"]["b"]["value"], expected_b, rtol=1e-6)
-    np.testing.assert_allclose(doc["grads"]["w"]["value"], np.tile(expected_b, (5, 1)), rtol=1e-6)
+    # float32 through a BLAS matmul: torch.testing's float32 tolerances, not the last bits
+    np.testing.assert_allclose(doc["grads"]["b"]["value"], expected_b, rtol=1.3e-6, atol=1e-5)
+    np.testing.assert_allclose(doc["grads"]["w"]["value"], np.tile(expected_b, (5, 1)), rtol=1.3e-6, atol=1e-5)
     assert doc["output"]["grad_fn"] == "BinaryCrossEntropyWithLogitsBackward0"
     assert [n["name"] for n in doc["graph"]["nodes"]][:4] == [
         "BinaryCrossEntropyWithLogitsBackward0", "AddBackward0", "SqueezeBackward4", "MmBackward0"]
