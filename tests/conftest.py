@@ -7,12 +7,13 @@ import pytest
 
 from gradcli.engine import limits
 from gradcli.engine.context import RunContext
+from helpers import TORCH_REASON
 
 
 @pytest.fixture
 def torch():
     """The torch module (the test is skipped where torch is not installed; CI installs it)."""
-    return pytest.importorskip("torch")
+    return pytest.importorskip("torch", reason=TORCH_REASON)
 
 
 @pytest.fixture(autouse=True)

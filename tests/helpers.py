@@ -8,6 +8,8 @@ compared with central finite differences computed by perturbing each input's ``.
 
 from __future__ import annotations
 
+import math
+import re
 import warnings
 import zlib
 from dataclasses import dataclass, field
@@ -21,6 +23,13 @@ import gradcli as G
 
 #: The repository's top folder (examples/, grammars/, benchmarks/ live there).
 ROOT = Path(__file__).resolve().parent.parent
+
+#: Seconds before a subprocess of a test counts as hung. A guard against hangs, not a speed check: a loaded
+#: machine (CI on two cores beside other jobs) can be many times slower than an idle one.
+HANG_TIMEOUT = 600
+
+#: Why a test that compares with PyTorch is skipped where torch is not installed (it is the tests' oracle only).
+TORCH_REASON = "torch is the tests' oracle and is not installed: pip install torch==2.13.0"
 
 GRADCHECK_EPS = 1e-6
 GRADCHECK_ATOL = 1e-5
@@ -347,6 +356,58 @@ def assert_raises_like_torch(fn, torch) -> None:
     assert (type(eg.value).__name__, str(eg.value)) == (type(et.value).__name__, str(et.value))
 
 
+#: A number as Python and PyTorch print it (ints, decimals, exponents, nan and inf).
+_NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?\b(?:nan|inf)\b")
+
+
+def _last_digit(literal: str) -> float:
+    """One unit in the last printed digit of a printed number (``0.1235`` -> 1e-4, ``1.5e-03`` -> 1e-4): what
+    rounding to that many digits can flip when two values differ in their last bits. 0 for an integer or an
+    integral float (``3``, ``12.``), which must match exactly."""
+    mantissa, _, exponent = literal.lower().partition("e")
+    decimals = len(mantissa.split(".", 1)[1]) if "." in mantissa else 0
+    if decimals == 0:
+        return 0.0
+    return 10.0 ** (int(exponent or 0) - decimals)
+
+
+def printed_alike(got: str, want: str, rtol: float = 1e-4) -> bool:
+    """Whether two printed outputs say the same: the same text between the numbers (up to whitespace, since
+    PyTorch pads columns to the widest number) and each pair of numbers within ``rtol`` or one unit of the
+    last printed digit (integers exactly; nan with nan).
+
+    For outputs with float32 results of matrix products, convolutions and long reductions, which may differ in
+    their last bits with the BLAS kernel, the CPU and the summation order, so that a printed digit can flip;
+    rtol 1e-4 as the corpus compares its rounding-sensitive programs (tests/corpus/test_corpus.py).
+    """
+    if got == want:
+        return True
+    text_g, text_w = _NUMBER.split(got), _NUMBER.split(want)
+    if [" ".join(t.split()) for t in text_g] != [" ".join(t.split()) for t in text_w]:
+        return False
+    for g, w in zip(_NUMBER.findall(got), _NUMBER.findall(want)):
+        a, b = float(g), float(w)
+        if math.isnan(a) or math.isnan(b):
+            if not (math.isnan(a) and math.isnan(b)):
+                return False
+            continue
+        if a == b:
+            continue
+        if math.isinf(a) or math.isinf(b):
+            return False
+        if abs(a - b) > rtol * max(abs(a), abs(b)) + max(_last_digit(g), _last_digit(w)) * (1 + 1e-9):
+            return False
+    return True
+
+
+def assert_printed_alike(got: str, want: str, rtol: float = 1e-4) -> None:
+    """Fail with both outputs, line by line, unless :func:`printed_alike`."""
+    if not printed_alike(got, want, rtol):
+        diff = "\n".join(f"  got  {g!r}\n  want {w!r}" for g, w in zip(got.splitlines(), want.splitlines())
+                         if g != w)
+        raise AssertionError(f"the printed outputs differ beyond rtol {rtol}:\n{diff or (got, want)}")
+
+
 def python_and_gradcli_stdout(tmp_path, name: str, program: str) -> tuple[str, str]:
     """Run ``program`` (the text of a PyTorch program) with Python and torch, then with ``gradcli run``, and
     return both standard outputs ``(want, got)``; each run must exit 0 (its stderr is the failure message)."""
@@ -354,11 +415,14 @@ def python_and_gradcli_stdout(tmp_path, name: str, program: str) -> tuple[str, s
     import subprocess
     import sys
 
+    pytest.importorskip("torch", reason=TORCH_REASON)
     path = tmp_path / f"{name}.py"
     path.write_text(program)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    want = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env)
+    want = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env,
+                          timeout=HANG_TIMEOUT)
     assert want.returncode == 0, want.stderr
-    got = subprocess.run([sys.executable, "-m", "gradcli", "run", str(path)], capture_output=True, text=True, env=env)
+    got = subprocess.run([sys.executable, "-m", "gradcli", "run", str(path)], capture_output=True, text=True, env=env,
+                         timeout=HANG_TIMEOUT)
     assert got.returncode == 0, got.stderr
     return want.stdout, got.stdout

@@ -20,14 +20,18 @@ import sys
 import time
 
 import pytest
-from distributed import Client, LocalCluster
 
-from gradcli import render
+pytest.importorskip("distributed", reason="gradcli batch --dask needs Dask: pip install -e '.[dask]'")
+from distributed import Client, LocalCluster  # noqa: E402
+
+from gradcli import render  # noqa: E402
 from gradcli.frontends.batch import Defaults, read_entries
 from gradcli.frontends.batch.dask_runner import DaskRunner
 from helpers import ROOT
 
-TIMEOUT = 120
+#: Seconds before a test counts a command as hung: a guard against hangs, not a speed check (a loaded machine
+#: can be many times slower than an idle one).
+TIMEOUT = 600
 
 
 def env(**extra) -> dict:
@@ -108,7 +112,7 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(client):
     assert killed is not None
     assert [line for line, _ in got] == list(range(1, n + 1))  # every entry exactly once, in input order
     assert [doc["output"]["value"] for _, doc in got] == pytest.approx([value(k) for k in range(n)])
-    deadline = time.monotonic() + 60  # the nanny restarts the worker, for the tests after this one
+    deadline = time.monotonic() + TIMEOUT  # the nanny restarts the worker, for the tests after this one
     while True:
         pids = client.run(os.getpid)
         if len(pids) == 2 and killed not in pids.values():
@@ -171,6 +175,7 @@ def test_bad_dask_options_are_usage_errors(tmp_path, args, message):
     assert p.stderr.decode().startswith(message) and p.stderr.count(b"\n") == 1, p.stderr
 
 
+@pytest.mark.perf
 def test_dask_is_imported_only_with_dask(tmp_path):
     path = tmp_path / "one.txt"
     path.write_text(entry(1))
@@ -271,6 +276,17 @@ if __name__ == "__main__":
 """
 
 
+def _assert_lost_scheduler_message(p, err: bytes, address: str) -> None:
+    """The documented end of a run whose scheduler went away: exit 2, one ConnectionError line, then the
+    summary; no traceback, no WorkerError."""
+    text = err.decode()
+    assert p.returncode == 2, text
+    assert "Traceback" not in text and "WorkerError" not in text and "NoneType" not in text, text
+    lines = text.splitlines()
+    assert lines[0] == f"ConnectionError: lost the Dask scheduler at {address} (its tasks were cancelled)", text
+    assert len(lines) == 2 and lines[1].startswith("gradcli batch: "), text  # and the summary, nothing else
+
+
 def test_a_scheduler_lost_mid_run_is_one_line_and_exit_2(tmp_path):
     path = tmp_path / "many.txt"
     path.write_text("".join(entry(k) for k in range(5_000)))
@@ -286,7 +302,120 @@ def test_a_scheduler_lost_mid_run_is_one_line_and_exit_2(tmp_path):
     finally:
         os.killpg(cluster.pid, signal.SIGKILL)
         cluster.wait()
-    assert p.returncode == 2
-    lines = err.decode().splitlines()
-    assert lines[0] == f"ConnectionError: lost the Dask scheduler at {address} (its tasks were cancelled)", err
-    assert len(lines) == 2 and lines[1].startswith("gradcli batch: ")  # and the summary, nothing else
+    _assert_lost_scheduler_message(p, err, address)
+
+
+def test_the_scheduler_alone_killed_mid_run_is_a_connection_error(tmp_path):
+    """What a user with a ``dask scheduler`` and a ``dask worker`` sees when the scheduler dies and the worker
+    lives on: the worker finishes its partitions, and the client learns of the loss either as cancelled
+    futures or as a result that cannot be fetched (a closed connection). Both are the documented
+    ConnectionError, never ``WorkerError: ... NoneType: None``."""
+    path = tmp_path / "many.txt"
+    path.write_text("".join(entry(k) for k in range(20_000)))
+    scheduler_file = tmp_path / "scheduler.json"
+    procs = []
+    try:
+        procs.append(subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
+             "--no-dashboard", "--scheduler-file", str(scheduler_file)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env(), start_new_session=True))
+        procs.append(subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file", str(scheduler_file),
+             "--nthreads", "1", "--nworkers", "1", "--no-dashboard", "--death-timeout", str(TIMEOUT)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env(), start_new_session=True))
+        with Client(scheduler_file=str(scheduler_file), set_as_default=False, timeout=TIMEOUT) as c:
+            c.wait_for_workers(1, timeout=TIMEOUT)
+            address = c.scheduler.address
+        p = subprocess.Popen(gradcli(str(path), "--json", "--dask", address), stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=env())
+        assert json.loads(p.stdout.readline())["line"] == 1
+        os.killpg(procs[0].pid, signal.SIGKILL)  # the scheduler only
+        out, err = p.communicate(timeout=TIMEOUT)
+    finally:
+        for proc in procs:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait()
+    assert out.count(b"\n") < 20_000 - 1  # it stopped part-way
+    _assert_lost_scheduler_message(p, err, address)
+
+
+class _FakeFuture:
+    """A Dask future as the client sees it when the scheduler has gone: ``status`` and what ``result``
+    raises."""
+
+    def __init__(self, status: str, exc: BaseException):
+        self.status, self._exc = status, exc
+
+    def result(self, timeout=None):
+        raise self._exc
+
+    def exception(self, timeout=None):  # distributed answers None for any status but "error"
+        return self._exc if self.status == "error" else None
+
+    def release(self):
+        pass
+
+
+class _FakeClient:
+    """Just what DaskRunner asks of a client; every submitted partition gets ``make_future()``."""
+
+    class scheduler:
+        address = "tcp://127.0.0.1:8786"
+
+    def __init__(self, make_future):
+        self.make_future = make_future
+
+    def nthreads(self):
+        return {"tcp://127.0.0.1:1": 1}
+
+    def submit(self, *args, **kwargs):
+        return self.make_future()
+
+    def cancel(self, futures):
+        pass
+
+
+def _comm_closed():
+    from distributed.comm.core import CommClosedError
+
+    return CommClosedError("in <TCP (closed) ConnectionPool.gather local=tcp://127.0.0.1:1>: Stream is closed")
+
+
+def _cancelled():
+    from distributed.client import FutureCancelledError
+
+    return FutureCancelledError("k", reason="scheduler-connection-lost", msg="Client lost the connection")
+
+
+@pytest.mark.parametrize("status, make_exc", [
+    ("finished", _comm_closed),  # the task finished; fetching its result found the connection closed
+    ("finished", lambda: OSError("Timed out trying to connect to tcp://127.0.0.1:8786")),
+    ("cancelled", _cancelled),  # the client cancelled every future as it lost the scheduler
+    ("pending", _cancelled),
+    ("pending", lambda: __import__("asyncio").CancelledError()),
+], ids=["finished-comm-closed", "finished-oserror", "cancelled", "pending-cancelled", "asyncio-cancelled"])
+def test_each_way_of_losing_the_scheduler_is_a_connection_error(status, make_exc):
+    """The ways distributed reports a lost scheduler to a waiting client, each timing of the race the CLI test
+    above can meet, all read as the scheduler lost (before, a finished future whose result could not be
+    fetched was read as a failed task: ``WorkerError: ... NoneType: None``)."""
+    from gradcli.errors import InputError
+
+    client = _FakeClient(lambda: _FakeFuture(status, make_exc()))
+    with pytest.raises(InputError) as info:
+        list(DaskRunner(entries(10), render.get("json").batch(None), client, partition=5))
+    assert info.value.type == "ConnectionError"
+    assert info.value.message == "lost the Dask scheduler at tcp://127.0.0.1:8786 (its tasks were cancelled)"
+
+
+def test_a_task_that_failed_on_its_worker_is_a_worker_error_that_names_it():
+    from gradcli.errors import InputError
+
+    client = _FakeClient(lambda: _FakeFuture("error", ModuleNotFoundError("No module named 'gradcli'")))
+    with pytest.raises(InputError) as info:
+        list(DaskRunner(entries(10), render.get("json").batch(None), client, partition=5))
+    assert info.value.type == "WorkerError"
+    assert info.value.message == ("a Dask worker could not run the entries from line 1: ModuleNotFoundError: "
+                                  "No module named 'gradcli' (is gradcli installed where the workers run?)")

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT
-TIMEOUT = 120
+from helpers import HANG_TIMEOUT, ROOT
+TIMEOUT = HANG_TIMEOUT
 
 
 def env(**extra) -> dict:
@@ -231,7 +231,7 @@ def test_ctrl_c_with_jobs_stops_every_process(tmp_path):
     assert out == b""  # (line 1 was read above)
     assert b"Traceback" not in err and b"KeyboardInterrupt" not in err
     assert err.decode().startswith("gradcli batch: interrupted after 1 entry, 0 failed")
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + TIMEOUT
     while processes_in_session(p.pid) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert processes_in_session(p.pid) == []  # no worker left behind

@@ -53,7 +53,7 @@ def test_batch_entries_all_succeed(bench, tmp_path):
     path.write_text("\n".join(bench.batch_entries(25)) + "\n")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     r = subprocess.run([sys.executable, "-m", "gradcli", "batch", str(path), "--json"], env=env,
-                       capture_output=True, text=True, timeout=120)
+                       capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     docs = [json.loads(line) for line in r.stdout.splitlines()]
     assert len(docs) == 25 and not any("error" in d for d in docs)

@@ -54,8 +54,9 @@ def test_one_layer_net_matches_closed_form():
     b = np.array(doc["inputs"]["b"]["value"], dtype=np.float32)
     z = w.sum(0) + b
     expected_b = (1 / (1 + np.exp(-z))) / 3  # d/dz mean(BCE(z, 0)) = sigmoid(z) / 3
-    np.testing.assert_allclose(doc["grads"]["b"]["value"], expected_b, rtol=1e-6)
-    np.testing.assert_allclose(doc["grads"]["w"]["value"], np.tile(expected_b, (5, 1)), rtol=1e-6)
+    # float32 through a BLAS matmul: torch.testing's float32 tolerances, not the last bits
+    np.testing.assert_allclose(doc["grads"]["b"]["value"], expected_b, rtol=1.3e-6, atol=1e-5)
+    np.testing.assert_allclose(doc["grads"]["w"]["value"], np.tile(expected_b, (5, 1)), rtol=1.3e-6, atol=1e-5)
     assert doc["output"]["grad_fn"] == "BinaryCrossEntropyWithLogitsBackward0"
     assert [n["name"] for n in doc["graph"]["nodes"]][:4] == [
         "BinaryCrossEntropyWithLogitsBackward0", "AddBackward0", "SqueezeBackward4", "MmBackward0"]
@@ -197,7 +198,7 @@ def test_json_is_strict_with_nonfinite_values():
 def _subprocess(*args, **kw):
     env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
     return subprocess.run([sys.executable, "-m", "gradcli", *args], capture_output=True, text=True, env=env,
-                          timeout=60, **kw)
+                          timeout=600, **kw)
 
 
 def test_subprocess_json_and_errors(tmp_path):
@@ -221,5 +222,5 @@ def test_library_one_liner():
     code = ("import gradcli as G; x = G.tensor([1., 2.], requires_grad=True); (x * x).sum().backward(); "
             "print(x.grad)")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                       env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=60)
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=600)
     assert p.stdout == "tensor([2., 4.])\n"

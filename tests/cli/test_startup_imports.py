@@ -17,6 +17,8 @@ import pytest
 
 from gradcli import render
 
+pytestmark = pytest.mark.perf  # start-up imports and the collector over start-up: performance guards
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # The entry point as the console script calls it, its exit code in ``code`` (a script's middle part).
@@ -50,7 +52,7 @@ def _imports(args, watched, no_color=True, gc_state=None, environ=None, report=N
     if not no_color:
         del env["NO_COLOR"]
     p = subprocess.run([sys.executable, "-c", _RUN.format(watched=sorted(watched)), *args], capture_output=True,
-                       text=True, env=env, timeout=120)
+                       text=True, env=env, timeout=600)
     found = json.loads(p.stderr.strip().splitlines()[-1])
     if gc_state is not None:
         gc_state[:] = found["gc"]
@@ -68,7 +70,7 @@ _COMPUTING = {"numpy", "gradcli.engine.limits", "gradcli.app.result", "gradcli.r
 
 def test_importing_the_cli_imports_nothing_a_command_needs():
     code = f"import sys, gradcli.frontends.cli\nprint(sorted(m for m in {sorted(_COMPUTING)!r} if m in sys.modules))"
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
                        env=dict(os.environ, PYTHONPATH=ROOT))
     assert p.stdout.strip() == "[]", p.stderr
 
@@ -178,7 +180,7 @@ for n in before:
     assert options(slim, n) == before[n], n
 print("ok", sum(len(v) for v in before.values()))
 """
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
                        env=dict(os.environ, PYTHONPATH=ROOT))
     assert p.stdout.startswith("ok "), p.stderr
     assert int(p.stdout.split()[1]) > 60
@@ -209,7 +211,7 @@ def _larks(args, environ=None, report=None):
     env["PYTHONPATH"] = os.pathsep.join(p for p in (environ or {}).get("PYTHONPATH", "").split(os.pathsep) + [ROOT]
                                         if p)
     p = subprocess.run([sys.executable, "-c", _COUNT_LARKS, *args], capture_output=True, text=True, env=env,
-                       timeout=120)
+                       timeout=600)
     found = json.loads(p.stderr.strip().splitlines()[-1])
     if report is not None:
         report.update(found)

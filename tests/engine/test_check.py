@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from gradcli.frontends.cli import app
 from gradcli.ops import REGISTRY
 
-from helpers import ROOT
+from helpers import HANG_TIMEOUT, ROOT
 runner = CliRunner()
 
 
@@ -126,7 +126,7 @@ def test_check_custom_tolerances():
 def test_check_through_a_real_subprocess(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
     p = subprocess.run([sys.executable, "-m", "gradcli", "grad", "(x * x).mean()", "-i", "x=[1., 2., 3.]",
-                        "--check", "--json"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+                        "--check", "--json"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=HANG_TIMEOUT)
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["check"]["ok"] is True
 

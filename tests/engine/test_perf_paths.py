@@ -96,6 +96,7 @@ def test_fast_path_equals_general_path(name, kind, dtype):
         _same(a, b)
 
 
+@pytest.mark.perf
 def test_fast_path_is_taken(monkeypatch):
     """The comparisons above would prove nothing if _apply took the general path for these calls."""
     def general(o, args):

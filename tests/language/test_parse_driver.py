@@ -315,7 +315,7 @@ def test_a_command_compiles_one_expression_for_its_tokens():
             "build.parse_expression('arange(4.0)')\n"
             "d = grammar._Driver.get(build._HANDLERS)\n"
             "print(d.union is not None, len(d.compiled), len(d.scanners))")
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
                        env=dict(os.environ, PYTHONPATH=str(ROOT)))
     union, own, states = p.stdout.split()
     assert (union, own) == ("True", "0") and int(states) > 10, p.stderr

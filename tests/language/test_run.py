@@ -28,7 +28,7 @@ from gradcli.frontends.cli import app
 from gradcli.language import nodes
 from gradcli.language.build import build_program
 
-from helpers import ROOT
+from helpers import HANG_TIMEOUT, ROOT
 SEEDS = sorted((ROOT / "examples" / "seeds").glob("0*.txt"))
 runner = CliRunner()
 
@@ -46,7 +46,7 @@ def run_text(tmp_path, text, *args, name="prog.py"):
 def _subprocess(*args, **kw):
     env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
     return subprocess.run([sys.executable, "-m", "gradcli", *args], capture_output=True, text=True, env=env,
-                          timeout=120, **kw)
+                          timeout=HANG_TIMEOUT, **kw)
 
 
 # ------------------------------------------------------------------------------ the notebooks' text
@@ -490,7 +490,7 @@ def test_output_closed_early_ends_quietly(tmp_path):
         assert p.stdout.readline() == "tensor([0., 0.])\n"
         p.stdout.close()
         stderr = p.stderr.read()
-        assert p.wait(timeout=120) == 141  # 128 + SIGPIPE, quietly (as batch)
+        assert p.wait(timeout=HANG_TIMEOUT) == 141  # 128 + SIGPIPE, quietly (as batch)
     assert stderr == ""
 
 

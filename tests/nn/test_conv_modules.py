@@ -4,7 +4,7 @@ PyTorch's generator), ``print(model)``, and a small CNN trained by SGD whose los
 
 from __future__ import annotations
 
-from helpers import python_and_gradcli_stdout
+from helpers import assert_printed_alike, python_and_gradcli_stdout
 
 MODULES = '''
 import torch
@@ -88,7 +88,7 @@ print(model.fc.weight.grad.norm().item() > 0)
 
 def test_conv_and_pool_modules_print_and_compute_as_pytorch(tmp_path, torch):
     want, got = python_and_gradcli_stdout(tmp_path, "conv_modules", MODULES)
-    assert got == want
+    assert_printed_alike(got, want)  # float32 convolutions: BLAS may change the last bits
     assert "Conv1d(2, 4, kernel_size=(3,), stride=(2,), padding=(1,), bias=False, padding_mode=reflect)" in got
 
 
@@ -96,5 +96,5 @@ def test_small_cnn_trains_as_pytorch(tmp_path, torch):
     """Conv2d -> ReLU -> MaxPool2d -> Flatten -> Linear, cross_entropy, three SGD steps: the printed model,
     losses, gradients and updated parameters equal PyTorch's."""
     want, got = python_and_gradcli_stdout(tmp_path, "cnn", CNN)
-    assert got == want
+    assert_printed_alike(got, want)  # float32 convolutions, Linear and SGD steps: BLAS may change the last bits
     assert "Conv2d(1, 4, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))" in got

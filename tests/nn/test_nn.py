@@ -12,6 +12,7 @@ import pytest
 import gradcli as G
 from gradcli.api import nn as gnn
 from gradcli.api import optim as gopt
+from helpers import HANG_TIMEOUT, assert_printed_alike
 
 torch = pytest.importorskip("torch")
 
@@ -230,10 +231,11 @@ def test_program_module_classes_through_gradcli_run(tmp_path):
 
     path = tmp_path / "prog.py"
     path.write_text(PROGRAM)
-    ours = subprocess.run([sys.executable, "-m", "gradcli", "run", str(path)], capture_output=True, text=True)
-    theirs = subprocess.run([sys.executable, str(path)], capture_output=True, text=True)
+    ours = subprocess.run([sys.executable, "-m", "gradcli", "run", str(path)], capture_output=True, text=True,
+                          timeout=HANG_TIMEOUT)
+    theirs = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=HANG_TIMEOUT)
     assert ours.returncode == 0, ours.stderr
-    assert ours.stdout == theirs.stdout
+    assert_printed_alike(ours.stdout, theirs.stdout)  # a float32 loss after Linear layers and Adam steps
 
 
 def test_program_cannot_reach_module_internals(tmp_path):

@@ -12,7 +12,7 @@ import pytest
 import gradcli as G
 from gradcli.api import nn as gnn
 
-from helpers import python_and_gradcli_stdout
+from helpers import assert_printed_alike, python_and_gradcli_stdout
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
@@ -355,5 +355,5 @@ print(img.grad.sum(dim=(2, 3)), hd.grad, extra[0].running_mean, extra[0].running
 
 def test_training_program_prints_what_pytorch_prints(tmp_path, torch):
     want, got = python_and_gradcli_stdout(tmp_path, "nn_extra", PROGRAM)
-    assert got == want
+    assert_printed_alike(got, want)  # float32 Linear and Adam steps: BLAS may change the last bits
     assert "LayerNorm((6,), eps=1e-05, elementwise_affine=True, bias=True)" in got

@@ -26,7 +26,7 @@ import gradcli as G
 from helpers import grad_fn_name, to_np
 from gradcli.frontends.cli import app
 
-from helpers import ROOT
+from helpers import HANG_TIMEOUT, ROOT
 
 
 def _raised(fn, m):
@@ -389,7 +389,7 @@ print(json.dumps(out))
 def _collect_warnings(module: str) -> dict:
     # a fresh process each: PyTorch's C++ warnings are emitted once per process
     p = subprocess.run([sys.executable, "-c", _COLLECT.format(module=module), json.dumps(WARNINGS)],
-                       capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+                       capture_output=True, text=True, timeout=HANG_TIMEOUT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert p.returncode == 0, p.stderr
     return json.loads(p.stdout)
 
@@ -661,7 +661,7 @@ def test_subprocess_indexing_and_chunk(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
     p = subprocess.run([sys.executable, "-m", "gradcli", "grad", "p = chunk(x[..., [1, 0]], 2); p[0].sum() + "
                         "2 * p[1].sum()", "-i", "x=[[1., 2.], [3., 4.], [5., 6.]]", "--json"],
-                       capture_output=True, text=True, env=env, timeout=60, cwd=tmp_path)
+                       capture_output=True, text=True, env=env, timeout=HANG_TIMEOUT, cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
     assert doc["grads"]["x"]["value"] == [[1.0, 1.0], [1.0, 1.0], [2.0, 2.0]]

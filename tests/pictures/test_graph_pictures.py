@@ -276,6 +276,7 @@ def test_an_empty_graph_is_drawn_as_a_note():
     assert "no graph" in graph_to_dot(result) and "no graph" in graph_to_mermaid(result)
 
 
+@pytest.mark.perf
 def test_start_up_imports_no_picture_library():
     code = ("import sys, gradcli.frontends.cli; print(sorted(m for m in ('graphviz', 'plotext', 'matplotlib', 'rich') "
             "if m in sys.modules))")

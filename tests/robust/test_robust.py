@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from gradcli.engine import limits
 from gradcli.frontends.cli import app
 
-from helpers import ROOT
+from helpers import HANG_TIMEOUT, ROOT
 runner = CliRunner()
 
 
@@ -50,7 +50,7 @@ def subprocess_gradcli(*args, env=None, **kw):
     e = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
     e.update(env or {})
     return subprocess.run([sys.executable, "-m", "gradcli", "grad", *args], capture_output=True, env=e,
-                          timeout=120, **kw)
+                          timeout=HANG_TIMEOUT, **kw)
 
 
 # ------------------------------------------------------------------------------------------------- elements

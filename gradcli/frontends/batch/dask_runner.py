@@ -13,17 +13,21 @@ A worker lost mid-run (killed, out of memory) has its partitions run again elsew
 results of a partition are taken once, from its one future, so nothing is lost or duplicated. A partition that
 Dask gives up on (:class:`distributed.KilledWorker`: it was running on several workers that died) is run
 again one entry at a time, and an entry that Dask gives up on alone is reported as a failed entry
-(``WorkerProcessError``), as with ``--jobs``.
+(``WorkerProcessError``), as with ``--jobs``. The scheduler lost mid-run (killed, its machine gone, the network
+down) ends the run with ``ConnectionError: lost the Dask scheduler at ADDRESS ...`` and exit 2, whichever way
+distributed reports it (the futures cancelled, or fetching a finished partition's results failing).
 
 Dask is an optional dependency (``pip install 'gradcli[dask]'``) imported only here, when ``--dask`` is given.
 """
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import threading
 import uuid
 from collections import deque
+from concurrent.futures import CancelledError
 from typing import Iterable, Iterator
 
 from ...engine import limits
@@ -34,6 +38,10 @@ from .runner import Outcome, ParallelRunner, _died, run_chunk
 #: Entries per Dask task: large enough that a task's overhead (a few milliseconds of scheduling and
 #: messages) is small next to its work (about a millisecond per small entry), small enough to spread the work.
 PARTITION = 500
+
+#: What distributed raises when the scheduler is gone: the connection closed (``CommClosedError`` is an
+#: ``OSError``) or the futures cancelled as the client lost it.
+_LOST = (OSError, CancelledError, asyncio.CancelledError)
 
 #: Partitions in flight per worker thread of the cluster (running, queued on a worker, or done and waiting for
 #: the partitions before them to be written).
@@ -145,11 +153,15 @@ class DaskRunner(ParallelRunner):
 
     def __init__(self, entries: Iterable[Entry], entry_format, client, partition: int = PARTITION,
                  window: int | None = None, notice=None, debug: bool = False):
+        self.client = client
+        self.address = getattr(client.scheduler, "address", None) or "?"
         if window is None:
-            threads = sum(client.nthreads().values()) or 1
+            try:
+                threads = sum(client.nthreads().values()) or 1
+            except _LOST as e:
+                raise self._lost(e) from e
             window = max(4, IN_FLIGHT_PER_THREAD * threads)
         super().__init__(entries, entry_format, jobs=1, chunk=partition, notice=notice, debug=debug)
-        self.client = client
         self.window = window
         self._limit_values = limits.current.as_dict()
         self._prefix = f"gradcli-batch-{uuid.uuid4().hex[:8]}"
@@ -157,9 +169,19 @@ class DaskRunner(ParallelRunner):
 
     def _submit(self, entries: list, alone: bool = False) -> _Partition:
         key = f"{self._prefix}-{next(self._numbers)}"
-        future = self.client.submit(run_partition, entries, self.entry_format, self.debug, self._limit_values,
-                                    key=key, pure=False, retries=0)
+        try:
+            future = self.client.submit(run_partition, entries, self.entry_format, self.debug,
+                                        self._limit_values, key=key, pure=False, retries=0)
+        except _LOST as e:
+            raise self._lost(e) from e
         return _Partition(entries, future, alone)
+
+    def _lost(self, exc: BaseException | None = None) -> InputError:
+        """The error that ends the run when the scheduler is gone (``exc``: how distributed said so, kept as
+        the context for ``--debug``): ``ConnectionError``, exit 2. One text whichever way it was noticed,
+        since the client cancels every task of the run when it loses the scheduler."""
+        return InputError(f"lost the Dask scheduler at {self.address} (its tasks were cancelled)",
+                          type="ConnectionError")
 
     def __iter__(self) -> Iterator[tuple[Entry, Outcome]]:
         threading.Thread(target=self._read, name="gradcli-batch-reader", daemon=True).start()
@@ -180,10 +202,12 @@ class DaskRunner(ParallelRunner):
                 timeout = POLL if not self._eof and len(pending) < self.window else 0.5
                 try:
                     outcomes = head.future.result(timeout=timeout)
-                except TimeoutError:  # not done yet (or just done: the next look takes it)
-                    continue
-                except Exception:
-                    outcomes = self._failed(head, pending)
+                except TimeoutError as e:  # not done yet (or just done: the next look takes it)
+                    if head.future.status != "error":
+                        continue
+                    outcomes = self._failed(head, pending, e)  # the task itself raised TimeoutError
+                except (Exception, asyncio.CancelledError) as e:
+                    outcomes = self._failed(head, pending, e)
                 else:
                     pending.popleft()
                     head.future.release()
@@ -201,23 +225,26 @@ class DaskRunner(ParallelRunner):
                 except Exception:  # a lost connection: nothing to cancel
                     pass
 
-    def _failed(self, part: _Partition, pending: deque) -> list | None:
-        """A partition (the first of ``pending``) whose task did not give outcomes: take it out of
-        ``pending``, and return outcomes that say its entries failed (a single entry that Dask gave up on) or
-        None after putting its entries back at the front of ``pending``, one task each (Dask gave up on the
-        partition: the workers running it died).
+    def _failed(self, part: _Partition, pending: deque, exc: BaseException) -> list | None:
+        """A partition (the first of ``pending``) whose task did not give outcomes (``exc``: what its
+        ``future.result()`` raised): take it out of ``pending``, and return outcomes that say its entries
+        failed (a single entry that Dask gave up on) or None after putting its entries back at the front of
+        ``pending``, one task each (Dask gave up on the partition: the workers running it died).
+
+        Only a future whose status is ``"error"`` holds the task's own failure. Any other status means the
+        result never came: the future was cancelled (the client cancels every future when it loses the
+        scheduler: ``CancelledError``) or fetching a finished task's result failed (``CommClosedError`` or
+        another ``OSError``: the connection closed under it), which is the scheduler lost.
 
         Raises:
-            InputError: the tasks were cancelled: the connection to the scheduler was lost; or the task failed
-                on the worker, not in an entry (gradcli cannot be imported there, ...): exit 2.
+            InputError: the connection to the scheduler was lost (``ConnectionError``); or the task failed on
+                the worker, not in an entry (gradcli cannot be imported there, ...: ``WorkerError``): exit 2.
         """
         from distributed import KilledWorker
 
         pending.popleft()
-        if part.future.status == "cancelled":
-            raise InputError(f"lost the Dask scheduler at {self.client.scheduler.address} (its tasks were "
-                             f"cancelled)", type="ConnectionError")
-        exc = part.future.exception()
+        if part.future.status != "error" or isinstance(exc, (CancelledError, asyncio.CancelledError)):
+            raise self._lost(exc) from exc
         if not isinstance(exc, KilledWorker):  # the task itself failed: gradcli missing on a worker, ...
             hint = " (is gradcli installed where the workers run?)" if isinstance(exc, ImportError) else ""
             raise InputError(f"a Dask worker could not run the entries from line {part.entries[0].line}: "
