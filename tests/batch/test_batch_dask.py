@@ -401,7 +401,7 @@ def test_each_way_of_losing_the_scheduler_is_a_connection_error(status, make_exc
     """The ways distributed reports a lost scheduler to a waiting client, each timing of the race the CLI test
     above can meet, all read as the scheduler lost (before, a finished future whose result could not be
     fetched was read as a failed task: ``WorkerError: ... NoneType: None``)."""
-    from gradcli.errors import InputError
+    from gradcli.engine.errors import InputError
 
     client = _FakeClient(lambda: _FakeFuture(status, make_exc()))
     with pytest.raises(InputError) as info:
@@ -411,7 +411,7 @@ def test_each_way_of_losing_the_scheduler_is_a_connection_error(status, make_exc
 
 
 def test_a_task_that_failed_on_its_worker_is_a_worker_error_that_names_it():
-    from gradcli.errors import InputError
+    from gradcli.engine.errors import InputError
 
     client = _FakeClient(lambda: _FakeFuture("error", ModuleNotFoundError("No module named 'gradcli'")))
     with pytest.raises(InputError) as info:
