@@ -1,4 +1,4 @@
-"""torch.nn.functional's normalizations, activations and distances (gradcli/ops/nn/softmax/functional.py) and the modules of
+"""torch.nn.functional's normalizations, activations and distances (gradcli/ops/nn/functional.py) and the modules of
 gradcli/api/nn/extra.py against PyTorch: error texts, forward-mode details the op table
 skips, seeded initialisation, ``print(model)``, module outputs and gradients, and a ``gradcli run`` training
 program. Values, gradients and grad_fn names of the ops themselves are covered by the op table
