@@ -71,7 +71,7 @@ def _conv_out(spatial, ksize, stride, padding, dilation) -> tuple:
                  for s, k, st, p, d in zip(spatial, ksize, stride, padding, dilation))
 
 
-# ------------------------------------------------------------------------------------------ dtypes
+# ------------------------------------------------------------------------------------------------ dtypes
 def _refuse(kernel: str, input, kinds: str, *also) -> None:
     """PyTorch's NotImplementedError for a dtype its CPU kernel does not dispatch (``"avg_pool2d" not implemented
     for 'Bool'``): ``input``'s dtype must be of one of the numpy ``kinds`` or one of ``also``."""

@@ -319,7 +319,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     return squeeze(r, -2)
 
 
-# --------------------------------------------------------------------------------------- adaptive pool
+# ----------------------------------------------------------------------------------------- adaptive pool
 def _name_grad_fn(maps, name):
     return name
 

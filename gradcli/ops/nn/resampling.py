@@ -160,7 +160,7 @@ def pad(input, pad, mode="constant", value=None):
     return _take_axes(input, tuple(maps), name)
 
 
-# ---------------------------------------------------------------------------------------------- resize
+# ------------------------------------------------------------------------------------------------ resize
 def _interp_sizes(input, size, scale_factor, nd, recompute_scale_factor):
     """The output sizes and the scales (None: from the sizes) of F.interpolate."""
     if size is not None and scale_factor is not None:
