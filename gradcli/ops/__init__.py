@@ -39,8 +39,10 @@ families, each importing only those above it:
 * :mod:`.functional` — logsigmoid, softsign, celu, mish, hardswish, hardsigmoid, glu, softmin, layer_norm,
   group_norm, instance_norm, normalize, cosine_similarity, pairwise_distance, bilinear, one_hot
 * :mod:`.more` — quantile, nanquantile, scatter_reduce, masked_scatter
-* :mod:`.conv` — conv1d/conv2d, conv_transpose1d/2d, max_pool1d/2d, avg_pool1d/2d, adaptive_avg_pool1d/2d, pad,
-  constant_pad_nd, interpolate, unfold/fold, Tensor.unfold
+* :mod:`.nn.pooling` — max_pool1d/2d, avg_pool1d/2d, adaptive_avg_pool1d/2d
+* :mod:`.nn.resampling` — pad, constant_pad_nd, interpolate
+* :mod:`.nn.conv` — conv1d/conv2d, conv_transpose1d/2d
+* :mod:`.nn.fold` — unfold/fold, Tensor.unfold
 """
 
 from .elementwise import activation, arithmetic, comparison, unary
@@ -56,7 +58,10 @@ from .shape import scatter  # noqa: F401  (masked_fill/select, scatter(_add), in
 from .reduction import order  # noqa: F401  (topk, kthvalue, median, msort)
 from .nn import functional  # noqa: F401  (torch.nn.functional activations, norms, distances)
 from .reduction import quantile as more  # noqa: F401  (quantile, nanquantile, scatter_reduce, masked_scatter)
-from .nn import conv  # noqa: F401  (conv1d/2d, conv_transpose, pools, unfold/fold, pad, interpolate)
+from .nn import pooling  # noqa: F401  (max/avg/adaptive_avg pools)
+from .nn import resampling  # noqa: F401  (pad, constant_pad_nd, interpolate)
+from .nn import conv  # noqa: F401  (conv1d/2d, conv_transpose1d/2d)
+from .nn import fold as _fold  # noqa: F401  (unfold/fold, Tensor.unfold; private: "fold" names the op)
 from .linalg import decompositions as matrix  # noqa: F401  (torch.linalg's functions, det, inverse, cdist, ...)
 from .core.base import KINDS, REGISTRY, Op, to_tensor
 from .elementwise.activation import relu

@@ -72,7 +72,7 @@ DIFFERENCES = [
     Difference("svd", ("_saved_self",), _ONLY_NEEDED),
     Difference("cdist", ("_saved_x1", "_saved_x2"), "PyTorch saves the broadcast inputs (expanded views); gradcli saves "
                "the inputs as given"),
-    # the conv and nn.functional families (gradcli/ops/nn/conv.py, gradcli/ops/nn/functional.py)
+    # the conv and nn.functional families (gradcli/ops/nn/: conv.py, pooling.py, resampling.py, functional.py)
     Difference("avg_pool2d", ("_saved_stride",), "PyTorch saves stride as given (() when omitted); gradcli saves "
                "the stride it used (kernel_size by default)"),
     Difference("constant_pad_nd", ("_saved_pad",), "PyTorch saves pad as unsigned 64-bit ints (a negative pad, a crop, "

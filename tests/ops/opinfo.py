@@ -1514,7 +1514,7 @@ NN_FUNCTIONAL = [
         S("method", Arg((2, 2)), Arg((2, 2)), args=(tensor([[False, True], [True, False]]), In(1)), method=True))),
 ]
 
-# gradcli/ops/nn/conv.py (convolution, pooling, pad, fold, interpolate)
+# gradcli/ops/nn/conv.py, pooling.py, resampling.py, fold.py (convolution, pooling, pad, fold, interpolate)
 CONV = [
     OpInfo("conv2d", "nn", extra=(
         S("1x2x5x5-3x2x3x3-bias", Arg((1, 2, 5, 5)), Arg((3, 2, 3, 3)), Arg((3,))),

@@ -1,6 +1,7 @@
-"""Convolution and pooling (gradcli/ops/nn/conv.py) beyond their op-table samples: PyTorch's error texts
-for bad shapes, dtypes and arguments, max_pool2d's indices, Tensor.unfold (the windows op that shares F.unfold's
-name), the float32 and integer results, and the conv kernels on the benchmark's size."""
+"""Convolution and pooling (gradcli/ops/nn/conv.py, pooling.py, resampling.py, fold.py) beyond their op-table
+samples: PyTorch's error texts for bad shapes, dtypes and arguments, max_pool2d's indices, Tensor.unfold (the
+windows op that shares F.unfold's name), the float32 and integer results, and the conv kernels on the benchmark's
+size."""
 
 from __future__ import annotations
 

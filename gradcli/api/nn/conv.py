@@ -2,8 +2,9 @@
 ConvTranspose1d), MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, Unfold, Fold, Upsample, each as PyTorch 2.13's
 class: the same constructor arguments, checks and defaults, parameters drawn as ``reset_parameters`` draws them
 (kaiming_uniform_ with a = sqrt(5), then the bias from U(-1/sqrt(fan_in), 1/sqrt(fan_in)), from the
-PyTorch-exact generator), ``forward`` through the op table (gradcli/ops/nn/conv.py) and ``extra_repr`` as
-``print(model)`` shows it (``Conv2d(3, 16, kernel_size=(3, 3), stride=(1, 1))``)."""
+PyTorch-exact generator), ``forward`` through the op table (gradcli/ops/nn/: conv.py, pooling.py, fold.py,
+resampling.py) and ``extra_repr`` as ``print(model)`` shows it
+(``Conv2d(3, 16, kernel_size=(3, 3), stride=(1, 1))``)."""
 
 from __future__ import annotations
 
