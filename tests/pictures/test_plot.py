@@ -123,7 +123,7 @@ def test_over_parsing():
 
 def test_usage_errors():
     r = gc("plot", "x", "--over", "x=0:1", "--format", "dot")
-    assert r.exit_code == 2 and "gradcli plot writes table, json" in r.stderr
+    assert r.exit_code == 2 and "'dot' is not one of 'table', 'json', 'svg', 'png', 'pdf' (or 'csv')" in r.stderr
     r = gc("plot", "x", "--over", "x=0:1", "-i", "x=1.")
     assert r.exit_code == 2 and "x is swept by --over and also given by -i/-c" in r.stderr
     r = gc("plot", "x * y", "--over", "x=0:1", "--over", "y=0:1", "--order", "2")
