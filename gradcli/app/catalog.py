@@ -55,7 +55,7 @@ def list_ops(kind: str | None = None, name: str | None = None) -> list[OpInfo]:
         name: keep only names containing this text (case-insensitive).
     """
     from ..ops import REGISTRY
-    from ..ops.core.base import Op, _summary, signature_of
+    from ..ops.core.declare import Op, _summary, signature_of
 
     out = []
     for n in sorted(REGISTRY):

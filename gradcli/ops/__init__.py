@@ -58,7 +58,8 @@ from .nn import functional  # noqa: F401  (torch.nn.functional activations, norm
 from .reduction import quantile as more  # noqa: F401  (quantile, nanquantile, scatter_reduce, masked_scatter)
 from .nn import conv  # noqa: F401  (conv1d/2d, conv_transpose, pools, unfold/fold, pad, interpolate)
 from .linalg import decompositions as matrix  # noqa: F401  (torch.linalg's functions, det, inverse, cdist, ...)
-from .core.base import KINDS, REGISTRY, Op, to_tensor
+from ..engine.tensor import to_tensor
+from .core.declare import KINDS, REGISTRY, Op
 from .elementwise.activation import relu
 from .elementwise.arithmetic import (add, div, floor_divide, mul, pow, remainder, rsub, sub, true_divide,  # noqa: F401
                          _sub)

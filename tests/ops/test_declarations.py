@@ -1,4 +1,4 @@
-"""The op table's declarations (gradcli/ops/_core.py): one way to declare, one set of fields for ``gradcli
+"""The op table's declarations (gradcli/ops/core/declare.py): one way to declare, one set of fields for ``gradcli
 ops``, op modules that import each other top-down only, and the facts kept once (ScalarType names, PyTorch's
 broadcast error, the codes of the rule calls)."""
 
@@ -15,10 +15,11 @@ import pytest
 import gradcli as G
 from gradcli.engine import dtypes, rules
 from gradcli.ops import KINDS, REGISTRY, Op
-from gradcli.ops.core.base import ENTRY_KINDS, METHODS, composite, infer_size, op
+from gradcli.ops.core.apply import infer_size
+from gradcli.ops.core.declare import ENTRY_KINDS, METHODS, composite, op
 
 from gradcli.app.catalog import list_ops
-from gradcli.ops.core.base import signature_of
+from gradcli.ops.core.declare import signature_of
 from helpers import ROOT
 
 OPS_DIR = ROOT / "gradcli" / "ops"

@@ -123,7 +123,7 @@ DYNAMIC_ATTR_CALLS = {"getattr", "setattr", "delattr", "hasattr"}
 FORBIDDEN_ATTRIBUTES = {"__globals__", "__builtins__", "__subclasses__", "__code__", "__getattribute__"}
 # Computed attribute names that were reviewed: (file relative to the package, enclosing function or "<module>").
 REVIEWED_DYNAMIC_ATTRS = {
-    ("ops/_core.py", "install_method"): "installs op-table methods on Tensor at import time",
+    ("ops/core/declare.py", "install_method"): "installs op-table methods on Tensor at import time",
     ("ops/operators.py", "install_operators"): "installs Python's operator methods on Tensor at import time",
     ("language/build.py", "<module>"): "defines the builder's binary-operator methods at import time",
     ("language/nodes.py", "max_depth"): "reads the fields of gradcli's own program nodes",

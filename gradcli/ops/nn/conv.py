@@ -25,8 +25,8 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ...engine import dtypes, limits
-from ...engine.tensor import Tensor
-from ..core.base import composite, normalize_dim, op, tensor_method, to_tensor
+from ...engine.tensor import Tensor, normalize_dim, to_tensor
+from ..core.declare import composite, op, tensor_method
 from ..reduction.reductions import mean, sum
 from ..shape.views import reshape, squeeze, unsqueeze
 
