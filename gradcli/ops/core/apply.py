@@ -223,8 +223,9 @@ def _new_node(o, edges, params, datas, out: np.ndarray, odt, dtype, counted: boo
         dtype: the dtype the op computed in (gradients of the inputs are computed in it).
         counted: the caller has already counted the new use of each Node in ``edges`` (``Node.uses``).
 
-    The node saves what the rule names (:attr:`~gradcli.ops.core.declare.Op.save_plan`): inputs as the op computed on them and the
-    output, never Tensors (the engine rebuilds Tensors from them and the edges only for create_graph).
+    The node saves what the rule names (:attr:`~gradcli.ops.core.declare.Op.save_plan`): inputs as the op computed
+    on them and the output, never Tensors (the engine rebuilds Tensors from them and the edges only for
+    create_graph).
 
     Raises:
         RuntimeError: PyTorch's "the derivative for 'x' is not implemented." for an op without a rule.
@@ -259,7 +260,7 @@ def _tuple_output(o, out, args, datas, dtype):
 
 
 def _multi_output(o, out, args, datas, dtype) -> tuple:
-    """The outputs of an op with several differentiable ones (``Op.multi_output``, :class:`~gradcli.ops.core.declare.Op`) as Tensors sharing one
+    """The outputs of an op with several differentiable ones (``Op.multi_output``) as Tensors sharing one
     :class:`~gradcli.engine.autograd.MultiNode` (each tensor's ``output_nr`` its index), when recording."""
     outs = [x if type(x) is np.ndarray else np.asarray(x) for x in out]
     n = o.ninputs
@@ -417,7 +418,8 @@ def _forward_error(e: ValueError, datas) -> Exception:
 def positional(o, nargs: int):
     """A function ``f(a)`` (``nargs`` 1) or ``f(a, b)`` (``nargs`` 2) that applies ``o`` to Tensor ``a`` (and
     ``b``) with the other parameters at their defaults: ``o(a, b)`` without the keyword and default
-    handling of :meth:`~gradcli.ops.core.declare.Op.__call__`, for Tensor's operators (``Tensor.__add__ = positional(add, 2)``)."""
+    handling of :meth:`~gradcli.ops.core.declare.Op.__call__`, for Tensor's operators
+    (``Tensor.__add__ = positional(add, 2)``)."""
     if nargs != o.ninputs or nargs not in (1, 2):
         raise ValueError(f"positional({o.name}, {nargs}): the op takes {o.ninputs} tensor inputs")
     rest = o.defaults[nargs:] if o.defaults is not None else ()

@@ -273,6 +273,8 @@ class Op:
         saves: whether the rule needs saved values (then a second backward without retain_graph fails).
         save_plan: which values a node saves, in the rule's order: input indices, ``ninputs`` for the result.
         needs_shapes: the rule takes an input's shape (nodes then record the input shapes).
+        apply_fn: how a call with Tensors applies the op, ``apply_fn(op, args, params=None)``: the function of
+            :mod:`gradcli.ops.core.apply` for its number of tensor inputs (:func:`~gradcli.ops.core.apply.applier`).
     """
 
     kind = "op"
@@ -320,8 +322,8 @@ class Op:
             # parameters with defaults follow those without, so a call is complete once it has these many
             self.nrequired = sum(1 for _, _, default in params if default is _EMPTY)
         self.nargs = len(params)
-        # the apply function of the op's arity (gradcli.ops.core.apply), chosen once rather than per call
-        self._applier = applier(inputs)
+        # chosen once rather than dispatched on the input count per call
+        self.apply_fn = applier(inputs)
         self.__doc__ = forward.__doc__
         self.__name__ = self.name
 
@@ -506,17 +508,17 @@ class Op:
             else:
                 args += self.defaults[len(args):]
         if args and type(args[0]) is Tensor:  # the common case, checked first: it is the per-op overhead
-            return self._applier(self, args)
+            return self.apply_fn(self, args)
         n = self.ninputs
         for a in args[:n]:
             if type(a) is Tensor:
-                return self._applier(self, args)
+                return self.apply_fn(self, args)
         for a in args[:n]:
             # numpy arrays, and the numpy scalars that numpy returns for 0-d results, are the rules' values
             if isinstance(a, (np.ndarray, np.generic)):
                 return self.forward(*(np.asarray(x) if isinstance(x, np.generic) else x for x in args[:n]),
                                     *args[n:])
-        return self._applier(self, args)
+        return self.apply_fn(self, args)
 
     def _bind(self, args, kwargs):
         try:

@@ -41,7 +41,7 @@ def _fw_apply(o: Op, args, params):
     level = _state.fw_level
     _state.fw_level = None
     try:
-        out = _apply(o, args, params)
+        out = o.apply_fn(o, args, params)  # (_apply for the op's arity, without the dispatch)
         if all(t is None for t in tangents):
             return out
         outs = out if type(out) is tuple else (out,)
@@ -55,7 +55,15 @@ def _fw_apply(o: Op, args, params):
                 _set_tangent(x, t, level)
         else:
             _set_tangent(outs[0], ts, level)
-        _save_tangents(o, outs[0], tangents, level)
+        node = outs[0].grad_fn
+        if node is not None and o.save_plan:  # forward over reverse: the saved values' tangents
+            saved = {}
+            for slot, j in enumerate(o.save_plan):
+                t = fw_tangent_at(outs[0], level) if j == n else tangents[j]
+                if t is not None:
+                    saved[slot] = t
+            if saved:
+                SAVED_TANGENTS[node] = (level, saved)
     finally:
         _state.fw_level = level
     return out
@@ -136,21 +144,6 @@ JVP_KINDS = {
     "loss": _jvp_loss,
     "reduction": _jvp_reduction,
 }
-
-
-def _save_tangents(o: Op, out: Tensor, tangents, level) -> None:
-    """Forward over reverse: the tangents of the values the node of ``out`` saved (its inputs' and its output's),
-    kept for a later ``create_graph`` backward (``SAVED_TANGENTS``)."""
-    node = out.grad_fn
-    if node is not None and o.save_plan:
-        n = o.ninputs
-        saved = {}
-        for slot, j in enumerate(o.save_plan):
-            t = fw_tangent_at(out, level) if j == n else tangents[j]
-            if t is not None:
-                saved[slot] = t
-        if saved:
-            SAVED_TANGENTS[node] = (level, saved)
 
 
 def fw_tangent_at(t: Tensor, level):
