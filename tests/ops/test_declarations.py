@@ -82,6 +82,24 @@ def test_an_op_declares_its_forward_mode_rule():
     assert all(e.jvp is not None for e in REGISTRY.values() if isinstance(e, Op) and e.differentiable)
 
 
+
+def test_every_forward_mode_kind_has_its_function_and_forward_mode_is_installed():
+    """Forward mode computes a tangent by the op's ``jvp_kind`` (forward.JVP_KINDS); apply, below forward,
+    reaches it through the hook that forward installs when the package is imported."""
+    import gc
+
+    from gradcli.ops.core import apply, forward
+
+    # the private ops too (the losses' are behind public composites)
+    ops = {o for o in gc.get_objects() if isinstance(o, Op)}
+    kinds = {o.jvp_kind for o in ops if o.jvp is not None}
+    assert kinds <= set(forward.JVP_KINDS), kinds - set(forward.JVP_KINDS)
+    assert {"rule", "linear", "multilinear", "elementwise", "loss", "reduction"} <= kinds
+    assert apply._fw_apply is forward._fw_apply
+    # each op calls the apply function of its number of tensor inputs
+    assert G.mul.apply_fn is apply._apply_binary and G.exp.apply_fn is apply._apply_unary
+    assert all(o.apply_fn is apply.applier(o.ninputs) for o in ops)
+
 def test_unary_table_ops_declare_their_domain():
     assert G.log.domain == (0, float("inf")) and G.acos.domain == (-1, 1) and G.exp.domain is None
 
