@@ -22,7 +22,7 @@ from collections import namedtuple
 
 from ..engine.context import state as _state
 from ..ops import REGISTRY
-from ..ops.core.base import op
+from ..ops.core.declare import op
 from ..engine.tensor import Tensor, fw_tangent
 
 #: The internal ids of levels (the public level is always 0).

@@ -2,7 +2,7 @@
 (:data:`gradcli.ops.REGISTRY`): nothing here is written by hand per op.
 
 Every registry entry, an Op (``@op``) or a composite function (``@composite``), carries the same fields
-(:class:`gradcli.ops.core.base.Entry`): PyTorch's name, the call signature, the grad_fn PyTorch records ("varies"
+(:class:`gradcli.ops.core.declare.Entry`): PyTorch's name, the call signature, the grad_fn PyTorch records ("varies"
 when it depends on the arguments, e.g. ``sum`` with and without ``dim``, or matmul's choice of dot, mv, mm or
 bmm), and the one-line derivative note declared with it.
 """
@@ -55,7 +55,7 @@ def list_ops(kind: str | None = None, name: str | None = None) -> list[OpInfo]:
         name: keep only names containing this text (case-insensitive).
     """
     from ..ops import REGISTRY
-    from ..ops.core.base import Op, _summary, signature_of
+    from ..ops.core.declare import Op, _summary, signature_of
 
     out = []
     for n in sorted(REGISTRY):

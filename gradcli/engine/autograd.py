@@ -378,7 +378,7 @@ class Node:
     """One recorded operation: PyTorch's ``grad_fn`` object (``<MulBackward0 object at 0x...>``).
 
     Attributes:
-        op: the :class:`gradcli.ops.core.base.Op` that was applied.
+        op: the :class:`gradcli.ops.core.declare.Op` that was applied.
         edges: per tensor input, the Node that produced it, the leaf Tensor that requires grad, or None.
         saved: the values the derivative rule asked for, as numpy arrays in the order of ``op.save_plan``
             (inputs as the op computed on them, i.e. in ``dtype``; the output), released after backward unless

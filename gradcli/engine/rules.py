@@ -1,8 +1,8 @@
-"""How the engine calls a derivative rule: the codes shared by the op table (:mod:`gradcli.ops.core.base`, which
+"""How the engine calls a derivative rule: the codes shared by the op table (:mod:`gradcli.ops.core.declare`, which
 computes them when a rule is declared) and the engine (:mod:`gradcli.engine.autograd`, which reads them on every
 node it runs).
 
-A rule names what it needs after the gradient (see :meth:`gradcli.ops.core.base.Op.defvjp`); each name is one
+A rule names what it needs after the gradient (see :meth:`gradcli.ops.core.declare.Op.defvjp`); each name is one
 argument of a kind below, and ``Op.vjp_plan`` lists them in the rule's order as ``(kind, index)`` pairs.
 When the names follow one of a few fixed orders, ``Op.vjp_call`` says which, so that the engine can pass the
 node's values without going through the plan (a fast path: compare with these plain module-level ints, which

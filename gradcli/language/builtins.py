@@ -8,7 +8,7 @@ exist in the language. The builtins that build Python values (``list``, ``range`
 
 Attributes: only through the explicit tables of accessors below (:data:`TENSOR_ATTRS`, :data:`NODE_ATTRS`,
 :data:`DTYPE_ATTRS`, :data:`STR_METHODS`, :data:`LIST_METHODS`) and the Tensor methods the op table installed
-(:data:`gradcli.ops.core.base.METHODS`): no ``getattr`` with a name from the program. The builder already refused
+(:data:`gradcli.ops.core.declare.METHODS`): no ``getattr`` with a name from the program. The builder already refused
 names starting with ``__``; :func:`read_attribute` refuses attributes starting with ``_`` of gradcli's objects,
 except PyTorch's own ``Tensor._version`` and a graph node's saved values ``grad_fn._saved_<name>`` and
 ``grad_fn._raw_saved_<name>`` (read from the table of :mod:`gradcli.ops.core.saved_names`, never by ``getattr``).
@@ -26,7 +26,7 @@ from typing import Callable
 from ..engine import autograd, dtypes, limits
 from ..ops.core import saved_hooks as _saved_hooks
 from ..ops import REGISTRY
-from ..ops.core.base import METHODS
+from ..ops.core.declare import METHODS
 from ..engine.tensor import Size, Tensor
 from ..api.gradcheck import GradcheckError
 from ..ops.linalg.decompositions import _LinAlgError  # torch.linalg.LinAlgError

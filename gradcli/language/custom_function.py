@@ -83,7 +83,7 @@ class FunctionCtx:
 
 
 class CustomOp:
-    """The op of one custom-function node: what the engine reads from an op (see gradcli.ops.core.base.Op), with
+    """The op of one custom-function node: what the engine reads from an op (see gradcli.ops.core.declare.Op), with
     the program's ``backward`` as its derivative rule (called with the gradient only: CALL_PLAN, no plan)."""
 
     kind = "op"

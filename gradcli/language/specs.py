@@ -21,8 +21,7 @@ import numpy as np
 
 from ..engine import dtypes, limits
 from ..engine.errors import GradcliError, InputError
-from ..ops.core.base import to_tensor
-from ..engine.tensor import Tensor
+from ..engine.tensor import Tensor, to_tensor
 
 _IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"  # the grammar's NAME
 _NAME_RE = re.compile(rf"^\s*({_IDENTIFIER})\s*=(.*)$", re.S)

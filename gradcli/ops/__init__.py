@@ -63,7 +63,8 @@ from .nn import resampling  # noqa: F401  (pad, constant_pad_nd, interpolate)
 from .nn import conv  # noqa: F401  (conv1d/2d, conv_transpose1d/2d)
 from .nn import fold as _fold  # noqa: F401  (unfold/fold, Tensor.unfold; private: "fold" names the op)
 from .linalg import decompositions as matrix  # noqa: F401  (torch.linalg's functions, det, inverse, cdist, ...)
-from .core.base import KINDS, REGISTRY, Op, to_tensor
+from ..engine.tensor import to_tensor
+from .core.declare import KINDS, REGISTRY, Op
 from .elementwise.activation import relu
 from .elementwise.arithmetic import (add, div, floor_divide, mul, pow, remainder, rsub, sub, true_divide,  # noqa: F401
                          _sub)

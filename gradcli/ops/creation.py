@@ -19,7 +19,7 @@ import numpy as np
 
 from ..engine import context, dtypes, limits
 from ..engine.tensor import Tensor
-from .core.base import check_requires_grad, composite, tensor_method
+from .core.declare import check_requires_grad, composite, tensor_method
 
 # the active run context's generator, made on first use (importing numpy.random costs start-up time)
 _generator = context.generator

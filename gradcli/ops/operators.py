@@ -31,8 +31,8 @@ from __future__ import annotations
 import operator
 from typing import Any, Callable, NamedTuple
 
-from ..engine.tensor import Tensor
-from .core.base import positional, to_tensor
+from ..engine.tensor import Tensor, to_tensor
+from .core.apply import positional
 from .elementwise.arithmetic import _sub as _unchecked_sub  # sub's op without its bool checks (the public sub adds them)
 from .elementwise.arithmetic import add, floor_divide, mul, pow, remainder, rsub, sub, true_divide
 from .elementwise.comparison import bitwise_and, bitwise_or, bitwise_xor, eq, ge, gt, le, lt, ne

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..engine import context, dtypes
 from ..engine.tensor import Tensor
-from .core.base import composite, op, tensor_method
+from .core.declare import composite, op, tensor_method
 from .creation import _float_dtype, _leaf, _like_input, _size
 from .shape.inplace import _zeros_like, apply
 from .reduction.order import _topk_indices

@@ -10,7 +10,7 @@ import pytest
 import gradcli as G
 from gradcli.api import forward_ad as fwAD
 from gradcli.ops import REGISTRY
-from gradcli.ops.core.base import Op, op
+from gradcli.ops.core.declare import Op, op
 
 
 def _error(fn):

@@ -84,7 +84,7 @@ def _targets(node, module: str, is_pkg: bool, mods: dict, top: str) -> list[str]
     for name in names:
         if name != top and not name.startswith(top + "."):
             continue
-        while name not in mods and "." in name:  # ``import gradcli.ops.core.base.X`` style: the nearest module
+        while name not in mods and "." in name:  # ``import gradcli.ops.core.apply.X`` style: the nearest module
             name = name.rsplit(".", 1)[0]
         if name in mods:
             out.append(name)
@@ -287,7 +287,7 @@ def test_checker_finds_no_cycle_in_a_tree(tmp_path):
     assert find_cycles(mods, imports) == []
 
 
-@pytest.mark.parametrize("module, layer", [("gradcli.ops.shape.views", "ops"), ("gradcli.ops.core.base", "ops.core"),
+@pytest.mark.parametrize("module, layer", [("gradcli.ops.shape.views", "ops"), ("gradcli.ops.core.apply", "ops.core"),
                                            ("gradcli.language.interpreter", "language"),
                                            ("gradcli.render.table", "render"), ("gradcli", "api"),
                                            ("gradcli.frontends.batch.runner", "frontends"),

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import gradcli as G
-from gradcli.ops.core import base as _core
+from gradcli.ops.core import apply as _core
 
 
 def leaf(values, dtype):

@@ -1,4 +1,4 @@
-"""The op table's declarations (gradcli/ops/_core.py): one way to declare, one set of fields for ``gradcli
+"""The op table's declarations (gradcli/ops/core/declare.py): one way to declare, one set of fields for ``gradcli
 ops``, op modules that import each other top-down only, and the facts kept once (ScalarType names, PyTorch's
 broadcast error, the codes of the rule calls)."""
 
@@ -15,10 +15,11 @@ import pytest
 import gradcli as G
 from gradcli.engine import dtypes, rules
 from gradcli.ops import KINDS, REGISTRY, Op
-from gradcli.ops.core.base import ENTRY_KINDS, METHODS, composite, infer_size, op
+from gradcli.ops.core.apply import infer_size
+from gradcli.ops.core.declare import ENTRY_KINDS, METHODS, composite, op
 
 from gradcli.app.catalog import list_ops
-from gradcli.ops.core.base import signature_of
+from gradcli.ops.core.declare import signature_of
 from helpers import ROOT
 
 OPS_DIR = ROOT / "gradcli" / "ops"
@@ -80,6 +81,24 @@ def test_an_op_declares_its_forward_mode_rule():
     # every differentiable op of the table has one (tests/engine/test_forward_ad.py checks the private ones too)
     assert all(e.jvp is not None for e in REGISTRY.values() if isinstance(e, Op) and e.differentiable)
 
+
+
+def test_every_forward_mode_kind_has_its_function_and_forward_mode_is_installed():
+    """Forward mode computes a tangent by the op's ``jvp_kind`` (forward.JVP_KINDS); apply, below forward,
+    reaches it through the hook that forward installs when the package is imported."""
+    import gc
+
+    from gradcli.ops.core import apply, forward
+
+    # the private ops too (the losses' are behind public composites)
+    ops = {o for o in gc.get_objects() if isinstance(o, Op)}
+    kinds = {o.jvp_kind for o in ops if o.jvp is not None}
+    assert kinds <= set(forward.JVP_KINDS), kinds - set(forward.JVP_KINDS)
+    assert {"rule", "linear", "multilinear", "elementwise", "loss", "reduction"} <= kinds
+    assert apply._fw_apply is forward._fw_apply
+    # each op calls the apply function of its number of tensor inputs
+    assert G.mul.apply_fn is apply._apply_binary and G.exp.apply_fn is apply._apply_unary
+    assert all(o.apply_fn is apply.applier(o.ninputs) for o in ops)
 
 def test_unary_table_ops_declare_their_domain():
     assert G.log.domain == (0, float("inf")) and G.acos.domain == (-1, 1) and G.exp.domain is None

@@ -154,7 +154,7 @@ def test_every_backward_function_of_the_op_table_has_a_formula():
 
 def test_every_static_grad_fn_name_has_a_formula():
     from gradcli.ops import REGISTRY
-    from gradcli.ops.core.base import Op
+    from gradcli.ops.core.declare import Op
 
     declared = {o.grad_fn for o in REGISTRY.values() if isinstance(o, Op) and isinstance(o.grad_fn, str)}
     assert declared - set(FORMULAS) == set()

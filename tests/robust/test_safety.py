@@ -132,7 +132,7 @@ DYNAMIC_ATTR_CALLS = {"getattr", "setattr", "delattr", "hasattr"}
 FORBIDDEN_ATTRIBUTES = {"__globals__", "__builtins__", "__subclasses__", "__code__", "__getattribute__"}
 # Computed attribute names that were reviewed: (file relative to the package, enclosing function or "<module>").
 REVIEWED_DYNAMIC_ATTRS = {
-    ("ops/core/base.py", "install_method"): "installs op-table methods on Tensor at import time",
+    ("ops/core/declare.py", "install_method"): "installs op-table methods on Tensor at import time",
     ("frontends/session/core.py", "command"): "calls the cmd_* method that the session's fixed COMMANDS table names",
     ("render/registry.py", "shows"): "whether a renderer class overrides one of the fixed KINDS methods",
     ("render/table.py", "__getattr__"): "the output-stream wrapper forwards reads to the stream it wraps (gradcli's)",

@@ -23,7 +23,7 @@ import numpy as np
 from ...engine import autograd
 from . import saved_names
 from ...engine.context import state as _state
-from .base import Op
+from .declare import Op
 from .saved_names import as_tensor
 from ...engine.tensor import Tensor
 

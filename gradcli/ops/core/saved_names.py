@@ -4,7 +4,7 @@
 PyTorch generates one attribute per value a backward formula of tools/autograd/derivatives.yaml names, from the
 argument names of the aten function (``self``, ``other``, ``exponent``, ``mat2``), ``result`` for the output,
 and ``<arg>_sym_sizes`` for an input's shape (``self.sym_sizes()`` in a formula). gradcli's derivative rule
-names what it needs in the same way (:meth:`gradcli.ops.core.base.Op.defvjp`), so the attributes are derived from
+names what it needs in the same way (:meth:`gradcli.ops.core.declare.Op.defvjp`), so the attributes are derived from
 the rule's declaration, with no table per op:
 
 =========================================  ===========================================================
@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...engine import autograd
-from .base import Op
+from .declare import Op
 from ...engine.rules import ARG_INPUT, ARG_PARAM, ARG_RESULT, ARG_SHAPE, ARG_VARARGS
 from ...engine.tensor import Tensor
 

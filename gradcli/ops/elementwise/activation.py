@@ -20,7 +20,7 @@ import numpy as np
 
 from ...engine import autograd
 from ...engine.tensor import Tensor
-from ..core.base import composite, not_implemented_for, op
+from ..core.declare import composite, not_implemented_for, op
 from .arithmetic import pow
 from .comparison import where
 from ..shape.inplace import apply  # the checks, the write into the buffer and the version counter of every in-place op

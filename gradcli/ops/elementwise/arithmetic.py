@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...engine import dtypes
-from ...engine.tensor import Tensor
-from ..core.base import (broadcast_error, composite, not_implemented_for, op, require_tensors, to_tensor,
-                    zeros_like_grad)
+from ...engine.tensor import Tensor, to_tensor
+from ..core.apply import broadcast_error
+from ..core.declare import composite, not_implemented_for, op, require_tensors, zeros_like_grad
 from .comparison import where
 from .unary import log, pow_scalar
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...engine import dtypes
-from ...engine.tensor import Tensor
-from ..core.base import broadcast_error, composite, not_implemented_for, op, tensor_method, to_tensor, zeros_like_grad
+from ...engine.tensor import Tensor, to_tensor
+from ..core.apply import broadcast_error
+from ..core.declare import composite, not_implemented_for, op, tensor_method, zeros_like_grad
 
 # ------------------------------------------------------------------------------------------ comparisons
 

@@ -18,7 +18,8 @@ import math
 
 import numpy as np
 
-from ..core.base import broadcast_error, composite, not_implemented_for, op, require_tensors, zeros_like_grad
+from ..core.apply import broadcast_error
+from ..core.declare import composite, not_implemented_for, op, require_tensors, zeros_like_grad
 from .comparison import where
 
 _LN2 = 0.6931471805599453  # M_LN2, as in derivatives.yaml

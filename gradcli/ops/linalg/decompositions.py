@@ -25,8 +25,8 @@ import warnings
 import numpy as np
 
 from ...engine import dtypes
-from ...engine.tensor import Tensor
-from ..core.base import composite, normalize_dim, op, rule_values, to_tensor
+from ...engine.tensor import Tensor, normalize_dim, to_tensor
+from ..core.declare import composite, op, rule_values
 from ..elementwise.arithmetic import pow
 from ..elementwise.comparison import where
 from .products import dot, matmul, mm

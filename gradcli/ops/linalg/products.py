@@ -23,8 +23,9 @@ import string
 import numpy as np
 
 from ...engine import dtypes, limits
-from ...engine.tensor import Tensor
-from ..core.base import composite, infer_size, op, to_tensor
+from ...engine.tensor import Tensor, to_tensor
+from ..core.apply import infer_size
+from ..core.declare import composite, op
 from ..elementwise.arithmetic import mul
 from ..reduction.reductions import expand, sum
 from ..shape.views import (_clone_contiguous, _diagonal, _unsafe_view, movedim, permute, reshape, squeeze, t, unsqueeze,

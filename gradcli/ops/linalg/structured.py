@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...engine.tensor import Tensor
-from ..core.base import composite, normalize_dim, not_implemented_for, op, to_tensor
+from ...engine.tensor import Tensor, normalize_dim, to_tensor
+from ..core.declare import composite, not_implemented_for, op
 from ..elementwise.arithmetic import mul
 from ..elementwise.comparison import where
 from .products import mm

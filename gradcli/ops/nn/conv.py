@@ -16,7 +16,8 @@ import warnings
 import numpy as np
 
 from ...engine import dtypes, limits
-from ..core.base import composite, op, to_tensor
+from ...engine.tensor import to_tensor
+from ..core.declare import composite, op
 from ..reduction.reductions import sum
 from ..shape.views import reshape, squeeze, unsqueeze
 from ._im2col import _col2im, _conv_out, _pad_spatial, _prod, _windows

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..core.base import composite, normalize_dim, op, tensor_method, to_tensor
+from ...engine.tensor import normalize_dim, to_tensor
+from ..core.declare import composite, op, tensor_method
 from ._im2col import _col2im, _conv_out, _pad_spatial, _prod, _refuse, _windows
 
 

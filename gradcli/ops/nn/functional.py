@@ -17,8 +17,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...engine import autograd, dtypes, limits
-from ...engine.tensor import Tensor
-from ..core.base import composite, infer_size, normalize_dim, not_implemented_for, op, to_tensor
+from ...engine.tensor import Tensor, normalize_dim, to_tensor
+from ..core.apply import infer_size
+from ..core.declare import composite, not_implemented_for, op
 from ..elementwise.activation import _elu, _elu_backward, _inplace, softplus
 from ..elementwise.arithmetic import _not_differentiable, clamp
 from ..elementwise.comparison import where

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...engine import context, dtypes, limits
-from ...engine.tensor import Tensor
-from ..core.base import composite, normalize_dim, op, tensor_method, to_tensor
+from ...engine.tensor import Tensor, normalize_dim, to_tensor
+from ..core.declare import composite, op, tensor_method
 from ..elementwise.arithmetic import mul, sub
 from ..shape.indexing import _index_select_backward, gather, index_select
 from ..reduction.reductions import _return_type, mean, sum

@@ -15,8 +15,9 @@ import warnings
 import numpy as np
 
 from ...engine import dtypes
-from ...engine.tensor import Tensor
-from ..core.base import composite, infer_size, op, to_tensor
+from ...engine.tensor import Tensor, to_tensor
+from ..core.apply import infer_size
+from ..core.declare import composite, op
 from ..elementwise.arithmetic import pow
 from ..elementwise.comparison import where
 from .softmax import _log_softmax

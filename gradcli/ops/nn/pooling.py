@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...engine import dtypes, limits
-from ...engine.tensor import Tensor
-from ..core.base import composite, op, to_tensor
+from ...engine.tensor import Tensor, to_tensor
+from ..core.declare import composite, op
 from ..reduction.reductions import mean
 from ..shape.views import squeeze, unsqueeze
 from ._im2col import _col2im, _prod, _refuse, _windows

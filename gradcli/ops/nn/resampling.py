@@ -11,7 +11,8 @@ import math
 import numpy as np
 
 from ...engine import limits
-from ..core.base import composite, op, to_tensor
+from ...engine.tensor import to_tensor
+from ..core.declare import composite, op
 from ._im2col import _refuse
 from .pooling import _name_grad_fn, _separable, adaptive_avg_pool1d, adaptive_avg_pool2d
 

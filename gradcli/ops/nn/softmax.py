@@ -14,7 +14,8 @@ import warnings
 import numpy as np
 
 from ...engine import dtypes
-from ..core.base import composite, normalize_dim, op, to_tensor
+from ...engine.tensor import normalize_dim, to_tensor
+from ..core.declare import composite, op
 from ..reduction.reductions import sum
 from ..elementwise.unary import exp
 

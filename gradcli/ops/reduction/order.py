@@ -15,8 +15,8 @@ import math
 
 import numpy as np
 
-from ...engine.tensor import Tensor
-from ..core.base import composite, normalize_dim, not_implemented_for, op, rule_values, to_tensor
+from ...engine.tensor import Tensor, normalize_dim, to_tensor
+from ..core.declare import composite, not_implemented_for, op, rule_values
 from ..shape.indexing import _gather_backward, gather
 from ..nn.layers import sort
 from .reductions import _evenly_distribute, _return_type

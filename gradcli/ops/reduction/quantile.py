@@ -13,8 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...engine import dtypes
-from ...engine.tensor import Tensor
-from ..core.base import composite, infer_size, normalize_dim, op, to_tensor
+from ...engine.tensor import Tensor, normalize_dim, to_tensor
+from ..core.apply import infer_size
+from ..core.declare import composite, op
 from ..elementwise.comparison import where
 from ..shape.indexing import _gather_key, gather
 from ..nn.layers import sort

@@ -17,8 +17,8 @@ import warnings
 import numpy as np
 
 from ...engine import dtypes, limits
-from ...engine.tensor import Tensor
-from ..core.base import composite, normalize_dim, normalize_dims, op, rule_values
+from ...engine.tensor import Tensor, normalize_dim, normalize_dims
+from ..core.declare import composite, op, rule_values
 from ..elementwise.arithmetic import maximum, minimum, pow
 from ..elementwise.comparison import where
 from ..shape.views import _other_shape, _reshape, _shape_arg, reshape, transpose, unsqueeze

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...engine import dtypes
-from ...engine.tensor import Tensor
-from ..core.base import composite, normalize_dim, not_implemented_for, op, rule_values, to_tensor
+from ...engine.tensor import Tensor, normalize_dim, to_tensor
+from ..core.declare import composite, not_implemented_for, op, rule_values
 from ..elementwise.comparison import where
 from ..shape.indexing import _gather_backward, gather
 from .reductions import _return_type, _reverse_cumsum, cumsum, max, sum

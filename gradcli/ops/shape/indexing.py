@@ -19,8 +19,8 @@ import warnings
 import numpy as np
 
 from ...engine import limits
-from ...engine.tensor import Tensor
-from ..core.base import normalize_dim, op
+from ...engine.tensor import Tensor, normalize_dim
+from ..core.declare import op
 from ..creation import _array_from_data
 from .views import (_alias, _iteration_order, _slice, _strides, is_contiguous, select, unsqueeze)
 

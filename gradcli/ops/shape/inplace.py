@@ -44,7 +44,8 @@ from ...engine import autograd, dtypes, versions
 from ...engine.autograd import _FREED, MultiNode, Node, OutputEdge
 from ...engine.context import state as _state
 from ...engine.tensor import Tensor, fw_tangent
-from ..core.base import broadcast_error, op, tensor_method
+from ..core.apply import broadcast_error
+from ..core.declare import op, tensor_method
 from ..elementwise.arithmetic import add, clamp, div, fmod, mul, pow, sub
 from .indexing import _copy_slices, _index_put, _setitem_kind, numpy_key
 from ..elementwise.unary import ceil, floor, frac, trunc

@@ -15,8 +15,9 @@ import warnings
 import numpy as np
 
 from ...engine import dtypes
-from ...engine.tensor import Tensor
-from ..core.base import broadcast_error, composite, normalize_dim, op, tensor_method, to_tensor
+from ...engine.tensor import Tensor, normalize_dim, to_tensor
+from ..core.apply import broadcast_error
+from ..core.declare import composite, op, tensor_method
 from ..elementwise.comparison import where
 from .indexing import _gather_key, gather, index_select
 from .inplace import apply

@@ -23,8 +23,8 @@ import warnings
 import numpy as np
 
 from ...engine import limits
-from ...engine.tensor import Tensor
-from ..core.base import composite, normalize_dim, op, tensor_method, to_tensor
+from ...engine.tensor import Tensor, normalize_dim, to_tensor
+from ..core.declare import composite, op, tensor_method
 
 
 def _shape_arg(shape, what: str = "shape") -> tuple:

@@ -1,4 +1,4 @@
-"""The machinery of the op table: declaring ops and the functions built on them, and applying an op.
+"""Declaring the op table: the registry, ops with their derivative rules, and the functions built on them.
 
 Everything the language and ``import gradcli`` can call is declared in one of two ways, and every declaration
 carries the fields ``gradcli ops`` lists (:class:`Entry`):
@@ -54,7 +54,8 @@ shape that broadcasts to the input's: the engine sums each back to its input's s
 operators and other ops of the table, so the same rule runs on numpy arrays (ordinary backward) and on Tensors
 (``create_graph=True``), where it is recorded and can be differentiated again.
 
-Called with Tensors (or Python numbers and lists), an op returns a Tensor and records the graph; called with
+Called with Tensors (or Python numbers and lists), an op returns a Tensor and records the graph
+(:mod:`gradcli.ops.core.apply`; inside a forward-AD level, :mod:`gradcli.ops.core.forward`); called with
 numpy arrays only (as rules do), it computes on them and returns an array.
 
 A forward may return a tuple: by default only its first array is differentiable (``max(x, dim)``'s values, not
@@ -70,13 +71,11 @@ from typing import Protocol
 
 import numpy as np
 
-from ...engine import dtypes, limits
-from ...engine.autograd import SAVED_TANGENTS, MultiNode, Node
-from ...engine.context import state as _state
+from ...engine import dtypes
 from ...engine.rules import (ARG_INPUT, ARG_NEEDS_INPUT_GRAD, ARG_PARAM, ARG_RESULT, ARG_SHAPE, ARG_VARARGS, CALL_PLAN,
-                     CALL_SAVED, CALL_SAVED_NEEDS, CALL_SAVED_PARAMS, CALL_SAVED_PARAMS_NEEDS)
-from ...engine.tensor import (REQUIRES_GRAD_DTYPE_ERROR, Tensor, fw_tangent, normalize_dim, normalize_dims,  # noqa: F401
-                      to_tensor)
+                             CALL_SAVED, CALL_SAVED_NEEDS, CALL_SAVED_PARAMS, CALL_SAVED_PARAMS_NEEDS)
+from ...engine.tensor import REQUIRES_GRAD_DTYPE_ERROR, Tensor
+from .apply import applier
 
 #: Every callable of the language and of ``import gradcli``, by PyTorch name (aliases included): Op instances
 #: and the functions declared with :func:`composite`. Filled by the op modules at import time.
@@ -265,14 +264,17 @@ class Op:
         vjp: the derivative rule (reverse mode), or None until :meth:`defvjp`.
         jvp: the forward-mode rule (Jacobian-vector product), or None until :meth:`defjvp`.
         jvp_plan: the arguments of ``jvp``, ``(kind, index)`` per parameter (set by :meth:`defjvp`).
-        jvp_kind: "rule" (:meth:`defjvp`), "linear" (:meth:`defjvp_linear`), "elementwise"
-            (:meth:`defjvp_elementwise`), or None without a forward-mode rule.
+        jvp_kind: "rule" (:meth:`defjvp`), "linear" (:meth:`defjvp_linear`), "multilinear", "elementwise",
+            "loss", "reduction" (the other ``defjvp_*``), or None without a forward-mode rule; forward mode
+            computes the tangent by it (:data:`gradcli.ops.core.forward.JVP_KINDS`).
         vjp_plan: how to build the rule's arguments: ``(kind, index)`` per argument, kinds from
             :mod:`gradcli.engine.rules` (set by :meth:`defvjp`).
         vjp_call: how the engine calls the rule, a call code of :mod:`gradcli.engine.rules`.
         saves: whether the rule needs saved values (then a second backward without retain_graph fails).
         save_plan: which values a node saves, in the rule's order: input indices, ``ninputs`` for the result.
         needs_shapes: the rule takes an input's shape (nodes then record the input shapes).
+        apply_fn: how a call with Tensors applies the op, ``apply_fn(op, args, params=None)``: the function of
+            :mod:`gradcli.ops.core.apply` for its number of tensor inputs (:func:`~gradcli.ops.core.apply.applier`).
     """
 
     kind = "op"
@@ -320,6 +322,8 @@ class Op:
             # parameters with defaults follow those without, so a call is complete once it has these many
             self.nrequired = sum(1 for _, _, default in params if default is _EMPTY)
         self.nargs = len(params)
+        # chosen once rather than dispatched on the input count per call
+        self.apply_fn = applier(inputs)
         self.__doc__ = forward.__doc__
         self.__name__ = self.name
 
@@ -447,7 +451,7 @@ class Op:
         """Declare the op linear in its tensor inputs taken together (derivatives.yaml's ``auto_linear``: views,
         reshapes, sums, add): its tangent is the op applied to the tangents, with the same parameters. Returns
         the op."""
-        self.jvp = _linear_jvp
+        self.jvp = _jvp_by_kind
         self.jvp_kind = "linear"
         return self
 
@@ -455,7 +459,7 @@ class Op:
         """Declare the op linear in each tensor input separately (mm, bmm, mv, dot, outer): its tangent is the sum
         over the inputs with a tangent of the op with that input replaced by its tangent (derivatives.yaml mm:
         ``result: self_t.mm(mat2_p) + self_p.mm(mat2_t)``). Returns the op."""
-        self.jvp = _linear_jvp
+        self.jvp = _jvp_by_kind
         self.jvp_kind = "multilinear"
         return self
 
@@ -466,7 +470,7 @@ class Op:
         ``apply_loss_reduction(..., reduction)`` of the elementwise tangent). Returns the op."""
         if self.vjp is None or "reduction" not in self.param_names:
             raise TypeError(f"{self.name}: defjvp_loss needs the VJP rule of an op with a reduction parameter")
-        self.jvp = _elementwise_jvp
+        self.jvp = _jvp_by_kind
         self.jvp_kind = "loss"
         return self
 
@@ -478,7 +482,7 @@ class Op:
         ``amaxamin_jvp``, std's and norm's). The VJP must be declared first. Returns the op."""
         if self.vjp is None or self.ninputs != 1:
             raise TypeError(f"{self.name}: defjvp_reduction needs the VJP rule of a one-input op first")
-        self.jvp = _reduction_jvp
+        self.jvp = _jvp_by_kind
         self.jvp_kind = "reduction"
         return self
 
@@ -491,7 +495,7 @@ class Op:
             raise TypeError(f"{self.name}: defjvp_elementwise needs the VJP rule first")
         if self.multi_output:
             raise TypeError(f"{self.name}: an op with several outputs is not elementwise")
-        self.jvp = _elementwise_jvp
+        self.jvp = _jvp_by_kind
         self.jvp_kind = "elementwise"
         return self
 
@@ -504,17 +508,17 @@ class Op:
             else:
                 args += self.defaults[len(args):]
         if args and type(args[0]) is Tensor:  # the common case, checked first: it is the per-op overhead
-            return _apply(self, args)
+            return self.apply_fn(self, args)
         n = self.ninputs
         for a in args[:n]:
             if type(a) is Tensor:
-                return _apply(self, args)
+                return self.apply_fn(self, args)
         for a in args[:n]:
             # numpy arrays, and the numpy scalars that numpy returns for 0-d results, are the rules' values
             if isinstance(a, (np.ndarray, np.generic)):
                 return self.forward(*(np.asarray(x) if isinstance(x, np.generic) else x for x in args[:n]),
                                     *args[n:])
-        return _apply(self, args)
+        return self.apply_fn(self, args)
 
     def _bind(self, args, kwargs):
         try:
@@ -544,6 +548,12 @@ def _vjp_call(plan, nsaved: int, nparams: int) -> int:
     if params:
         return CALL_SAVED_PARAMS_NEEDS if rest else CALL_SAVED_PARAMS
     return CALL_SAVED_NEEDS if rest else CALL_SAVED
+
+
+def _jvp_by_kind(*args):
+    """``Op.jvp`` of an op whose forward-mode rule is given by its kind (:meth:`Op.defjvp_linear` and the other
+    shorthands): it marks that the op has one; forward mode computes the tangent from ``Op.jvp_kind``."""
+    raise AssertionError("the JVP of an op declared by its kind is computed by gradcli.ops.core.forward.JVP_KINDS")
 
 
 def op(name: str, *, grad_fn, note: str, inputs: int = 1, promote: str | None = "same",
@@ -586,554 +596,16 @@ def op(name: str, *, grad_fn, note: str, inputs: int = 1, promote: str | None = 
 
 
 def _install_op_method(o: Op, mname: str) -> None:
+    apply = applier(o.ninputs)
+
     def method(self, *args, **kwargs):
         if kwargs or len(args) + 1 != o.nargs:
             return o(self, *args, **kwargs)
-        return _apply(o, (self,) + args)  # every argument given: no binding or defaults to handle
+        return apply(o, (self,) + args)  # every argument given: no binding or defaults to handle
 
     method.__name__ = mname
     method.__doc__ = o.__doc__
     install_method(mname, method)
-
-
-def positional(o: Op, nargs: int):
-    """A function ``f(a)`` (``nargs`` 1) or ``f(a, b)`` (``nargs`` 2) that applies ``o`` to Tensor ``a`` (and
-    ``b``) with the other parameters at their defaults: ``o(a, b)`` without the keyword and default
-    handling of :meth:`Op.__call__`, for Tensor's operators (``Tensor.__add__ = positional(add, 2)``)."""
-    if nargs != o.ninputs or nargs not in (1, 2):
-        raise ValueError(f"positional({o.name}, {nargs}): the op takes {o.ninputs} tensor inputs")
-    rest = o.defaults[nargs:] if o.defaults is not None else ()
-    # (the argument tuple is built directly for no parameter or one, add's alpha: that is cheaper than a tuple
-    # concatenation, itself cheaper than unpacking, ``(a, b, *rest)``)
-    if nargs == 1:
-        def f(a):
-            return _apply(o, (a,) + rest, rest)
-    elif not rest:
-        def f(a, b):
-            return _apply(o, (a, b), rest)
-    elif len(rest) == 1:
-        (r0,) = rest
-
-        def f(a, b):
-            return _apply(o, (a, b, r0), rest)
-    else:
-        def f(a, b):
-            return _apply(o, (a, b) + rest, rest)
-    f.__name__ = f.__qualname__ = o.name
-    f.__doc__ = o.__doc__
-    return f
-
-
-def _is_number(v) -> bool:
-    return isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating))
-
-
-def _apply(o: Op, args, params=None):
-    """Apply an op to Tensors (and Python numbers): promote, run the forward, record the graph. ``args`` are
-    all the op's arguments; ``params``, if given, is ``args[ninputs:]`` (a shared tuple saves memory per node)."""
-    # This function is gradcli's per-op overhead (benchmarks/README.md): the common case, one or two inputs of
-    # one floating dtype (or a float Tensor and a Python number), runs inline below; everything else takes
-    # the general path (_fast_promote/_promote, _wrap_output). Both build their node with _new_node and give the
-    # same results (tests/engine/test_perf_paths.py).
-    if _state.fw_level is not None:  # inside torch.autograd.forward_ad.dual_level: tangents may flow
-        return _fw_apply(o, args, params)
-    n = o.ninputs
-    a = args[0]
-    if n <= 2 and type(a) is Tensor:
-        da = a.data
-        dtype = da.dtype
-        # (numpy attribute reads are slow next to an identity test: the usual float dtypes are singletons)
-        if dtype is _F32 or dtype is _F64 or dtype.kind == "f":
-            b = db = None
-            if n == 2:
-                b = args[1]
-                if type(b) is Tensor:
-                    db = b.data
-                    if db.dtype is not dtype and db.dtype != dtype:
-                        db = None
-                elif (type(b) is float or type(b) is int) and o.promote is not None:
-                    # a number takes a float tensor's dtype (PyTorch); repeated numbers share one array
-                    db = _NUMBERS.get((b, dtype))
-                    if db is None:
-                        db = _number_array(b, dtype)
-            if n == 1 or db is not None:
-                if n == 2 and da.size * db.size > limits.current.elements:
-                    limits.check_operands((da, db))  # before the forward allocates a broadcast result
-                if params is None:
-                    params = args[n:]
-                try:
-                    if n == 1:
-                        out = o.forward(da, *params) if params else o.forward(da)
-                    else:
-                        out = o.forward(da, db, *params) if params else o.forward(da, db)
-                except ValueError as e:
-                    raise _forward_error(e, (da, db)) from None
-                if type(out) is not np.ndarray:
-                    if type(out) is tuple:
-                        return _tuple_output(o, out, args, (da,) if n == 1 else (da, db), dtype)
-                    out = np.asarray(out)
-                odt = out.dtype
-                if not (o.differentiable and _state.grad_enabled and (odt is dtype or odt.kind == "f")):
-                    return Tensor(out)
-                # edges: the node that made each input, the input itself if it is a leaf that requires grad,
-                # None if it does not require grad (``t.grad_fn or t``: a Node is always true)
-                ea = (a.grad_fn or a) if a.requires_grad else None
-                if n == 1:
-                    if ea is None:
-                        return Tensor(out)
-                    edges = (ea,)
-                    if type(ea) is Node:  # Node.uses, counted here rather than in Node.__init__
-                        ea.uses += 1
-                    elif type(ea) is MultiNode:  # an output of a node with several: the edge says which
-                        edges = _output_edges(edges, args)
-                    return Tensor(out, True, _new_node(o, edges, params, (da,), out, odt, dtype, True))
-                eb = (b.grad_fn or b) if type(b) is Tensor and b.requires_grad else None
-                if ea is None and eb is None:
-                    return Tensor(out)
-                edges = (ea, eb)
-                if type(ea) is Node:
-                    ea.uses += 1
-                elif type(ea) is MultiNode:
-                    edges = _output_edges(edges, args)
-                if type(eb) is Node:
-                    eb.uses += 1
-                elif type(eb) is MultiNode:
-                    edges = _output_edges(edges, args)
-                return Tensor(out, True, _new_node(o, edges, params, (da, db), out, odt, dtype, True))
-    return _apply_general(o, args)
-
-
-def _fw_apply(o: Op, args, params):
-    """:func:`_apply` under a forward-AD level: the primal as usual, then, if an input is a dual tensor, the
-    output's tangent by the op's JVP rule (:meth:`Op.defjvp`), computed with forward AD off (the rule sees
-    primals, never duals) and recorded (so that the tangent is differentiable, as PyTorch's)."""
-    n = o.ninputs
-    tangents = [fw_tangent(a) if type(a) is Tensor else None for a in args[:n]]
-    level = _state.fw_level
-    _state.fw_level = None
-    try:
-        out = _apply(o, args, params)
-        if all(t is None for t in tangents):
-            return out
-        outs = out if type(out) is tuple else (out,)
-        if not o.differentiable or outs[0].data.dtype.kind != "f":
-            return out
-        if o.jvp is None:
-            raise NotImplementedError(fw_not_implemented(o.name))
-        kind = o.jvp_kind
-        if kind == "rule":
-            ts = o.jvp(*_jvp_args(o, args, tangents, out))
-        elif kind == "linear":
-            # a non-float tensor input (cat of ints and floats) has a zero tangent of its dtype
-            filled = [Tensor(np.zeros_like(a.data)) if t is None and type(a) is Tensor else t
-                      for a, t in zip(args, _filled_tangents(o, args, tangents))]
-            ts = _apply(o, tuple(filled) + tuple(args[n:]))
-        elif kind == "multilinear":  # one term per input with a tangent: the op with that input's tangent
-            ts = None
-            for k, t in enumerate(tangents):
-                if t is not None:
-                    term = _apply(o, tuple(args[:k]) + (t,) + tuple(args[k + 1:]))
-                    ts = term if ts is None else ts + term
-        elif kind == "reduction":
-            ts = _reduction_jvp(o, args, tangents, outs[0])
-        elif kind == "loss" and args[n + o.param_names.index("reduction")] != "none":
-            # a 0-d loss: the gradient (the VJP of 1) dotted with the tangents
-            _sum = REGISTRY["sum"]  # (the op module of sum imports this one)
-            ts = None
-            needs = tuple([t is not None for t in tangents])
-            g = o.vjp(*_vjp_args(o, Tensor(np.ones_like(outs[0].data)), args, outs[0], needs))
-            g = g if type(g) is tuple else (g,)
-            for k, t in enumerate(tangents):
-                if t is not None and g[k] is not None:
-                    term = _sum(g[k] * t)
-                    ts = term if ts is None else ts + term
-        else:  # elementwise: one VJP per input with a tangent, the tangent as the output's gradient
-            ts = None
-            needs = tuple([t is not None for t in tangents])
-            for k, t in enumerate(tangents):
-                if t is not None:
-                    g = o.vjp(*_vjp_args(o, t, args, out, needs))
-                    g = g[k] if type(g) is tuple else g
-                    if g is not None:
-                        ts = g if ts is None else ts + g
-        if o.multi_output:
-            for x, t in zip(outs, ts):
-                _set_tangent(x, t, level)
-        else:
-            _set_tangent(outs[0], ts, level)
-        node = outs[0].grad_fn
-        if node is not None and o.save_plan:  # forward over reverse: the saved values' tangents
-            saved = {}
-            for slot, j in enumerate(o.save_plan):
-                t = fw_tangent_at(outs[0], level) if j == n else tangents[j]
-                if t is not None:
-                    saved[slot] = t
-            if saved:
-                SAVED_TANGENTS[node] = (level, saved)
-    finally:
-        _state.fw_level = level
-    return out
-
-
-def fw_tangent_at(t: Tensor, level):
-    """The tangent of ``t`` at ``level`` (while forward AD is off to compute a rule), or None."""
-    fw = getattr(t, "_fw", None)
-    return fw[1] if fw is not None and fw[0] == level else None
-
-
-def fw_not_implemented(name: str) -> str:
-    """PyTorch's message (a NotImplementedError) for forward AD through an op without a forward-mode rule."""
-    return (f"Trying to use forward AD with {name} that does not support it because it has not been "
-            f"implemented yet.\nPlease file an issue to PyTorch at "
-            f"https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that we can "
-            f"prioritize its implementation or submit a PR adding the implementation to derivatives.yaml")
-
-
-def _linear_jvp(*args):
-    raise AssertionError("the JVP of an op declared linear is the op itself (see _fw_apply)")
-
-
-def _elementwise_jvp(*args):
-    raise AssertionError("the JVP of an op declared elementwise is its VJP (see _fw_apply)")
-
-
-def _reduction_jvp(o: Op, args, tangents, out: Tensor):
-    # Op.defjvp_reduction: the partial derivatives (the VJP of ones) times the tangent, summed per slice.
-    _sum = REGISTRY["sum"]  # (the op module of sum imports this one)
-    x, t = args[0], tangents[0]
-    ones = Tensor(np.ones_like(out.data))
-    p = o.vjp(*_vjp_args(o, ones, args, out, (True,)))
-    if type(p) is tuple:
-        p = p[0]
-    if p is None:  # no derivative (the norm of order 0): a zero tangent
-        return Tensor(np.zeros_like(out.data))
-    prod = p * t
-    names = o.param_names
-    dim = args[1 + names.index("dim")] if "dim" in names else None
-    keepdim = bool(args[1 + names.index("keepdim")]) if "keepdim" in names else False
-    ndim = x.data.ndim
-    axes = tuple(range(ndim)) if dim is None or dim == () else normalize_dims(dim, ndim)
-    if prod.data.shape != x.data.shape:
-        prod = prod.expand(x.data.shape)
-    r = _sum(prod, axes, keepdim) if ndim else prod
-    return r if r.data.shape == out.data.shape else r.reshape(out.data.shape)
-
-
-def _filled_tangents(o: Op, args, tangents) -> list:
-    # per tensor input: its tangent; zeros for a float Tensor without one, 0.0 for a number, else None
-    out = []
-    for a, t in zip(args[:o.ninputs], tangents):
-        if t is None:
-            if type(a) is Tensor:
-                t = Tensor(np.zeros_like(a.data)) if a.data.dtype.kind == "f" else None
-            elif _is_number(a):
-                t = 0.0
-        out.append(t)
-    return out
-
-
-def _vjp_args(o: Op, grad, args, out, needs) -> list:
-    # The VJP rule's arguments (as Node._rule_args builds them) from the call's Tensors, ``grad`` a tangent.
-    n = o.ninputs
-    vals = [grad]
-    for kind, i in o.vjp_plan:
-        if kind == ARG_INPUT or kind == ARG_RESULT:
-            j = o.save_plan[i]
-            vals.append(out if j == n else args[j])
-        elif kind == ARG_PARAM:
-            vals.append(args[n + i])
-        elif kind == ARG_SHAPE:
-            a = args[i]
-            vals.append(None if a is None else tuple(np.shape(a.data if type(a) is Tensor else a)))
-        elif kind == ARG_VARARGS:
-            vals.append(tuple(args[n + i:]))
-        else:  # ARG_NEEDS_INPUT_GRAD
-            vals.append(needs)
-    return vals
-
-
-def _jvp_args(o: Op, args, tangents, out) -> list:
-    # The JVP rule's arguments in the order it names them (Op.jvp_plan).
-    n = o.ninputs
-    vals = []
-    filled = None
-    for kind, i in o.jvp_plan:
-        if kind == "t":
-            if filled is None:
-                filled = _filled_tangents(o, args, tangents)
-            vals.append(filled[i])
-        elif kind == "input":
-            vals.append(args[i])
-        elif kind == "result":
-            vals.append(out)
-        elif kind == "param":
-            vals.append(args[n + i])
-        elif kind == "varargs":
-            vals.append(tuple(args[n + i:]))
-        else:  # shape
-            a = args[i]
-            vals.append(None if a is None else tuple(np.shape(a.data if type(a) is Tensor else a)))
-    return vals
-
-
-def _set_tangent(out: Tensor, t, level) -> None:
-    """Attach ``t`` (a rule's tangent) to ``out`` at ``level``, expanded to its shape and cast to its dtype."""
-    if t is None:
-        return
-    if type(t) is not Tensor:
-        t = Tensor(np.broadcast_to(np.asarray(t, dtype=out.data.dtype), out.data.shape).copy())
-    if t.data.shape != out.data.shape:
-        t = t.expand(out.data.shape)
-    if t.data.dtype != out.data.dtype:
-        t = t.to(dtypes.from_numpy(out.data.dtype))
-    out._fw = (level, t)
-
-
-def _new_node(o: Op, edges, params, datas, out: np.ndarray, odt, dtype, counted: bool = False) -> Node:
-    """The graph node of ``out = o.forward(*datas, *params)``, for both paths of :func:`_apply`.
-
-    Args:
-        edges: per tensor input, the Node (or OutputEdge) that made it, the leaf that requires grad, or None.
-        datas: a tuple of the arrays the op computed on (in ``dtype``; None for an absent optional input).
-        odt: ``out.dtype`` (the caller has read it: numpy's attribute reads are slow).
-        dtype: the dtype the op computed in (gradients of the inputs are computed in it).
-        counted: the caller has already counted the new use of each Node in ``edges`` (``Node.uses``).
-
-    The node saves what the rule names (:attr:`Op.save_plan`): inputs as the op computed on them and the
-    output, never Tensors (the engine rebuilds Tensors from them and the edges only for create_graph).
-
-    Raises:
-        RuntimeError: PyTorch's "the derivative for 'x' is not implemented." for an op without a rule.
-    """
-    plan = o.save_plan
-    if not plan:
-        if o.vjp is None:  # (an op without a rule saves nothing)
-            raise RuntimeError(f"the derivative for '{o.name}' is not implemented.")
-        saved = ()
-    elif len(plan) == 1:
-        i = plan[0]
-        saved = (out if i == o.ninputs else datas[i],)
-    else:
-        saved = o.save_getter(datas + (out,))
-    in_shapes = tuple([None if d is None else _shape(d.shape) for d in datas]) if o.needs_shapes else None
-    shape = out.shape
-    return Node(o, edges, saved, params, in_shapes, _SHAPES.get(shape) or _shape(shape), odt, dtype, counted)
-
-
-def _apply_general(o: Op, args):
-    """:func:`_apply` for any arguments: promotion, forward, :func:`_wrap_output`."""
-    n = o.ninputs
-    datas, dtype = _fast_promote(o, args)
-    if datas is None:
-        datas, dtype = _promote(o, args[:n])
-    if n > 1:
-        limits.check_operands(datas)  # before the forward allocates a broadcast result
-    try:
-        out = o.forward(*datas, *args[n:]) if len(args) > n else o.forward(*datas)
-    except ValueError as e:
-        raise _forward_error(e, datas) from None
-    if type(out) is tuple:
-        return _tuple_output(o, out, args, datas, dtype)
-    return _wrap_output(o, out, args, datas, dtype)
-
-
-def infer_size(*shapes) -> tuple:
-    """The broadcast shape of ``shapes``, folded left to right as PyTorch's at::infer_size does (each pair
-    compared from the last dimension).
-
-    Raises:
-        RuntimeError: PyTorch's "The size of tensor a (3) must match the size of tensor b (4) at non-singleton
-            dimension 0" for the first pair that does not broadcast.
-    """
-    acc = ()
-    for shape in shapes:
-        ndim = max(len(acc), len(shape))
-        a = (1,) * (ndim - len(acc)) + tuple(acc)
-        b = (1,) * (ndim - len(shape)) + tuple(shape)
-        for i in range(ndim - 1, -1, -1):
-            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
-                raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at "
-                                   f"non-singleton dimension {i}")
-        acc = tuple(y if x == 1 else x for x, y in zip(a, b))
-    return acc
-
-
-def broadcast_error(error: ValueError, *arrays) -> Exception:
-    """What numpy's ValueError for operands that do not broadcast becomes: PyTorch's RuntimeError
-    (:func:`infer_size`) naming the first pair that does not broadcast; any other ValueError unchanged.
-    ``arrays`` are the operands (None for absent ones)."""
-    try:
-        infer_size(*(np.shape(a) for a in arrays if a is not None))
-    except RuntimeError as e:
-        return e
-    return error
-
-
-def _forward_error(e: ValueError, datas) -> Exception:
-    """What a forward's ValueError becomes: PyTorch's RuntimeError for operands that do not broadcast."""
-    if "could not be broadcast" not in str(e):
-        return e
-    err = broadcast_error(e, *datas)
-    return err if err is not e else RuntimeError("operands could not be broadcast together")
-
-
-_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
-
-#: Python numbers as read-only 0-d arrays, by (number, dtype): ``x * 2`` in a loop shares one array.
-_NUMBERS: dict = {}
-
-
-def _number_array(v, dtype) -> np.ndarray:
-    a = np.asarray(v, dtype=dtype)
-    if v and v == v:  # not zeros (0.0 and -0.0 are equal keys but differ) nor NaN
-        if len(_NUMBERS) >= 4096:
-            _NUMBERS.clear()
-        a.flags.writeable = False
-        _NUMBERS[(v, dtype)] = a
-    return a
-
-
-#: Shape tuples shared between nodes (a graph holds many of the same few shapes).
-_SHAPES: dict = {}
-
-
-def _shape(shape: tuple) -> tuple:
-    s = _SHAPES.get(shape)
-    if s is None:
-        if len(_SHAPES) >= 4096:
-            _SHAPES.clear()
-        _SHAPES[shape] = s = shape
-    return s
-
-
-def _output_edges(edges, args) -> tuple:
-    """``edges`` (per tensor input: its grad_fn, the leaf itself, or None) with each MultiNode replaced by the
-    :class:`~gradcli.engine.autograd.OutputEdge` of the output that the input is."""
-    return tuple([e.outputs[t._output_nr] if type(e) is MultiNode else e for e, t in zip(edges, args)])
-
-
-def _tuple_output(o: Op, out, args, datas, dtype):
-    if o.multi_output:
-        return _multi_output(o, out, args, datas, dtype)
-    # (values, indices)-style results: only the first output is differentiable.
-    first = _wrap_output(o, out[0], args, datas, dtype)
-    return (first,) + tuple(Tensor(np.asarray(x)) for x in out[1:])
-
-
-def _multi_output(o: Op, out, args, datas, dtype) -> tuple:
-    """The outputs of an op with several differentiable ones (``Op.multi_output``) as Tensors sharing one
-    :class:`~gradcli.engine.autograd.MultiNode` (each tensor's ``output_nr`` its index), when recording."""
-    outs = [x if type(x) is np.ndarray else np.asarray(x) for x in out]
-    n = o.ninputs
-    if not (o.differentiable and _state.grad_enabled and outs and outs[0].dtype.kind == "f" and
-            any(type(t) is Tensor and t.requires_grad for t in args[:n])):
-        return tuple(Tensor(x) for x in outs)
-    if o.vjp is None:
-        raise RuntimeError(f"the derivative for '{o.name}' is not implemented.")
-    edges = _output_edges([(t.grad_fn or t) if type(t) is Tensor and t.requires_grad else None
-                           for t in args[:n]], args)
-    plan = o.save_plan
-    saved = tuple(datas[i] for i in plan)
-    odt = outs[0].dtype
-    node = MultiNode(o, edges, saved, args[n:],
-                     tuple([None if d is None else _shape(d.shape) for d in datas]) if o.needs_shapes else None,
-                     tuple([_shape(x.shape) for x in outs]), odt, odt if dtype is None else dtype)
-    result = []
-    for k, x in enumerate(outs):
-        t = Tensor(x, True, node)
-        t._output_nr = k
-        result.append(t)
-    return tuple(result)
-
-
-def _fast_promote(o: Op, args):
-    """The common cases without the general promotion: Tensors of one dtype, or float Tensors with Python
-    numbers (a float tensor's dtype wins over wrapped numbers). ``args`` are the op's arguments (tensor inputs
-    first). Returns (None, None) where it does not apply.
-
-    Gives the same arrays and dtype as :func:`_promote` where it applies (tests/engine/test_perf_paths.py
-    checks it), except that with ``promote=None`` it returns the inputs' common dtype rather than None."""
-    tensors = args[:o.ninputs]
-    dtype = None
-    for a in tensors:
-        if type(a) is Tensor:
-            d = a.data.dtype
-            if dtype is None:
-                dtype = d
-            elif d != dtype:
-                return None, None
-        elif not (type(a) is float or type(a) is int):
-            return None, None
-    if dtype is None:
-        return None, None
-    if o.promote is None:
-        return [a.data if type(a) is Tensor else np.asarray(a) for a in tensors], dtype
-    if dtype.kind != "f":
-        return None, None
-    return [a.data if type(a) is Tensor else np.asarray(a, dtype=dtype) for a in tensors], dtype
-
-
-def _promote(o: Op, tensors):
-    """PyTorch's type promotion of the tensor arguments (see :mod:`gradcli.engine.dtypes`); returns the arrays to
-    compute on and the dtype they share (None for ops that do not promote)."""
-    wrapped = []
-    for i, a in enumerate(tensors):
-        if type(a) is not Tensor and a is not None:
-            if _is_number(a):
-                wrapped.append(i)
-            elif not isinstance(a, Tensor):
-                raise TypeError(f"{o.name}(): argument '{o.input_names[i]}' must be Tensor, not "
-                                f"{type(a).__name__}")
-    datas = [None if a is None else (a.data if i not in wrapped else a) for i, a in enumerate(tensors)]
-    dtype = None
-    if o.promote is not None:
-        dim, zero = [], []
-        for i, d in enumerate(datas):
-            if d is None or i in wrapped:
-                continue
-            (dim if d.ndim else zero).append(d.dtype)
-        dtype = dtypes.result_type(dim, zero, [tensors[i] for i in wrapped])
-        if o.promote == "float" and dtype.kind != "f":
-            dtype = dtypes.get_default_dtype().np
-        for i, d in enumerate(datas):
-            if d is None:
-                continue
-            if i in wrapped:
-                datas[i] = np.asarray(d, dtype=dtype)
-            elif d.dtype != dtype:
-                datas[i] = d.astype(dtype)
-    else:
-        for i in wrapped:
-            datas[i] = np.asarray(datas[i])
-    return datas, dtype
-
-
-def _wrap_output(o: Op, out, args, datas, dtype):
-    """The op's result as a Tensor, with a graph Node when it is differentiable and an input requires grad."""
-    if type(out) is not np.ndarray:
-        out = np.asarray(out)
-    odt = out.dtype
-    if not (o.differentiable and _state.grad_enabled and odt.kind == "f"):
-        return Tensor(out)
-    # edges as in _apply
-    n = o.ninputs
-    edges = []
-    requires = False
-    for t in args[:n]:
-        if type(t) is Tensor and t.requires_grad:
-            requires = True
-            edges.append(t.grad_fn or t)
-        else:
-            edges.append(None)
-    if not requires:
-        return Tensor(out)
-    if dtype is None:
-        dtype = odt
-    if o.promote is None and o.saved_inputs:
-        # ops that do not promote may have computed on mixed dtypes: rules get their inputs in the node's dtype
-        datas = [d if d is None or d.dtype == dtype else d.astype(dtype) for d in datas]
-    datas = tuple(datas)
-    return Tensor(out, True, _new_node(o, _output_edges(edges, args), args[n:], datas, out, odt, dtype))
 
 
 def check_requires_grad(data: np.ndarray, requires_grad: bool) -> None:
