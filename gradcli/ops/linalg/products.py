@@ -413,6 +413,13 @@ def _parse_einsum(equation: str, shapes: list) -> tuple:
                 counts[ch] = counts.get(ch, 0) + 1
         out = ell_letters + "".join(sorted((c for c, k in counts.items() if k == 1 and c not in ell_letters),
                                            key=_LETTERS.index))
+    _check_einsum_sizes(subs, shapes, ell_letters)
+    return subs, out, ell_letters
+
+
+def _check_einsum_sizes(subs: list, shapes: list, ell_letters: str) -> None:
+    """Check that each label's sizes agree within an operand and broadcast across operands (PyTorch's einsum
+    messages; the ellipsis' dimensions are named as such)."""
     sizes = {}
     for k, (s, shape) in enumerate(zip(subs, shapes)):
         first = {}  # this operand's first dimension of each label
@@ -433,7 +440,6 @@ def _parse_einsum(equation: str, shapes: list) -> tuple:
                                    f"broadcast with previously seen size {seen}")
             if size != 1:
                 sizes[ch] = size
-    return subs, out, ell_letters
 
 
 einsum_note = ("composed of permute/diagonal/unsqueeze/sum/mul/bmm/view as PyTorch composes it; each of those "
@@ -662,13 +668,13 @@ def linalg_multi_dot(tensors):
     Raises:
         RuntimeError: fewer than 2 tensors, wrong dimensions or sizes (PyTorch's messages).
     """
-    ts = [to_tensor(t) for t in tensors]
+    ts = [to_tensor(x) for x in tensors]
     n = len(ts)
     if n < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
     first_1d, last_1d = ts[0].data.ndim == 1, ts[-1].data.ndim == 1
-    for i, t in enumerate(ts):
-        nd = t.data.ndim
+    for i, x in enumerate(ts):
+        nd = x.data.ndim
         if (i == 0 and nd not in (1, 2)):
             raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got {nd}D")
         if (i == n - 1 and nd not in (1, 2)):
@@ -691,7 +697,7 @@ def linalg_multi_dot(tensors):
     if n == 2:
         out = mm(ts[0], ts[1])
     else:
-        split = _multi_dot_order([t.data.shape for t in ts])
+        split = _multi_dot_order([x.data.shape for x in ts])
 
         def chain(i, j):
             if i == j:
