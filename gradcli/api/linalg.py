@@ -1,5 +1,5 @@
 """``gradcli.api.linalg``: PyTorch's ``torch.linalg`` namespace (``G.linalg.det(A)``), the functions of the op table
-registered as ``"linalg.<name>"`` (:mod:`gradcli.ops.linalg.decompositions`).
+registered as ``"linalg.<name>"`` (the modules of :mod:`gradcli.ops.linalg`).
 
 The language's ``torch.linalg`` is built from the same table (gradcli/language/builtins.py); a name PyTorch has
 in torch.linalg and gradcli lacks says so (NotImplementedError) rather than that it does not exist.
@@ -12,6 +12,6 @@ NAMES = tuple(sorted(n[len("linalg."):] for n in _REGISTRY if n.startswith("lina
 
 globals().update({n: _REGISTRY["linalg." + n] for n in NAMES})
 
-from ..ops.linalg.decompositions import _LinAlgError as LinAlgError  # noqa: E402, F401  (torch.linalg.LinAlgError)
+from ..ops.linalg.inverses import _LinAlgError as LinAlgError  # noqa: E402, F401  (torch.linalg.LinAlgError)
 
 __all__ = [*NAMES, "LinAlgError"]

@@ -29,7 +29,7 @@ from ..ops import REGISTRY
 from ..ops.core.declare import METHODS
 from ..engine.tensor import Size, Tensor
 from ..api.gradcheck import GradcheckError
-from ..ops.linalg.decompositions import _LinAlgError  # torch.linalg.LinAlgError
+from ..ops.linalg.inverses import _LinAlgError  # torch.linalg.LinAlgError
 from .safety import check_format_widths, materialize
 from . import custom_function, nn_bridge
 from .values import (MISSING, Class, ClassMethod, Function, Generator, Instance, Namespace, Property,

@@ -3,79 +3,84 @@
 Importing this package fills :data:`REGISTRY` (name → callable, the namespace of the language and of
 ``import gradcli``) and installs Tensor methods and, last, Tensor's operators (:mod:`.operators`, the table of
 infix operators that the language derives its own from). Each name is declared once, with ``@op`` (a primitive:
-forward, then its derivative) or ``@composite`` (a function that dispatches to ops), in :mod:`._core`. The
-families, each importing only those above it:
+forward, then its derivative) or ``@composite`` (a function that dispatches to ops), in :mod:`.core.declare`. The
+families, a module each, by folder (tests/engine/test_layers.py checks that they import each other without a
+cycle):
 
+* :mod:`.elementwise.comparison` — eq/ne/lt/le/gt/ge, bitwise_and/or/xor, isnan/isinf/isfinite, where, dtype
+  casts (Tensor.to, .float(), ...)
+* :mod:`.elementwise.unary` — sqrt/rsqrt/reciprocal, exp/log, trigonometry, hyperbolic functions, sigmoid, erf,
+  neg, abs, sign (the trivial ones declared from one table)
+* :mod:`.elementwise.arithmetic` — add, sub/rsub, mul, div/true_divide/floor_divide, remainder, pow/square,
+  clamp, maximum/minimum
+* :mod:`.elementwise.activation` — relu, relu6, leaky_relu, elu, selu, gelu, silu, softplus, hardtanh
 * :mod:`.creation` — tensor, zeros, ones, full, eye, arange, linspace, rand, randn, randint, *_like, new_*
-* :mod:`.comparison` — eq/ne/lt/le/gt/ge, bitwise_and/or/xor, isnan/isinf/isfinite, where, dtype casts
-  (Tensor.to, .float(), ...)
-* :mod:`.unary` — sqrt/rsqrt/reciprocal, exp/log, trigonometry, hyperbolic functions, sigmoid, erf, neg, abs,
-  sign (the trivial ones declared from one table)
-* :mod:`.arithmetic` — add, sub/rsub, mul, div/true_divide/floor_divide, remainder, pow/square, clamp,
-  maximum/minimum
-* :mod:`.shape` — reshape/view/flatten, transpose/permute/movedim/T, squeeze/unsqueeze, select/narrow, cat/stack,
-  split/chunk/unbind, flip, clone
-* :mod:`.reduction` — sum, mean, prod, max/min, amax/amin, argmax/argmin, var/std, logsumexp, norm, cumsum,
-  sum_to_size, expand, repeat
-* :mod:`.indexing` — ``x[key]``, the ops of ``x[key] = v`` (CopySlices), index_select, gather
-* :mod:`.inplace` — the in-place methods (add_, sub_, mul_, div_, pow_, clamp_, fill_, zero_, copy_), ``t += v``,
-  ``t[key] = v``, and the version counter that guards saved values
 * :mod:`.random` — randperm, randint_like, normal, bernoulli, multinomial, normal_/uniform_/random_/exponential_,
   initial_seed, seed (PyTorch's generator: :mod:`gradcli.engine.generator`)
-* :mod:`.linalg` — dot, mv, mm, bmm, outer, matmul, linear, einsum
-* :mod:`.activation` — relu, relu6, leaky_relu, elu, selu, gelu, silu, softplus, hardtanh
-* :mod:`.nn` — softmax, log_softmax
-* :mod:`.scans` — cumprod, cummax/cummin, logcumsumexp (cumsum is in :mod:`.reduction`)
-* :mod:`.products` — tril, triu, trace, kron, tensordot
-* :mod:`.scatter` — masked_fill, masked_select, scatter, scatter_add, index_fill, index_copy, take, take_along_dim,
-  nonzero
-* :mod:`.layers` — embedding, batch_norm, dropout, sort/argsort, index_add (torch.nn's layers)
-* :mod:`.order` — topk, kthvalue, median, msort
-* :mod:`.matrix` — torch.linalg's det, slogdet, inv, solve, cholesky, qr, eigh, eigvalsh, svd, svdvals, pinv,
-  matrix_norm, vector_norm, norm, cross, matrix_power, matrix_exp, multi_dot (registered as ``linalg.<name>``),
-  det, inverse, slogdet, logdet, qr, svd, pinverse, cross, matrix_power, matrix_exp, cdist
-* :mod:`.loss` — cross_entropy, nll_loss, mse_loss, l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy,
-  binary_cross_entropy_with_logits, kl_div
-* :mod:`.functional` — logsigmoid, softsign, celu, mish, hardswish, hardsigmoid, glu, softmin, layer_norm,
+* :mod:`.shape.views` — reshape/view/flatten, transpose/permute/movedim/T, squeeze/unsqueeze, select/narrow and
+  slicing, diagonal/diag_embed/diag, flip, clone
+* :mod:`.shape.joins` — cat/concat, stack, split, chunk, unbind
+* :mod:`.shape.indexing` — ``x[key]``, the ops of ``x[key] = v`` (CopySlices), index_select, gather
+* :mod:`.shape.inplace` — the in-place methods (add_, sub_, mul_, div_, pow_, clamp_, fill_, zero_, copy_),
+  ``t += v``, ``t[key] = v``, and the version counter that guards saved values
+* :mod:`.shape.scatter` — masked_fill, masked_select, masked_scatter, scatter, scatter_add, scatter_reduce,
+  index_fill, index_copy, index_add, take, take_along_dim, nonzero (and their in-place methods)
+* :mod:`.reduction.reductions` — sum, mean, prod, max/min, amax/amin, argmax/argmin, var/std, logsumexp, norm,
+  cumsum, sum_to_size, expand, repeat
+* :mod:`.reduction.scans` — cumprod, cummax/cummin, logcumsumexp
+* :mod:`.reduction.order` — sort/argsort, topk, kthvalue, median, msort
+* :mod:`.reduction.quantile` — quantile, nanquantile
+* :mod:`.linalg.products` — dot, mv, mm, bmm, outer, matmul, linear, einsum; torch.linalg's cross, multi_dot,
+  vecdot, matmul, diagonal; cross, vdot
+* :mod:`.linalg.structured` — tril, triu, trace, kron, tensordot
+* :mod:`.linalg.inverses` — torch.linalg's inv, solve, pinv; inverse, pinverse
+* :mod:`.linalg.decompositions` — torch.linalg's cholesky, qr, eigh, eigvalsh, svd, svdvals; qr, svd
+* :mod:`.linalg.determinants` — torch.linalg's det, slogdet; det, slogdet, logdet
+* :mod:`.linalg.norms` — torch.linalg's vector_norm, matrix_norm, norm; cdist
+* :mod:`.linalg.matrix_functions` — torch.linalg's matrix_power, matrix_exp; matrix_power, matrix_exp
+* :mod:`.nn.softmax` — softmax, log_softmax
+* :mod:`.nn.loss` — cross_entropy, nll_loss, mse_loss, l1_loss, smooth_l1_loss, huber_loss,
+  binary_cross_entropy, binary_cross_entropy_with_logits, kl_div
+* :mod:`.nn.embedding` — embedding
+* :mod:`.nn.batch_norm` — batch_norm
+* :mod:`.nn.dropout` — dropout
+* :mod:`.nn.functional` — logsigmoid, softsign, celu, mish, hardswish, hardsigmoid, glu, softmin, layer_norm,
   group_norm, instance_norm, normalize, cosine_similarity, pairwise_distance, bilinear, one_hot
-* :mod:`.more` — quantile, nanquantile, scatter_reduce, masked_scatter
-* :mod:`.nn.pooling` — max_pool1d/2d, avg_pool1d/2d, adaptive_avg_pool1d/2d
-* :mod:`.nn.resampling` — pad, constant_pad_nd, interpolate
-* :mod:`.nn.conv` — conv1d/conv2d, conv_transpose1d/2d
-* :mod:`.nn.fold` — unfold/fold, Tensor.unfold
+* :mod:`.nn.conv` — conv1d/conv2d, conv_transpose1d/2d, max_pool1d/2d, avg_pool1d/2d, adaptive_avg_pool1d/2d,
+  pad, constant_pad_nd, interpolate, unfold/fold, Tensor.unfold
+
+The functions of torch.linalg are registered under their qualified names (``"linalg.det"``); the
+``torch.linalg`` namespace is :mod:`gradcli.api.linalg`.
 """
 
-from .elementwise import activation, arithmetic, comparison, unary
-from . import creation, random
-from .shape import indexing, inplace, views as shape
-from .linalg import products as linalg
-from .nn import loss, softmax as nn
-from .reduction import reductions as reduction
-from .nn import layers  # noqa: F401  (embedding, batch_norm, dropout, sort/argsort, index_add)  # (importing them fills the registry)
-from .reduction import scans  # noqa: F401  (cumprod, cummax/cummin, logcumsumexp)
-from .linalg import structured as products  # noqa: F401  (tril, triu, trace, kron, tensordot)
-from .shape import scatter  # noqa: F401  (masked_fill/select, scatter(_add), index_fill/copy, take(_along_dim), nonzero)
-from .reduction import order  # noqa: F401  (topk, kthvalue, median, msort)
-from .nn import functional  # noqa: F401  (torch.nn.functional activations, norms, distances)
-from .reduction import quantile as more  # noqa: F401  (quantile, nanquantile, scatter_reduce, masked_scatter)
-from .nn import pooling  # noqa: F401  (max/avg/adaptive_avg pools)
-from .nn import resampling  # noqa: F401  (pad, constant_pad_nd, interpolate)
-from .nn import conv  # noqa: F401  (conv1d/2d, conv_transpose1d/2d)
-from .nn import fold as _fold  # noqa: F401  (unfold/fold, Tensor.unfold; private: "fold" names the op)
-from .linalg import decompositions as matrix  # noqa: F401  (torch.linalg's functions, det, inverse, cdist, ...)
-from ..engine.tensor import to_tensor
-from .core.declare import KINDS, REGISTRY, Op
-from .elementwise.activation import relu
-from .elementwise.arithmetic import (add, div, floor_divide, mul, pow, remainder, rsub, sub, true_divide,  # noqa: F401
-                         _sub)
-from .elementwise.comparison import (bitwise_and, bitwise_or, bitwise_xor, eq, ge, gt, isfinite, isinf, isnan, le, lt,  # noqa: F401
-                         ne, to, where)
-from .shape.indexing import getitem
-from .linalg.products import dot, matmul, mm, mv, outer
-from .nn.loss import binary_cross_entropy_with_logits
-from .reduction.reductions import expand, mean, norm, sum, sum_to_size
-from .shape.views import flatten, permute, reshape, select, squeeze, t, transpose, unsqueeze
-from .elementwise.unary import abs, exp, log, neg, reciprocal, sigmoid, sign, sqrt, tanh
+# The families, in the order listed above (importing a module declares its ops). The modules are bound under
+# private names so that none hides an op of the same name (scatter, softmax, dropout, ...) in this namespace.
+from .elementwise import (comparison as _comparison, unary as _unary, arithmetic as _arithmetic,  # noqa: F401
+                          activation as _activation)
+from . import creation as _creation, random as _random  # noqa: F401
+from .shape import (views as _views, joins as _joins, indexing as _indexing, inplace as _inplace,  # noqa: F401
+                    scatter as _scatter)
+from .reduction import (reductions as _reductions, scans as _scans, order as _order,  # noqa: F401
+                        quantile as _quantile)
+from .linalg import (products as _products, structured as _structured, inverses as _inverses,  # noqa: F401
+                     decompositions as _decompositions, determinants as _determinants, norms as _norms,
+                     matrix_functions as _matrix_functions)
+from .nn import (softmax as _softmax, loss as _loss, embedding as _embedding, batch_norm as _batch_norm,  # noqa: F401
+                 dropout as _dropout, functional as _functional, conv as _conv)
+from ..engine.tensor import to_tensor  # noqa: F401
+from .core.declare import KINDS, REGISTRY, Op  # noqa: F401
+# the names most used, importable from here (``from gradcli.ops import matmul``)
+from .elementwise.comparison import (bitwise_and, bitwise_or, bitwise_xor, eq, ge, gt, isfinite, isinf,  # noqa: F401
+                                     isnan, le, lt, ne, to, where)
+from .elementwise.unary import abs, exp, log, neg, reciprocal, sigmoid, sign, sqrt, tanh  # noqa: F401
+from .elementwise.arithmetic import (_sub, add, div, floor_divide, mul, pow, remainder, rsub, sub,  # noqa: F401
+                                     true_divide)
+from .elementwise.activation import relu  # noqa: F401
+from .shape.views import flatten, permute, reshape, select, squeeze, t, transpose, unsqueeze  # noqa: F401
+from .shape.indexing import getitem  # noqa: F401
+from .reduction.reductions import expand, mean, norm, sum, sum_to_size  # noqa: F401
+from .linalg.products import dot, matmul, mm, mv, outer  # noqa: F401
+from .nn.loss import binary_cross_entropy_with_logits  # noqa: F401
 
 from . import operators  # noqa: F401  (installs Tensor's operators; imports the ops above)
 

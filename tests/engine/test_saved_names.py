@@ -54,7 +54,7 @@ _FULL_REDUCTION = ("PyTorch records the overload without dim (SumBackward0 saves
 
 #: Where gradcli's rule saves other values than PyTorch's derivatives.yaml formula (see the module docstring).
 DIFFERENCES = [
-    # linear algebra (gradcli/ops/linalg/decompositions.py)
+    # linear algebra (gradcli/ops/linalg/)
     Difference("linalg.diagonal", ("_saved_dim1", "_saved_dim2"), "PyTorch saves dim1 and dim2 as given (negative "
                "dims as unsigned 64-bit ints); gradcli saves them normalized"),
     Difference("linalg.svd", ("_saved_mat2",), "the sample's reconstruction U diag(S) Vh: PyTorch's mm saves Vh as "

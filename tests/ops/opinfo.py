@@ -1108,12 +1108,13 @@ SHAPE = [
             ("1d", (4,), (3,)), ("zero", (3, 4), (2, 0)), ("same", (3, 4), (1, 1)), ("3d", (2, 1, 3), (1, 4, 2)))],
         S("tuple", Arg((3, 4)), args=((2, 2),), method=True),
         S("function", Arg((3, 4)), args=(2, 1)))),
-    # ---- torch.nn layers: gradcli/ops/nn/layers.py
+    # ---- index_add: gradcli/ops/shape/scatter.py
     OpInfo("index_add", "indexing", extra=(
         S("dim0-repeated", Arg((4, 3)), Arg((3, 3)), args=(0, tensor([1, 3, 1]), In(1))),
         S("dim1", Arg((2, 4)), Arg((2, 2)), args=(1, tensor([0, 2]), In(1))),
         S("alpha", Arg((4, 3)), Arg((2, 3)), args=(0, tensor([2, 0]), In(1)), kwargs={"alpha": 2}),
         S("method", Arg((4, 3)), Arg((2, 3)), args=(0, tensor([2, 0]), In(1)), method=True))),
+    # ---- sort/argsort: gradcli/ops/reduction/order.py
     OpInfo("sort", "indexing", extra=(
         S("last", Arg((3, 4))), S("dim0-desc", Arg((3, 4)), args=(0, True)), S("1d", Arg((5,)), method=True),
         S("0d", Arg(()))),
@@ -1125,6 +1126,7 @@ SHAPE = [
     OpInfo("argsort", "indexing", differentiable=False, extra=(
         S("last", Arg((3, 4))), S("dim0-desc", Arg((3, 4)), args=(0, True)),
         S("method", Arg((3, 4)), args=(1,), method=True))),
+    # ---- torch.nn layers: gradcli/ops/nn/embedding.py, batch_norm.py, dropout.py
     OpInfo("embedding", "nn", extra=(
         S("1d", Arg((4, 3)), args=(tensor([2, 0, 2]), In(0))),
         S("2d", Arg((5, 2)), args=(tensor([[1, 4], [0, 1]]), In(0))))),
@@ -1493,6 +1495,7 @@ NN_FUNCTIONAL = [
         S("method", Arg((3, 4)), args=(0.25, 1), method=True),
         *([S("nan-rows", Arg((3, 4)), call=lambda m, f, a: f(m.where(a > 1.5, float("nan"), a), 0.5, dim=1))]
           if name == "nanquantile" else []))) for name in ("quantile", "nanquantile")],
+    # scatter_reduce, masked_scatter: gradcli/ops/shape/scatter.py
     OpInfo("scatter_reduce", "indexing", extra=(
         *[S(f"{r}{'' if inc else '-exclude'}", Arg((5,)), Arg((6,)),
             args=(0, tensor([0, 1, 0, 3, 1, 0]), In(1), r), kwargs={"include_self": inc})
@@ -1613,7 +1616,8 @@ CONV = [
         S("unbatched", Arg((4, 4)), args=(3, 2)))),
 ]
 
-# ---- gradcli/ops/linalg/decompositions.py (torch.linalg, det, inverse, cdist, ...). The inputs are
+# ---- gradcli/ops/linalg/ (inverses.py, decompositions.py, determinants.py, norms.py, matrix_functions.py and
+# the torch.linalg products in products.py: torch.linalg, det, inverse, cdist, ...). The inputs are
 # made well-conditioned inside the call, as PyTorch's OpInfos make them (make_fullrank_matrices_with_distinct_
 # singular_values): ``_wc`` adds 4 I to a uniform [-2, 2] matrix; symmetric inputs are ``a + a^T`` and positive-
 # definite ones ``a a^T + n I`` (PyTorch's gradcheck_wrapper_hermitian_input: the op reads one triangle, so the

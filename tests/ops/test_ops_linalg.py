@@ -1,4 +1,5 @@
-"""torch.linalg and the matrix functions (gradcli/ops/linalg/decompositions.py) beyond the op table's
+"""torch.linalg and the matrix functions (gradcli/ops/linalg/: inverses.py, decompositions.py, determinants.py,
+norms.py, matrix_functions.py, products.py) beyond the op table's
 generated checks (tests/ops/opinfo.py MATRIX): PyTorch's errors at the documented edge cases (singular and
 non-positive-definite matrices, shapes, dtypes), the gradients at singular and degenerate points (det of a
 singular matrix, repeated eigen/singular values), the Hessian-vector products where PyTorch's own are wrong,

@@ -1,2 +1,3 @@
-"""Linear algebra: products, triangles and traces, and torch.linalg's matrix functions.
+"""Linear algebra: products, triangles and traces, and torch.linalg's inverses and solves, decompositions,
+determinants, norms and matrix functions.
 """

@@ -1,4 +1,5 @@
-"""Linear algebra: dot, mv, mm, bmm, outer, matmul and linear composed the way PyTorch composes them, and einsum.
+"""Products: dot, mv, mm, bmm, outer, matmul and linear composed the way PyTorch composes them, einsum, and the
+products of torch.linalg (cross, multi_dot, vdot, vecdot).
 
 torch.matmul is not one autograd function (aten/src/ATen/native/LinearAlgebra.cpp ``_matmul_impl``): 1-d @ 1-d
 is dot (DotBackward0), 2-d @ 1-d mv, 2-d @ 2-d mm, 1-d @ 2-d unsqueeze → mm → squeeze_ (SqueezeBackward4); a
@@ -14,22 +15,28 @@ contiguous input of another rank with a 1-d bias, else matmul with ``weight.t()`
 einsum is composed the way torch.einsum composes it without opt_einsum (aten/src/ATen/native/Linear.cpp):
 diagonal for repeated subscripts, unsqueeze and permute to align the operands, then left to right sum/mul or
 permute → reshape → bmm → view → permute per pair, so the recorded graph and its gradients are PyTorch's.
+
+The products of torch.linalg are here too: cross (torch.cross and torch.linalg.cross, LinalgCrossBackward0),
+multi_dot (a chain of mm in the cheapest order, as PyTorch's), vdot, vecdot, and the aliases linalg.matmul and
+linalg.diagonal. They are registered under their qualified names (``"linalg.cross"``), reached as
+``torch.linalg.cross`` (:mod:`gradcli.api.linalg`).
 """
 
 from __future__ import annotations
 
 import string
+import warnings
 
 import numpy as np
 
 from ...engine import dtypes, limits
-from ...engine.tensor import Tensor, to_tensor
+from ...engine.tensor import Tensor, normalize_dim, to_tensor
 from ..core.apply import infer_size
 from ..core.declare import composite, op
 from ..elementwise.arithmetic import mul
 from ..reduction.reductions import expand, sum
-from ..shape.views import (_clone_contiguous, _diagonal, _unsafe_view, movedim, permute, reshape, squeeze, t, unsqueeze,
-                    view)
+from ..shape.views import (_clone_contiguous, _diagonal, _unsafe_view, diagonal, movedim, permute, reshape, squeeze, t,
+                          unsqueeze, view)
 
 
 def _scalar_name(a) -> str:
@@ -407,6 +414,13 @@ def _parse_einsum(equation: str, shapes: list) -> tuple:
                 counts[ch] = counts.get(ch, 0) + 1
         out = ell_letters + "".join(sorted((c for c, k in counts.items() if k == 1 and c not in ell_letters),
                                            key=_LETTERS.index))
+    _check_einsum_sizes(subs, shapes, ell_letters)
+    return subs, out, ell_letters
+
+
+def _check_einsum_sizes(subs: list, shapes: list, ell_letters: str) -> None:
+    """Check that each label's sizes agree within an operand and broadcast across operands (PyTorch's einsum
+    messages; the ellipsis' dimensions are named as such)."""
     sizes = {}
     for k, (s, shape) in enumerate(zip(subs, shapes)):
         first = {}  # this operand's first dimension of each label
@@ -427,7 +441,6 @@ def _parse_einsum(equation: str, shapes: list) -> tuple:
                                    f"broadcast with previously seen size {seen}")
             if size != 1:
                 sizes[ch] = size
-    return subs, out, ell_letters
 
 
 einsum_note = ("composed of permute/diagonal/unsqueeze/sum/mul/bmm/view as PyTorch composes it; each of those "
@@ -571,6 +584,191 @@ def einsum(equation, *operands):
                 sizes[ch] = size
     limits.check_numel([sizes[ch] for ch in out], "einsum()")
     return _einsum_compose(tensors, subs, out, ell_letters)
+
+
+# ---------------------------------------------------------------------------------------------------- cross
+@op("_linalg_cross", grad_fn="LinalgCrossBackward0", inputs=2, promote=None,
+    note="d/dinput = cross(other, grad), d/dother = cross(grad, input)")
+def _linalg_cross(input, other, dim=-1):
+    """The cross product of 3-vectors along ``dim``, broadcast. torch.linalg.cross."""
+    if input.ndim != other.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"expected scalar type {dtypes.scalar_type_name(input.dtype)} but found "
+                           f"{dtypes.scalar_type_name(other.dtype)}")
+    d = normalize_dim(dim, input.ndim)
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and "
+                           f"{other.shape[d]}")
+    shape = np.broadcast_shapes(input.shape, other.shape)
+    return np.cross(np.broadcast_to(input, shape), np.broadcast_to(other, shape), axis=d).astype(input.dtype,
+                                                                                                 copy=False)
+
+
+@_linalg_cross.defvjp
+def _(grad, input, other, dim, needs_input_grad):
+    # derivatives.yaml linalg_cross
+    return (_linalg_cross(other, grad, dim) if needs_input_grad[0] else None,
+            _linalg_cross(grad, input, dim) if needs_input_grad[1] else None)
+
+
+@_linalg_cross.defjvp
+def _(input_t, other_t, input, other, dim):
+    return _linalg_cross(input_t, other, dim) + _linalg_cross(input, other_t, dim)
+
+
+@composite("linalg.cross", grad_fn="LinalgCrossBackward0", note=_linalg_cross.note)
+def linalg_cross(input, other, *, dim=-1):
+    """The cross product of the 3-vectors of ``input`` and ``other`` along ``dim`` (size 3), batch dims
+    broadcast. Matches torch.linalg.cross (grad_fn LinalgCrossBackward0).
+
+    Raises:
+        RuntimeError: a ``dim`` of length other than 3, different numbers of dimensions (PyTorch's messages).
+    """
+    return _linalg_cross(to_tensor(input), to_tensor(other), dim)
+
+
+@composite("cross", grad_fn="LinalgCrossBackward0", note=_linalg_cross.note, method=True)
+def cross(input, other, dim=None):
+    """torch.cross: torch.linalg.cross along ``dim``; without ``dim``, the first dimension of size 3 (with
+    PyTorch's deprecation warning)."""
+    a, b = to_tensor(input), to_tensor(other)
+    if dim is None:
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+                      "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
+                      "with that of linalg.cross in a future release.", UserWarning, stacklevel=2)
+        shape = np.broadcast_shapes(a.data.shape, b.data.shape)
+        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+    return _linalg_cross(a, b, dim)
+
+
+# ------------------------------------------------------------------------------------------------ multi_dot
+def _multi_dot_order(shapes: list) -> list:
+    """PyTorch's (and numpy's) matrix-chain order: ``s[i][j]`` the split of the cheapest product of i..j."""
+    n = len(shapes)
+    p = [shapes[0][0]] + [s[1] for s in shapes]
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = None
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + p[i] * p[k + 1] * p[j + 1]
+                if cost[i][j] is None or c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+    return split
+
+
+@composite("linalg.multi_dot", grad_fn="varies", note="a chain of mm in the cheapest order")
+def linalg_multi_dot(tensors):
+    """The product of a list of matrices (the first may be a 1-D row vector, the last a 1-D column vector),
+    multiplied in the cheapest order (mm; the result reshaped as PyTorch's, ViewBackward0). Matches
+    torch.linalg.multi_dot.
+
+    Raises:
+        RuntimeError: fewer than 2 tensors, wrong dimensions or sizes (PyTorch's messages).
+    """
+    ts = [to_tensor(x) for x in tensors]
+    n = len(ts)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    first_1d, last_1d = ts[0].data.ndim == 1, ts[-1].data.ndim == 1
+    for i, x in enumerate(ts):
+        nd = x.data.ndim
+        if (i == 0 and nd not in (1, 2)):
+            raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got {nd}D")
+        if (i == n - 1 and nd not in (1, 2)):
+            raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got {nd}D")
+        if 0 < i < n - 1 and nd != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {nd}D")
+    if first_1d:
+        ts[0] = unsqueeze(ts[0], 0)
+    if last_1d:
+        ts[-1] = unsqueeze(ts[-1], -1)
+    for i in range(1, n):
+        if ts[i].data.dtype != ts[0].data.dtype:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                               f"{dtypes.c_type_name(ts[0].data.dtype)} and tensor {i} "
+                               f"{dtypes.c_type_name(ts[i].data.dtype)}")
+        if ts[i - 1].data.shape[1] != ts[i].data.shape[0]:
+            a, b = ts[i - 1].data.shape, ts[i].data.shape
+            raise RuntimeError(f"multi_dot(): tensors {i - 1} and {i} with shapes [{a[0]}, {a[1]}] and "
+                               f"[{b[0]}, {b[1]}] cannot be multiplied")
+    if n == 2:
+        out = mm(ts[0], ts[1])
+    else:
+        split = _multi_dot_order([x.data.shape for x in ts])
+
+        def chain(i, j):
+            if i == j:
+                return ts[i]
+            k = split[i][j]
+            return mm(chain(i, k), chain(k + 1, j))
+
+        out = chain(0, n - 1)
+    # PyTorch views the product to the output shape (ViewBackward0), 1-D ends dropped
+    shape = tuple(([] if first_1d else [out.data.shape[0]]) + ([] if last_1d else [out.data.shape[1]]))
+    return out.view(shape)
+
+
+# --------------------------------------------------------------------------------- matmul, diagonal, vecdot
+@op("vdot", grad_fn="VdotBackward0", inputs=2, promote=None, method=True,
+    note="d/dinput = grad * other, d/dother = grad * input (real)")
+def vdot(input, other):
+    """The inner product of two 1-d tensors of one size and dtype (for real tensors the same as dot). Matches
+    torch.vdot (grad_fn VdotBackward0).
+
+    Raises:
+        RuntimeError: for non-1-d inputs, different sizes or dtypes (PyTorch's messages, those of dot).
+    """
+    return dot.forward(input, other)
+
+
+@vdot.defvjp
+def _(grad, input, other, needs_input_grad):
+    return (grad * other if needs_input_grad[0] else None, grad * input if needs_input_grad[1] else None)
+
+
+@vdot.defjvp
+def _(input_t, other_t, input, other):
+    return dot(input_t, other) + dot(input, other_t)
+
+
+@composite("linalg.matmul", grad_fn="varies", note="torch.matmul's derivatives")
+def linalg_matmul(input, other):
+    """torch.linalg.matmul: an alias of torch.matmul (the same graph: MmBackward0, BmmBackward0, ...)."""
+    return matmul(input, other)
+
+
+@composite("linalg.diagonal", grad_fn="DiagonalBackward0", note="the gradient placed on the diagonal of zeros")
+def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """torch.linalg.diagonal: torch.diagonal with the last two dimensions as default (a view; grad_fn
+    DiagonalBackward0).
+
+    Raises:
+        RuntimeError: for equal dims or fewer than 2 dimensions (PyTorch's messages).
+    """
+    return diagonal(A, offset, dim1, dim2)
+
+
+@composite("linalg.vecdot", grad_fn="SumBackward1", note="d/dx = y, d/dy = x (summed over dim)")
+def linalg_vecdot(x, y, *, dim=-1):
+    """The dot product of the vectors of ``x`` and ``y`` along ``dim``, batch dims broadcast: ``sum(x * y,
+    dim)``, as PyTorch computes it for real tensors (grad_fn SumBackward1 over MulBackward0). Matches
+    torch.linalg.vecdot.
+
+    Raises:
+        RuntimeError: for shapes that do not broadcast, or integer and float mixed (PyTorch's messages).
+    """
+    x, y = to_tensor(x), to_tensor(y)
+    if x.data.ndim == 1 and y.data.ndim == 1 and x.data.dtype == y.data.dtype:
+        return vdot(x, y)  # PyTorch's vecdot of two vectors: vdot (VdotBackward0)
+    if x.data.dtype != y.data.dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+                           f"{dtypes.scalar_type_name(x.data.dtype)} and y of type "
+                           f"{dtypes.scalar_type_name(y.data.dtype)} instead")
+    return sum(x * y, dim)
 
 
 # ----------------------------------------------------------------------------------------- forward mode

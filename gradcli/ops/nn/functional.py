@@ -23,11 +23,12 @@ from ..core.declare import composite, not_implemented_for, op
 from ..elementwise.activation import _elu, _elu_backward, _inplace, softplus
 from ..elementwise.arithmetic import _not_differentiable, clamp
 from ..elementwise.comparison import where
-from .layers import batch_norm
+from .batch_norm import batch_norm
 from ..linalg.products import einsum
 from .softmax import _implicit_dim, _softmax
 from ..reduction.reductions import _vector_norm, expand, mean, norm, repeat, sum
-from ..shape.views import _nary_op, reshape
+from ..shape.joins import _nary_op
+from ..shape.views import reshape
 from ..elementwise.unary import abs, rsqrt, sigmoid, tanh
 
 

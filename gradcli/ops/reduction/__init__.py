@@ -1,2 +1,2 @@
-"""Reductions, scans and order statistics.
+"""Reductions, scans, order statistics and quantiles.
 """

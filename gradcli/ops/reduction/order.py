@@ -1,10 +1,11 @@
-"""Order statistics: topk, kthvalue, median (of all elements, and along a dim), msort.
+"""Order statistics: sort, argsort, topk, kthvalue, median (of all elements, and along a dim), msort.
 
 The indices (and so where the gradient goes when values tie) are the ones PyTorch 2.13's CPU kernels choose:
 topk runs libstdc++'s std::nth_element + std::sort (or std::partial_sort when ``64 * k <= n``) on (value,
 index) pairs (aten/src/ATen/native/TopKImpl.h), emulated step by step here; kthvalue runs PyTorch's own
 quick_select_template (aten/src/ATen/native/SortingUtils.h); median along a dim takes the lower median with ties
-broken by index, NaN (the first one) winning. median of all elements shares the gradient evenly between the
+broken by index, NaN (the first one) winning; sort is stable (as PyTorch's CPU sort), NaN last ascending and
+first descending. median of all elements shares the gradient evenly between the
 elements equal to it (evenly_distribute_backward); the others send it to their index
 (value_selecting_reduction_backward).
 """
@@ -17,11 +18,11 @@ import numpy as np
 
 from ...engine.tensor import Tensor, normalize_dim, to_tensor
 from ..core.declare import composite, not_implemented_for, op, rule_values
-from ..shape.indexing import _gather_backward, gather
-from ..nn.layers import sort
+from ..shape.indexing import _gather_backward, _index_select_backward, gather
 from .reductions import _evenly_distribute, _return_type
-from ..shape.views import unsqueeze
+from ..shape.views import movedim, reshape, unsqueeze
 
+return_types_sort = _return_type("sort")
 return_types_topk = _return_type("topk")
 return_types_kthvalue = _return_type("kthvalue")
 return_types_median = _return_type("median")
@@ -275,6 +276,75 @@ def _gather_tangent(input_t, input, dim, idx, keepdim):
     axis = normalize_dim(dim, input.ndim)
     out = gather(input_t, axis, Tensor(idx if keepdim else np.expand_dims(idx, axis)))
     return out if keepdim else out.squeeze(axis)
+
+
+# ------------------------------------------------------------------------------------------ sort/argsort
+@op("_sort", grad_fn="SortBackward0", promote=None, note="d/dx = the gradient scattered back to the sorted positions")
+def _sort(input, dim, descending, stable):
+    """``(values, indices)`` along ``dim`` (stable, as PyTorch's CPU sort)."""
+    if input.ndim == 0:
+        return input.copy(), np.zeros((), dtype=np.int64)
+    d = normalize_dim(dim, input.ndim)
+    key = -input if descending and input.dtype.kind != "b" else input
+    if descending and input.dtype.kind == "b":
+        key = ~input
+    if input.dtype.kind == "f":  # NaN sorts last ascending, first descending (PyTorch)
+        key = np.where(np.isnan(input), -np.inf if descending else np.inf, key)
+    idx = np.argsort(key, axis=d, kind="stable")
+    values = np.take_along_axis(input, idx, axis=d)
+    return values, idx.astype(np.int64)
+
+
+@_sort.defvjp
+def _(grad, input, dim, descending, stable):
+    # value_selecting_reduction_backward: the gradient scattered back to where each value came from (the
+    # indices recomputed from the saved input, as the forward picked them)
+    data = input.data if isinstance(input, Tensor) else np.asarray(input)
+    if data.ndim == 0:
+        return grad
+    _, idx = _sort(data, dim, descending, stable)
+    d = normalize_dim(dim, data.ndim)
+    moved = np.moveaxis(idx, d, -1)
+    n = moved.shape[-1]
+    flat = (moved.reshape(-1, n) + np.arange(moved.size // max(n, 1))[:, None] * n).reshape(-1)
+    g = reshape(_movedim(grad, d), (-1,))
+    out = _index_select_backward(g, (data.size,), 0, flat)
+    return _movedim_back(reshape(out, moved.shape), d)
+
+
+@_sort.defjvp
+def _(input_t, input, dim, descending, stable):
+    # derivatives.yaml sort: values: gather_with_keepdimed_indices(self_t, dim, indices, ...)
+    data = input.data if isinstance(input, Tensor) else np.asarray(input)
+    if data.ndim == 0:
+        return input_t
+    _, idx = _sort(data, dim, descending, stable)
+    return gather(input_t, normalize_dim(dim, data.ndim), Tensor(idx))  # (the indices have no tangent)
+
+
+def _movedim(t, d):
+
+    return movedim(t, d, -1)
+
+
+def _movedim_back(t, d):
+
+    return movedim(t, -1, d)
+
+
+@composite("sort", grad_fn="SortBackward0", note=_sort.note, method=True)
+def sort(input, dim=-1, descending=False, stable=False):
+    """``(values, indices)`` sorted along ``dim`` (a named tuple; stable); ``values`` is differentiable, the
+    indices are int64. Matches torch.sort (grad_fn SortBackward0)."""
+    values, indices = _sort(to_tensor(input), dim, bool(descending), bool(stable))
+    return return_types_sort(values, indices)
+
+
+@composite("argsort", grad_fn="none (indices)", note="not differentiable (indices)", method=True,
+           differentiable=False)
+def argsort(input, dim=-1, descending=False, stable=False):
+    """The indices that sort ``input`` along ``dim`` (int64). Matches torch.argsort."""
+    return sort(input, dim, descending, stable)[1]
 
 
 # ---------------------------------------------------------------------------------------------------- topk

@@ -1,5 +1,5 @@
 """Scans: cumprod, cummax/cummin and logcumsumexp along one dimension, beside cumsum
-(:mod:`.reduction`).
+(:mod:`.reductions`).
 
 Values, dtypes, the indices cummax/cummin choose (the last of equal values; NaN propagating), grad_fn names and
 derivatives follow PyTorch 2.13 (tools/autograd/derivatives.yaml, FunctionsManual.cpp's cumprod_backward,

@@ -1,2 +1,2 @@
-"""Shape ops: views, indexing, masks and scatters, and the in-place methods.
+"""Shape ops: views, joins and splits, indexing, masks and scatters, and the in-place methods.
 """

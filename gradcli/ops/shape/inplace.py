@@ -1,6 +1,6 @@
 """In-place operations: the ``_``-suffixed methods (``add_``, ``sub_``, ``mul_``, ``div_``, ``pow_``, ``clamp_``,
 ``fill_``, ``zero_``, ``copy_``), ``t[key] = v``, and PyTorch's version counter that guards saved values against
-them. ``t += v`` and the other augmented assignments on tensors use them (:mod:`.operators`).
+them. ``t += v`` and the other augmented assignments on tensors use them (:mod:`gradcli.ops.operators`).
 
 All of them go through :func:`apply`: the result is computed by the ordinary (out-of-place) op, checked, and
 written into the tensor's existing numpy buffer, so aliases and views of it (and the base of a view) see the new
