@@ -46,8 +46,10 @@ cycle):
 * :mod:`.nn.dropout` — dropout
 * :mod:`.nn.functional` — logsigmoid, softsign, celu, mish, hardswish, hardsigmoid, glu, softmin, layer_norm,
   group_norm, instance_norm, normalize, cosine_similarity, pairwise_distance, bilinear, one_hot
-* :mod:`.nn.conv` — conv1d/conv2d, conv_transpose1d/2d, max_pool1d/2d, avg_pool1d/2d, adaptive_avg_pool1d/2d,
-  pad, constant_pad_nd, interpolate, unfold/fold, Tensor.unfold
+* :mod:`.nn.pooling` — max_pool1d/2d, avg_pool1d/2d, adaptive_avg_pool1d/2d
+* :mod:`.nn.resampling` — pad, constant_pad_nd, interpolate
+* :mod:`.nn.conv` — conv1d/conv2d, conv_transpose1d/2d
+* :mod:`.nn.fold` — unfold/fold, Tensor.unfold
 
 The functions of torch.linalg are registered under their qualified names (``"linalg.det"``); the
 ``torch.linalg`` namespace is :mod:`gradcli.api.linalg`.
@@ -66,7 +68,8 @@ from .linalg import (products as _products, structured as _structured, inverses 
                      decompositions as _decompositions, determinants as _determinants, norms as _norms,
                      matrix_functions as _matrix_functions)
 from .nn import (softmax as _softmax, loss as _loss, embedding as _embedding, batch_norm as _batch_norm,  # noqa: F401
-                 dropout as _dropout, functional as _functional, conv as _conv)
+                 dropout as _dropout, functional as _functional, pooling as _pooling,
+                 resampling as _resampling, conv as _conv, fold as _fold)
 from ..engine.tensor import to_tensor  # noqa: F401
 from .core.declare import KINDS, REGISTRY, Op  # noqa: F401
 # the names most used, importable from here (``from gradcli.ops import matmul``)

@@ -25,11 +25,12 @@ NOT_FAMILIES = {"__init__", "operators"}
 
 
 def _family_modules() -> set[str]:
-    """Every family module as a dotted path relative to gradcli.ops (``shape.views``)."""
+    """Every family module as a dotted path relative to gradcli.ops (``shape.views``); private helper modules
+    (``nn._im2col``) are not families."""
     out = set()
     for path in OPS_DIR.rglob("*.py"):
         rel = path.relative_to(OPS_DIR).with_suffix("")
-        if rel.parts[0] == "core" or rel.name in NOT_FAMILIES:
+        if rel.parts[0] == "core" or rel.name in NOT_FAMILIES or rel.name.startswith("_"):  # private helpers
             continue
         out.add(".".join(rel.parts))
     return out
