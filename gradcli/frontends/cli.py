@@ -210,35 +210,15 @@ def grad(
 ) -> None:
     """Compute a program's output, the gradient of every input, and show the autograd graph (as tables, JSON,
     or a picture with --graph)."""
-    from ..app.calculator import GradRequest, compute
-    from .cli_output import emit
+    from ..app.calculator import GradRequest
+    from ..app.jobs import GradContext, GradJob, run_grad
     from ..language.specs import read_program
 
     with reported(ctx, debug):
-        if quiet:
-            if format not in (None, "compact") or json_:
-                raise InputError("-q is --format compact: leave out the other --format/--json", type="UsageError")
-            format = "compact"
-        if graph is None and format is None and not json_ and not explain:
-            format = format_for_path(output)  # -o graph.svg: the extension decides
-        if graph is None and format not in (None, "table", "json") and format in graph_formats():
-            graph, format = format, None  # --format svg draws the graph, as --graph svg does
-        opts = CommandOptions.from_cli(ctx, format=format, json_=json_, seed=seed, dtype=dtype, max_steps=max_steps,
-                                       limit=limit, anomaly=anomaly, debug=debug)
-        renderer = opts.renderer
-        if graph is not None:
-            if explain:
-                raise InputError("--explain and --graph are two different outputs: choose one", type="UsageError")
-            if format is not None or json_:
-                raise InputError("--graph FORMAT chooses the output format: leave out --format/--json",
-                                 type="UsageError")
-            renderer = graph_renderer(graph)
-        chosen = _json_fields(fields, renderer, graph is not None or explain)
-        if show is not None:
-            if chosen is not None or renderer.name not in ("table", "compact") or graph is not None or explain:
-                raise InputError("--show chooses the sections of the tables and compact lines (--fields those of "
-                                 "--format json)", type="UsageError")
-            chosen = _sections(show)
+        opts, renderer, graph, chosen = _grad_output(
+            ctx, format=_quiet_format(quiet, format, json_), json_=json_, graph=graph, explain=explain,
+            output=output, fields=fields, show=show, seed=seed, dtype=dtype, max_steps=max_steps, limit=limit,
+            anomaly=anomaly, debug=debug)
         _needs(ctx, "zero_grad", "--zero-grad", repeat > 1, "--repeat N (it zeroes the gradients between repeated "
                                                             "backward calls)")
         for name in ("eps", "atol", "rtol", "check_max_evaluations"):
@@ -250,41 +230,89 @@ def grad(
                           zero_grad=zero_grad, seed=opts.seed, dtype=opts.dtype, filename=filename,
                           max_steps=opts.max_steps, anomaly=opts.anomaly, graph_names=graph is not None,
                           graph_values=graph_values, graph_saved=graph_saved, explain=explain)
+        tolerances = dict(eps=eps, atol=atol, rtol=rtol, max_evaluations=check_max_evaluations) if check else None
         # What the program prints shares standard output with tables; a JSON document keeps it to itself.
         to_file = output not in (None, "-")
         write = sys.stdout.write if renderer.prints_to_stdout or to_file else sys.stderr.write
-        if check:
-            from ..app.finite_differences import compute_checked
-
-            result = compute_checked(req, write=write, eps=eps, atol=atol, rtol=rtol,
-                                     max_evaluations=check_max_evaluations)
-        else:
-            result = compute(req, write=write)
-        options = _graph_options(graph_max_nodes)
-        if graph is not None:
-            emit(renderer, output, lambda stream: renderer.graph(result, stream, options))
-        elif explain:
-            emit(renderer, output, lambda stream: renderer.explain(result, stream))
-        else:
-            def draw(stream):
-                if chosen is None:
-                    renderer.grad(result, stream)
-                else:
-                    renderer.grad(result, stream, fields=chosen)
-                if (graph_values or graph_saved) and renderer.name == "table":
-                    render.get("tree").graph(result, stream, options)
-
-            emit(renderer, output, draw)
-        from ..render.messages import check_failure, nonfinite_warning
-
-        warning = nonfinite_warning(result)
-        if warning:
-            sys.stderr.write(warning + "\n")
-        failure = None if result.check is None else check_failure(result.check)
-        if failure:
-            sys.stderr.write(failure + "\n")
+        result = run_grad(GradJob(req, check=tolerances), GradContext(write=write))
+        _show_grad(result, renderer, output, graph=graph, explain=explain, chosen=chosen,
+                   tree=graph_values or graph_saved, max_nodes=graph_max_nodes)
     if result.check is not None and not result.check.ok:
         raise typer.Exit(EXIT_EVAL)
+
+
+def _quiet_format(quiet: bool, format: str | None, json_: bool) -> str | None:
+    """``-q``/``--quiet``: ``--format compact``.
+
+    Raises:
+        InputError: -q with another --format or --json (a usage error, exit 2).
+    """
+    if not quiet:
+        return format
+    if format not in (None, "compact") or json_:
+        raise InputError("-q is --format compact: leave out the other --format/--json", type="UsageError")
+    return "compact"
+
+
+def _grad_output(ctx, *, format, json_, graph, explain, output, fields, show, **shared):
+    """What ``gradcli grad`` writes: ``(options, renderer, graph format or None, chosen sections or JSON
+    members or None)``. ``-o FILE``'s extension chooses the format when nothing else does; ``--format svg`` (a
+    format that draws graphs) is ``--graph svg``. ``shared``: the options of :meth:`CommandOptions.from_cli`.
+
+    Raises:
+        InputError: options that contradict each other (usage errors, exit 2).
+    """
+    if graph is None and format is None and not json_ and not explain:
+        format = format_for_path(output)  # -o graph.svg: the extension decides
+    if graph is None and format not in (None, "table", "json") and format in graph_formats():
+        graph, format = format, None  # --format svg draws the graph, as --graph svg does
+    opts = CommandOptions.from_cli(ctx, format=format, json_=json_, **shared)
+    renderer = opts.renderer
+    if graph is not None:
+        if explain:
+            raise InputError("--explain and --graph are two different outputs: choose one", type="UsageError")
+        if format is not None or json_:
+            raise InputError("--graph FORMAT chooses the output format: leave out --format/--json",
+                             type="UsageError")
+        renderer = graph_renderer(graph)
+    chosen = _json_fields(fields, renderer, graph is not None or explain)
+    if show is not None:
+        if chosen is not None or renderer.name not in ("table", "compact") or graph is not None or explain:
+            raise InputError("--show chooses the sections of the tables and compact lines (--fields those of "
+                             "--format json)", type="UsageError")
+        chosen = _sections(show)
+    return opts, renderer, graph, chosen
+
+
+def _show_grad(result, renderer, output, *, graph, explain, chosen, tree: bool, max_nodes) -> None:
+    """Render ``gradcli grad``'s result: the graph (``--graph``), the chain rule (``--explain``) or the tables /
+    JSON / compact lines (``chosen``: their sections or members; ``tree``: the recorded graph as a tree after
+    the tables), to ``output`` (``-o``); then the non-finite warning and a failed check's message on standard
+    error."""
+    from .cli_output import emit
+    from ..render.messages import check_failure, nonfinite_warning
+
+    options = _graph_options(max_nodes)
+    if graph is not None:
+        emit(renderer, output, lambda stream: renderer.graph(result, stream, options))
+    elif explain:
+        emit(renderer, output, lambda stream: renderer.explain(result, stream))
+    else:
+        def draw(stream):
+            if chosen is None:
+                renderer.grad(result, stream)
+            else:
+                renderer.grad(result, stream, fields=chosen)
+            if tree and renderer.name == "table":
+                render.get("tree").graph(result, stream, options)
+
+        emit(renderer, output, draw)
+    warning = nonfinite_warning(result)
+    if warning:
+        sys.stderr.write(warning + "\n")
+    failure = None if result.check is None else check_failure(result.check)
+    if failure:
+        sys.stderr.write(failure + "\n")
 
 
 def _sections(show: str) -> tuple:
@@ -342,10 +370,7 @@ def _transform_command(ctx, kind: str, mode: str, vectors, options: dict) -> Non
 
     format, json_ = options["format"], options["json_"]
     with reported(ctx, options["debug"]):
-        if options["quiet"]:
-            if format not in (None, "compact") or json_:
-                raise InputError("-q is --format compact: leave out the other --format/--json", type="UsageError")
-            format = "compact"
+        format = _quiet_format(options["quiet"], format, json_)
         opts = CommandOptions.from_cli(ctx, format=format, json_=json_, seed=options["seed"], dtype=options["dtype"],
                                        max_steps=options["max_steps"], limit=options["limit"], debug=options["debug"])
         renderer = opts.renderer
@@ -685,10 +710,7 @@ def batch(
     use_utf8(sys.stdout)
     use_utf8(sys.stderr)
     with reported(ctx, debug):
-        if quiet:
-            if format not in (None, "compact") or json_:
-                raise InputError("-q is --format compact: leave out the other --format/--json", type="UsageError")
-            format = "compact"
+        format = _quiet_format(quiet, format, json_)
         input_fmt, format = _batch_input_format(format, input_format)
         opts = CommandOptions.from_cli(ctx, format=format, json_=json_, seed=seed, dtype=dtype,
                                        max_steps=max_steps, limit=limit, anomaly=anomaly, debug=debug)
