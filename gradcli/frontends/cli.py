@@ -722,7 +722,21 @@ def batch(
         tolerances = dict(eps=eps, atol=atol, rtol=rtol, max_evaluations=check_max_evaluations) if check else None
         status = run(file, fmt=input_fmt, jobs=jobs, entry_format=entry_format, dtype=opts.dtype, seed=opts.seed,
                      max_steps=opts.max_steps, anomaly=opts.anomaly, debug=opts.debug, check=tolerances, dask=dask)
+    if owns_process(ctx):
+        ignore_interrupts()
     raise typer.Exit(status)
+
+
+def ignore_interrupts() -> None:
+    """Ignore SIGINT from now until the process exits: the batch has written its results and its summary, and
+    a Ctrl-C that lands while typer ends the command or the interpreter shuts down must not turn the finished
+    batch into exit 130 ("interrupted"). Only in the main thread (the only one that may set a handler); only
+    in the process :func:`main` started (tests that run the app keep their Ctrl-C)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 _SCHEMA_HELP = ("Print the JSON Schema (draft 2020-12) of a JSON output: " +
