@@ -8,7 +8,6 @@ Parse the program, bind the input specs, run it, take the last expression as the
 from __future__ import annotations
 
 import itertools
-import re
 
 from dataclasses import dataclass, field
 
@@ -104,93 +103,23 @@ def seed_context(ctx: RunContext, seed: int) -> None:
 
 
 def _compute(req: GradRequest, write, warn) -> GradResult:
-    from ..language.specs import evaluate_spec
-
-    printed = []
-    recorder = None
-    if req.graph_names or req.graph_values or req.graph_saved or req.explain:
-        from .recording import Recorder
-
-        recorder = Recorder(values=req.graph_values or req.explain, saved=req.graph_saved, per_call=req.explain)
-    interp, program, named = prepare(req, write or printed.append, warn,
-                                     globals_=None if recorder is None else recorder.globals())
     from ..engine import autograd
 
+    printed = []
+    recorder = _recorder(req)
+    interp, program, named = prepare(req, write or printed.append, warn,
+                                     globals_=None if recorder is None else recorder.globals())
     calls_before = autograd.backward_calls
-    try:
-        if recorder is None:
-            output = run_output(interp, program)
-        else:
-            with recorder.running():
-                output = run_output(interp, program)
-            recorder.note_names(interp.globals)
-    except EvalError as err:
-        m = re.fullmatch(r"name '(\w+)' is not defined", err.message)
-        if m and err.hint is None:  # forgot -i: say how to give it
-            err.hint = (f"pass it with -i {m.group(1)}=SPEC (an input that requires grad, e.g. -i "
-                        f"\"{m.group(1)}=[1., 2.]\") or -c {m.group(1)}=SPEC (a constant)")
-        raise
+    output = _run(interp, program, recorder)
     by_program = autograd.backward_calls != calls_before
-    # Leaves the program made itself (x = tensor(..., requires_grad=True)) are reported too, by name.
-    ids = {id(t) for _, t, _ in named}
-    for name, value in interp.globals.items():
-        if isinstance(value, Tensor) and value.is_leaf and value.requires_grad and id(value) not in ids:
-            named.append((name, value, "leaf"))
-            ids.add(id(value))
-
-    gradient = None
-    if req.gradient is not None:
-        from ..language.specs import Spec
-
-        spec = (Spec("gradient", req.gradient, False, "--gradient") if isinstance(req.gradient, str)
-                else Spec("gradient", "", False, "--gradient", data=req.gradient))
-        gradient = evaluate_spec(spec, interp)
-        if gradient.data.dtype.kind != "f":
-            gradient = Tensor(gradient.data.astype(output.data.dtype))
-
+    _add_program_leaves(interp, named)
+    gradient = _gradient(req, interp, output)
     leaf_names = {id(t): name for name, t, _ in named}
     if recorder is None:
         graph = build_graph(output, leaf_names)
     else:
         recorder.attach(output)
-    calls = []
-    note = None
-    if by_program:
-        # The program called backward itself (y.backward(); y): its gradients are the answer, as it left them.
-        given = [opt for opt, on in (("--gradient", gradient is not None), ("--repeat", req.repeat > 1),
-                                     ("--explain", req.explain)) if on]
-        if given:
-            raise InputError(f"the program calls backward itself, so gradcli does not: {', '.join(given)} "
-                             f"cannot apply", type="UsageError",
-                             hint="leave out the program's own .backward() call, or the option")
-        calls.append({name: (None if t._grad is None else np.array(t._grad.data))
-                      for name, t, _ in named if t.requires_grad})
-    elif not output.requires_grad:
-        note = "no gradient: the output does not depend on an input that requires grad"
-    repeat = 0 if by_program or note is not None else req.repeat
-    for k in range(repeat):
-        if req.zero_grad and k > 0:
-            for _, t, _ in named:
-                if t._grad is not None:
-                    t._grad.data = np.zeros_like(t._grad.data)
-        if recorder is not None:
-            recorder.before_call(req.zero_grad and k > 0)
-        try:
-            # --explain replays each node's rule after the last call: its saved values must stay
-            output.backward(gradient, retain_graph=k < req.repeat - 1 or req.explain)
-        except GradcliError:
-            raise
-        except (RuntimeError, TypeError, ValueError) as e:
-            err = EvalError.from_exception(e)
-            if "does not require grad" in err.message:
-                err.hint = "declare an input that requires grad with -i NAME=SPEC"
-            elif "implicitly created only for scalar outputs" in err.message:
-                err.hint = (f"the output has shape {list(output.data.shape)}: pass --gradient SPEC of that shape "
-                            "(the v of the vector-Jacobian product), or reduce it, e.g. with .sum()")
-            raise err from None
-        calls.append({name: (None if t._grad is None else np.array(t._grad.data))
-                      for name, t, _ in named if t.requires_grad})
-
+    calls, note = _backward_calls(req, output, gradient, named, by_program, recorder)
     explanation = None
     if recorder is not None:
         ids = {}
@@ -202,12 +131,119 @@ def _compute(req: GradRequest, write, warn) -> GradResult:
     # a leaf's final gradient is the last call's copy when there is one (nothing changes .grad after it): one
     # array, not two equal ones (a 1000x1000 input's JSON then encodes it once without comparing them)
     last = calls[-1] if calls else {}
-    inputs = [InputInfo(name=name, value=tensor_info(t), kind=kind,
-                        grad=last[name] if name in last else (None if t._grad is None else np.array(t._grad.data)))
+    inputs = [InputInfo(name=name, value=tensor_info(t), kind=kind, grad=last[name] if name in last else _grad(t))
               for name, t, kind in named]
     return GradResult(program=req.program, output=tensor_info(output), inputs=inputs, calls=calls, graph=graph,
                       printed="".join(printed), default_dtype=dtypes.get_default_dtype().name,
                       explanation=explanation, note=note, backward_by_program=by_program)
+
+
+def _recorder(req: GradRequest):
+    """The :class:`gradcli.app.recording.Recorder` the pictures of ``req`` need (--graph, --graph-values,
+    --graph-saved, --explain), or None: then nothing is recorded."""
+    if not (req.graph_names or req.graph_values or req.graph_saved or req.explain):
+        return None
+    from .recording import Recorder
+
+    return Recorder(values=req.graph_values or req.explain, saved=req.graph_saved, per_call=req.explain)
+
+
+def _run(interp, program, recorder) -> Tensor:
+    """:func:`run_output` (under ``recorder`` when there is one), a failure with its hint (an undefined name:
+    how to give it with -i/-c)."""
+    from .hints import program_error
+
+    try:
+        if recorder is None:
+            return run_output(interp, program)
+        with recorder.running():
+            output = run_output(interp, program)
+        recorder.note_names(interp.globals)
+        return output
+    except EvalError as err:
+        raise program_error(err)
+
+
+def _add_program_leaves(interp, named: list) -> None:
+    """Append to ``named`` the leaves the program made itself (``x = tensor(..., requires_grad=True)``), by
+    name: they are reported too."""
+    ids = {id(t) for _, t, _ in named}
+    for name, value in interp.globals.items():
+        if isinstance(value, Tensor) and value.is_leaf and value.requires_grad and id(value) not in ids:
+            named.append((name, value, "leaf"))
+            ids.add(id(value))
+
+
+def _gradient(req: GradRequest, interp, output: Tensor) -> Tensor | None:
+    """``--gradient``'s tensor (the v of the vector-Jacobian product; an integer one takes the output's float
+    dtype), or None."""
+    if req.gradient is None:
+        return None
+    from ..language.specs import Spec, evaluate_spec
+
+    spec = (Spec("gradient", req.gradient, False, "--gradient") if isinstance(req.gradient, str)
+            else Spec("gradient", "", False, "--gradient", data=req.gradient))
+    gradient = evaluate_spec(spec, interp)
+    if gradient.data.dtype.kind != "f":
+        gradient = Tensor(gradient.data.astype(output.data.dtype))
+    return gradient
+
+
+def _grad(t: Tensor):
+    """A copy of ``t.grad``'s array, or None."""
+    return None if t._grad is None else np.array(t._grad.data)
+
+
+def _backward_calls(req: GradRequest, output: Tensor, gradient, named: list, by_program: bool, recorder):
+    """Call backward ``req.repeat`` times and return ``(calls, note)``: each call's gradients ({name: array or
+    None}) and the note when there is nothing to differentiate. A program that called backward itself has one
+    call, its own (its gradients as it left them).
+
+    Raises:
+        InputError: --gradient, --repeat or --explain with a program that calls backward itself (exit 2).
+        EvalError: backward fails (PyTorch's message, with a hint for the usual causes).
+    """
+    calls, note = [], None
+    if by_program:
+        given = [opt for opt, on in (("--gradient", gradient is not None), ("--repeat", req.repeat > 1),
+                                     ("--explain", req.explain)) if on]
+        if given:
+            raise InputError(f"the program calls backward itself, so gradcli does not: {', '.join(given)} "
+                             f"cannot apply", type="UsageError",
+                             hint="leave out the program's own .backward() call, or the option")
+        calls.append({name: _grad(t) for name, t, _ in named if t.requires_grad})
+    elif not output.requires_grad:
+        note = "no gradient: the output does not depend on an input that requires grad"
+    repeat = 0 if by_program or note is not None else req.repeat
+    for k in range(repeat):
+        if req.zero_grad and k > 0:
+            for _, t, _ in named:
+                if t._grad is not None:
+                    t._grad.data = np.zeros_like(t._grad.data)
+        if recorder is not None:
+            recorder.before_call(req.zero_grad and k > 0)
+        # --explain replays each node's rule after the last call: its saved values must stay
+        backward(output, gradient, retain_graph=k < req.repeat - 1 or req.explain)
+        calls.append({name: _grad(t) for name, t, _ in named if t.requires_grad})
+    return calls, note
+
+
+def backward(output: Tensor, gradient=None, retain_graph: bool = False, where: str = "command") -> None:
+    """``output.backward(gradient, retain_graph=...)`` with an engine failure as an :class:`EvalError` that
+    carries the hint for the front end ``where`` (:mod:`gradcli.app.hints`).
+
+    Raises:
+        EvalError: PyTorch's message (a non-scalar output without a gradient, an output that does not require
+            grad, ...); a GradcliError from the program's hooks as it is.
+    """
+    from .hints import backward_error
+
+    try:
+        output.backward(gradient, retain_graph=retain_graph)
+    except GradcliError:
+        raise
+    except (RuntimeError, TypeError, ValueError) as e:
+        raise backward_error(e, output, gradient, where) from None
 
 
 def prepare(req: GradRequest, write, warn, globals_: dict | None = None):

@@ -40,10 +40,15 @@ class GradcliError(Exception):
         filename: where ``source`` came from (``"<expr>"``, ``"-i x"``, a path), or None.
         hint: an optional extra line (``"expected one of: ..."``).
         exit_code: the process exit status for this error.
+        code: what failed as a stable identifier, for hints chosen without reading the message
+            (``"undefined_name"``: a name the program reads is not defined), or None.
+        subject: what ``code`` is about (the undefined name), or None.
     """
 
     exit_code = EXIT_EVAL
     default_type = "Error"
+    code: str | None = None
+    subject: str | None = None
 
     def __init__(self, message: str, *, type: str | None = None, line: int | None = None,
                  column: int | None = None, source: str | None = None, filename: str | None = None,
@@ -121,9 +126,13 @@ class EvalError(GradcliError):
 
     @classmethod
     def from_exception(cls, exc: BaseException) -> "EvalError":
-        """Wrap an engine exception, keeping its Python type name as the shown type."""
+        """Wrap an engine exception, keeping its Python type name as the shown type (and a NameError's ``name``
+        as the ``subject`` of code ``"undefined_name"``)."""
         message = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
-        return cls(message, type=type(exc).__name__)
+        err = cls(message, type=type(exc).__name__)
+        if isinstance(exc, NameError) and getattr(exc, "name", None):
+            err.code, err.subject = "undefined_name", exc.name
+        return err
 
 
 class LimitError(EvalError):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import gc
+import inspect
 import os
 import re
 import sys
@@ -209,35 +210,15 @@ def grad(
 ) -> None:
     """Compute a program's output, the gradient of every input, and show the autograd graph (as tables, JSON,
     or a picture with --graph)."""
-    from ..app.calculator import GradRequest, compute
-    from .cli_output import emit
+    from ..app.calculator import GradRequest
+    from ..app.jobs import GradContext, GradJob, run_grad
     from ..language.specs import read_program
 
     with reported(ctx, debug):
-        if quiet:
-            if format not in (None, "compact") or json_:
-                raise InputError("-q is --format compact: leave out the other --format/--json", type="UsageError")
-            format = "compact"
-        if graph is None and format is None and not json_ and not explain:
-            format = format_for_path(output)  # -o graph.svg: the extension decides
-        if graph is None and format not in (None, "table", "json") and format in graph_formats():
-            graph, format = format, None  # --format svg draws the graph, as --graph svg does
-        opts = CommandOptions.from_cli(ctx, format=format, json_=json_, seed=seed, dtype=dtype, max_steps=max_steps,
-                                       limit=limit, anomaly=anomaly, debug=debug)
-        renderer = opts.renderer
-        if graph is not None:
-            if explain:
-                raise InputError("--explain and --graph are two different outputs: choose one", type="UsageError")
-            if format is not None or json_:
-                raise InputError("--graph FORMAT chooses the output format: leave out --format/--json",
-                                 type="UsageError")
-            renderer = graph_renderer(graph)
-        chosen = _json_fields(fields, renderer, graph is not None or explain)
-        if show is not None:
-            if chosen is not None or renderer.name not in ("table", "compact") or graph is not None or explain:
-                raise InputError("--show chooses the sections of the tables and compact lines (--fields those of "
-                                 "--format json)", type="UsageError")
-            chosen = _sections(show)
+        opts, renderer, graph, chosen = _grad_output(
+            ctx, format=_quiet_format(quiet, format, json_), json_=json_, graph=graph, explain=explain,
+            output=output, fields=fields, show=show, seed=seed, dtype=dtype, max_steps=max_steps, limit=limit,
+            anomaly=anomaly, debug=debug)
         _needs(ctx, "zero_grad", "--zero-grad", repeat > 1, "--repeat N (it zeroes the gradients between repeated "
                                                             "backward calls)")
         for name in ("eps", "atol", "rtol", "check_max_evaluations"):
@@ -249,41 +230,89 @@ def grad(
                           zero_grad=zero_grad, seed=opts.seed, dtype=opts.dtype, filename=filename,
                           max_steps=opts.max_steps, anomaly=opts.anomaly, graph_names=graph is not None,
                           graph_values=graph_values, graph_saved=graph_saved, explain=explain)
+        tolerances = dict(eps=eps, atol=atol, rtol=rtol, max_evaluations=check_max_evaluations) if check else None
         # What the program prints shares standard output with tables; a JSON document keeps it to itself.
         to_file = output not in (None, "-")
         write = sys.stdout.write if renderer.prints_to_stdout or to_file else sys.stderr.write
-        if check:
-            from ..app.finite_differences import compute_checked
-
-            result = compute_checked(req, write=write, eps=eps, atol=atol, rtol=rtol,
-                                     max_evaluations=check_max_evaluations)
-        else:
-            result = compute(req, write=write)
-        options = _graph_options(graph_max_nodes)
-        if graph is not None:
-            emit(renderer, output, lambda stream: renderer.graph(result, stream, options))
-        elif explain:
-            emit(renderer, output, lambda stream: renderer.explain(result, stream))
-        else:
-            def draw(stream):
-                if chosen is None:
-                    renderer.grad(result, stream)
-                else:
-                    renderer.grad(result, stream, fields=chosen)
-                if (graph_values or graph_saved) and renderer.name == "table":
-                    render.get("tree").graph(result, stream, options)
-
-            emit(renderer, output, draw)
-        from ..render.messages import check_failure, nonfinite_warning
-
-        warning = nonfinite_warning(result)
-        if warning:
-            sys.stderr.write(warning + "\n")
-        failure = None if result.check is None else check_failure(result.check)
-        if failure:
-            sys.stderr.write(failure + "\n")
+        result = run_grad(GradJob(req, check=tolerances), GradContext(write=write))
+        _show_grad(result, renderer, output, graph=graph, explain=explain, chosen=chosen,
+                   tree=graph_values or graph_saved, max_nodes=graph_max_nodes)
     if result.check is not None and not result.check.ok:
         raise typer.Exit(EXIT_EVAL)
+
+
+def _quiet_format(quiet: bool, format: str | None, json_: bool) -> str | None:
+    """``-q``/``--quiet``: ``--format compact``.
+
+    Raises:
+        InputError: -q with another --format or --json (a usage error, exit 2).
+    """
+    if not quiet:
+        return format
+    if format not in (None, "compact") or json_:
+        raise InputError("-q is --format compact: leave out the other --format/--json", type="UsageError")
+    return "compact"
+
+
+def _grad_output(ctx, *, format, json_, graph, explain, output, fields, show, **shared):
+    """What ``gradcli grad`` writes: ``(options, renderer, graph format or None, chosen sections or JSON
+    members or None)``. ``-o FILE``'s extension chooses the format when nothing else does; ``--format svg`` (a
+    format that draws graphs) is ``--graph svg``. ``shared``: the options of :meth:`CommandOptions.from_cli`.
+
+    Raises:
+        InputError: options that contradict each other (usage errors, exit 2).
+    """
+    if graph is None and format is None and not json_ and not explain:
+        format = format_for_path(output)  # -o graph.svg: the extension decides
+    if graph is None and format not in (None, "table", "json") and format in graph_formats():
+        graph, format = format, None  # --format svg draws the graph, as --graph svg does
+    opts = CommandOptions.from_cli(ctx, format=format, json_=json_, **shared)
+    renderer = opts.renderer
+    if graph is not None:
+        if explain:
+            raise InputError("--explain and --graph are two different outputs: choose one", type="UsageError")
+        if format is not None or json_:
+            raise InputError("--graph FORMAT chooses the output format: leave out --format/--json",
+                             type="UsageError")
+        renderer = graph_renderer(graph)
+    chosen = _json_fields(fields, renderer, graph is not None or explain)
+    if show is not None:
+        if chosen is not None or renderer.name not in ("table", "compact") or graph is not None or explain:
+            raise InputError("--show chooses the sections of the tables and compact lines (--fields those of "
+                             "--format json)", type="UsageError")
+        chosen = _sections(show)
+    return opts, renderer, graph, chosen
+
+
+def _show_grad(result, renderer, output, *, graph, explain, chosen, tree: bool, max_nodes) -> None:
+    """Render ``gradcli grad``'s result: the graph (``--graph``), the chain rule (``--explain``) or the tables /
+    JSON / compact lines (``chosen``: their sections or members; ``tree``: the recorded graph as a tree after
+    the tables), to ``output`` (``-o``); then the non-finite warning and a failed check's message on standard
+    error."""
+    from .cli_output import emit
+    from ..render.messages import check_failure, nonfinite_warning
+
+    options = _graph_options(max_nodes)
+    if graph is not None:
+        emit(renderer, output, lambda stream: renderer.graph(result, stream, options))
+    elif explain:
+        emit(renderer, output, lambda stream: renderer.explain(result, stream))
+    else:
+        def draw(stream):
+            if chosen is None:
+                renderer.grad(result, stream)
+            else:
+                renderer.grad(result, stream, fields=chosen)
+            if tree and renderer.name == "table":
+                render.get("tree").graph(result, stream, options)
+
+        emit(renderer, output, draw)
+    warning = nonfinite_warning(result)
+    if warning:
+        sys.stderr.write(warning + "\n")
+    failure = None if result.check is None else check_failure(result.check)
+    if failure:
+        sys.stderr.write(failure + "\n")
 
 
 def _sections(show: str) -> tuple:
@@ -331,29 +360,26 @@ def _json_fields(fields: str | None, renderer, other_output: bool):
     return tuple(names)
 
 
-def _transform_command(ctx, kind: str, program: str, input, const, mode: str, format, json_, quiet: bool,
-                       seed, dtype, max_steps, limit, debug, vectors=None, check=None) -> None:
-    """What ``gradcli jacobian``/``hessian``/``jvp``/``hvp`` share: options, the request, the answer and its
-    rendering; ``check`` holds the --check options (None without --check), and a failed check exits 1."""
+def _transform_command(ctx, kind: str, mode: str, vectors, options: dict) -> None:
+    """What ``gradcli jacobian``/``hessian``/``jvp``/``hvp`` share: options (``options``: the parameters of
+    :data:`_TRANSFORM_HEAD` and :data:`_TRANSFORM_TAIL` by name), the request, the answer and its rendering;
+    ``vectors`` are the -t/-v blocks (None for jacobian/hessian), and a failed --check exits 1."""
     from ..app.calculator import GradRequest
     from ..language.specs import read_program
     from ..app.transforms import compute_transform
 
-    with reported(ctx, debug):
-        if quiet:
-            if format not in (None, "compact") or json_:
-                raise InputError("-q is --format compact: leave out the other --format/--json", type="UsageError")
-            format = "compact"
-        opts = CommandOptions.from_cli(ctx, format=format, json_=json_, seed=seed, dtype=dtype, max_steps=max_steps,
-                                       limit=limit, debug=debug)
+    format, json_ = options["format"], options["json_"]
+    with reported(ctx, options["debug"]):
+        format = _quiet_format(options["quiet"], format, json_)
+        opts = CommandOptions.from_cli(ctx, format=format, json_=json_, seed=options["seed"], dtype=options["dtype"],
+                                       max_steps=options["max_steps"], limit=options["limit"], debug=options["debug"])
         renderer = opts.renderer
-        if check is not None:
-            for name in ("eps", "atol", "rtol"):
-                _needs(ctx, name, "--" + name, check["enabled"], "--check (it sets the finite-difference comparison)")
-            check = {k: check[k] for k in ("eps", "atol", "rtol")} if check["enabled"] else None
+        for name in ("eps", "atol", "rtol"):
+            _needs(ctx, name, "--" + name, options["check"], "--check (it sets the finite-difference comparison)")
+        check = {k: options[k] for k in ("eps", "atol", "rtol")} if options["check"] else None
         opts.configure_limits()
-        text, filename = read_program(program)
-        req = GradRequest(program=text, inputs=input or [], consts=const or [], seed=opts.seed, dtype=opts.dtype,
+        text, filename = read_program(options["program"])
+        req = GradRequest(program=text, inputs=options["input"] or [], consts=options["const"] or [], seed=opts.seed, dtype=opts.dtype,
                           filename=filename, max_steps=opts.max_steps)
         write = sys.stdout.write if renderer.prints_to_stdout else sys.stderr.write
         result = compute_transform(req, kind, mode, vectors=vectors, write=write, check=check)
@@ -376,121 +402,68 @@ _TRANSFORM_PROGRAM = Annotated[str, typer.Argument(
                             "standard input).")]
 _QUIET = Annotated[bool, typer.Option("-q", "--quiet", help="The same as --format compact.")]
 
+#: The options every transform command takes, declared once: (parameter, annotation, default), in --help's
+#: order; a command's own option (--mode, --tangent, --vector) goes between ``const`` and ``format``.
+_TRANSFORM_HEAD = (("program", _TRANSFORM_PROGRAM, inspect.Parameter.empty), ("input", _TRANSFORM_INPUT, None),
+                   ("const", _TRANSFORM_CONST, None))
+_TRANSFORM_TAIL = (("format", TransformFormat, None), ("json_", Json, False), ("quiet", _QUIET, False),
+                   ("seed", Seed, None), ("dtype", Dtype, DType.float32), ("max_steps", MaxSteps, None),
+                   ("limit", Limit, None), ("debug", Debug, False), ("check", Check, False), ("eps", Eps, 1e-6),
+                   ("atol", Atol, 1e-5), ("rtol", Rtol, 1e-3))
 
-@app.command()
-def jacobian(
-    ctx: typer.Context,
-    program: _TRANSFORM_PROGRAM,
-    input: _TRANSFORM_INPUT = None,
-    const: _TRANSFORM_CONST = None,
-    mode: Annotated[str, typer.Option("--mode", metavar="[reverse|forward|auto]",
-                                      help="How to compute it: reverse mode (rows: vector-Jacobian products, "
-                                           "batched), forward mode (columns: one forward-mode JVP per input "
-                                           "element); auto chooses forward when the inputs have fewer elements "
-                                           "than the output.")] = "auto",
-    format: TransformFormat = None,
-    json_: Json = False,
-    quiet: _QUIET = False,
-    seed: Seed = None,
-    dtype: Dtype = DType.float32,
-    max_steps: MaxSteps = None,
-    limit: Limit = None,
-    debug: Debug = False,
-    check: Check = False,
-    eps: Eps = 1e-6,
-    atol: Atol = 1e-5,
-    rtol: Rtol = 1e-3,
-) -> None:
-    """The Jacobian of the program's output with respect to each input: shape output + input, as
+#: ``gradcli jacobian``/``hessian``/``jvp``/``hvp``: each command's own option (parameter, annotation, default;
+#: ``mode`` is the differentiation mode, a vectors option holds the -t/-v blocks), its fixed mode when it has
+#: no --mode, and its docstring (the help).
+_TRANSFORMS = {
+    "jacobian": (("mode", Annotated[str, typer.Option(
+        "--mode", metavar="[reverse|forward|auto]",
+        help="How to compute it: reverse mode (rows: vector-Jacobian products, batched), forward mode (columns: "
+             "one forward-mode JVP per input element); auto chooses forward when the inputs have fewer elements "
+             "than the output.")], "auto"), None,
+        """The Jacobian of the program's output with respect to each input: shape output + input, as
     torch.autograd.functional.jacobian (tables, or JSON: gradcli schema jacobian). --check compares it with
-    central differences along each input element."""
-    _transform_command(ctx, "jacobian", program, input, const, mode, format, json_, quiet, seed, dtype, max_steps,
-                       limit, debug, check={"enabled": check, "eps": eps, "atol": atol, "rtol": rtol})
-
-
-@app.command()
-def hessian(
-    ctx: typer.Context,
-    program: _TRANSFORM_PROGRAM,
-    input: _TRANSFORM_INPUT = None,
-    const: _TRANSFORM_CONST = None,
-    format: TransformFormat = None,
-    json_: Json = False,
-    quiet: _QUIET = False,
-    seed: Seed = None,
-    dtype: Dtype = DType.float32,
-    max_steps: MaxSteps = None,
-    limit: Limit = None,
-    debug: Debug = False,
-    check: Check = False,
-    eps: Eps = 1e-6,
-    atol: Atol = 1e-5,
-    rtol: Rtol = 1e-3,
-) -> None:
-    """The Hessian of the program's single-element output with respect to the inputs: H[a][b] of shape
+    central differences along each input element."""),
+    "hessian": (None, "reverse",
+                """The Hessian of the program's single-element output with respect to the inputs: H[a][b] of shape
     a + b, as torch.autograd.functional.hessian (tables, or JSON: gradcli schema hessian). --check compares it
-    with central differences of the gradient along each input element."""
-    _transform_command(ctx, "hessian", program, input, const, "reverse", format, json_, quiet, seed, dtype,
-                       max_steps, limit, debug, check={"enabled": check, "eps": eps, "atol": atol, "rtol": rtol})
-
-
-@app.command()
-def jvp(
-    ctx: typer.Context,
-    program: _TRANSFORM_PROGRAM,
-    input: _TRANSFORM_INPUT = None,
-    const: _TRANSFORM_CONST = None,
-    tangent: Annotated[Optional[List[str]], typer.Option(
-        "--tangent", "-t", metavar="NAME=SPEC", help="The tangent of an input (its shape; one per -i input).")] = None,
-    format: TransformFormat = None,
-    json_: Json = False,
-    quiet: _QUIET = False,
-    seed: Seed = None,
-    dtype: Dtype = DType.float32,
-    max_steps: MaxSteps = None,
-    limit: Limit = None,
-    debug: Debug = False,
-    check: Check = False,
-    eps: Eps = 1e-6,
-    atol: Atol = 1e-5,
-    rtol: Rtol = 1e-3,
-) -> None:
-    """The Jacobian-vector product J v of the program's output with the tangents, by forward-mode AD: the
+    with central differences of the gradient along each input element."""),
+    "jvp": (("tangent", Annotated[Optional[List[str]], typer.Option(
+        "--tangent", "-t", metavar="NAME=SPEC", help="The tangent of an input (its shape; one per -i input).")],
+             None), "auto",
+            """The Jacobian-vector product J v of the program's output with the tangents, by forward-mode AD: the
     output's shape, as torch.func.jvp (tables, or JSON: gradcli schema jvp). --check compares it with central
-    differences along the tangents."""
-    _transform_command(ctx, "jvp", program, input, const, "auto", format, json_, quiet, seed, dtype, max_steps,
-                       limit, debug, vectors=tangent,
-                       check={"enabled": check, "eps": eps, "atol": atol, "rtol": rtol})
-
-
-@app.command()
-def hvp(
-    ctx: typer.Context,
-    program: _TRANSFORM_PROGRAM,
-    input: _TRANSFORM_INPUT = None,
-    const: _TRANSFORM_CONST = None,
-    vector: Annotated[Optional[List[str]], typer.Option(
+    differences along the tangents."""),
+    "hvp": (("vector", Annotated[Optional[List[str]], typer.Option(
         "--vector", "-v", metavar="NAME=SPEC", help="The vector's block for an input (its shape; one per -i "
-                                                      "input).")] = None,
-    format: TransformFormat = None,
-    json_: Json = False,
-    quiet: _QUIET = False,
-    seed: Seed = None,
-    dtype: Dtype = DType.float32,
-    max_steps: MaxSteps = None,
-    limit: Limit = None,
-    debug: Debug = False,
-    check: Check = False,
-    eps: Eps = 1e-6,
-    atol: Atol = 1e-5,
-    rtol: Rtol = 1e-3,
-) -> None:
-    """The Hessian-vector product H v of the program's single-element output: one block per input, of its
+                                                      "input).")], None), "reverse",
+            """The Hessian-vector product H v of the program's single-element output: one block per input, of its
     shape, as torch.autograd.functional.hvp (tables, or JSON: gradcli schema hvp). --check compares it with
-    central differences of the gradient along the vector."""
-    _transform_command(ctx, "hvp", program, input, const, "reverse", format, json_, quiet, seed, dtype, max_steps,
-                       limit, debug, vectors=vector,
-                       check={"enabled": check, "eps": eps, "atol": atol, "rtol": rtol})
+    central differences of the gradient along the vector."""),
+}
+
+
+def _register_transform(kind: str, own, mode: str | None, doc: str) -> None:
+    """Register the command ``kind`` of :data:`_TRANSFORMS`: the shared options of :data:`_TRANSFORM_HEAD` and
+    :data:`_TRANSFORM_TAIL` around its own option ``own`` (None: none), the signature typer reads."""
+    rows = _TRANSFORM_HEAD + ((own,) if own is not None else ()) + _TRANSFORM_TAIL
+    own_name = None if own is None else own[0]
+
+    def command(ctx: typer.Context, **options) -> None:
+        vectors = None if own_name in (None, "mode") else options[own_name]
+        _transform_command(ctx, kind, options.get("mode", mode), vectors, options)
+
+    params = [inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context)]
+    params += [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default,
+                                 annotation=annotation) for name, annotation, default in rows]
+    command.__signature__ = inspect.Signature(params, return_annotation=None)
+    command.__annotations__ = {p.name: p.annotation for p in params} | {"return": None}
+    command.__name__ = command.__qualname__ = kind
+    command.__doc__ = doc
+    app.command(kind)(command)
+
+
+for _kind, (_own, _mode, _doc) in _TRANSFORMS.items():
+    _register_transform(_kind, _own, _mode, _doc)
 
 
 @app.command()
@@ -737,10 +710,7 @@ def batch(
     use_utf8(sys.stdout)
     use_utf8(sys.stderr)
     with reported(ctx, debug):
-        if quiet:
-            if format not in (None, "compact") or json_:
-                raise InputError("-q is --format compact: leave out the other --format/--json", type="UsageError")
-            format = "compact"
+        format = _quiet_format(quiet, format, json_)
         input_fmt, format = _batch_input_format(format, input_format)
         opts = CommandOptions.from_cli(ctx, format=format, json_=json_, seed=seed, dtype=dtype,
                                        max_steps=max_steps, limit=limit, anomaly=anomaly, debug=debug)
@@ -752,7 +722,21 @@ def batch(
         tolerances = dict(eps=eps, atol=atol, rtol=rtol, max_evaluations=check_max_evaluations) if check else None
         status = run(file, fmt=input_fmt, jobs=jobs, entry_format=entry_format, dtype=opts.dtype, seed=opts.seed,
                      max_steps=opts.max_steps, anomaly=opts.anomaly, debug=opts.debug, check=tolerances, dask=dask)
+    if owns_process(ctx):
+        ignore_interrupts()
     raise typer.Exit(status)
+
+
+def ignore_interrupts() -> None:
+    """Ignore SIGINT from now until the process exits: the batch has written its results and its summary, and
+    a Ctrl-C that lands while typer ends the command or the interpreter shuts down must not turn the finished
+    batch into exit 130 ("interrupted"). Only in the main thread (the only one that may set a handler); only
+    in the process :func:`main` started (tests that run the app keep their Ctrl-C)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 _SCHEMA_HELP = ("Print the JSON Schema (draft 2020-12) of a JSON output: " +

@@ -604,7 +604,7 @@ class Interpreter:
                 scope = self.globals if (type(env) is Scope and env.declared and
                                          env.declared.get(target.id) == "global") else env
                 if target.id not in scope:
-                    raise NameError(f"name '{target.id}' is not defined")
+                    raise NameError(f"name '{target.id}' is not defined", name=target.id)
                 del scope[target.id]
             elif t is n.Seq:
                 for item in target.items:
@@ -913,7 +913,7 @@ class Interpreter:
             return self.globals[name]
         if name in self.builtins:
             return self.builtins[name]
-        err = self.error(NameError(f"name '{name}' is not defined"), e)
+        err = self.error(NameError(f"name '{name}' is not defined", name=name), e)
         hint = builtins.unsupported_name_hint(name, [*env, *self.globals, *self.builtins])
         if hint is not None:
             err.hint = hint

@@ -102,105 +102,143 @@ def render_grad(result: GradResult, console, default_dtype=None,
             the run's, ``result.default_dtype``.
         sections: the tables to print (``--show``): output, inputs, grads (with the note and the check), graph.
     """
-    from rich.table import Table
     from rich.text import Text  # cells are Text so that "[...]" in values is never read as rich markup
 
-    if default_dtype is None:
-        default_dtype = np.dtype(result.default_dtype)
-
-    def fmt(value, grad_fn=None, requires_grad=False):
-        return Text(format_tensor(value, grad_fn=grad_fn, requires_grad=requires_grad, default_dtype=default_dtype))
-
-    # A tensor's text is never re-wrapped inside a cell (rows broken mid-row): one too wide for the room its
-    # column has is printed below its table, as PyTorch prints it, and the cell says so.
-    below: list[tuple[str, Text]] = []
-
-    def cell(label: str, text: Text, others: list[list[str]]) -> Text:
-        widths = [max(len(line) for c in col for line in c.split("\n")) for col in others]
-        room = console.width - 1 - sum(w + 3 for w in widths) - 3
-        if max(len(line) for line in text.plain.split("\n")) <= room:
-            return text
-        below.append((label, text))
-        return Text("(below)")
-
-    def flush_below() -> None:
-        for label, text in below:
-            console.print(Text(f"{label} ="))
-            console.print(text, soft_wrap=True)
-        below.clear()
-
-    out = result.output
+    cells = _Cells(console, np.dtype(result.default_dtype) if default_dtype is None else default_dtype)
     if "output" in sections:
-        flag = bool(nonfinite(out.value))
-        t = Table()
-        cols = ("value", "shape", "dtype", "grad_fn") + (("nonfinite",) if flag else ())
-        for col in cols:
-            t.add_column(col)
-        rest = [_shape(out.shape), out.dtype, out.grad_fn or "-"] + ([_flag(out.value)] if flag else [])
-        value = cell("output", fmt(out.value, out.grad_fn, out.requires_grad),
-                     [[c, r] for c, r in zip(cols[1:], rest)])
-        t.add_row(value, *(Text(r) for r in rest))
-        print_titled(console, "output", t)
-        flush_below()
-
+        _output_table(result.output, console, cells)
     if result.inputs and "inputs" in sections:
-        flag = any(nonfinite(inp.value.value) for inp in result.inputs)
-        t = Table()
-        for col in ("name", "kind", "value", "shape", "dtype") + (("nonfinite",) if flag else ()):
-            t.add_column(col)
-        others = [["name"] + [i.name for i in result.inputs], ["kind"] + [i.kind for i in result.inputs],
-                  ["shape"] + [_shape(i.value.shape) for i in result.inputs],
-                  ["dtype"] + [i.value.dtype for i in result.inputs]] + ([["nonfinite", "false"]] if flag else [])
-        for inp in result.inputs:
-            t.add_row(Text(inp.name), Text(inp.kind),
-                      cell(inp.name, fmt(inp.value.value, requires_grad=inp.value.requires_grad), others),
-                      Text(_shape(inp.value.shape)), Text(inp.value.dtype),
-                      *([Text(_flag(inp.value.value))] if flag else []))
-        print_titled(console, "inputs", t)
-        flush_below()
-
+        _inputs_table(result.inputs, console, cells)
     if "grads" in sections and result.note is not None:
         console.print(Text(result.note))
     names = [i.name for i in result.inputs if i.value.requires_grad]
     if names and result.calls and "grads" in sections:
-        multi = len(result.calls) > 1
-        if result.backward_by_program:
-            console.print(Text("the program called backward itself: the gradients are as it left them"))
-        t = Table(show_lines=multi)
-        t.add_column("name")
-        if multi:
-            t.add_column("call")
-        t.add_column("grad")
-        flag = any(nonfinite(call.get(name)) for name in names for call in result.calls)
-        if flag:
-            t.add_column("nonfinite")
-        others = [["name", *names]] + ([["call", str(len(result.calls))]] if multi else []) + \
-            ([["nonfinite", "false"]] if flag else [])
-        for name in names:
-            for k, call in enumerate(result.calls):
-                g = call.get(name)
-                label = f"{name}.grad" + (f" (call {k + 1})" if multi else "")
-                cells = [Text(name)] + ([Text(str(k + 1))] if multi else []) + \
-                        [Text("None") if g is None else cell(label, fmt(g), others)] + \
-                        ([Text(_flag(g))] if flag else [])
-                t.add_row(*cells)
-        print_titled(console, "gradients" + (" after each backward call" if multi else ""), t)
-        flush_below()
-
+        _grads_table(result, names, console, cells)
     if result.graph.nodes and "graph" in sections:
-        nodes = result.graph.nodes
-        t = Table()
-        for col in ("id", "grad_fn", "shape", "dtype", "inputs"):
-            t.add_column(col)
-        for node in nodes[:GRAPH_ROWS]:
-            # a node with several outputs (SplitBackward0) shows each output's shape
-            shape = (_shape(node.shape) if node.output_shapes is None else
-                     ", ".join(_shape(s) for s in node.output_shapes))
-            t.add_row(*(Text(c) for c in (node.id, node.name, shape, node.dtype, ", ".join(node.inputs) or "-")))
-        if len(nodes) > GRAPH_ROWS:
-            t.add_row(Text("..."), Text(f"{len(nodes) - GRAPH_ROWS:,} more nodes (--json lists all)"),
-                      Text(""), Text(""), Text(""))
-        print_titled(console, "graph (root first; inputs feed each node)", t)
+        _graph_table(result.graph.nodes, console)
+
+
+class _Cells:
+    """The value cells of :func:`render_grad`'s tables. A tensor's text is never re-wrapped inside a cell (rows
+    broken mid-row): one too wide for the room its column has is printed below its table, as PyTorch prints
+    it, and the cell says so."""
+
+    def __init__(self, console, default_dtype):
+        self.console = console
+        self.default_dtype = default_dtype
+        self.below = []  # (label, Text) to print after the table
+
+    def fmt(self, value, grad_fn=None, requires_grad=False):
+        """A tensor's text as PyTorch prints it."""
+        from rich.text import Text
+
+        return Text(format_tensor(value, grad_fn=grad_fn, requires_grad=requires_grad,
+                                  default_dtype=self.default_dtype))
+
+    def cell(self, label: str, text, others: list[list[str]]):
+        """``text``, or "(below)" when it is wider than the room the other columns (``others``: each column's
+        texts) leave it."""
+        from rich.text import Text
+
+        widths = [max(len(line) for c in col for line in c.split("\n")) for col in others]
+        room = self.console.width - 1 - sum(w + 3 for w in widths) - 3
+        if max(len(line) for line in text.plain.split("\n")) <= room:
+            return text
+        self.below.append((label, text))
+        return Text("(below)")
+
+    def flush_below(self) -> None:
+        """Print the values that did not fit their cells, ``label =`` and the value."""
+        from rich.text import Text
+
+        for label, text in self.below:
+            self.console.print(Text(f"{label} ="))
+            self.console.print(text, soft_wrap=True)
+        self.below.clear()
+
+
+def _output_table(out, console, cells: _Cells) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    flag = bool(nonfinite(out.value))
+    t = Table()
+    cols = ("value", "shape", "dtype", "grad_fn") + (("nonfinite",) if flag else ())
+    for col in cols:
+        t.add_column(col)
+    rest = [_shape(out.shape), out.dtype, out.grad_fn or "-"] + ([_flag(out.value)] if flag else [])
+    value = cells.cell("output", cells.fmt(out.value, out.grad_fn, out.requires_grad),
+                       [[c, r] for c, r in zip(cols[1:], rest)])
+    t.add_row(value, *(Text(r) for r in rest))
+    print_titled(console, "output", t)
+    cells.flush_below()
+
+
+def _inputs_table(inputs, console, cells: _Cells) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    flag = any(nonfinite(inp.value.value) for inp in inputs)
+    t = Table()
+    for col in ("name", "kind", "value", "shape", "dtype") + (("nonfinite",) if flag else ()):
+        t.add_column(col)
+    others = [["name"] + [i.name for i in inputs], ["kind"] + [i.kind for i in inputs],
+              ["shape"] + [_shape(i.value.shape) for i in inputs],
+              ["dtype"] + [i.value.dtype for i in inputs]] + ([["nonfinite", "false"]] if flag else [])
+    for inp in inputs:
+        t.add_row(Text(inp.name), Text(inp.kind),
+                  cells.cell(inp.name, cells.fmt(inp.value.value, requires_grad=inp.value.requires_grad), others),
+                  Text(_shape(inp.value.shape)), Text(inp.value.dtype),
+                  *([Text(_flag(inp.value.value))] if flag else []))
+    print_titled(console, "inputs", t)
+    cells.flush_below()
+
+
+def _grads_table(result: GradResult, names: list, console, cells: _Cells) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    multi = len(result.calls) > 1
+    if result.backward_by_program:
+        console.print(Text("the program called backward itself: the gradients are as it left them"))
+    t = Table(show_lines=multi)
+    t.add_column("name")
+    if multi:
+        t.add_column("call")
+    t.add_column("grad")
+    flag = any(nonfinite(call.get(name)) for name in names for call in result.calls)
+    if flag:
+        t.add_column("nonfinite")
+    others = [["name", *names]] + ([["call", str(len(result.calls))]] if multi else []) + \
+        ([["nonfinite", "false"]] if flag else [])
+    for name in names:
+        for k, call in enumerate(result.calls):
+            g = call.get(name)
+            label = f"{name}.grad" + (f" (call {k + 1})" if multi else "")
+            row = [Text(name)] + ([Text(str(k + 1))] if multi else []) + \
+                [Text("None") if g is None else cells.cell(label, cells.fmt(g), others)] + \
+                ([Text(_flag(g))] if flag else [])
+            t.add_row(*row)
+    print_titled(console, "gradients" + (" after each backward call" if multi else ""), t)
+    cells.flush_below()
+
+
+def _graph_table(nodes, console) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    t = Table()
+    for col in ("id", "grad_fn", "shape", "dtype", "inputs"):
+        t.add_column(col)
+    for node in nodes[:GRAPH_ROWS]:
+        # a node with several outputs (SplitBackward0) shows each output's shape
+        shape = (_shape(node.shape) if node.output_shapes is None else
+                 ", ".join(_shape(s) for s in node.output_shapes))
+        t.add_row(*(Text(c) for c in (node.id, node.name, shape, node.dtype, ", ".join(node.inputs) or "-")))
+    if len(nodes) > GRAPH_ROWS:
+        t.add_row(Text("..."), Text(f"{len(nodes) - GRAPH_ROWS:,} more nodes (--json lists all)"),
+                  Text(""), Text(""), Text(""))
+    print_titled(console, "graph (root first; inputs feed each node)", t)
 
 
 #: A Jacobian/Hessian block shows at most this many rows and columns; the rest are summarised with "...",

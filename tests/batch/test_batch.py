@@ -387,3 +387,35 @@ def test_parallel_runner_reads_a_bounded_window_ahead_and_keeps_order():
     lines = [first[0].line] + [e.line for e, _ in rest]
     assert lines == list(range(1, 401))
     assert [json.loads(o.text)["grads"]["x"]["value"] for _, o in [first] + rest] == [[2.0 * k] for k in range(400)]
+
+
+def test_a_ctrl_c_while_a_finished_batch_exits_keeps_its_exit_status(tmp_path):
+    # The batch has written its results and summary; a SIGINT that lands as typer ends the command (here: sent
+    # the moment typer.Exit is made, deterministically) must not turn it into "interrupted" and exit 130.
+    import subprocess
+    import sys
+
+    path = write(tmp_path, "b.txt", "x = tensor([1., 2.], requires_grad=True); (x * 2).sum()\n1 / undefined\n")
+    script = ("import os, signal, sys\nimport typer\nfrom gradcli.frontends.cli import main\n"
+              "init = typer.Exit.__init__\n"
+              "def exit_then_interrupt(self, *args, **kwargs):\n"
+              "    init(self, *args, **kwargs)\n"
+              "    os.kill(os.getpid(), signal.SIGINT)\n"
+              "typer.Exit.__init__ = exit_then_interrupt\n"
+              "sys.argv = ['gradcli', 'batch', sys.argv[1]]\nmain()\n")
+    r = subprocess.run([sys.executable, "-c", script, path], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1, r.stderr  # one entry failed: 1, as without the Ctrl-C
+    assert "interrupted" not in r.stderr and "gradcli batch: 2 entries, 1 failed (line 2)" in r.stderr
+
+
+def test_ignore_interrupts_ignores_sigint_until_exit():
+    import signal
+
+    from gradcli.frontends.cli import ignore_interrupts
+
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        ignore_interrupts()
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)

@@ -90,3 +90,21 @@ def test_errors():
     assert r.exit_code == 2 and "jacobian needs an input" in r.stderr
     r = run("jacobian", "x.outer(x)", "-i", "x=ones(100)", "--limit", "elements=100000")
     assert r.exit_code == 1 and "the jacobian has 1,000,000 elements" in r.stderr
+
+
+def test_the_four_transform_commands_share_one_declaration_of_their_options():
+    # jacobian, hessian, jvp and hvp take the same options, in the same order, with the same help; each adds
+    # at most one of its own (--mode, --tangent, --vector) after --const.
+    import typer
+
+    group = typer.main.get_command(app)
+    shared = None
+    for name, own in (("jacobian", ["--mode"]), ("hessian", []), ("jvp", ["--tangent", "-t"]),
+                      ("hvp", ["--vector", "-v"])):
+        params = [(tuple(p.opts), getattr(p, "help", None)) for p in group.commands[name].params]
+        rest = [p for p in params if sorted(p[0]) != sorted(own)]
+        assert len(params) - len(rest) == (1 if own else 0), name
+        assert shared is None or rest == shared, name
+        shared = rest
+    r = run("jvp", "--help")
+    assert r.exit_code == 0 and "--tangent" in r.stdout and "--rtol" in r.stdout

@@ -69,19 +69,10 @@ class Entry:
     def compute(self, write, warn):
         """Run the request: a :class:`~gradcli.app.result.GradResult` (with its check when ``check``), or with
         ``transform`` (``{"kind", "mode", "vectors"}``) a :class:`~gradcli.app.transforms.TransformResult`."""
-        if self.transform is not None:
-            from ...app.transforms import compute_transform
+        from ...app.jobs import GradContext, GradJob, run_grad
 
-            check = None if self.check is None else {k: self.check[k] for k in ("eps", "atol", "rtol")}
-            return compute_transform(self.request, self.transform["kind"], self.transform["mode"],
-                                     vectors=self.transform["vectors"], write=write, warn=warn, check=check)
-        if self.check is None:
-            from ...app.calculator import compute
-
-            return compute(self.request, write=write, warn=warn)
-        from ...app.finite_differences import compute_checked
-
-        return compute_checked(self.request, write=write, warn=warn, **self.check)
+        return run_grad(GradJob(self.request, check=self.check, transform=self.transform),
+                        GradContext(write=write, warn=warn))
 
 
 @dataclass

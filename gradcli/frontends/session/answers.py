@@ -10,8 +10,6 @@ require grad, defined in the session).
 
 from __future__ import annotations
 
-import numpy as np
-
 from ...engine import dtypes
 from ...engine.errors import EvalError, GradcliError
 from ...app.result import GradResult, InputInfo
@@ -19,21 +17,15 @@ from ...app.result import GradResult, InputInfo
 
 def _evaluate(session, text: str):
     """Run ``text`` against a copy of the session's variables; the value of its last expression, as a Tensor."""
-    from ...app.calculator import run_output
-    from ...language.build import build_program
+    from ...app.jobs import run_in_workspace
 
-    program = build_program(text, "<stdin>")
-    interp = session.interp
-    saved = interp.globals
-    interp.globals = dict(saved)
-    try:
-        return run_output(interp, program)
-    finally:
-        interp.globals = saved
+    return run_in_workspace(session, text)
 
 
 def grad_result(session, text: str) -> GradResult:
-    """The ``grad`` command's answer for ``text`` with the session's leaves as the inputs.
+    """The ``grad`` command's answer for ``text`` with the session's leaves as the inputs: the application's
+    :func:`~gradcli.app.jobs.run_grad` with the session as the workspace (see
+    :func:`gradcli.app.jobs.workspace_grad`).
 
     Raises:
         GradcliSyntaxError: ``text`` does not parse (exit code 2).
@@ -41,34 +33,10 @@ def grad_result(session, text: str) -> GradResult:
             "element 0 of tensors does not require grad ..."), with a hint; a non-scalar output needs a
             scalar (exit code 1).
     """
-    from ...app.calculator import build_graph, tensor_info
+    from ...app.calculator import GradRequest
+    from ...app.jobs import GradContext, GradJob, run_grad
 
-    output = _evaluate(session, text)
-    leaves = session.leaves()
-    before = {id(t): t._grad for _, t in leaves}
-    for _, t in leaves:
-        t._grad = None
-    try:
-        try:
-            output.backward(retain_graph=True)
-        except GradcliError:
-            raise
-        except (RuntimeError, TypeError, ValueError) as e:
-            err = EvalError.from_exception(e)
-            if "does not require grad" in err.message:
-                err.hint = "define a leaf in the session, e.g. x = tensor([1., 2.], requires_grad=True)"
-            elif "implicitly created only for scalar outputs" in err.message:
-                err.hint = f"the output has shape {list(output.data.shape)}: reduce it, e.g. with .sum()"
-            raise err from None
-        inputs = [InputInfo(name=name, value=tensor_info(t), kind="leaf",
-                            grad=None if t._grad is None else np.array(t._grad.data)) for name, t in leaves]
-    finally:
-        for _, t in leaves:
-            t._grad = before[id(t)]
-    calls = [{i.name: i.grad for i in inputs}]
-    graph = build_graph(output, {id(t): name for name, t in leaves})
-    return GradResult(program=text, output=tensor_info(output), inputs=inputs, calls=calls, graph=graph,
-                      printed="", default_dtype=dtypes.get_default_dtype().name)
+    return run_grad(GradJob(GradRequest(program=text, filename="<stdin>")), GradContext(workspace=session))
 
 
 def graph_result(session, text: str) -> GradResult:
