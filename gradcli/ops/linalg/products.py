@@ -287,16 +287,28 @@ def matmul(input, other):
         elif b.shape[0] == 1 and b.requires_grad:
             b, db = squeeze(b, 0), 2
     if _should_fold(a, b):
-        transpose = db > da
-        t1 = b.mT if transpose else a
-        t2 = (t(a) if da == 2 else a) if transpose else b
-        out_shape = tuple(t1.shape[:-1])
-        folded = int(np.prod(out_shape))
-        t1_folded = _reshape_copying(t1, (folded, t1.shape[-1]))
-        if t2.ndim == 2:
-            out = _unsafe_view(mm(t1_folded, t2), out_shape + (t2.shape[1],))
-            return _contiguous(out.mT) if transpose else out
-        return _unsafe_view(mv(t1_folded, t2), out_shape)
+        return _matmul_folded(a, b)
+    return _matmul_batched(a, b)
+
+
+def _matmul_folded(a: Tensor, b: Tensor) -> Tensor:
+    """matmul of a batch against a matrix or vector, folded into one mm/mv (aten's ``should_fold`` path)."""
+    da, db = a.ndim, b.ndim
+    transpose = db > da
+    t1 = b.mT if transpose else a
+    t2 = (t(a) if da == 2 else a) if transpose else b
+    out_shape = tuple(t1.shape[:-1])
+    folded = int(np.prod(out_shape))
+    t1_folded = _reshape_copying(t1, (folded, t1.shape[-1]))
+    if t2.ndim == 2:
+        out = _unsafe_view(mm(t1_folded, t2), out_shape + (t2.shape[1],))
+        return _contiguous(out.mT) if transpose else out
+    return _unsafe_view(mv(t1_folded, t2), out_shape)
+
+
+def _matmul_batched(a: Tensor, b: Tensor) -> Tensor:
+    """matmul of broadcast batches: both expanded to one batch shape, then bmm (aten's general path)."""
+    da, db = a.ndim, b.ndim
     n = a.shape[-2] if da > 1 else 1
     m1 = a.shape[-1]
     m2 = b.shape[-2] if db > 1 else b.shape[0]
