@@ -21,7 +21,8 @@ import gradcli as G
 from gradcli.frontends.cli import app
 from gradcli.engine.errors import GradcliError, GradcliSyntaxError
 from gradcli.language.build import build_program
-from gradcli.language.builtins import DTYPE_ATTRS, LIST_METHODS, NODE_ATTRS, STR_METHODS, TENSOR_ATTRS, TypeName
+from gradcli.language.attributes import DTYPE_ATTRS, LIST_METHODS, NODE_ATTRS, STR_METHODS, TENSOR_ATTRS
+from gradcli.language.namespaces import TENSOR_CLASS
 from gradcli.language.interpreter import Interpreter
 from gradcli.language.values import Function
 
@@ -69,7 +70,7 @@ RUNTIME = [
 ]
 ESCAPES = STATIC + RUNTIME
 # Programs of ESCAPES that are legitimate language, and the plain data they return.
-LEGITIMATE = {"x.grad_fn": None, "type(x)": TypeName("torch.Tensor"), "[c for c in 'ab']": ["a", "b"], "class A:\n    pass": None,
+LEGITIMATE = {"x.grad_fn": None, "type(x)": TENSOR_CLASS, "[c for c in 'ab']": ["a", "b"], "class A:\n    pass": None,
               "@no_grad\ndef f():\n    return 1": None, "global x": None, "__name__": "__main__",
               "def __init__(a):\n    return a": None}
 
