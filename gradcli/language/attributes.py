@@ -36,7 +36,6 @@ def _tolist(t: Tensor):
     return tolist
 
 
-
 # The attributes the language may read, one accessor each (written out: no getattr with a program's name).
 # Tensor methods of the op table (METHODS) are added by _tensor_member; ``x.grad`` is read by the interpreter
 # (it reports the warning PyTorch gives for a non-leaf's grad).
@@ -66,6 +65,7 @@ SIZE_ATTRS = {"numel": lambda s: s.numel}
 #: what a program reads of ``t.numpy()``'s array (programs print gradients with .numpy())
 NDARRAY_ATTRS = {"shape": lambda a: tuple(a.shape), "ndim": lambda a: a.ndim, "size": lambda a: a.size,
                  "tolist": lambda a: a.tolist}
+#: the methods of ``dict`` and (below) ``list`` a program may call
 DICT_METHODS = {"items": lambda d: d.items, "keys": lambda d: d.keys, "values": lambda d: d.values,
                 "get": lambda d: d.get, "pop": lambda d: d.pop, "setdefault": lambda d: d.setdefault,
                 "update": lambda d: d.update, "copy": lambda d: d.copy}
@@ -78,7 +78,6 @@ def _list_extend(v: list):
 LIST_METHODS = {"append": lambda v: v.append, "pop": lambda v: v.pop, "index": lambda v: v.index,
                 "count": lambda v: v.count, "extend": _list_extend, "insert": lambda v: v.insert,
                 "remove": lambda v: v.remove, "reverse": lambda v: v.reverse, "clear": lambda v: v.clear}
-
 
 
 def _tensor_member(t: Tensor, name: str):

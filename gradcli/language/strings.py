@@ -42,7 +42,6 @@ def make_print(write: Callable[[str], None]):
     return print_
 
 
-
 def _repr(obj) -> str:
     """Python's ``repr`` of what a program holds: a Tensor as PyTorch prints it, strings quoted, containers of
     them as Python writes them (through :func:`to_str`'s rules for tensors)."""
@@ -51,7 +50,6 @@ def _repr(obj) -> str:
     if isinstance(obj, (list, tuple, dict, set)) or not isinstance(obj, (int, float, bool, type(None))):
         return to_str(obj)
     return _py.repr(obj)
-
 
 
 # ------------------------------------------------------------------------------------------ str methods
@@ -127,6 +125,8 @@ def _str_pad(s: str, how: str):
     return pad
 
 
+#: The methods of ``str`` a program may read, one accessor each (``join``, ``replace``, ``format`` and the
+#: padding ones build their strings within the ``items`` limit).
 STR_METHODS = {"upper": lambda s: s.upper, "lower": lambda s: s.lower, "strip": lambda s: s.strip,
                "split": lambda s: s.split, "join": _str_join, "replace": _str_replace, "format": _str_format,
                "startswith": lambda s: s.startswith, "endswith": lambda s: s.endswith,
