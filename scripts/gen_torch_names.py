@@ -26,7 +26,7 @@ def public_callables(obj) -> list:
     return sorted(names)
 
 
-#: The PyTorch modules of the language's namespaces (gradcli.language.builtins), and "Tensor" for torch.Tensor.
+#: The PyTorch modules of the language's namespaces (gradcli.language.namespaces), and "Tensor" for torch.Tensor.
 MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.linalg", "torch.autograd", "torch.autograd.functional",
            "torch.autograd.forward_ad", "torch.autograd.function", "torch.autograd.graph", "torch.func",
            "torch.nn.init", "torch.nn.utils", "torch.optim", "torch.optim.lr_scheduler", "torch.cuda", "Tensor")

@@ -1,7 +1,7 @@
 """``gradcli.api.linalg``: PyTorch's ``torch.linalg`` namespace (``G.linalg.det(A)``), the functions of the op table
 registered as ``"linalg.<name>"`` (the modules of :mod:`gradcli.ops.linalg`).
 
-The language's ``torch.linalg`` is built from the same table (gradcli/language/builtins.py); a name PyTorch has
+The language's ``torch.linalg`` is built from the same table (gradcli/language/namespaces.py); a name PyTorch has
 in torch.linalg and gradcli lacks says so (NotImplementedError) rather than that it does not exist.
 """
 

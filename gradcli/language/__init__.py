@@ -3,8 +3,9 @@
 Data flows one way: text --parse--> Lark tree --build--> program (:mod:`.nodes`) --run--> values.
 
 * :mod:`.grammar` loads ``grammars/gradcli.lark`` and parses; :mod:`.build` turns the tree into :mod:`.nodes`.
-* :mod:`.interpreter` evaluates a program; what it can reach is in :mod:`.builtins` (names, the ``torch``
-  namespaces, attribute allow-lists) and :mod:`.values` (namespaces, user functions), and :mod:`.safety` keeps
+* :mod:`.interpreter` evaluates a program; what it can reach is in :mod:`.builtins` (builtin names),
+  :mod:`.namespaces` (the ``torch`` namespaces), :mod:`.attributes` (attribute allow-lists), :mod:`.strings`
+  (str, repr, print, string methods) and :mod:`.values` (namespaces, user functions), and :mod:`.safety` keeps
   Python's values within the limits. The operators come from :mod:`gradcli.ops.operators`.
 * :mod:`.specs` reads ``-i``/``-c`` input specs, data files and programs.
 """

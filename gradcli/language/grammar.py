@@ -188,7 +188,6 @@ def tables_from_lark(lark=None) -> dict:
             keywords, a keyword with flags, regular-expression flags, a scanner expression that is not its
             terminals' groups, two lexers that order two terminals differently).
     """
-    from lark.lexer import UnlessCallback
     from lark.parsers.lalr_analysis import Shift
 
     lark = lark or parser()
@@ -206,9 +205,39 @@ def tables_from_lark(lark=None) -> dict:
             i = rule_index[id(rule)] = lark.rules.index(rule)
         return i
 
-    # Lark numbers the states in an order that depends on the process's string hashes (a parser built by
-    # another process numbers them otherwise): renumbered here in the order a breadth-first walk from the start
-    # states reaches them, symbols in sorted order, so that the same grammar gives the same file.
+    order, number = _state_order(table)
+    states = [{sym: (number[arg] if action is Shift else -1 - index(arg))
+               for sym, (action, arg) in sorted(table.states[s].items())} for s in order]
+    contextual = frontend.lexer.lexer
+    lexers: list = []
+    groups: dict = {}  # terminal -> its named group
+    seen: dict = {}
+    lexer_of_state = []
+    for s in order:
+        lexer = contextual.lexers[s]
+        if id(lexer) not in seen:
+            seen[id(lexer)] = len(lexers)
+            lexers.append(_lexer_entry(lexer, groups))
+        lexer_of_state.append(seen[id(lexer)])
+    return {"fingerprint": _fingerprint(grammar_path().read_text(encoding="utf-8")),
+            "start_states": {k: number[v] for k, v in sorted(table.start_states.items())},
+            "end_states": {k: number[v] for k, v in sorted(table.end_states.items())},
+            "rules": rules, "states": states,
+            "terminals": [[name, groups[name]] for name in _one_order([lexer["names"] for lexer in lexers])],
+            "lexers": lexers, "lexer_of_state": lexer_of_state}
+
+
+def _state_order(table) -> tuple[list, dict]:
+    """Lark's parser states in the order :func:`tables_from_lark` numbers them, and each state's number.
+
+    Lark numbers the states in an order that depends on the process's string hashes (a parser built by another
+    process numbers them otherwise): renumbered here in the order a breadth-first walk from the start states
+    reaches them, symbols in sorted order, so that the same grammar gives the same file.
+
+    Raises:
+        ValueError: if a state is unreachable from the start states."""
+    from lark.parsers.lalr_analysis import Shift
+
     order: list = []
     number: dict = {}
     for start in sorted(table.start_states):
@@ -223,43 +252,36 @@ def tables_from_lark(lark=None) -> dict:
                 order.append(arg)
     if len(order) != len(table.states):
         raise ValueError("some of Lark's parser states are unreachable from the start states")
-    states = [{sym: (number[arg] if action is Shift else -1 - index(arg))
-               for sym, (action, arg) in sorted(table.states[s].items())} for s in order]
-    contextual = frontend.lexer.lexer
-    lexers: list = []
-    groups: dict = {}  # terminal -> its named group
-    seen: dict = {}
-    lexer_of_state = []
-    for s in order:
-        lexer = contextual.lexers[s]
-        if id(lexer) not in seen:
-            scanner = lexer.scanner
-            if lexer.g_regex_flags or lexer.use_bytes:
-                raise ValueError("the driver reads no regular-expression flags or bytes")
-            keywords = {}
-            for kind, callback in lexer.callback.items():
-                if not isinstance(callback, UnlessCallback) or any(
-                        t.pattern.type != "str" or t.pattern.flags for t in callback.scanner.terminals):
-                    raise ValueError(f"lexer callback on {kind} is not a plain keyword check")
-                keywords[kind] = {t.pattern.value: t.name for t in sorted(callback.scanner.terminals,
-                                                                         key=lambda t: t.pattern.value)}
-            names = []
-            for t in scanner.terminals:
-                group = "(?P<%s>%s)" % (t.name, t.pattern.to_regexp())  # (Lark's Scanner._build_mres)
-                if groups.setdefault(t.name, group) != group:
-                    raise ValueError(f"two lexers write the terminal {t.name} differently")
-                names.append(t.name)
-            if "|".join(groups[n] for n in names) != "|".join(mre.pattern for mre in scanner._mres):
-                raise ValueError("a lexer's expression is not its terminals' groups joined in order")
-            seen[id(lexer)] = len(lexers)
-            lexers.append({"names": names, "ignore": sorted(lexer.ignore_types), "keywords": keywords})
-        lexer_of_state.append(seen[id(lexer)])
-    return {"fingerprint": _fingerprint(grammar_path().read_text(encoding="utf-8")),
-            "start_states": {k: number[v] for k, v in sorted(table.start_states.items())},
-            "end_states": {k: number[v] for k, v in sorted(table.end_states.items())},
-            "rules": rules, "states": states,
-            "terminals": [[name, groups[name]] for name in _one_order([lexer["names"] for lexer in lexers])],
-            "lexers": lexers, "lexer_of_state": lexer_of_state}
+    return order, number
+
+
+def _lexer_entry(lexer, groups: dict) -> dict:
+    """One of Lark's state lexers as ``{"names": [...], "ignore": [...], "keywords": {...}}`` (see
+    :func:`tables_from_lark`), adding its terminals' named groups to ``groups`` (terminal -> group).
+
+    Raises:
+        ValueError: for what the driver would not reproduce (as :func:`tables_from_lark` lists)."""
+    from lark.lexer import UnlessCallback
+
+    scanner = lexer.scanner
+    if lexer.g_regex_flags or lexer.use_bytes:
+        raise ValueError("the driver reads no regular-expression flags or bytes")
+    keywords = {}
+    for kind, callback in lexer.callback.items():
+        if not isinstance(callback, UnlessCallback) or any(
+                t.pattern.type != "str" or t.pattern.flags for t in callback.scanner.terminals):
+            raise ValueError(f"lexer callback on {kind} is not a plain keyword check")
+        keywords[kind] = {t.pattern.value: t.name for t in sorted(callback.scanner.terminals,
+                                                                 key=lambda t: t.pattern.value)}
+    names = []
+    for t in scanner.terminals:
+        group = "(?P<%s>%s)" % (t.name, t.pattern.to_regexp())  # (Lark's Scanner._build_mres)
+        if groups.setdefault(t.name, group) != group:
+            raise ValueError(f"two lexers write the terminal {t.name} differently")
+        names.append(t.name)
+    if "|".join(groups[n] for n in names) != "|".join(mre.pattern for mre in scanner._mres):
+        raise ValueError("a lexer's expression is not its terminals' groups joined in order")
+    return {"names": names, "ignore": sorted(lexer.ignore_types), "keywords": keywords}
 
 
 def _one_order(orders: list) -> list:

@@ -214,10 +214,9 @@ def _breadth_first(root: str, inputs: dict) -> list:
     return order
 
 
-def _collapse(graph, inputs: dict, root: str):
-    """Collapse repeated chains: returns (stand-ins: id → (count, text), the new inputs lists, how many
-    nodes were collapsed)."""
-    nodes = {n.id: n for n in graph.nodes}
+def _chain_links(graph, nodes: dict, inputs: dict) -> dict:
+    """For each op node, the input its chain goes on through (the deepest op input, when the node is its only
+    consumer and takes it once), else None."""
     consumers = {}
     for nid, srcs in inputs.items():
         for s in set(srcs):
@@ -236,7 +235,55 @@ def _collapse(graph, inputs: dict, root: str):
             return None
         return best
 
-    nxt = {nid: continuation(nid) for nid in inputs if nodes[nid].leaf is None}
+    return {nid: continuation(nid) for nid in inputs if nodes[nid].leaf is None}
+
+
+def _best_period(sigs: list, i: int):
+    """The repetition that starts at ``sigs[i]`` and hides the most nodes: ``(period, hidden, repetitions)``
+    for at least :data:`MIN_REPEATS` repetitions of a period up to :data:`MAX_PERIOD`, else None."""
+    best = None
+    for p in range(1, MAX_PERIOD + 1):
+        run = 0
+        while i + run + p < len(sigs) and sigs[i + run] == sigs[i + run + p]:
+            run += 1
+        reps = (run + p) // p
+        if reps >= MIN_REPEATS and (best is None or (reps - 2) * p > best[1]):
+            best = (p, (reps - 2) * p, reps)
+    return best
+
+
+def _collapse_chain(chain: list, sigs: list, nodes: dict, inputs: dict, stand_ins: dict) -> int:
+    """Replace the repeated runs of one chain by stand-ins (added to ``stand_ins``, ``inputs`` rewired in place);
+    returns how many nodes were hidden."""
+    total = 0
+    i = 0
+    while i < len(chain):
+        best = _best_period(sigs, i)
+        if best is None:
+            i += 1
+            continue
+        p, hide, reps = best
+        first, last = i + p, i + p + hide - 1  # hide repetitions 2 .. reps-1
+        hidden = chain[first:last + 1]
+        sid = f"collapsed{len(stand_ins)}"
+        names = " ← ".join(nodes[c].name for c in chain[i:i + p])
+        stand_ins[sid] = (hide, f"{reps - 2:,} × {names}")
+        # the node before the hidden run now consumes the stand-in, which consumes the node after it
+        before, after = chain[first - 1], chain[last + 1] if last + 1 < len(chain) else None
+        inputs[before] = [sid if s == chain[first] else s for s in inputs[before]]
+        inputs[sid] = [after] if after is not None else []
+        for h in hidden:
+            inputs.pop(h, None)
+        total += hide
+        i = last + 1
+    return total
+
+
+def _collapse(graph, inputs: dict, root: str):
+    """Collapse repeated chains: returns (stand-ins: id → (count, text), the new inputs lists, how many
+    nodes were collapsed)."""
+    nodes = {n.id: n for n in graph.nodes}
+    nxt = _chain_links(graph, nodes, inputs)
     targets = {m for m in nxt.values() if m is not None}
 
     def signature(nid):
@@ -253,34 +300,7 @@ def _collapse(graph, inputs: dict, root: str):
             chain.append(nxt[chain[-1]])
         if len(chain) < 2 * MIN_REPEATS:
             continue
-        sigs = [signature(c) for c in chain]
-        i = 0
-        while i < len(chain):
-            best = None
-            for p in range(1, MAX_PERIOD + 1):
-                run = 0
-                while i + run + p < len(chain) and sigs[i + run] == sigs[i + run + p]:
-                    run += 1
-                reps = (run + p) // p
-                if reps >= MIN_REPEATS and (best is None or (reps - 2) * p > best[1]):
-                    best = (p, (reps - 2) * p, reps)
-            if best is None:
-                i += 1
-                continue
-            p, hide, reps = best
-            first, last = i + p, i + p + hide - 1  # hide repetitions 2 .. reps-1
-            hidden = chain[first:last + 1]
-            sid = f"collapsed{len(stand_ins)}"
-            names = " ← ".join(nodes[c].name for c in chain[i:i + p])
-            stand_ins[sid] = (hide, f"{reps - 2:,} × {names}")
-            # the node before the hidden run now consumes the stand-in, which consumes the node after it
-            before, after = chain[first - 1], chain[last + 1] if last + 1 < len(chain) else None
-            inputs[before] = [sid if s == chain[first] else s for s in inputs[before]]
-            inputs[sid] = [after] if after is not None else []
-            for h in hidden:
-                inputs.pop(h, None)
-            total += hide
-            i = last + 1
+        total += _collapse_chain(chain, [signature(c) for c in chain], nodes, inputs, stand_ins)
     # nodes that only fed hidden ones (side inputs) are no longer reachable: they are counted as collapsed
     reachable = set(_breadth_first(root, inputs))
     for nid in list(inputs):

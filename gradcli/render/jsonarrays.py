@@ -184,32 +184,12 @@ def _body_width(c: int) -> int:
 _CLASS_OF_EXPONENT = np.array([(e if e >= 0 else 15 - e) if -4 <= e <= 15 else 20 for e in range(-64, 64)], np.uint8)
 
 
-def _chunk_text(a: np.ndarray, shape: tuple, start: int) -> np.ndarray:
-    """The JSON text of the flat float32/float16 slice ``a`` (elements ``start`` ... of an array of ``shape``),
-    each element with the separator before it, as a uint8 array of ASCII bytes."""
+def _digit_words(m: np.ndarray):
+    """The 9 digits of ``m`` (float64 integers of 9 digits) as ASCII bytes 0..8 of two uint64 words ``(lo, hi)``
+    (little-endian, from the table of :func:`_tables`), its trailing zeros as NUL; and ``nd``, how many of its
+    digits are significant (int8). Operations in place where they can be: a fresh temporary of this size costs
+    page faults."""
     digit_words, trailing = _tables()
-    n = a.size
-    m, e, regular = _shortest_digits(a)
-    with np.errstate(invalid="ignore"):
-        nan = np.isnan(a)
-        sign = np.signbit(a) & ~nan
-        inf = np.isinf(a)
-    # the layout class of each element: 0..15 positional E = 0..15, 16..19 positional E = -1..-4, 20 exponent,
-    # 21 zero, 22 NaN, 23 infinity; sorted by class and sign, so that each class's rows are one contiguous
-    # block (negative ones last) built with the same operations
-    cls = _CLASS_OF_EXPONENT.take(e + 64)  # (|e| <= 46 for any float32)
-    if not regular.all():
-        cls[~regular] = 21
-        cls[nan] = 22
-        cls[inf] = 23
-    key = cls * np.uint8(2) + sign
-    order = np.argsort(key, kind="stable")
-    counts = np.bincount(key, minlength=48)
-    ends = np.cumsum(counts)
-    m = m.take(order)
-
-    # the 9 digits of m as ASCII bytes 0..8 of (lo, hi), its trailing zeros as NUL; nd: how many are significant
-    # (operations in place where they can be: a fresh temporary of this size costs page faults)
     q = np.divide(m, 1e4)
     np.floor(q, out=q)
     t = np.multiply(q, 1e4)
@@ -232,16 +212,17 @@ def _chunk_text(a: np.ndarray, shape: tuple, start: int) -> np.ndarray:
     nd = trailing.take(lo4)
     nd += trailing.take(hi4)
     np.subtract(np.int8(9), nd, out=nd)
+    return lo, hi, nd
 
-    classes = [int(c) for c in np.flatnonzero(counts[0::2] + counts[1::2])]
-    # a row of uint64 words: the separator and the sign right-aligned in the first `nsep`, the number from the
-    # next on; the text is contiguous in the row (NUL before and after it)
-    nsep = -(-(2 * len(shape) + 1) // 8)
-    nbody = -(-max(_body_width(c) for c in classes) // 8)
-    body = 8 * nsep  # the number's first byte
-    rows = np.empty((n, nsep + nbody), np.uint64)
-    rows[:, :nsep - 1] = 0
-    core = np.empty(n, np.int64)  # sorted: the sign's and the number's bytes
+
+def _fill_rows(rows: np.ndarray, core: np.ndarray, classes: list, counts: np.ndarray, ends: np.ndarray,
+               digits: tuple, e: np.ndarray, order: np.ndarray, nsep: int) -> None:
+    """Write the rows of each layout class (see :func:`_chunk_text`; sorted rows, by class and sign): the ", "
+    separator and the sign in word ``nsep - 1``, the number in the words after it; and ``core``, the length of
+    each sorted row's sign and number. ``digits``: ``(lo, hi, nd)`` of :func:`_digit_words`; ``e``: each
+    element's decimal exponent, in the elements' order."""
+    lo, hi, nd = digits
+    nbody = rows.shape[1] - nsep
     plus, minus = _words(b", ", 8 - 2, 1)[0], _words(b", -", 8 - 3, 1)[0]
     for c in classes:
         s, neg, t = int(ends[2 * c] - counts[2 * c]), int(ends[2 * c]), int(ends[2 * c + 1])
@@ -295,12 +276,15 @@ def _chunk_text(a: np.ndarray, shape: tuple, start: int) -> np.ndarray:
             rows[s:t, nsep + j] = out[j][:t - s]
         if c != 23:
             core[neg:t] += 1
-    # the separators other than ", ": "], [" after the last element of a row, "]], [[" after a plane's, ...
-    # (right-aligned against the sign or the number, as ", " is); nothing before the array's first element
-    inverse = np.empty_like(order)  # each element's row
-    inverse[order] = np.arange(n)
-    minus = (sign & ~inf).astype(np.int64)  # a "-" of its own before the number
-    length = core.take(inverse)
+
+
+def _separators(rows: np.ndarray, inverse: np.ndarray, minus: np.ndarray, shape: tuple, start: int,
+                nsep: int) -> np.ndarray:
+    """Write the separators other than ", " into the first ``nsep`` words of ``rows``: "], [" after the last
+    element of a row, "]], [[" after a plane's, ... (right-aligned against the sign or the number, as ", " is);
+    nothing before the array's first element. Returns each element's separator length (int64)."""
+    n = inverse.size
+    body = 8 * nsep
     sep = np.full(n, 2, np.int64)
     period = 1
     for level in range(1, len(shape)):
@@ -314,6 +298,51 @@ def _chunk_text(a: np.ndarray, shape: tuple, start: int) -> np.ndarray:
     if start == 0:
         rows[inverse[0], :nsep] = _words(b"-" * int(minus[0]), body - int(minus[0]), nsep)
         sep[0] = 0
+    return sep
+
+
+def _chunk_text(a: np.ndarray, shape: tuple, start: int) -> np.ndarray:
+    """The JSON text of the flat float32/float16 slice ``a`` (elements ``start`` ... of an array of ``shape``),
+    each element with the separator before it, as a uint8 array of ASCII bytes."""
+    n = a.size
+    m, e, regular = _shortest_digits(a)
+    with np.errstate(invalid="ignore"):
+        nan = np.isnan(a)
+        sign = np.signbit(a) & ~nan
+        inf = np.isinf(a)
+    # the layout class of each element: 0..15 positional E = 0..15, 16..19 positional E = -1..-4, 20 exponent,
+    # 21 zero, 22 NaN, 23 infinity; sorted by class and sign, so that each class's rows are one contiguous
+    # block (negative ones last) built with the same operations
+    cls = _CLASS_OF_EXPONENT.take(e + 64)  # (|e| <= 46 for any float32)
+    if not regular.all():
+        cls[~regular] = 21
+        cls[nan] = 22
+        cls[inf] = 23
+    key = cls * np.uint8(2) + sign
+    order = np.argsort(key, kind="stable")
+    counts = np.bincount(key, minlength=48)
+    ends = np.cumsum(counts)
+    m = m.take(order)
+
+    # the 9 digits of m (see _digit_words); nd: how many are significant
+    lo, hi, nd = _digit_words(m)
+
+    classes = [int(c) for c in np.flatnonzero(counts[0::2] + counts[1::2])]
+    # a row of uint64 words: the separator and the sign right-aligned in the first `nsep`, the number from the
+    # next on; the text is contiguous in the row (NUL before and after it)
+    nsep = -(-(2 * len(shape) + 1) // 8)
+    nbody = -(-max(_body_width(c) for c in classes) // 8)
+    body = 8 * nsep  # the number's first byte
+    rows = np.empty((n, nsep + nbody), np.uint64)
+    rows[:, :nsep - 1] = 0
+    core = np.empty(n, np.int64)  # sorted: the sign's and the number's bytes
+    _fill_rows(rows, core, classes, counts, ends, (lo, hi, nd), e, order, nsep)
+    # the separators other than ", " (see _separators)
+    inverse = np.empty_like(order)  # each element's row
+    inverse[order] = np.arange(n)
+    minus = (sign & ~inf).astype(np.int64)  # a "-" of its own before the number
+    length = core.take(inverse)
+    sep = _separators(rows, inverse, minus, shape, start, nsep)
     length += sep
     return _pack(rows.view(f"V{8 * (nsep + nbody)}").reshape(-1), order, length, body - minus - sep)
 

@@ -12,7 +12,7 @@ import pytest
 
 import gradcli as G
 from gradcli.api import gradcheck as gc
-from gradcli.language import builtins, nn_bridge
+from gradcli.language import namespaces, nn_bridge
 
 from test_pytorch_types import check_like_torch, run_program
 
@@ -21,7 +21,7 @@ from test_pytorch_types import check_like_torch, run_program
 def _exposed_classes() -> list[str]:
     """Every class a program reaches in torch.nn, torch.optim and torch.optim.lr_scheduler, by its dotted
     name in the program (``nn.Linear``, ``torch.optim.SGD``), plus ``torch.Tensor``."""
-    mods = builtins.modules()
+    mods = namespaces.modules()
     out = ["torch.Tensor"]
     for prefix, space in (("nn", "torch.nn"), ("torch.optim", "torch.optim"),
                           ("torch.optim.lr_scheduler", "torch.optim.lr_scheduler")):
@@ -42,10 +42,10 @@ def test_the_exposed_classes_are_found():
 def test_each_class_is_pytorchs_repr(dotted):
     """``repr(cls)`` of gradcli's class (what ``print(nn.X)`` shows) is torch's ``repr`` of the same class."""
     torch = pytest.importorskip("torch")
-    mods = builtins.modules()
+    mods = namespaces.modules()
     owner, _, name = dotted.rpartition(".")
     space = {"nn": "torch.nn"}.get(owner, owner)
-    ours = builtins.TENSOR_CLASS if dotted == "torch.Tensor" else mods[space].members[name]
+    ours = namespaces.TENSOR_CLASS if dotted == "torch.Tensor" else mods[space].members[name]
     theirs = torch
     for part in ("torch.nn" if owner == "nn" else owner).split(".")[1:] + [name]:
         theirs = getattr(theirs, part)

@@ -43,7 +43,8 @@ from gradcli.app.calculator import GradRequest, compute
 from gradcli.frontends.cli import app
 from gradcli.engine.errors import GradcliError
 from gradcli.language.grammar import grammar_path, parse
-from gradcli.language.builtins import BUILTIN_NAMES, TENSOR_ATTRS
+from gradcli.language.attributes import TENSOR_ATTRS
+from gradcli.language.builtins import BUILTIN_NAMES
 from gradcli.ops import REGISTRY
 
 from helpers import ROOT

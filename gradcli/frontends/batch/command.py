@@ -290,6 +290,32 @@ class Summary:
                 f"entr{'y' if self.done == 1 else 'ies'}, {self.failed} failed{where}, {elapsed:.2f} s{rate}\n")
 
 
+def _check_options(fmt: str, jobs: int, dask: str | None) -> None:
+    """Raises InputError (a UsageError) for an input format gradcli does not read, ``--jobs`` below 1, or both
+    ``--jobs`` and ``--dask``."""
+    if fmt not in FORMATS:
+        raise InputError(f"--input-format must be one of {', '.join(FORMATS)}, got {fmt!r}", type="UsageError")
+    if jobs < 1:
+        raise InputError(f"--jobs must be at least 1, got {jobs}", type="UsageError")
+    if dask is not None and jobs > 1:
+        raise InputError("--jobs runs worker processes here and --dask on a Dask cluster: give one of them",
+                         type="UsageError")
+
+
+def _write_outcomes(outcomes, header: str, writer, progress, summary: Summary, name: str) -> None:
+    """Write ``header`` (when not empty), then each entry's outcome as it comes, counting it in ``summary``
+    (a line written is a line counted, even under Ctrl-C) and its messages to the progress line's stream."""
+    if header:
+        writer.write(header)
+    for entry, outcome in outcomes:
+        if outcome.messages:
+            progress.message(_prefixed(outcome.messages, name, entry.line))
+        with writer.deferring_sigint():  # a line written is a line counted
+            writer.write(outcome.text)
+            summary.add(entry.line, outcome.ok)
+        progress.update(entry.end, summary.done, summary.failed)
+
+
 def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str = "float32",
         seed: int | None = None, max_steps: int | None = None, anomaly: bool = False, debug: bool = False,
         check: dict | None = None, dask: str | None = None) -> int:
@@ -315,13 +341,7 @@ def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str
 
     summary = Summary()
     try:
-        if fmt not in FORMATS:
-            raise InputError(f"--input-format must be one of {', '.join(FORMATS)}, got {fmt!r}", type="UsageError")
-        if jobs < 1:
-            raise InputError(f"--jobs must be at least 1, got {jobs}", type="UsageError")
-        if dask is not None and jobs > 1:
-            raise InputError("--jobs runs worker processes here and --dask on a Dask cluster: give one of them",
-                             type="UsageError")
+        _check_options(fmt, jobs, dask)
         stream, name, size = open_input(path)
     except InputError as err:
         return report_error(err, debug)
@@ -351,16 +371,7 @@ def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str
 
             results = iter(DaskRunner(entries, entry_format, client, notice=progress.message, debug=debug))
         with closing(results) as outcomes:
-            header = entry_format.header()
-            if header:
-                writer.write(header)
-            for entry, outcome in outcomes:
-                if outcome.messages:
-                    progress.message(_prefixed(outcome.messages, name, entry.line))
-                with writer.deferring_sigint():  # a line written is a line counted
-                    writer.write(outcome.text)
-                    summary.add(entry.line, outcome.ok)
-                progress.update(entry.end, summary.done, summary.failed)
+            _write_outcomes(outcomes, entry_format.header(), writer, progress, summary, name)
         writer.finished = True
     except KeyboardInterrupt:
         # a Ctrl-C just after the last line was written may come before the reader has seen the input's end

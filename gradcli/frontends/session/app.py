@@ -125,13 +125,13 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def attribute_names(obj) -> list[str]:
-    """The names a program may read after ``obj.`` (the tables of :func:`gradcli.language.builtins.
+    """The names a program may read after ``obj.`` (the tables of :func:`gradcli.language.attributes.
     read_attribute`: a tensor's attributes and op-table methods, a module's members, ...), sorted. For a tensor
     and PyTorch's modules, only those PyTorch has too (:data:`gradcli.language.torch_names.MEMBERS`): the language
     accepts some names PyTorch lacks (``F.sort``), which a completion would teach as PyTorch's."""
     from ...engine import autograd, dtypes
     from ...language import torch_names
-    from ...language import builtins as b
+    from ...language import attributes as b
     from ...engine.tensor import Tensor
 
     if isinstance(obj, Tensor):
@@ -203,7 +203,7 @@ class SessionCompleter(Completer):
                 yield Completion(name, start_position=-len(prefix))
 
     def _resolve(self, dotted: str):
-        from ...language.builtins import read_attribute
+        from ...language.attributes import read_attribute
 
         interp = self.session.interp
         first, *rest = dotted.split(".")

@@ -1,0 +1,288 @@
+"""The ``torch`` namespaces a program reaches, and the classes it names by PyTorch's names.
+
+:func:`modules` builds ``torch``, ``torch.nn``, ``torch.nn.functional`` (``F``), ``torch.autograd`` (with
+``functional``, ``forward_ad``, ``function``, ``graph``), ``torch.func``, ``torch.linalg``, ``torch.optim`` and
+Python's ``math``; :func:`lazy_random_module` is Python's ``random`` for one run. The classes a program names:
+``torch.Tensor`` (:data:`TENSOR_CLASS`, with the legacy constructors :data:`LEGACY_CONSTRUCTORS`),
+``torch.device`` (:class:`Device`), the exception types (:data:`EXCEPTIONS`), and :class:`TypeName`, what
+``type(v)`` gives for a value whose class a program cannot name otherwise.
+"""
+
+from __future__ import annotations
+
+import math as _math
+
+from ..engine import autograd, dtypes
+from ..ops.core import saved_hooks as _saved_hooks
+from ..ops import REGISTRY
+from ..engine.tensor import Size, Tensor
+from ..api.gradcheck import GradcheckError
+from ..ops.linalg.inverses import _LinAlgError  # torch.linalg.LinAlgError
+from . import custom_function, nn_bridge
+from .values import Namespace
+
+
+# ------------------------------------------------------------------------------------------- classes
+def _torch_tensor_constructor(*args):
+    """``torch.Tensor(data)`` or ``torch.Tensor(*sizes)``: PyTorch's legacy constructor, always of the default
+    float dtype (sizes give zeros where PyTorch leaves memory uninitialized)."""
+    if not args:
+        return REGISTRY["zeros"](0)
+    if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+        return REGISTRY["zeros"](*args)
+    if len(args) > 1:
+        raise TypeError("Tensor(): expected sizes (ints) or one sequence of data")
+    return REGISTRY["tensor"](args[0], dtype=dtypes.get_default_dtype())
+
+
+def _typed_constructor(dtype_name: str):
+    """``torch.FloatTensor(data)`` / ``torch.FloatTensor(*sizes)`` and the other legacy typed constructors:
+    a tensor of that dtype (sizes give zeros where PyTorch leaves memory uninitialized)."""
+    def construct(*args):
+        dtype = dtypes.NAMES[dtype_name]
+        if not args or all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+            return REGISTRY["zeros"](*(args or (0,)), dtype=dtype)
+        if len(args) > 1:
+            raise TypeError("new(): expected sizes (ints) or one sequence of data")
+        return REGISTRY["tensor"](args[0], dtype=dtype)
+
+    return construct
+
+
+#: The legacy typed constructors old tutorials use (``torch.FloatTensor``, ...), by PyTorch's names.
+LEGACY_CONSTRUCTORS = {name: _typed_constructor(dtype) for name, dtype in (
+    ("FloatTensor", "float32"), ("DoubleTensor", "float64"), ("HalfTensor", "float16"), ("LongTensor", "int64"),
+    ("IntTensor", "int32"), ("ShortTensor", "int16"), ("CharTensor", "int8"), ("ByteTensor", "uint8"),
+    ("BoolTensor", "bool"))}
+
+
+class TypeName:
+    """What ``type(v)`` gives a program for a value whose class it cannot name otherwise: PyTorch's and
+    Python's class name as they print it (``<class 'int'>``), comparable, and nothing else (no Python type
+    object of gradcli's internals reaches the program)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<class '{self.name}'>"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, TypeName) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+
+class TensorClass:
+    """``torch.Tensor`` in programs: the class of every tensor (``type(x) is torch.Tensor``,
+    ``isinstance(x, torch.Tensor)``, ``issubclass(nn.Parameter, torch.Tensor)``), printing as PyTorch's
+    ``<class 'torch.Tensor'>``; calling it is the legacy constructor (:func:`_torch_tensor_constructor`), and its
+    methods read through the class are unbound (``torch.Tensor.sum(x, 0)`` is ``x.sum(0)``, see
+    :func:`.attributes.tensor_class_attribute`). One instance, :data:`TENSOR_CLASS`."""
+
+    __slots__ = ()
+
+    def __call__(self, *args):
+        return _torch_tensor_constructor(*args)
+
+    def __repr__(self) -> str:
+        return "<class 'torch.Tensor'>"
+
+
+TENSOR_CLASS = TensorClass()
+
+#: The exception types a program can name, raise and catch (Python's classes; instances expose no attribute).
+EXCEPTIONS = {cls.__name__: cls for cls in (
+    Exception, ArithmeticError, LookupError, RuntimeError, TypeError, ValueError, IndexError, KeyError,
+    AttributeError, NotImplementedError, ZeroDivisionError, StopIteration, AssertionError, NameError,
+    ImportError, ModuleNotFoundError, OverflowError, RecursionError, UnboundLocalError, GradcheckError)}
+# torch.linalg.LinAlgError (torch._C._LinAlgError, a RuntimeError), catchable as either; not a
+# builtin name (programs reach it as torch.linalg.LinAlgError)
+EXCEPTIONS["_LinAlgError"] = _LinAlgError
+
+
+# ------------------------------------------------------------------------------------------ namespaces
+_CACHE: dict = {}
+
+
+class Device:
+    """``torch.device("cpu")``: gradcli computes on the CPU only; printed as PyTorch prints a device.
+
+    Raises:
+        RuntimeError: for a device string PyTorch does not know (its message); a CUDA device is accepted as a
+            name (``.to(device)`` of a CPU tensor keeps it on the CPU, as gradcli has no other).
+    """
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type="cpu", index=None):
+        text = str(type)
+        kind, _, idx = text.partition(":")
+        if kind not in ("cpu", "cuda", "mps", "meta"):
+            raise RuntimeError(f"Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, "
+                               f"maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of "
+                               f"device string: {text}")
+        self.type = kind
+        self.index = int(idx) if idx else index
+
+    def __repr__(self) -> str:
+        return f"device(type='{self.type}')" if self.index is None else \
+            f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
+
+#: ``pi``, ``e``, ``inf`` and ``nan`` (Python floats, as ``torch.pi`` ... are), bare and under ``torch``.
+CONSTANTS = {"pi": _math.pi, "e": _math.e, "inf": _math.inf, "nan": _math.nan}
+
+
+def modules() -> dict[str, Namespace]:
+    """The modules a program can import (and the ``torch``/``F`` it has without importing), by dotted name:
+    ``torch``, ``torch.nn``, ``torch.nn.functional``, ``torch.autograd``, ``torch.autograd.functional`` and
+    ``torch.autograd.forward_ad`` (:mod:`gradcli.api.forward_ad`). ``torch`` and ``F`` hold every op,
+    the dtypes, the grad modes, ``Tensor``, ``Size`` and ``get_default_dtype``.
+
+    Built once and shared by every run (a program cannot change a module: namespaces refuse assignment), again
+    only if the op registry has grown since."""
+    key = len(REGISTRY)
+    if _CACHE.get("modules_key") != key:
+        _CACHE["modules"], _CACHE["modules_key"] = _modules(), key
+    return _CACHE["modules"]
+
+
+_MATH_NAMES = ("acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "comb", "copysign", "cos",
+               "cosh", "degrees", "dist", "erf", "erfc", "exp", "expm1", "fabs", "factorial", "floor", "fmod",
+               "frexp", "fsum", "gamma", "gcd", "hypot", "isclose", "isfinite", "isinf", "isnan", "isqrt", "lcm",
+               "ldexp", "lgamma", "log", "log10", "log1p", "log2", "modf", "perm", "pow", "prod", "radians",
+               "remainder", "sin", "sinh", "sqrt", "tan", "tanh", "trunc", "pi", "e", "tau", "inf", "nan")
+
+
+def math_module() -> Namespace:
+    """Python's ``math`` for programs (``import math``): its functions and constants, as Python has them."""
+    return Namespace("math", {name: vars(_math)[name] for name in _MATH_NAMES if name in vars(_math)})
+
+
+def random_module(seed: int) -> Namespace:
+    """Python's ``random`` for one run (``import random``): a ``random.Random`` of its own, seeded from the run's
+    seed (``--seed``, or the seed the run context drew), so that a seeded run repeats and runs never share it."""
+    import random as _random
+
+    r = _random.Random(seed)
+    return Namespace("random", {
+        "random": r.random, "uniform": r.uniform, "randint": r.randint, "randrange": r.randrange,
+        "choice": r.choice, "choices": r.choices, "shuffle": r.shuffle, "sample": r.sample, "gauss": r.gauss,
+        "normalvariate": r.normalvariate, "seed": r.seed, "getrandbits": r.getrandbits,
+        "betavariate": r.betavariate, "expovariate": r.expovariate})
+
+
+class _LazyRandomModule(Namespace):
+    """:func:`random_module`, made when a program first reads it (``import random``): seeding a
+    ``random.Random`` takes longer than a whole small batch entry, and few programs import it."""
+
+    __slots__ = ("seed",)
+
+    def __init__(self, seed: int):
+        self.name = "random"
+        self.seed = seed
+
+    @property
+    def members(self) -> dict:
+        slot = Namespace.__dict__["members"]
+        try:
+            return slot.__get__(self, Namespace)
+        except AttributeError:
+            members = random_module(self.seed).members
+            slot.__set__(self, members)
+            return members
+
+
+def lazy_random_module(seed: int) -> Namespace:
+    """:func:`random_module` for one run, made on first use (see :class:`_LazyRandomModule`): the same module."""
+    return _LazyRandomModule(seed)
+
+
+def _variable(data, requires_grad: bool = False, volatile: bool = False):
+    """The legacy ``torch.autograd.Variable(tensor, requires_grad=False)``: since PyTorch 0.4 a Tensor: a new
+    leaf sharing ``data``'s memory (detached), requiring grad when asked. Matches torch.autograd.Variable.
+
+    Raises:
+        TypeError: for data that is not a Tensor (PyTorch's message).
+    """
+    if not isinstance(data, Tensor):
+        raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+    t = data.detach()
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _modules() -> dict[str, Namespace]:
+    members = dict((k, v) for k, v in REGISTRY.items() if not k.startswith("_") and "." not in k)
+    members.update({name: d for name, d in dtypes.NAMES.items()})
+    members.update({
+        "no_grad": autograd.no_grad, "enable_grad": autograd.enable_grad,
+        "set_grad_enabled": autograd.set_grad_enabled, "is_grad_enabled": autograd.is_grad_enabled,
+        "inference_mode": autograd.inference_mode,
+        "is_inference_mode_enabled": autograd.is_inference_mode_enabled,
+        "Tensor": TENSOR_CLASS, "Size": Size, "get_default_dtype": dtypes.get_default_dtype,
+    })
+    members.update(CONSTANTS)
+    members.update(LEGACY_CONSTRUCTORS)
+    members.update({"device": Device, "cuda": Namespace("torch.cuda", {"is_available": lambda: False,
+                                                                        "device_count": lambda: 0})})
+    functional = Namespace("torch.nn.functional", members)
+    # ---- torch.nn / torch.optim (gradcli.api.nn, gradcli.api.optim; language glue in nn_bridge)
+    nn_spaces = nn_bridge.namespaces(Namespace)
+    nn = Namespace("torch.nn", dict(nn_spaces["nn"], functional=functional))
+    from ..api import autograd_functional as _functional
+
+    autograd_functional = Namespace("torch.autograd.functional", {
+        "jacobian": _functional.jacobian, "hessian": _functional.hessian, "vjp": _functional.vjp,
+        "jvp": _functional.jvp, "vhp": _functional.vhp, "hvp": _functional.hvp})
+    from ..api import forward_ad as _forward_ad
+
+    forward_ad = Namespace("torch.autograd.forward_ad", {
+        "dual_level": _forward_ad.dual_level, "make_dual": _forward_ad.make_dual,
+        "unpack_dual": _forward_ad.unpack_dual, "enter_dual_level": _forward_ad.enter_dual_level,
+        "exit_dual_level": _forward_ad.exit_dual_level, "UnpackedDualTensor": _forward_ad.UnpackedDualTensor})
+    from ..api import gradcheck as _gradcheck
+
+    function_ns = Namespace("torch.autograd.function", {"Function": custom_function.FUNCTION,
+                                                         "once_differentiable": custom_function.once_differentiable})
+    graph_ns = Namespace("torch.autograd.graph", {"saved_tensors_hooks": _saved_hooks.saved_tensors_hooks,
+                                                  "save_on_cpu": _saved_hooks.save_on_cpu})
+    autograd_ns = Namespace("torch.autograd", {"grad": autograd.grad, "backward": autograd.backward,
+                                               "gradcheck": _gradcheck.gradcheck,
+                                               "gradgradcheck": _gradcheck.gradgradcheck, "function": function_ns,
+                                               "Variable": _variable, "Function": custom_function.FUNCTION,
+                                               "functional": autograd_functional, "forward_ad": forward_ad,
+                                               "graph": graph_ns})
+    from ..api import func as _func
+
+    func_ns = Namespace("torch.func", {"grad": _func.grad, "grad_and_value": _func.grad_and_value,
+                                       "vjp": _func.vjp, "jvp": _func.jvp, "jacrev": _func.jacrev,
+                                       "jacfwd": _func.jacfwd, "hessian": _func.hessian, "vmap": _func.vmap})
+    # torch.linalg: the table's "linalg.<name>" entries
+    linalg_ns = Namespace("torch.linalg", dict({k[len("linalg."):]: v for k, v in REGISTRY.items()
+                                                if k.startswith("linalg.")}, LinAlgError=_LinAlgError))
+    torch = Namespace("torch", dict(members, nn=nn, autograd=autograd_ns, optim=nn_spaces["torch.optim"],
+                                    func=func_ns, vmap=_func.vmap, linalg=linalg_ns))
+    return {"torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.autograd": autograd_ns,
+            "torch.nn.init": nn_spaces["torch.nn.init"], "torch.nn.utils": nn_spaces["torch.nn.utils"],
+            "torch.optim": nn_spaces["torch.optim"],
+            "torch.optim.lr_scheduler": nn_spaces["torch.optim.lr_scheduler"],
+            "torch.autograd.functional": autograd_functional, "torch.autograd.forward_ad": forward_ad,
+            "torch.autograd.function": function_ns, "torch.func": func_ns,
+            "torch.autograd.graph": graph_ns,
+            "torch.linalg": linalg_ns,
+            "math": math_module()}
+
