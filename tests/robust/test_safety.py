@@ -55,7 +55,7 @@ RUNTIME = [
     # attributes outside the allow-lists
     "x.grad_fn", "(x * 2).grad_fn.op", "(x * 2).grad_fn.saved", "(x * 2).grad_fn.edges", "x.dtype.np",
     "x.numpy().ctypes", "x.detach().numpy().tofile('" + SENTINEL + "')", "x.data.base", "[].copy()", "[].sort()",
-    "torch.nn.functional.F", "torch.Tensor.add", "torch.Size.index", "x.shape.count(1)",
+    "torch.nn.functional.F", "torch.Size.index", "x.shape.count(1)",
     # syntax Python has and the language does not (yield, async def); comprehensions and lambdas are the
     # language's own (LEGITIMATE below)
     "lambda: 1", "[c for c in 'ab']", "x = yield 1", "async def f():\n    pass",
@@ -96,6 +96,15 @@ def test_escape_attempts_are_language_errors(program):
     assert not Path(SENTINEL).exists()
 
 
+def test_an_unbound_tensor_method_is_pytorch_s_and_only_that():
+    # torch.Tensor.add(x, 1) is PyTorch's unbound method: it computes, and its dunders stay out of reach
+    it = Interpreter(write=lambda s: None)
+    it.globals["x"] = G.ones(2)
+    assert it.run(build_program("torch.Tensor.add(x, 1)")).tolist() == [2.0, 2.0]
+    with pytest.raises(GradcliError):
+        it.run(build_program("torch.Tensor.add.__globals__"))
+
+
 @pytest.mark.parametrize("program", [p for p in ESCAPES if p != "x.grad_fn"][::4])
 def test_escape_attempts_through_the_cli_exit_cleanly(program):
     r = CliRunner().invoke(app, ["grad", "-i", "x=[1., 2.]", "--", program])
@@ -124,7 +133,10 @@ DYNAMIC_ATTR_CALLS = {"getattr", "setattr", "delattr", "hasattr"}
 FORBIDDEN_ATTRIBUTES = {"__globals__", "__builtins__", "__subclasses__", "__code__", "__getattribute__"}
 # Computed attribute names that were reviewed: (file relative to the package, enclosing function or "<module>").
 REVIEWED_DYNAMIC_ATTRS = {
-    ("ops/_core.py", "install_method"): "installs op-table methods on Tensor at import time",
+    ("ops/core/declare.py", "install_method"): "installs op-table methods on Tensor at import time",
+    ("frontends/session/core.py", "command"): "calls the cmd_* method that the session's fixed COMMANDS table names",
+    ("render/registry.py", "shows"): "whether a renderer class overrides one of the fixed KINDS methods",
+    ("render/table.py", "__getattr__"): "the output-stream wrapper forwards reads to the stream it wraps (gradcli's)",
     ("ops/operators.py", "install_operators"): "installs Python's operator methods on Tensor at import time",
     ("language/build.py", "<module>"): "defines the builder's binary-operator methods at import time",
     ("language/nodes.py", "max_depth"): "reads the fields of gradcli's own program nodes",
