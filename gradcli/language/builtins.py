@@ -23,7 +23,7 @@ import builtins as _py
 import types
 from typing import Callable
 
-from ..engine import autograd, dtypes, limits
+from ..engine import autograd, dtypes, graph, limits
 from ..ops.core import saved_hooks as _saved_hooks
 from ..ops import REGISTRY
 from ..ops.core.base import METHODS
@@ -242,9 +242,9 @@ def _type(obj):
         return type(obj)
     if isinstance(obj, BaseException) and EXCEPTIONS.get(type(obj).__name__) is type(obj):
         return type(obj)  # the exception class a program names (type(e) is TypeError)
-    if isinstance(obj, autograd.Node):  # PyTorch's backward classes: MulBackward0, a custom Function's own
+    if isinstance(obj, graph.Node):  # PyTorch's backward classes: MulBackward0, a custom Function's own
         return TypeName(obj.qualified_name())
-    if isinstance(obj, autograd.AccumulateGrad):
+    if isinstance(obj, graph.AccumulateGrad):
         return TypeName("AccumulateGrad")
     if isinstance(obj, nn_bridge.RemovableHandle):
         return TypeName("torch.utils.hooks.RemovableHandle")
@@ -859,7 +859,7 @@ TENSOR_ATTRS = {
     "numel": lambda t: t.numel, "is_floating_point": lambda t: t.is_floating_point, "numpy": lambda t: t.numpy,
     "grad": None,  # read with its warning, by the interpreter
 }
-NODE_ATTRS = {"name": lambda f: (lambda: autograd.torch_name(f)), "next_functions": lambda f: f.next_functions,
+NODE_ATTRS = {"name": lambda f: (lambda: graph.torch_name(f)), "next_functions": lambda f: f.next_functions,
               "variable": lambda f: f.variable, "register_hook": lambda f: f.register_hook,
               "register_prehook": lambda f: f.register_prehook,
               # grad_fn.metadata (a dict kept with the node; AccumulateGrad has none in gradcli)
@@ -993,7 +993,7 @@ def read_attribute(obj, name: str):
         return obj.__name__
     if obj is TENSOR_CLASS:  # torch.Tensor.sum: the method, unbound
         return tensor_class_attribute(name)
-    if name.startswith(("_saved_", "_raw_saved_")) and isinstance(obj, autograd.Node):  # PyTorch's names
+    if name.startswith(("_saved_", "_raw_saved_")) and isinstance(obj, graph.Node):  # PyTorch's names
         from ..ops.core import saved_names
 
         return saved_names.saved_value(obj, name)
@@ -1017,7 +1017,7 @@ def read_attribute(obj, name: str):
             return obj.members[name]
         raise missing(obj.name, name, obj.members)
     table = None
-    if isinstance(obj, (autograd.Node, autograd.AccumulateGrad)):
+    if isinstance(obj, (graph.Node, graph.AccumulateGrad)):
         table = NODE_ATTRS
     elif isinstance(obj, dtypes.DType):
         table = DTYPE_ATTRS

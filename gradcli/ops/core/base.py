@@ -71,7 +71,7 @@ from typing import Protocol
 import numpy as np
 
 from ...engine import dtypes, limits
-from ...engine.autograd import SAVED_TANGENTS, MultiNode, Node
+from ...engine.graph import SAVED_TANGENTS, MultiNode, Node
 from ...engine.context import state as _state
 from ...engine.rules import (ARG_INPUT, ARG_NEEDS_INPUT_GRAD, ARG_PARAM, ARG_RESULT, ARG_SHAPE, ARG_VARARGS, CALL_PLAN,
                      CALL_SAVED, CALL_SAVED_NEEDS, CALL_SAVED_PARAMS, CALL_SAVED_PARAMS_NEEDS)
@@ -260,7 +260,7 @@ class Op:
         domain: where the op is defined and differentiable, as an open interval ``(low, high)`` of its input's
             values (``(0, inf)`` for log), or None for everywhere; tests sample inputs there.
         multi_output: the forward returns a tuple of arrays that are all differentiable outputs of one
-            :class:`~gradcli.engine.autograd.MultiNode` (torch.split's SplitBackward0); the rule's first argument is
+            :class:`~gradcli.engine.graph.MultiNode` (torch.split's SplitBackward0); the rule's first argument is
             then the tuple of their gradients (zeros for outputs that got none).
         vjp: the derivative rule (reverse mode), or None until :meth:`defvjp`.
         jvp: the forward-mode rule (Jacobian-vector product), or None until :meth:`defjvp`.
@@ -1008,7 +1008,7 @@ def _shape(shape: tuple) -> tuple:
 
 def _output_edges(edges, args) -> tuple:
     """``edges`` (per tensor input: its grad_fn, the leaf itself, or None) with each MultiNode replaced by the
-    :class:`~gradcli.engine.autograd.OutputEdge` of the output that the input is."""
+    :class:`~gradcli.engine.graph.OutputEdge` of the output that the input is."""
     return tuple([e.outputs[t._output_nr] if type(e) is MultiNode else e for e, t in zip(edges, args)])
 
 
@@ -1022,7 +1022,7 @@ def _tuple_output(o: Op, out, args, datas, dtype):
 
 def _multi_output(o: Op, out, args, datas, dtype) -> tuple:
     """The outputs of an op with several differentiable ones (``Op.multi_output``) as Tensors sharing one
-    :class:`~gradcli.engine.autograd.MultiNode` (each tensor's ``output_nr`` its index), when recording."""
+    :class:`~gradcli.engine.graph.MultiNode` (each tensor's ``output_nr`` its index), when recording."""
     outs = [x if type(x) is np.ndarray else np.asarray(x) for x in out]
     n = o.ninputs
     if not (o.differentiable and _state.grad_enabled and outs and outs[0].dtype.kind == "f" and
