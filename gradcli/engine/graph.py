@@ -89,7 +89,7 @@ class Node:
         seq: creation order; later nodes run first in backward.
         retained: a weak reference to the output tensor after ``retain_grad()``, else None.
         uses: how many edges of nodes created so far point to this node (never decreases). The engine need
-            not count the consumers of a node used once (most nodes): see :func:`_run`.
+            not count the consumers of a node used once (most nodes): see :func:`gradcli.engine.autograd._run`.
     """
 
     __slots__ = ("op", "edges", "saved", "params", "in_shapes", "out_shape", "out_dtype", "dtype", "seq",

@@ -1,11 +1,12 @@
 """Hooks: user functions the backward pass runs on gradients (torch.Tensor.register_hook and its relatives).
 
-``Tensor.register_hook`` (a tensor's gradient, which the hook may replace), ``Tensor.register_post_accumulate_grad_hook``
-(a leaf, after its ``.grad`` was accumulated), ``grad_fn.register_prehook`` and ``grad_fn.register_hook`` (a node's
-gradients before and after it runs), each returning a :class:`RemovableHandle`. The hooks are kept in tables
-outside the graph's objects, so that a backward without any costs one test of an empty dict per node; the engine
-(:mod:`gradcli.engine.autograd`) reads the tables and calls the ``_hooked`` functions of this module. Importing it
-installs the ``register_*`` methods on Tensor and Node.
+``Tensor.register_hook`` (a tensor's gradient, which the hook may replace),
+``Tensor.register_post_accumulate_grad_hook`` (a leaf, after its ``.grad`` was accumulated), and
+``grad_fn.register_prehook`` and ``grad_fn.register_hook`` (a node's gradients before and after it runs), each
+returning a :class:`RemovableHandle`. The hooks are kept in tables outside the graph's objects, so that a backward
+without any costs one test of an empty dict per node; the engine (:mod:`gradcli.engine.autograd`) reads the tables
+and calls the ``_hooked`` functions of this module. Importing it installs the ``register_*`` methods on Tensor
+and Node.
 """
 
 from __future__ import annotations
