@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import autograd
+from ..engine import autograd, graph
 from . import forward_ad
 from ..engine.context import state as _state
 from ..ops import REGISTRY
@@ -270,15 +270,15 @@ _ELEMENTWISE_LINEAR = {"add", "sub", "neg", "rsub"}
 
 def _batchable(node) -> bool:
     op = node.op
-    if type(node) is not autograd.Node or node.saved is autograd._FREED and op.saves:
+    if type(node) is not graph.Node or node.saved is graph._FREED and op.saves:
         return False
-    if any(type(e) is autograd.OutputEdge for e in node.edges):
+    if any(type(e) is graph.OutputEdge for e in node.edges):
         return False
     return op.name in _BATCHED_RULES or op.jvp_kind == "elementwise" or op.name in _ELEMENTWISE_LINEAR
 
 
 def _edge_shape_dtype(e):
-    if type(e) is autograd.Node:
+    if type(e) is graph.Node:
         return e.out_shape, e.out_dtype
     return e.data.shape, e.data.dtype
 
@@ -318,7 +318,7 @@ def batched_vjp(out: Tensor, inputs) -> list | None:
             return None
         nodes.append(node)
         for e in node.edges:
-            if type(e) is autograd.Node and id(e) not in seen:
+            if type(e) is graph.Node and id(e) not in seen:
                 seen.add(id(e))
                 stack.append(e)
     nodes.sort(key=lambda nd: -nd.seq)
@@ -371,7 +371,7 @@ def _batched_pass(nodes, root, inputs, n: int, start: int, stop: int):
                 r = _fit_batched(r, B, shape, dtype)
                 if r is None:
                     return None
-                if type(e) is autograd.Node:
+                if type(e) is graph.Node:
                     prev = grads.get(id(e))
                     grads[id(e)] = r if prev is None else prev + r
                 else:

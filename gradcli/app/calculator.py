@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..engine import dtypes
-from ..engine.autograd import AccumulateGrad, MultiNode, Node, OutputEdge
+from ..engine.graph import AccumulateGrad, MultiNode, Node, OutputEdge
 from ..engine.context import RunContext
 from ..engine.errors import EvalError, GradcliError, InputError
 from .result import GradResult, Graph, GraphNode, InputInfo, TensorInfo

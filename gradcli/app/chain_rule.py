@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine.autograd import MultiNode, Node, OutputEdge, sum_to
+from ..engine.autograd import sum_to
+from ..engine.graph import MultiNode, Node, OutputEdge
 from ..ops.core.formulas import formula
 from .recording import Recorder, graph_nodes
 from .result import Explanation, ExplainStep, Sent

@@ -219,7 +219,7 @@ def finite_difference_check(req, result, eps: float = DEFAULT_EPS, atol: float =
 def _node_values(output: Tensor, recorder) -> list:
     """``(grad_fn name, output value, [input values])`` of each node of ``output``'s graph in backward order
     (float64 arrays; None where a value was not recorded, or for a node with several outputs)."""
-    from ..engine.autograd import MultiNode, Node, OutputEdge
+    from ..engine.graph import MultiNode, Node, OutputEdge
     from .recording import graph_nodes
 
     def value(e):

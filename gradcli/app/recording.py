@@ -30,7 +30,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ..engine.autograd import MultiNode, Node, OutputEdge
+from ..engine.graph import MultiNode, Node, OutputEdge
 from ..engine.tensor import Tensor
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine import autograd, dtypes
-from ..engine.autograd import Node, OutputEdge
+from ..engine.graph import Node, OutputEdge
 from .calculator import build_graph, tensor_info
 from .recording import Recorder, graph_nodes
 from .result import GradResult, InputInfo

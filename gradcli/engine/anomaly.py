@@ -8,17 +8,21 @@ the position of the expression that created it, and the error points there (``gr
 Unlike PyTorch (NaN only), infinities are reported too.
 
 Anomaly mode belongs to the run context (:mod:`gradcli.engine.context`: ``RunContext(anomaly=True)``, or
-:class:`detect_anomaly` inside one), which also holds the positions; the check itself is the engine's
-(:mod:`gradcli.engine.autograd`). When off, the engine pays one ``is None`` test per backward and the interpreter
-nothing.
+:class:`detect_anomaly` inside one), which also holds the positions; the check (:func:`check_gradients`) is made by
+the engine (:mod:`gradcli.engine.autograd`) after each node's backward. When off, the engine pays one
+``is None`` test per backward and the interpreter nothing.
 """
 
 from __future__ import annotations
 
 import weakref
 
-from . import autograd
+import numpy as np
+
+from . import graph
 from .context import state
+from .errors import EvalError
+from .tensor import Tensor
 
 
 def enabled() -> bool:
@@ -43,7 +47,7 @@ class detect_anomaly:
 
 def mark() -> int:
     """A sequence number below every node created from now on (for :func:`tag`)."""
-    return autograd.next_sequence()
+    return graph.next_sequence()
 
 
 def tag(node, since: int, where: dict) -> None:
@@ -60,9 +64,9 @@ def tag(node, since: int, where: dict) -> None:
             continue
         positions[n] = where
         for e in n.edges:
-            if type(e) is autograd.Node:
+            if type(e) is graph.Node:
                 stack.append(e)
-            elif type(e) is autograd.OutputEdge:  # an output of a node with several
+            elif type(e) is graph.OutputEdge:  # an output of a node with several
                 stack.append(e.node)
 
 
@@ -70,3 +74,46 @@ def position(node) -> dict | None:
     """Where the program created ``node`` (recorded in anomaly mode), or None."""
     positions = state.anomaly
     return None if positions is None else positions.get(node)
+
+
+def _nonfinite(g) -> str | None:
+    """The kind of non-finite value the gradient ``g`` (an array or a Tensor) holds: "nan" (checked first),
+    "inf", or None."""
+    a = np.asarray(g.data if type(g) is Tensor else g)
+    if a.dtype.kind not in "fc" or a.size == 0:
+        return None
+    if np.isnan(a).any():
+        return "nan"
+    if np.isinf(a).any():
+        return "inf"
+    return None
+
+
+def check_gradients(node, grads, positions) -> None:
+    """Anomaly mode's check of a node's backward (torch.autograd.detect_anomaly): raise if a gradient it
+    returned for an input that requires grad holds NaN or infinity (PyTorch checks NaN only).
+
+    Args:
+        positions: the active context's anomaly positions: node → where the program created it
+            (:func:`gradcli.engine.anomaly.tag`).
+
+    Raises:
+        EvalError: RuntimeError ``Function 'XBackward0' returned nan values in its 0th output.`` positioned at
+            the expression that created the node (if known), with a hint naming it.
+    """
+    for i, (edge, g) in enumerate(zip(node.edges, grads)):
+        if g is None or edge is None:  # a gradient nobody receives (an input that does not require grad)
+            continue
+        kind = _nonfinite(g)
+        if kind is None:
+            continue
+        err = EvalError(f"Function '{graph.torch_name(node)}' returned {kind} values in its {i}th output.",
+                        type="RuntimeError")
+        where = positions.get(node)
+        if where is not None:
+            err.with_position(**where)
+            err.hint = (f"anomaly mode: the backward of {node.name()} (created by the expression marked above) "
+                        f"is the first to produce {'NaN' if kind == 'nan' else 'infinity'}")
+        else:
+            err.hint = f"anomaly mode: the backward of {node.name()} is the first to produce non-finite values"
+        raise err

@@ -51,7 +51,7 @@ class _Active:
             made in several contexts may meet in one graph.
         grad_enabled: grad mode: whether ops record the graph (torch.is_grad_enabled).
         graph_stop: graph nodes with a sequence number at or above this fail with the ``graph_nodes`` limit
-            (:func:`gradcli.engine.autograd.start_node_budget`); ``UNLIMITED`` outside program runs. A context that
+            (:func:`gradcli.engine.node_budget.start_node_budget`); ``UNLIMITED`` outside program runs. A context that
             is not active keeps what is left of its budget, so nodes made elsewhere meanwhile do not count.
         graph_base: the sequence number at which the node budget was started (shifted likewise).
         anomaly: None when anomaly detection is off; else the positions recorded for it (graph node → where

@@ -58,7 +58,7 @@ class Tensor:
     Attributes:
         data: the values, a numpy ndarray (0-d for scalars) of a supported dtype (see :mod:`gradcli.engine.dtypes`).
         requires_grad: whether operations on this tensor are recorded.
-        grad_fn: the graph :class:`~gradcli.engine.autograd.Node` that produced this tensor, None for leaves.
+        grad_fn: the graph :class:`~gradcli.engine.graph.Node` that produced this tensor, None for leaves.
         grad: the accumulated gradient (a Tensor of the same shape and dtype) of a leaf, or None.
         output_nr: which output of ``grad_fn`` this tensor is (0 unless grad_fn has several outputs).
     """
@@ -187,7 +187,7 @@ class Tensor:
         if self.grad_fn is not None and not self._retains_grad:
             self._retains_grad = True
             fn = self.grad_fn
-            # an output of a node with several keeps its weak reference on its own edge (autograd.OutputEdge)
+            # an output of a node with several keeps its weak reference on its own edge (graph.OutputEdge)
             (fn.outputs[self._output_nr] if hasattr(fn, "outputs") else fn).retained = weakref.ref(self)
 
     @property

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import types
 
-from ..engine import autograd, dtypes, limits
+from ..engine import dtypes, graph, limits
 from ..ops.core import saved_hooks as _saved_hooks
 from ..ops.core.declare import METHODS
 from ..engine.tensor import Size, Tensor
@@ -53,7 +53,7 @@ TENSOR_ATTRS = {
     "numel": lambda t: t.numel, "is_floating_point": lambda t: t.is_floating_point, "numpy": lambda t: t.numpy,
     "grad": None,  # read with its warning, by the interpreter
 }
-NODE_ATTRS = {"name": lambda f: (lambda: autograd.torch_name(f)), "next_functions": lambda f: f.next_functions,
+NODE_ATTRS = {"name": lambda f: (lambda: graph.torch_name(f)), "next_functions": lambda f: f.next_functions,
               "variable": lambda f: f.variable, "register_hook": lambda f: f.register_hook,
               "register_prehook": lambda f: f.register_prehook,
               # grad_fn.metadata (a dict kept with the node; AccumulateGrad has none in gradcli)
@@ -291,7 +291,7 @@ def _tensor_attribute(t: Tensor, name: str):
 def _attribute_table(obj):
     """The table of accessors for ``obj``'s kind (graph nodes, dtypes, saved tensors, sizes, numpy arrays,
     strings, lists, dicts), or None."""
-    if isinstance(obj, (autograd.Node, autograd.AccumulateGrad)):
+    if isinstance(obj, (graph.Node, graph.AccumulateGrad)):
         return NODE_ATTRS
     if isinstance(obj, dtypes.DType):
         return DTYPE_ATTRS
@@ -326,7 +326,7 @@ def _library_attribute(obj, name: str):
             return True, class_name
     if obj is TENSOR_CLASS:  # torch.Tensor.sum: the method, unbound
         return True, tensor_class_attribute(name)
-    if name.startswith(("_saved_", "_raw_saved_")) and isinstance(obj, autograd.Node):  # PyTorch's names
+    if name.startswith(("_saved_", "_raw_saved_")) and isinstance(obj, graph.Node):  # PyTorch's names
         from ..ops.core import saved_names
 
         return True, saved_names.saved_value(obj, name)

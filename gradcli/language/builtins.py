@@ -20,7 +20,7 @@ import builtins as _py
 import types
 from typing import Callable
 
-from ..engine import autograd, limits
+from ..engine import autograd, graph, limits
 from ..ops import REGISTRY
 from ..engine.tensor import Tensor
 from .safety import materialize
@@ -101,9 +101,9 @@ def _type(obj):
         return type(obj)
     if isinstance(obj, BaseException) and EXCEPTIONS.get(type(obj).__name__) is type(obj):
         return type(obj)  # the exception class a program names (type(e) is TypeError)
-    if isinstance(obj, autograd.Node):  # PyTorch's backward classes: MulBackward0, a custom Function's own
+    if isinstance(obj, graph.Node):  # PyTorch's backward classes: MulBackward0, a custom Function's own
         return TypeName(obj.qualified_name())
-    if isinstance(obj, autograd.AccumulateGrad):
+    if isinstance(obj, graph.AccumulateGrad):
         return TypeName("AccumulateGrad")
     if isinstance(obj, nn_bridge.RemovableHandle):
         return TypeName("torch.utils.hooks.RemovableHandle")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import autograd, limits
+from ..engine import autograd, graph, limits
 from ..engine.tensor import Tensor
 
 
@@ -211,7 +211,7 @@ def apply(cls, args: tuple, call_node):
     for t in tensor_args:
         if t.requires_grad:
             e = t.grad_fn or t
-            if type(e) is autograd.MultiNode:
+            if type(e) is graph.MultiNode:
                 e = e.outputs[t._output_nr]
             edges.append(e)
         else:
@@ -222,11 +222,11 @@ def apply(cls, args: tuple, call_node):
         return out
     first = tensor_outs[0].data
     if multi:
-        node = autograd.MultiNode(op, tuple(edges), (ctx,), (), None, [tuple(o.data.shape) for o in outs
+        node = graph.MultiNode(op, tuple(edges), (ctx,), (), None, [tuple(o.data.shape) for o in outs
                                                                        if isinstance(o, Tensor)],
                                   first.dtype, first.dtype)
     else:
-        node = autograd.Node(op, tuple(edges), (ctx,), (), None, tuple(first.shape), first.dtype, first.dtype)
+        node = graph.Node(op, tuple(edges), (ctx,), (), None, tuple(first.shape), first.dtype, first.dtype)
     limits.check_items(len(outs), "the outputs of apply")
     wrapped, k = [], 0
     for o in outs:

@@ -18,7 +18,7 @@ import sys
 import warnings
 from contextlib import contextmanager
 
-from ..engine import anomaly, autograd, context, limits
+from ..engine import anomaly, context, grad_mode, limits, node_budget
 from ..api import forward_ad
 from ..ops.core import saved_hooks
 from ..engine.errors import EvalError, GradcliError, LimitError
@@ -141,7 +141,7 @@ class Interpreter:
         # nesting, and this limit leaves room for it (a RecursionError that still happens is reported).
         old_limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(old_limit, min(12 * self.max_depth + 2000, RECURSION_LIMIT)))
-        autograd.start_node_budget(limits.current.graph_nodes)
+        node_budget.start_node_budget(limits.current.graph_nodes)
         if anomaly.enabled():
             self.eval_expr = self._eval_recording_positions
         # Warnings that ops raise (PyTorch's, e.g. softmax's implicit dim) point at the program's call that
@@ -154,7 +154,7 @@ class Interpreter:
             yield self
         finally:
             catcher.__exit__(None, None, None)
-            autograd.stop_node_budget()
+            node_budget.stop_node_budget()
             sys.setrecursionlimit(old_limit)
             self.__dict__.pop("eval_expr", None)
 
@@ -316,7 +316,7 @@ class Interpreter:
             if isinstance(ctx, Instance):
                 self.with_instance(ctx, s, env)
                 return
-            if not isinstance(ctx, (autograd._GradModeContext, forward_ad.dual_level,
+            if not isinstance(ctx, (grad_mode._GradModeContext, forward_ad.dual_level,
                                     saved_hooks.saved_tensors_hooks)):
                 raise self.error(TypeError(f"'{type_name(ctx)}' object does not support the context manager "
                                            "protocol (gradcli supports torch.no_grad(), torch.enable_grad(), "

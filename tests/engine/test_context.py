@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 import gradcli as G
 from gradcli.engine.generator import Generator
-from gradcli.engine import anomaly, autograd, context, limits
+from gradcli.engine import anomaly, context, limits, node_budget
 from gradcli.frontends.cli import app
 from gradcli.engine.context import RunContext
 from gradcli.engine.errors import EvalError, LimitError
@@ -40,7 +40,7 @@ def test_what_a_test_sets_does_not_reach_the_next(order):
     G.set_grad_enabled(False)
     G.manual_seed(3)
     anomaly.detect_anomaly().__enter__()  # left on on purpose
-    autograd.start_node_budget(100)
+    node_budget.start_node_budget(100)
 
 
 def test_each_context_has_its_own_values_and_restores_the_previous_ones():
@@ -168,7 +168,7 @@ def test_the_generator_is_made_on_first_use_only():
 def test_the_node_budget_belongs_to_the_context():
     x = G.ones(1, requires_grad=True)
     with RunContext():
-        autograd.start_node_budget(3)
+        node_budget.start_node_budget(3)
         y = x * 1
         with RunContext():  # another context: its own (no) budget
             for _ in range(10):

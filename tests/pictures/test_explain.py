@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import gradcli as G
-from gradcli.engine.autograd import Node, OutputEdge
+from gradcli.engine.graph import Node, OutputEdge
 from gradcli.ops.core.formulas import FORMULAS
 from gradcli.render.schemas import schema
 from pictures import INPUTS, PROGRAM, gc

@@ -7,7 +7,7 @@ grad gets its hooks called with ``grad_input`` all None, from the output's node.
 
 from __future__ import annotations
 
-from ...engine import autograd
+from ...engine import graph
 from ...engine.tensor import Tensor
 
 
@@ -40,9 +40,9 @@ class _HookOp:
 
 def _identity(t: Tensor, callback) -> Tensor:
     edge = t.grad_fn or t
-    if type(edge) is autograd.MultiNode:
+    if type(edge) is graph.MultiNode:
         edge = edge.outputs[t._output_nr]
-    node = autograd.Node(_HookOp(callback), (edge,), (), (), None, tuple(t.data.shape), t.data.dtype,
+    node = graph.Node(_HookOp(callback), (edge,), (), (), None, tuple(t.data.shape), t.data.dtype,
                          t.data.dtype)
     return Tensor(t.data, True, node)
 

@@ -20,7 +20,7 @@ from collections import OrderedDict
 import numpy as np
 
 from ...engine import autograd, limits
-from ...engine.autograd import RemovableHandle  # (module hooks and tensor hooks share the engine's handle)
+from ...engine.hooks import RemovableHandle  # (module hooks and tensor hooks share the engine's handle)
 from ...engine.tensor import Tensor, is_parameter
 from .naming import TorchClass
 

@@ -129,7 +129,7 @@ def attribute_names(obj) -> list[str]:
     read_attribute`: a tensor's attributes and op-table methods, a module's members, ...), sorted. For a tensor
     and PyTorch's modules, only those PyTorch has too (:data:`gradcli.language.torch_names.MEMBERS`): the language
     accepts some names PyTorch lacks (``F.sort``), which a completion would teach as PyTorch's."""
-    from ...engine import autograd, dtypes
+    from ...engine import dtypes, graph
     from ...language import torch_names
     from ...language import attributes as b
     from ...engine.tensor import Tensor
@@ -140,7 +140,7 @@ def attribute_names(obj) -> list[str]:
         names = set(obj.members)
         if obj.name in torch_names.MEMBERS:
             names &= torch_names.MEMBERS[obj.name]
-    elif isinstance(obj, (autograd.Node, autograd.AccumulateGrad)):
+    elif isinstance(obj, (graph.Node, graph.AccumulateGrad)):
         names = set(b.NODE_ATTRS)
     elif isinstance(obj, dtypes.DType):
         names = set(b.DTYPE_ATTRS)

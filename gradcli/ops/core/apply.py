@@ -2,8 +2,8 @@
 
 :func:`_apply` is what calling an :class:`~gradcli.ops.core.declare.Op` with Tensors (or Python numbers and
 lists) comes to: PyTorch's type promotion of the tensor inputs, the forward on their arrays, and, when the op is
-differentiable, grad mode is on and an input requires grad, a :class:`~gradcli.engine.autograd.Node` (or, for
-ops with several differentiable outputs, a :class:`~gradcli.engine.autograd.MultiNode`) that saves what the
+differentiable, grad mode is on and an input requires grad, a :class:`~gradcli.engine.graph.Node` (or, for
+ops with several differentiable outputs, a :class:`~gradcli.engine.graph.MultiNode`) that saves what the
 op's derivative rule names. This is gradcli's per-op overhead (benchmarks/README.md): ops of one or two tensor
 inputs of one float dtype (or a float Tensor and a Python number) take the inline paths
 :func:`_apply_unary` and :func:`_apply_binary`, which Tensor's operators and methods call directly
@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...engine import dtypes, limits
-from ...engine.autograd import MultiNode, Node
+from ...engine.graph import MultiNode, Node
 from ...engine.context import state as _state
 from ...engine.tensor import Tensor
 
@@ -247,7 +247,7 @@ def _new_node(o, edges, params, datas, out: np.ndarray, odt, dtype, counted: boo
 
 def _output_edges(edges, args) -> tuple:
     """``edges`` (per tensor input: its grad_fn, the leaf itself, or None) with each MultiNode replaced by the
-    :class:`~gradcli.engine.autograd.OutputEdge` of the output that the input is."""
+    :class:`~gradcli.engine.graph.OutputEdge` of the output that the input is."""
     return tuple([e.outputs[t._output_nr] if type(e) is MultiNode else e for e, t in zip(edges, args)])
 
 
@@ -261,7 +261,7 @@ def _tuple_output(o, out, args, datas, dtype):
 
 def _multi_output(o, out, args, datas, dtype) -> tuple:
     """The outputs of an op with several differentiable ones (``Op.multi_output``) as Tensors sharing one
-    :class:`~gradcli.engine.autograd.MultiNode` (each tensor's ``output_nr`` its index), when recording."""
+    :class:`~gradcli.engine.graph.MultiNode` (each tensor's ``output_nr`` its index), when recording."""
     outs = [x if type(x) is np.ndarray else np.asarray(x) for x in out]
     n = o.ninputs
     if not (o.differentiable and _state.grad_enabled and outs and outs[0].dtype.kind == "f" and

@@ -259,7 +259,7 @@ class Op:
         domain: where the op is defined and differentiable, as an open interval ``(low, high)`` of its input's
             values (``(0, inf)`` for log), or None for everywhere; tests sample inputs there.
         multi_output: the forward returns a tuple of arrays that are all differentiable outputs of one
-            :class:`~gradcli.engine.autograd.MultiNode` (torch.split's SplitBackward0); the rule's first argument is
+            :class:`~gradcli.engine.graph.MultiNode` (torch.split's SplitBackward0); the rule's first argument is
             then the tuple of their gradients (zeros for outputs that got none).
         vjp: the derivative rule (reverse mode), or None until :meth:`defvjp`.
         jvp: the forward-mode rule (Jacobian-vector product), or None until :meth:`defjvp`.

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...engine import dtypes
-from ...engine.autograd import SAVED_TANGENTS
+from ...engine.graph import SAVED_TANGENTS
 from ...engine.context import state as _state
 from ...engine.rules import ARG_INPUT, ARG_PARAM, ARG_RESULT, ARG_SHAPE, ARG_VARARGS
 from ...engine.tensor import Tensor, fw_tangent, normalize_dims

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...engine import autograd
+from ...engine import graph
 from . import saved_names
 from ...engine.context import state as _state
 from .declare import Op
@@ -134,7 +134,7 @@ class SavedTensor:
             RuntimeError: PyTorch's messages when backward freed the value or its hooks are already set.
         """
         node = self.node
-        if node.saved is autograd._FREED:
+        if node.saved is graph._FREED:
             raise RuntimeError("Calling register_hooks on a saved tensor after it has been freed. Saved intermediate "
                                "values of the graph are freed when you call .backward() or autograd.grad(). Specify "
                                "retain_graph=True if you need to backward through the graph a second time or if you "
@@ -198,5 +198,5 @@ class save_on_cpu(saved_tensors_hooks):
         super().__init__(_copy_to_cpu, _identity)
 
 
-autograd.pack_saved = pack
+graph.pack_saved = pack
 saved_names.raw_saved = SavedTensor

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...engine import autograd
+from ...engine import graph
 from .declare import Op
 from ...engine.rules import ARG_INPUT, ARG_PARAM, ARG_RESULT, ARG_SHAPE, ARG_VARARGS
 from ...engine.tensor import Tensor
@@ -182,8 +182,8 @@ def saved_tensor(node, slot: int):
         RuntimeError: if backward freed the saved values (PyTorch's message).
     """
     saved = node.saved
-    if saved is autograd._FREED:
-        raise RuntimeError(autograd.ERR_BACKWARD_TWICE)
+    if saved is graph._FREED:
+        raise RuntimeError(graph.ERR_BACKWARD_TWICE)
     if type(saved) is not tuple:  # a gradcli.ops.core.saved_hooks.Packed: the unpack hook's tensor
         return saved.unpack_tensor(slot)
     d = saved[slot]
@@ -202,9 +202,9 @@ def as_tensor(node, slot: int, d: np.ndarray):
     e = node.edges[i]
     if e is None:  # a constant: its values (in the dtype the op computed in)
         return Tensor(d)
-    if type(e) is autograd.Node or isinstance(e, autograd.Node):
+    if type(e) is graph.Node or isinstance(e, graph.Node):
         return Tensor(d if d.dtype == e.out_dtype else d.astype(e.out_dtype), True, e)
-    if type(e) is autograd.OutputEdge:
+    if type(e) is graph.OutputEdge:
         t = Tensor(d if d.dtype == e.out_dtype else d.astype(e.out_dtype), True, e.node)
         t._output_nr = e.nr
         return t
@@ -212,5 +212,5 @@ def as_tensor(node, slot: int, d: np.ndarray):
     return e
 
 
-autograd.saved_attribute = saved_value
-autograd.saved_attribute_names = attribute_names
+graph.saved_attribute = saved_value
+graph.saved_attribute_names = attribute_names

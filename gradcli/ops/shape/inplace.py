@@ -40,8 +40,8 @@ import weakref
 
 import numpy as np
 
-from ...engine import autograd, dtypes, versions
-from ...engine.autograd import _FREED, MultiNode, Node, OutputEdge
+from ...engine import autograd, dtypes, graph, versions
+from ...engine.graph import _FREED, MultiNode, Node, OutputEdge
 from ...engine.context import state as _state
 from ...engine.tensor import Tensor, fw_tangent
 from ..core.apply import broadcast_error
@@ -67,7 +67,7 @@ VERSION_HINT = ("Hint: enable anomaly detection to find the operation that faile
 
 def bump(a: np.ndarray, node=None) -> None:
     """Count one in-place modification of ``a``'s buffer; ``node`` is the tensor's new grad_fn if recorded."""
-    versions.bump(a, autograd.peek_sequence(), None if node is None else _short_name(node))
+    versions.bump(a, graph.peek_sequence(), None if node is None else _short_name(node))
 
 
 version = versions.version
@@ -165,7 +165,7 @@ def _modified_message(node, slot: int, a: np.ndarray, rec: versions.Record) -> s
 def _short_name(node) -> str:
     # PyTorch 2.13 names nodes without the "BackwardN" suffix in these messages ("output 0 of Mul"), and its
     # C++-only nodes by their full name ("output 0 of torch::autograd::CopySlices")
-    name = autograd.torch_name(node)
+    name = graph.torch_name(node)
     return name if name.startswith("torch::") else re.sub(r"Backward\d*$", "", name)
 
 
