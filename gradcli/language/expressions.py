@@ -30,26 +30,15 @@ _COMPARE.update({"is": operator.is_, "is not": operator.is_not, "in": lambda a, 
                  "not in": lambda a, b: a not in b})
 
 
-def handles(table: dict, *kinds):
-    """Decorator: make the function the handler of the node classes ``kinds`` in ``table`` (node type ->
-    function of ``(interpreter, node, env)``), the interpreter's dispatch tables."""
-    def register(function):
-        for kind in kinds:
-            table[kind] = function
-        return function
-    return register
-
-
-#: The expressions other than the five :meth:`Expressions.eval_expr` tests first (names, constants, binary
-#: operators, calls, attributes: most of what a program evaluates): node type -> handler.
-EXPRESSIONS: dict = {}
-
-
 class Expressions:
     """How the interpreter evaluates each kind of expression node (a mixin of the Interpreter)."""
 
     def eval_expr(self, e, env):
         """The value of expression ``e`` with the variables ``env``.
+
+        Every operand is evaluated here, not in a handler of its own, so that each level of a nested
+        expression takes one Python frame (``RECURSION_LIMIT`` of :mod:`.interpreter` counts on it); the work
+        after the operands are evaluated is in the helpers below.
 
         Raises:
             EvalError: what evaluating it raised, at the position of the innermost expression that failed.
@@ -65,59 +54,66 @@ class Expressions:
             return self.call(e, env)
         if t is n.Attribute:
             return self.get_attribute(self.eval_expr(e.value, env), e.attr, e)
-        return EXPRESSIONS[t](self, e, env)
-
-    @handles(EXPRESSIONS, n.Subscript)
-    def eval_subscript(self, e: n.Subscript, env):
-        obj = self.eval_expr(e.value, env)
-        key = self.subscript_key(e, env)
-        try:
-            return obj[key]
-        except Exception as exc:
-            raise self.error(exc, e) from None
-
-    @handles(EXPRESSIONS, n.UnaryOp)
-    def eval_unary(self, e: n.UnaryOp, env):
-        v = self.eval_expr(e.operand, env)
-        if e.op == "not_":
-            return not self.truth(v, e.operand)
-        try:
-            return _UNARY[e.op](v)
-        except Exception as exc:
-            raise self.error(exc, e) from None
-
-    @handles(EXPRESSIONS, n.Compare)
-    def eval_compare(self, e: n.Compare, env):
-        left = self.eval_expr(e.operands[0], env)
-        result = True
-        for op, right_node in zip(e.ops, e.operands[1:]):
-            right = self.eval_expr(right_node, env)
+        if t is n.Subscript:
+            obj = self.eval_expr(e.value, env)
+            key = self.subscript_key(e, env)
             try:
-                result = _COMPARE[op](left, right)
+                return obj[key]
             except Exception as exc:
                 raise self.error(exc, e) from None
-            if len(e.ops) > 1 and not self.truth(result, e):
-                return result
-            left = right
-        return result
+        if t is n.UnaryOp:
+            v = self.eval_expr(e.operand, env)
+            if e.op == "not_":
+                return not self.truth(v, e.operand)
+            return self.unary(e.op, v, e)
+        if t is n.Compare:
+            left = self.eval_expr(e.operands[0], env)
+            result = True
+            for op, right_node in zip(e.ops, e.operands[1:]):
+                right = self.eval_expr(right_node, env)
+                result = self.compare(op, left, right, e)
+                if len(e.ops) > 1 and not self.truth(result, e):
+                    return result
+                left = right
+            return result
+        if t is n.BoolOp:
+            left = self.eval_expr(e.left, env)
+            truth = self.truth(left, e.left)
+            if e.op == "and_":
+                return self.eval_expr(e.right, env) if truth else left
+            return left if truth else self.eval_expr(e.right, env)
+        if t is n.Ternary:
+            if self.truth(self.eval_expr(e.test, env), e.test):
+                return self.eval_expr(e.body, env)
+            return self.eval_expr(e.orelse, env)
+        if t is n.Seq:
+            return self.make_seq(e, [self.eval_expr(i, env) for i in e.items])
+        if t is n.FString:
+            return self.fstring(e, env)
+        if t is n.Dict:
+            return self.make_dict(e, env)
+        if t is n.Lambda:
+            return self.make_function("<lambda>", e.params, e.body, env, e)
+        if t is n.Comprehension:
+            return self.comprehension(e, env)
+        raise AssertionError(f"unknown expression {t.__name__}")  # pragma: no cover
 
-    @handles(EXPRESSIONS, n.BoolOp)
-    def eval_boolop(self, e: n.BoolOp, env):
-        left = self.eval_expr(e.left, env)
-        truth = self.truth(left, e.left)
-        if e.op == "and_":
-            return self.eval_expr(e.right, env) if truth else left
-        return left if truth else self.eval_expr(e.right, env)
+    def unary(self, op: str, value, node):
+        """``-value``, ``+value``, ``~value`` (``op``: the grammar's alias) by the operator table."""
+        try:
+            return _UNARY[op](value)
+        except Exception as exc:
+            raise self.error(exc, node) from None
 
-    @handles(EXPRESSIONS, n.Ternary)
-    def eval_ternary(self, e: n.Ternary, env):
-        if self.truth(self.eval_expr(e.test, env), e.test):
-            return self.eval_expr(e.body, env)
-        return self.eval_expr(e.orelse, env)
+    def compare(self, op: str, left, right, node):
+        """``left op right`` for one comparison of a chain (``op``: its symbol, or ``is``/``in`` ...)."""
+        try:
+            return _COMPARE[op](left, right)
+        except Exception as exc:
+            raise self.error(exc, node) from None
 
-    @handles(EXPRESSIONS, n.Seq)
-    def eval_seq(self, e: n.Seq, env):
-        items = [self.eval_expr(i, env) for i in e.items]
+    def make_seq(self, e: n.Seq, items: list):
+        """The list, tuple or set display ``e`` of its evaluated ``items``."""
         if e.kind == "list":
             return items
         if e.kind == "tuple":
@@ -127,11 +123,6 @@ class Expressions:
         except TypeError as exc:
             raise self.error(exc, e) from None
 
-    @handles(EXPRESSIONS, n.Lambda)
-    def eval_lambda(self, e: n.Lambda, env):
-        return self.make_function("<lambda>", e.params, e.body, env, e)
-
-    @handles(EXPRESSIONS, n.FString)
     def fstring(self, e: n.FString, env) -> str:
         out = []
         for part in e.parts:
@@ -160,7 +151,6 @@ class Expressions:
             out.append(text)
         return "".join(out)
 
-    @handles(EXPRESSIONS, n.Dict)
     def make_dict(self, e: n.Dict, env) -> dict:
         out: dict = {}
         for key, value in e.items:
@@ -214,7 +204,6 @@ class Expressions:
 
         return loop(0)
 
-    @handles(EXPRESSIONS, n.Comprehension)
     def comprehension(self, e: n.Comprehension, env):
         items = self._comprehension_items(e, env)
         if e.kind == "generator":

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from ..engine.errors import EvalError
 from . import nodes as n
-from .expressions import handles
-from .statements import _Break, _Continue
+from .statements import _Break, _Continue, handles
 
 #: The statements that suspend a generator (the statement contains a ``yield``) -> their generator form, a
 #: generator function of ``(interpreter, statement, env)``.

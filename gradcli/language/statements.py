@@ -19,7 +19,6 @@ from ..ops.operators import BINARY
 from ..ops.shape import inplace
 from . import builtins
 from . import nodes as n
-from .expressions import handles
 from .safety import SEQUENCES, materialize
 from .values import MISSING, Instance, Scope, type_name
 from .values import Return as _Return
@@ -39,6 +38,16 @@ _IN_PLACE = {alias: row.in_place for alias, row in BINARY.items() if row.in_plac
 _PROVIDED = ("torch, torch.nn, torch.nn.functional, torch.nn.init, torch.nn.utils, torch.optim, "
              "torch.optim.lr_scheduler, torch.autograd, torch.autograd.functional, torch.autograd.forward_ad, math "
              "and random")
+
+def handles(table: dict, *kinds):
+    """Decorator: make the function the handler of the node classes ``kinds`` in ``table`` (node type ->
+    function of ``(interpreter, node, env)``), the interpreter's dispatch tables."""
+    def register(function):
+        for kind in kinds:
+            table[kind] = function
+        return function
+    return register
+
 
 #: Every statement node type -> its handler, a function of ``(interpreter, statement, env)``.
 STATEMENTS: dict = {}
