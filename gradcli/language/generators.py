@@ -3,20 +3,20 @@
 Calling a program function whose body yields makes a :class:`~.values.Generator`, which runs the body with
 :meth:`Generators.gen_block`, a Python generator: a statement that contains no ``yield`` runs through the one
 statement table (:data:`.statements.STATEMENTS`, as :meth:`~.statements.Statements.exec_stmt` runs it); the
-statements that yield or contain a ``yield`` (``yield``, ``if``, ``while``, ``for``, ``try``) have a generator
-form here, built from the same pieces as their plain form (:meth:`~.statements.Statements.if_branch`,
-:meth:`~.expressions.Expressions.iterate`, the loop body's ``break``/``continue``,
-:meth:`~.statements.Statements.except_clause`), which suspends at each ``yield``.
+statements that contain a ``yield`` (``if``, ``while``, ``for``, ``try``) have a generator form here, built
+from the same pieces as their plain form (:meth:`~.statements.Statements.if_branch`,
+:meth:`~.expressions.Expressions.iterate`, :meth:`~.statements.Statements.except_clause`), which suspends at
+each ``yield``.
 """
 
 from __future__ import annotations
 
 from ..engine.errors import EvalError
 from . import nodes as n
-from .statements import _Break, _Continue, handles
+from .statements import STATEMENTS, _Break, _Continue, handles
 
-#: The statements that suspend a generator (the statement contains a ``yield``) -> their generator form, a
-#: generator function of ``(interpreter, statement, env)``.
+#: The statements that contain a ``yield`` -> their generator form, a generator function of ``(interpreter,
+#: statement, env)`` (``yield`` and ``if`` run in :meth:`Generators.gen_block` itself).
 GENERATOR_STATEMENTS: dict = {}
 
 
@@ -48,50 +48,45 @@ class Generators:
         """Run a generator function's block as a Python generator: statements that yield suspend it (their
         value goes to ``next``/``send``), the others run as :meth:`exec_stmt` runs them."""
         for s in body:
-            if not self.yields(s):
-                self.exec_stmt(s, env)
-                continue
             self.step(s)
-            yield from GENERATOR_STATEMENTS[type(s)](self, s, env)
-
-    def gen_loop_body(self, body, env):
-        """:meth:`loop_body` for a body that yields: a generator whose value is False after ``break``."""
-        try:
-            yield from self.gen_block(body, env)
-        except _Break:
-            return False
-        except _Continue:
-            pass
-        return True
-
-    @handles(GENERATOR_STATEMENTS, n.Yield)
-    def gen_yield(self, s: n.Yield, env):
-        if s.delegate:
-            sent = yield from self.iterate(s.value, env)
-        else:
-            sent = yield None if s.value is None else self.eval_expr(s.value, env)
-        if s.target is not None:
-            self.assign(s.target, sent, env)
-
-    @handles(GENERATOR_STATEMENTS, n.If)
-    def gen_if(self, s: n.If, env):
-        body = self.if_branch(s, env)
-        if body:
-            yield from self.gen_block(body, env)
+            t = type(s)
+            if not self.yields(s):
+                STATEMENTS[t](self, s, env)  # exec_stmt, inlined as in exec_block
+            elif t is n.Yield:  # the most frequent: here, not in a generator of its own
+                if s.delegate:
+                    sent = yield from self.iterate(s.value, env)
+                else:
+                    sent = yield None if s.value is None else self.eval_expr(s.value, env)
+                if s.target is not None:
+                    self.assign(s.target, sent, env)
+            elif t is n.If:  # as exec_if, without a generator of its own per execution
+                branch = self.if_branch(s, env)
+                if branch:
+                    yield from self.gen_block(branch, env)
+            else:
+                yield from GENERATOR_STATEMENTS[t](self, s, env)
 
     @handles(GENERATOR_STATEMENTS, n.While)
     def gen_while(self, s: n.While, env):
         while self.truth(self.eval_expr(s.test, env), s.test):
-            if not (yield from self.gen_loop_body(s.body, env)):
+            try:  # loop_body's break and continue, without a generator more per iteration
+                yield from self.gen_block(s.body, env)
+            except _Break:
                 break
+            except _Continue:
+                pass
             self.step(s)
 
     @handles(GENERATOR_STATEMENTS, n.For)
     def gen_for(self, s: n.For, env):
         for item in self.iterate(s.iter, env):
             self.assign(s.target, item, env)
-            if not (yield from self.gen_loop_body(s.body, env)):
+            try:
+                yield from self.gen_block(s.body, env)
+            except _Break:
                 break
+            except _Continue:
+                pass
 
     @handles(GENERATOR_STATEMENTS, n.Try)
     def gen_try(self, s: n.Try, env):
