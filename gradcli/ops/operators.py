@@ -6,7 +6,7 @@ The grammar (``grammars/gradcli.lark``) names every infix operator with an alias
 (``operator.add``), and the Tensor methods it becomes: the forward and reflected forms and the in-place form
 of the augmented assignment. Everything else is derived from it: Tensor's operator methods (installed here),
 the builder's operator nodes and ``op=`` assignments (:mod:`gradcli.language.build`) and the interpreter's
-operator functions and symbols (:mod:`gradcli.language.interpreter`). Adding an infix operator is one grammar
+operator functions and symbols (:mod:`gradcli.language.expressions`). Adding an infix operator is one grammar
 line plus one row here; ``tests/language/test_operators.py`` checks that the grammar's aliases, symbols and
 ``AUGOP`` terminal and this table agree. :data:`UNARY` (keyed by the grammar's prefix aliases) and
 :data:`COMPARISONS` (keyed by the ``COMP_OP`` symbols) do the same for ``-x`` and ``x < y``.
