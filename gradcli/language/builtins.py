@@ -187,18 +187,7 @@ def _classinfo(kind, who: str = "isinstance() arg 2 must be a type, a tuple of t
         for k in kind:
             yield from _classinfo(k, who)
         return
-    if isinstance(kind, Class) or kind is OBJECT:
-        yield kind
-    elif kind is TENSOR_CLASS:
-        yield Tensor
-    elif isinstance(kind, type) and kind.__name__ in EXCEPTIONS:
-        yield kind
-    elif isinstance(kind, types.FunctionType) and kind in _TYPES:
-        yield _TYPES[kind]
-    elif is_builtin_base(kind) or nn_bridge.is_torch_class(kind):
-        yield kind
-    else:
-        raise TypeError(who)
+    yield _as_class(kind, who)
 
 
 def _isinstance(obj, kind) -> bool:
