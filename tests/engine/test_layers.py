@@ -102,13 +102,27 @@ def collect_imports(package: Path = PACKAGE) -> tuple[dict, list[Import]]:
         local_nodes = set()
         for fn in ast.walk(tree):
             if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                local_nodes.update(id(n) for n in ast.walk(fn) if isinstance(n, (ast.Import, ast.ImportFrom)))
+                local_nodes.update(id(n) for n in ast.walk(fn)
+                                   if isinstance(n, (ast.Import, ast.ImportFrom)) or lazy_target(n))
         for node in ast.walk(tree):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
-                for target in dict.fromkeys(_targets(node, module, is_pkg, mods, top)):
-                    if target != module:
-                        imports.append(Import(module, target, path, node.lineno, id(node) in local_nodes))
+                targets = _targets(node, module, is_pkg, mods, top)
+            elif lazy_target(node):
+                targets = _targets(ast.Import(names=[ast.alias(name=lazy_target(node))]), module, is_pkg, mods, top)
+            else:
+                continue
+            for target in dict.fromkeys(targets):
+                if target != module:
+                    imports.append(Import(module, target, path, node.lineno, id(node) in local_nodes))
     return mods, imports
+
+
+def lazy_target(node) -> str | None:
+    """The module a ``lazy("gradcli.x.y")`` call (gradcli.engine.lazy) names, or None for any other node."""
+    if (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "lazy" and len(node.args) == 1
+            and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+        return node.args[0].value
+    return None
 
 
 def find_cycles(modules, imports: list[Import]) -> list[list[Import]]:
@@ -226,9 +240,38 @@ def test_no_imports_by_name_at_runtime():
             if isinstance(node, ast.Call):
                 f = node.func
                 name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
-                if name in ("import_module", "__import__"):
+                if name in ("import_module", "__import__") or (name == "lazy" and not lazy_target(node)):
                     found.append(f"{path.name}:{node.lineno}")
-    assert not found, f"imports by name: {found}"
+    assert not found, f"imports by name (lazy() takes a literal module name): {found}"
+
+
+#: At most this many function-local imports of gradcli's own modules; each says why on its line (a comment).
+#: Everything else is imported at the top of its module, or deferred there with gradcli.engine.lazy.lazy().
+MAX_LOCAL_IMPORTS = 30
+
+
+def test_function_local_imports_are_few_and_say_why():
+    mods, imports = collect_imports()
+    local = {(i.path, i.line) for i in imports if i.local}
+    assert len(local) <= MAX_LOCAL_IMPORTS, (
+        f"{len(local)} function-local imports of gradcli's own modules (at most {MAX_LOCAL_IMPORTS}; use "
+        "gradcli.engine.lazy.lazy() at the module's top):\n" + "\n".join(f"  {p.name}:{n}" for p, n in sorted(local)))
+    silent = [f"{p.relative_to(PACKAGE)}:{n}" for p, n in sorted(local) if "#" not in p.read_text().splitlines()[n - 1]]
+    assert not silent, f"function-local imports without a reason on their line: {silent}"
+
+
+def test_lazy_modules_load_on_first_use(tmp_path):
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom gradcli.engine.lazy import lazy\n"
+        "m = lazy('gradcli.app.calculator')\n"
+        "print('numpy' in sys.modules)\n"
+        "m.GradRequest\n"
+        "print('numpy' in sys.modules, lazy('gradcli.app.calculator') is sys.modules['gradcli.app.calculator'])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "True", "True"]
 
 
 def test_the_lower_layers_load_without_the_upper_ones():
