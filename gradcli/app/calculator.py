@@ -19,6 +19,17 @@ from ..engine.context import RunContext
 from ..engine.errors import EvalError, GradcliError, InputError
 from .result import GradResult, Graph, GraphNode, InputInfo, TensorInfo
 from ..engine.tensor import Tensor
+from ..engine import autograd
+from ..engine.lazy import lazy
+from ..language import nodes
+from ..language.build import build_program
+from ..language.interpreter import Interpreter
+from ..language.specs import Spec, evaluate_spec, make_spec
+from ..ops import to_tensor
+from .hints import backward_error, program_error
+
+chain_rule = lazy("gradcli.app.chain_rule")  # --explain only
+recording = lazy("gradcli.app.recording")  # --graph/--explain only
 
 MAX_REPEAT = 10_000  # backward calls of one request (--repeat)
 
@@ -103,8 +114,6 @@ def seed_context(ctx: RunContext, seed: int) -> None:
 
 
 def _compute(req: GradRequest, write, warn) -> GradResult:
-    from ..engine import autograd
-
     printed = []
     recorder = _recorder(req)
     interp, program, named = prepare(req, write or printed.append, warn,
@@ -125,9 +134,7 @@ def _compute(req: GradRequest, write, warn) -> GradResult:
         ids = {}
         graph = build_graph(output, leaf_names, recorder, ids)
         if req.explain and note is None:
-            from .chain_rule import explain
-
-            explanation = explain(output, recorder, ids, named)
+            explanation = chain_rule.explain(output, recorder, ids, named)
     # a leaf's final gradient is the last call's copy when there is one (nothing changes .grad after it): one
     # array, not two equal ones (a 1000x1000 input's JSON then encodes it once without comparing them)
     last = calls[-1] if calls else {}
@@ -143,16 +150,12 @@ def _recorder(req: GradRequest):
     --graph-saved, --explain), or None: then nothing is recorded."""
     if not (req.graph_names or req.graph_values or req.graph_saved or req.explain):
         return None
-    from .recording import Recorder
-
-    return Recorder(values=req.graph_values or req.explain, saved=req.graph_saved, per_call=req.explain)
+    return recording.Recorder(values=req.graph_values or req.explain, saved=req.graph_saved, per_call=req.explain)
 
 
 def _run(interp, program, recorder) -> Tensor:
     """:func:`run_output` (under ``recorder`` when there is one), a failure with its hint (an undefined name:
     how to give it with -i/-c)."""
-    from .hints import program_error
-
     try:
         if recorder is None:
             return run_output(interp, program)
@@ -179,8 +182,6 @@ def _gradient(req: GradRequest, interp, output: Tensor) -> Tensor | None:
     dtype), or None."""
     if req.gradient is None:
         return None
-    from ..language.specs import Spec, evaluate_spec
-
     spec = (Spec("gradient", req.gradient, False, "--gradient") if isinstance(req.gradient, str)
             else Spec("gradient", "", False, "--gradient", data=req.gradient))
     gradient = evaluate_spec(spec, interp)
@@ -236,8 +237,6 @@ def backward(output: Tensor, gradient=None, retain_graph: bool = False, where: s
         EvalError: PyTorch's message (a non-scalar output without a gradient, an output that does not require
             grad, ...); a GradcliError from the program's hooks as it is.
     """
-    from .hints import backward_error
-
     try:
         output.backward(gradient, retain_graph=retain_graph)
     except GradcliError:
@@ -256,10 +255,6 @@ def prepare(req: GradRequest, write, warn, globals_: dict | None = None):
     Raises:
         InputError, GradcliSyntaxError: bad options, specs or program text (exit 2).
     """
-    from ..language.build import build_program
-    from ..language.interpreter import Interpreter
-    from ..language.specs import evaluate_spec, make_spec
-
     interp = Interpreter(write=write, warn=warn, max_steps=req.max_steps)
     if globals_ is not None:
         interp.globals = globals_
@@ -283,10 +278,6 @@ def run_output(interp, program) -> Tensor:
     Raises:
         EvalError: the program fails or has no numeric output (exit 1).
     """
-    from ..ops import to_tensor
-
-    from ..language import nodes
-
     if not program.body:  # nothing but blanks and comments: bad input, not a failed evaluation
         raise InputError("the program is empty: give an expression, e.g. gradcli grad \"(x * x).sum()\" -i "
                          "\"x=[1., 2.]\"", type="UsageError")

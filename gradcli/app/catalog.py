@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from ..ops import REGISTRY
+from ..ops.core.declare import Op, _summary, signature_of
+
 
 @dataclass
 class OpInfo:
@@ -54,9 +57,6 @@ def list_ops(kind: str | None = None, name: str | None = None) -> list[OpInfo]:
         kind: keep only this kind ("op", "creation", "function").
         name: keep only names containing this text (case-insensitive).
     """
-    from ..ops import REGISTRY
-    from ..ops.core.declare import Op, _summary, signature_of
-
     out = []
     for n in sorted(REGISTRY):
         if n.startswith("_"):

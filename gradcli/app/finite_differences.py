@@ -29,6 +29,14 @@ import numpy as np
 
 from ..engine.errors import EvalError, InputError
 from ..engine.tensor import Tensor
+from ..engine.graph import MultiNode, Node, OutputEdge
+from ..engine.lazy import lazy
+from ..language.specs import Spec, evaluate_spec
+from . import calculator  # calculator.compute at call time (a test may replace it)
+from .calculator import prepare, run_context, run_output
+
+recording = lazy("gradcli.app.recording")  # the kinks' second look only
+formulas = lazy("gradcli.ops.core.formulas")  # the kinks' second look only
 
 #: PyTorch's gradcheck defaults.
 DEFAULT_EPS = 1e-6
@@ -164,9 +172,6 @@ def finite_difference_check(req, result, eps: float = DEFAULT_EPS, atol: float =
         InputError: non-positive eps or tolerances, or too many input elements (exit 2).
         EvalError: the program fails in float64 or its output changes shape (exit 1).
     """
-    from .calculator import prepare, run_context, run_output
-    from ..language.specs import Spec, evaluate_spec
-
     if not (eps > 0 and atol >= 0 and rtol >= 0):
         raise InputError(f"--check needs eps > 0 and atol, rtol >= 0 (got eps={eps}, atol={atol}, rtol={rtol})",
                          type="UsageError")
@@ -192,9 +197,7 @@ def finite_difference_check(req, result, eps: float = DEFAULT_EPS, atol: float =
             if record is None:
                 output = run_output(interp, program)
             else:
-                from .recording import Recorder
-
-                recorder = Recorder(values=True)
+                recorder = recording.Recorder(values=True)
                 with recorder.running():
                     output = run_output(interp, program)
                 record.extend(_node_values(output, recorder))
@@ -219,9 +222,6 @@ def finite_difference_check(req, result, eps: float = DEFAULT_EPS, atol: float =
 def _node_values(output: Tensor, recorder) -> list:
     """``(grad_fn name, output value, [input values])`` of each node of ``output``'s graph in backward order
     (float64 arrays; None where a value was not recorded, or for a node with several outputs)."""
-    from ..engine.graph import MultiNode, Node, OutputEdge
-    from .recording import graph_nodes
-
     def value(e):
         if type(e) is OutputEdge:
             v = recorder.values.get((e.node, getattr(e, "nr", 0)))
@@ -234,7 +234,7 @@ def _node_values(output: Tensor, recorder) -> list:
         return None if v is None else np.asarray(v, dtype=np.float64)
 
     rows = []
-    for node in graph_nodes(output):
+    for node in recording.graph_nodes(output):
         out = None if type(node) is MultiNode else recorder.values.get((node, 0))
         rows.append((node.name(), None if out is None else np.asarray(out, dtype=np.float64),
                      [value(e) for e in node.edges]))
@@ -257,17 +257,15 @@ def _kink_ops(minus: list, mid: list, plus: list) -> tuple:
     """The ops that bend where an element moves: nodes (matched across the three runs by their place in the
     graph) whose output's one-sided changes differ while none of their inputs' do. Named by
     :data:`gradcli.ops.core.formulas.KINKS`; a node whose op declares no kinks adds nothing."""
-    from ..ops.core.formulas import KINKS
-
     if not (len(minus) == len(mid) == len(plus)) or any(a[0] != b[0] or a[0] != c[0]
                                                         for a, b, c in zip(minus, mid, plus)):
         return ()  # the program took another path: the graphs cannot be compared node by node
     found = []
     for (name, lo, ins_lo), (_, at, ins_at), (_, hi, ins_hi) in zip(minus, mid, plus):
-        if name in KINKS and _bends(lo, at, hi) and not any(
+        if name in formulas.KINKS and _bends(lo, at, hi) and not any(
                 _bends(a, b, c) for a, b, c in zip(ins_lo, ins_at, ins_hi)):
-            if KINKS[name] not in found:
-                found.append(KINKS[name])
+            if formulas.KINKS[name] not in found:
+                found.append(formulas.KINKS[name])
     return tuple(found)
 
 
@@ -356,10 +354,8 @@ def compare_arrays(name: str, analytical: np.ndarray, numerical: np.ndarray, ato
 def compute_checked(req, write=None, warn=None, **tolerances):
     """:func:`~gradcli.app.calculator.compute` then :func:`finite_difference_check`; a program without ``seed``
     gets a fresh one so that every run draws the same random numbers. Returns the result with ``.check``."""
-    from .calculator import compute
-
     if req.seed is None:
         req = replace(req, seed=int(np.random.SeedSequence().entropy % 2**32))
-    result = compute(req, write=write, warn=warn)
+    result = calculator.compute(req, write=write, warn=warn)
     result.check = finite_difference_check(req, result, **tolerances)
     return result

@@ -16,8 +16,16 @@ from typing import Callable
 
 import numpy as np
 
-from .calculator import GradRequest
-from .result import GradResult
+from ..engine import dtypes
+from ..engine.lazy import lazy
+from ..language.build import build_program
+from . import calculator  # calculator.compute at call time (a test replaces it)
+from .calculator import GradRequest, backward, build_graph, run_output, tensor_info
+from .hints import SESSION
+from .result import GradResult, InputInfo
+
+transforms = lazy("gradcli.app.transforms")  # jacobian/hessian only
+finite_differences = lazy("gradcli.app.finite_differences")  # --check only
 
 
 @dataclass
@@ -62,18 +70,14 @@ def run_grad(job: GradJob, context: GradContext | None = None):
     if context.workspace is not None:
         return workspace_grad(context.workspace, req.program, req.filename)
     if job.transform is not None:
-        from .transforms import compute_transform
-
         check = None if job.check is None else {k: job.check[k] for k in ("eps", "atol", "rtol")}
-        return compute_transform(req, job.transform["kind"], job.transform["mode"], vectors=job.transform["vectors"],
+        return transforms.compute_transform(req, job.transform["kind"], job.transform["mode"],
+                                            vectors=job.transform["vectors"],
                                  write=context.write, warn=context.warn, check=check)
     if job.check is None:
-        from .calculator import compute
+        return calculator.compute(req, write=context.write, warn=context.warn)
 
-        return compute(req, write=context.write, warn=context.warn)
-    from .finite_differences import compute_checked
-
-    return compute_checked(req, write=context.write, warn=context.warn, **job.check)
+    return finite_differences.compute_checked(req, write=context.write, warn=context.warn, **job.check)
 
 
 def run_in_workspace(workspace, text: str, filename: str = "<stdin>"):
@@ -84,9 +88,6 @@ def run_in_workspace(workspace, text: str, filename: str = "<stdin>"):
         GradcliSyntaxError: ``text`` does not parse (exit 2).
         EvalError: it fails or has no numeric output (exit 1).
     """
-    from ..language.build import build_program
-    from .calculator import run_output
-
     program = build_program(text, filename)
     interp = workspace.interp
     saved = interp.globals
@@ -109,11 +110,6 @@ def workspace_grad(workspace, text: str, filename: str = "<stdin>") -> GradResul
             "element 0 of tensors does not require grad ..."), with a hint; a non-scalar output needs a
             scalar (exit code 1).
     """
-    from ..engine import dtypes
-    from .calculator import backward, build_graph, tensor_info
-    from .hints import SESSION
-    from .result import InputInfo
-
     output = run_in_workspace(workspace, text, filename)
     leaves = workspace.leaves()
     before = {id(t): t._grad for _, t in leaves}

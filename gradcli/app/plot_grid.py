@@ -30,6 +30,8 @@ import numpy as np
 
 from ..engine.errors import EvalError, GradcliError, InputError, LimitError
 from ..engine.tensor import Tensor
+from ..engine import autograd, dtypes
+from .calculator import GradRequest, prepare, run_context, run_output
 
 #: Grid points of one ``--over`` by default (per axis: :data:`FIELD_POINTS` for two).
 POINTS = 400
@@ -172,8 +174,6 @@ class _Evaluator:
     """Runs the program with the swept inputs bound to given values, and differentiates it."""
 
     def __init__(self, req: PlotRequest, names: list):
-        from .calculator import GradRequest
-
         self.req = req
         self.names = names
         self.base = GradRequest(program=req.program, inputs=list(req.inputs), consts=list(req.consts),
@@ -183,15 +183,10 @@ class _Evaluator:
     def run(self, values: list, second: bool, strict_second: bool):
         """``(f, [df/dname...], d2 or None)`` as numpy arrays for the swept inputs bound to ``values``, each
         evaluation in a run context of its own (the request's dtype, and its seed from the start)."""
-        from .calculator import run_context
-
         with run_context(self.base.dtype, self.base.seed):
             return self._run(values, second, strict_second)
 
     def _run(self, values: list, second: bool, strict_second: bool):
-        from ..engine import autograd, dtypes
-        from .calculator import prepare, run_output
-
         def discard(_text):
             return None
 
@@ -338,8 +333,6 @@ def _pointwise(ev: _Evaluator, points: list, second: bool, strict: bool, progres
 
 
 def _curve(req: PlotRequest, ev: _Evaluator, o: Over, progress) -> PlotResult:
-    from ..engine import dtypes
-
     x = _grid(o, POINTS, req.dtype)
     strict = req.order == 2
     got = _vectorized(ev, [x], True, req.dtype)
@@ -359,8 +352,6 @@ def _curve(req: PlotRequest, ev: _Evaluator, o: Over, progress) -> PlotResult:
 
 
 def _field(req: PlotRequest, ev: _Evaluator, overs: list, progress) -> PlotResult:
-    from ..engine import dtypes
-
     x = _grid(overs[0], FIELD_POINTS, req.dtype)
     y = _grid(overs[1], FIELD_POINTS, req.dtype)
     X, Y = np.meshgrid(x, y)

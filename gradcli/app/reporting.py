@@ -54,7 +54,7 @@ def to_error(exc: BaseException) -> GradcliError:
     if isinstance(exc, GradcliError):
         return exc
     if isinstance(exc, MemoryError):
-        from ..engine import limits
+        from ..engine import limits  # deferred: --help loads this module, and must not load the limits
 
         return limits.memory_error(exc)
     if isinstance(exc, RecursionError):

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..engine import autograd, dtypes
 from ..engine.graph import Node, OutputEdge
+from ..language.interpreter import Interpreter
 from .calculator import build_graph, tensor_info
 from .recording import Recorder, graph_nodes
 from .result import GradResult, InputInfo
@@ -63,8 +64,6 @@ class GraphWatch:
         if event != "call":
             return
         if self.interp is None:
-            from ..language.interpreter import Interpreter
-
             candidate = frame.f_locals.get("self")
             if type(candidate) is Interpreter:
                 self.interp = candidate

@@ -16,6 +16,12 @@ from dataclasses import dataclass, field
 
 from ..engine import dtypes
 from ..engine.errors import EXIT_EVAL, EXIT_OK, GradcliError
+from ..engine.printing import format_display
+from ..language import nodes
+from ..language.build import build_program
+from ..language.interpreter import Interpreter
+from ..language.specs import read_stdin, read_text_file
+from .calculator import run_context, seed_context
 
 # A line that starts a notebook cell: "# In[3]:", "# In [ ]:", "# %%", "# %% [markdown]" ...
 CELL_MARKER = re.compile(r"^#\s*(?:%%|In\s*\[[^\]\n]*\]:)")
@@ -66,8 +72,6 @@ def read_source(path: str, stdin=None) -> tuple[str, str]:
         InputError: the file does not exist, is a directory, cannot be read, is binary or not UTF-8 (with the
             line and column of the first bad byte), or is over the ``file_bytes`` limit (exit code 2).
     """
-    from ..language.specs import read_stdin, read_text_file
-
     if path == "-":
         return read_stdin(stdin), "<stdin>"
     return read_text_file(path), path
@@ -83,13 +87,11 @@ def displayed_statements(program, source: str) -> set[int]:
     when it is an expression statement. Without marker lines the whole program is one cell."""
     import bisect
 
-    from ..language import nodes as n
-
     starts = cell_starts(source)
     last_of_cell = {}
     for stmt in program.body:
         last_of_cell[bisect.bisect_right(starts, stmt.line)] = stmt
-    return {id(s) for s in last_of_cell.values() if isinstance(s, n.ExprStmt)}
+    return {id(s) for s in last_of_cell.values() if isinstance(s, nodes.ExprStmt)}
 
 
 def run_program(req: RunRequest, *, write, warn, report) -> RunResult:
@@ -109,11 +111,6 @@ def run_program(req: RunRequest, *, write, warn, report) -> RunResult:
         InputError: a bad ``dtype`` or ``seed`` (exit code 2).
         GradcliSyntaxError: the program does not parse (exit code 2); nothing has run.
     """
-    from .calculator import run_context, seed_context
-    from ..language.build import build_program
-    from ..language.interpreter import Interpreter
-    from ..engine.printing import format_display
-
     ctx = run_context(req.dtype, anomaly=req.anomaly)  # the run's own context: nothing it sets leaks out
     program = build_program(req.source, req.filename)
     if req.seed is not None:

@@ -24,10 +24,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..engine import limits
-from .calculator import GradRequest, prepare, run_context, tensor_info
+from ..api import autograd_functional as functional
+from ..engine import autograd, dtypes, limits
 from ..engine.errors import EvalError, InputError
+from ..engine.lazy import lazy
+from ..engine.tensor import Tensor
+from ..language.specs import evaluate_spec, make_spec
+from .calculator import GradRequest, prepare, run_context, run_output, tensor_info
 from .result import TensorInfo
+
+finite_differences = lazy("gradcli.app.finite_differences")  # --check only
 
 MODES = ("reverse", "forward", "auto")
 
@@ -71,8 +77,6 @@ def _vectors(kind: str, specs, inputs, interp) -> tuple:
     Raises:
         InputError: a missing, unknown or repeated name, or a shape that is not the input's (exit 2).
     """
-    from ..language.specs import evaluate_spec, make_spec
-
     option = KINDS[kind]["vector"]
     given = {}
     for item in specs or []:
@@ -127,10 +131,6 @@ def compute_transform(req: GradRequest, kind: str, mode: str = "auto", vectors=N
             larger than the ``elements`` limit (exit 2).
         EvalError: the program fails; PyTorch's errors (a Hessian of an output with several elements, exit 1).
     """
-    from ..engine import dtypes
-    from ..api import autograd_functional as functional
-    from .calculator import run_output
-
     if kind not in KINDS:
         raise ValueError(f"unknown transform {kind!r}")
     if check is not None and req.seed is None:  # every run of the check draws the same random numbers
@@ -181,8 +181,6 @@ def transform_blocks(kind: str, mode: str, f, values, vs=(), names=()) -> dict:
     Raises:
         RuntimeError, TypeError, ValueError: PyTorch's errors (a Hessian of an output with several elements).
     """
-    from ..api import autograd_functional as functional
-
     if kind == "jacobian":
         res = functional.jacobian(f, values, vectorize=True,
                                   strategy="forward-mode" if mode == "forward" else "reverse-mode")
@@ -210,11 +208,6 @@ def check_transform(req: GradRequest, result: TransformResult, base, vectors, ep
         EvalError: the program fails in float64 (exit 1).
     """
     from dataclasses import replace
-
-    from ..engine import autograd
-    from .calculator import run_output
-    from .finite_differences import CheckResult, compare_arrays
-    from ..engine.tensor import Tensor
 
     if not (eps > 0 and atol >= 0 and rtol >= 0):
         raise InputError(f"--check needs eps > 0 and atol, rtol >= 0 (got eps={eps}, atol={atol}, rtol={rtol})",
@@ -262,11 +255,11 @@ def check_transform(req: GradRequest, result: TransformResult, base, vectors, ep
     except (RuntimeError, TypeError, ValueError) as e:
         raise EvalError.from_exception(e) from None
     evaluations = 2 * (1 if result.kind in ("jvp", "hvp") else sum(b.size for b in base))
-    out = CheckResult(eps=eps, atol=atol, rtol=rtol, evaluations=evaluations)
+    out = finite_differences.CheckResult(eps=eps, atol=atol, rtol=rtol, evaluations=evaluations)
     for key in result.blocks:
         label = result.kind if key is None else key if isinstance(key, str) else f"{key[0]},{key[1]}"
-        out.inputs.append(compare_arrays(label, np.asarray(result.blocks[key], np.float64), numeric[key],
-                                         atol, rtol))
+        out.inputs.append(finite_differences.compare_arrays(label, np.asarray(result.blocks[key], np.float64),
+                                                            numeric[key], atol, rtol))
     return out
 
 
