@@ -15,20 +15,22 @@ from .registry import (KINDS, EntryFormat, Renderer, declare, draws_graph, get, 
                        register, showing, shows, unregister)
 
 
+# Each loader imports a name, not the module: a module that another one holds through lazy() is in sys.modules
+# before it runs, and ``from . import table`` would then not run it (nor register its format).
 def _table() -> None:
-    from . import table  # noqa: F401
+    from .table import TableRenderer  # on first get(): importing registers the format(s)  # noqa: F401
 
 
 def _json() -> None:
-    from . import json  # noqa: F401
+    from .json import JsonRenderer  # on first get(): importing registers the format(s)  # noqa: F401
 
 
 def _compact() -> None:
-    from . import compact  # noqa: F401
+    from .compact import CompactRenderer  # on first get(): importing registers the format(s)  # noqa: F401
 
 
 def _pictures() -> None:
-    from . import pictures  # noqa: F401
+    from .pictures import DotRenderer  # on first get(): importing registers the format(s)  # noqa: F401
 
 
 # What each shows is declared too (tests/cli/test_formats.py checks it against the renderers), so that --help

@@ -18,9 +18,12 @@ import re
 
 import numpy as np
 
+from ..engine.lazy import lazy
 from ..engine.printing import format_tensor
 from ..app.result import EntryResult, GradResult
 from .registry import EntryFormat, Renderer, register
+
+transforms = lazy("gradcli.app.transforms")  # a transform's lines only
 
 #: The sections of a ``gradcli grad`` answer that ``--show`` chooses from (tables and compact lines).
 SECTIONS = ("output", "inputs", "grads", "graph")
@@ -68,12 +71,10 @@ def grad_lines(result: GradResult, sections=SECTIONS) -> list[str]:
 def transform_lines(r) -> list[str]:
     """``gradcli jacobian``/``hessian``/``jvp``/``hvp -q``: the output, then one line per block (``d output/d x:
     tensor(...)``, ``jvp: tensor(...)``), then the ``--check`` line."""
-    from ..app.transforms import block_label
-
     d = np.dtype(r.default_dtype)
     lines = ["output: " + one_line(format_tensor(r.output.value, default_dtype=d))]
     for key, a in r.blocks.items():
-        lines.append(f"{block_label(r.kind, key)}: " + one_line(format_tensor(a, default_dtype=d)))
+        lines.append(f"{transforms.block_label(r.kind, key)}: " + one_line(format_tensor(a, default_dtype=d)))
     if r.check is not None:
         lines.append(check_line(r.check))
     return lines

@@ -10,6 +10,7 @@ what is drawn and how large graphs are cut down.
 
 from __future__ import annotations
 
+from .graphview import build_view
 
 #: Fill colour per node kind (X11 colour names, as torchviz uses).
 FILL = {"root": "darkolivegreen1", "op": "lightgrey", "input": "lightblue", "leaf": "lightcyan",
@@ -85,8 +86,6 @@ def view_to_dot(view, title: str | None = None) -> str:
 def graph_to_dot(result, options=None) -> str:
     """The DOT text of ``result``'s graph (an empty graph is a digraph with one note node); ``options``: a
     :class:`~gradcli.render.graphview.GraphOptions` (None: the defaults)."""
-    from .graphview import build_view
-
     view = build_view(result, options)
     if not view.nodes:
         return ('digraph autograd {\n  note [shape=plaintext, label="the output has no grad_fn: no inputs '

@@ -20,9 +20,12 @@ import re
 
 import numpy as np
 
+from ..engine.lazy import lazy
 from ..app.result import EntryResult, ErrorInfo, GradResult, TensorInfo, nonfinite
 from .plotdata import _as_dtype
 from .registry import EntryFormat, Renderer, register
+
+jsonarrays = lazy("gradcli.render.jsonarrays")  # float32/float16 arrays only
 
 
 def _scalar(v: float):
@@ -190,9 +193,7 @@ class ArrayTexts:
                 return token
         token = f"\x00{len(self.texts)}\x00"
         if a.dtype in (np.float32, np.float16) and a.ndim:  # built by numpy, not json.dumps (many times faster)
-            from .jsonarrays import float_array_parts
-
-            self.texts.append(float_array_parts(a))  # ASCII bytes in pieces, written as they are where it can be
+            self.texts.append(jsonarrays.float_array_parts(a))  # ASCII bytes in pieces, written as they are where it can be
         else:
             self.texts.append(json.dumps(array_to_json(a), allow_nan=False))
         self._seen.append((a, token))

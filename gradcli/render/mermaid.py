@@ -8,6 +8,7 @@ no program name collides with Mermaid's keywords (``end``); label text is escape
 
 from __future__ import annotations
 
+from .graphview import build_view
 
 #: classDef per node kind.
 STYLES = {
@@ -38,8 +39,6 @@ def _id(nid: str) -> str:
 def graph_to_mermaid(result, options=None) -> str:
     """The Mermaid flowchart of ``result``'s graph (``options``: a
     :class:`~gradcli.render.graphview.GraphOptions`, None for the defaults)."""
-    from .graphview import build_view
-
     view = build_view(result, options)
     lines = ["flowchart TB"]
     if not view.nodes:

@@ -2,8 +2,9 @@
 graph; ``svg``/``png``/``pdf`` draw plots too), and :data:`PLOT_CSV`, ``gradcli plot --format csv`` (not
 registered: CSV is a format of ``gradcli plot`` only, so the other commands' ``--format`` do not offer it).
 
-They live in one small module, and each method imports what draws the picture when it is called, so that
-``gradcli``'s start-up pays for one module, never for Graphviz, plotext, matplotlib or the drawing code:
+They live in one small module, which holds what draws the pictures through
+:func:`~gradcli.engine.lazy.lazy` (loaded when a method first uses it), so that ``gradcli``'s start-up pays for
+one module, never for Graphviz, plotext, matplotlib or the drawing code:
 
 * the graph: :mod:`gradcli.render.graphview` (what a picture shows), :mod:`~gradcli.render.dot`,
   :mod:`~gradcli.render.graphviz` (SVG/PNG/PDF), :mod:`~gradcli.render.mermaid`, :mod:`~gradcli.render.tree`;
@@ -16,7 +17,16 @@ A graph format's ``grad()`` draws the graph, so ``--format svg`` is ``--graph sv
 
 from __future__ import annotations
 
+from ..engine.lazy import lazy
 from .registry import Renderer, register
+
+dot = lazy("gradcli.render.dot")
+graphviz = lazy("gradcli.render.graphviz")
+mermaid = lazy("gradcli.render.mermaid")
+plotdata = lazy("gradcli.render.plotdata")
+plotfile = lazy("gradcli.render.plotfile")
+table = lazy("gradcli.render.table")
+tree = lazy("gradcli.render.tree")
 
 
 class GraphRenderer(Renderer):
@@ -32,9 +42,7 @@ class DotRenderer(GraphRenderer):
     name = "dot"
 
     def graph(self, result, stream, options) -> None:
-        from .dot import graph_to_dot
-
-        stream.write(graph_to_dot(result, options))
+        stream.write(dot.graph_to_dot(result, options))
 
 
 class ImageRenderer(GraphRenderer):
@@ -48,15 +56,10 @@ class ImageRenderer(GraphRenderer):
         stream.write(data if self.binary else data.decode("utf-8"))
 
     def graph(self, result, stream, options) -> None:
-        from .dot import graph_to_dot
-        from .graphviz import render_dot
-
-        self._write(stream, render_dot(graph_to_dot(result, options), self.name))
+        self._write(stream, graphviz.render_dot(dot.graph_to_dot(result, options), self.name))
 
     def plot(self, result, stream) -> None:
-        from .plotfile import plot_bytes
-
-        self._write(stream, plot_bytes(result, self.name))
+        self._write(stream, plotfile.plot_bytes(result, self.name))
 
 
 class MermaidRenderer(GraphRenderer):
@@ -65,9 +68,7 @@ class MermaidRenderer(GraphRenderer):
     name = "mermaid"
 
     def graph(self, result, stream, options) -> None:
-        from .mermaid import graph_to_mermaid
-
-        stream.write(graph_to_mermaid(result, options))
+        stream.write(mermaid.graph_to_mermaid(result, options))
 
 
 class TreeRenderer(GraphRenderer):
@@ -77,15 +78,12 @@ class TreeRenderer(GraphRenderer):
     prints_to_stdout = True
 
     def graph(self, result, stream, options) -> None:
-        from .table import stdout_console
-        from .tree import build_tree
-
-        tree = build_tree(result, options)
-        console = stdout_console(stream)
-        if tree is None:
+        drawn = tree.build_tree(result, options)
+        console = table.stdout_console(stream)
+        if drawn is None:
             console.print("the output has no grad_fn: no inputs require grad, so there is no graph")
         else:
-            console.print(tree)
+            console.print(drawn)
 
 
 class CsvRenderer(Renderer):
@@ -94,9 +92,7 @@ class CsvRenderer(Renderer):
     name = "csv"
 
     def plot(self, result, stream) -> None:
-        from .plotdata import plot_to_csv
-
-        stream.write(plot_to_csv(result))
+        stream.write(plotdata.plot_to_csv(result))
 
 
 register(DotRenderer())

@@ -11,10 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..engine.lazy import lazy
 from ..engine.printing import format_tensor
 from ..app.result import EntryResult, ErrorInfo, GradResult, nonfinite
 from .messages import nonfinite_warning  # noqa: F401  (importable from here too)
 from .registry import EntryFormat, Renderer, register
+
+transforms = lazy("gradcli.app.transforms")  # transforms only
+explain = lazy("gradcli.render.explain")  # --explain only
+plotterm = lazy("gradcli.render.plotterm")  # gradcli plot only
 
 GRAPH_ROWS = 200
 #: The width of tables written to a file or pipe (read whole: values are not wrapped at 80 columns).
@@ -276,8 +281,6 @@ def render_transform(result, console) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from ..app.transforms import block_label
-
     d = np.dtype(result.default_dtype)
     console.print(Text("output: " + format_tensor(result.output.value, default_dtype=d)), soft_wrap=True)
     shapes = dict(result.inputs)
@@ -285,7 +288,7 @@ def render_transform(result, console) -> None:
         if result.kind in ("jvp", "hvp"):
             title = f"{result.kind}: {'J v' if key is None else f'H v, d/d {key}'}, shape {_shape(a.shape)}"
             console.print(Text(title), soft_wrap=True)
-            console.print(Text(f"{block_label(result.kind, key)}: " + format_tensor(a, default_dtype=d)),
+            console.print(Text(f"{transforms.block_label(result.kind, key)}: " + format_tensor(a, default_dtype=d)),
                           soft_wrap=True)
             continue
         if result.kind == "jacobian":
@@ -377,7 +380,7 @@ def batch_cells(result: GradResult, default_dtype=None) -> tuple[str, str]:
     """The output and gradients cells of a ``gradcli batch`` table row: the output as PyTorch prints it, and
     ``name: grad`` for each leaf that requires grad (its gradient after the last backward call), and with a
     check the line ``check: ok`` or ``check: FAILED``. ``default_dtype``: as for :func:`render_grad`."""
-    from .compact import check_line
+    from .compact import check_line  # deferred, not lazy(): that would list compact in sys.modules for every table
 
     if default_dtype is None:
         default_dtype = np.dtype(result.default_dtype)
@@ -385,9 +388,7 @@ def batch_cells(result: GradResult, default_dtype=None) -> tuple[str, str]:
     output = format_tensor(out.value, grad_fn=out.grad_fn, requires_grad=out.requires_grad,
                            default_dtype=default_dtype)
     if getattr(result, "blocks", None) is not None:  # a transform entry: its blocks, labelled
-        from ..app.transforms import block_label
-
-        named = [(block_label(result.kind, key), a) for key, a in result.blocks.items()]
+        named = [(transforms.block_label(result.kind, key), a) for key, a in result.blocks.items()]
     else:
         named = list(result.grads().items())
     grads = []
@@ -562,15 +563,11 @@ class TableRenderer(Renderer):
                             color=out.is_terminal and not out.no_color)
 
     def explain(self, result, stream) -> None:
-        from .explain import render_explain
-
-        render_explain(result, stdout_console(stream))
+        explain.render_explain(result, stdout_console(stream))
 
     def plot(self, result, stream) -> None:
         """The plot in the terminal (plotext; see :mod:`gradcli.render.plotterm`)."""
-        from .plotterm import render_plot
-
-        render_plot(result, stream)
+        plotterm.render_plot(result, stream)
 
 
 register(TableRenderer())

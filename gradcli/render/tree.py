@@ -9,6 +9,7 @@ green, inputs blue); rich writes plain text when standard output is not a termin
 
 from __future__ import annotations
 
+from .graphview import build_view
 
 STYLES = {"root": "bold green", "op": "", "input": "bold blue", "leaf": "bold cyan", "collapsed": "dim italic",
           "more": "dim italic"}
@@ -45,8 +46,6 @@ def build_tree(result, options=None):
     ``options``: a :class:`~gradcli.render.graphview.GraphOptions` (None: the defaults)."""
     from rich.text import Text
     from rich.tree import Tree
-
-    from .graphview import build_view
 
     view = build_view(result, options)
     if not view.nodes:
