@@ -193,7 +193,8 @@ class ArrayTexts:
                 return token
         token = f"\x00{len(self.texts)}\x00"
         if a.dtype in (np.float32, np.float16) and a.ndim:  # built by numpy, not json.dumps (many times faster)
-            self.texts.append(jsonarrays.float_array_parts(a))  # ASCII bytes in pieces, written as they are where it can be
+            # ASCII bytes in pieces, written as they are where it can be
+            self.texts.append(jsonarrays.float_array_parts(a))
         else:
             self.texts.append(json.dumps(array_to_json(a), allow_nan=False))
         self._seen.append((a, token))
