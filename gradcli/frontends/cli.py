@@ -35,9 +35,10 @@ from ..engine.lazy import lazy
 from ..render.schemas import DESCRIPTIONS as SCHEMA_DESCRIPTIONS, NAMES as SCHEMA_NAMES, schema_text
 
 # Loaded by the commands that use them (``gradcli --help`` and the commands that compute nothing start without
-# them). The modules tests/cli/test_startup_imports.py watches (the limits, the language, the op table, the
-# calculator, the renderers and their messages) are imported inside the functions that need them instead:
-# lazy() would already put them in sys.modules (and the language's package in, as their parent).
+# them). The modules the start-up tests watch in sys.modules (tests/cli/test_startup_imports.py: the limits, the
+# language, the calculator, the renderers and their messages; tests/session/test_prompt.py: the session) are
+# imported inside the functions that need them instead: lazy() would already put them in sys.modules (and, for
+# the language's modules, their package too).
 batching = lazy("gradcli.frontends.batch")
 catalog = lazy("gradcli.app.catalog")
 graphview = lazy("gradcli.render.graphview")
@@ -45,8 +46,8 @@ grad_jobs = lazy("gradcli.app.jobs")
 plot_grid = lazy("gradcli.app.plot_grid")
 run_graph = lazy("gradcli.app.run_graph")
 run_program = lazy("gradcli.app.run_program")
-session = lazy("gradcli.frontends.session")
 transforms = lazy("gradcli.app.transforms")
+
 
 def _usage_metavar(make_metavar):
     """Typer's argument metavar in the usage line, without its braces: typer writes a required argument as
@@ -87,7 +88,7 @@ def _root(ctx: typer.Context,
     if ctx.invoked_subcommand is None:
         if sys.stdin.isatty() and sys.stdout.isatty():
             started()
-            raise typer.Exit(session.start())
+            raise typer.Exit(_start_session())
         typer.echo(ctx.get_help())
         raise typer.Exit(EXIT_INPUT)
 
@@ -103,8 +104,15 @@ def repl(
     commands. Standard input that is not a terminal runs line by line, stopping at the first error (its exit
     code: 1 evaluation, 2 bad input)."""
     with reported(ctx):
-        code = session.start(dtype=getattr(dtype, "value", dtype), format=format)
+        code = _start_session(dtype=getattr(dtype, "value", dtype), format=format)
     raise typer.Exit(code)
+
+
+def _start_session(**options) -> int:
+    """:func:`gradcli.frontends.session.start` with ``options``: the interactive session; its exit code."""
+    from .session import start  # not even in sys.modules for the other commands (tests/session/test_prompt.py)
+
+    return start(**options)
 
 
 #: Whether :func:`main` turned the cyclic garbage collector off for the start-up (:func:`started` turns it on).
