@@ -29,9 +29,25 @@ from .cli_options import (INPUT_FORMATS, MAX_REPEAT, Anomaly, Atol, BatchDtype, 
                           graph_renderer,
                           owns_process)
 from ..engine.errors import EXIT_EVAL, EXIT_INPUT, GradcliError, InputError
-from .cli_output import format_for_path
+from .cli_output import emit, format_for_path
 from ..app.reporting import debug_enabled, report_error, report_exception
-from ..render.schemas import DESCRIPTIONS as SCHEMA_DESCRIPTIONS
+from ..engine.lazy import lazy
+from ..render.schemas import DESCRIPTIONS as SCHEMA_DESCRIPTIONS, NAMES as SCHEMA_NAMES, schema_text
+
+# Loaded by the commands that use them (``gradcli --help`` and the commands that compute nothing start without
+# them). The modules the start-up tests watch in sys.modules (tests/cli/test_startup_imports.py: the limits, the
+# language, the calculator, the renderers and their messages; tests/session/test_prompt.py: the session) are
+# imported inside the functions that need them instead: lazy() would already put them in sys.modules (and, for
+# the language's modules, their package too).
+batching = lazy("gradcli.frontends.batch")
+catalog = lazy("gradcli.app.catalog")
+graphview = lazy("gradcli.render.graphview")
+grad_jobs = lazy("gradcli.app.jobs")
+plot_grid = lazy("gradcli.app.plot_grid")
+run_graph = lazy("gradcli.app.run_graph")
+run_program = lazy("gradcli.app.run_program")
+transforms = lazy("gradcli.app.transforms")
+
 
 def _usage_metavar(make_metavar):
     """Typer's argument metavar in the usage line, without its braces: typer writes a required argument as
@@ -71,10 +87,8 @@ def _root(ctx: typer.Context,
     session (gradcli repl). Shell completion: gradcli --install-completion."""
     if ctx.invoked_subcommand is None:
         if sys.stdin.isatty() and sys.stdout.isatty():
-            from .session import start  # the interactive session
-
             started()
-            raise typer.Exit(start())
+            raise typer.Exit(_start_session())
         typer.echo(ctx.get_help())
         raise typer.Exit(EXIT_INPUT)
 
@@ -89,11 +103,16 @@ def repl(
     """The interactive session: variables persist, values print as PyTorch prints them, :help for the session
     commands. Standard input that is not a terminal runs line by line, stopping at the first error (its exit
     code: 1 evaluation, 2 bad input)."""
-    from .session import start
-
     with reported(ctx):
-        code = start(dtype=getattr(dtype, "value", dtype), format=format)
+        code = _start_session(dtype=getattr(dtype, "value", dtype), format=format)
     raise typer.Exit(code)
+
+
+def _start_session(**options) -> int:
+    """:func:`gradcli.frontends.session.start` with ``options``: the interactive session; its exit code."""
+    from .session import start  # not even in sys.modules for the other commands (tests/session/test_prompt.py)
+
+    return start(**options)
 
 
 #: Whether :func:`main` turned the cyclic garbage collector off for the start-up (:func:`started` turns it on).
@@ -210,10 +229,6 @@ def grad(
 ) -> None:
     """Compute a program's output, the gradient of every input, and show the autograd graph (as tables, JSON,
     or a picture with --graph)."""
-    from ..app.calculator import GradRequest
-    from ..app.jobs import GradContext, GradJob, run_grad
-    from ..language.specs import read_program
-
     with reported(ctx, debug):
         opts, renderer, graph, chosen = _grad_output(
             ctx, format=_quiet_format(quiet, format, json_), json_=json_, graph=graph, explain=explain,
@@ -225,20 +240,33 @@ def grad(
             _needs(ctx, name, "--" + name.replace("_", "-"), check, "--check (it sets the finite-difference "
                                                                     "comparison)")
         opts.configure_limits()
-        text, filename = read_program(program)
-        req = GradRequest(program=text, inputs=input or [], consts=const or [], gradient=gradient, repeat=repeat,
-                          zero_grad=zero_grad, seed=opts.seed, dtype=opts.dtype, filename=filename,
-                          max_steps=opts.max_steps, anomaly=opts.anomaly, graph_names=graph is not None,
-                          graph_values=graph_values, graph_saved=graph_saved, explain=explain)
+        req = _grad_request(program, inputs=input or [], consts=const or [], gradient=gradient, repeat=repeat,
+                            zero_grad=zero_grad, seed=opts.seed, dtype=opts.dtype,
+                            max_steps=opts.max_steps, anomaly=opts.anomaly, graph_names=graph is not None,
+                            graph_values=graph_values, graph_saved=graph_saved, explain=explain)
         tolerances = dict(eps=eps, atol=atol, rtol=rtol, max_evaluations=check_max_evaluations) if check else None
         # What the program prints shares standard output with tables; a JSON document keeps it to itself.
         to_file = output not in (None, "-")
         write = sys.stdout.write if renderer.prints_to_stdout or to_file else sys.stderr.write
-        result = run_grad(GradJob(req, check=tolerances), GradContext(write=write))
+        result = grad_jobs.run_grad(grad_jobs.GradJob(req, check=tolerances), grad_jobs.GradContext(write=write))
         _show_grad(result, renderer, output, graph=graph, explain=explain, chosen=chosen,
                    tree=graph_values or graph_saved, max_nodes=graph_max_nodes)
     if result.check is not None and not result.check.ok:
         raise typer.Exit(EXIT_EVAL)
+
+
+def _grad_request(program: str, **fields):
+    """The :class:`~gradcli.app.calculator.GradRequest` of ``program`` (its text, or ``@path``: read by
+    :func:`gradcli.language.specs.read_program`, which also names the file) with the other ``fields``.
+
+    Raises:
+        InputError: an unreadable program file (exit 2).
+    """
+    from ..app.calculator import GradRequest  # watched at start-up (tests/cli/test_startup_imports.py)
+    from ..language.specs import read_program  # the language's package is watched at start-up too
+
+    text, filename = read_program(program)
+    return GradRequest(program=text, filename=filename, **fields)
 
 
 def _quiet_format(quiet: bool, format: str | None, json_: bool) -> str | None:
@@ -289,8 +317,7 @@ def _show_grad(result, renderer, output, *, graph, explain, chosen, tree: bool, 
     JSON / compact lines (``chosen``: their sections or members; ``tree``: the recorded graph as a tree after
     the tables), to ``output`` (``-o``); then the non-finite warning and a failed check's message on standard
     error."""
-    from .cli_output import emit
-    from ..render.messages import check_failure, nonfinite_warning
+    from ..render.messages import check_failure, nonfinite_warning  # watched at start-up (test_startup_imports)
 
     options = _graph_options(max_nodes)
     if graph is not None:
@@ -321,7 +348,7 @@ def _sections(show: str) -> tuple:
     Raises:
         InputError: unknown names (a usage error, exit 2).
     """
-    from ..render.compact import SECTIONS
+    from ..render.compact import SECTIONS  # --json never loads the compact renderer (test_startup_imports)
 
     names = [f.strip() for f in show.split(",") if f.strip()]
     if not names or any(f not in SECTIONS for f in names):
@@ -348,7 +375,7 @@ def _json_fields(fields: str | None, renderer, other_output: bool):
     """
     if fields is None:
         return None
-    from ..render.json import FIELDS
+    from ..render.json import FIELDS  # tables never load the JSON renderer (test_startup_imports)
 
     if renderer.name != "json" or other_output:
         raise InputError("--fields chooses the members of the JSON document: use it with --format json",
@@ -364,10 +391,6 @@ def _transform_command(ctx, kind: str, mode: str, vectors, options: dict) -> Non
     """What ``gradcli jacobian``/``hessian``/``jvp``/``hvp`` share: options (``options``: the parameters of
     :data:`_TRANSFORM_HEAD` and :data:`_TRANSFORM_TAIL` by name), the request, the answer and its rendering;
     ``vectors`` are the -t/-v blocks (None for jacobian/hessian), and a failed --check exits 1."""
-    from ..app.calculator import GradRequest
-    from ..language.specs import read_program
-    from ..app.transforms import compute_transform
-
     format, json_ = options["format"], options["json_"]
     with reported(ctx, options["debug"]):
         format = _quiet_format(options["quiet"], format, json_)
@@ -378,13 +401,12 @@ def _transform_command(ctx, kind: str, mode: str, vectors, options: dict) -> Non
             _needs(ctx, name, "--" + name, options["check"], "--check (it sets the finite-difference comparison)")
         check = {k: options[k] for k in ("eps", "atol", "rtol")} if options["check"] else None
         opts.configure_limits()
-        text, filename = read_program(options["program"])
-        req = GradRequest(program=text, inputs=options["input"] or [], consts=options["const"] or [], seed=opts.seed, dtype=opts.dtype,
-                          filename=filename, max_steps=opts.max_steps)
+        req = _grad_request(options["program"], inputs=options["input"] or [], consts=options["const"] or [],
+                            seed=opts.seed, dtype=opts.dtype, max_steps=opts.max_steps)
         write = sys.stdout.write if renderer.prints_to_stdout else sys.stderr.write
-        result = compute_transform(req, kind, mode, vectors=vectors, write=write, check=check)
+        result = transforms.compute_transform(req, kind, mode, vectors=vectors, write=write, check=check)
         renderer.transform(result, sys.stdout)
-        from ..render.messages import check_failure
+        from ..render.messages import check_failure  # watched at start-up (test_startup_imports)
 
         failure = None if result.check is None else check_failure(result.check)
         if failure:
@@ -477,13 +499,11 @@ def ops(
     json_: Json = False,
 ) -> None:
     """List the supported ops: name, signature, grad_fn and derivative note, from the op table itself."""
-    from ..app.catalog import list_ops
-
     with reported(ctx):
         opts = CommandOptions.from_cli(ctx, format=format, json_=json_)
         if kind is not None and kind not in ("op", "creation", "function"):
             raise InputError(f"--kind must be op, creation or function, got {kind!r}", type="UsageError")
-        opts.renderer.ops(list_ops(kind=kind, name=name), sys.stdout)
+        opts.renderer.ops(catalog.list_ops(kind=kind, name=name), sys.stdout)
 
 
 @app.command()
@@ -518,8 +538,6 @@ def run(
     """Run a program like a Python script: print() shows values as PyTorch prints them, warnings go to
     standard error, an error shows file:line:col, the line with a caret and PyTorch's message (exit 1).
     Syntax errors stop the run before anything runs (exit 2)."""
-    from ..app.run_program import RunRequest, read_source, run_program
-
     with reported(ctx, debug):
         opts = CommandOptions.from_cli(ctx, seed=seed, dtype=dtype, max_steps=max_steps, limit=limit,
                                        anomaly=anomaly, debug=debug)
@@ -530,21 +548,18 @@ def run(
                              type="UsageError")
         renderer = None if graph is None else graph_renderer(graph)
         opts.configure_limits()
-        source, filename = read_source(path)
-        req = RunRequest(source=source, filename=filename, keep_going=keep_going, notebook=notebook,
+        source, filename = run_program.read_source(path)
+        req = run_program.RunRequest(source=source, filename=filename, keep_going=keep_going, notebook=notebook,
                          max_steps=opts.max_steps, seed=opts.seed, dtype=opts.dtype, anomaly=opts.anomaly)
 
         def run_it():
-            return run_program(req, write=sys.stdout.write, warn=sys.stderr.write,
+            return run_program.run_program(req, write=sys.stdout.write, warn=sys.stderr.write,
                                report=lambda err: report_error(err, opts.debug))
 
         if renderer is None:
             result = run_it()
         else:
-            from .cli_output import emit
-            from ..app.run_graph import GraphWatch
-
-            watch = GraphWatch(values=graph_values, saved=graph_saved)
+            watch = run_graph.GraphWatch(values=graph_values, saved=graph_saved)
             with watch.recorder.running(on_call=watch.on_call):
                 result = run_it()
             drawn = watch.result(source)
@@ -562,9 +577,7 @@ def _graph_options(max_nodes: int | None):
     """``--graph-max-nodes``'s GraphOptions (None: the defaults)."""
     if max_nodes is None:
         return None
-    from ..render.graphview import GraphOptions
-
-    return GraphOptions(max_nodes=max_nodes, collapse=max_nodes != 0)
+    return graphview.GraphOptions(max_nodes=max_nodes, collapse=max_nodes != 0)
 
 
 @app.command()
@@ -597,9 +610,7 @@ def plot(
     """Plot a program and its derivative over a range of one input (or a heat map with the gradient over two):
     in the terminal, as PNG/SVG/PDF (-o FILE, matplotlib), or the values as CSV or JSON. Kinks and NaN
     regions are gaps, and PyTorch's subgradient at a kink is marked."""
-    from .cli_output import emit
-    from ..language.specs import read_program
-    from ..app.plot_grid import PlotRequest, compute_plot
+    from ..language.specs import read_program  # the language's package is watched at start-up
 
     with reported(ctx, debug):
         if format is None:
@@ -607,7 +618,7 @@ def plot(
         opts = CommandOptions.from_cli(ctx, format=None if format == "csv" else format, seed=seed, dtype=dtype,
                                        max_steps=max_steps, limit=limit, debug=debug)
         if format == "csv":
-            from ..render.pictures import PLOT_CSV
+            from ..render.pictures import PLOT_CSV  # watched at start-up (test_startup_imports)
 
             renderer = PLOT_CSV
         else:
@@ -618,10 +629,10 @@ def plot(
                              f"{renderer.name}", type="UsageError")
         opts.configure_limits()
         text, filename = read_program(program)
-        req = PlotRequest(program=text, over=over, inputs=input or [], consts=const or [], points=points,
+        req = plot_grid.PlotRequest(program=text, over=over, inputs=input or [], consts=const or [], points=points,
                           order=order, seed=opts.seed, dtype=opts.dtype, filename=filename, max_steps=opts.max_steps)
         with _progress_bar() as progress:
-            result = compute_plot(req, progress=progress)
+            result = plot_grid.compute_plot(req, progress=progress)
         emit(renderer, output, lambda stream: renderer.plot(result, stream))
 
 
@@ -705,8 +716,6 @@ def batch(
     """Evaluate a file of entries: one result per entry (a table row, or a JSON line with --format json),
     written as soon as it is done; a summary on standard error. Exit 0 if every entry succeeded, 1 if any
     failed, 2 if the file cannot be read (or the Dask scheduler cannot be reached)."""
-    from .batch import run
-
     use_utf8(sys.stdout)
     use_utf8(sys.stderr)
     with reported(ctx, debug):
@@ -716,12 +725,13 @@ def batch(
                                        max_steps=max_steps, limit=limit, anomaly=anomaly, debug=debug)
         entry_format = opts.renderer.batch(sys.stdout)
         opts.configure_limits()
-        from ..engine import limits
+        from ..engine import limits  # watched at start-up (test_startup_imports)
 
         limits.disarm_time()  # in batch, the time limit applies to each entry (batch.runner.run_entry)
         tolerances = dict(eps=eps, atol=atol, rtol=rtol, max_evaluations=check_max_evaluations) if check else None
-        status = run(file, fmt=input_fmt, jobs=jobs, entry_format=entry_format, dtype=opts.dtype, seed=opts.seed,
-                     max_steps=opts.max_steps, anomaly=opts.anomaly, debug=opts.debug, check=tolerances, dask=dask)
+        status = batching.run(file, fmt=input_fmt, jobs=jobs, entry_format=entry_format, dtype=opts.dtype,
+                              seed=opts.seed, max_steps=opts.max_steps, anomaly=opts.anomaly, debug=opts.debug,
+                              check=tolerances, dask=dask)
     if owns_process(ctx):
         ignore_interrupts()
     raise typer.Exit(status)
@@ -753,14 +763,13 @@ def schema(
 ) -> None:
     """Print the JSON Schema of a JSON output (the help text is :data:`_SCHEMA_HELP`, from the list of schemas in
     :mod:`gradcli.render.schemas`)."""
-    from ..render.schemas import NAMES, schema_text
-
     with reported(ctx):
         if name is None:
-            sys.stdout.write("".join(f"{n}\n" for n in NAMES))
+            sys.stdout.write("".join(f"{n}\n" for n in SCHEMA_NAMES))
             return
-        if name not in NAMES:
-            raise InputError(f"no schema named {name!r}; the schemas are: {', '.join(NAMES)}", type="UsageError")
+        if name not in SCHEMA_NAMES:
+            raise InputError(f"no schema named {name!r}; the schemas are: {', '.join(SCHEMA_NAMES)}",
+                             type="UsageError")
         sys.stdout.write(schema_text(name))
 
 
@@ -869,7 +878,7 @@ def main() -> None:
     try:
         _positional_input_hint(argv)
         if computes:
-            from ..engine import limits
+            from ..engine import limits  # numpy: not for --help (test_startup_imports)
 
             limits.configure()
             limits.install_process_guards()

@@ -14,9 +14,13 @@ import time
 from contextlib import closing, contextmanager
 
 from ...engine.errors import EXIT_EVAL, EXIT_OK, InputError
+from ...engine.lazy import lazy
 from ...app.reporting import EXIT_INTERRUPTED, report_error
 from .entries import FORMATS, Defaults, format_for, read_entries
 from .runner import run_entries
+
+dask_runner = lazy("gradcli.frontends.batch.dask_runner")  # Dask: only with --dask
+specs = lazy("gradcli.language.specs")
 
 #: Exit status when the reader of standard output went away (``| head -1``): 128 + SIGPIPE, as shells report
 #: a process killed by SIGPIPE.
@@ -198,9 +202,7 @@ def open_input(path: str):
     try:
         stream = open(path, "rb")
     except OSError as e:
-        from ...language.specs import file_error
-
-        raise file_error(e, path) from None
+        raise specs.file_error(e, path) from None
     import stat
 
     try:
@@ -347,10 +349,8 @@ def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str
         return report_error(err, debug)
     client = None
     if dask is not None:
-        from .dask_runner import connect
-
         try:
-            client = connect(dask, quiet=not debug)
+            client = dask_runner.connect(dask, quiet=not debug)
         except InputError as err:
             if path != "-":
                 stream.close()
@@ -367,9 +367,8 @@ def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str
         if client is None:
             results = run_entries(entries, entry_format, jobs, notice=progress.message, debug=debug)
         else:
-            from .dask_runner import DaskRunner
-
-            results = iter(DaskRunner(entries, entry_format, client, notice=progress.message, debug=debug))
+            results = iter(dask_runner.DaskRunner(entries, entry_format, client, notice=progress.message,
+                                                  debug=debug))
         with closing(results) as outcomes:
             _write_outcomes(outcomes, entry_format.header(), writer, progress, summary, name)
         writer.finished = True

@@ -21,7 +21,15 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from ...app.calculator import GradRequest
+from ...app.jobs import GradContext, GradJob, run_grad
+from ...engine import limits
 from ...engine.errors import GradcliError, GradcliSyntaxError, InputError
+from ...engine.lazy import lazy
+from ...language import grammar
+
+# Read by entries with a 'transform' or a 'check' field only.
+finite_differences = lazy("gradcli.app.finite_differences")
+transforms = lazy("gradcli.app.transforms")
 
 FORMATS = ("auto", "text", "jsonl")
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -69,8 +77,6 @@ class Entry:
     def compute(self, write, warn):
         """Run the request: a :class:`~gradcli.app.result.GradResult` (with its check when ``check``), or with
         ``transform`` (``{"kind", "mode", "vectors"}``) a :class:`~gradcli.app.transforms.TransformResult`."""
-        from ...app.jobs import GradContext, GradJob, run_grad
-
         return run_grad(GradJob(self.request, check=self.check, transform=self.transform),
                         GradContext(write=write, warn=warn))
 
@@ -98,8 +104,6 @@ def read_lines(stream, name: str = "<stdin>") -> Iterator[Line]:
     Raises:
         InputError: if reading fails (an I/O error; exit 2).
     """
-    from ...engine import limits
-
     end = 0
     number = 0
     longest = limits.current.file_bytes
@@ -133,15 +137,13 @@ def opens_block(text: str) -> bool:
     """Whether a line is incomplete on its own and so starts a multi-line entry: it parses up to the end of
     the input but needs more (``def f(x):``, ``y = [1,``, a trailing backslash). This is the rule of
     Python's interactive prompt (``codeop``), decided by gradcli's own grammar."""
-    from ...language.grammar import parse
-
     s = text.rstrip()
     # Most lines are plainly complete: parse only those that may not be (a comment may hide the ':').
     if not (s.endswith((":", "\\", ",")) or "#" in s or s.count("(") + s.count("[") + s.count("{")
             > s.count(")") + s.count("]") + s.count("}")):
         return False
     try:
-        parse(text)
+        grammar.parse(text)
     except GradcliSyntaxError as e:
         return e.message == "unexpected end of input"
     return False
@@ -213,10 +215,8 @@ def _is_header(text: str) -> bool:
 
 def _parse_state(text: str) -> str:
     """"complete" if ``text`` parses, "incomplete" if it parses up to its end but needs more, else "error"."""
-    from ...language.grammar import parse
-
     try:
-        parse(text)
+        grammar.parse(text)
     except GradcliSyntaxError as e:
         return "incomplete" if e.message == "unexpected end of input" else "error"
     return "complete"
@@ -329,8 +329,6 @@ def jsonl_entry(ln: Line, defaults: Defaults) -> Entry:
 def _entry_transform(obj: dict):
     """An entry's ``transform`` with its ``mode`` and vectors (``tangent`` for jvp, ``vector`` for hvp: objects
     of name: SPEC or data): ``({"kind", "mode", "vectors"} or None, error message or None)``."""
-    from ...app.transforms import MODES
-
     kind = obj.get("transform")
     if kind is None:
         for key in ("mode", "tangent", "vector"):
@@ -343,8 +341,8 @@ def _entry_transform(obj: dict):
     mode = obj.get("mode", "auto")
     if mode is None:
         mode = "auto"
-    if mode not in MODES or (kind != "jacobian" and mode != "auto"):
-        allowed = ", ".join(MODES) if kind == "jacobian" else '"auto" (only jacobian has modes)'
+    if mode not in transforms.MODES or (kind != "jacobian" and mode != "auto"):
+        allowed = ", ".join(transforms.MODES) if kind == "jacobian" else '"auto" (only jacobian has modes)'
         return None, f"'mode' must be {allowed}, got {json.dumps(mode, ensure_ascii=False)}"
     field_name = TRANSFORM_VECTORS[kind]
     for key in ("tangent", "vector"):
@@ -363,12 +361,11 @@ def _entry_transform(obj: dict):
 def _entry_check(value, default: dict | None):
     """An entry's ``check`` field: ``(tolerances or None, error message or None)``. ``true`` takes the batch's
     tolerances (or gradcheck's defaults), an object overrides some of them, ``false``/null turns checking off."""
-    from ...app.finite_differences import DEFAULT_ATOL, DEFAULT_EPS, DEFAULT_MAX_EVALUATIONS, DEFAULT_RTOL
-
     if value is None or value is False:
         return None, None
-    base = dict(default) if default else {"eps": DEFAULT_EPS, "atol": DEFAULT_ATOL, "rtol": DEFAULT_RTOL,
-                                          "max_evaluations": DEFAULT_MAX_EVALUATIONS}
+    fd = finite_differences
+    base = dict(default) if default else {"eps": fd.DEFAULT_EPS, "atol": fd.DEFAULT_ATOL, "rtol": fd.DEFAULT_RTOL,
+                                          "max_evaluations": fd.DEFAULT_MAX_EVALUATIONS}
     if value is True:
         return base, None
     if not isinstance(value, dict):

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 from typing import Iterable, Iterator
 
+from ...engine.errors import InputError
 from ...render.json import batch_entry_to_dict, error_to_dict
 from ...app.result import EntryResult
 from .entries import Defaults, Entry, Line, jsonl_entry, text_entries
@@ -58,8 +59,6 @@ def _entry(number: int, item, defaults: Defaults) -> Entry:
         try:
             text = json.dumps(item, allow_nan=False)
         except (TypeError, ValueError) as e:
-            from ...engine.errors import InputError
-
             err = InputError(f"the entry is not JSON data: {e}", type="InputError")
             return Entry(number, "", 0, error=err)
         return jsonl_entry(Line(number, text, 0), defaults)
@@ -69,13 +68,9 @@ def _entry(number: int, item, defaults: Defaults) -> Entry:
         if len(found) == 1:
             return Entry(number, found[0].text, 0, request=found[0].request, error=found[0].error,
                          check=found[0].check)
-        from ...engine.errors import InputError
-
         return Entry(number, item, 0, error=InputError("a str entry must hold one program (join several lines of "
                                                        "one entry with newlines inside a block, or use ';')",
                                                        type="InputError"))
-    from ...engine.errors import InputError
-
     return Entry(number, "", 0, error=InputError(f"an entry is a dict of JSON Lines fields or a str program, got "
                                                  f"{type(item).__name__}", type="InputError"))
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 from ...engine import limits
+from ...language import grammar
 from ...language.build import shape_cache
 from ...engine.errors import GradcliError
 from ...app.reporting import InternalError, to_error, traceback_text
@@ -170,9 +171,7 @@ def _worker_init() -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     np.seterr(all="ignore")
-    from ...language.grammar import parser
-
-    parser()  # build the grammar once per worker, before the first entry
+    grammar.parser()  # build the grammar once per worker, before the first entry
 
 
 def run_chunk(entries: list, entry_format, debug: bool = False) -> list:

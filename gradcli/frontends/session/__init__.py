@@ -7,6 +7,14 @@ answers, :mod:`.app` the prompt_toolkit front end (imported only when a session 
 
 from __future__ import annotations
 
+import sys
+
+from ...engine.lazy import lazy
+
+limits = lazy("gradcli.engine.limits")
+prompt_app = lazy("gradcli.frontends.session.app")  # prompt_toolkit: only on a terminal
+script = lazy("gradcli.frontends.session.script")
+
 
 def start(*, dtype: str = "float32", format: str = "table", stdin=None, stdout=None, stderr=None) -> int:
     """Run a session on the given streams (default: the process's); returns the exit code.
@@ -16,18 +24,10 @@ def start(*, dtype: str = "float32", format: str = "table", stdin=None, stdout=N
     error, as ``python`` reading a script from a pipe does, with that error's exit code (1 evaluation, 2 bad
     input); 0 if none.
     """
-    import sys
-
-    from ...engine import limits
-
     limits.disarm_time()  # the process's time limit (gradcli's guard) would end a session: it bounds each entry
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     if stdin.isatty() and stdout.isatty():
-        from .app import interact
-
-        return interact(dtype=dtype, format=format)
-    from .script import run_script
-
-    return run_script(stdin, stdout, stderr, dtype=dtype, format=format)
+        return prompt_app.interact(dtype=dtype, format=format)
+    return script.run_script(stdin, stdout, stderr, dtype=dtype, format=format)

@@ -11,14 +11,18 @@ require grad, defined in the session).
 from __future__ import annotations
 
 from ...engine import dtypes
-from ...engine.errors import EvalError, GradcliError
+from ...engine.errors import EvalError, GradcliError, InputError
+from ...engine.lazy import lazy
+from ...language.build import build_program
+from ...app.calculator import GradRequest, build_graph, run_output, tensor_info
+from ...app.jobs import GradContext, GradJob, run_grad, run_in_workspace
 from ...app.result import GradResult, InputInfo
+
+transforms = lazy("gradcli.app.transforms")
 
 
 def _evaluate(session, text: str):
     """Run ``text`` against a copy of the session's variables; the value of its last expression, as a Tensor."""
-    from ...app.jobs import run_in_workspace
-
     return run_in_workspace(session, text)
 
 
@@ -33,9 +37,6 @@ def grad_result(session, text: str) -> GradResult:
             "element 0 of tensors does not require grad ..."), with a hint; a non-scalar output needs a
             scalar (exit code 1).
     """
-    from ...app.calculator import GradRequest
-    from ...app.jobs import GradContext, GradJob, run_grad
-
     return run_grad(GradJob(GradRequest(program=text, filename="<stdin>")), GradContext(workspace=session))
 
 
@@ -46,8 +47,6 @@ def graph_result(session, text: str) -> GradResult:
     Raises:
         GradcliSyntaxError, EvalError: as :func:`grad_result`.
     """
-    from ...app.calculator import build_graph, tensor_info
-
     output = _evaluate(session, text)
     leaves = session.leaves()
     inputs = [InputInfo(name=name, value=tensor_info(t), kind="leaf") for name, t in leaves]
@@ -65,11 +64,6 @@ def transform_result(session, text: str, kind: str):
         InputError: no leaf in the session (exit code 2).
         GradcliSyntaxError, EvalError: as :func:`grad_result`; PyTorch's errors of jacobian/hessian.
     """
-    from ...app.calculator import run_output, tensor_info
-    from ...engine.errors import InputError
-    from ...language.build import build_program
-    from ...app.transforms import TransformResult, transform_blocks
-
     program = build_program(text, "<stdin>")
     leaves = session.leaves()
     if not leaves:
@@ -89,11 +83,11 @@ def transform_result(session, text: str, kind: str):
     values = tuple(t for _, t in leaves)
     output = f(*values)
     try:
-        blocks = transform_blocks(kind, "reverse", f, values, names=[name for name, _ in leaves])
+        blocks = transforms.transform_blocks(kind, "reverse", f, values, names=[name for name, _ in leaves])
     except GradcliError:
         raise
     except (RuntimeError, TypeError, ValueError) as e:
         raise EvalError.from_exception(e) from None
-    return TransformResult(kind=kind, output=tensor_info(output.detach()), mode="reverse",
-                           inputs=[(name, tuple(t.shape)) for name, t in leaves], blocks=blocks,
-                           default_dtype=dtypes.get_default_dtype().name)
+    return transforms.TransformResult(kind=kind, output=tensor_info(output.detach()), mode="reverse",
+                                      inputs=[(name, tuple(t.shape)) for name, t in leaves], blocks=blocks,
+                                      default_dtype=dtypes.get_default_dtype().name)

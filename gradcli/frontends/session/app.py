@@ -22,6 +22,10 @@ from prompt_toolkit.history import FileHistory
 from prompt_toolkit.lexers import Lexer
 from prompt_toolkit.styles import Style
 
+from ...engine import dtypes, graph
+from ...engine.tensor import Tensor
+from ...language import attributes, torch_names
+from ...language.grammar import parser
 from .core import COMMANDS, Session
 
 PROMPT = ">>> "
@@ -48,8 +52,6 @@ def history_path() -> Path:
 
 # ------------------------------------------------------------------------------------------------ lexer
 def _keywords() -> dict:
-    from ...language.grammar import parser
-
     return {t.name for t in parser().terminals if t.pattern.type == "str" and t.pattern.value.isalpha()}
 
 
@@ -60,8 +62,6 @@ class GrammarLexer(Lexer):
     lexer cannot read is marked as an error from there on."""
 
     def __init__(self, names=()):
-        from ...language.grammar import parser
-
         self._parser = parser()
         try:  # the parser's lexer, keeping the ignored tokens (spaces) for exact offsets (Lark's own Lark.lex way)
             self._lexer = self._parser._build_lexer(True)
@@ -129,29 +129,24 @@ def attribute_names(obj) -> list[str]:
     read_attribute`: a tensor's attributes and op-table methods, a module's members, ...), sorted. For a tensor
     and PyTorch's modules, only those PyTorch has too (:data:`gradcli.language.torch_names.MEMBERS`): the language
     accepts some names PyTorch lacks (``F.sort``), which a completion would teach as PyTorch's."""
-    from ...engine import dtypes, graph
-    from ...language import torch_names
-    from ...language import attributes as b
-    from ...engine.tensor import Tensor
-
     if isinstance(obj, Tensor):
-        names = (set(b.TENSOR_ATTRS) | {"grad"} | set(b.METHODS)) & torch_names.MEMBERS["Tensor"]
-    elif isinstance(obj, b.Namespace):
+        names = (set(attributes.TENSOR_ATTRS) | {"grad"} | set(attributes.METHODS)) & torch_names.MEMBERS["Tensor"]
+    elif isinstance(obj, attributes.Namespace):
         names = set(obj.members)
         if obj.name in torch_names.MEMBERS:
             names &= torch_names.MEMBERS[obj.name]
     elif isinstance(obj, (graph.Node, graph.AccumulateGrad)):
-        names = set(b.NODE_ATTRS)
+        names = set(attributes.NODE_ATTRS)
     elif isinstance(obj, dtypes.DType):
-        names = set(b.DTYPE_ATTRS)
-    elif isinstance(obj, b.Size):
-        names = set(b.SIZE_ATTRS)
+        names = set(attributes.DTYPE_ATTRS)
+    elif isinstance(obj, attributes.Size):
+        names = set(attributes.SIZE_ATTRS)
     elif isinstance(obj, str):
-        names = set(b.STR_METHODS)
+        names = set(attributes.STR_METHODS)
     elif isinstance(obj, list):
-        names = set(b.LIST_METHODS)
+        names = set(attributes.LIST_METHODS)
     elif isinstance(obj, dict):
-        names = set(b.DICT_METHODS)
+        names = set(attributes.DICT_METHODS)
     else:
         names = set(getattr(type(obj), "_fields", ()) if isinstance(obj, tuple) else ())
     return sorted(n for n in names if not n.startswith("_"))
@@ -203,8 +198,6 @@ class SessionCompleter(Completer):
                 yield Completion(name, start_position=-len(prefix))
 
     def _resolve(self, dotted: str):
-        from ...language.attributes import read_attribute
-
         interp = self.session.interp
         first, *rest = dotted.split(".")
         if first in interp.globals:
@@ -217,7 +210,7 @@ class SessionCompleter(Completer):
             return None
         for name in rest:
             try:
-                obj = read_attribute(obj, name)
+                obj = attributes.read_attribute(obj, name)
             except Exception:
                 return None
         return obj

@@ -16,9 +16,23 @@ import sys
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from ...engine import dtypes
+from ... import render
+from ...engine import dtypes, limits
 from ...engine.errors import EXIT_EVAL, EXIT_INPUT, EXIT_OK, GradcliError, GradcliSyntaxError, InputError
+from ...engine.lazy import lazy
+from ...engine.printing import format_display, format_value
+from ...engine.tensor import Tensor
 from ...app.reporting import report_error, to_error
+from ..cli_options import graph_renderer
+from ..cli_output import emit, format_for_path
+
+answers = lazy("gradcli.frontends.session.answers")
+build = lazy("gradcli.language.build")
+calculator = lazy("gradcli.app.calculator")
+catalog = lazy("gradcli.app.catalog")
+interpreter = lazy("gradcli.language.interpreter")
+nodes = lazy("gradcli.language.nodes")
+specs = lazy("gradcli.language.specs")
 
 FILENAME = "<stdin>"
 
@@ -103,18 +117,13 @@ class Session:
     # ------------------------------------------------------------------------------------------ state
     def reset(self) -> None:
         """Forget every variable, line and seed: a new interpreter in a new run context."""
-        from ...app.calculator import run_context
-        from ...language.interpreter import Interpreter
-
-        self.context = run_context(self.dtype)
-        self.interp = Interpreter(write=lambda text: self.write(text), warn=lambda text: self.error(text))
+        self.context = calculator.run_context(self.dtype)
+        self.interp = interpreter.Interpreter(write=lambda text: self.write(text), warn=lambda text: self.error(text))
         self.lines: list[list[tuple[str, bool]]] = []
 
     def leaves(self) -> list:
         """``(name, tensor)`` of the session's variables that are leaf tensors requiring grad, in definition
         order (a tensor bound to two names is listed once)."""
-        from ...engine.tensor import Tensor
-
         seen, out = set(), []
         for name, value in self.interp.globals.items():
             if isinstance(value, Tensor) and value.is_leaf and value.requires_grad and id(value) not in seen:
@@ -128,12 +137,10 @@ class Session:
         input (an open bracket, a block header waiting for its body), and, as in Python's REPL, a
         compound statement (``for``, ``def``, ``if`` ...) goes on until an empty line. Any other syntax error is
         complete: running it reports the error."""
-        from ...language.build import build_program
-
         if not text.strip() or text.lstrip().startswith(":"):
             return True
         try:
-            program = build_program(text, FILENAME)
+            program = build.build_program(text, FILENAME)
         except GradcliSyntaxError as err:
             if err.message.startswith("unexpected end of input"):
                 return False
@@ -149,8 +156,6 @@ class Session:
     def execute(self, text: str) -> Outcome:
         """Run one entry: a session command (``:name ...``) or program text. Returns what it did; errors are
         reported (not raised). KeyboardInterrupt is left to the caller (the session goes on)."""
-        from ...engine import limits
-
         stripped = text.strip()
         if not stripped:
             return Outcome()
@@ -171,14 +176,10 @@ class Session:
         """Parse ``text`` (nothing runs if it does not parse), then run its top-level statements one by one,
         showing each expression statement's value; stops at the first error. The statements that ran are kept
         for ``:save`` (with ``record``; the failing one is left out)."""
-        from ...language.build import build_program
-        from ...engine.printing import format_display
-
         try:
-            program = build_program(text, filename)
+            program = build.build_program(text, filename)
         except GradcliError as err:
             return self._report(err)
-        from ...language import nodes as n
 
         done = []
         self.interp.steps = 0  # --max-steps bounds each entry, not the whole session
@@ -192,7 +193,7 @@ class Session:
                     except Exception as exc:
                         return self._report(to_error(exc))
                     done.append(stmt)
-                    if isinstance(stmt, n.ExprStmt):
+                    if isinstance(stmt, nodes.ExprStmt):
                         shown = format_display(value, default_dtype=dtypes.get_default_dtype().np)
                         if shown is not None:
                             self.write(shown + "\n")
@@ -238,8 +239,6 @@ class Session:
         return Outcome(exit=True)
 
     def cmd_format(self, arg: str) -> None:
-        from ... import render
-
         if not arg:
             self.write(f"format: {self.format}\n")
             return
@@ -266,22 +265,15 @@ class Session:
         self.write(f"saved {count} to {arg} (gradcli run --notebook {arg} shows what the session showed)\n")
 
     def cmd_load(self, arg: str) -> Outcome:
-        from ...language.specs import read_text_file
-
         if not arg:
             raise InputError(":load needs a file name: :load FILE", type="UsageError")
-        text = read_text_file(arg)
+        text = specs.read_text_file(arg)
         return self.run_source(text, filename=arg)
 
     def cmd_ops(self, arg: str) -> None:
-        from ... import render
-        from ...app.catalog import list_ops
-
-        self._render(lambda stream: render.get("table").ops(list_ops(name=arg or None), stream))
+        self._render(lambda stream: render.get("table").ops(catalog.list_ops(name=arg or None), stream))
 
     def cmd_inputs(self, arg: str) -> None:
-        from ...engine.printing import format_value
-
         leaves = self.leaves()
         if not leaves:
             self.write("no leaves: define one with e.g. x = tensor([1., 2.], requires_grad=True)\n")
@@ -294,14 +286,11 @@ class Session:
                     self.write(f"{name}.grad: {format_value(t._grad, default_dtype=default)}\n")
 
     def cmd_grad(self, arg: str) -> None:
-        from ... import render
-        from .answers import grad_result
-
         if not arg:
             raise InputError(":grad needs an expression: :grad EXPR", type="UsageError")
         self.interp.steps = 0
         with self.context:
-            result = grad_result(self, arg)
+            result = answers.grad_result(self, arg)
         renderer = render.get(self.format)
         self._render(lambda stream: renderer.grad(result, stream))
 
@@ -312,30 +301,22 @@ class Session:
         self._transform(arg, "hessian")
 
     def _transform(self, arg: str, kind: str) -> None:
-        from ... import render
-        from .answers import transform_result
-
         if not arg:
             raise InputError(f":{kind} needs an expression: :{kind} EXPR", type="UsageError")
         self.interp.steps = 0
         with self.context:
-            result = transform_result(self, arg, kind)
+            result = answers.transform_result(self, arg, kind)
         renderer = render.get(self.format)
         self._render(lambda stream: renderer.transform(result, stream))
 
     def cmd_graph(self, arg: str) -> None:
-        from ... import render
-        from .answers import graph_result
-
         arg, fmt, path = _graph_options(arg)
         if not arg:
             raise InputError(":graph needs a tensor: :graph NAME (or an expression)", type="UsageError")
-        from ..cli_options import graph_renderer
-        from ..cli_output import emit, format_for_path
 
         renderer = graph_renderer(fmt or format_for_path(path) or "tree")
         with self.context:
-            result = graph_result(self, arg)
+            result = answers.graph_result(self, arg)
         if result.output.grad_fn is None:
             if result.output.requires_grad:
                 self.write(f"{arg} is a leaf that requires grad: it has no grad_fn, so its graph is itself "
@@ -366,8 +347,6 @@ def statement_sources(text: str, body: list, count: int) -> list[tuple[str, bool
     where it starts to where the next one starts (the first takes the comments before it), without trailing
     whitespace and semicolons, so that ``1 + 1; 2 + 2`` gives two statements; lines of only spaces (the
     prompt's automatic indentation) are left out, but not inside a multi-line string."""
-    from ...language import nodes as n
-
     lines = text.split("\n")
     starts = [0] + [0] * (len(lines))
     for k, line in enumerate(lines):
@@ -386,7 +365,7 @@ def statement_sources(text: str, body: list, count: int) -> list[tuple[str, bool
                 if line.strip() or j in keep]
         source = "\n".join(kept).rstrip().rstrip(";").rstrip()
         if source:
-            out.append((source, isinstance(stmt, n.ExprStmt)))
+            out.append((source, isinstance(stmt, nodes.ExprStmt)))
     return out
 
 
