@@ -40,16 +40,14 @@ _SUBMODULES = _submodules()
 
 def _engine() -> dict:
     """Import the engine and put its public names into this module (done once)."""
-    from .engine import autograd, dtypes
-    from .engine.autograd import backward, enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
-    from .engine.context import RunContext
-    from .ops import REGISTRY
-    from .engine.tensor import Size, Tensor
+    from .engine import autograd, context, dtypes, tensor  # here, not at the top: --help starts without numpy
+    from .ops import REGISTRY  # here, not at the top: the op table loads on first use of a name (PEP 562)
 
     names = {k: v for k, v in REGISTRY.items() if not k.startswith("_")}
-    names.update(autograd=autograd, dtypes=dtypes, backward=backward, enable_grad=enable_grad, grad=grad,
-                 is_grad_enabled=is_grad_enabled, no_grad=no_grad, set_grad_enabled=set_grad_enabled,
-                 RunContext=RunContext, Size=Size, Tensor=Tensor, get_default_dtype=dtypes.get_default_dtype,
+    names.update(autograd=autograd, dtypes=dtypes, backward=autograd.backward, enable_grad=autograd.enable_grad,
+                 grad=autograd.grad, is_grad_enabled=autograd.is_grad_enabled, no_grad=autograd.no_grad,
+                 set_grad_enabled=autograd.set_grad_enabled, RunContext=context.RunContext, Size=tensor.Size,
+                 Tensor=tensor.Tensor, get_default_dtype=dtypes.get_default_dtype,
                  set_default_dtype=dtypes.set_default_dtype)
     names.update(float16=dtypes.float16, float32=dtypes.float32, float64=dtypes.float64, int8=dtypes.int8,
                  int16=dtypes.int16, int32=dtypes.int32, int64=dtypes.int64, uint8=dtypes.uint8,
@@ -58,7 +56,7 @@ def _engine() -> dict:
     import math  # torch.pi, torch.e, torch.inf, torch.nan (Python floats, as in torch)
 
     names.update(pi=math.pi, e=math.e, inf=math.inf, nan=math.nan)
-    from .api import linalg  # torch.linalg's namespace
+    from .api import linalg  # torch.linalg's namespace, loaded with the op table it reads (first use)
 
     names.update(linalg=linalg)
     globals().update(names)
@@ -68,11 +66,11 @@ def _engine() -> dict:
 def _namespace(name: str):
     """``G.nn``, ``G.optim`` and ``G.func`` (torch.nn, torch.optim, torch.func), imported on first use."""
     if name == "nn":
-        from .api import nn as module
+        from .api import nn as module  # torch.nn, loaded on first use of G.nn (PEP 562)
     elif name == "optim":
-        from .api import optim as module
+        from .api import optim as module  # torch.optim, loaded on first use of G.optim (PEP 562)
     else:
-        from .api import func as module
+        from .api import func as module  # torch.func, loaded on first use of G.func (PEP 562)
     globals()[name] = module
     return module
 

@@ -24,7 +24,7 @@ How they are computed (the values are PyTorch's; the machinery is gradcli's own)
 from __future__ import annotations
 
 from ..engine import autograd
-from ..engine.context import state as _state
+from ..engine.context import generator, state as _state
 from .autograd_functional import forward_blocks, jacobian_blocks, jvp_flat, wrap
 from ..ops import REGISTRY
 from ..engine.tensor import Tensor, fw_tangent
@@ -576,8 +576,6 @@ class _Randomness:
         self.mode = randomness
         self.start = None
         if randomness == "same":
-            from ..engine.context import generator
-
             self.start = copy.deepcopy(generator())
         self._saved = None
 

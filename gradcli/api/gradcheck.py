@@ -16,6 +16,8 @@ import warnings
 import numpy as np
 
 from ..engine import autograd
+from ..engine.context import generator
+from ..engine.printing import format_tensor
 from ..engine.tensor import Tensor
 
 
@@ -64,8 +66,6 @@ def _analytical(output: Tensor, wrt: list, n_in: list) -> list:
 
 
 def _fmt(matrix: np.ndarray) -> str:
-    from ..engine.printing import format_tensor
-
     return format_tensor(matrix, default_dtype=np.float32)  # float64: printed with its dtype, as PyTorch
 
 
@@ -121,8 +121,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
     Raises:
         GradcheckError: as :func:`gradcheck`, for the first mismatch.
     """
-    from ..engine.context import generator
-
     inputs = _as_tuple(inputs)
     outputs = _differentiable_outputs(func(*inputs))
     if grad_outputs is None:

@@ -18,13 +18,17 @@ import types
 
 from ..engine import dtypes, graph, limits
 from ..ops.core import saved_hooks as _saved_hooks
+from ..ops.core import saved_names
 from ..ops.core.declare import METHODS
 from ..engine.tensor import Size, Tensor
+from ..engine.lazy import lazy
 from .safety import materialize
 from . import custom_function, nn_bridge
 from .namespaces import EXCEPTIONS, TENSOR_CLASS, TypeName
 from .strings import STR_METHODS
 from .values import Class, Function, Generator, Instance, Namespace, Property, type_name
+
+torch_names = lazy("gradcli.language.torch_names")  # PyTorch's names, a long table read only for hints
 
 
 # ------------------------------------------------------------------------------------------ tables
@@ -99,8 +103,6 @@ _SEE_OPS = "run `gradcli ops` for the supported ops"
 def unsupported_name_hint(name: str, known=()) -> str | None:
     """The hint for an undefined ``name``: that PyTorch has it (``torch.X`` or ``F.X``, gradcli/language/torch_names.py)
     and gradcli does not, or a did-you-mean among ``known`` (the names the program can see), else None."""
-    from . import torch_names
-
     if name in torch_names.TORCH or name in torch_names.FUNCTIONAL:
         return f"PyTorch has {name}, but gradcli does not support it ({_SEE_OPS})"
     return did_you_mean(name, known)
@@ -125,8 +127,6 @@ def missing(owner: str, name: str, members=()) -> Exception:
     """The error for ``owner.name`` that gradcli does not have: NotImplementedError naming it when PyTorch has
     it (gradcli/language/torch_names.py, or a PyTorch submodule), else the AttributeError PyTorch would raise, with a
     did-you-mean among ``members`` (what the owner has) when one is close."""
-    from . import torch_names
-
     known = {"torch": torch_names.TORCH, "torch.nn.functional": torch_names.FUNCTIONAL,
              "Tensor": torch_names.TENSOR, "torch.linalg": torch_names.LINALG}.get(owner, ())
     if name in known:
@@ -327,8 +327,6 @@ def _library_attribute(obj, name: str):
     if obj is TENSOR_CLASS:  # torch.Tensor.sum: the method, unbound
         return True, tensor_class_attribute(name)
     if name.startswith(("_saved_", "_raw_saved_")) and isinstance(obj, graph.Node):  # PyTorch's names
-        from ..ops.core import saved_names
-
         return True, saved_names.saved_value(obj, name)
     return False, None
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..engine import limits
 from ..engine.errors import GradcliError
 from ..engine.tensor import Tensor
+from ..ops import REGISTRY
 from . import builtins
 from . import nodes as n
 from .values import (MISSING, BoundMethod, Class, ClassMethod, Function, Generator, Instance, Namespace,
@@ -25,8 +26,6 @@ def _keyword_hint(func, message: str) -> str | None:
     """did-you-mean for ``f() got an unexpected keyword argument 'dimm'``, among ``func``'s parameters."""
     import inspect
     import re
-
-    from ..ops import REGISTRY
 
     m = re.search(r"unexpected keyword argument '(\w+)'", message)
     if m is None:

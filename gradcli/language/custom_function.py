@@ -19,6 +19,7 @@ import numpy as np
 
 from ..engine import autograd, graph, limits
 from ..engine.tensor import Tensor
+from .values import MISSING
 
 
 class FunctionBase:
@@ -183,8 +184,6 @@ def apply(cls, args: tuple, call_node):
         RuntimeError: PyTorch's messages (a forward that returns no tensor where an input requires grad is
             allowed and records nothing).
     """
-    from .values import MISSING
-
     interp = cls.interpreter
     arg_is_tensor = [isinstance(a, Tensor) for a in args]
     needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)

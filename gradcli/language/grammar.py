@@ -29,6 +29,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..engine.errors import GradcliError, GradcliSyntaxError, InputLimitError
+from ..engine.lazy import lazy
+
+limits = lazy("gradcli.engine.limits")  # (it imports numpy): loaded by the first text read, not with the grammar
 
 GRAMMAR_NAME = "gradcli.lark"
 
@@ -131,8 +134,6 @@ def parser():
         def _process(self, stream):
             # Brackets nested past the nesting limit are refused as they are read: ((((1)))) builds no tree
             # nodes, but is still input nobody writes by hand.
-            from ..engine import limits
-
             limit = limits.current.nesting
             for token in super()._process(stream):
                 if self.paren_level >= limit and token.type in self.OPEN_PAREN_types:
@@ -343,8 +344,6 @@ def parse_tables() -> dict:
 
 
 def _brackets_too_deep(token) -> InputLimitError:
-    from ..engine import limits
-
     err = limits.exceeded("nesting", "brackets nest too deeply here")
     err.line, err.column = token.line, token.column
     return err
@@ -443,8 +442,6 @@ def parse(text: str, start: str = "file_input", filename: str = "<input>"):
         GradcliSyntaxError: with line, column, the source line and what was expected.
         InputLimitError: for text longer than the ``chars`` limit (checked before parsing).
     """
-    from ..engine import limits
-
     limits.check_source(text, filename)
     if not text.endswith("\n"):
         text += "\n"
@@ -474,8 +471,6 @@ def parse_into(text: str, start: str, filename: str, handlers: dict, context):
             error raised by a handler.
         InputLimitError: for text longer than the ``chars`` limit, or brackets nested too deeply.
     """
-    from ..engine import limits
-
     limits.check_source(text, filename)
     if not text.endswith("\n"):
         text += "\n"
@@ -585,8 +580,6 @@ class _Driver:
         only, a keyword after an expression, where ``NAME`` is not taken) is the state's own expression compiled
         and read, so that a command compiles one expression instead of one per state (each about 1 ms). A state
         that has read :data:`_HOT` tokens (a batch, a session) gets its own expression, which reads faster."""
-        from ..engine import limits
-
         union = self.union
         if union is None:
             union = self.union = re.compile("|".join(group for _, group in self.terminals))

@@ -15,11 +15,18 @@ import math as _math
 from ..engine import autograd, dtypes
 from ..ops.core import saved_hooks as _saved_hooks
 from ..ops import REGISTRY
+from ..engine.lazy import lazy
 from ..engine.tensor import Size, Tensor
+from ..api import gradcheck as _gradcheck
 from ..api.gradcheck import GradcheckError
 from ..ops.linalg.inverses import _LinAlgError  # torch.linalg.LinAlgError
 from . import custom_function, nn_bridge
 from .values import Namespace
+
+# torch.func, torch.autograd.functional and forward_ad: loaded when a program's namespaces are first built
+_func = lazy("gradcli.api.func")
+_functional = lazy("gradcli.api.autograd_functional")
+_forward_ad = lazy("gradcli.api.forward_ad")
 
 
 # ------------------------------------------------------------------------------------------- classes
@@ -243,19 +250,13 @@ def _modules() -> dict[str, Namespace]:
     # ---- torch.nn / torch.optim (gradcli.api.nn, gradcli.api.optim; language glue in nn_bridge)
     nn_spaces = nn_bridge.namespaces(Namespace)
     nn = Namespace("torch.nn", dict(nn_spaces["nn"], functional=functional))
-    from ..api import autograd_functional as _functional
-
     autograd_functional = Namespace("torch.autograd.functional", {
         "jacobian": _functional.jacobian, "hessian": _functional.hessian, "vjp": _functional.vjp,
         "jvp": _functional.jvp, "vhp": _functional.vhp, "hvp": _functional.hvp})
-    from ..api import forward_ad as _forward_ad
-
     forward_ad = Namespace("torch.autograd.forward_ad", {
         "dual_level": _forward_ad.dual_level, "make_dual": _forward_ad.make_dual,
         "unpack_dual": _forward_ad.unpack_dual, "enter_dual_level": _forward_ad.enter_dual_level,
         "exit_dual_level": _forward_ad.exit_dual_level, "UnpackedDualTensor": _forward_ad.UnpackedDualTensor})
-    from ..api import gradcheck as _gradcheck
-
     function_ns = Namespace("torch.autograd.function", {"Function": custom_function.FUNCTION,
                                                          "once_differentiable": custom_function.once_differentiable})
     graph_ns = Namespace("torch.autograd.graph", {"saved_tensors_hooks": _saved_hooks.saved_tensors_hooks,
@@ -266,8 +267,6 @@ def _modules() -> dict[str, Namespace]:
                                                "Variable": _variable, "Function": custom_function.FUNCTION,
                                                "functional": autograd_functional, "forward_ad": forward_ad,
                                                "graph": graph_ns})
-    from ..api import func as _func
-
     func_ns = Namespace("torch.func", {"grad": _func.grad, "grad_and_value": _func.grad_and_value,
                                        "vjp": _func.vjp, "jvp": _func.jvp, "jacrev": _func.jacrev,
                                        "jacfwd": _func.jacfwd, "hessian": _func.hessian, "vmap": _func.vmap})

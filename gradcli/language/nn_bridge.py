@@ -18,6 +18,7 @@ import types
 
 from ..api import nn as _nn
 from ..api import optim as _optim
+from ..api.nn import init, utils
 from ..api.nn.module import Module, RemovableHandle, core_of
 from ..api.nn.naming import TorchClass
 from ..api.nn.parameter import Parameter
@@ -150,8 +151,6 @@ def set_instance_attribute(obj: Instance, name: str, value) -> bool:
 def namespaces(Namespace) -> dict:
     """The modules ``torch.nn`` (its classes, Parameter, init, utils; ``functional`` is added by the caller),
     ``torch.nn.init``, ``torch.nn.utils``, ``torch.optim`` and ``torch.optim.lr_scheduler``."""
-    from ..api.nn import init, utils
-
     init_ns = Namespace("torch.nn.init", {n: getattr(init, n) for n in init.NAMES})
     utils_ns = Namespace("torch.nn.utils", {n: getattr(utils, n) for n in utils.NAMES})
     nn_members = dict(_nn.CLASSES, Parameter=_nn.Parameter, init=init_ns, utils=utils_ns)

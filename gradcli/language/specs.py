@@ -21,7 +21,11 @@ import numpy as np
 
 from ..engine import dtypes, limits
 from ..engine.errors import GradcliError, InputError
+from ..engine.lazy import lazy
 from ..engine.tensor import Tensor, to_tensor
+from .nodes import Program
+
+build = lazy("gradcli.language.build")  # the parser and the op table: loaded when a SPEC is a program text
 
 _IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"  # the grammar's NAME
 _NAME_RE = re.compile(rf"^\s*({_IDENTIFIER})\s*=(.*)$", re.S)
@@ -345,9 +349,6 @@ def evaluate_spec(spec: Spec, interpreter) -> Tensor:
         GradcliSyntaxError: for a SPEC that does not parse (exit 2).
         EvalError: for a SPEC that fails while evaluating (exit 1), positioned in the spec text.
     """
-    from .build import parse_expression
-    from .nodes import Program
-
     filename = f"{spec.option} {spec.name}"
     text = spec.text
     if not spec.has_data and text == "@-":  # standard input holds the SPEC (an expression, or JSON data)
@@ -360,7 +361,7 @@ def evaluate_spec(spec: Spec, interpreter) -> Tensor:
     else:
         if not text:
             raise InputError(f"{spec.option} {spec.name}: empty SPEC", type="InputSpecError")
-        expr = parse_expression(text, filename)
+        expr = build.parse_expression(text, filename)
         saved = interpreter.program
         interpreter.program = Program([], text, filename)
         try:

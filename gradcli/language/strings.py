@@ -10,6 +10,7 @@ from typing import Callable
 
 from ..engine import dtypes, limits
 from ..engine.tensor import Tensor
+from ..engine.printing import format_value
 from .safety import check_format_widths, materialize
 from .namespaces import Device
 from .values import type_name
@@ -18,8 +19,6 @@ from .values import type_name
 # ------------------------------------------------------------------------------------------ str and repr
 def to_str(x="") -> str:
     """``str(x)``: strings as they are, anything else as ``print`` shows it (PyTorch's tensor repr)."""
-    from ..engine.printing import format_value
-
     return x if isinstance(x, str) else format_value(x, default_dtype=dtypes.get_default_dtype().np)
 
 

@@ -139,6 +139,7 @@ REVIEWED_DYNAMIC_ATTRS = {
     ("render/table.py", "__getattr__"): "the output-stream wrapper forwards reads to the stream it wraps (gradcli's)",
     ("ops/operators.py", "install_operators"): "installs Python's operator methods on Tensor at import time",
     ("language/build.py", "<module>"): "defines the builder's binary-operator methods at import time",
+    ("engine/lazy.py", "lazy"): "binds a lazy module on its parent package, as the import system does",
     ("language/nodes.py", "max_depth"): "reads the fields of gradcli's own program nodes",
     ("language/nodes.py", "__init__"): "sets the fields of gradcli's own program nodes (their class's _fields)",
     ("language/build.py", "_number_consts"): "reads the fields of gradcli's own program nodes",

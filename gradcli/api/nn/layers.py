@@ -12,6 +12,8 @@ import numpy as np
 
 from ...engine import autograd, dtypes, limits
 from ...ops import REGISTRY as _OPS
+from ...ops.nn.loss import _legacy_reduction
+from ...ops.shape import inplace as _inplace_ops
 from ...engine.tensor import Tensor
 from . import init
 from .module import Module, _addindent, core_of
@@ -174,9 +176,7 @@ class BatchNorm1d(Module):
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             self.num_batches_tracked.data[...] += 1
-            from ...ops.shape import inplace
-
-            inplace.bump(self.num_batches_tracked.data)
+            _inplace_ops.bump(self.num_batches_tracked.data)
             factor = 1.0 / float(self.num_batches_tracked.data) if self.momentum is None else self.momentum
         bn_training = self.training or (self.running_mean is None and self.running_var is None)
         keep = not self.training or self.track_running_stats
@@ -526,8 +526,6 @@ class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
         if size_average is not None or reduce is not None:
-            from ...ops.nn.loss import _legacy_reduction
-
             reduction = _legacy_reduction(size_average, reduce, reduction)
         self.reduction = reduction
 

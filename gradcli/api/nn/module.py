@@ -19,10 +19,11 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ...engine import autograd, limits
+from ...engine import autograd, dtypes, limits
 from ...engine.hooks import RemovableHandle  # (module hooks and tensor hooks share the engine's handle)
 from ...engine.tensor import Tensor, is_parameter
 from .naming import TorchClass
+from .hooks import BackwardHookState
 
 
 def _addindent(s: str, n: int) -> str:
@@ -353,8 +354,6 @@ class Module(metaclass=TorchClass):
         return _IncompatibleKeys(missing, unexpected)
 
     def _cast(self, dtype):
-        from ...engine import dtypes
-
         d = dtypes.NAMES[dtype] if isinstance(dtype, str) else dtype
         for mod in (m for _, m in self._named_cores()):
             for store in ("_parameters", "_buffers"):
@@ -367,8 +366,6 @@ class Module(metaclass=TorchClass):
 
     def to(self, *args, **kwargs):
         """``to(dtype)`` casts the floating parameters and buffers; a device (gradcli has the CPU only) is kept."""
-        from ...engine import dtypes
-
         for a in list(args) + list(kwargs.values()):
             if isinstance(a, dtypes.DType):
                 return self._cast(a)
@@ -380,20 +377,14 @@ class Module(metaclass=TorchClass):
 
     def float(self):
         """Cast floating parameters and buffers to float32; returns the module."""
-        from ...engine import dtypes
-
         return self._cast(dtypes.float32)
 
     def double(self):
         """Cast floating parameters and buffers to float64; returns the module."""
-        from ...engine import dtypes
-
         return self._cast(dtypes.float64)
 
     def half(self):
         """Cast floating parameters and buffers to float16; returns the module."""
-        from ...engine import dtypes
-
         return self._cast(dtypes.float16)
 
     def type(self, dst_type):
@@ -447,8 +438,6 @@ class Module(metaclass=TorchClass):
         backward_hooks = d.get("_backward_hooks")
         state = None
         if backward_hooks and autograd.is_grad_enabled():
-            from .hooks import BackwardHookState
-
             state = BackwardHookState(face, backward_hooks)
             args = state.wrap_inputs(args)
         forward = d.get("_forward") or self.forward

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...engine import limits
+from ...engine import autograd, dtypes, limits
+from ...engine.generator import _fma64
 from ...ops.shape import inplace
 from ..nn.naming import TorchClass
 from ...engine.tensor import Tensor
@@ -21,8 +22,6 @@ def _fma(a, b, c):
     """``a * b + c`` with one rounding, in ``c``'s float dtype (PyTorch's CPU kernels contract to FMAs)."""
     dt = np.result_type(c)
     if dt == np.float64:
-        from ...engine.generator import _fma64
-
         return _fma64(a, b, c)
     return (np.asarray(a, np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)).astype(dt)
 
@@ -139,8 +138,6 @@ class Optimizer(metaclass=TorchClass):
         first and its result returned."""
         loss = None
         if closure is not None:
-            from ...engine import autograd
-
             with autograd.enable_grad():
                 loss = closure()
         for group in self.param_groups:
@@ -186,8 +183,6 @@ class Optimizer(metaclass=TorchClass):
 
 def _torch_type(v) -> str:
     if isinstance(v, Tensor):
-        from ...engine import dtypes
-
         return f"torch.{dtypes.scalar_type_name(v.data.dtype)}Tensor"
     return type(v).__name__
 
