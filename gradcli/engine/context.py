@@ -33,8 +33,6 @@ from __future__ import annotations
 import itertools
 import weakref
 
-import numpy as np
-
 from . import dtypes
 from .generator import Generator
 from . import limits as _limits
