@@ -200,7 +200,7 @@ def builtin_attribute(obj, name: str, through_super: bool = False):
             return custom_function.apply(cls, args, interp.call_node)
 
         return True, apply
-    if isinstance(obj, Instance) and obj.base is not None and isinstance(obj.base, nn_bridge.Module):
+    if isinstance(obj, Instance) and obj.base is not None and nn_bridge.is_module(obj.base):
         try:
             return True, nn_bridge.module_attribute(obj.base, name, through_super)
         except AttributeError:
@@ -211,7 +211,7 @@ def builtin_attribute(obj, name: str, through_super: bool = False):
 def set_base_attribute(obj: Instance, name: str, value) -> bool:
     """``self.name = value`` for a program object with a gradcli base: True when the base took it (torch.nn
     registers parameters and modules)."""
-    if isinstance(obj.base, nn_bridge.Module):
+    if nn_bridge.is_module(obj.base):
         return nn_bridge.set_instance_attribute(obj, name, value)
     return False
 
@@ -316,7 +316,7 @@ def _library_attribute(obj, name: str):
     ``(False, None)``: the attribute is the tables' (:func:`read_attribute`)."""
     if isinstance(obj, custom_function.FunctionCtx) and not name.startswith("__"):
         return True, _ctx_attribute(obj, name)
-    if isinstance(obj, nn_bridge.Module):  # torch.nn modules: their registered names and public API
+    if nn_bridge.is_module(obj):  # torch.nn modules: their registered names and public API
         return True, nn_bridge.module_attribute(obj, name)
     if nn_bridge.is_library_object(obj):  # optimizers, schedulers, hook handles
         return True, nn_bridge.object_attribute(obj, name)
@@ -381,7 +381,7 @@ def write_attribute(obj, name: str, value) -> None:
         obj.requires_grad_(bool(value))
     elif isinstance(obj, Tensor) and name == "grad":
         obj.grad = value
-    elif isinstance(obj, nn_bridge.Module):
+    elif nn_bridge.is_module(obj):
         nn_bridge.set_module_attribute(obj, name, value)
     elif isinstance(obj, custom_function.FunctionCtx) and not name.startswith("__"):
         if name in ("saved_tensors", "needs_input_grad") or name in _CTX_METHODS:

@@ -96,8 +96,8 @@ def _type(obj):
     if isinstance(obj, Instance):
         return obj.cls
     if isinstance(obj, Tensor):
-        return nn_bridge.Parameter if isinstance(obj, nn_bridge.Parameter) else TENSOR_CLASS
-    if isinstance(obj, nn_bridge.Module) or isinstance(obj, (nn_bridge.Optimizer, nn_bridge.LRScheduler)):
+        return nn_bridge.parameter_class() if nn_bridge.is_parameter(obj) else TENSOR_CLASS
+    if nn_bridge.is_module(obj) or nn_bridge.is_optimizer_or_scheduler(obj):
         return type(obj)
     if isinstance(obj, BaseException) and EXCEPTIONS.get(type(obj).__name__) is type(obj):
         return type(obj)  # the exception class a program names (type(e) is TypeError)
@@ -105,7 +105,7 @@ def _type(obj):
         return TypeName(obj.qualified_name())
     if isinstance(obj, graph.AccumulateGrad):
         return TypeName("AccumulateGrad")
-    if isinstance(obj, nn_bridge.RemovableHandle):
+    if nn_bridge.is_hook_handle(obj):
         return TypeName("torch.utils.hooks.RemovableHandle")
     if isinstance(obj, (Class, TensorClass)) or nn_bridge.is_torch_class(obj):
         return TypeName("type")
@@ -245,10 +245,10 @@ def _issubclass(cls, kind) -> bool:
                 return True
         elif cls is OBJECT or isinstance(c, Class):
             continue
-        elif cls is nn_bridge.Parameter:
+        elif nn_bridge.is_parameter_class(cls):
             if c is Tensor:
                 return True
-        elif c is not nn_bridge.Parameter and issubclass(cls, c):
+        elif not nn_bridge.is_parameter_class(c) and issubclass(cls, c):
             return True
     return False
 
@@ -307,7 +307,7 @@ def _derives(builtin, c) -> bool:
     never nn.Parameter, whose class check is a tensor's mark."""
     if builtin is c:
         return True
-    return isinstance(builtin, type) and isinstance(c, type) and c is not nn_bridge.Parameter and issubclass(builtin, c)
+    return isinstance(builtin, type) and isinstance(c, type) and not nn_bridge.is_parameter_class(c) and issubclass(builtin, c)
 
 
 def builtin_instantiate(base):

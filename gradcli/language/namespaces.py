@@ -21,7 +21,7 @@ from ..api import gradcheck as _gradcheck
 from ..api.gradcheck import GradcheckError
 from ..ops.linalg.inverses import _LinAlgError  # torch.linalg.LinAlgError
 from . import custom_function, nn_bridge
-from .values import Namespace
+from .values import LazyNamespace, Namespace
 
 # torch.func, torch.autograd.functional and forward_ad: loaded when a program's namespaces are first built
 _func = lazy("gradcli.api.func")
@@ -248,8 +248,8 @@ def _modules() -> dict[str, Namespace]:
                                                                         "device_count": lambda: 0})})
     functional = Namespace("torch.nn.functional", members)
     # ---- torch.nn / torch.optim (gradcli.api.nn, gradcli.api.optim; language glue in nn_bridge)
-    nn_spaces = nn_bridge.namespaces(Namespace)
-    nn = Namespace("torch.nn", dict(nn_spaces["nn"], functional=functional))
+    nn_spaces = nn_bridge.namespaces(LazyNamespace)
+    nn = LazyNamespace("torch.nn", lambda: dict(nn_spaces["nn"](), functional=functional))
     autograd_functional = Namespace("torch.autograd.functional", {
         "jacobian": _functional.jacobian, "hessian": _functional.hessian, "vjp": _functional.vjp,
         "jvp": _functional.jvp, "vhp": _functional.vhp, "hvp": _functional.hvp})

@@ -16,15 +16,50 @@ from __future__ import annotations
 
 import types
 
-from ..api import nn as _nn
-from ..api import optim as _optim
-from ..api.nn import init, utils
-from ..api.nn.module import Module, RemovableHandle, core_of
-from ..api.nn.naming import TorchClass
-from ..api.nn.parameter import Parameter
-from ..api.optim.lr_scheduler import LRScheduler
-from ..api.optim.optimizer import Optimizer
+from ..engine.hooks import RemovableHandle
+from ..engine.lazy import lazy
 from .values import MISSING, Instance
+
+# torch.nn and torch.optim are loaded when a program first names them (about 3 ms of every start otherwise):
+# until then no module, Parameter, optimizer or hook handle can exist, and the checks below answer False
+# without loading them.
+_nn = lazy("gradcli.api.nn")
+_optim = lazy("gradcli.api.optim")
+
+
+def _nn_loaded() -> bool:
+    """Whether gradcli.api.nn has run (a lazy module becomes a plain module when it is first used)."""
+    return type(_nn) is types.ModuleType
+
+
+def is_module(obj) -> bool:
+    """Whether ``obj`` is one of gradcli's torch.nn modules (a built-in layer or a program object's base)."""
+    return _nn_loaded() and isinstance(obj, _nn.Module)
+
+
+def is_parameter(obj) -> bool:
+    """Whether ``obj`` is a tensor marked as an ``nn.Parameter``."""
+    return _nn_loaded() and isinstance(obj, _nn.Parameter)
+
+
+def is_hook_handle(obj) -> bool:
+    """Whether ``obj`` is a hook's RemovableHandle (from a module's or a tensor's ``register_*_hook``)."""
+    return isinstance(obj, RemovableHandle)
+
+
+def is_optimizer_or_scheduler(obj) -> bool:
+    """Whether ``obj`` is one of gradcli's optimizers or learning-rate schedulers."""
+    return type(_optim) is types.ModuleType and isinstance(obj, (_optim.Optimizer, _optim.lr_scheduler.LRScheduler))
+
+
+def parameter_class():
+    """``torch.nn.Parameter`` (gradcli's class), loading torch.nn if needed."""
+    return _nn.Parameter
+
+
+def is_parameter_class(value) -> bool:
+    """Whether ``value`` is the class ``torch.nn.Parameter``."""
+    return _nn_loaded() and value is _nn.Parameter
 
 #: A module's private tables a program may look at (read-only snapshots, e.g. ``len(m._forward_hooks)``).
 READABLE_TABLES = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_parameters", "_buffers",
@@ -33,13 +68,13 @@ READABLE_TABLES = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_
 
 def is_module_class(value) -> bool:
     """Whether ``value`` is gradcli's Module or one of its built-in subclasses (a base for program classes)."""
-    return isinstance(value, type) and issubclass(value, Module)
+    return _nn_loaded() and isinstance(value, type) and issubclass(value, _nn.Module)
 
 
 def is_torch_class(value) -> bool:
     """Whether ``value`` is one of gradcli's torch.nn or torch.optim classes (a module class, ``Parameter``, an
     optimizer or a scheduler): classes a program may name in ``isinstance`` and get from ``type()``."""
-    return isinstance(value, TorchClass)
+    return _nn_loaded() and isinstance(value, _nn.naming.TorchClass)
 
 
 def make_instance(base: type, cls) -> Instance:
@@ -69,12 +104,12 @@ def init_function(base: type, obj: Instance):
     return __init__
 
 
-def _snapshot(core: Module, name: str):
+def _snapshot(core, name: str):
     table = core.__dict__.get(name, {})
-    return types.MappingProxyType({k: (v._face() if isinstance(v, Module) else v) for k, v in table.items()})
+    return types.MappingProxyType({k: (v._face() if isinstance(v, _nn.Module) else v) for k, v in table.items()})
 
 
-def module_attribute(core: Module, name: str, through_super: bool = False):
+def module_attribute(core, name: str, through_super: bool = False):
     """``m.name`` of a module (or a program object's base): a registered parameter, buffer or submodule, an
     attribute the module set (not starting with ``_``), or a public method or attribute of its class.
 
@@ -89,7 +124,7 @@ def module_attribute(core: Module, name: str, through_super: bool = False):
             table = d.get(store, {})
             if name in table:
                 v = table[name]
-                return v._face() if isinstance(v, Module) else v
+                return v._face() if isinstance(v, _nn.Module) else v
         if name in d:
             return d[name]
         if name in getattr(type(core), "program_attributes", ()):
@@ -114,10 +149,10 @@ def object_attribute(obj, name: str):
 
 def is_library_object(obj) -> bool:
     """Whether ``obj`` is one of gradcli's optimizers, schedulers or hook handles."""
-    return isinstance(obj, (Optimizer, LRScheduler, RemovableHandle))
+    return is_hook_handle(obj) or is_optimizer_or_scheduler(obj)
 
 
-def set_module_attribute(core: Module, name: str, value) -> None:
+def set_module_attribute(core, name: str, value) -> None:
     """``m.name = value`` on a module: registers parameters and modules, as PyTorch's ``__setattr__``.
 
     Raises:
@@ -138,7 +173,7 @@ def set_instance_attribute(obj: Instance, name: str, value) -> bool:
     core = obj.base
     d = core.__dict__
     registered = any(name in d.get(s, ()) for s in ("_parameters", "_buffers", "_modules"))
-    if registered or core_of(value) is not None or _nn.Parameter.__instancecheck__(value) or name == "training":
+    if registered or _nn.core_of(value) is not None or _nn.Parameter.__instancecheck__(value) or name == "training":
         obj.attrs.pop(name, None)
         if name == "training":
             object.__setattr__(core, name, value)
@@ -148,13 +183,15 @@ def set_instance_attribute(obj: Instance, name: str, value) -> bool:
     return False
 
 
-def namespaces(Namespace) -> dict:
+def namespaces(LazyNamespace) -> dict:
     """The modules ``torch.nn`` (its classes, Parameter, init, utils; ``functional`` is added by the caller),
-    ``torch.nn.init``, ``torch.nn.utils``, ``torch.optim`` and ``torch.optim.lr_scheduler``."""
-    init_ns = Namespace("torch.nn.init", {n: getattr(init, n) for n in init.NAMES})
-    utils_ns = Namespace("torch.nn.utils", {n: getattr(utils, n) for n in utils.NAMES})
-    nn_members = dict(_nn.CLASSES, Parameter=_nn.Parameter, init=init_ns, utils=utils_ns)
-    sched = Namespace("torch.optim.lr_scheduler", dict(_optim.lr_scheduler.CLASSES))
-    optim_ns = Namespace("torch.optim", dict(_optim.CLASSES, lr_scheduler=sched))
-    return {"nn": nn_members, "torch.nn.init": init_ns, "torch.nn.utils": utils_ns, "torch.optim": optim_ns,
+    ``torch.nn.init``, ``torch.nn.utils``, ``torch.optim`` and ``torch.optim.lr_scheduler``, as namespaces whose
+    members are made (and gradcli.api.nn / gradcli.api.optim loaded) when a program first reads one: ``nn`` is
+    the function that makes torch.nn's members."""
+    init_ns = LazyNamespace("torch.nn.init", lambda: {n: getattr(_nn.init, n) for n in _nn.init.NAMES})
+    utils_ns = LazyNamespace("torch.nn.utils", lambda: {n: getattr(_nn.utils, n) for n in _nn.utils.NAMES})
+    sched = LazyNamespace("torch.optim.lr_scheduler", lambda: dict(_optim.lr_scheduler.CLASSES))
+    optim_ns = LazyNamespace("torch.optim", lambda: dict(_optim.CLASSES, lr_scheduler=sched))
+    return {"nn": lambda: dict(_nn.CLASSES, Parameter=_nn.Parameter, init=init_ns, utils=utils_ns),
+            "torch.nn.init": init_ns, "torch.nn.utils": utils_ns, "torch.optim": optim_ns,
             "torch.optim.lr_scheduler": sched}

@@ -33,6 +33,23 @@ class Namespace:
         return f"<module '{self.name}'>"
 
 
+class LazyNamespace(Namespace):
+    """A :class:`Namespace` whose ``members`` are made by ``build()`` when first read (``torch.nn`` and
+    ``torch.optim``: their library modules load only when a program names them)."""
+
+    __slots__ = ("build",)
+
+    def __init__(self, name: str, build):
+        self.name = name
+        self.build = build
+
+    def __getattr__(self, attr):  # called only while the ``members`` slot is still empty
+        if attr != "members":
+            raise AttributeError(attr)
+        self.members = self.build()
+        return self.members
+
+
 class Scope(dict):
     """The variables of a comprehension, generator expression or closure's call: its own names, then
     ``outer`` (the enclosing scope: another Scope or a function's or the program's variables) for the names it
