@@ -215,8 +215,8 @@ def test_save_reproduces_with_gradcli_run(io, tmp_path):
 def test_the_time_limit_bounds_each_entry_not_the_session(io):
     from gradcli.engine import limits
 
-    s = io.session()
     with _time_limit(limits, 1):
+        s = io.session()  # (the session takes the limits in force when it starts)
         out = s.execute("while True:\n    pass\n")
         assert out.code == 1
         assert "LimitError: the entry ran for" in io.take()[1]
