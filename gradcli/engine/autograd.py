@@ -105,7 +105,7 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
     dict instead of being accumulated into ``.grad``.
 
     One function on purpose, over the 100 lines functions keep to otherwise: it counts the dependencies, runs
-    the nodes and hands the leaves their gradients; only the bodies of branches a plain backward never takes
+    the nodes and hands the leaves their gradients; only the bodies of the cases a plain backward never meets
     (tensor hooks, captured gradients) are helpers. Splitting it costs speed. Measured on the backward alone of
     ``(x * y + x.sin()).sum()`` (x, y float64 of 3 elements; ``out.backward(retain_graph=True)``), CPU time per
     call, median of 300 interleaved runs of 1,000 calls (CPython 3.11, numpy, one shared 2-core machine, two

@@ -2,7 +2,7 @@
 
 The tensor layout below is a transcription of ``torch/_tensor_str.py`` of
 PyTorch 2.13 (``_Formatter``, ``_vector_str``, ``_tensor_str_with_formatter``,
-``get_summarized_data``, ``_add_suffixes`` and the dense-CPU branch of
+``get_summarized_data``, ``_add_suffixes`` and the dense-CPU path of
 ``_str_intern``) with torch's default print options.  It works on numpy
 arrays only; torch is never imported here, it is only used by the tests as
 an oracle.

@@ -27,7 +27,7 @@ return_types_cummin = _return_type("cummin")
 # ------------------------------------------------------------------------------------------------ cumprod
 def _omitted_products(input, axis: int):
     """``C[..., k, j] = prod_{i <= j, i != k} input_i`` along ``axis`` (moved last), with the mask ``j >= k``:
-    the partial derivatives of cumprod that hold with zeros in the input too (PyTorch's O(n^2) branch of
+    the partial derivatives of cumprod that hold with zeros in the input too (the O(n^2) path of PyTorch's
     cumprod_backward). Built with ops, so that it can be differentiated again."""
     x = movedim(input, axis, -1)
     n = x.shape[-1]
