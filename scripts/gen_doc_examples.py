@@ -60,10 +60,13 @@ def main(argv=None) -> int:
     ap.add_argument("--show-failures", action="store_true")
     ap.add_argument("--no-regenerate", action="store_true", help="use the stored expected.json")
     args = ap.parse_args(argv)
+    import os
+    import tempfile
     import torch
     import warnings
 
     warnings.simplefilter("ignore")
+    os.chdir(tempfile.mkdtemp(prefix="gradcli-doc-examples-"))  # an example may write files (torch.save)
     examples = D.extract(torch)
     if args.only:
         examples = [e for e in examples if args.only in e.id]
