@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from gradcli.engine.errors import EvalError
 from gradcli.app.calculator import GradRequest, prepare, run_context, run_output
-from gradcli.app.transforms import compute_transform
+from gradcli.app.calculator import compute_transform
 from test_programs import LEAVES, _applied, _leaf, _spec, _values, available_templates, programs
 
 torch = pytest.importorskip("torch")
