@@ -27,6 +27,7 @@ from ..cli_options import graph_renderer
 from ..cli_output import emit, format_for_path
 
 build = lazy("gradcli.language.build")
+grammar = lazy("gradcli.language.grammar")  # END_OF_INPUT, after build has loaded it
 calculator = lazy("gradcli.app.calculator")
 catalog = lazy("gradcli.app.catalog")
 jobs = lazy("gradcli.app.jobs")  # the pipeline: :grad, :graph, :jacobian and :hessian are jobs of it
@@ -142,7 +143,7 @@ class Session:
         try:
             program = build.build_program(text, FILENAME)
         except GradcliSyntaxError as err:
-            if err.message.startswith("unexpected end of input"):
+            if err.code == grammar.END_OF_INPUT:
                 return False
             return not _open_triple_quote(text, err)
         except GradcliError:
