@@ -112,8 +112,6 @@ class Context:
     progress: Callable | None = None
 
 
-GradContext = Context  # the name the grad pipeline had first
-
 
 def run(job, context: Context | None = None):
     """Run ``job`` (one of the job classes of this module) in ``context``: its result (see the module's table).

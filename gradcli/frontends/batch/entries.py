@@ -86,7 +86,8 @@ class Entry:
 
     def compute(self, write, warn):
         """Run the entry's job (:meth:`job`) through :func:`gradcli.app.jobs.run`: a
-        :class:`~gradcli.app.result.GradResult`, or for a transform a :class:`~gradcli.app.transforms.TransformResult`."""
+        :class:`~gradcli.app.result.GradResult`, or for a transform a
+        :class:`~gradcli.app.transforms.TransformResult`."""
         return jobs.run(self.job(), jobs.Context(write=write, warn=warn))
 
 
