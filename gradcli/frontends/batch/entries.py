@@ -63,7 +63,7 @@ class Entry:
     offset after it (``end``), and either the :class:`~gradcli.app.calculator.GradRequest` to run or the ``error``
     that makes it unrunnable (a malformed JSON line, an undecodable line). ``id`` is echoed back when
     ``has_id``. ``check``: the tolerances of a finite-difference check of the gradients (``--check``; None: no
-    check), as keyword arguments of :func:`gradcli.app.finite_differences.compute_checked`."""
+    check), as keyword arguments of :func:`gradcli.app.finite_differences.finite_difference_check`."""
     line: int
     text: str
     end: int
