@@ -29,10 +29,9 @@ from typing import Callable
 from ..engine import dtypes
 from ..engine.errors import InputError
 from ..engine.lazy import lazy
-from ..language.build import build_program
 from . import calculator  # calculator.compute at call time (a test replaces it)
 from .calculator import GradRequest, differentiate
-from .stages import Outcome, backward, build_graph, grad_of, run_output, tensor_info
+from .stages import Outcome, backward, build_graph, grad_of, load, run_output, tensor_info
 from .hints import SESSION
 from .result import GradResult, InputInfo
 
@@ -184,7 +183,7 @@ def run_in_workspace(workspace, text: str, filename: str = "<stdin>"):
         GradcliSyntaxError: ``text`` does not parse (exit 2).
         EvalError: it fails or has no numeric output (exit 1).
     """
-    program = build_program(text, filename)
+    program = load(text, filename).tree
     interp = workspace.interp
     saved = interp.globals
     interp.globals = dict(saved)
@@ -247,7 +246,7 @@ def workspace_transform(workspace, text: str, kind: str):
         InputError: no leaf in the session (exit code 2).
         GradcliSyntaxError, EvalError: as :func:`workspace_grad`; PyTorch's errors of jacobian/hessian.
     """
-    program = build_program(text, "<stdin>")
+    program = load(text, "<stdin>").tree
     leaves = workspace.leaves()
     if not leaves:
         raise InputError(f":{kind} needs a leaf to differentiate with respect to: define one, e.g. "

@@ -22,7 +22,7 @@ from ...engine.errors import EXIT_EVAL, EXIT_INPUT, EXIT_OK, GradcliError, Gradc
 from ...engine.lazy import lazy
 from ...engine.printing import format_display, format_value
 from ...engine.tensor import Tensor
-from ...app.reporting import report_error, to_error
+from ...app.reporting import to_error
 from ..cli_options import graph_renderer
 from ..cli_output import emit, format_for_path
 
