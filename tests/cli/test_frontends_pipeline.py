@@ -200,6 +200,5 @@ def test_front_ends_do_not_reach_into_the_engine():
 def test_the_pipeline_refuses_what_is_not_a_job_or_a_mode():
     with pytest.raises(TypeError, match="not a job: str"):
         jobs.run("(x * x).sum()")
-    with pytest.raises(ValueError, match="unknown mode of differentiation 'symbolic'"):
-        calculator.differentiate(None, "symbolic")
-    assert set(calculator.MODES) == {"grad", "repeat", "check", "jacobian", "hessian", "jvp", "hvp"}
+    with pytest.raises(ValueError, match="unknown mode of differentiation 'no such mode'"):
+        calculator.differentiate(None, "no such mode")
