@@ -19,11 +19,13 @@ Each job is made of the stages of :mod:`gradcli.app.stages` (load, bind, execute
 :func:`gradcli.app.calculator.differentiate` (grad, repeat, check, jacobian, hessian, jvp, hvp). A new kind of
 job is a class here and one entry of :data:`RUNNERS`; a new way of differentiating is one entry of
 :data:`gradcli.app.calculator.MODES`.
+
+The records here are plain classes, as those of :mod:`gradcli.app.result` are (``dataclasses`` would cost
+start-up time).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable
 
 from ..engine import dtypes
@@ -33,7 +35,7 @@ from . import calculator  # calculator.compute at call time (a test replaces it)
 from .calculator import GradRequest, differentiate
 from .stages import Outcome, backward, build_graph, grad_of, load, run_output, tensor_info
 from .hints import SESSION
-from .result import GradResult, InputInfo
+from .result import GradResult, InputInfo, _Record
 
 transforms = lazy("gradcli.app.transforms")  # transform jobs only
 plot_grid = lazy("gradcli.app.plot_grid")  # gradcli plot only
@@ -41,75 +43,76 @@ run_graph = lazy("gradcli.app.run_graph")  # gradcli run --graph only
 run_program = lazy("gradcli.app.run_program")  # gradcli run only
 
 
-@dataclass
-class GradJob:
+class GradJob(_Record):
     """The gradients of a program: the ``request`` (program text, input specs, options), and ``check``: the
     tolerances of a finite-difference check of the gradients (``--check``: ``eps``, ``atol``, ``rtol``,
     ``max_evaluations``, as keyword arguments of :func:`gradcli.app.finite_differences.finite_difference_check`;
     None: no check)."""
-    request: GradRequest
-    check: dict | None = None
+    _fields = ("request", "check")
+
+    def __init__(self, request: GradRequest, check: dict | None = None):
+        self.request, self.check = request, check
 
 
-@dataclass
-class TransformJob:
+class TransformJob(_Record):
     """A transform of a program's output: ``kind`` jacobian, hessian, jvp or hvp; ``mode`` the jacobian's
     ("reverse", "forward" or "auto"); ``vectors`` the ``NAME=SPEC`` tangents (jvp) or vectors (hvp); ``check``
     the ``--check`` tolerances (``eps``, ``atol``, ``rtol``) or None."""
-    request: GradRequest
-    kind: str
-    mode: str = "auto"
-    vectors: list | None = None
-    check: dict | None = None
+    _fields = ("request", "kind", "mode", "vectors", "check")
+
+    def __init__(self, request: GradRequest, kind: str, mode: str = "auto", vectors: list | None = None,
+                 check: dict | None = None):
+        self.request, self.kind, self.mode, self.vectors, self.check = request, kind, mode, vectors, check
 
 
-@dataclass
-class SessionJob:
+class SessionJob(_Record):
     """A question the interactive session asks about ``text`` with its own variables (``workspace``: the
     session, its ``interp`` and ``leaves()``): ``kind`` "grad" (``:grad``), "graph" (``:graph``), "jacobian" or
     "hessian"."""
-    workspace: object
-    kind: str
-    text: str
+    _fields = ("workspace", "kind", "text")
+
+    def __init__(self, workspace, kind: str, text: str):
+        self.workspace, self.kind, self.text = workspace, kind, text
 
 
-@dataclass
-class PlotJob:
+class PlotJob(_Record):
     """``gradcli plot``: the :class:`~gradcli.app.plot_grid.PlotRequest`."""
-    request: object
+    _fields = ("request",)
+
+    def __init__(self, request):
+        self.request = request
 
 
-@dataclass
-class RunJob:
+class RunJob(_Record):
     """``gradcli run``: the :class:`~gradcli.app.run_program.RunRequest`, and with ``graph`` the graph of the last
     backward call the program makes is recorded (``graph_values``: each node's value and gradient;
     ``graph_saved``: what it saved)."""
-    request: object
-    graph: bool = False
-    graph_values: bool = False
-    graph_saved: bool = False
+    _fields = ("request", "graph", "graph_values", "graph_saved")
+
+    def __init__(self, request, graph: bool = False, graph_values: bool = False, graph_saved: bool = False):
+        self.request, self.graph, self.graph_values, self.graph_saved = request, graph, graph_values, graph_saved
 
 
-@dataclass
-class RunOutcome:
+class RunOutcome(_Record):
     """What a :class:`RunJob` did: the :class:`~gradcli.app.run_program.RunResult` (errors, exit code), and with
     ``graph`` the drawn graph as a :class:`~gradcli.app.result.GradResult` (None: no graph asked for, or the
     program made no backward call)."""
-    result: object
-    drawn: GradResult | None = None
+    _fields = ("result", "drawn")
+
+    def __init__(self, result, drawn: GradResult | None = None):
+        self.result, self.drawn = result, drawn
 
 
-@dataclass
-class Context:
+class Context(_Record):
     """Where a job runs: ``write`` receives the program's ``print`` output (default: collected into the
     result's ``printed``), ``warn`` its warnings (default: standard error), ``report`` each error of a
     ``gradcli run`` statement as it happens, ``progress`` the progress of a point-by-point plot
     (``progress(done, total, elapsed)``)."""
-    write: Callable[[str], object] | None = None
-    warn: Callable[[str], object] | None = None
-    report: Callable[[object], object] | None = None
-    progress: Callable | None = None
+    _fields = ("write", "warn", "report", "progress")
 
+    def __init__(self, write: Callable[[str], object] | None = None, warn: Callable[[str], object] | None = None,
+                 report: Callable[[object], object] | None = None, progress: Callable | None = None):
+        self.write, self.warn, self.report, self.progress = write, warn, report, progress
 
 
 def run(job, context: Context | None = None):

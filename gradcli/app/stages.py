@@ -11,6 +11,9 @@
 Each stage runs in the active run context (:func:`run_context`: the job's dtype, seed and anomaly mode). Nothing
 here formats output; the engine's bookkeeping (a leaf's ``.grad``, the count of backward calls) is read here and
 handed on as plain data, so no front end needs it.
+
+The records here are plain classes, as those of :mod:`gradcli.app.result` are (``dataclasses`` would cost
+start-up time); :class:`GradRequest` stays a dataclass (``dataclasses.replace`` derives requests from it).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from ..language.interpreter import Interpreter
 from ..language.specs import Spec, evaluate_spec, make_spec
 from ..ops import to_tensor
 from .hints import backward_error, program_error
-from .result import Graph, GraphNode, TensorInfo
+from .result import Graph, GraphNode, TensorInfo, _Record
 
 
 @dataclass
@@ -65,27 +68,26 @@ def tensor_info(t: Tensor) -> TensorInfo:
                       grad_fn=None if t.grad_fn is None else t.grad_fn.name(), requires_grad=t.requires_grad)
 
 
-@dataclass
-class Program:
+class Program(_Record):
     """A parsed program: its ``text``, the ``filename`` its messages name, and its syntax ``tree``
     (:class:`gradcli.language.nodes.Program`)."""
-    text: str
-    filename: str
-    tree: object
+    _fields = ("text", "filename", "tree")
+
+    def __init__(self, text: str, filename: str, tree):
+        self.text, self.filename, self.tree = text, filename, tree
 
 
-@dataclass
-class Bound:
+class Bound(_Record):
     """A program bound to its inputs: the ``interp`` (an :class:`~gradcli.language.interpreter.Interpreter` whose
     globals hold them) and ``named``: ``(name, tensor, kind)`` of the specs, kind "input" (``-i``, requires grad)
     or "const" (``-c``)."""
-    program: Program
-    interp: object
-    named: list = field(default_factory=list)
+    _fields = ("program", "interp", "named")
+
+    def __init__(self, program: Program, interp, named: list | None = None):
+        self.program, self.interp, self.named = program, interp, [] if named is None else named
 
 
-@dataclass
-class Outcome:
+class Outcome(_Record):
     """What running a bound program gave.
 
     Attributes:
@@ -97,12 +99,16 @@ class Outcome:
             torch.autograd.functional differentiates); None when it cannot run again.
         bound: the :class:`Bound` program it came from (None for a session's expression).
     """
-    output: Tensor
-    leaves: list = field(default_factory=list)
-    backward_calls: int = 0
-    wrt: list = field(default_factory=list)
-    rerun: Callable | None = None
-    bound: Bound | None = None
+    _fields = ("output", "leaves", "backward_calls", "wrt", "rerun", "bound")
+
+    def __init__(self, output: Tensor, leaves: list | None = None, backward_calls: int = 0, wrt: list | None = None,
+                 rerun: Callable | None = None, bound: Bound | None = None):
+        self.output = output
+        self.leaves = [] if leaves is None else leaves
+        self.backward_calls = backward_calls
+        self.wrt = [] if wrt is None else wrt
+        self.rerun = rerun
+        self.bound = bound
 
 
 def load(text: str, filename: str = "<expr>") -> Program:
