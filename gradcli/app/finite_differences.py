@@ -32,8 +32,7 @@ from ..engine.tensor import Tensor
 from ..engine.graph import MultiNode, Node, OutputEdge
 from ..engine.lazy import lazy
 from ..language.specs import Spec, evaluate_spec
-from . import calculator  # calculator.compute at call time (a test may replace it)
-from .calculator import prepare, run_context, run_output
+from .stages import prepare, run_context, run_output
 
 recording = lazy("gradcli.app.recording")  # the kinks' second look only
 formulas = lazy("gradcli.ops.core.formulas")  # the kinks' second look only
@@ -162,7 +161,7 @@ def finite_difference_check(req, result, eps: float = DEFAULT_EPS, atol: float =
 
     Args:
         req: the :class:`~gradcli.app.calculator.GradRequest` that produced ``result`` (with a fixed ``seed`` if
-            the program draws random numbers; :func:`compute_checked` sees to that).
+            the program draws random numbers; :func:`gradcli.app.calculator.compute_checked` sees to that).
         result: its :class:`~gradcli.app.result.GradResult`.
         eps, atol, rtol: step and tolerances (PyTorch gradcheck's defaults).
         max_evaluations: refuse inputs whose elements need more runs (two each, one more at the inputs); the
@@ -349,13 +348,3 @@ def compare_arrays(name: str, analytical: np.ndarray, numerical: np.ndarray, ato
     return InputCheck(name=name, analytical=analytical, numerical=numerical,
                       max_abs_diff=float(np.max(diff)) if n else 0.0, max_rel_diff=float(np.max(rel)) if n else 0.0,
                       ok=ok, worst=worst, atol=atol, rtol=rtol)
-
-
-def compute_checked(req, write=None, warn=None, **tolerances):
-    """:func:`~gradcli.app.calculator.compute` then :func:`finite_difference_check`; a program without ``seed``
-    gets a fresh one so that every run draws the same random numbers. Returns the result with ``.check``."""
-    if req.seed is None:
-        req = replace(req, seed=int(np.random.SeedSequence().entropy % 2**32))
-    result = calculator.compute(req, write=write, warn=warn)
-    result.check = finite_difference_check(req, result, **tolerances)
-    return result

@@ -31,7 +31,7 @@ import numpy as np
 from ..engine.errors import EvalError, GradcliError, InputError, LimitError
 from ..engine.tensor import Tensor
 from ..engine import autograd, dtypes
-from .calculator import GradRequest, prepare, run_context, run_output
+from .stages import GradRequest, prepare, run_context, run_output
 
 #: Grid points of one ``--over`` by default (per axis: :data:`FIELD_POINTS` for two).
 POINTS = 400

@@ -18,7 +18,7 @@ import numpy as np
 from ..engine import autograd, dtypes
 from ..engine.graph import Node, OutputEdge
 from ..language.interpreter import Interpreter
-from .calculator import build_graph, tensor_info
+from .stages import build_graph, tensor_info
 from .recording import Recorder, graph_nodes
 from .result import GradResult, InputInfo
 from ..engine.tensor import Tensor

@@ -21,7 +21,7 @@ from ..language import nodes
 from ..language.build import build_program
 from ..language.interpreter import Interpreter
 from ..language.specs import read_stdin, read_text_file
-from .calculator import run_context, seed_context
+from .stages import run_context, seed_context
 
 # A line that starts a notebook cell: "# In[3]:", "# In [ ]:", "# %%", "# %% [markdown]" ...
 CELL_MARKER = re.compile(r"^#\s*(?:%%|In\s*\[[^\]\n]*\]:)")

@@ -25,12 +25,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..api import autograd_functional as functional
-from ..engine import autograd, dtypes, limits
+from ..engine import autograd
 from ..engine.errors import EvalError, InputError
 from ..engine.lazy import lazy
 from ..engine.tensor import Tensor
 from ..language.specs import evaluate_spec, make_spec
-from .calculator import GradRequest, prepare, run_context, run_output, tensor_info
+from .stages import GradRequest, prepare, run_context, run_output
 from .result import TensorInfo
 
 finite_differences = lazy("gradcli.app.finite_differences")  # --check only
@@ -71,7 +71,7 @@ def block_label(kind: str, key) -> str:
     return kind if key is None else f"{kind} {key}"
 
 
-def _vectors(kind: str, specs, inputs, interp) -> tuple:
+def vectors(kind: str, specs, inputs, interp) -> tuple:
     """The ``--tangent``/``--vector`` values, one per input, of the input's shape and dtype.
 
     Raises:
@@ -118,60 +118,6 @@ def choose_mode(kind: str, mode: str, in_elements: int, out_elements: int) -> st
     if mode == "auto":
         return "forward" if in_elements < out_elements else "reverse"
     return mode
-
-
-def compute_transform(req: GradRequest, kind: str, mode: str = "auto", vectors=None, write=None, warn=None,
-                      check: dict | None = None) -> TransformResult:
-    """Run ``req``'s program and transform its output: ``kind`` one of :data:`KINDS`; ``vectors``: the
-    ``NAME=SPEC`` tangents (jvp) or vectors (hvp), one per input; ``check``: the ``--check`` options (eps, atol,
-    rtol), or None.
-
-    Raises:
-        InputError: no -i input, an unknown or unavailable mode, missing or misshapen vectors, or a result
-            larger than the ``elements`` limit (exit 2).
-        EvalError: the program fails; PyTorch's errors (a Hessian of an output with several elements, exit 1).
-    """
-    if kind not in KINDS:
-        raise ValueError(f"unknown transform {kind!r}")
-    if check is not None and req.seed is None:  # every run of the check draws the same random numbers
-        from dataclasses import replace
-
-        req = replace(req, seed=int(np.random.SeedSequence().entropy % 2**32))
-    with run_context(req.dtype, req.seed, req.anomaly):
-        printed = []
-        interp, program, named = prepare(req, write or printed.append, warn)
-        inputs = [(name, t) for name, t, kind_ in named if kind_ == "input"]
-        if not inputs:
-            raise InputError(f"{kind} needs an input to differentiate with respect to: -i NAME=SPEC",
-                             type="UsageError")
-        vs = _vectors(kind, vectors, inputs, interp) if KINDS[kind]["vector"] else ()
-
-        def program_output(*values):
-            for (name, _), v in zip(inputs, values):
-                interp.globals[name] = v
-            return run_output(interp, program)
-
-        first = program_output(*[t for _, t in inputs])
-        out_n = int(first.data.size)
-        sizes = [int(t.data.size) for _, t in inputs]
-        total = {"jacobian": out_n * sum(sizes), "hessian": sum(sizes) ** 2, "jvp": out_n,
-                 "hvp": sum(sizes)}[kind]
-        if total > limits.current.elements:
-            raise limits.exceeded("elements", f"the {kind} has {total:,} elements ({out_n:,} output x "
-                                              f"{sum(sizes):,} input elements)")
-        mode = choose_mode(kind, mode, sum(sizes), out_n)
-        values = tuple(t for _, t in inputs)
-        base = [np.asarray(t.data, np.float64) for t in values]
-        try:
-            blocks = transform_blocks(kind, mode, program_output, values, vs, [n for n, _ in inputs])
-        except (RuntimeError, TypeError, ValueError, NotImplementedError) as e:
-            raise EvalError.from_exception(e) from None
-        result = TransformResult(kind=kind, output=tensor_info(first.detach()), mode=mode,
-                                 inputs=[(name, tuple(t.shape)) for name, t in inputs], blocks=blocks,
-                                 default_dtype=dtypes.get_default_dtype().name)
-    if check is not None:
-        result.check = check_transform(req, result, base, [np.asarray(v.data, np.float64) for v in vs], **check)
-    return result
 
 
 def transform_blocks(kind: str, mode: str, f, values, vs=(), names=()) -> dict:

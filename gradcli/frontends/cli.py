@@ -42,11 +42,9 @@ from ..render.schemas import DESCRIPTIONS as SCHEMA_DESCRIPTIONS, NAMES as SCHEM
 batching = lazy("gradcli.frontends.batch")
 catalog = lazy("gradcli.app.catalog")
 graphview = lazy("gradcli.render.graphview")
-grad_jobs = lazy("gradcli.app.jobs")
+jobs = lazy("gradcli.app.jobs")  # the pipeline: every command that computes builds a job and runs it
 plot_grid = lazy("gradcli.app.plot_grid")
-run_graph = lazy("gradcli.app.run_graph")
 run_program = lazy("gradcli.app.run_program")
-transforms = lazy("gradcli.app.transforms")
 
 
 def _usage_metavar(make_metavar):
@@ -248,7 +246,7 @@ def grad(
         # What the program prints shares standard output with tables; a JSON document keeps it to itself.
         to_file = output not in (None, "-")
         write = sys.stdout.write if renderer.prints_to_stdout or to_file else sys.stderr.write
-        result = grad_jobs.run_grad(grad_jobs.GradJob(req, check=tolerances), grad_jobs.GradContext(write=write))
+        result = jobs.run(jobs.GradJob(req, check=tolerances), jobs.Context(write=write))
         _show_grad(result, renderer, output, graph=graph, explain=explain, chosen=chosen,
                    tree=graph_values or graph_saved, max_nodes=graph_max_nodes)
     if result.check is not None and not result.check.ok:
@@ -404,7 +402,7 @@ def _transform_command(ctx, kind: str, mode: str, vectors, options: dict) -> Non
         req = _grad_request(options["program"], inputs=options["input"] or [], consts=options["const"] or [],
                             seed=opts.seed, dtype=opts.dtype, max_steps=opts.max_steps)
         write = sys.stdout.write if renderer.prints_to_stdout else sys.stderr.write
-        result = transforms.compute_transform(req, kind, mode, vectors=vectors, write=write, check=check)
+        result = jobs.run(jobs.TransformJob(req, kind, mode, vectors=vectors, check=check), jobs.Context(write=write))
         renderer.transform(result, sys.stdout)
         from ..render.messages import check_failure  # watched at start-up (test_startup_imports)
 
@@ -552,17 +550,13 @@ def run(
         req = run_program.RunRequest(source=source, filename=filename, keep_going=keep_going, notebook=notebook,
                          max_steps=opts.max_steps, seed=opts.seed, dtype=opts.dtype, anomaly=opts.anomaly)
 
-        def run_it():
-            return run_program.run_program(req, write=sys.stdout.write, warn=sys.stderr.write,
-                               report=lambda err: report_error(err, opts.debug))
-
-        if renderer is None:
-            result = run_it()
-        else:
-            watch = run_graph.GraphWatch(values=graph_values, saved=graph_saved)
-            with watch.recorder.running(on_call=watch.on_call):
-                result = run_it()
-            drawn = watch.result(source)
+        done = jobs.run(jobs.RunJob(req, graph=renderer is not None, graph_values=graph_values,
+                                    graph_saved=graph_saved),
+                        jobs.Context(write=sys.stdout.write, warn=sys.stderr.write,
+                                     report=lambda err: report_error(err, opts.debug)))
+        result = done.result
+        if renderer is not None:
+            drawn = done.drawn
             if drawn is None:
                 sys.stderr.write("gradcli run: --graph: the program made no backward call, so there is no graph "
                                  "to draw\n")
@@ -632,7 +626,7 @@ def plot(
         req = plot_grid.PlotRequest(program=text, over=over, inputs=input or [], consts=const or [], points=points,
                           order=order, seed=opts.seed, dtype=opts.dtype, filename=filename, max_steps=opts.max_steps)
         with _progress_bar() as progress:
-            result = plot_grid.compute_plot(req, progress=progress)
+            result = jobs.run(jobs.PlotJob(req), jobs.Context(progress=progress))
         emit(renderer, output, lambda stream: renderer.plot(result, stream))
 
 

@@ -34,6 +34,9 @@ from ..engine.lazy import lazy
 limits = lazy("gradcli.engine.limits")  # (it imports numpy): loaded by the first text read, not with the grammar
 
 GRAMMAR_NAME = "gradcli.lark"
+#: The ``code`` of the syntax error of a text that parses up to its end but needs more (an open bracket, a block
+#: header without its body): what a prompt reads as "not complete yet", without reading the message.
+END_OF_INPUT = "end_of_input"
 
 
 def grammar_path() -> Path:
@@ -814,12 +817,17 @@ def _raise_syntax_error(error: Exception, text: str, filename: str):
             raise GradcliSyntaxError(unsupported[0], line=tok.line, column=unsupported[1], source=text,
                                      filename=filename) from None
         # (Python's IndentationError, which lists nothing: what may follow an indented line is any statement)
-        raise GradcliSyntaxError(what, type=kind, line=line, column=col, source=text, filename=filename,
-                                 hint=None if kind else _expected_hint(e.expected)) from None
+        err = GradcliSyntaxError(what, type=kind, line=line, column=col, source=text, filename=filename,
+                                 hint=None if kind else _expected_hint(e.expected))
+        if what == "unexpected end of input":
+            err.code = END_OF_INPUT
+        raise err from None
     if isinstance(e, UnexpectedEOF):
         line, col = _end_position(text)
-        raise GradcliSyntaxError("unexpected end of input", line=line, column=col, source=text, filename=filename,
-                                 hint=_expected_hint(e.expected)) from None
+        err = GradcliSyntaxError("unexpected end of input", line=line, column=col, source=text, filename=filename,
+                                 hint=_expected_hint(e.expected))
+        err.code = END_OF_INPUT
+        raise err from None
     if isinstance(e, DedentError):  # Python's words; the position: the line that dedents, at its first character
         raise GradcliSyntaxError("unindent does not match any outer indentation level", type="IndentationError",
                                  line=getattr(e, "line", None), column=getattr(e, "column", None), source=text,

@@ -1,5 +1,5 @@
 """One application pipeline behind ``gradcli grad``, a ``gradcli batch`` entry and the session's ``:grad``
-(:func:`gradcli.app.jobs.run_grad`), and its hints, chosen by the error's type and code (never by its message):
+(:func:`gradcli.app.jobs.run`), and its hints, chosen by the error's type and code (never by its message):
 each front end as a user runs it, in a process of its own."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The generated programs of :mod:`test_programs` through the transforms: for each random program,
 its Jacobian (reverse or forward mode, alternately), the Hessian and a Hessian-vector product of its sum, a
 Jacobian-vector product, all computed as ``gradcli jacobian``/``hessian``/``jvp``/``hvp`` compute them
-(:func:`gradcli.app.transforms.compute_transform`, in float64), and the program as a function mapped with
+(:func:`gradcli.app.calculator.compute_transform`, in float64), and the program as a function mapped with
 ``torch.func.vmap`` inside a gradcli program, compared with PyTorch (torch.autograd.functional, torch.func.jvp,
 torch.func.vmap; a loop over the batch where torch's vmap refuses an op).
 
@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from gradcli.engine.errors import EvalError
 from gradcli.app.calculator import GradRequest, prepare, run_context, run_output
-from gradcli.app.transforms import compute_transform
+from gradcli.app.calculator import compute_transform
 from test_programs import LEAVES, _applied, _leaf, _spec, _values, available_templates, programs
 
 torch = pytest.importorskip("torch")

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from ...app import jobs  # the pipeline each entry runs through (not lazy: entries run in threads)
 from ...app.calculator import GradRequest
-from ...app.jobs import GradContext, GradJob, run_grad
 from ...engine import limits
 from ...engine.errors import GradcliError, GradcliSyntaxError, InputError
 from ...engine.lazy import lazy
@@ -63,7 +63,7 @@ class Entry:
     offset after it (``end``), and either the :class:`~gradcli.app.calculator.GradRequest` to run or the ``error``
     that makes it unrunnable (a malformed JSON line, an undecodable line). ``id`` is echoed back when
     ``has_id``. ``check``: the tolerances of a finite-difference check of the gradients (``--check``; None: no
-    check), as keyword arguments of :func:`gradcli.app.finite_differences.compute_checked`."""
+    check), as keyword arguments of :func:`gradcli.app.finite_differences.finite_difference_check`."""
     line: int
     text: str
     end: int
@@ -74,11 +74,21 @@ class Entry:
     check: dict | None = None
     transform: dict | None = None
 
+    def job(self):
+        """The entry as a job of the application pipeline: a :class:`~gradcli.app.jobs.GradJob` (with its check
+        when ``check``), or with ``transform`` (``{"kind", "mode", "vectors"}``) a
+        :class:`~gradcli.app.jobs.TransformJob` (a transform's check takes eps, atol and rtol)."""
+        if self.transform is None:
+            return jobs.GradJob(self.request, check=self.check)
+        check = None if self.check is None else {k: self.check[k] for k in ("eps", "atol", "rtol")}
+        return jobs.TransformJob(self.request, self.transform["kind"], self.transform["mode"],
+                                 vectors=self.transform["vectors"], check=check)
+
     def compute(self, write, warn):
-        """Run the request: a :class:`~gradcli.app.result.GradResult` (with its check when ``check``), or with
-        ``transform`` (``{"kind", "mode", "vectors"}``) a :class:`~gradcli.app.transforms.TransformResult`."""
-        return run_grad(GradJob(self.request, check=self.check, transform=self.transform),
-                        GradContext(write=write, warn=warn))
+        """Run the entry's job (:meth:`job`) through :func:`gradcli.app.jobs.run`: a
+        :class:`~gradcli.app.result.GradResult`, or for a transform a
+        :class:`~gradcli.app.transforms.TransformResult`."""
+        return jobs.run(self.job(), jobs.Context(write=write, warn=warn))
 
 
 @dataclass

@@ -1,8 +1,9 @@
 """The interactive session (``gradcli repl``, and ``gradcli`` with no command on a terminal).
 
-:mod:`.core` holds the logic (variables, session commands, completeness), :mod:`.answers` the ``:grad``/``:graph``
-answers, :mod:`.app` the prompt_toolkit front end (imported only when a session starts on a terminal),
-:mod:`.script` the line-by-line run of standard input that is not a terminal.
+:mod:`.core` holds the logic (variables, session commands, completeness; ``:grad``, ``:graph``, ``:jacobian`` and
+``:hessian`` are jobs of the application pipeline, :mod:`gradcli.app.jobs`), :mod:`.app` the prompt_toolkit front
+end (imported only when a session starts on a terminal), :mod:`.script` the line-by-line run of standard input that
+is not a terminal.
 """
 
 from __future__ import annotations

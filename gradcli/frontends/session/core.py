@@ -22,14 +22,15 @@ from ...engine.errors import EXIT_EVAL, EXIT_INPUT, EXIT_OK, GradcliError, Gradc
 from ...engine.lazy import lazy
 from ...engine.printing import format_display, format_value
 from ...engine.tensor import Tensor
-from ...app.reporting import report_error, to_error
+from ...app.reporting import to_error
 from ..cli_options import graph_renderer
 from ..cli_output import emit, format_for_path
 
-answers = lazy("gradcli.frontends.session.answers")
 build = lazy("gradcli.language.build")
+grammar = lazy("gradcli.language.grammar")  # END_OF_INPUT, after build has loaded it
 calculator = lazy("gradcli.app.calculator")
 catalog = lazy("gradcli.app.catalog")
+jobs = lazy("gradcli.app.jobs")  # the pipeline: :grad, :graph, :jacobian and :hessian are jobs of it
 interpreter = lazy("gradcli.language.interpreter")
 nodes = lazy("gradcli.language.nodes")
 specs = lazy("gradcli.language.specs")
@@ -142,7 +143,7 @@ class Session:
         try:
             program = build.build_program(text, FILENAME)
         except GradcliSyntaxError as err:
-            if err.message.startswith("unexpected end of input"):
+            if err.code == grammar.END_OF_INPUT:
                 return False
             return not _open_triple_quote(text, err)
         except GradcliError:
@@ -282,15 +283,15 @@ class Session:
         with self.context:
             for name, t in leaves:
                 self.write(f"{name}: {format_value(t, default_dtype=default)}\n")
-                if t._grad is not None:
-                    self.write(f"{name}.grad: {format_value(t._grad, default_dtype=default)}\n")
+                if t.grad is not None:  # a leaf: reading .grad never warns
+                    self.write(f"{name}.grad: {format_value(t.grad, default_dtype=default)}\n")
 
     def cmd_grad(self, arg: str) -> None:
         if not arg:
             raise InputError(":grad needs an expression: :grad EXPR", type="UsageError")
         self.interp.steps = 0
         with self.context:
-            result = answers.grad_result(self, arg)
+            result = jobs.run(jobs.SessionJob(self, "grad", arg))
         renderer = render.get(self.format)
         self._render(lambda stream: renderer.grad(result, stream))
 
@@ -305,7 +306,7 @@ class Session:
             raise InputError(f":{kind} needs an expression: :{kind} EXPR", type="UsageError")
         self.interp.steps = 0
         with self.context:
-            result = answers.transform_result(self, arg, kind)
+            result = jobs.run(jobs.SessionJob(self, kind, arg))
         renderer = render.get(self.format)
         self._render(lambda stream: renderer.transform(result, stream))
 
@@ -316,7 +317,7 @@ class Session:
 
         renderer = graph_renderer(fmt or format_for_path(path) or "tree")
         with self.context:
-            result = answers.graph_result(self, arg)
+            result = jobs.run(jobs.SessionJob(self, "graph", arg))
         if result.output.grad_fn is None:
             if result.output.requires_grad:
                 self.write(f"{arg} is a leaf that requires grad: it has no grad_fn, so its graph is itself "
