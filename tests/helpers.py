@@ -286,6 +286,9 @@ def api(m, name: str):
     }
     if name in elsewhere:
         return elsewhere[name]()
+    if "." in name:  # a submodule's function: "special.expit", "linalg.det"
+        head, _, tail = name.partition(".")
+        return getattr(getattr(m, head), tail)
     if name not in ("tanh", "sigmoid") and hasattr(m.nn.functional, name):  # F.tanh/F.sigmoid are deprecated
         return getattr(m.nn.functional, name)  # losses: torch.X takes reduction as an int, F.X as a string
     return getattr(m, name)

@@ -14,6 +14,9 @@ cycle):
 * :mod:`.elementwise.arithmetic` — add, sub/rsub, mul, div/true_divide/floor_divide, remainder, pow/square,
   clamp, maximum/minimum
 * :mod:`.elementwise.activation` — relu, relu6, leaky_relu, elu, selu, gelu, silu, softplus, hardtanh
+* :mod:`.elementwise.special` — erfc, erfinv, lgamma, digamma, polygamma, mvlgamma, i0 and torch.special's
+  Bessel, normal-distribution and entropy functions, logit, sinc, xlogy, asinh/acosh/atanh, hypot, copysign,
+  fmax/fmin, nan_to_num, lerp, addcmul/addcdiv, logical_and/or/xor/not, gcd/lcm, heaviside
 * :mod:`.creation` — tensor, zeros, ones, full, eye, arange, linspace, rand, randn, randint, *_like, new_*
 * :mod:`.random` — randperm, randint_like, normal, bernoulli, multinomial, normal_/uniform_/random_/exponential_,
   initial_seed, seed (PyTorch's generator: :mod:`gradcli.engine.generator`)
@@ -51,14 +54,14 @@ cycle):
 * :mod:`.nn.conv` — conv1d/conv2d, conv_transpose1d/2d
 * :mod:`.nn.fold` — unfold/fold, Tensor.unfold
 
-The functions of torch.linalg are registered under their qualified names (``"linalg.det"``); the
-``torch.linalg`` namespace is :mod:`gradcli.api.linalg`.
+The functions of torch.linalg and torch.special are registered under their qualified names (``"linalg.det"``,
+``"special.ndtr"``); the namespaces are :mod:`gradcli.api.linalg` and :mod:`gradcli.api.special`.
 """
 
 # The families, in the order listed above (importing a module declares its ops). The modules are bound under
 # private names so that none hides an op of the same name (scatter, softmax, dropout, ...) in this namespace.
 from .elementwise import (comparison as _comparison, unary as _unary, arithmetic as _arithmetic,  # noqa: F401
-                          activation as _activation)
+                          activation as _activation, special as _special)
 from . import creation as _creation, random as _random  # noqa: F401
 from .shape import (views as _views, joins as _joins, indexing as _indexing, inplace as _inplace,  # noqa: F401
                     scatter as _scatter)
@@ -86,6 +89,8 @@ from .linalg.products import dot, matmul, mm, mv, outer  # noqa: F401
 from .nn.loss import binary_cross_entropy_with_logits  # noqa: F401
 
 from . import operators  # noqa: F401  (installs Tensor's operators; imports the ops above)
+
+_special.register_special_aliases()  # torch.special's names of ops declared elsewhere (special.expit, ...)
 
 
 __all__ = ["REGISTRY", "KINDS", "Op", "to_tensor"] + sorted(n for n in REGISTRY if not n.startswith("_"))

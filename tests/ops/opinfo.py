@@ -1800,11 +1800,78 @@ MATRIX = [
         S("nograd-x2", Arg((4, 3)), Arg((5, 3), grad=False)))),
 ]
 
+def _positive_binary_samples(op: OpInfo) -> Iterable[Sample]:
+    """:func:`binary_samples` for an op defined on positive values only (xlogy's log): the same tensor on both
+    sides drawn from the positive domain too."""
+    for s in binary_samples(op):
+        if s.id != "same-tensor":
+            yield s
+    yield S("same-tensor", Arg((3, 4), POS), call=lambda m, f, a: f(a, a))
+
+
+SPECIAL = [
+    # ------------------------------------------------ special functions (gradcli/ops/elementwise/special.py)
+    _unary("erfc", R), _unary("erfinv", UNIT, extra=[_on_part(lambda a: -a, Arg((3, 4), UNIT), id="negative")]),
+    _unary("lgamma", POS), _unary("digamma", POS), _unary("i0", R), _unary("sinc", NZ),
+    _unary("logit", UNIT, extra=[S("eps", Arg((3, 4), UNIT), kwargs={"eps": 0.2})]),
+    _unary("asinh", R, aliases=("arcsinh",)),
+    OpInfo("acosh", "elementwise", method=True, aliases=("arccosh",), extra=(  # defined above 1 only
+        *[_on_part(lambda a: a + 1, Arg(shape, POS), id=f"{sh(shape)}-above-1") for shape in ((), (4,), (3, 4))],
+        S("method", Arg((3, 4), POS), call=lambda m, f, a: (a + 1).acosh()),
+        S("alias", Arg((3, 4), POS), call=lambda m, f, a: m.arccosh(a + 1)))),
+    _unary("atanh", UNIT, aliases=("arctanh",), extra=[_on_part(lambda a: -a, Arg((3, 4), UNIT), id="negative")]),
+    _unary("nan_to_num", R, extra=[S("nonfinite-nograd", Arg((3, 4), grad=False), call=lambda m, f, a: f(a / (a > 0),
+                                                                                                        posinf=9.0))]),
+    *[OpInfo(f"special.{n}", "elementwise", unary_samples, domain=d, method=False,
+             op=lambda m, n=n: getattr(m.special, n))
+      for n, d in (("erfcx", R), ("i0e", R), ("i1", R), ("i1e", R), ("ndtr", R), ("ndtri", UNIT),
+                   ("log_ndtr", R), ("entr", POS))],
+    OpInfo("polygamma", "elementwise", extra=(
+        *[S(f"n{n}", Arg((3, 4), POS), call=lambda m, f, a, n=n: f(n, a)) for n in (0, 1, 2)],
+        S("method", Arg((3, 4), POS), args=(1,), method=True))),
+    OpInfo("mvlgamma", "elementwise", extra=(
+        S("p1", Arg((3, 4), POS), call=lambda m, f, a: f(a + 1, 1)),
+        S("p3", Arg((3, 4), POS), call=lambda m, f, a: f(a + 2, p=3)),
+        S("method", Arg((3, 4), POS), call=lambda m, f, a: (a + 2).mvlgamma(2)))),
+    OpInfo("xlogy", "elementwise", _positive_binary_samples, domain=(R, POS), method=True,
+           extra=(S("zero-input", Arg((3, 4), POS), call=lambda m, f, a: f(a * (a > 1), a)),)),
+    OpInfo("special.xlog1py", "elementwise", _positive_binary_samples, domain=(R, POS),
+           op=lambda m: m.special.xlog1py),
+    OpInfo("hypot", "elementwise", binary_samples, domain=(NZ, NZ), method=True),
+    OpInfo("copysign", "elementwise", binary_samples, domain=(NZ, NZ), method=True),
+    OpInfo("fmax", "elementwise", binary_samples, domain=(R, R), method=True),
+    OpInfo("fmin", "elementwise", binary_samples, domain=(R, R), method=True),
+    OpInfo("lerp", "elementwise", extra=(
+        S("scalar", Arg((3, 4)), Arg((3, 4)), args=(0.3,)), S("broadcast", Arg((3, 4)), Arg((4,)), args=(0.7,)),
+        S("tensor", Arg((3, 4)), Arg((3, 4)), Arg((3, 4), UNIT)), S("tensor-broadcast", Arg((4,)), Arg((3, 1)), Arg(())),
+        S("method", Arg((3, 4)), Arg((3, 4)), args=(0.5,), method=True))),
+    OpInfo("addcmul", "elementwise", method=True, extra=(
+        S("3x4", Arg((3, 4)), Arg((3, 4)), Arg((3, 4))), S("broadcast", Arg((3, 4)), Arg((4,)), Arg((3, 1))),
+        S("value", Arg((3, 4)), Arg((3, 4)), Arg((3, 4)), kwargs={"value": 0.5}),
+        S("method", Arg((3, 4)), Arg((3, 4)), Arg((3, 4)), method=True))),
+    OpInfo("addcdiv", "elementwise", method=True, extra=(
+        S("3x4", Arg((3, 4)), Arg((3, 4)), Arg((3, 4), NZ)), S("broadcast", Arg((3, 4)), Arg((4,)), Arg((3, 1), NZ)),
+        S("value", Arg((3, 4)), Arg((3, 4)), Arg((3, 4), NZ), kwargs={"value": -2}),
+        S("method", Arg((3, 4)), Arg((3, 4)), Arg((3, 4), NZ), method=True))),
+    *[OpInfo(n, "elementwise", differentiable=False, method=True, extra=(
+        S("3x4", Arg((3, 4), BOOL, grad=False), Arg((3, 4), BOOL, grad=False)),
+        S("float-int", Arg((3, 4), grad=False), Arg((4,), INT, grad=False))))
+      for n in ("logical_and", "logical_or", "logical_xor")],
+    OpInfo("logical_not", "elementwise", differentiable=False, method=True, extra=(
+        S("bool", Arg((3, 4), BOOL, grad=False)), S("float", Arg((3, 4), grad=False)))),
+    *[OpInfo(n, "elementwise", differentiable=False, method=True, extra=(
+        S("int", Arg((3, 4), INT, grad=False), Arg((4,), INT, grad=False)),))
+      for n in ("gcd", "lcm")],
+    OpInfo("heaviside", "elementwise", differentiable=False, method=True, extra=(
+        S("3x4", Arg((3, 4), grad=False), Arg((4,), grad=False)),)),
+]
+
 #: The op table: every entry of every family.
 OP_DB: list[OpInfo] = ELEMENTWISE + ACTIVATIONS + REDUCTIONS + LINALG + SHAPE + INDEXING + NN + LOSSES + RANDOM + \
     LOGICAL + DIAGONALS + TRIANGLES + MASKS_AND_SCATTERS + ORDER + MATRIX
 OP_DB += NN_FUNCTIONAL  # torch.nn.functional's activations, normalizations and distances
 OP_DB += CONV  # convolution and pooling
+OP_DB += SPECIAL  # special functions and the remaining elementwise math
 
 #: Entry by name.
 BY_NAME: dict[str, OpInfo] = {op.name: op for op in OP_DB}
