@@ -129,7 +129,7 @@ def missing(owner: str, name: str, members=()) -> Exception:
     did-you-mean among ``members`` (what the owner has) when one is close."""
     known = {"torch": torch_names.TORCH, "torch.nn.functional": torch_names.FUNCTIONAL,
              "Tensor": torch_names.TENSOR, "torch.linalg": torch_names.LINALG,
-             "torch.special": torch_names.SPECIAL}.get(owner, ())
+             "torch.special": torch_names.SPECIAL}.get(owner) or torch_names.MEMBERS.get(owner, ())
     if name in known:
         return NotImplementedError(f"'{owner}.{name}' is not supported by gradcli ({_SEE_OPS})")
     if owner == "torch" and name in TORCH_SUBMODULES:

@@ -53,6 +53,8 @@ cycle):
 * :mod:`.nn.resampling` — pad, constant_pad_nd, interpolate
 * :mod:`.nn.conv` — conv1d/conv2d, conv_transpose1d/2d
 * :mod:`.nn.fold` — unfold/fold, Tensor.unfold
+* :mod:`.nn.shrink_and_margins` — hardshrink, softshrink, tanhshrink, threshold, prelu, pixel_shuffle/unshuffle,
+  channel_shuffle, rms_norm, and the margin and likelihood losses
 
 The functions of torch.linalg and torch.special are registered under their qualified names (``"linalg.det"``,
 ``"special.ndtr"``); the namespaces are :mod:`gradcli.api.linalg` and :mod:`gradcli.api.special`.
@@ -72,7 +74,8 @@ from .linalg import (products as _products, structured as _structured, inverses 
                      matrix_functions as _matrix_functions)
 from .nn import (softmax as _softmax, loss as _loss, embedding as _embedding, batch_norm as _batch_norm,  # noqa: F401
                  dropout as _dropout, functional as _functional, pooling as _pooling,
-                 resampling as _resampling, conv as _conv, fold as _fold)
+                 resampling as _resampling, conv as _conv, fold as _fold,
+                 shrink_and_margins as _shrink_and_margins)
 from ..engine.tensor import to_tensor  # noqa: F401
 from .core.declare import KINDS, REGISTRY, Op  # noqa: F401
 # the names most used, importable from here (``from gradcli.ops import matmul``)
