@@ -20,6 +20,7 @@ from ..engine.tensor import Size, Tensor
 from ..api import gradcheck as _gradcheck
 from ..api.gradcheck import GradcheckError
 from ..ops.linalg.inverses import _LinAlgError  # torch.linalg.LinAlgError
+from ..ops.elementwise import special as _special  # torch.special
 from . import custom_function, nn_bridge
 from .values import LazyNamespace, Namespace
 
@@ -274,8 +275,7 @@ def _modules() -> dict[str, Namespace]:
     linalg_ns = Namespace("torch.linalg", dict({k[len("linalg."):]: v for k, v in REGISTRY.items()
                                                 if k.startswith("linalg.")}, LinAlgError=_LinAlgError))
     # torch.special: the table's "special.<name>" entries
-    special_ns = Namespace("torch.special", {k[len("special."):]: v for k, v in REGISTRY.items()
-                                             if k.startswith("special.")})
+    special_ns = Namespace("torch.special", _special.special_namespace())
     torch = Namespace("torch", dict(members, nn=nn, autograd=autograd_ns, optim=nn_spaces["torch.optim"],
                                     func=func_ns, vmap=_func.vmap, linalg=linalg_ns, special=special_ns))
     return {"torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.autograd": autograd_ns,

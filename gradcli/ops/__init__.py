@@ -93,8 +93,6 @@ from .nn.loss import binary_cross_entropy_with_logits  # noqa: F401
 
 from . import operators  # noqa: F401  (installs Tensor's operators; imports the ops above)
 
-_special.register_special_aliases()  # torch.special's names of ops declared elsewhere (special.expit, ...)
-
 
 __all__ = ["REGISTRY", "KINDS", "Op", "to_tensor"] + sorted(n for n in REGISTRY if not n.startswith("_"))
 

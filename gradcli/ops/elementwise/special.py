@@ -20,7 +20,7 @@ import numpy as np
 from ...engine import dtypes
 from ...engine.lazy import lazy
 from ...engine.tensor import Tensor, to_tensor
-from ..core.declare import KINDS, REGISTRY, composite, not_implemented_for, op, register, tensor_method, zeros_like_grad
+from ..core.declare import REGISTRY, composite, not_implemented_for, op, tensor_method, zeros_like_grad
 from .comparison import isfinite, isnan, where
 from .unary import cos, erf, exp, log, pow_scalar, reciprocal, sign, sin
 
@@ -643,11 +643,12 @@ SPECIAL_ALIASES = {
 }
 
 
-def register_special_aliases() -> None:
-    """Register ``special.<name>`` for each name of :data:`SPECIAL_ALIASES` whose target the table has (called
-    once the whole table is declared)."""
+def special_namespace() -> dict:
+    """torch.special's names that gradcli has, each with its function: the table's ``"special.<name>"``
+    entries and the names of :data:`SPECIAL_ALIASES` (the same function as the table's other name, as in
+    PyTorch, where ``torch.special.expit`` is ``torch.sigmoid``'s kernel). Call it once the table is declared."""
+    names = {k[len("special."):]: v for k, v in REGISTRY.items() if k.startswith("special.")}
     for name, target in SPECIAL_ALIASES.items():
-        fn = REGISTRY.get(target)
-        if fn is not None and f"special.{name}" not in REGISTRY:
-            register(f"special.{name}", fn, KINDS[target])
-            fn.aliases = (*fn.aliases, f"special.{name}")
+        if target in REGISTRY:
+            names.setdefault(name, REGISTRY[target])
+    return names

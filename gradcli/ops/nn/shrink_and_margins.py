@@ -20,7 +20,7 @@ from ..elementwise.comparison import where
 from ..elementwise.unary import exp, log, tanh
 from ..elementwise.arithmetic import clamp
 from ..reduction.reductions import mean, sum
-from ..shape.views import permute, reshape
+from ..shape.views import reshape
 from .functional import logsigmoid, pairwise_distance
 from .loss import _legacy_reduction, _reduce_composite
 
@@ -121,7 +121,7 @@ def _(grad, input, weight):
 _prelu.defjvp_elementwise()
 
 
-@composite("prelu", grad_fn="PreluKernelBackward0", note=_prelu.note)
+@composite("prelu", grad_fn="PreluKernelBackward0", note=_prelu.note, method=True)
 def prelu(input, weight):
     """Parametric ReLU: ``max(0, x) + weight * min(0, x)`` with one weight, or one per channel (dim 1).
     Matches torch.nn.functional.prelu.
@@ -134,53 +134,116 @@ def prelu(input, weight):
     if weight.numel() != 1 and weight.numel() != channels:
         raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
                            f"{weight.numel()} and channel size = {channels}.")
-    if weight.numel() != 1 and input.dim() >= 2:
+    if weight.numel() == 1:
+        weight = reshape(weight, ())  # one slope for every element: the output keeps input's shape
+    elif input.dim() >= 2:
         weight = reshape(weight, (1, channels) + (1,) * (input.dim() - 2))
     return _prelu(input, weight)
 
 
 # --------------------------------------------------------------------------- channel rearrangements
 
-@composite("pixel_shuffle", grad_fn="PixelShuffleBackward0 (as views)",
-           note="a rearrangement: the gradient is rearranged back")
+def _shuffle_check(name: str, input, factor: int, channels: bool) -> None:
+    if input.ndim < 3:
+        raise RuntimeError(f"{name} expects input to have at least 3 dimensions, but got input with {input.ndim} "
+                           f"dimension(s)")
+    if factor <= 0:
+        raise RuntimeError(f"{name} expects a positive {'upscale' if channels else 'downscale'}_factor, but got "
+                           f"{factor}")
+    c, h, w = input.shape[-3:]
+    if channels and c % (factor * factor):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
+                           f"of upscale_factor, but input.size(-3)={c} is not divisible by {factor * factor}")
+    if not channels and (h % factor or w % factor):
+        raise RuntimeError(f"pixel_unshuffle expects height and width to be divisible by downscale_factor, but "
+                           f"input.size(-2)={h} and input.size(-1)={w} with downscale_factor={factor}")
+
+
+@op("pixel_shuffle", grad_fn="PixelShuffleBackward0", promote=None,
+    note="a rearrangement: d/dx = pixel_unshuffle(grad, upscale_factor)")
 def pixel_shuffle(input, upscale_factor):
-    """``(*, C r^2, H, W)`` to ``(*, C, H r, W r)``. Matches torch.nn.functional.pixel_shuffle's values.
+    """``(*, C r^2, H, W)`` to ``(*, C, H r, W r)``. Matches torch.nn.functional.pixel_shuffle.
 
     Raises:
-        RuntimeError: when the channels are not divisible by ``upscale_factor ** 2`` (PyTorch's message).
+        RuntimeError: for fewer than 3 dims, or channels not divisible by ``upscale_factor ** 2`` (PyTorch's
+            messages).
     """
     r = upscale_factor
+    _shuffle_check("pixel_shuffle", input, r, True)
     *batch, c, h, w = input.shape
-    if c % (r * r):
-        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
-                           f"of upscale_factor, but input.size(-3)={c} is not divisible by {r * r}")
     n = len(batch)
-    x = reshape(input, (*batch, c // (r * r), r, r, h, w))
-    x = permute(x, (*range(n), n, n + 3, n + 1, n + 4, n + 2))
-    return reshape(x, (*batch, c // (r * r), h * r, w * r))
+    x = input.reshape(*batch, c // (r * r), r, r, h, w)
+    x = x.transpose(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return np.ascontiguousarray(x.reshape(*batch, c // (r * r), h * r, w * r))
 
 
-@composite("pixel_unshuffle", grad_fn="PixelUnshuffleBackward0 (as views)",
-           note="a rearrangement: the gradient is rearranged back")
+@op("pixel_unshuffle", grad_fn="PixelUnshuffleBackward0", promote=None,
+    note="a rearrangement: d/dx = pixel_shuffle(grad, downscale_factor)")
 def pixel_unshuffle(input, downscale_factor):
     """``(*, C, H r, W r)`` to ``(*, C r^2, H, W)``, the inverse of pixel_shuffle. Matches
-    torch.nn.functional.pixel_unshuffle's values."""
+    torch.nn.functional.pixel_unshuffle.
+
+    Raises:
+        RuntimeError: for fewer than 3 dims, or a height or width not divisible by ``downscale_factor``.
+    """
     r = downscale_factor
+    _shuffle_check("pixel_unshuffle", input, r, False)
     *batch, c, h, w = input.shape
     n = len(batch)
-    x = reshape(input, (*batch, c, h // r, r, w // r, r))
-    x = permute(x, (*range(n), n, n + 2, n + 4, n + 1, n + 3))
-    return reshape(x, (*batch, c * r * r, h // r, w // r))
+    x = input.reshape(*batch, c, h // r, r, w // r, r)
+    x = x.transpose(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return np.ascontiguousarray(x.reshape(*batch, c * r * r, h // r, w // r))
 
 
-@composite("channel_shuffle", grad_fn="(as views)", note="a rearrangement: the gradient is rearranged back")
+@pixel_shuffle.defvjp
+def _(grad, upscale_factor):
+    # derivatives.yaml: self: pixel_unshuffle(grad, upscale_factor)
+    return pixel_unshuffle(grad, upscale_factor)
+
+
+@pixel_shuffle.defjvp
+def _(input_t, upscale_factor):
+    return pixel_shuffle(input_t, upscale_factor)
+
+
+@pixel_unshuffle.defvjp
+def _(grad, downscale_factor):
+    # derivatives.yaml: self: pixel_shuffle(grad, downscale_factor)
+    return pixel_shuffle(grad, downscale_factor)
+
+
+@pixel_unshuffle.defjvp
+def _(input_t, downscale_factor):
+    return pixel_unshuffle(input_t, downscale_factor)
+
+
+@op("channel_shuffle", grad_fn="ChannelShuffleBackward0", promote=None,
+    note="a rearrangement: d/dx = channel_shuffle(grad, channels / groups)")
 def channel_shuffle(input, groups):
-    """The channels (dim 1) split into ``groups`` and interleaved. Matches torch.nn.functional.channel_shuffle's
-    values."""
+    """The channels (dim 1) split into ``groups`` and interleaved. Matches torch.nn.functional.channel_shuffle.
+
+    Raises:
+        RuntimeError: for fewer than 3 dims or channels not divisible by ``groups`` (PyTorch's messages).
+    """
+    if input.ndim < 3:
+        raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{input.ndim} dimension(s)")
     b, c, *rest = input.shape
-    x = reshape(input, (b, groups, c // groups, *rest))
-    x = permute(x, (0, 2, 1, *range(3, x.dim())))
-    return reshape(x, (b, c, *rest))
+    if groups <= 0 or c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    x = input.reshape(b, groups, c // groups, *rest).swapaxes(1, 2)
+    return np.ascontiguousarray(x.reshape(b, c, *rest))
+
+
+@channel_shuffle.defvjp
+def _(grad, input_shape, groups):
+    # shuffling C channels in ``groups`` groups is undone by shuffling them in C / groups groups
+    return channel_shuffle(grad, input_shape[1] // groups)
+
+
+@channel_shuffle.defjvp
+def _(input_t, groups):
+    return channel_shuffle(input_t, groups)
 
 
 # --------------------------------------------------------------------------------------- rms_norm
@@ -239,6 +302,14 @@ def _(grad, input, target, reduction):
     z = exp(-target * input)
     g = -target * z / (1 + z) * grad
     return (g / int(np.prod(input.shape)) if reduction == "mean" else g), None
+
+
+@_soft_margin_loss.defjvp
+def _(input_t, input, target, reduction):
+    # the VJP's elementwise factor applied to the tangent, then the same reduction
+    z = exp(-target * input)
+    t = -target * z / (1 + z) * input_t
+    return mean(t) if reduction == "mean" else sum(t) if reduction == "sum" else t
 
 
 @composite("soft_margin_loss", grad_fn="SoftMarginLossBackward0", note=_soft_margin_loss.note)
