@@ -56,9 +56,9 @@ def _engine() -> dict:
     import math  # torch.pi, torch.e, torch.inf, torch.nan (Python floats, as in torch)
 
     names.update(pi=math.pi, e=math.e, inf=math.inf, nan=math.nan)
-    from .api import linalg  # torch.linalg's namespace, loaded with the op table it reads (first use)
+    from .api import linalg, special  # torch.linalg's and torch.special's namespaces, loaded with the op table
 
-    names.update(linalg=linalg)
+    names.update(linalg=linalg, special=special)
     globals().update(names)
     return names
 

@@ -1,4 +1,4 @@
-"""Regenerate gradcli/language/torch_names.py: the public function names of torch, torch.nn.functional, torch.linalg and
+"""Regenerate gradcli/language/torch_names.py: the public function names of torch, torch.nn.functional, torch.linalg, torch.special and
 the methods of torch.Tensor in the installed PyTorch, and every public name of the PyTorch modules the language
 has (run with torch installed: ``python scripts/gen_torch_names.py > gradcli/language/torch_names.py``). gradcli uses
 them to tell "PyTorch has this, gradcli does not support it" from "no such name", and to complete in the session
@@ -27,7 +27,7 @@ def public_callables(obj) -> list:
 
 
 #: The PyTorch modules of the language's namespaces (gradcli.language.namespaces), and "Tensor" for torch.Tensor.
-MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.linalg", "torch.autograd", "torch.autograd.functional",
+MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.linalg", "torch.special", "torch.autograd", "torch.autograd.functional",
            "torch.autograd.forward_ad", "torch.autograd.function", "torch.autograd.graph", "torch.func",
            "torch.nn.init", "torch.nn.utils", "torch.optim", "torch.optim.lr_scheduler", "torch.cuda", "Tensor")
 
@@ -53,6 +53,7 @@ def torch_names() -> dict:
 
     return {"TORCH": public_callables(torch), "FUNCTIONAL": public_callables(F),
             "TENSOR": public_callables(torch.Tensor), "LINALG": public_callables(torch.linalg),
+            "SPECIAL": public_callables(torch.special),
             "MEMBERS": members(), "version": torch.__version__.split("+")[0]}
 
 
@@ -61,7 +62,7 @@ def render(names: dict) -> str:
            "Used to say that an op exists in PyTorch but not in gradcli (NotImplementedError), rather than that the\n"
            "name does not exist (AttributeError / NameError); :data:`MEMBERS` (every public name of each module)\n"
            'keeps the session\'s completion to names PyTorch has."""\n']
-    for key in ("TORCH", "FUNCTIONAL", "TENSOR", "LINALG"):
+    for key in ("TORCH", "FUNCTIONAL", "TENSOR", "LINALG", "SPECIAL"):
         body = textwrap.fill(" ".join(names[key]), 116)
         out.append(f'{key} = frozenset("""\n{body}\n""".split())\n')
     out.append("#: Every public name (dir(), less the ones starting with _) of each PyTorch module, and of torch.Tensor.")

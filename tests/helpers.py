@@ -61,6 +61,7 @@ class Arg:
         "nonzero" sign * uniform [0.5, 2]   (abs, sign, relu, a divisor, norm p=1: away from 0)
         "pos"     uniform [0.5, 2]          (log, sqrt, reciprocal, a base with a real exponent)
         "unit"    uniform [0.05, 0.95]      (probabilities: a BCE target)
+        "gt1"     uniform [1.5, 3]          (acosh: defined above 1)
         "bool"    random booleans           (where's condition, masks; never differentiable)
         "int"     integers in [-3, 3]       (never differentiable)
         "index"   integers in [0, high)     (class indices of a loss; never differentiable)
@@ -104,6 +105,8 @@ def _draw(arg: Arg, rng: np.random.Generator):
         return rng.uniform(0.5, 2.0, shape)
     if arg.domain == "unit":
         return rng.uniform(0.05, 0.95, shape)
+    if arg.domain == "gt1":
+        return rng.uniform(1.5, 3.0, shape)
     if arg.domain == "bool":
         a = rng.random(shape) < 0.5
         if a.size >= 2:  # both branches taken
@@ -286,6 +289,9 @@ def api(m, name: str):
     }
     if name in elsewhere:
         return elsewhere[name]()
+    if "." in name:  # a submodule's function: "special.expit", "linalg.det"
+        head, _, tail = name.partition(".")
+        return getattr(getattr(m, head), tail)
     if name not in ("tanh", "sigmoid") and hasattr(m.nn.functional, name):  # F.tanh/F.sigmoid are deprecated
         return getattr(m.nn.functional, name)  # losses: torch.X takes reduction as an int, F.X as a string
     return getattr(m, name)

@@ -110,7 +110,7 @@ def unsupported_name_hint(name: str, known=()) -> str | None:
 
 #: PyTorch's submodules that gradcli does not have (``torch.linalg``): using one says so, rather than claiming
 #: that PyTorch lacks it.
-TORCH_SUBMODULES = ("fft", "special", "distributions", "optim", "utils", "cuda", "backends", "func",
+TORCH_SUBMODULES = ("fft", "distributions", "optim", "utils", "cuda", "backends", "func",
                     "jit", "sparse", "testing", "onnx", "fx", "export", "profiler", "amp", "cpu", "mps", "quantization",
                     "ao", "hub", "masked", "nested", "signal", "library", "compiler", "overrides")
 
@@ -128,7 +128,8 @@ def missing(owner: str, name: str, members=()) -> Exception:
     it (gradcli/language/torch_names.py, or a PyTorch submodule), else the AttributeError PyTorch would raise, with a
     did-you-mean among ``members`` (what the owner has) when one is close."""
     known = {"torch": torch_names.TORCH, "torch.nn.functional": torch_names.FUNCTIONAL,
-             "Tensor": torch_names.TENSOR, "torch.linalg": torch_names.LINALG}.get(owner, ())
+             "Tensor": torch_names.TENSOR, "torch.linalg": torch_names.LINALG,
+             "torch.special": torch_names.SPECIAL}.get(owner) or torch_names.MEMBERS.get(owner, ())
     if name in known:
         return NotImplementedError(f"'{owner}.{name}' is not supported by gradcli ({_SEE_OPS})")
     if owner == "torch" and name in TORCH_SUBMODULES:

@@ -20,6 +20,7 @@ from ..engine.tensor import Size, Tensor
 from ..api import gradcheck as _gradcheck
 from ..api.gradcheck import GradcheckError
 from ..ops.linalg.inverses import _LinAlgError  # torch.linalg.LinAlgError
+from ..ops.elementwise import special as _special  # torch.special
 from . import custom_function, nn_bridge
 from .values import LazyNamespace, Namespace
 
@@ -273,8 +274,10 @@ def _modules() -> dict[str, Namespace]:
     # torch.linalg: the table's "linalg.<name>" entries
     linalg_ns = Namespace("torch.linalg", dict({k[len("linalg."):]: v for k, v in REGISTRY.items()
                                                 if k.startswith("linalg.")}, LinAlgError=_LinAlgError))
+    # torch.special: the table's "special.<name>" entries
+    special_ns = Namespace("torch.special", _special.special_namespace())
     torch = Namespace("torch", dict(members, nn=nn, autograd=autograd_ns, optim=nn_spaces["torch.optim"],
-                                    func=func_ns, vmap=_func.vmap, linalg=linalg_ns))
+                                    func=func_ns, vmap=_func.vmap, linalg=linalg_ns, special=special_ns))
     return {"torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.autograd": autograd_ns,
             "torch.nn.init": nn_spaces["torch.nn.init"], "torch.nn.utils": nn_spaces["torch.nn.utils"],
             "torch.optim": nn_spaces["torch.optim"],
@@ -282,6 +285,6 @@ def _modules() -> dict[str, Namespace]:
             "torch.autograd.functional": autograd_functional, "torch.autograd.forward_ad": forward_ad,
             "torch.autograd.function": function_ns, "torch.func": func_ns,
             "torch.autograd.graph": graph_ns,
-            "torch.linalg": linalg_ns,
+            "torch.linalg": linalg_ns, "torch.special": special_ns,
             "math": math_module()}
 

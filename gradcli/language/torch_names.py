@@ -162,6 +162,16 @@ matrix_rank multi_dot norm pinv qr slogdet solve solve_ex solve_triangular svd s
 vecdot vector_norm
 """.split())
 
+SPECIAL = frozenset("""
+airy_ai bessel_j0 bessel_j1 bessel_y0 bessel_y1 chebyshev_polynomial_t chebyshev_polynomial_u chebyshev_polynomial_v
+chebyshev_polynomial_w digamma entr erf erfc erfcx erfinv exp2 expit expm1 gammainc gammaincc gammaln
+hermite_polynomial_h hermite_polynomial_he i0 i0e i1 i1e laguerre_polynomial_l legendre_polynomial_p log1p log_ndtr
+log_softmax logit logsumexp modified_bessel_i0 modified_bessel_i1 modified_bessel_k0 modified_bessel_k1 multigammaln
+ndtr ndtri polygamma psi round scaled_modified_bessel_k0 scaled_modified_bessel_k1 shifted_chebyshev_polynomial_t
+shifted_chebyshev_polynomial_u shifted_chebyshev_polynomial_v shifted_chebyshev_polynomial_w sinc softmax
+spherical_bessel_j0 xlog1py xlogy zeta
+""".split())
+
 #: Every public name (dir(), less the ones starting with _) of each PyTorch module, and of torch.Tensor.
 MEMBERS = {
     'torch': frozenset("""
@@ -329,6 +339,16 @@ MEMBERS = {
     householder_product inv inv_ex ldl_factor ldl_factor_ex ldl_solve lstsq lu lu_factor lu_factor_ex lu_solve
     matmul matrix_exp matrix_norm matrix_power matrix_rank multi_dot norm pinv qr slogdet solve solve_ex
     solve_triangular svd svdvals tensorinv tensorsolve vander vecdot vector_norm
+    """.split()),
+    'torch.special': frozenset("""
+    Tensor airy_ai bessel_j0 bessel_j1 bessel_y0 bessel_y1 chebyshev_polynomial_t chebyshev_polynomial_u
+    chebyshev_polynomial_v chebyshev_polynomial_w common_args digamma entr erf erfc erfcx erfinv exp2 expit expm1
+    gammainc gammaincc gammaln hermite_polynomial_h hermite_polynomial_he i0 i0e i1 i1e laguerre_polynomial_l
+    legendre_polynomial_p log1p log_ndtr log_softmax logit logsumexp modified_bessel_i0 modified_bessel_i1
+    modified_bessel_k0 modified_bessel_k1 multi_dim_common multigammaln ndtr ndtri polygamma psi round
+    scaled_modified_bessel_k0 scaled_modified_bessel_k1 shifted_chebyshev_polynomial_t
+    shifted_chebyshev_polynomial_u shifted_chebyshev_polynomial_v shifted_chebyshev_polynomial_w sinc softmax
+    spherical_bessel_j0 torch xlog1py xlogy zeta
     """.split()),
     'torch.autograd': frozenset("""
     DeviceType Function Mapping NestedIOFunction ProfilerActivity ProfilerConfig ProfilerEvent ProfilerState

@@ -14,6 +14,9 @@ cycle):
 * :mod:`.elementwise.arithmetic` — add, sub/rsub, mul, div/true_divide/floor_divide, remainder, pow/square,
   clamp, maximum/minimum
 * :mod:`.elementwise.activation` — relu, relu6, leaky_relu, elu, selu, gelu, silu, softplus, hardtanh
+* :mod:`.elementwise.special` — erfc, erfinv, lgamma, digamma, polygamma, mvlgamma, i0 and torch.special's
+  Bessel, normal-distribution and entropy functions, logit, sinc, xlogy, asinh/acosh/atanh, hypot, copysign,
+  fmax/fmin, nan_to_num, lerp, addcmul/addcdiv, logical_and/or/xor/not, gcd/lcm, heaviside
 * :mod:`.creation` — tensor, zeros, ones, full, eye, arange, linspace, rand, randn, randint, *_like, new_*
 * :mod:`.random` — randperm, randint_like, normal, bernoulli, multinomial, normal_/uniform_/random_/exponential_,
   initial_seed, seed (PyTorch's generator: :mod:`gradcli.engine.generator`)
@@ -50,15 +53,17 @@ cycle):
 * :mod:`.nn.resampling` — pad, constant_pad_nd, interpolate
 * :mod:`.nn.conv` — conv1d/conv2d, conv_transpose1d/2d
 * :mod:`.nn.fold` — unfold/fold, Tensor.unfold
+* :mod:`.nn.shrink_and_margins` — hardshrink, softshrink, tanhshrink, threshold, prelu, pixel_shuffle/unshuffle,
+  channel_shuffle, rms_norm, and the margin and likelihood losses
 
-The functions of torch.linalg are registered under their qualified names (``"linalg.det"``); the
-``torch.linalg`` namespace is :mod:`gradcli.api.linalg`.
+The functions of torch.linalg and torch.special are registered under their qualified names (``"linalg.det"``,
+``"special.ndtr"``); the namespaces are :mod:`gradcli.api.linalg` and :mod:`gradcli.api.special`.
 """
 
 # The families, in the order listed above (importing a module declares its ops). The modules are bound under
 # private names so that none hides an op of the same name (scatter, softmax, dropout, ...) in this namespace.
 from .elementwise import (comparison as _comparison, unary as _unary, arithmetic as _arithmetic,  # noqa: F401
-                          activation as _activation)
+                          activation as _activation, special as _special)
 from . import creation as _creation, random as _random  # noqa: F401
 from .shape import (views as _views, joins as _joins, indexing as _indexing, inplace as _inplace,  # noqa: F401
                     scatter as _scatter)
@@ -69,7 +74,8 @@ from .linalg import (products as _products, structured as _structured, inverses 
                      matrix_functions as _matrix_functions)
 from .nn import (softmax as _softmax, loss as _loss, embedding as _embedding, batch_norm as _batch_norm,  # noqa: F401
                  dropout as _dropout, functional as _functional, pooling as _pooling,
-                 resampling as _resampling, conv as _conv, fold as _fold)
+                 resampling as _resampling, conv as _conv, fold as _fold,
+                 shrink_and_margins as _shrink_and_margins)
 from ..engine.tensor import to_tensor  # noqa: F401
 from .core.declare import KINDS, REGISTRY, Op  # noqa: F401
 # the names most used, importable from here (``from gradcli.ops import matmul``)

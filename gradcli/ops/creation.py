@@ -613,3 +613,35 @@ def _new_tensor(self, data, dtype=None, requires_grad=False, device=None):
     """A new leaf holding a copy of ``data`` with this tensor's dtype (unless ``dtype``). Matches
     torch.Tensor.new_tensor."""
     return tensor(data, dtype=dtypes.from_numpy(_new_dtype(self, dtype)), requires_grad=requires_grad)
+
+
+# --------------------------------------------------------------------------------------------- empty
+# PyTorch's empty tensors hold whatever the allocator returned; gradcli's hold zeros (a value PyTorch's could
+# hold too), so a program that fills them before reading, as every correct program does, prints the same.
+
+
+@composite("empty", kind="creation")
+def empty(*size, dtype=None, requires_grad=False, **kw):
+    """An uninitialised tensor of shape ``size`` (default float dtype unless ``dtype``); gradcli's holds
+    zeros. Matches torch.empty (``memory_format`` and ``pin_memory`` are accepted and have no effect).
+
+    Raises:
+        TypeError: for a missing or non-integer size; RuntimeError for a negative size (PyTorch's messages).
+    """
+    shape = _size("empty", size, kw.pop("size", None))
+    kw.pop("memory_format", None)
+    kw.pop("pin_memory", None)
+    _check_kw("empty", kw)
+    return _leaf(np.zeros(shape, dtype=_float_dtype(dtype)), requires_grad)
+
+
+empty_like = _like("empty_like", lambda shape, d: np.zeros(shape, dtype=d),
+                   "An uninitialised tensor (zeros in gradcli) with the shape (and dtype, unless ``dtype``) of "
+                   "``input``. Matches torch.empty_like.")
+
+
+@tensor_method("new_empty")
+def _new_empty(self, *size, dtype=None, requires_grad=False, device=None):
+    """An uninitialised tensor (zeros in gradcli) of shape ``size`` with this tensor's dtype (unless
+    ``dtype``). Matches torch.Tensor.new_empty."""
+    return _leaf(np.zeros(_size("new_empty", size), dtype=_new_dtype(self, dtype)), requires_grad)

@@ -1800,11 +1800,130 @@ MATRIX = [
         S("nograd-x2", Arg((4, 3)), Arg((5, 3), grad=False)))),
 ]
 
+def _positive_binary_samples(op: OpInfo) -> Iterable[Sample]:
+    """:func:`binary_samples` for an op defined on positive values only (xlogy's log): the same tensor on both
+    sides drawn from the positive domain too."""
+    for s in binary_samples(op):
+        if s.id != "same-tensor":
+            yield s
+    yield S("same-tensor", Arg((3, 4), POS), call=lambda m, f, a: f(a, a))
+
+
+SPECIAL = [
+    # ------------------------------------------------ special functions (gradcli/ops/elementwise/special.py)
+    _unary("erfc", R), _unary("erfinv", UNIT, extra=[_on_part(lambda a: -a, Arg((3, 4), UNIT), id="negative")]),
+    _unary("lgamma", POS), _unary("digamma", POS), _unary("i0", R), _unary("sinc", NZ),
+    _unary("logit", UNIT, extra=[S("eps", Arg((3, 4), UNIT), kwargs={"eps": 0.2})]),
+    _unary("asinh", R, aliases=("arcsinh",)),
+    _unary("acosh", "gt1", aliases=("arccosh",)),
+    _unary("atanh", UNIT, aliases=("arctanh",), extra=[_on_part(lambda a: -a, Arg((3, 4), UNIT), id="negative")]),
+    _unary("nan_to_num", R, extra=[S("nonfinite-nograd", Arg((3, 4), grad=False), call=lambda m, f, a: f(a / (a > 0),
+                                                                                                        posinf=9.0))]),
+    *[OpInfo(f"special.{n}", "elementwise", unary_samples, domain=d, method=False,
+             op=lambda m, n=n: getattr(m.special, n))
+      for n, d in (("erfcx", R), ("i0e", R), ("i1", R), ("i1e", R), ("ndtr", R), ("ndtri", UNIT),
+                   ("log_ndtr", R), ("entr", POS))],
+    OpInfo("polygamma", "elementwise", extra=(
+        *[S(f"n{n}", Arg((3, 4), POS), call=lambda m, f, a, n=n: f(n, a)) for n in (0, 1, 2)],
+        S("0d", Arg((), POS), call=lambda m, f, a: f(1, a)), S("3x1", Arg((3, 1), POS), call=lambda m, f, a: f(3, a)),
+        S("method", Arg((3, 4), POS), args=(1,), method=True))),
+    OpInfo("mvlgamma", "elementwise", extra=(
+        S("p1", Arg((3, 4), POS), call=lambda m, f, a: f(a + 1, 1)),
+        S("p3", Arg((3, 4), POS), call=lambda m, f, a: f(a + 2, p=3)),
+        S("method", Arg((3, 4), "gt1"), args=(2,), method=True),
+        S("0d", Arg((), "gt1"), args=(1,)), S("3x1", Arg((3, 1), "gt1"), args=(2,)))),
+    OpInfo("xlogy", "elementwise", _positive_binary_samples, domain=(R, POS), method=True,
+           extra=(S("zero-input", Arg((3, 4), POS), call=lambda m, f, a: f(a * (a > 1), a)),)),
+    OpInfo("special.xlog1py", "elementwise", _positive_binary_samples, domain=(R, POS),
+           op=lambda m: m.special.xlog1py),
+    OpInfo("hypot", "elementwise", binary_samples, domain=(NZ, NZ), method=True),
+    OpInfo("copysign", "elementwise", binary_samples, domain=(NZ, NZ), method=True),
+    OpInfo("fmax", "elementwise", binary_samples, domain=(R, R), method=True),
+    OpInfo("fmin", "elementwise", binary_samples, domain=(R, R), method=True),
+    OpInfo("lerp", "elementwise", extra=(
+        S("scalar", Arg((3, 4)), Arg((3, 4)), args=(0.3,)), S("broadcast", Arg((3, 4)), Arg((4,)), args=(0.7,)),
+        S("tensor", Arg((3, 4)), Arg((3, 4)), Arg((3, 4), UNIT)), S("tensor-broadcast", Arg((4,)), Arg((3, 1)), Arg(())),
+        S("method", Arg((3, 4)), Arg((3, 4)), args=(0.5,), method=True), S("0d", Arg(()), Arg(()), args=(0.5,)),
+        S("3x1", Arg((3, 1)), Arg((1, 4)), Arg((3, 1))))),
+    OpInfo("addcmul", "elementwise", method=True, extra=(
+        S("3x4", Arg((3, 4)), Arg((3, 4)), Arg((3, 4))), S("broadcast", Arg((3, 4)), Arg((4,)), Arg((3, 1))),
+        S("value", Arg((3, 4)), Arg((3, 4)), Arg((3, 4)), kwargs={"value": 0.5}),
+        S("method", Arg((3, 4)), Arg((3, 4)), Arg((3, 4)), method=True), S("0d", Arg(()), Arg(()), Arg(())))),
+    OpInfo("addcdiv", "elementwise", method=True, extra=(
+        S("3x4", Arg((3, 4)), Arg((3, 4)), Arg((3, 4), NZ)), S("broadcast", Arg((3, 4)), Arg((4,)), Arg((3, 1), NZ)),
+        S("value", Arg((3, 4)), Arg((3, 4)), Arg((3, 4), NZ), kwargs={"value": -2}),
+        S("method", Arg((3, 4)), Arg((3, 4)), Arg((3, 4), NZ), method=True), S("0d", Arg(()), Arg(()), Arg((), NZ)))),
+    *[OpInfo(n, "elementwise", differentiable=False, method=True, extra=(
+        S("3x4", Arg((3, 4), BOOL, grad=False), Arg((3, 4), BOOL, grad=False)),
+        S("float-int", Arg((3, 4), grad=False), Arg((4,), INT, grad=False)),
+        S("0d-1", Arg((), grad=False), Arg((3, 1), INT, grad=False)),
+        S("method", Arg((3, 4), grad=False), Arg((3, 4), BOOL, grad=False), method=True)))
+      for n in ("logical_and", "logical_or", "logical_xor")],
+    OpInfo("logical_not", "elementwise", differentiable=False, method=True, extra=(
+        S("bool", Arg((3, 4), BOOL, grad=False)), S("float", Arg((3, 4), grad=False)),
+        S("0d", Arg((), grad=False)), S("3x1", Arg((3, 1), INT, grad=False)),
+        S("method", Arg((3, 4), grad=False), method=True))),
+    *[OpInfo(n, "elementwise", differentiable=False, method=True, extra=(
+        S("int", Arg((3, 4), INT, grad=False), Arg((4,), INT, grad=False)),
+        S("0d-3x1", Arg((), INT, grad=False), Arg((3, 1), INT, grad=False)),
+        S("method", Arg((3, 4), INT, grad=False), Arg((3, 4), INT, grad=False), method=True)))
+      for n in ("gcd", "lcm")],
+    OpInfo("heaviside", "elementwise", differentiable=False, method=True, extra=(
+        S("3x4", Arg((3, 4), grad=False), Arg((4,), grad=False)),
+        S("0d-3x1", Arg((), grad=False), Arg((3, 1), grad=False)),
+        S("method", Arg((3, 4), grad=False), Arg((3, 4), grad=False), method=True))),
+    # ------------------------------------------ torch.nn.functional (gradcli/ops/nn/shrink_and_margins.py)
+    _unary("hardshrink", NZ, family="activation", extra=[S("lambd", Arg((3, 4), NZ), args=(1.0,))]),
+    _unary("softshrink", NZ, family="activation", method=False, extra=[S("lambd", Arg((3, 4), NZ), args=(0.25,))]),
+    _unary("tanhshrink", R, family="activation", method=False),
+    OpInfo("threshold", "activation", extra=(
+        *[S(sh(shape), Arg(shape, NZ), args=(0.1, 20.0)) for shape in ((), (4,), (3, 1), (2, 3, 4))],
+        S("value-0", Arg((3, 4), NZ), args=(-0.5, 0.0)))),
+    OpInfo("prelu", "activation", extra=(
+        S("one-weight", Arg((2, 3, 4), NZ), Arg((1,))), S("method", Arg((2, 3, 4), NZ), Arg((3,)), method=True), S("per-channel", Arg((2, 3, 4), NZ), Arg((3,))),
+        S("1d", Arg((5,), NZ), Arg((1,))), S("0d", Arg((), NZ), Arg((1,))), S("4d", Arg((2, 3, 2, 2), NZ), Arg((3,))))),
+    OpInfo("pixel_shuffle", "shape", extra=(S("2", Arg((1, 8, 2, 3)), args=(2,)), S("batch", Arg((2, 9, 1, 2)), args=(3,)))),
+    OpInfo("pixel_unshuffle", "shape", extra=(S("2", Arg((1, 2, 4, 6)), args=(2,)),)),
+    OpInfo("channel_shuffle", "shape", extra=(S("2", Arg((2, 6, 2, 2)), args=(2,)), S("3", Arg((1, 6, 3)), args=(3,)))),
+    OpInfo("unflatten", "shape", method=True, extra=(
+        S("dim1", Arg((2, 12)), args=(1, (3, 4))), S("neg", Arg((2, 12, 2)), args=(-2, (2, -1))),
+        S("method", Arg((6, 2)), args=(0, (2, 3)), method=True))),
+    OpInfo("rms_norm", "nn", extra=(
+        S("last", Arg((2, 3, 4)), args=((4,),)), S("weight", Arg((2, 3, 4)), Arg((3, 4)), call=lambda m, f, a, w: f(a, (3, 4), w)),
+        S("eps", Arg((3, 4)), args=((4,), None, 1e-3)))),
+    OpInfo("margin_ranking_loss", "loss", extra=(
+        S("mean", Arg((5,)), Arg((5,)), args=(Lib(lambda m: m.tensor([1., -1., 1., 1., -1.])),)),
+        S("sum-margin", Arg((5,)), Arg((5,)), args=(Lib(lambda m: m.tensor([1., -1., 1., 1., -1.])),), kwargs={"margin": 0.5, "reduction": "sum"}))),
+    OpInfo("hinge_embedding_loss", "loss", extra=(
+        S("mean", Arg((2, 3), NZ), args=(Lib(lambda m: m.tensor([[1., -1., 1.], [-1., -1., 1.]])),)),
+        S("none", Arg((2, 3), NZ), args=(Lib(lambda m: m.tensor([[1., -1., 1.], [-1., -1., 1.]])),), kwargs={"reduction": "none", "margin": 3.0}))),
+    OpInfo("soft_margin_loss", "loss", extra=(
+        S("mean", Arg((2, 3)), args=(Lib(lambda m: m.tensor([[1., -1., 1.], [-1., -1., 1.]])),)),
+        S("sum", Arg((2, 3)), args=(Lib(lambda m: m.tensor([[1., -1., 1.], [-1., -1., 1.]])),), kwargs={"reduction": "sum"}))),
+    OpInfo("cosine_embedding_loss", "loss", extra=(
+        S("mean", Arg((3, 4)), Arg((3, 4)), args=(Lib(lambda m: m.tensor([1., -1., -1.])),)),
+        S("none", Arg((3, 4)), Arg((3, 4)), args=(Lib(lambda m: m.tensor([1., -1., 1.])),), kwargs={"reduction": "none", "margin": 0.1}))),
+    OpInfo("multilabel_soft_margin_loss", "loss", extra=(
+        S("mean", Arg((3, 4)), Arg((3, 4), UNIT, grad=False)),
+        S("weight", Arg((3, 4)), Arg((3, 4), UNIT, grad=False), Arg((4,), POS, grad=False),
+          call=lambda m, f, a, y, w: f(a, y, weight=w)))),
+    OpInfo("triplet_margin_loss", "loss", extra=(
+        S("mean", Arg((3, 4)), Arg((3, 4)), Arg((3, 4))),
+        S("swap-p1", Arg((3, 4)), Arg((3, 4)), Arg((3, 4)), kwargs={"swap": True, "p": 1, "margin": 3.0}))),
+    OpInfo("poisson_nll_loss", "loss", extra=(
+        S("log-input", Arg((3, 4)), Arg((3, 4), POS, grad=False)),
+        S("full", Arg((3, 4), POS), Arg((3, 4), POS, grad=False), call=lambda m, f, a, y: f(a, y * 2, log_input=False, full=True)))),
+    OpInfo("gaussian_nll_loss", "loss", extra=(
+        S("mean", Arg((3, 4)), Arg((3, 4)), Arg((3, 4), POS)),
+        S("sum-full", Arg((3, 4)), Arg((3, 4)), Arg((3, 1), POS), kwargs={"full": True, "reduction": "sum"}))),
+]
+
 #: The op table: every entry of every family.
 OP_DB: list[OpInfo] = ELEMENTWISE + ACTIVATIONS + REDUCTIONS + LINALG + SHAPE + INDEXING + NN + LOSSES + RANDOM + \
     LOGICAL + DIAGONALS + TRIANGLES + MASKS_AND_SCATTERS + ORDER + MATRIX
 OP_DB += NN_FUNCTIONAL  # torch.nn.functional's activations, normalizations and distances
 OP_DB += CONV  # convolution and pooling
+OP_DB += SPECIAL  # special functions and the remaining elementwise math
 
 #: Entry by name.
 BY_NAME: dict[str, OpInfo] = {op.name: op for op in OP_DB}

@@ -20,6 +20,13 @@ from .conv import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, C
 
 CLASSES.update(_conv.CLASSES)
 
+# padding, shrinkage activations, PReLU, Softmax2d, Unflatten, shuffles, fixed-mode upsampling, RMSNorm and the
+# margin and likelihood losses (gradcli/api/nn/more.py)
+from . import more as _more  # noqa: E402
+from .more import *  # noqa: F401,F403,E402
+
+CLASSES.update(_more.CLASSES)
+
 # every class prints as PyTorch's (torch.nn.modules.linear.Linear): gradcli/api/nn/naming.py
 from .naming import name_classes as _name_classes  # noqa: E402
 

@@ -316,6 +316,26 @@ def flatten(input, start_dim=0, end_dim=-1):
     return reshape(input, shape[:s] + (-1,) + shape[e + 1:])
 
 
+@composite("unflatten", grad_fn=_RESHAPE_GRAD_FN, note=_VIEW_NOTE, method=True)
+def unflatten(input, dim, sizes):
+    """Split dimension ``dim`` into ``sizes`` (one of which may be -1): a reshape. Matches torch.unflatten.
+
+    Raises:
+        IndexError: for a dimension out of range; RuntimeError when ``sizes`` does not multiply to the
+            dimension's size (PyTorch's message).
+    """
+    nd = input.ndim
+    d = normalize_dim(dim, nd)
+    sizes = tuple(sizes)
+    known = int(np.prod([s for s in sizes if s != -1])) if sizes else 1
+    size = input.shape[d]
+    if (-1 not in sizes and known != size) or (-1 in sizes and (known == 0 or size % known)):
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
+                           f"({size}) in the input tensor")
+    shape = tuple(input.shape)
+    return reshape(input, shape[:d] + sizes + shape[d + 1:])
+
+
 @tensor_method("contiguous")
 def _contiguous(self):
     """``self`` if it is contiguous, else a row-major copy (CloneBackward0). Matches torch.Tensor.contiguous."""
