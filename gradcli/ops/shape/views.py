@@ -356,6 +356,13 @@ def _(grad, dims):
     return permute(grad, *inverse)
 
 
+@permute.defsymbolic
+def _(s, input, *dims):
+    if len(input.shape) != 2 or tuple(d % 2 for d in dims) != (1, 0):
+        raise s.NoFormula(f"permute{tuple(dims)} of a tensor of shape {input.shape} (formulas cover transposes)")
+    return s.Transpose(s.mat(input)), lambda g: s.Transpose(g)
+
+
 @op("transpose", grad_fn="TransposeBackward0", promote=None, method=True, aliases=("swapaxes", "swapdims"),
     note="transpose the gradient back")
 def transpose(input, dim0, dim1):
@@ -370,6 +377,13 @@ def transpose(input, dim0, dim1):
 @transpose.defvjp
 def _(grad, dim0, dim1):
     return transpose(grad, dim0, dim1)
+
+
+@transpose.defsymbolic
+def _(s, input, dim0, dim1):
+    if len(input.shape) != 2 or dim0 % 2 == dim1 % 2:
+        raise s.NoFormula(f"transpose({dim0}, {dim1}) of a tensor of shape {input.shape}")
+    return s.Transpose(s.mat(input)), lambda g: s.Transpose(g)
 
 
 @op("t", grad_fn="TBackward0", promote=None, method=True, note="transpose the gradient back")
@@ -387,6 +401,13 @@ def t(input):
 @t.defvjp
 def _(grad):
     return t(grad)
+
+
+@t.defsymbolic
+def _(s, input):
+    if len(input.shape) < 2:
+        return input.expr, lambda g: g
+    return s.Transpose(s.mat(input)), lambda g: s.Transpose(g)
 
 
 @composite("movedim", grad_fn="PermuteBackward0", note="permute the gradient back", method=True,
@@ -469,6 +490,15 @@ def _(grad, dim, input_shape):
     return _reshape(grad, input_shape)
 
 
+@unsqueeze.defsymbolic
+def _(s, input, dim):
+    if len(input.shape) == 1 and dim in (0, -2):  # a row: the column's transpose
+        return s.Transpose(s.mat(input)), lambda g: s.Transpose(g)
+    if len(input.shape) == 1 and dim in (1, -1) or not input.is_mat:
+        return input.expr, lambda g: g
+    raise s.NoFormula(f"unsqueeze({dim}) of a matrix")
+
+
 def _squeeze_grad_fn(dim=None):
     if dim is None:
         return "SqueezeBackward0"
@@ -494,6 +524,14 @@ def squeeze(input, dim=None):
 @squeeze.defvjp
 def _(grad, input_shape):
     return _reshape(grad, input_shape)
+
+
+@squeeze.defsymbolic
+def _(s, input, dim=None):
+    if input.is_mat and getattr(input.expr, "shape", None) and input.expr.shape[0] == 1 and \
+            input.expr.shape[1] != 1:  # a row becomes the vector (a column)
+        return s.Transpose(input.expr), lambda g: s.Transpose(g)
+    return input.expr, lambda g: g
 
 
 # ------------------------------------------------------------------------------------------------ narrow

@@ -1,0 +1,144 @@
+"""The gradient as a formula (``gradcli grad --symbolic``), checked against autograd at the inputs.
+
+:func:`symbolic_gradients` runs the program again, traced (:mod:`.trace`), at the inputs of a computed
+:class:`~gradcli.app.result.GradResult`; builds each input's gradient from the ops' symbolic rules (SymPy for
+the algebra, :mod:`.algebra`); writes it in Unicode, LaTeX and as a PyTorch expression (:mod:`.printing`); and
+evaluates it at the inputs with numpy (:mod:`.evaluate`) to compare with the autograd gradient. SymPy is
+imported only here, and this package only for ``--symbolic``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...engine.errors import GradcliError
+from ...engine.tensor import Tensor
+from ...language.build import build_program
+from ...language.interpreter import Interpreter
+from ...language.specs import Spec, evaluate_spec
+from ..calculator import run_context, run_output
+from ..result import _Record
+from .algebra import NoFormula, V
+from .evaluate import Evaluator
+from .printing import LatexPrinter, Printer, TorchPrinter, first_leaf
+from .trace import Tracer, seed_value
+
+#: (rtol, atol) of the comparison with autograd's gradient, by the run's dtype (torch.testing's for float32)
+TOLERANCES = {"float64": (1e-7, 1e-9), "float32": (1.3e-5, 1e-5)}
+
+
+class Formula(_Record):
+    """One input's gradient as a formula: ``expr`` (PyTorch), ``pretty`` (Unicode), ``latex``; ``agrees``
+    (whether its value at the inputs is autograd's gradient within the dtype's tolerance) and
+    ``max_abs_diff``; or ``reason`` why there is none (then the others are None)."""
+    _fields = ("name", "expr", "pretty", "latex", "agrees", "max_abs_diff", "reason")
+
+    def __init__(self, name, expr=None, pretty=None, latex=None, agrees=None, max_abs_diff=None, reason=None):
+        self.name, self.expr, self.pretty, self.latex = name, expr, pretty, latex
+        self.agrees, self.max_abs_diff, self.reason = agrees, max_abs_diff, reason
+
+
+class SymbolicResult(_Record):
+    """The formulas of a gradient request: ``formulas`` (name → :class:`Formula`, inputs that require grad),
+    ``reason`` (why there is no formula at all, else None), ``style`` ("unicode" or "latex": what tables
+    show), ``what`` ("gradient" or "hessian")."""
+    _fields = ("formulas", "reason", "style", "what")
+
+    def __init__(self, formulas: dict, reason: str | None = None, style: str = "unicode", what: str = "gradient"):
+        self.formulas, self.reason, self.style, self.what = formulas, reason, style, what
+
+    @property
+    def ok(self) -> bool:
+        """Every input has a formula that agrees with autograd."""
+        return self.reason is None and all(f.reason is None and f.agrees for f in self.formulas.values())
+
+
+def _quiet(_text):
+    return None
+
+
+def trace_program(program_text: str, filename: str, inputs: list, dtype: str, seed, gradient):
+    """Run ``program_text`` traced with ``inputs`` (``(name, array, requires_grad)``) bound; returns
+    ``(tracer, output, seed V, values)`` where ``values`` are the float64 values of the leaves by name.
+
+    Raises:
+        NoFormula: the program fails when run again (its message).
+    """
+    with run_context(dtype, seed):
+        interp = Interpreter(write=_quiet, warn=_quiet)
+        program = build_program(program_text, filename)
+        named = []
+        for name, value, requires_grad in inputs:
+            t = Tensor(np.array(value), bool(requires_grad))
+            interp.globals[name] = t
+            named.append((name, t))
+        tracer = Tracer(named, interp.globals)
+        try:
+            with tracer.running():
+                output = run_output(interp, program)
+            v = None
+            if gradient is not None:
+                spec = (Spec("gradient", gradient, False, "--gradient") if isinstance(gradient, str)
+                        else Spec("gradient", "", False, "--gradient", data=gradient))
+                v = evaluate_spec(spec, interp)
+        except GradcliError as e:
+            raise NoFormula(f"the program failed when traced: {e.message}") from None
+    values = {name: np.asarray(t.data, dtype=np.float64) for name, t in tracer.named.values()}
+    seed_v = seed_value(tracer.s, v, output)
+    if v is not None:
+        values["v"] = np.asarray(v.data, dtype=np.float64)
+    return tracer, output, seed_v, values
+
+
+def describe(tracer, name: str, g: V, values: dict, expected, dtype: str) -> Formula:
+    """The :class:`Formula` of ``g`` for input ``name``: its three forms, and its value at the inputs compared
+    with ``expected`` (autograd's gradient, an array)."""
+    s = tracer.s
+    pretty = Printer(s)(g.expr)
+    latex = LatexPrinter(s)(g.expr)
+    expr = TorchPrinter(s, first_leaf(s, g.expr))(g.expr)
+    agrees = diff = None
+    if expected is not None:
+        got = Evaluator(s, values)(g.expr, tuple(np.shape(expected)))
+        want = np.asarray(expected, dtype=np.float64)
+        rtol, atol = TOLERANCES.get(dtype, TOLERANCES["float32"])
+        with np.errstate(invalid="ignore"):
+            d = np.abs(got - want)
+            diff = float(np.nanmax(d)) if d.size and not np.all(np.isnan(d)) else 0.0
+            agrees = bool(np.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True))
+    return Formula(name, expr=expr, pretty=pretty, latex=latex, agrees=agrees, max_abs_diff=diff)
+
+
+def symbolic_gradients(result, req, style: str = "unicode") -> SymbolicResult:
+    """The formulas of the gradients of ``result`` (a GradResult of the request ``req``).
+
+    Never raises for a program without a formula: the reason is in the result (and per input)."""
+    names = [i.name for i in result.inputs if i.value.requires_grad and i.kind != "leaf"]
+    names += [i.name for i in result.inputs if i.kind == "leaf"]
+    expected = result.grads()
+
+    def fail(reason):
+        return SymbolicResult({n: Formula(n, reason=reason) for n in names}, reason=reason, style=style)
+
+    if result.note is not None:
+        return fail(result.note)
+    if result.backward_by_program:
+        return fail("the program calls backward itself")
+    inputs = [(i.name, i.value.value, i.value.requires_grad) for i in result.inputs if i.kind != "leaf"]
+    try:
+        tracer, output, seed_v, values = trace_program(req.program, req.filename, inputs, req.dtype, req.seed,
+                                                       req.gradient)
+        grads = tracer.gradients(output, seed_v, names)
+    except NoFormula as e:
+        return fail(f"no formula: {e.reason}")
+    formulas = {}
+    for n in names:
+        if n not in grads:
+            formulas[n] = Formula(n, reason="the output does not depend on it" if expected.get(n) is None
+                                  else "no formula for this input")
+            continue
+        try:
+            formulas[n] = describe(tracer, n, grads[n], values, expected.get(n), req.dtype)
+        except (TypeError, ValueError, KeyError, NoFormula) as e:
+            formulas[n] = Formula(n, reason=f"no formula: {e}")
+    return SymbolicResult(formulas, style=style)
