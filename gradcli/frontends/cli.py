@@ -46,6 +46,7 @@ grad_jobs = lazy("gradcli.app.jobs")
 plot_grid = lazy("gradcli.app.plot_grid")
 run_graph = lazy("gradcli.app.run_graph")
 run_program = lazy("gradcli.app.run_program")
+symbolic_app = lazy("gradcli.app.symbolic")  # --symbolic only (it imports SymPy)
 transforms = lazy("gradcli.app.transforms")
 
 
@@ -226,6 +227,11 @@ def grad(
              "graph (default: all).")] = None,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="The same as --format compact: one line per "
                                                               "result.")] = False,
+    symbolic: Annotated[bool, typer.Option("--symbolic", help="Also each gradient as a simplified closed form "
+                                                              "(needs SymPy: pip install 'gradcli[symbolic]'), "
+                                                              "checked against autograd at the inputs.")] = False,
+    symbolic_format: Annotated[str, typer.Option("--symbolic-format", metavar="unicode|latex",
+                                                 help="--symbolic: the tables' form of the formula.")] = "unicode",
 ) -> None:
     """Compute a program's output, the gradient of every input, and show the autograd graph (as tables, JSON,
     or a picture with --graph)."""
@@ -249,10 +255,46 @@ def grad(
         to_file = output not in (None, "-")
         write = sys.stdout.write if renderer.prints_to_stdout or to_file else sys.stderr.write
         result = grad_jobs.run_grad(grad_jobs.GradJob(req, check=tolerances), grad_jobs.GradContext(write=write))
+        only_symbolic = _add_symbolic(result, req, symbolic, symbolic_format, chosen)
         _show_grad(result, renderer, output, graph=graph, explain=explain, chosen=chosen,
                    tree=graph_values or graph_saved, max_nodes=graph_max_nodes)
     if result.check is not None and not result.check.ok:
         raise typer.Exit(EXIT_EVAL)
+    if _symbolic_failed(result, only_symbolic):
+        raise typer.Exit(EXIT_EVAL)
+
+
+def _add_symbolic(result, req, symbolic: bool, style: str, chosen) -> bool:
+    """``--symbolic`` (also asked for by ``--fields symbolic`` or ``--show formula``): set ``result.symbolic``
+    to the formulas of the gradients; True when the formula is the only thing asked for.
+
+    Raises:
+        InputError: a --symbolic-format other than unicode or latex (exit 2).
+    """
+    if style not in ("unicode", "latex"):
+        raise InputError(f"--symbolic-format must be unicode or latex, got {style!r}", type="UsageError")
+    asked = chosen is not None and ("symbolic" in chosen or "formula" in chosen)
+    if symbolic or asked:
+        result.symbolic = symbolic_app.symbolic_gradients(result, req, style)
+    return chosen is not None and tuple(chosen) in (("symbolic",), ("formula",))
+
+
+def _symbolic_failed(result, only: bool) -> bool:
+    """Say on standard error when a formula disagrees with autograd (a bug: exit 1), or when the formula
+    was all that was asked for and there is none (exit 1)."""
+    sym = getattr(result, "symbolic", None)
+    if sym is None:
+        return False
+    bad = [n for n, f in sym.formulas.items() if f.reason is None and f.agrees is False]
+    if bad:
+        sys.stderr.write(f"gradcli: the formula of {', '.join(bad)} disagrees with autograd at the inputs "
+                         f"(a bug of gradcli's symbolic rules)\n")
+        return True
+    missing = sym.reason or next((f.reason for f in sym.formulas.values() if f.reason is not None), None)
+    if only and missing:
+        sys.stderr.write(f"gradcli: {missing}\n")
+        return True
+    return False
 
 
 def _grad_request(program: str, **fields):
