@@ -97,6 +97,9 @@ def describe(tracer, name: str, g: V, values: dict, expected, dtype: str) -> For
     pretty = Printer(s)(g.expr)
     latex = LatexPrinter(s)(g.expr)
     expr = TorchPrinter(s, first_leaf(s, g.expr))(g.expr)
+    if not g.is_mat and s.shape_of(g.expr) != g.shape:  # a constant, or a scalar for a tensor: broadcast
+        expr = (f"torch.full_like({name}, {expr})" if g.expr.is_Number
+                else f"({expr}) * torch.ones_like({name})")
     agrees = diff = None
     if expected is not None:
         got = Evaluator(s, values)(g.expr, tuple(np.shape(expected)))

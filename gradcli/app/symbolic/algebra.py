@@ -157,8 +157,8 @@ class Algebra:
     """
 
     sp = sp
-    sin, cos, tan, exp, log, sqrt, tanh, sinh, cosh = sp.sin, sp.cos, sp.tan, sp.exp, sp.log, sp.sqrt, sp.tanh, \
-        sp.sinh, sp.cosh
+    sin, cos, tan, exp, log, tanh, sinh, cosh = sp.sin, sp.cos, sp.tan, sp.exp, sp.log, sp.tanh, sp.sinh, sp.cosh
+    sqrt = staticmethod(sp.sqrt)
     asin, acos, atan, erf, Abs = sp.asin, sp.acos, sp.atan, sp.erf, sp.Abs
     Sign, Sigmoid, Relu, Step, Softplus = Sign, Sigmoid, Relu, Step, Softplus
     SumAll, Norm, LogSumExp, Softmax, OneHot = SumAll, Norm, LogSumExp, Softmax, OneHot
@@ -269,20 +269,24 @@ class Algebra:
             return self.shape_of(e.args[0]) + (int(e.args[1]),)
         return tuple(np.broadcast_shapes(*[self.shape_of(a) for a in e.args]))
 
-    def to_shape(self, e, shape: tuple):
-        """An elementwise gradient ``e`` for an input of ``shape``: summed over what broadcasting added.
+    def to_shape(self, e, shape: tuple, actual: tuple = ()):
+        """An elementwise gradient ``e`` for an input of ``shape``, where the gradient has the tensor shape
+        ``actual`` (the op's output's): summed over what broadcasting added (a scalar gradient that stands for
+        a tensor of n equal elements sums to n times itself).
 
         Raises:
             NoFormula: for broadcasting other than of a scalar.
         """
         have = self.shape_of(e)
-        if have == tuple(shape) or have == ():
+        full = tuple(actual) if int(np.prod(actual)) >= int(np.prod(have)) else have
+        shape = tuple(shape)
+        if full == shape or (have == () and shape != ()):
             return e
         if shape == ():
-            return SumAll(e)
+            return e * int(np.prod(full)) if have == () else SumAll(e) * (int(np.prod(full)) // int(np.prod(have)))
         if tuple(np.broadcast_shapes(have, shape)) == have and int(np.prod(have)) == int(np.prod(shape)):
             return e
-        raise NoFormula(f"broadcasting a tensor of shape {tuple(shape)} to {have}")
+        raise NoFormula(f"broadcasting a tensor of shape {shape} to {full}")
 
     # ------------------------------------------------------------------------------------- rule helpers
     def elementwise(self, f, input):

@@ -59,7 +59,7 @@ class Evaluator:
                 v = self.a.placeholders[e]
                 return np.asarray(self.mat(v.expr)).reshape(v.shape)
             return self.values[e.name]
-        if e.is_Number:
+        if e.is_Number or (e.is_number and not isinstance(e, MatrixExpr)):
             return float(e)
         if isinstance(e, sp.Add):
             out = 0.0
@@ -112,6 +112,8 @@ class Evaluator:
             return self.mat(e.arg).T
         if isinstance(e, Inverse) or (isinstance(e, MatPow) and e.exp == -1):
             return np.linalg.inv(self.mat(e.args[0]))
+        if isinstance(e, MatPow) and e.exp.is_Integer:
+            return np.linalg.matrix_power(self.mat(e.base), int(e.exp))
         if isinstance(e, Identity):
             return np.eye(e.shape[0])
         if isinstance(e, OneMatrix):

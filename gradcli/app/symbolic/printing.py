@@ -85,6 +85,8 @@ class Printer:
             if e in self.a.placeholders:
                 return self.p(self.a.placeholders[e].expr)
             return self.leaf(e.name), ATOM
+        if not e.is_Number and not isinstance(e, MatrixExpr) and e.is_number:  # π, √2, log(2)
+            return self.constant(e)
         if isinstance(e, (sp.Add, MatAdd)):
             return self.add(e), ADD
         if isinstance(e, MatMul):
@@ -95,6 +97,10 @@ class Printer:
             return self.pow(e)
         if e.is_Number:
             return self.number(e)
+        if isinstance(e, MatPow) and e.exp.is_Integer and e.exp > 0:
+            return self.matpow(e.base, int(e.exp))
+        if isinstance(e, MatPow) and e.exp.is_Integer and e.exp < -1:
+            return self.inverse(MatPow(e.base, -e.exp))
         if isinstance(e, Transpose):
             return self.transpose(e.arg)
         if isinstance(e, Inverse) or (isinstance(e, MatPow) and e.exp == -1):
@@ -131,6 +137,25 @@ class Printer:
         if e.is_Rational:
             return f"{e.p}/{e.q}", MUL
         return repr(float(e)), ATOM if e >= 0 else NEG
+
+    def constant(self, e):
+        if e == sp.pi:
+            return "π", ATOM
+        return self.symbolic_constant(e)
+
+    def symbolic_constant(self, e):
+        if isinstance(e, sp.Pow):
+            return self.pow(e)
+        if isinstance(e, sp.Mul):
+            return self.mul(e)
+        if isinstance(e, sp.Add):
+            return self.add(e), ADD
+        if getattr(e, "func", None) in _FUNCS:
+            return self.func(_FUNCS[e.func], e.args[0])
+        return repr(float(e)), ATOM
+
+    def matpow(self, base, k: int):
+        return self.wrap(base, ATOM) + str(k).translate(_SUP), POW
 
     def add(self, e) -> str:
         terms = sorted(e.args, key=_key)
@@ -278,6 +303,14 @@ class LatexPrinter(Printer):
     def sqrt(self, base):
         return rf"\sqrt{{{self(base)}}}", ATOM
 
+    def constant(self, e):
+        if e == sp.pi:
+            return r"\pi", ATOM
+        return self.symbolic_constant(e)
+
+    def matpow(self, base, k: int):
+        return f"{self.wrap(base, ATOM)}^{{{k}}}", POW
+
     def power(self, base, ex) -> str:
         return f"{self.wrap(base, ATOM)}^{{{self(ex)}}}"
 
@@ -347,6 +380,12 @@ class TorchPrinter(Printer):
     def sqrt(self, base):
         return f"{self.wrap(base, ATOM)}.sqrt()", ATOM
 
+    def constant(self, e):
+        return self.number(sp.Float(float(e)))
+
+    def matpow(self, base, k: int):
+        return self.chain([base] * k), MUL
+
     def power(self, base, ex) -> str:
         return f"{self.wrap(base, ATOM)} ** {self.wrap(ex, ATOM)}"
 
@@ -405,8 +444,7 @@ class TorchPrinter(Printer):
         return f"torch.linalg.inv({self(arg)})", ATOM
 
     def matmul_(self, e):
-        text, prec = super().matmul_(e)
-        return text, MUL if prec == MATMUL else prec
+        return super().matmul_(e)  # (MATMUL: a factor of a product is parenthesized, as * and @ bind alike)
 
     def chain(self, mats) -> str:
         out = self.wrap(mats[0], MUL + 1)

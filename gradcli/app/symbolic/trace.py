@@ -198,7 +198,12 @@ class Tracer:
                 grad_fn = entry.grad_fn if isinstance(entry.grad_fn, str) else ""
                 raise NoFormula(f"{name}{f' ({grad_fn})' if grad_fn else ''} has no symbolic rule{_at(frame)}")
             sym_args = [self.value_of(a, name, frame) for a in args]
-            value, vjp = rule(self.s, *sym_args)
+            try:
+                value, vjp = rule(self.s, *sym_args)
+            except NoFormula:
+                raise
+            except Exception as e:  # noqa: BLE001 - a rule that fails must not fail the program: no formula
+                raise NoFormula(f"the symbolic rule of {name} failed ({type(e).__name__}: {e})") from None
         except NoFormula as e:
             failure = Failure(e.reason if " at line" in e.reason or not _at(frame) else e.reason + _at(frame))
             for t in outs:
@@ -261,7 +266,7 @@ class Tracer:
             if g.shape == (1, 1) and shape == ():
                 return V(self.s.elem(V(g, ())), ())
             return V(g, shape)
-        return V(self.s.to_shape(g, shape), shape)
+        return V(self.s.to_shape(g, shape, out_shape), shape)
 
     def _sum(self, contributions):
         """The sum of the gradients that reach one tensor (matrix world when one of them is a matrix)."""
