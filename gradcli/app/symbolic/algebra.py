@@ -379,21 +379,28 @@ def _join(coef, mats):
     return m
 
 
+def _flat(e):
+    """A product of products as one product: its scalars first, then its matrices in order."""
+    scalars, mats = [], []
+    for a in e.args:
+        for b in (a.args if isinstance(a, MatMul) else (a,)):
+            (mats if isinstance(b, MatrixExpr) else scalars).append(b)
+    return MatMul(*scalars, *mats)
+
+
 def _factor(e):
     """Factor the common last (else first) factor out of a matrix sum, repeatedly."""
     if isinstance(e, MatMul):
-        scalars, mats = [], []
-        for a in e.args:
-            a = _factor(a) if isinstance(a, MatrixExpr) else a
-            for b in (a.args if isinstance(a, MatMul) else (a,)):
-                (mats if isinstance(b, MatrixExpr) else scalars).append(b)
-        return MatMul(*scalars, *mats)
+        return _flat(MatMul(*[_factor(a) if isinstance(a, MatrixExpr) else a for a in e.args]))
     if not isinstance(e, MatAdd):
         return e
     terms = [_split(t) for t in e.args]
-    c = abs(terms[0][0])
+    c = terms[0][0]
+    if c != 1 and not c.is_Number and all(t[0] == c for t in terms):  # e A x + e Aᵀ x → e (A + Aᵀ) x
+        return _flat(MatMul(c, _factor(MatAdd(*[_join(sp.Integer(1), m) for _, m in terms]))))
+    c = abs(c)
     if c != 1 and c.is_Number and all(t[0].is_Number and abs(t[0]) == c for t in terms):  # 2 A x - 2 b → 2 (A x - b)
-        return MatMul(c, _factor(MatAdd(*[_join(t / c, m) for t, m in terms])))
+        return _flat(MatMul(c, _factor(MatAdd(*[_join(t / c, m) for t, m in terms]))))
     if all(len(m) >= 2 for _, m in terms) or (all(len(m) >= 1 for _, m in terms) and len(terms) > 1):
         for side in (-1, 0):
             first = terms[0][1][side]
