@@ -30,6 +30,7 @@ from ...language import grammar
 # Read by entries with a 'transform' or a 'check' field only.
 finite_differences = lazy("gradcli.app.finite_differences")
 transforms = lazy("gradcli.app.transforms")
+symbolic = lazy("gradcli.app.symbolic")  # entries with "symbolic": true only (it imports SymPy)
 
 FORMATS = ("auto", "text", "jsonl")
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -38,7 +39,7 @@ BLOCK_END = "---"
 
 #: The fields of a JSON Lines entry: what ``gradcli grad``'s arguments and options mean, plus ``id``.
 JSONL_FIELDS = ("program", "inputs", "consts", "gradient", "repeat", "zero_grad", "seed", "dtype", "check", "id",
-                "transform", "mode", "tangent", "vector")
+                "transform", "mode", "tangent", "vector", "symbolic")
 
 #: An entry's ``transform`` (``gradcli jacobian``/``hessian``/``jvp``/``hvp``) and the field holding its vectors.
 TRANSFORM_VECTORS = {"jacobian": None, "hessian": None, "jvp": "tangent", "hvp": "vector"}
@@ -73,12 +74,17 @@ class Entry:
     has_id: bool = False
     check: dict | None = None
     transform: dict | None = None
+    symbolic: bool = False  # "symbolic": true: the gradients as formulas too (gradcli grad --symbolic)
 
     def compute(self, write, warn):
-        """Run the request: a :class:`~gradcli.app.result.GradResult` (with its check when ``check``), or with
-        ``transform`` (``{"kind", "mode", "vectors"}``) a :class:`~gradcli.app.transforms.TransformResult`."""
-        return run_grad(GradJob(self.request, check=self.check, transform=self.transform),
-                        GradContext(write=write, warn=warn))
+        """Run the request: a :class:`~gradcli.app.result.GradResult` (with its check when ``check``, its
+        formulas when ``symbolic``), or with ``transform`` (``{"kind", "mode", "vectors"}``) a
+        :class:`~gradcli.app.transforms.TransformResult`."""
+        result = run_grad(GradJob(self.request, check=self.check, transform=self.transform),
+                          GradContext(write=write, warn=warn))
+        if self.symbolic and self.transform is None:
+            result.symbolic = symbolic.symbolic_gradients(result, self.request)
+        return result
 
 
 @dataclass
@@ -298,6 +304,7 @@ def jsonl_entry(ln: Line, defaults: Defaults) -> Entry:
         fields["gradient"] = obj["gradient"]
     for key, kind, check in (("repeat", "an integer >= 1", lambda v: _is_int(v) and v >= 1),
                              ("zero_grad", "true or false", lambda v: isinstance(v, bool)),
+                             ("symbolic", "true or false", lambda v: isinstance(v, bool)),
                              ("seed", "an integer", _is_int),
                              ("dtype", '"float32" or "float64"', lambda v: v in ("float32", "float64"))):
         value = obj.get(key)
@@ -319,11 +326,12 @@ def jsonl_entry(ln: Line, defaults: Defaults) -> Entry:
             return bad(f"'check' applies to the jvp and hvp transforms, not to {transform['kind']}")
         if transform["kind"] in ("jacobian", "hessian"):
             check = None
-        for key in ("gradient", "repeat", "zero_grad"):
+        for key in ("gradient", "repeat", "zero_grad", "symbolic"):
             if obj.get(key) is not None:
                 return bad(f"'{key}' is a field of gradient entries, not of a transform")
+    sym = bool(fields.pop("symbolic", False))
     return Entry(ln.number, program, ln.end, request=_request(program, defaults, **fields), id=obj_id,
-                 has_id=has_id, check=check, transform=transform)
+                 has_id=has_id, check=check, transform=transform, symbolic=sym)
 
 
 def _entry_transform(obj: dict):
