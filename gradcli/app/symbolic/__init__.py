@@ -21,7 +21,7 @@ from ..result import _Record
 from .algebra import NoFormula, V
 from .evaluate import Evaluator
 from .printing import LatexPrinter, Printer, TorchPrinter, first_leaf
-from .trace import Tracer, seed_value
+from .trace import Failure, Tracer, seed_value
 
 #: (rtol, atol) of the comparison with autograd's gradient, by the run's dtype (torch.testing's for float32)
 TOLERANCES = {"float64": (1e-7, 1e-9), "float32": (1.3e-5, 1e-5)}
@@ -57,9 +57,12 @@ def _quiet(_text):
     return None
 
 
-def trace_program(program_text: str, filename: str, inputs: list, dtype: str, seed, gradient):
+def trace_program(program_text: str, filename: str, inputs: list, dtype: str, seed, gradient, others=None,
+                  derived=()):
     """Run ``program_text`` traced with ``inputs`` (``(name, array, requires_grad)``) bound; returns
     ``(tracer, output, seed V, values)`` where ``values`` are the float64 values of the leaves by name.
+    ``others``: more variables to bind as they are (a session's functions); ``derived``: ``(name, array)`` of
+    tensors computed from the leaves elsewhere (a session's earlier entries): a formula through one has none.
 
     Raises:
         NoFormula: the program fails when run again (its message).
@@ -67,12 +70,19 @@ def trace_program(program_text: str, filename: str, inputs: list, dtype: str, se
     with run_context(dtype, seed):
         interp = Interpreter(write=_quiet, warn=_quiet)
         program = build_program(program_text, filename)
+        interp.globals.update(others or {})
         named = []
         for name, value, requires_grad in inputs:
             t = Tensor(np.array(value), bool(requires_grad))
             interp.globals[name] = t
             named.append((name, t))
         tracer = Tracer(named, interp.globals)
+        for name, value in derived:
+            t = Tensor(np.array(value))
+            interp.globals[name] = t
+            tracer.keep.append(t)
+            tracer.values[id(t)] = Failure(f"{name} was computed from the leaves in an earlier entry (write the "
+                                           f"expression in terms of the leaves)")
         try:
             with tracer.running():
                 output = run_output(interp, program)
@@ -112,12 +122,39 @@ def describe(tracer, name: str, g: V, values: dict, expected, dtype: str) -> For
     return Formula(name, expr=expr, pretty=pretty, latex=latex, agrees=agrees, max_abs_diff=diff)
 
 
+def workspace_formulas(result, text: str, variables: dict, dtype: str, style: str = "unicode") -> SymbolicResult:
+    """The formulas of ``result``, the session's ``:grad EXPR`` answer for ``text`` (``:diff EXPR``), where
+    ``variables`` are the session's: its leaves are the inputs, its other tensors constants (by name)."""
+    inputs, derived, others = [], [], {}
+    for name, value in variables.items():
+        if not isinstance(name, str):
+            continue
+        if isinstance(value, Tensor):
+            if value.requires_grad and not value.is_leaf:
+                derived.append((name, value.data))
+            else:
+                inputs.append((name, value.data, value.requires_grad))
+        else:
+            others[name] = value
+    names = [i.name for i in result.inputs]
+    return _formulas(result, names, style, lambda: trace_program(text, "<stdin>", inputs, dtype, None, None,
+                                                                 others, derived))
+
+
 def symbolic_gradients(result, req, style: str = "unicode") -> SymbolicResult:
     """The formulas of the gradients of ``result`` (a GradResult of the request ``req``).
 
     Never raises for a program without a formula: the reason is in the result (and per input)."""
     names = [i.name for i in result.inputs if i.value.requires_grad and i.kind != "leaf"]
     names += [i.name for i in result.inputs if i.kind == "leaf"]
+    inputs = [(i.name, i.value.value, i.value.requires_grad) for i in result.inputs if i.kind != "leaf"]
+    return _formulas(result, names, style, lambda: trace_program(req.program, req.filename, inputs, req.dtype,
+                                                                 req.seed, req.gradient), req.dtype)
+
+
+def _formulas(result, names: list, style: str, trace, dtype: str | None = None) -> SymbolicResult:
+    """Trace (``trace()``: :func:`trace_program`'s answer), differentiate, describe each of ``names``."""
+    dtype = dtype or result.default_dtype
     expected = result.grads()
 
     def fail(reason):
@@ -127,10 +164,8 @@ def symbolic_gradients(result, req, style: str = "unicode") -> SymbolicResult:
         return fail(result.note)
     if result.backward_by_program:
         return fail("the program calls backward itself")
-    inputs = [(i.name, i.value.value, i.value.requires_grad) for i in result.inputs if i.kind != "leaf"]
     try:
-        tracer, output, seed_v, values = trace_program(req.program, req.filename, inputs, req.dtype, req.seed,
-                                                       req.gradient)
+        tracer, output, seed_v, values = trace()
         grads = tracer.gradients(output, seed_v, names)
     except NoFormula as e:
         return fail(f"no formula: {e.reason}")
@@ -141,7 +176,7 @@ def symbolic_gradients(result, req, style: str = "unicode") -> SymbolicResult:
                                   else "no formula for this input")
             continue
         try:
-            formulas[n] = describe(tracer, n, grads[n], values, expected.get(n), req.dtype)
+            formulas[n] = describe(tracer, n, grads[n], values, expected.get(n), dtype)
         except (TypeError, ValueError, KeyError, NoFormula) as e:
             formulas[n] = Formula(n, reason=f"no formula: {e}")
     return SymbolicResult(formulas, style=style)

@@ -19,6 +19,7 @@ from ...app.jobs import GradContext, GradJob, run_grad, run_in_workspace
 from ...app.result import GradResult, InputInfo
 
 transforms = lazy("gradcli.app.transforms")
+symbolic = lazy("gradcli.app.symbolic")  # :diff only (it imports SymPy)
 
 
 def _evaluate(session, text: str):
@@ -38,6 +39,19 @@ def grad_result(session, text: str) -> GradResult:
             scalar (exit code 1).
     """
     return run_grad(GradJob(GradRequest(program=text, filename="<stdin>")), GradContext(workspace=session))
+
+
+def diff_result(session, text: str) -> GradResult:
+    """``:diff EXPR``: :func:`grad_result` with the gradients as formulas too (``result.symbolic``: a
+    :class:`gradcli.app.symbolic.SymbolicResult`, in terms of the session's leaves and other variables).
+
+    Raises:
+        GradcliSyntaxError, EvalError: as :func:`grad_result`.
+    """
+    result = grad_result(session, text)
+    result.symbolic = symbolic.workspace_formulas(result, text, dict(session.interp.globals),
+                                                  dtypes.get_default_dtype().name)
+    return result
 
 
 def graph_result(session, text: str) -> GradResult:
