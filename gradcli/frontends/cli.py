@@ -47,6 +47,7 @@ plot_grid = lazy("gradcli.app.plot_grid")
 run_graph = lazy("gradcli.app.run_graph")
 run_program = lazy("gradcli.app.run_program")
 symbolic_app = lazy("gradcli.app.symbolic")  # --symbolic only (it imports SymPy)
+symbolic_hessian = lazy("gradcli.app.symbolic.hessian")  # hessian --symbolic only
 transforms = lazy("gradcli.app.transforms")
 
 
@@ -447,6 +448,8 @@ def _transform_command(ctx, kind: str, mode: str, vectors, options: dict) -> Non
                             seed=opts.seed, dtype=opts.dtype, max_steps=opts.max_steps)
         write = sys.stdout.write if renderer.prints_to_stdout else sys.stderr.write
         result = transforms.compute_transform(req, kind, mode, vectors=vectors, write=write, check=check)
+        if options.get("symbolic"):
+            result.symbolic = symbolic_hessian.symbolic_hessian(result, req)
         renderer.transform(result, sys.stdout)
         from ..render.messages import check_failure  # watched at start-up (test_startup_imports)
 
@@ -454,6 +457,8 @@ def _transform_command(ctx, kind: str, mode: str, vectors, options: dict) -> Non
         if failure:
             sys.stderr.write(failure + "\n")
     if result.check is not None and not result.check.ok:
+        raise typer.Exit(EXIT_EVAL)
+    if _symbolic_failed(result, False):
         raise typer.Exit(EXIT_EVAL)
 
 
@@ -487,7 +492,9 @@ _TRANSFORMS = {
         """The Jacobian of the program's output with respect to each input: shape output + input, as
     torch.autograd.functional.jacobian (tables, or JSON: gradcli schema jacobian). --check compares it with
     central differences along each input element."""),
-    "hessian": (None, "reverse",
+    "hessian": (("symbolic", Annotated[bool, typer.Option(
+        "--symbolic", help="Also each block as a simplified closed form (needs SymPy: pip install "
+                           "'gradcli[symbolic]'), checked against the computed block.")], False), "reverse",
                 """The Hessian of the program's single-element output with respect to the inputs: H[a][b] of shape
     a + b, as torch.autograd.functional.hessian (tables, or JSON: gradcli schema hessian). --check compares it
     with central differences of the gradient along each input element."""),
@@ -513,7 +520,7 @@ def _register_transform(kind: str, own, mode: str | None, doc: str) -> None:
     own_name = None if own is None else own[0]
 
     def command(ctx: typer.Context, **options) -> None:
-        vectors = None if own_name in (None, "mode") else options[own_name]
+        vectors = None if own_name in (None, "mode", "symbolic") else options[own_name]
         _transform_command(ctx, kind, options.get("mode", mode), vectors, options)
 
     params = [inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context)]

@@ -80,6 +80,8 @@ def transform_lines(r) -> list[str]:
     lines = ["output: " + one_line(format_tensor(r.output.value, default_dtype=d))]
     for key, a in r.blocks.items():
         lines.append(f"{transforms.block_label(r.kind, key)}: " + one_line(format_tensor(a, default_dtype=d)))
+    if getattr(r, "symbolic", None) is not None:  # hessian --symbolic
+        lines.extend(symbolic.lines(r.symbolic))
     if r.check is not None:
         lines.append(check_line(r.check))
     return lines

@@ -410,6 +410,8 @@ def transform_to_dict(r, enc=array_to_json) -> dict:
     else:
         body = {name: block(a) for name, a in r.blocks.items()}
     doc = {"output": _tensor(r.output, enc), r.kind: body, "mode": r.mode}
+    if getattr(r, "symbolic", None) is not None:  # hessian --symbolic
+        doc["symbolic"] = symbolic.to_dict(r.symbolic)
     if r.check is not None:
         doc["check"] = check_to_dict(r.check, enc)
     return doc

@@ -319,6 +319,8 @@ def render_transform(result, console) -> None:
         console.print(t)
     if result.check is not None:
         render_check(result.check, console)
+    if getattr(result, "symbolic", None) is not None:
+        symbolic.table(result.symbolic, console)  # hessian --symbolic
 
 
 def render_check(check, console) -> None:

@@ -100,16 +100,19 @@ def trace_program(program_text: str, filename: str, inputs: list, dtype: str, se
     return tracer, output, seed_v, values
 
 
-def describe(tracer, name: str, g: V, values: dict, expected, dtype: str) -> Formula:
+def describe(tracer, name: str, g: V, values: dict, expected, dtype: str, like: str | None = None) -> Formula:
     """The :class:`Formula` of ``g`` for input ``name``: its three forms, and its value at the inputs compared
-    with ``expected`` (autograd's gradient, an array)."""
+    with ``expected`` (autograd's gradient, an array). ``like``: the input whose shape a constant formula
+    takes in the PyTorch expression (``torch.full_like(x, 1)``); None: ``torch.full(shape, ...)``."""
     s = tracer.s
     pretty = Printer(s)(g.expr)
     latex = LatexPrinter(s)(g.expr)
     expr = TorchPrinter(s, first_leaf(s, g.expr))(g.expr)
     if not g.is_mat and s.shape_of(g.expr) != g.shape:  # a constant, or a scalar for a tensor: broadcast
-        expr = (f"torch.full_like({name}, {expr})" if g.expr.is_Number
-                else f"({expr}) * torch.ones_like({name})")
+        leaf = first_leaf(s, g.expr)
+        ones = (f"torch.ones_like({like})" if like else
+                f"torch.ones({', '.join(map(str, g.shape))}{f', dtype={leaf}.dtype' if leaf else ''})")
+        expr = (f"torch.full_like({like}, {expr})" if like and g.expr.is_Number else f"({expr}) * {ones}")
     agrees = diff = None
     if expected is not None:
         got = Evaluator(s, values)(g.expr, tuple(np.shape(expected)))
@@ -176,7 +179,7 @@ def _formulas(result, names: list, style: str, trace, dtype: str | None = None) 
                                   else "no formula for this input")
             continue
         try:
-            formulas[n] = describe(tracer, n, grads[n], values, expected.get(n), dtype)
+            formulas[n] = describe(tracer, n, grads[n], values, expected.get(n), dtype, like=n)
         except (TypeError, ValueError, KeyError, NoFormula) as e:
             formulas[n] = Formula(n, reason=f"no formula: {e}")
     return SymbolicResult(formulas, style=style)

@@ -59,6 +59,11 @@ class OneHot(sp.Function):
     nargs = 2
 
 
+class Diag(sp.Function):
+    """Diag(c, n): the n x n diagonal matrix of the vector c (a scalar c: c times the identity)."""
+    nargs = 2
+
+
 class Step(sp.Function):
     """The unit step with value 0 at 0 (relu's derivative as PyTorch takes it)."""
     nargs = 1
@@ -101,6 +106,14 @@ class Sign(sp.Function):
 
 #: functions whose value is a scalar, whatever the shape of their argument
 SCALAR_FUNCTIONS = (SumAll, Norm, LogSumExp)
+
+#: gradcli's own functions (a number inside one is not a plain constant: Diag(2, 3) is a matrix)
+OWN_FUNCTIONS = (SumAll, Norm, LogSumExp, Softmax, OneHot, Diag, Step, Relu, Sigmoid, Softplus, Sign)
+
+
+def is_constant(e) -> bool:
+    """A number-valued expression without symbols or gradcli's functions (π, √2, log 2)."""
+    return not isinstance(e, MatrixExpr) and not e.is_Number and bool(e.is_number) and not e.has(*OWN_FUNCTIONS)
 
 
 class V:
@@ -161,7 +174,7 @@ class Algebra:
     sqrt = staticmethod(sp.sqrt)
     asin, acos, atan, erf, Abs = sp.asin, sp.acos, sp.atan, sp.erf, sp.Abs
     Sign, Sigmoid, Relu, Step, Softplus = Sign, Sigmoid, Relu, Step, Softplus
-    SumAll, Norm, LogSumExp, Softmax, OneHot = SumAll, Norm, LogSumExp, Softmax, OneHot
+    SumAll, Norm, LogSumExp, Softmax, OneHot, Diag = SumAll, Norm, LogSumExp, Softmax, OneHot, Diag
     Trace, Det, Inverse, Transpose, Identity = Trace, Determinant, Inverse, Transpose, Identity
     NoFormula = NoFormula
 
@@ -267,6 +280,8 @@ class Algebra:
             return ()
         if isinstance(e, OneHot):
             return self.shape_of(e.args[0]) + (int(e.args[1]),)
+        if isinstance(e, Diag):
+            return (int(e.args[1]),) * 2
         return tuple(np.broadcast_shapes(*[self.shape_of(a) for a in e.args]))
 
     def to_shape(self, e, shape: tuple, actual: tuple = ()):

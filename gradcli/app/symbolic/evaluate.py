@@ -14,7 +14,7 @@ import sympy as sp
 from sympy.matrices.expressions import (Determinant, Identity, Inverse, MatAdd, MatMul, MatPow, MatrixExpr,
                                         MatrixSymbol, OneMatrix, Trace, Transpose, ZeroMatrix)
 
-from .algebra import (Algebra, LogSumExp, Norm, OneHot, Relu, Sigmoid, Sign, Softmax, Softplus, Step, SumAll,
+from .algebra import (Algebra, Diag, is_constant, LogSumExp, Norm, OneHot, Relu, Sigmoid, Sign, Softmax, Softplus, Step, SumAll,
                       mat_shape)
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
@@ -59,7 +59,7 @@ class Evaluator:
                 v = self.a.placeholders[e]
                 return np.asarray(self.mat(v.expr)).reshape(v.shape)
             return self.values[e.name]
-        if e.is_Number or (e.is_number and not isinstance(e, MatrixExpr)):
+        if e.is_Number or is_constant(e):
             return float(e)
         if isinstance(e, sp.Add):
             out = 0.0
@@ -78,6 +78,9 @@ class Evaluator:
             return np.trace(self.mat(e.arg))
         if isinstance(e, Determinant):
             return np.linalg.det(self.mat(e.arg))
+        if isinstance(e, Diag):
+            n = int(e.args[1])
+            return np.diag(np.broadcast_to(np.asarray(self.elem(e.args[0]), dtype=np.float64), (n,)))
         if isinstance(e, OneHot):
             y = np.asarray(self.elem(e.args[0])).astype(np.int64)
             return np.eye(int(e.args[1]))[y]

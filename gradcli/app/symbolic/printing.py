@@ -12,7 +12,7 @@ import sympy as sp
 from sympy.matrices.expressions import (Determinant, Identity, Inverse, MatAdd, MatMul, MatPow, MatrixExpr,
                                         MatrixSymbol, OneMatrix, Trace, Transpose, ZeroMatrix)
 
-from .algebra import (Algebra, LogSumExp, Norm, OneHot, Relu, Sigmoid, Sign, Softmax, Softplus, Step, SumAll)
+from .algebra import (Algebra, Diag, is_constant, LogSumExp, Norm, OneHot, Relu, Sigmoid, Sign, Softmax, Softplus, Step, SumAll)
 
 ADD, MATMUL, NEG, MUL, POW, ATOM = 10, 15, 18, 20, 30, 40
 
@@ -85,7 +85,7 @@ class Printer:
             if e in self.a.placeholders:
                 return self.p(self.a.placeholders[e].expr)
             return self.leaf(e.name), ATOM
-        if not e.is_Number and not isinstance(e, MatrixExpr) and e.is_number:  # π, √2, log(2)
+        if is_constant(e):  # π, √2, log(2)
             return self.constant(e)
         if isinstance(e, (sp.Add, MatAdd)):
             return self.add(e), ADD
@@ -123,6 +123,10 @@ class Printer:
             return self.step(e.args[0])
         if isinstance(e, OneHot):
             return self.onehot(e.args[0], e.args[1])
+        if isinstance(e, Diag):
+            if self.a.shape_of(e.args[0]) == ():
+                return self.scaled_identity(e.args[0], int(e.args[1]))
+            return self.diag(e.args[0])
         if isinstance(e, sp.Function) and type(e) in _FUNCS or getattr(e, "func", None) in _FUNCS:
             return self.func(_FUNCS[e.func], e.args[0])
         raise TypeError(f"cannot print {type(e).__name__}")
@@ -239,6 +243,13 @@ class Printer:
     def trace(self, arg):
         return f"tr({self(arg)})", ATOM
 
+    def diag(self, arg):
+        return f"diag({self(arg)})", ATOM
+
+    def scaled_identity(self, c, n: int):
+        return (self.wrap(c, MUL) + self.times + self.identity(Identity(n)), MUL) if c != 1 else \
+            (self.identity(Identity(n)), ATOM)
+
     def det(self, arg):
         return f"det({self(arg)})", ATOM
 
@@ -332,6 +343,9 @@ class LatexPrinter(Printer):
     def trace(self, arg):
         return rf"\operatorname{{tr}}{self.paren(self(arg))}", ATOM
 
+    def diag(self, arg):
+        return rf"\operatorname{{diag}}{self.paren(self(arg))}", ATOM
+
     def det(self, arg):
         return rf"\det{self.paren(self(arg))}", ATOM
 
@@ -411,6 +425,9 @@ class TorchPrinter(Printer):
 
     def trace(self, arg):
         return f"{self.wrap(arg, ATOM)}.trace()", ATOM
+
+    def diag(self, arg):
+        return f"torch.diag({self(arg)})", ATOM
 
     def det(self, arg):
         return f"torch.linalg.det({self(arg)})", ATOM
