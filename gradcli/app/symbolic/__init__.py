@@ -108,11 +108,15 @@ def describe(tracer, name: str, g: V, values: dict, expected, dtype: str, like: 
     pretty = Printer(s)(g.expr)
     latex = LatexPrinter(s)(g.expr)
     expr = TorchPrinter(s, first_leaf(s, g.expr))(g.expr)
-    if not g.is_mat and s.shape_of(g.expr) != g.shape:  # a constant, or a scalar for a tensor: broadcast
+    if not g.is_mat and (s.shape_of(g.expr) != g.shape or g.expr.is_Number):  # a constant, or a scalar for a
+        # tensor: broadcast to the input's shape (and a tensor, not a Python number)
         leaf = first_leaf(s, g.expr)
-        ones = (f"torch.ones_like({like})" if like else
-                f"torch.ones({', '.join(map(str, g.shape))}{f', dtype={leaf}.dtype' if leaf else ''})")
-        expr = (f"torch.full_like({like}, {expr})" if like and g.expr.is_Number else f"({expr}) * {ones}")
+        dt = f", dtype={leaf}.dtype" if leaf else ""
+        size = "(" + ", ".join(map(str, g.shape)) + ("," if len(g.shape) == 1 else "") + ")"
+        if g.expr.is_Number:
+            expr = f"torch.full_like({like}, {expr})" if like else f"torch.full({size}, {float(g.expr)!r}{dt})"
+        else:
+            expr = f"({expr}) * " + (f"torch.ones_like({like})" if like else f"torch.ones({size}{dt})")
     agrees = diff = None
     if expected is not None:
         got = Evaluator(s, values)(g.expr, tuple(np.shape(expected)))

@@ -482,4 +482,5 @@ class TorchPrinter(Printer):
 def first_leaf(algebra: Algebra, e) -> str | None:
     """The name of an input the formula holds (factories take its dtype), or any input."""
     names = sorted(s.name for s in e.free_symbols if getattr(s, "name", "") in algebra.leaves)
-    return names[0] if names else (sorted(algebra.leaves)[0] if algebra.leaves else None)
+    others = sorted(algebra.leaves, key=lambda n: (n == "v", n))  # the seed v of a Hessian block last
+    return names[0] if names else (others[0] if others else None)
