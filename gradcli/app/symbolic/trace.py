@@ -32,7 +32,20 @@ _VALUE_CODES = {f.__code__: name for f, name in ((Tensor.__bool__, "the truth va
                                                   (Tensor.__index__, "an index"))}
 _INPLACE_CODE = _inplace.apply.__code__
 _RANDOM_FILES = ("ops/random.py", "nn/dropout.py")
+#: the op table's functions that draw random numbers (a tensor they return has no formula)
+_RANDOM_NAMES = {"rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like", "normal",
+                 "bernoulli", "multinomial", "dropout", "normal_", "uniform_", "random_", "exponential_"}
 _LANGUAGE_DIR = _nodes.__file__.rsplit("/", 1)[0]
+_OPS_DIR = _apply_module.__file__.rsplit("/", 2)[0]
+
+
+#: ops that pick elements (their formula would depend on which): what the reason calls them
+_INDEXING = {"_index": "indexing with a tensor of indices", "select": "indexing an element", "_slice": "slicing",
+             "index_select": "indexing with a tensor of indices", "gather": "gathering by a tensor of indices",
+             "take": "indexing with a tensor of indices", "_take_along": "indexing with a tensor of indices",
+             "masked_select": "selecting by a mask", "_masked_fill": "filling by a mask",
+             "masked_fill": "filling by a mask", "where": "choosing elements by a condition",
+             "_max_all": "the maximum (it picks an element)", "_min_all": "the minimum (it picks an element)"}
 
 
 class Failure:
@@ -98,6 +111,7 @@ class Tracer:
         self.records = []
         self.keep = []  # the traced tensors stay alive: their ids stay theirs
         self.global_failure = None
+        self.active = set()  # ids of the traced tensors computed from an input that requires grad
         self._apply_depth = 0
         self._composites = _composites()
         self._in_composite = []
@@ -115,7 +129,8 @@ class Tracer:
             elif code in _VALUE_CODES:
                 t = frame.f_locals.get("self")
                 caller = frame.f_back
-                if (self.global_failure is None and isinstance(t, Tensor) and t.requires_grad and caller is not None
+                if (self.global_failure is None and isinstance(t, Tensor) and caller is not None
+                        and (t.requires_grad or id(t) in self.active)
                         and caller.f_code.co_filename.startswith(_LANGUAGE_DIR)):
                     self.global_failure = (f"control flow on a tensor's value ({_VALUE_CODES[code]} of a tensor "
                                            f"computed from an input){_at(frame)}")
@@ -133,9 +148,10 @@ class Tracer:
                 _, fn, args = self._in_composite.pop()
                 if arg is not None:
                     self._record(fn, args, arg, frame)
-            elif code.co_filename.endswith(_RANDOM_FILES) and isinstance(arg, Tensor):
+            elif isinstance(arg, Tensor) and (code.co_filename.endswith(_RANDOM_FILES) or (
+                    code.co_name in _RANDOM_NAMES and code.co_filename.startswith(_OPS_DIR))):
                 caller = frame.f_back
-                if caller is None or not caller.f_code.co_filename.endswith(_RANDOM_FILES):
+                if caller is None or not caller.f_code.co_filename.startswith(_OPS_DIR):
                     self.keep.append(arg)
                     self.values[id(arg)] = Failure(f"random numbers ({code.co_name}){_at(frame)}")
 
@@ -190,10 +206,15 @@ class Tracer:
             return
         self.keep.append(outs)
         self.keep.append(args)
+        if any(isinstance(a, Tensor) and (a.requires_grad or id(a) in self.active) for a in args):
+            self.active.update(id(t) for t in outs)
         name = entry.name
+        what = _INDEXING.get(name)
         rule = entry.symbolic
         ins = [a if isinstance(a, Tensor) else None for a in args]
         try:
+            if rule is None and what is not None:
+                raise NoFormula(f"{what} ({name}){_at(frame)}: formulas cover whole tensors")
             if rule is None:
                 grad_fn = entry.grad_fn if isinstance(entry.grad_fn, str) else ""
                 raise NoFormula(f"{name}{f' ({grad_fn})' if grad_fn else ''} has no symbolic rule{_at(frame)}")
