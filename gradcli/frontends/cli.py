@@ -47,7 +47,6 @@ plot_grid = lazy("gradcli.app.plot_grid")
 run_graph = lazy("gradcli.app.run_graph")
 run_program = lazy("gradcli.app.run_program")
 symbolic_app = lazy("gradcli.app.symbolic")  # --symbolic only (it imports SymPy)
-symbolic_hessian = lazy("gradcli.app.symbolic.hessian")  # hessian --symbolic only
 transforms = lazy("gradcli.app.transforms")
 
 
@@ -449,7 +448,7 @@ def _transform_command(ctx, kind: str, mode: str, vectors, options: dict) -> Non
         write = sys.stdout.write if renderer.prints_to_stdout else sys.stderr.write
         result = transforms.compute_transform(req, kind, mode, vectors=vectors, write=write, check=check)
         if options.get("symbolic"):
-            result.symbolic = symbolic_hessian.symbolic_hessian(result, req)
+            result.symbolic = symbolic_app.symbolic_hessian(result, req)
         renderer.transform(result, sys.stdout)
         from ..render.messages import check_failure  # watched at start-up (test_startup_imports)
 

@@ -14,7 +14,7 @@ import sympy as sp
 from sympy.matrices.expressions import MatMul, MatrixExpr, Transpose
 
 from ..calculator import compute
-from . import Formula, SymbolicResult, describe, symbolic_gradients, trace_program
+from .gradients import Formula, SymbolicResult, describe, symbolic_gradients, trace_program
 from .algebra import Diag, NoFormula, V, simplify
 
 _SEED = "v"
