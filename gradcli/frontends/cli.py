@@ -220,11 +220,11 @@ def grad(
     fields: Annotated[Optional[str], typer.Option(
         "--fields", metavar="NAMES",
         help="--format json: the members of the document, comma-separated, from output, inputs, "
-             "grads, calls, graph (default: all).")] = None,
+             "grads, calls, graph, symbolic (default: all; symbolic: the formulas, as --symbolic).")] = None,
     show: Annotated[Optional[str], typer.Option(
         "--show", metavar="NAMES",
         help="Tables and compact lines: the sections, comma-separated, from output, inputs, grads, "
-             "graph (default: all).")] = None,
+             "graph, formula (default: all; formula: the formulas, as --symbolic).")] = None,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="The same as --format compact: one line per "
                                                               "result.")] = False,
     symbolic: Annotated[bool, typer.Option("--symbolic", help="Also each gradient as a simplified closed form "

@@ -137,3 +137,24 @@ def test_sympy_is_imported_only_for_symbolic():
         p = subprocess.run([sys.executable, "-c", code, *base, *extra], capture_output=True, text=True,
                            timeout=HANG_TIMEOUT, env=dict(os.environ, PYTHONPATH=ROOT, NO_COLOR="1"))
         assert p.stderr.strip().endswith(want), (extra, p.stderr)
+
+
+def _validator(name: str):
+    jsonschema = pytest.importorskip("jsonschema")
+    r = gradcli("schema", name)
+    doc = json.loads(r.stdout)
+    jsonschema.Draft202012Validator.check_schema(doc)
+    return jsonschema.Draft202012Validator(doc)
+
+
+def test_documents_follow_gradcli_schema():
+    grad = _validator("grad")
+    for args in (["x @ A @ x", "-i", "x=[1., 2.]", "-c", "A=[[1., 2.], [3., 4.]]", "--symbolic"],
+                 ["x.cumsum(0).sum()", "-i", "x=[1., 2.]", "--symbolic"],
+                 ["x.exp().sum()", "-i", "x=[1., 2.]", "--fields", "symbolic"]):
+        doc = json.loads(gradcli("grad", *args, "--json").stdout)
+        assert "symbolic" in doc and [e.message for e in grad.iter_errors(doc)] == []
+    assert "symbolic" in json.dumps(json.loads(gradcli("schema", "grad").stdout)["$defs"]["formula"])
+    hessian = _validator("hessian")
+    doc = json.loads(gradcli("hessian", "(x * x.sin()).sum()", "-i", "x=[1., 2.]", "--symbolic", "--json").stdout)
+    assert [e.message for e in hessian.iter_errors(doc)] == []

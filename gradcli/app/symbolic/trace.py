@@ -14,6 +14,7 @@ The profile function (:func:`sys.setprofile`, as :mod:`gradcli.app.recording` us
 
 from __future__ import annotations
 
+import inspect
 import sys
 
 import numpy as np
@@ -25,12 +26,17 @@ from ...ops.shape import inplace as _inplace
 from ...language import nodes as _nodes
 from .algebra import Algebra, MatAdd, NoFormula, V, simplify
 
-_APPLY_CODES = {f.__code__ for f in (_apply_module._apply, _apply_module._apply_unary, _apply_module._apply_binary,
-                                     _apply_module._apply_general)}
-_VALUE_CODES = {f.__code__: name for f, name in ((Tensor.__bool__, "the truth value"), (Tensor.item, ".item()"),
-                                                  (Tensor.__float__, "float()"), (Tensor.__int__, "int()"),
-                                                  (Tensor.__index__, "an index"))}
-_INPLACE_CODE = _inplace.apply.__code__
+def _where_defined(fn) -> tuple:
+    """(file, name) of a function: how the profile function recognizes its frames."""
+    return (inspect.getfile(fn), fn.__name__)
+
+
+_APPLY_CODES = {_where_defined(f) for f in (_apply_module._apply, _apply_module._apply_unary,
+                                            _apply_module._apply_binary, _apply_module._apply_general)}
+_VALUE_CODES = {_where_defined(f): name for f, name in ((Tensor.__bool__, "the truth value"), (Tensor.item, ".item()"),
+                                                         (Tensor.__float__, "float()"), (Tensor.__int__, "int()"),
+                                                         (Tensor.__index__, "an index"))}
+_INPLACE_CODE = _where_defined(_inplace.apply)
 _RANDOM_FILES = ("ops/random.py", "nn/dropout.py")
 #: the op table's functions that draw random numbers (a tensor they return has no formula)
 _RANDOM_NAMES = {"rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like", "normal",
@@ -61,7 +67,7 @@ def _composites() -> dict:
     out = {}
     for entry in REGISTRY.values():
         if getattr(entry, "symbolic", None) is not None and not hasattr(entry, "forward"):
-            out[entry.__code__] = entry
+            out[_where_defined(entry)] = entry
     return out
 
 
@@ -119,27 +125,28 @@ class Tracer:
     # ------------------------------------------------------------------------------------------- the run
     def profile(self, frame, event, arg):
         code = frame.f_code
+        key = (code.co_filename, code.co_name)
         if event == "call":
-            if code in _APPLY_CODES:
+            if key in _APPLY_CODES:
                 self._apply_depth += 1
-            elif code in self._composites:
-                fn = self._composites[code]
+            elif key in self._composites:
+                fn = self._composites[key]
                 args = [frame.f_locals[n] for n in code.co_varnames[:code.co_argcount]]
                 self._in_composite.append((frame, fn, args))
-            elif code in _VALUE_CODES:
+            elif key in _VALUE_CODES:
                 t = frame.f_locals.get("self")
                 caller = frame.f_back
                 if (self.global_failure is None and isinstance(t, Tensor) and caller is not None
                         and (t.requires_grad or id(t) in self.active)
                         and caller.f_code.co_filename.startswith(_LANGUAGE_DIR)):
-                    self.global_failure = (f"control flow on a tensor's value ({_VALUE_CODES[code]} of a tensor "
+                    self.global_failure = (f"control flow on a tensor's value ({_VALUE_CODES[key]} of a tensor "
                                            f"computed from an input){_at(frame)}")
-            elif code is _INPLACE_CODE and self.global_failure is None:
+            elif key == _INPLACE_CODE and self.global_failure is None:
                 caller = frame.f_back
                 name = caller.f_code.co_name if caller is not None else "an in-place op"
                 self.global_failure = f"an in-place update ({name}){_at(frame)}"
         elif event == "return":
-            if code in _APPLY_CODES:
+            if key in _APPLY_CODES:
                 self._apply_depth -= 1
                 if self._apply_depth == 0 and arg is not None:
                     loc = frame.f_locals
