@@ -47,6 +47,7 @@ plot_grid = lazy("gradcli.app.plot_grid")
 run_graph = lazy("gradcli.app.run_graph")
 run_program = lazy("gradcli.app.run_program")
 symbolic_app = lazy("gradcli.app.symbolic")  # --symbolic only (it imports SymPy)
+sympy_check = lazy("gradcli.app.sympy_check")  # --symbolic only
 transforms = lazy("gradcli.app.transforms")
 
 
@@ -275,6 +276,7 @@ def _add_symbolic(result, req, symbolic: bool, style: str, chosen) -> bool:
         raise InputError(f"--symbolic-format must be unicode or latex, got {style!r}", type="UsageError")
     asked = chosen is not None and ("symbolic" in chosen or "formula" in chosen)
     if symbolic or asked:
+        sympy_check.require_sympy()
         result.symbolic = symbolic_app.symbolic_gradients(result, req, style)
     return chosen is not None and tuple(chosen) in (("symbolic",), ("formula",))
 
@@ -448,6 +450,7 @@ def _transform_command(ctx, kind: str, mode: str, vectors, options: dict) -> Non
         write = sys.stdout.write if renderer.prints_to_stdout else sys.stderr.write
         result = transforms.compute_transform(req, kind, mode, vectors=vectors, write=write, check=check)
         if options.get("symbolic"):
+            sympy_check.require_sympy()
             result.symbolic = symbolic_app.symbolic_hessian(result, req)
         renderer.transform(result, sys.stdout)
         from ..render.messages import check_failure  # watched at start-up (test_startup_imports)

@@ -158,3 +158,15 @@ def test_documents_follow_gradcli_schema():
     hessian = _validator("hessian")
     doc = json.loads(gradcli("hessian", "(x * x.sin()).sum()", "-i", "x=[1., 2.]", "--symbolic", "--json").stdout)
     assert [e.message for e in hessian.iter_errors(doc)] == []
+
+
+def test_without_sympy_a_clear_message():
+    """Where SymPy is missing (find_spec finds none), --symbolic is a usage error that says how to install it
+    (exit 2)."""
+    code = ("import sys, importlib.util\nreal = importlib.util.find_spec\n"
+            "importlib.util.find_spec = lambda n, *a: None if n == 'sympy' else real(n, *a)\n"
+            "sys.argv = ['gradcli'] + sys.argv[1:]\nfrom gradcli.frontends.cli import main\nmain()\n")
+    p = subprocess.run([sys.executable, "-c", code, "grad", "x.sum()", "-i", "x=[1.]", "--symbolic"],
+                       capture_output=True, text=True, timeout=HANG_TIMEOUT,
+                       env=dict(os.environ, PYTHONPATH=ROOT, NO_COLOR="1"))
+    assert p.returncode == 2 and "--symbolic needs SymPy" in p.stderr and "gradcli[symbolic]" in p.stderr

@@ -31,6 +31,7 @@ from ...language import grammar
 finite_differences = lazy("gradcli.app.finite_differences")
 transforms = lazy("gradcli.app.transforms")
 symbolic = lazy("gradcli.app.symbolic")  # entries with "symbolic": true only (it imports SymPy)
+sympy_check = lazy("gradcli.app.sympy_check")
 
 FORMATS = ("auto", "text", "jsonl")
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -80,6 +81,8 @@ class Entry:
         """Run the request: a :class:`~gradcli.app.result.GradResult` (with its check when ``check``, its
         formulas when ``symbolic``), or with ``transform`` (``{"kind", "mode", "vectors"}``) a
         :class:`~gradcli.app.transforms.TransformResult`."""
+        if self.symbolic:
+            sympy_check.require_sympy()
         result = run_grad(GradJob(self.request, check=self.check, transform=self.transform),
                           GradContext(write=write, warn=warn))
         if self.symbolic and self.transform is None:

@@ -20,6 +20,7 @@ from ...app.result import GradResult, InputInfo
 
 transforms = lazy("gradcli.app.transforms")
 symbolic = lazy("gradcli.app.symbolic")  # :diff only (it imports SymPy)
+sympy_check = lazy("gradcli.app.sympy_check")  # :diff only
 
 
 def _evaluate(session, text: str):
@@ -48,6 +49,7 @@ def diff_result(session, text: str) -> GradResult:
     Raises:
         GradcliSyntaxError, EvalError: as :func:`grad_result`.
     """
+    sympy_check.require_sympy()
     result = grad_result(session, text)
     result.symbolic = symbolic.workspace_formulas(result, text, dict(session.interp.globals),
                                                   dtypes.get_default_dtype().name)
