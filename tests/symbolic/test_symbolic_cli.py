@@ -170,3 +170,18 @@ def test_without_sympy_a_clear_message():
                        capture_output=True, text=True, timeout=HANG_TIMEOUT,
                        env=dict(os.environ, PYTHONPATH=ROOT, NO_COLOR="1"))
     assert p.returncode == 2 and "--symbolic needs SymPy" in p.stderr and "gradcli[symbolic]" in p.stderr
+
+
+def test_readme_examples_print_their_formulas():
+    """Each row of the README's table of --symbolic examples prints the formula the row shows."""
+    import re
+    import shlex
+
+    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    section = text.split("## The gradient as a formula (`--symbolic`)", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `(gradcli [^`]+)` \| `([^`]+)`", section, re.M)
+    assert len(rows) >= 6
+    for command, formula in rows:
+        r = gradcli(*shlex.split(command)[1:], "-q", "--seed", "0")
+        assert r.exit_code == 0, (command, r.output)
+        assert f"formula: {formula}  [agrees" in r.stdout, (command, r.stdout)
