@@ -185,3 +185,8 @@ def test_readme_examples_print_their_formulas():
         r = gradcli(*shlex.split(command)[1:], "-q", "--seed", "0")
         assert r.exit_code == 0, (command, r.output)
         assert f"formula: {formula}  [agrees" in r.stdout, (command, r.stdout)
+
+
+def test_repeat_compares_one_backward_calls_gradient():
+    r = gradcli("grad", "x * x.sin()", "-i", "x=0.7", "--symbolic", "--repeat", "3", "-q")
+    assert r.exit_code == 0 and "x: formula: sin(x) + x·cos(x)  [agrees" in r.stdout
