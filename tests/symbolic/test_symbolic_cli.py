@@ -190,3 +190,20 @@ def test_readme_examples_print_their_formulas():
 def test_repeat_compares_one_backward_calls_gradient():
     r = gradcli("grad", "x * x.sin()", "-i", "x=0.7", "--symbolic", "--repeat", "3", "-q")
     assert r.exit_code == 0 and "x: formula: sin(x) + x·cos(x)  [agrees" in r.stdout
+
+
+def test_a_wrong_rule_is_caught_by_the_check(monkeypatch):
+    """The check at the inputs is what makes a formula trustworthy: a rule with a wrong derivative (here sin's,
+    replaced by one that says d/dx sin(x) = -cos(x)) is reported as disagreeing, exit 1."""
+    from gradcli.ops.elementwise import unary
+
+    def wrong(s, input):
+        u = s.elem(input)
+        return s.sin(u), lambda g: -g * s.cos(u)
+
+    monkeypatch.setattr(unary.sin, "symbolic", wrong)
+    r = gradcli("grad", "x.sin().sum()", "-i", "x=[0.5, 1.]", "--symbolic")
+    assert r.exit_code == 1
+    row = next(line for line in r.stdout.splitlines() if line.startswith("│ x ") and "disagrees" in line)
+    assert "-cos(x)" in row and "disagrees (max abs diff 1.8" in row
+    assert "the formula of x disagrees with autograd at the inputs" in r.stderr
