@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 from sympy.matrices.expressions import (Determinant, Identity, Inverse, MatAdd, MatMul, MatrixExpr, MatrixSymbol,
-                                        OneMatrix, Trace, Transpose, ZeroMatrix)
+                                        OneMatrix, Trace, Transpose)
 
 
 class NoFormula(Exception):

@@ -14,8 +14,8 @@ import sympy as sp
 from sympy.matrices.expressions import (Determinant, Identity, Inverse, MatAdd, MatMul, MatPow, MatrixExpr,
                                         MatrixSymbol, OneMatrix, Trace, Transpose, ZeroMatrix)
 
-from .algebra import (Algebra, Diag, is_constant, LogSumExp, Norm, OneHot, Relu, Sigmoid, Sign, Softmax, Softplus, Step, SumAll,
-                      mat_shape)
+from .algebra import (Algebra, Diag, is_constant, LogSumExp, Norm, OneHot, Relu, Sigmoid, Sign, Softmax, Softplus,
+                      Step, SumAll, mat_shape)
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 

@@ -12,7 +12,8 @@ import sympy as sp
 from sympy.matrices.expressions import (Determinant, Identity, Inverse, MatAdd, MatMul, MatPow, MatrixExpr,
                                         MatrixSymbol, OneMatrix, Trace, Transpose, ZeroMatrix)
 
-from .algebra import (Algebra, Diag, is_constant, LogSumExp, Norm, OneHot, Relu, Sigmoid, Sign, Softmax, Softplus, Step, SumAll)
+from .algebra import (Algebra, Diag, is_constant, LogSumExp, Norm, OneHot, Relu, Sigmoid, Sign, Softmax, Softplus,
+                      Step, SumAll)
 
 ADD, MATMUL, NEG, MUL, POW, ATOM = 10, 15, 18, 20, 30, 40
 
