@@ -77,7 +77,18 @@ class Printer:
         return f"({text})"
 
     # ---------------------------------------------------------------------------------------- dispatch
+    def power_of_matrix(self, e):
+        """X⁻¹ (Inverse, or a matrix to the power -1), Xᵏ, (Xᵏ)⁻¹."""
+        if isinstance(e, Inverse) or e.exp == -1:
+            return self.inverse(e.args[0])
+        if e.exp.is_Integer and e.exp > 0:
+            return self.matpow(e.base, int(e.exp))
+        if e.exp.is_Integer:
+            return self.inverse(MatPow(e.base, -e.exp))
+        raise TypeError(f"cannot print the matrix power {e}")
+
     def p(self, e):
+        """``(text, precedence)`` of the expression ``e`` (either world)."""
         if isinstance(e, MatrixSymbol):
             if e in self.a.blocks:
                 return self.p(self.a.blocks[e].expr)
@@ -98,30 +109,14 @@ class Printer:
             return self.pow(e)
         if e.is_Number:
             return self.number(e)
-        if isinstance(e, MatPow) and e.exp.is_Integer and e.exp > 0:
-            return self.matpow(e.base, int(e.exp))
-        if isinstance(e, MatPow) and e.exp.is_Integer and e.exp < -1:
-            return self.inverse(MatPow(e.base, -e.exp))
-        if isinstance(e, Transpose):
-            return self.transpose(e.arg)
-        if isinstance(e, Inverse) or (isinstance(e, MatPow) and e.exp == -1):
-            return self.inverse(e.args[0])
-        if isinstance(e, Identity):
-            return self.identity(e), ATOM
-        if isinstance(e, OneMatrix):
-            return self.ones(e), ATOM
-        if isinstance(e, ZeroMatrix):
-            return self.zeros(e), ATOM
-        if isinstance(e, Trace):
-            return self.trace(e.arg)
-        if isinstance(e, Determinant):
-            return self.det(e.arg)
-        if isinstance(e, Norm):
-            return self.norm(e.args[0])
-        if isinstance(e, sp.Abs):
-            return self.abs(e.args[0])
-        if isinstance(e, Step):
-            return self.step(e.args[0])
+        if isinstance(e, (MatPow, Inverse)):
+            return self.power_of_matrix(e)
+        for kind, write in ((Transpose, self.transpose), (Trace, self.trace), (Determinant, self.det),
+                            (Norm, self.norm), (sp.Abs, self.abs), (Step, self.step)):
+            if isinstance(e, kind):
+                return write(e.args[0])
+        if isinstance(e, (Identity, OneMatrix, ZeroMatrix)):
+            return {Identity: self.identity, OneMatrix: self.ones, ZeroMatrix: self.zeros}[type(e)](e), ATOM
         if isinstance(e, OneHot):
             return self.onehot(e.args[0], e.args[1])
         if isinstance(e, Diag):
