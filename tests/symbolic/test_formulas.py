@@ -101,6 +101,7 @@ CASES = [
     ("x.sum()", {"x": I(V)}),
     ("(x.exp() / x.exp().sum()).log().sum()", {"x": I(V)}),
     ("torch.nn.functional.logsigmoid(x).sum()", {"x": I(V)}),
+    ("(x.clone() * x).sum()", {"x": I(V)}),
     # ------------------------------------------------------------------ linear and quadratic forms
     ("a @ x", {"a": C(V), "x": I(V)}),
     ("x @ a", {"a": C(V), "x": I(V)}),

@@ -220,6 +220,11 @@ def _(grad):
     return grad
 
 
+@clone.defsymbolic
+def _(s, input, *rest):
+    return input.expr, lambda g: g  # a copy: the same formula
+
+
 @op("_clone_contiguous", grad_fn="CloneBackward0", promote=None, note="d/dx = 1 (the gradient passes through)")
 def _clone_contiguous(input):
     """A row-major copy of ``input`` (clone(memory_format=torch.contiguous_format))."""
@@ -229,6 +234,11 @@ def _clone_contiguous(input):
 @_clone_contiguous.defvjp
 def _(grad):
     return grad
+
+
+@_clone_contiguous.defsymbolic
+def _(s, input, *rest):
+    return input.expr, lambda g: g  # a copy: the same formula
 
 
 _VIEW_NOTE = "reshape the gradient back to the input's shape"
@@ -794,6 +804,11 @@ def _alias(input):
 @_alias.defvjp
 def _(grad):
     return grad
+
+
+@_alias.defsymbolic
+def _(s, input, *rest):
+    return input.expr, lambda g: g  # a copy: the same formula
 
 
 # ----------------------------------------------------------------------------------------- forward mode
