@@ -16,8 +16,9 @@ from .evaluate import Evaluator
 from .printing import LatexPrinter, Printer, TorchPrinter, first_leaf
 from .trace import Failure, Tracer, seed_value
 
-#: (rtol, atol) of the comparison with autograd's gradient, by the run's dtype (torch.testing's for float32)
-TOLERANCES = {"float64": (1e-7, 1e-9), "float32": (1.3e-5, 1e-5)}
+#: (rtol, atol) of the comparison with autograd's gradient, by the run's dtype (float32: room for the rounding of
+#: an ill-conditioned product or inverse; a wrong formula is off by far more)
+TOLERANCES = {"float64": (1e-7, 1e-9), "float32": (1e-4, 1e-5)}
 
 
 class Formula(_Record):
