@@ -262,3 +262,15 @@ def test_det_where_sympy_alone_is_missing(torch):
     (want,) = torch.autograd.grad(torch.linalg.det(X), X)
     got = eval(f.expr, {"torch": torch}, {"X": X.detach()})  # noqa: S307 - the formula under test
     torch.testing.assert_close(got, want)
+
+
+@pytest.mark.parametrize("program,spec", CASES[::3], ids=[p for p, _ in CASES[::3]])
+def test_formula_agrees_in_float32(program, spec):
+    """In PyTorch's default dtype the check at the inputs passes too (autograd's float32 rounding is within its
+    tolerance)."""
+    values = _point(program, spec)
+    inputs = [(n, values[n].tolist()) for n, s in spec.items() if s[0] == "i"]
+    consts = [(n, values[n].tolist()) for n, s in spec.items() if s[0] == "c"]
+    req = GradRequest(program=program, inputs=inputs, consts=consts)
+    sym = symbolic_gradients(compute(req), req)
+    assert sym.reason is None and all(f.agrees for f in sym.formulas.values()), sym
