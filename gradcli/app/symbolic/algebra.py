@@ -244,9 +244,11 @@ class Algebra:
             e = sp.factor_terms(e)
             if isinstance(e, sp.Add):  # a sum of matrix terms: A x - b
                 return MatAdd(*[self.mat(V(t, v.shape)) for t in e.args]).doit()
-        coef, rest = e.as_coeff_Mul()
-        if coef != 1 and rest != e:  # 2·(A x - b) → 2 (A x - b): the number leads the matrix product
-            return coef * self.mat(V(rest, v.shape))
+        if isinstance(e, sp.Mul):  # 2·lam·(A x - b) → 2 lam (A x - b): scalars lead the matrix product
+            scalars = [f for f in e.args if self.shape_of(f) == ()]
+            if scalars and len(scalars) < len(e.args):
+                rest = sp.Mul(*[f for f in e.args if self.shape_of(f) != ()])
+                return sp.Mul(*scalars) * self.mat(V(rest, v.shape))
         r, c = mat_shape(v.shape)
         if self.shape_of(e) == ():
             return e * OneMatrix(r, c)
@@ -430,4 +432,4 @@ def _factor(e):
                 rest = [_join(c, m[:-1] if side == -1 else m[1:]) for c, m in terms]
                 inner = _factor(MatAdd(*rest).doit())
                 return MatMul(inner, first) if side == -1 else MatMul(first, inner)
-    return e
+    return MatAdd(*[_factor(t) for t in e.args])
