@@ -38,6 +38,8 @@ from .hints import SESSION
 from .result import GradResult, InputInfo, _Record
 
 transforms = lazy("gradcli.app.transforms")  # transform jobs only
+symbolic = lazy("gradcli.app.symbolic")  # --symbolic and the session's :diff only (it imports SymPy)
+sympy_check = lazy("gradcli.app.sympy_check")  # --symbolic and :diff only
 plot_grid = lazy("gradcli.app.plot_grid")  # gradcli plot only
 run_graph = lazy("gradcli.app.run_graph")  # gradcli run --graph only
 run_program = lazy("gradcli.app.run_program")  # gradcli run only
@@ -47,28 +49,31 @@ class GradJob(_Record):
     """The gradients of a program: the ``request`` (program text, input specs, options), and ``check``: the
     tolerances of a finite-difference check of the gradients (``--check``: ``eps``, ``atol``, ``rtol``,
     ``max_evaluations``, as keyword arguments of :func:`gradcli.app.finite_differences.finite_difference_check`;
-    None: no check)."""
-    _fields = ("request", "check")
+    None: no check); ``symbolic``: the gradients as formulas too (``--symbolic``: "unicode" or "latex" for
+    their printed form; None: no formulas)."""
+    _fields = ("request", "check", "symbolic")
 
-    def __init__(self, request: GradRequest, check: dict | None = None):
-        self.request, self.check = request, check
+    def __init__(self, request: GradRequest, check: dict | None = None, symbolic: str | None = None):
+        self.request, self.check, self.symbolic = request, check, symbolic
 
 
 class TransformJob(_Record):
     """A transform of a program's output: ``kind`` jacobian, hessian, jvp or hvp; ``mode`` the jacobian's
     ("reverse", "forward" or "auto"); ``vectors`` the ``NAME=SPEC`` tangents (jvp) or vectors (hvp); ``check``
-    the ``--check`` tolerances (``eps``, ``atol``, ``rtol``) or None."""
-    _fields = ("request", "kind", "mode", "vectors", "check")
+    the ``--check`` tolerances (``eps``, ``atol``, ``rtol``) or None; ``symbolic``: the Hessian as a formula too
+    (``gradcli hessian --symbolic``)."""
+    _fields = ("request", "kind", "mode", "vectors", "check", "symbolic")
 
     def __init__(self, request: GradRequest, kind: str, mode: str = "auto", vectors: list | None = None,
-                 check: dict | None = None):
+                 check: dict | None = None, symbolic: bool = False):
         self.request, self.kind, self.mode, self.vectors, self.check = request, kind, mode, vectors, check
+        self.symbolic = symbolic
 
 
 class SessionJob(_Record):
     """A question the interactive session asks about ``text`` with its own variables (``workspace``: the
-    session, its ``interp`` and ``leaves()``): ``kind`` "grad" (``:grad``), "graph" (``:graph``), "jacobian" or
-    "hessian"."""
+    session, its ``interp`` and ``leaves()``): ``kind`` "grad" (``:grad``), "diff" (``:diff``), "graph"
+    (``:graph``), "jacobian" or "hessian"."""
     _fields = ("workspace", "kind", "text")
 
     def __init__(self, workspace, kind: str, text: str):
@@ -133,16 +138,33 @@ def run(job, context: Context | None = None):
 
 def run_grad(job: GradJob, context: Context) -> GradResult:
     """A :class:`GradJob`: :func:`gradcli.app.calculator.compute`, or with ``check``
-    :func:`gradcli.app.calculator.compute_checked`."""
+    :func:`gradcli.app.calculator.compute_checked`; with ``symbolic`` the formulas of the gradients
+    (:func:`gradcli.app.symbolic.symbolic_gradients`) in ``result.symbolic``.
+
+    Raises:
+        InputError: ``symbolic`` without SymPy installed (exit 2).
+    """
+    if job.symbolic is not None:
+        sympy_check.require_sympy()
     if job.check is None:
-        return calculator.compute(job.request, write=context.write, warn=context.warn)
-    return calculator.compute_checked(job.request, write=context.write, warn=context.warn, **job.check)
+        result = calculator.compute(job.request, write=context.write, warn=context.warn)
+    else:
+        result = calculator.compute_checked(job.request, write=context.write, warn=context.warn, **job.check)
+    if job.symbolic is not None:
+        result.symbolic = symbolic.symbolic_gradients(result, job.request, job.symbolic)
+    return result
 
 
 def run_transform(job: TransformJob, context: Context):
-    """A :class:`TransformJob`: :func:`gradcli.app.calculator.compute_transform`."""
-    return calculator.compute_transform(job.request, job.kind, job.mode, vectors=job.vectors, write=context.write,
-                                        warn=context.warn, check=job.check)
+    """A :class:`TransformJob`: :func:`gradcli.app.calculator.compute_transform`; with ``symbolic`` the Hessian's
+    formula (:func:`gradcli.app.symbolic.symbolic_hessian`) in ``result.symbolic``."""
+    if job.symbolic:
+        sympy_check.require_sympy()
+    result = calculator.compute_transform(job.request, job.kind, job.mode, vectors=job.vectors,
+                                          write=context.write, warn=context.warn, check=job.check)
+    if job.symbolic:
+        result.symbolic = symbolic.symbolic_hessian(result, job.request)
+    return result
 
 
 def run_plot(job: PlotJob, context: Context):
@@ -168,6 +190,8 @@ def run_session(job: SessionJob, context: Context):
     """A :class:`SessionJob`: :func:`workspace_grad`, :func:`workspace_graph` or :func:`workspace_transform`."""
     if job.kind == "grad":
         return workspace_grad(job.workspace, job.text)
+    if job.kind == "diff":
+        return workspace_diff(job.workspace, job.text)
     if job.kind == "graph":
         return workspace_graph(job.workspace, job.text)
     return workspace_transform(job.workspace, job.text, job.kind)
@@ -194,6 +218,21 @@ def run_in_workspace(workspace, text: str, filename: str = "<stdin>"):
         return run_output(interp, program)
     finally:
         interp.globals = saved
+
+
+def workspace_diff(workspace, text: str) -> GradResult:
+    """``:diff EXPR``: :func:`workspace_grad` with the gradients as formulas too (``result.symbolic``: a
+    :class:`gradcli.app.symbolic.SymbolicResult`, in terms of the session's leaves and other variables).
+
+    Raises:
+        InputError: SymPy is not installed (exit 2).
+        GradcliSyntaxError, EvalError: as :func:`workspace_grad`.
+    """
+    sympy_check.require_sympy()
+    result = workspace_grad(workspace, text)
+    result.symbolic = symbolic.workspace_formulas(result, text, dict(workspace.interp.globals),
+                                                  dtypes.get_default_dtype().name)
+    return result
 
 
 def workspace_grad(workspace, text: str, filename: str = "<stdin>") -> GradResult:

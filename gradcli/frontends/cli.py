@@ -217,13 +217,18 @@ def grad(
     fields: Annotated[Optional[str], typer.Option(
         "--fields", metavar="NAMES",
         help="--format json: the members of the document, comma-separated, from output, inputs, "
-             "grads, calls, graph (default: all).")] = None,
+             "grads, calls, graph, symbolic (default: all; symbolic: the formulas, as --symbolic).")] = None,
     show: Annotated[Optional[str], typer.Option(
         "--show", metavar="NAMES",
         help="Tables and compact lines: the sections, comma-separated, from output, inputs, grads, "
-             "graph (default: all).")] = None,
+             "graph, formula (default: all; formula: the formulas, as --symbolic).")] = None,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="The same as --format compact: one line per "
                                                               "result.")] = False,
+    symbolic: Annotated[bool, typer.Option("--symbolic", help="Also each gradient as a simplified closed form "
+                                                              "(needs SymPy: pip install 'gradcli[symbolic]'), "
+                                                              "checked against autograd at the inputs.")] = False,
+    symbolic_format: Annotated[str, typer.Option("--symbolic-format", metavar="unicode|latex",
+                                                 help="--symbolic: the tables' form of the formula.")] = "unicode",
 ) -> None:
     """Compute a program's output, the gradient of every input, and show the autograd graph (as tables, JSON,
     or a picture with --graph)."""
@@ -246,11 +251,46 @@ def grad(
         # What the program prints shares standard output with tables; a JSON document keeps it to itself.
         to_file = output not in (None, "-")
         write = sys.stdout.write if renderer.prints_to_stdout or to_file else sys.stderr.write
-        result = jobs.run(jobs.GradJob(req, check=tolerances), jobs.Context(write=write))
+        style, only_symbolic = _symbolic_style(symbolic, symbolic_format, chosen)
+        result = jobs.run(jobs.GradJob(req, check=tolerances, symbolic=style), jobs.Context(write=write))
         _show_grad(result, renderer, output, graph=graph, explain=explain, chosen=chosen,
                    tree=graph_values or graph_saved, max_nodes=graph_max_nodes)
     if result.check is not None and not result.check.ok:
         raise typer.Exit(EXIT_EVAL)
+    if _symbolic_failed(result, only_symbolic):
+        raise typer.Exit(EXIT_EVAL)
+
+
+def _symbolic_style(symbolic: bool, style: str, chosen) -> tuple:
+    """``--symbolic`` (also asked for by ``--fields symbolic`` or ``--show formula``): the printed form of the
+    formulas the grad job computes (None: no formulas), and whether the formula is the only thing asked for.
+
+    Raises:
+        InputError: a --symbolic-format other than unicode or latex (exit 2).
+    """
+    if style not in ("unicode", "latex"):
+        raise InputError(f"--symbolic-format must be unicode or latex, got {style!r}", type="UsageError")
+    asked = chosen is not None and ("symbolic" in chosen or "formula" in chosen)
+    only = chosen is not None and tuple(chosen) in (("symbolic",), ("formula",))
+    return (style if symbolic or asked else None), only
+
+
+def _symbolic_failed(result, only: bool) -> bool:
+    """Say on standard error when a formula disagrees with autograd (a bug: exit 1), or when the formula
+    was all that was asked for and there is none (exit 1)."""
+    sym = getattr(result, "symbolic", None)
+    if sym is None:
+        return False
+    bad = [n for n, f in sym.formulas.items() if f.reason is None and f.agrees is False]
+    if bad:
+        sys.stderr.write(f"gradcli: the formula of {', '.join(bad)} disagrees with autograd at the inputs "
+                         f"(a bug of gradcli's symbolic rules)\n")
+        return True
+    missing = sym.reason or next((f.reason for f in sym.formulas.values() if f.reason is not None), None)
+    if only and missing:
+        sys.stderr.write(f"gradcli: {missing}\n")
+        return True
+    return False
 
 
 def _grad_request(program: str, **fields):
@@ -402,7 +442,8 @@ def _transform_command(ctx, kind: str, mode: str, vectors, options: dict) -> Non
         req = _grad_request(options["program"], inputs=options["input"] or [], consts=options["const"] or [],
                             seed=opts.seed, dtype=opts.dtype, max_steps=opts.max_steps)
         write = sys.stdout.write if renderer.prints_to_stdout else sys.stderr.write
-        result = jobs.run(jobs.TransformJob(req, kind, mode, vectors=vectors, check=check), jobs.Context(write=write))
+        result = jobs.run(jobs.TransformJob(req, kind, mode, vectors=vectors, check=check,
+                                            symbolic=bool(options.get("symbolic"))), jobs.Context(write=write))
         renderer.transform(result, sys.stdout)
         from ..render.messages import check_failure  # watched at start-up (test_startup_imports)
 
@@ -410,6 +451,8 @@ def _transform_command(ctx, kind: str, mode: str, vectors, options: dict) -> Non
         if failure:
             sys.stderr.write(failure + "\n")
     if result.check is not None and not result.check.ok:
+        raise typer.Exit(EXIT_EVAL)
+    if _symbolic_failed(result, False):
         raise typer.Exit(EXIT_EVAL)
 
 
@@ -443,7 +486,9 @@ _TRANSFORMS = {
         """The Jacobian of the program's output with respect to each input: shape output + input, as
     torch.autograd.functional.jacobian (tables, or JSON: gradcli schema jacobian). --check compares it with
     central differences along each input element."""),
-    "hessian": (None, "reverse",
+    "hessian": (("symbolic", Annotated[bool, typer.Option(
+        "--symbolic", help="Also each block as a simplified closed form (needs SymPy: pip install "
+                           "'gradcli[symbolic]'), checked against the computed block.")], False), "reverse",
                 """The Hessian of the program's single-element output with respect to the inputs: H[a][b] of shape
     a + b, as torch.autograd.functional.hessian (tables, or JSON: gradcli schema hessian). --check compares it
     with central differences of the gradient along each input element."""),
@@ -469,7 +514,7 @@ def _register_transform(kind: str, own, mode: str | None, doc: str) -> None:
     own_name = None if own is None else own[0]
 
     def command(ctx: typer.Context, **options) -> None:
-        vectors = None if own_name in (None, "mode") else options[own_name]
+        vectors = None if own_name in (None, "mode", "symbolic") else options[own_name]
         _transform_command(ctx, kind, options.get("mode", mode), vectors, options)
 
     params = [inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context)]

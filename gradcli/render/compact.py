@@ -23,10 +23,12 @@ from ..engine.printing import format_tensor
 from ..app.result import EntryResult, GradResult
 from .registry import EntryFormat, Renderer, register
 
+symbolic = lazy("gradcli.render.symbolic")  # --symbolic only
+
 transforms = lazy("gradcli.app.transforms")  # a transform's lines only
 
 #: The sections of a ``gradcli grad`` answer that ``--show`` chooses from (tables and compact lines).
-SECTIONS = ("output", "inputs", "grads", "graph")
+SECTIONS = ("output", "inputs", "grads", "graph", "formula")
 
 _JOIN = re.compile(r"\n\s*")
 
@@ -62,6 +64,9 @@ def grad_lines(result: GradResult, sections=SECTIONS) -> list[str]:
                 lines.append(f"{label}: " + ("None" if g is None else fmt(g)))
         if result.check is not None:
             lines.append(check_line(result.check))
+    sym = getattr(result, "symbolic", None)  # --symbolic: with the gradients, or alone (--show formula)
+    if sym is not None and ("grads" in sections or "formula" in sections):
+        lines.extend(symbolic.lines(sym))
     if "graph" in sections and result.graph.nodes:
         lines.append("graph: " + ", ".join(f"{n.id}={n.name}({', '.join(n.inputs)})" if n.inputs else
                                            f"{n.id}={n.name}" for n in result.graph.nodes))
@@ -75,6 +80,8 @@ def transform_lines(r) -> list[str]:
     lines = ["output: " + one_line(format_tensor(r.output.value, default_dtype=d))]
     for key, a in r.blocks.items():
         lines.append(f"{transforms.block_label(r.kind, key)}: " + one_line(format_tensor(a, default_dtype=d)))
+    if getattr(r, "symbolic", None) is not None:  # hessian --symbolic
+        lines.extend(symbolic.lines(r.symbolic))
     if r.check is not None:
         lines.append(check_line(r.check))
     return lines

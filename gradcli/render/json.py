@@ -25,6 +25,8 @@ from ..app.result import EntryResult, ErrorInfo, GradResult, TensorInfo, nonfini
 from .plotdata import _as_dtype
 from .registry import EntryFormat, Renderer, register
 
+symbolic = lazy("gradcli.render.symbolic")  # --symbolic only
+
 jsonarrays = lazy("gradcli.render.jsonarrays")  # float32/float16 arrays only
 
 
@@ -164,7 +166,7 @@ def check_to_dict(c, enc=array_to_json) -> dict:
 
 
 #: The members of ``gradcli grad --json`` that ``--fields`` chooses from (all of them by default).
-FIELDS = ("output", "inputs", "grads", "calls", "graph")
+FIELDS = ("output", "inputs", "grads", "calls", "graph", "symbolic")
 
 
 class ArrayTexts:
@@ -303,7 +305,9 @@ def grad_result_to_dict(r: GradResult, enc=array_to_json, fields=FIELDS) -> dict
                           for call in r.calls],
         "graph": lambda: graph_to_dict(r.graph),
     }
-    doc = {name: members[name]() for name in FIELDS if name in fields}
+    doc = {name: members[name]() for name in FIELDS if name in fields and name in members}
+    if getattr(r, "symbolic", None) is not None and "symbolic" in fields:  # --symbolic
+        doc["symbolic"] = symbolic.to_dict(r.symbolic)
     if r.check is not None:
         doc["check"] = check_to_dict(r.check, enc)
     return doc
@@ -406,6 +410,8 @@ def transform_to_dict(r, enc=array_to_json) -> dict:
     else:
         body = {name: block(a) for name, a in r.blocks.items()}
     doc = {"output": _tensor(r.output, enc), r.kind: body, "mode": r.mode}
+    if getattr(r, "symbolic", None) is not None:  # hessian --symbolic
+        doc["symbolic"] = symbolic.to_dict(r.symbolic)
     if r.check is not None:
         doc["check"] = check_to_dict(r.check, enc)
     return doc

@@ -17,6 +17,8 @@ from ..app.result import EntryResult, ErrorInfo, GradResult, nonfinite
 from .messages import nonfinite_warning  # noqa: F401  (importable from here too)
 from .registry import EntryFormat, Renderer, register
 
+symbolic = lazy("gradcli.render.symbolic")  # --symbolic only
+
 transforms = lazy("gradcli.app.transforms")  # transforms only
 explain = lazy("gradcli.render.explain")  # --explain only
 plotterm = lazy("gradcli.render.plotterm")  # gradcli plot only
@@ -119,6 +121,8 @@ def render_grad(result: GradResult, console, default_dtype=None,
     names = [i.name for i in result.inputs if i.value.requires_grad]
     if names and result.calls and "grads" in sections:
         _grads_table(result, names, console, cells)
+    if getattr(result, "symbolic", None) is not None and ("grads" in sections or "formula" in sections):
+        symbolic.table(result.symbolic, console)  # --symbolic: the section "formula"
     if result.graph.nodes and "graph" in sections:
         _graph_table(result.graph.nodes, console)
 
@@ -315,6 +319,8 @@ def render_transform(result, console) -> None:
         console.print(t)
     if result.check is not None:
         render_check(result.check, console)
+    if getattr(result, "symbolic", None) is not None:
+        symbolic.table(result.symbolic, console)  # hessian --symbolic
 
 
 def render_check(check, console) -> None:

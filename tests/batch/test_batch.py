@@ -197,7 +197,7 @@ def test_jsonl_inputs_from_files(tmp_path):
     ('{"program": "x", "input": {"x": [1]}}',
      {"type": "InputError", "line": None, "column": None,
       "message": "unknown field 'input'; the fields are: program, inputs, consts, gradient, repeat, zero_grad, "
-                 "seed, dtype, check, id, transform, mode, tangent, vector"}),
+                 "seed, dtype, check, id, transform, mode, tangent, vector, symbolic"}),
     ('{"program": "x", "inputs": [1]}',
      {"type": "InputError", "line": None, "column": None,
       "message": "'inputs' must be an object of name: SPEC or data (like -i NAME=SPEC), got an array"}),

@@ -104,7 +104,7 @@ def test_grad_fields_choose_the_members_and_stay_valid():
         doc = json.loads(r.stdout)
         assert list(doc) == members and errors(v, doc) == []
     for bad, message in ((["--fields", "gradients"], "--fields takes names from output, inputs, grads, calls, "
-                                                      "graph, got 'gradients'"),
+                                                      "graph, symbolic, got 'gradients'"),
                          (["--fields", ""], "--fields takes names from")):
         r = runner.invoke(app, [*args, *bad])
         assert r.exit_code == 2 and message in r.stderr

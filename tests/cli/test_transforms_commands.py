@@ -94,12 +94,12 @@ def test_errors():
 
 def test_the_four_transform_commands_share_one_declaration_of_their_options():
     # jacobian, hessian, jvp and hvp take the same options, in the same order, with the same help; each adds
-    # at most one of its own (--mode, --tangent, --vector) after --const.
+    # at most one of its own (--mode, --symbolic, --tangent, --vector) after --const.
     import typer
 
     group = typer.main.get_command(app)
     shared = None
-    for name, own in (("jacobian", ["--mode"]), ("hessian", []), ("jvp", ["--tangent", "-t"]),
+    for name, own in (("jacobian", ["--mode"]), ("hessian", ["--symbolic"]), ("jvp", ["--tangent", "-t"]),
                       ("hvp", ["--vector", "-v"])):
         params = [(tuple(p.opts), getattr(p, "help", None)) for p in group.commands[name].params]
         rest = [p for p in params if sorted(p[0]) != sorted(own)]

@@ -38,7 +38,7 @@ BLOCK_END = "---"
 
 #: The fields of a JSON Lines entry: what ``gradcli grad``'s arguments and options mean, plus ``id``.
 JSONL_FIELDS = ("program", "inputs", "consts", "gradient", "repeat", "zero_grad", "seed", "dtype", "check", "id",
-                "transform", "mode", "tangent", "vector")
+                "transform", "mode", "tangent", "vector", "symbolic")
 
 #: An entry's ``transform`` (``gradcli jacobian``/``hessian``/``jvp``/``hvp``) and the field holding its vectors.
 TRANSFORM_VECTORS = {"jacobian": None, "hessian": None, "jvp": "tangent", "hvp": "vector"}
@@ -73,20 +73,21 @@ class Entry:
     has_id: bool = False
     check: dict | None = None
     transform: dict | None = None
+    symbolic: bool = False  # "symbolic": true: the gradients as formulas too (gradcli grad --symbolic)
 
     def job(self):
         """The entry as a job of the application pipeline: a :class:`~gradcli.app.jobs.GradJob` (with its check
         when ``check``), or with ``transform`` (``{"kind", "mode", "vectors"}``) a
         :class:`~gradcli.app.jobs.TransformJob` (a transform's check takes eps, atol and rtol)."""
         if self.transform is None:
-            return jobs.GradJob(self.request, check=self.check)
+            return jobs.GradJob(self.request, check=self.check, symbolic="unicode" if self.symbolic else None)
         check = None if self.check is None else {k: self.check[k] for k in ("eps", "atol", "rtol")}
         return jobs.TransformJob(self.request, self.transform["kind"], self.transform["mode"],
                                  vectors=self.transform["vectors"], check=check)
 
     def compute(self, write, warn):
         """Run the entry's job (:meth:`job`) through :func:`gradcli.app.jobs.run`: a
-        :class:`~gradcli.app.result.GradResult`, or for a transform a
+        :class:`~gradcli.app.result.GradResult` (with its formulas when ``symbolic``), or for a transform a
         :class:`~gradcli.app.transforms.TransformResult`."""
         return jobs.run(self.job(), jobs.Context(write=write, warn=warn))
 
@@ -308,6 +309,7 @@ def jsonl_entry(ln: Line, defaults: Defaults) -> Entry:
         fields["gradient"] = obj["gradient"]
     for key, kind, check in (("repeat", "an integer >= 1", lambda v: _is_int(v) and v >= 1),
                              ("zero_grad", "true or false", lambda v: isinstance(v, bool)),
+                             ("symbolic", "true or false", lambda v: isinstance(v, bool)),
                              ("seed", "an integer", _is_int),
                              ("dtype", '"float32" or "float64"', lambda v: v in ("float32", "float64"))):
         value = obj.get(key)
@@ -329,11 +331,12 @@ def jsonl_entry(ln: Line, defaults: Defaults) -> Entry:
             return bad(f"'check' applies to the jvp and hvp transforms, not to {transform['kind']}")
         if transform["kind"] in ("jacobian", "hessian"):
             check = None
-        for key in ("gradient", "repeat", "zero_grad"):
+        for key in ("gradient", "repeat", "zero_grad", "symbolic"):
             if obj.get(key) is not None:
                 return bad(f"'{key}' is a field of gradient entries, not of a transform")
+    sym = bool(fields.pop("symbolic", False))
     return Entry(ln.number, program, ln.end, request=_request(program, defaults, **fields), id=obj_id,
-                 has_id=has_id, check=check, transform=transform)
+                 has_id=has_id, check=check, transform=transform, symbolic=sym)
 
 
 def _entry_transform(obj: dict):

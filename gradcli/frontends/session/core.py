@@ -55,6 +55,8 @@ class Command(NamedTuple):
 COMMANDS = {c.usage.split()[0]: c for c in (
     Command(":grad EXPR", "the grad command's answer for EXPR: output, gradients of the session's leaves, graph",
             "cmd_grad"),
+    Command(":diff EXPR", "the gradient of EXPR with respect to the session's leaves as a formula, checked "
+            "against autograd at their values (needs SymPy)", "cmd_diff"),
     Command(":graph NAME [--format F] [-o FILE]", "the autograd graph of a tensor: a tree, or dot, mermaid, svg, "
             "png, pdf (the extension of FILE chooses one too)", "cmd_graph"),
     Command(":jacobian EXPR", "the Jacobian of EXPR with respect to each of the session's leaves", "cmd_jacobian"),
@@ -294,6 +296,16 @@ class Session:
             result = jobs.run(jobs.SessionJob(self, "grad", arg))
         renderer = render.get(self.format)
         self._render(lambda stream: renderer.grad(result, stream))
+
+    def cmd_diff(self, arg: str) -> None:
+        if not arg:
+            raise InputError(":diff needs an expression: :diff EXPR", type="UsageError")
+        self.interp.steps = 0
+        with self.context:
+            result = jobs.run(jobs.SessionJob(self, "diff", arg))
+        renderer = render.get(self.format)
+        fields = ("symbolic",) if renderer.name == "json" else ("formula",)
+        self._render(lambda stream: renderer.grad(result, stream, fields=fields))
 
     def cmd_jacobian(self, arg: str) -> None:
         self._transform(arg, "jacobian")

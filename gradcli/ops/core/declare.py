@@ -233,6 +233,8 @@ def composite(name: str, *, grad_fn=_REQUIRED, note=_REQUIRED, method=False, ali
         fn.note = note
         fn.method = method
         fn.summary = None  # (gradcli.app.catalog reads the docstring's first paragraph when it lists ops)
+        fn.symbolic = None
+        fn.defsymbolic = lambda rule: _set_symbolic(fn, rule)
         for n in (name,) + fn.aliases:
             register(n, fn, kind)
             if method:
@@ -295,6 +297,7 @@ class Op:
         self.domain = domain
         self.vjp = None
         self.jvp = None
+        self.symbolic = None
         self.jvp_plan = ()
         self.jvp_kind = None
         self.vjp_plan = ()
@@ -438,6 +441,13 @@ class Op:
         self.jvp_kind = "rule"
         return self
 
+    def defsymbolic(self, rule):
+        """Set the symbolic rule beside the VJP and JVP (``gradcli grad --symbolic``); returns the op.
+        ``rule(s, *args)`` gets the algebra of :mod:`gradcli.app.symbolic` as ``s``, the op's arguments as
+        the forward takes them (tensors as symbolic values) and returns ``(value, vjp)``: the output's formula
+        and a function of the output's symbolic gradient giving one gradient per tensor input (None: none)."""
+        return _set_symbolic(self, rule)
+
     def defjvp_unsupported(self, aten: str):
         """Declare that forward AD through the op fails, as PyTorch's does for the ops whose derivative is
         "not implemented" (floor_divide): NotImplementedError "Trying to use forward AD with aten::floor_divide
@@ -548,6 +558,12 @@ def _vjp_call(plan, nsaved: int, nparams: int) -> int:
     if params:
         return CALL_SAVED_PARAMS_NEEDS if rest else CALL_SAVED_PARAMS
     return CALL_SAVED_NEEDS if rest else CALL_SAVED
+
+
+def _set_symbolic(entry, rule):
+    """``entry.symbolic = rule`` (:meth:`Op.defsymbolic`, and ``defsymbolic`` of a composite); returns entry."""
+    entry.symbolic = rule
+    return entry
 
 
 def _jvp_by_kind(*args):

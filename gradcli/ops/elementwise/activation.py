@@ -73,6 +73,11 @@ def _(grad, result):
     return where(result <= 0, 0.0, grad)
 
 
+@_relu.defsymbolic
+def _(s, input):
+    return s.elementwise(s.Relu, input)
+
+
 @composite("relu", grad_fn="ReluBackward0", note=_RELU_NOTE, method=True)
 def relu(input, inplace=False):
     """``max(input, 0)`` elementwise; integer tensors stay integer. Matches torch.nn.functional.relu and
@@ -337,6 +342,12 @@ def softplus(input, beta=1.0, threshold=20.0):
 @softplus.defvjp
 def _(grad, input, beta, threshold):
     return _softplus_backward(grad, input, beta, threshold)
+
+
+@softplus.defsymbolic
+def _(s, input, beta=1.0, threshold=20.0):
+    b = s.elem(beta)
+    return s.elementwise(lambda t: s.Softplus(b * t) / b, input)
 
 
 @op("softplus_backward", grad_fn="SoftplusBackwardBackward0", inputs=2, promote=None, public=False,

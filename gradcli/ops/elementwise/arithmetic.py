@@ -71,6 +71,12 @@ def _(grad, alpha):
 add.defjvp_linear()  # derivatives.yaml: result: self_t + maybe_multiply(other_t, alpha)
 
 
+@add.defsymbolic
+def _(s, input, other, alpha=1):
+    a, b = s.operands(input, other)
+    return a + alpha * b, lambda g: (g, alpha * g)
+
+
 def _check_sub_bool(input, other) -> None:
     # sub_check (BinaryOps.cpp): on the operands' own dtypes, before promotion; a Python bool counts as bool
     if _is_bool(input) and _is_bool(other):
@@ -100,6 +106,12 @@ def _(grad, alpha, needs_input_grad):
     if not needs_input_grad[1]:  # x - constant: no negation to compute
         return grad, None
     return grad, (-grad if alpha == 1 else -grad * alpha)
+
+
+@_sub.defsymbolic
+def _(s, input, other, alpha=1):
+    a, b = s.operands(input, other)
+    return a - alpha * b, lambda g: (g, -alpha * g)
 
 
 @composite("sub", grad_fn="SubBackward0", note="d/dinput = 1, d/dother = -alpha", method=True, aliases=("subtract",))
@@ -137,6 +149,15 @@ _rsub_scalar = op("rsub", grad_fn="RsubBackward1", inputs=2, public=False, note=
     _rsub_rule)
 
 
+def _rsub_symbolic(s, input, other, alpha=1):
+    a, b = s.operands(input, other)
+    return b - alpha * a, lambda g: (-alpha * g, g)
+
+
+_rsub_tensor.defsymbolic(_rsub_symbolic)
+_rsub_scalar.defsymbolic(_rsub_symbolic)
+
+
 @composite("rsub", grad_fn="RsubBackward0 (tensor other) | RsubBackward1 (number other)", note=_RSUB_NOTE)
 def rsub(input, other, alpha=1):
     """``other - alpha * input``, what ``2 - x`` computes. Matches torch.rsub: grad_fn RsubBackward0 when
@@ -167,6 +188,12 @@ def _(grad, input, other, needs_input_grad):
     return grad * other if needs_input_grad[0] else None, grad * input if needs_input_grad[1] else None
 
 
+@mul.defsymbolic
+def _(s, input, other):
+    a, b = s.elems(input, other)
+    return a * b, lambda g: (g * b, g * a)
+
+
 @op("true_divide", grad_fn="DivBackward0", inputs=2, promote="float", method=True,
     note="d/dinput = 1 / other, d/dother = -input / other^2")
 def true_divide(input, other):
@@ -185,6 +212,12 @@ def _(grad, input, other, needs_input_grad):
             -grad * ((input / other) / other) if needs_input_grad[1] else None)
 
 
+@true_divide.defsymbolic
+def _(s, input, other):
+    a, b = s.elems(input, other)
+    return a / b, lambda g: (g / b, -g * a / b ** 2)
+
+
 _ROUNDING_MODES = (None, "trunc", "floor")
 
 
@@ -197,6 +230,11 @@ def _div_mode_none(input, other, rounding_mode):
 @_div_mode_none.defvjp
 def _(grad, input, other, needs_input_grad):
     return true_divide.vjp(grad, input, other, needs_input_grad)
+
+
+@_div_mode_none.defsymbolic
+def _(s, input, other, rounding_mode):
+    return true_divide.symbolic(s, input, other)
 
 
 @op("div", grad_fn="DivBackward2", inputs=2, public=False, note="d/dinput = d/dother = 0")
@@ -414,6 +452,12 @@ def _(grad, input, exponent, result, needs_input_grad):
     return gi, ge
 
 
+@_pow_tensor.defsymbolic
+def _(s, input, exponent):
+    a, b = s.elems(input, exponent)
+    return a ** b, lambda g: (g * b * a ** (b - 1), g * a ** b * s.log(a))
+
+
 @op("pow", grad_fn="PowBackward2", inputs=2, public=False, note="d/dexponent = result * log(input)")
 def _pow_rscalar(input, exponent):
     """``input ** exponent`` where ``input`` was a Python number (``2 ** x``)."""
@@ -423,6 +467,12 @@ def _pow_rscalar(input, exponent):
 @_pow_rscalar.defvjp
 def _(grad, input, exponent, result):
     return None, grad * where((input == 0) & (exponent >= 0), 0.0, result * log(input))
+
+
+@_pow_rscalar.defsymbolic
+def _(s, input, exponent):
+    a, b = s.elems(input, exponent)
+    return a ** b, lambda g: (None, g * a ** b * s.log(a))
 
 
 @composite("pow", method=True,

@@ -154,7 +154,7 @@ def mvlgamma(input, p):
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     if not bool(np.all(input > (p - 1) / 2)):
-        raise RuntimeError(f"All elements must be greater than (p-1)/2")
+        raise RuntimeError("All elements must be greater than (p-1)/2")
     x = input.astype(np.float64, copy=False)
     out = sum(_sc.gammaln(x - i / 2) for i in range(p)) + p * (p - 1) / 4 * math.log(_PI)
     return np.asarray(out).astype(input.dtype, copy=False)

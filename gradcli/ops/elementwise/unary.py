@@ -80,6 +80,11 @@ def _(grad, input, exponent):
 pow_scalar.defjvp_elementwise()  # derivatives.yaml: result: auto_element_wise
 
 
+@pow_scalar.defsymbolic
+def _(s, input, exponent):
+    return s.elementwise(lambda t: t ** s.elem(exponent), input)
+
+
 def _rsqrt(input):
     one = input.dtype.type(1)
     return one / np.sqrt(input)
@@ -88,62 +93,78 @@ def _rsqrt(input):
 sqrt = _unary("sqrt", "SqrtBackward0", np.sqrt, lambda grad, result: grad / (2 * result),
               note="d/dx = 1 / (2 * result); inf at 0", domain=(0, _INF),
               doc="Square root (nan below 0); integers give the default float dtype. Matches torch.sqrt.")
+sqrt.defsymbolic(lambda s, input: s.elementwise(s.sqrt, input))
 rsqrt = _unary("rsqrt", "RsqrtBackward0", _rsqrt,
                lambda grad, result: -0.5 * grad * pow_scalar(result, 3),  # derivatives.yaml: -0.5 * grad * result^3
                note="d/dx = -0.5 * result^3", domain=(0, _INF),
                doc="``1 / sqrt(input)`` (inf at 0, nan below); integers give the default float dtype. Matches "
                    "torch.rsqrt.")
+rsqrt.defsymbolic(lambda s, input: s.elementwise(lambda t: 1 / s.sqrt(t), input))
 reciprocal = _unary("reciprocal", "ReciprocalBackward0", np.reciprocal,
                     lambda grad, result: -grad * (result * result),
                     note="d/dx = -1 / x^2 = -result^2",
                     doc="``1 / input``; integers give the default float dtype. Matches torch.reciprocal.")
+reciprocal.defsymbolic(lambda s, input: s.elementwise(lambda t: 1 / t, input))
 
 
 # ------------------------------------------------------------------------------------------- exp and log
 
 exp = _unary("exp", "ExpBackward0", np.exp, lambda grad, result: grad * result, note="d/dx = result",
              doc="``e ** input``; integers give the default float dtype. Matches torch.exp.")
+exp.defsymbolic(lambda s, input: s.elementwise(s.exp, input))
 exp2 = _unary("exp2", "Exp2Backward0", np.exp2, lambda grad, result: grad * result * _LN2,
               note="d/dx = result * ln 2",
               doc="``2 ** input``; integers give the default float dtype. Matches torch.exp2.")
+exp2.defsymbolic(lambda s, input: s.elementwise(lambda t: 2 ** t, input))
 expm1 = _unary("expm1", "Expm1Backward0", np.expm1, lambda grad, result: grad * (result + 1),
                note="d/dx = result + 1",
                doc="``exp(input) - 1``, accurate near 0; integers give the default float dtype. Matches "
                    "torch.expm1.")
+expm1.defsymbolic(lambda s, input: s.elementwise(lambda t: s.exp(t) - 1, input))
 log = _unary("log", "LogBackward0", np.log, lambda grad, input: grad / input, note="d/dx = 1 / x",
              domain=(0, _INF),
              doc="Natural logarithm (nan below 0, -inf at 0); integers give the default float dtype. Matches "
                  "torch.log.")
+log.defsymbolic(lambda s, input: s.elementwise(s.log, input))
 log2 = _unary("log2", "Log2Backward0", np.log2, lambda grad, input: grad / (input * _LN2),
               note="d/dx = 1 / (x * ln 2)", domain=(0, _INF),
               doc="Base-2 logarithm; integers give the default float dtype. Matches torch.log2.")
+log2.defsymbolic(lambda s, input: s.elementwise(lambda t: s.log(t) / s.log(2), input))
 log10 = _unary("log10", "Log10Backward0", np.log10, lambda grad, input: grad / (input * _LN10),
                note="d/dx = 1 / (x * ln 10)", domain=(0, _INF),
                doc="Base-10 logarithm; integers give the default float dtype. Matches torch.log10.")
+log10.defsymbolic(lambda s, input: s.elementwise(lambda t: s.log(t) / s.log(10), input))
 log1p = _unary("log1p", "Log1PBackward0", np.log1p,
                lambda grad, input: grad / (input + 1),  # log1p_backward (FunctionsManual.cpp)
                note="d/dx = 1 / (x + 1)", domain=(-1, _INF),
                doc="``log(1 + input)``, accurate near 0 (nan below -1); integers give the default float dtype. "
                    "Matches torch.log1p.")
+log1p.defsymbolic(lambda s, input: s.elementwise(lambda t: s.log(1 + t), input))
 
 
 # -------------------------------------------------------------------------------------------------- trig
 
 sin = _unary("sin", "SinBackward0", np.sin, lambda grad, input: grad * cos(input), note="d/dx = cos(x)",
              doc="Sine (radians). Matches torch.sin.")
+sin.defsymbolic(lambda s, input: s.elementwise(s.sin, input))
 cos = _unary("cos", "CosBackward0", np.cos, lambda grad, input: grad * -sin(input), note="d/dx = -sin(x)",
              doc="Cosine (radians). Matches torch.cos.")
+cos.defsymbolic(lambda s, input: s.elementwise(s.cos, input))
 tan = _unary("tan", "TanBackward0", np.tan, lambda grad, result: grad * (1 + pow_scalar(result, 2)),
              note="d/dx = 1 + result^2", doc="Tangent (radians). Matches torch.tan.")
+tan.defsymbolic(lambda s, input: s.elementwise(s.tan, input))
 asin = _unary("asin", "AsinBackward0", np.arcsin, lambda grad, input: grad * rsqrt(-input * input + 1),
               note="d/dx = 1 / sqrt(1 - x^2)", aliases=("arcsin",), domain=(-1, 1),
               doc="Inverse sine (nan outside [-1, 1]). Matches torch.asin (alias arcsin).")
+asin.defsymbolic(lambda s, input: s.elementwise(s.asin, input))
 acos = _unary("acos", "AcosBackward0", np.arccos, lambda grad, input: grad * -rsqrt(-input * input + 1),
               note="d/dx = -1 / sqrt(1 - x^2)", aliases=("arccos",), domain=(-1, 1),
               doc="Inverse cosine (nan outside [-1, 1]). Matches torch.acos (alias arccos).")
+acos.defsymbolic(lambda s, input: s.elementwise(s.acos, input))
 atan = _unary("atan", "AtanBackward0", np.arctan, lambda grad, input: grad / (input * input + 1),
               note="d/dx = 1 / (1 + x^2)", aliases=("arctan",),
               doc="Inverse tangent. Matches torch.atan (alias arctan).")
+atan.defsymbolic(lambda s, input: s.elementwise(s.atan, input))
 
 
 @op("atan2", grad_fn="Atan2Backward0", inputs=2, promote="float", public=False,
@@ -185,11 +206,14 @@ def atan2(input, other):
 
 sinh = _unary("sinh", "SinhBackward0", np.sinh, lambda grad, input: grad * cosh(input), note="d/dx = cosh(x)",
               doc="Hyperbolic sine. Matches torch.sinh.")
+sinh.defsymbolic(lambda s, input: s.elementwise(s.sinh, input))
 cosh = _unary("cosh", "CoshBackward0", np.cosh, lambda grad, input: grad * sinh(input), note="d/dx = sinh(x)",
               doc="Hyperbolic cosine. Matches torch.cosh.")
+cosh.defsymbolic(lambda s, input: s.elementwise(s.cosh, input))
 tanh = _unary("tanh", "TanhBackward0", np.tanh,
               lambda grad, result: grad * (1 - result * result),  # tanh_backward (BinaryOpsKernel.cpp)
               note="d/dx = 1 - result^2", doc="Hyperbolic tangent. Matches torch.tanh.")
+tanh.defsymbolic(lambda s, input: s.elementwise(s.tanh, input))
 
 
 # ----------------------------------------------------------------------------------------- sigmoid, erf
@@ -211,12 +235,14 @@ sigmoid = _unary("sigmoid", "SigmoidBackward0", _sigmoid,
                  lambda grad, result: grad * (1 - result) * result,  # sigmoid_backward (BinaryOpsKernel.cpp)
                  note="d/dx = result * (1 - result)",
                  doc="Logistic function ``1 / (1 + exp(-input))``. Matches torch.sigmoid.")
+sigmoid.defsymbolic(lambda s, input: s.elementwise(s.Sigmoid, input))
 erf = _unary("erf", "ErfBackward0", _erf,
              # derivatives.yaml: 2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad
              lambda grad, input: _TWO_OVER_SQRT_PI * exp(-pow_scalar(input, 2)) * grad,
              note="d/dx = 2 / sqrt(pi) * exp(-x^2)",
              doc="The error function ``2 / sqrt(pi) * integral_0^x exp(-t^2) dt`` (C's erf, computed in float64 "
                  "and rounded to the input's dtype). Matches torch.erf.")
+erf.defsymbolic(lambda s, input: s.elementwise(s.erf, input))
 
 
 # ------------------------------------------------------------------------------- neg, and the kinks abs, sign
@@ -249,6 +275,7 @@ neg = _unary("neg", "NegBackward0", _neg, lambda grad: -grad, note="d/dx = -1", 
     Raises:
         RuntimeError: for bool tensors (PyTorch's message).
     """)
+neg.defsymbolic(lambda s, input: s.elementwise(lambda t: -t, input))
 abs = _unary("abs", "AbsBackward0", _abs, lambda grad, input: grad * sign(input), note="d/dx = sign(x); 0 at 0",
              promote="same", aliases=("absolute",), doc="""Absolute value. Matches torch.abs; its gradient at 0 is 0
     (sign(0) = 0).
@@ -256,9 +283,11 @@ abs = _unary("abs", "AbsBackward0", _abs, lambda grad, input: grad * sign(input)
     Raises:
         NotImplementedError: for bool tensors (PyTorch's message).
     """)
+abs.defsymbolic(lambda s, input: s.elementwise(s.Abs, input))
 sign = _unary("sign", "SignBackward0", _sign, lambda grad: zeros_like_grad(grad), note="d/dx = 0", promote="same",
               doc="-1, 0 or 1 by the sign of each element, 0 for nan (bool stays bool). Matches torch.sign, computed "
                   "as its kernel does, ``(0 < x) - (x < 0)``; its gradient is zero.")
+sign.defsymbolic(lambda s, input: s.elementwise(s.Sign, input))
 
 
 # ------------------------------------------------------------------------------------------------ round

@@ -84,6 +84,12 @@ def _(A_t, A, result):
     return sum(_det_backward(Tensor(np.ones(A.data.shape[:-2], dtype=A.data.dtype)), A, result) * A_t, (-2, -1))
 
 
+@_linalg_det.defsymbolic
+def _(s, A):
+    a = s.mat(A)
+    return s.Det(a), lambda g: g * s.Det(a) * s.Transpose(s.Inverse(a))
+
+
 @composite("linalg.det", grad_fn="LinalgDetBackward0", note=_linalg_det.note)
 def linalg_det(A):
     """The determinant of each matrix of ``A`` (..., n, n) → (...), float32 or float64. Matches
@@ -131,6 +137,13 @@ def _(A_t, A):
     return tr * 0, tr
 
 
+@_linalg_slogdet.defsymbolic
+def _(s, A):
+    a = s.mat(A)
+    # d/dA log|det A| = A^{-T} (the Matrix Cookbook (57)); SymPy's own diff of log(Determinant(X)) gives 0
+    return (None, s.log(s.Abs(s.Det(a)))), lambda gs: s.Transpose(s.Inverse(a)) * gs[1]
+
+
 def _slogdet(A, name, kind):
     s, l = _linalg_slogdet(to_tensor(A))
     return kind(s, l)
@@ -162,3 +175,10 @@ def logdet(input):
     WhereBackward0)."""
     s, l = _linalg_slogdet(to_tensor(input))
     return where(s == -1, float("nan"), l)
+
+
+@logdet.defsymbolic
+def _(s, input):
+    a = s.mat(input)
+    # d/dA log det A = A^{-T} (the Matrix Cookbook (57)); SymPy's own diff of log(Determinant(X)) gives 0
+    return s.log(s.Det(a)), lambda g: g * s.Transpose(s.Inverse(a))

@@ -174,6 +174,12 @@ def _(A_t, result):
     return -matmul(matmul(result, A_t), result)
 
 
+@_linalg_inv.defsymbolic
+def _(s, A):
+    inv = s.Inverse(s.mat(A))
+    return inv, lambda g: -s.Transpose(inv) * g * s.Transpose(inv)
+
+
 @composite("linalg.inv", grad_fn="LinalgInvExBackward0", note=_linalg_inv.note)
 def linalg_inv(A):
     """The inverse of each matrix of ``A`` (..., n, n). Matches torch.linalg.inv (grad_fn LinalgInvExBackward0:

@@ -77,6 +77,12 @@ def _(grad, input, tensor, needs_input_grad):
     return (grad * tensor if needs_input_grad[0] else None, grad * input if needs_input_grad[1] else None)
 
 
+@dot.defsymbolic
+def _(s, input, tensor):
+    a, b = s.mat(input), s.mat(tensor)
+    return s.Transpose(a) * b, lambda g: (g * b, g * a)
+
+
 @op("mv", grad_fn="MvBackward0", inputs=2, promote=None, method=True,
     note="d/dinput = outer(grad, vec), d/dvec = input^T @ grad")
 def mv(input, vec):
@@ -100,6 +106,12 @@ def mv(input, vec):
 def _(grad, input, vec, needs_input_grad):
     return (outer(grad, vec) if needs_input_grad[0] else None,
             mv(input.mT, grad) if needs_input_grad[1] else None)
+
+
+@mv.defsymbolic
+def _(s, input, vec):
+    a, b = s.mat(input), s.mat(vec)
+    return a * b, lambda g: (g * s.Transpose(b), s.Transpose(a) * g)
 
 
 def _check_mm(input, mat2, first="self", got=False):
@@ -131,6 +143,12 @@ def mm(input, mat2):
 def _(grad, input, mat2, needs_input_grad):
     return (mm(grad, mat2.mT) if needs_input_grad[0] else None,
             mm(input.mT, grad) if needs_input_grad[1] else None)
+
+
+@mm.defsymbolic
+def _(s, input, mat2):
+    a, b = s.mat(input), s.mat(mat2)
+    return a * b, lambda g: (g * s.Transpose(b), s.Transpose(a) * g)
 
 
 @op("bmm", grad_fn="BmmBackward0", inputs=2, promote=None, method=True,
@@ -214,6 +232,12 @@ def outer(input, vec2):
 def _(grad, input, vec2, needs_input_grad):
     return (mv(grad, vec2) if needs_input_grad[0] else None,
             mv(grad.mT, input) if needs_input_grad[1] else None)
+
+
+@outer.defsymbolic
+def _(s, input, vec2):
+    a, b = s.mat(input), s.mat(vec2)
+    return a * s.Transpose(b), lambda g: (g * b, s.Transpose(g) * a)
 
 
 # -------------------------------------------------------------------------------- matmul and its pieces
@@ -338,6 +362,11 @@ _squeeze_result = op("_squeeze_result", grad_fn="SqueezeBackward4", promote=None
 @_squeeze_result.defvjp
 def _(grad, dim, input_shape):
     return reshape(grad, input_shape)
+
+
+@_squeeze_result.defsymbolic
+def _(s, input, dim):
+    return s.Transpose(s.mat(input)), lambda g: s.Transpose(g)  # the row x^T A becomes the vector A^T x
 
 
 @composite("linear", grad_fn="varies",

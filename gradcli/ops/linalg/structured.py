@@ -86,6 +86,12 @@ def _(grad, input_shape):
 trace.defjvp_linear()  # derivatives.yaml: auto_linear
 
 
+@trace.defsymbolic
+def _(s, input):
+    a = s.mat(input)
+    return s.Trace(a), lambda g: g * s.Identity(a.shape[0])
+
+
 # -------------------------------------------------------------------------------------------------- kron
 @composite("kron", grad_fn="UnsafeViewBackward0", method=True,
            note="d/dinput = sum of the gradient's blocks times other, d/dother = ... (a product of views)")

@@ -57,6 +57,11 @@ def _(grad, input):
     return grad * sigmoid(-input)
 
 
+@logsigmoid.defsymbolic
+def _(s, input):
+    return s.elementwise(lambda t: -s.Softplus(-t), input)
+
+
 # ---------------------------------------------------------------------------------------------- softsign
 @composite("softsign", grad_fn="DivBackward0", note="d/dx = 1 / (1 + |x|)^2")
 def softsign(input):

@@ -85,6 +85,12 @@ def _(grad, other):
     return grad * other
 
 
+@_mul_scalar.defsymbolic
+def _(s, input, other):
+    c = s.elem(other)
+    return s.elem(input) * c, lambda g: g * c
+
+
 @op("_div_scalar", grad_fn="DivBackward1", promote=None, note="d/dx = grad / other")
 def _div_scalar(input, other):
     """``input / other`` for a Python number ``other`` (aten's div.Scalar)."""
@@ -96,6 +102,12 @@ def _(grad, other):
     return grad / other
 
 
+@_div_scalar.defsymbolic
+def _(s, input, other):
+    c = s.elem(other)
+    return s.elem(input) / c, lambda g: g / c
+
+
 @op("_add_scalar", grad_fn="AddBackward1", promote=None, note="d/dx = grad")
 def _add_scalar(input, other):
     """``input + other`` for a Python number ``other`` (aten's add.Scalar)."""
@@ -105,6 +117,11 @@ def _add_scalar(input, other):
 @_add_scalar.defvjp
 def _(grad):
     return grad
+
+
+@_add_scalar.defsymbolic
+def _(s, input, other):
+    return s.elem(input) + s.elem(other), lambda g: g
 
 
 @op("_masked_fill", grad_fn="MaskedFillBackward0", promote=None, note="d/dx = grad, 0 where filled")
@@ -175,6 +192,15 @@ def _(grad, input, target, reduction, input_shape, needs_input_grad):
     norm = 2.0 / _numel(input_shape) if reduction == "mean" else 2.0
     g = norm * (input - target) * grad
     return (g if needs_input_grad[0] else None, -g if needs_input_grad[1] else None)
+
+
+@_mse_loss.defsymbolic
+def _(s, input, target, reduction):
+    d = s.elem(input) - s.elem(target)
+    n = s.numel(input) if reduction == "mean" else 1
+    if reduction == "none":
+        return d ** 2, lambda g: (2 * d * g, -2 * d * g)
+    return s.SumAll(d ** 2) / n, lambda g: (2 * d * g / n, -2 * d * g / n)
 
 
 @composite("mse_loss", grad_fn="varies", note=_mse_loss.note)
@@ -442,6 +468,17 @@ def _(grad, input, target, weight, pos_weight, reduction, input_shape, needs_inp
     return out[0], out[1], None, None
 
 
+@_binary_cross_entropy_with_logits.defsymbolic
+def _(s, input, target, weight, pos_weight, reduction):
+    if weight is not None or pos_weight is not None:
+        raise s.NoFormula("binary_cross_entropy_with_logits with weights")
+    x, y = s.elems(input, target)
+    n = s.numel(input) if reduction == "mean" else 1
+    loss = (1 - y) * x + s.Softplus(-x)
+    out = loss if reduction == "none" else s.SumAll(loss) / n
+    return out, lambda g: ((s.Sigmoid(x) - y) * g / n, -x * g / n, None, None)
+
+
 @composite("binary_cross_entropy_with_logits", grad_fn=_binary_cross_entropy_with_logits.grad_fn,
            note=_binary_cross_entropy_with_logits.note)
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
@@ -680,6 +717,20 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if label_smoothing > 0.0:
         return _cross_entropy_label_smoothing(input, target, weight, reduction, ignore_index, label_smoothing)
     return _nll_loss_nd(_log_softmax(input, 0 if input.ndim == 1 else 1), target, weight, reduction, ignore_index)
+
+
+@cross_entropy.defsymbolic
+def _(s, input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+      label_smoothing=0.0):
+    if len(input.shape) != 1 or weight is not None or label_smoothing:
+        raise s.NoFormula("cross_entropy of a batch or with weights or label smoothing (formulas cover one "
+                          "sample: 1-d logits)")
+    z, y = s.elem(input), s.elem(target)
+    log_p = z - s.LogSumExp(z)
+    if getattr(target, "shape", ()) == ():  # a class index: softmax(z) - onehot(y)
+        onehot = s.OneHot(y, input.shape[0])
+        return -s.SumAll(onehot * log_p), lambda g: ((s.Softmax(z) - onehot) * g, None)
+    return -s.SumAll(y * log_p), lambda g: ((s.Softmax(z) * s.SumAll(y) - y) * g, -log_p * g)
 
 
 # ------------------------------------------------------------------------------------------------- kl_div

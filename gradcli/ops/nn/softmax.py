@@ -43,6 +43,14 @@ def _(grad, result, dim):
     return _softmax_backward_data(grad, result, dim)
 
 
+@_softmax.defsymbolic
+def _(s, input, dim):
+    if len(input.shape) != 1:
+        raise s.NoFormula(f"softmax of a tensor of shape {input.shape} (formulas cover vectors)")
+    y = s.Softmax(s.elem(input))
+    return y, lambda g: y * (g - s.SumAll(g * y))
+
+
 def _axis(dim, ndim: int):
     # the reduced axis of the backward kernels, counted from the end: a batched gradient (jacrev runs softmax's
     # rule on gradients with a leading batch dimension, gradcli.api.autograd_functional.batched_vjp) broadcasts against the
@@ -95,6 +103,14 @@ def _log_softmax(input, dim):
 @_log_softmax.defvjp
 def _(grad, result, dim):
     return _log_softmax_backward_data(grad, result, dim)
+
+
+@_log_softmax.defsymbolic
+def _(s, input, dim):
+    if len(input.shape) != 1:
+        raise s.NoFormula(f"log_softmax of a tensor of shape {input.shape} (formulas cover vectors)")
+    u = s.elem(input)
+    return u - s.LogSumExp(u), lambda g: g - s.Softmax(u) * s.SumAll(g)
 
 
 @op("_log_softmax_backward_data", grad_fn="LogSoftmaxBackwardDataBackward0", inputs=2, promote=None,

@@ -84,6 +84,12 @@ def _(grad, input_shape, dim, keepdim):
     return _unsqueeze_to(grad, input_shape, dim, keepdim)
 
 
+@sum.defsymbolic
+def _(s, input, dim=None, keepdim=False, dtype=None):
+    s.reduce_all(input, dim, "sum")
+    return s.SumAll(s.elem(input)), lambda g: g
+
+
 def _mean_grad_fn(dim=None, keepdim=False, dtype=None):
     return "MeanBackward0" if dim is None else "MeanBackward1"
 
@@ -107,6 +113,13 @@ def mean(input, dim=None, keepdim=False, dtype=None):
 @mean.defvjp
 def _(grad, input_shape, dim, keepdim):
     return _unsqueeze_to(grad, input_shape, dim, keepdim) / _numel(input_shape, dim)
+
+
+@mean.defsymbolic
+def _(s, input, dim=None, keepdim=False, dtype=None):
+    s.reduce_all(input, dim, "mean")
+    n = s.numel(input)
+    return s.SumAll(s.elem(input)) / n, lambda g: g / n
 
 
 # ------------------------------------------------------------------------------------------------------ prod
@@ -560,6 +573,13 @@ def _(grad, input, result, dim, keepdim):
     return _unsqueeze_to(grad, shape, dim, keepdim) * exp(input - _unsqueeze_to(result, shape, dim, keepdim))
 
 
+@logsumexp.defsymbolic
+def _(s, input, dim, keepdim=False):
+    s.reduce_all(input, dim, "logsumexp")
+    u = s.elem(input)
+    return s.LogSumExp(u), lambda g: g * s.exp(u - s.LogSumExp(u))
+
+
 # ------------------------------------------------------------------------------------------------- cumsum
 
 
@@ -644,6 +664,15 @@ def _(grad, input, result, ord, dim, keepdim):
         return scaled * g * pow(r, 1 - ord)
     scaled = sign(input) * pow(abs(input), ord - 1) if ord < 2 else input * pow(abs(input), ord - 2)
     return scaled * where(r == 0, 0.0, g / pow(r, ord - 1))
+
+
+@_vector_norm.defsymbolic
+def _(s, input, ord=2, dim=None, keepdim=False):
+    s.reduce_all(input, dim, "norm")
+    if ord != 2:
+        raise s.NoFormula(f"the {ord}-norm (formulas cover the 2-norm)")
+    u = s.elem(input)
+    return s.Norm(u), lambda g: g * u / s.Norm(u)
 
 
 @composite("norm", grad_fn="LinalgVectorNormBackward0", method=True,

@@ -220,6 +220,11 @@ def _(grad):
     return grad
 
 
+@clone.defsymbolic
+def _(s, input, *rest):
+    return input.expr, lambda g: g  # a copy: the same formula
+
+
 @op("_clone_contiguous", grad_fn="CloneBackward0", promote=None, note="d/dx = 1 (the gradient passes through)")
 def _clone_contiguous(input):
     """A row-major copy of ``input`` (clone(memory_format=torch.contiguous_format))."""
@@ -229,6 +234,11 @@ def _clone_contiguous(input):
 @_clone_contiguous.defvjp
 def _(grad):
     return grad
+
+
+@_clone_contiguous.defsymbolic
+def _(s, input, *rest):
+    return input.expr, lambda g: g  # a copy: the same formula
 
 
 _VIEW_NOTE = "reshape the gradient back to the input's shape"
@@ -376,6 +386,13 @@ def _(grad, dims):
     return permute(grad, *inverse)
 
 
+@permute.defsymbolic
+def _(s, input, *dims):
+    if len(input.shape) != 2 or tuple(d % 2 for d in dims) != (1, 0):
+        raise s.NoFormula(f"permute{tuple(dims)} of a tensor of shape {input.shape} (formulas cover transposes)")
+    return s.Transpose(s.mat(input)), lambda g: s.Transpose(g)
+
+
 @op("transpose", grad_fn="TransposeBackward0", promote=None, method=True, aliases=("swapaxes", "swapdims"),
     note="transpose the gradient back")
 def transpose(input, dim0, dim1):
@@ -390,6 +407,13 @@ def transpose(input, dim0, dim1):
 @transpose.defvjp
 def _(grad, dim0, dim1):
     return transpose(grad, dim0, dim1)
+
+
+@transpose.defsymbolic
+def _(s, input, dim0, dim1):
+    if len(input.shape) != 2 or dim0 % 2 == dim1 % 2:
+        raise s.NoFormula(f"transpose({dim0}, {dim1}) of a tensor of shape {input.shape}")
+    return s.Transpose(s.mat(input)), lambda g: s.Transpose(g)
 
 
 @op("t", grad_fn="TBackward0", promote=None, method=True, note="transpose the gradient back")
@@ -407,6 +431,13 @@ def t(input):
 @t.defvjp
 def _(grad):
     return t(grad)
+
+
+@t.defsymbolic
+def _(s, input):
+    if len(input.shape) < 2:
+        return input.expr, lambda g: g
+    return s.Transpose(s.mat(input)), lambda g: s.Transpose(g)
 
 
 @composite("movedim", grad_fn="PermuteBackward0", note="permute the gradient back", method=True,
@@ -489,6 +520,15 @@ def _(grad, dim, input_shape):
     return _reshape(grad, input_shape)
 
 
+@unsqueeze.defsymbolic
+def _(s, input, dim):
+    if len(input.shape) == 1 and dim in (0, -2):  # a row: the column's transpose
+        return s.Transpose(s.mat(input)), lambda g: s.Transpose(g)
+    if len(input.shape) == 1 and dim in (1, -1) or not input.is_mat:
+        return input.expr, lambda g: g
+    raise s.NoFormula(f"unsqueeze({dim}) of a matrix")
+
+
 def _squeeze_grad_fn(dim=None):
     if dim is None:
         return "SqueezeBackward0"
@@ -514,6 +554,14 @@ def squeeze(input, dim=None):
 @squeeze.defvjp
 def _(grad, input_shape):
     return _reshape(grad, input_shape)
+
+
+@squeeze.defsymbolic
+def _(s, input, dim=None):
+    if input.is_mat and getattr(input.expr, "shape", None) and input.expr.shape[0] == 1 and \
+            input.expr.shape[1] != 1:  # a row becomes the vector (a column)
+        return s.Transpose(input.expr), lambda g: s.Transpose(g)
+    return input.expr, lambda g: g
 
 
 # ------------------------------------------------------------------------------------------------ narrow
@@ -776,6 +824,11 @@ def _alias(input):
 @_alias.defvjp
 def _(grad):
     return grad
+
+
+@_alias.defsymbolic
+def _(s, input, *rest):
+    return input.expr, lambda g: g  # a copy: the same formula
 
 
 # ----------------------------------------------------------------------------------------- forward mode
