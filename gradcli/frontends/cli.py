@@ -10,6 +10,7 @@ commands share are declared once in :mod:`gradcli.frontends.cli_options`.
 from __future__ import annotations
 
 import copy
+import errno
 import gc
 import inspect
 import os
@@ -30,7 +31,7 @@ from .cli_options import (INPUT_FORMATS, MAX_REPEAT, Anomaly, Atol, BatchDtype, 
                           owns_process)
 from ..engine.errors import EXIT_EVAL, EXIT_INPUT, GradcliError, InputError
 from .cli_output import emit, format_for_path
-from ..app.reporting import debug_enabled, report_error, report_exception
+from ..app.reporting import debug_enabled, report_error, report_exception, silence_stdout
 from ..engine.lazy import lazy
 from ..render.schemas import DESCRIPTIONS as SCHEMA_DESCRIPTIONS, NAMES as SCHEMA_NAMES, schema_text
 
@@ -152,10 +153,45 @@ def reported(ctx: typer.Context, debug: bool = False):
         raise
     except GradcliError as err:
         raise typer.Exit(report_exception(err, debug_enabled(debug))) from None
+    except OSError as exc:
+        if exc.errno not in _OUTPUT_ERRNOS or not owns_process(ctx):
+            raise
+        raise typer.Exit(report_exception(output_error(exc), debug_enabled(debug))) from None
     except (Exception, KeyboardInterrupt) as exc:
         if not owns_process(ctx):
             raise
         raise typer.Exit(report_exception(exc, debug_enabled(debug))) from None
+
+
+#: Why writing the output can fail: a full disk or device (``> /dev/full``), a closed standard output
+#: (``>&-``), an output device's error, a file or quota limit.
+_OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EBADF, errno.EIO, errno.EFBIG, errno.EDQUOT})
+
+
+def output_error(exc: OSError) -> GradcliError:
+    """The error reported when the output cannot be written (exit 1); what is still buffered is dropped, so
+    that Python's final flush does not report it again."""
+    silence_stdout()
+    return GradcliError(f"cannot write to standard output: {exc.strerror or exc}", type="OutputError")
+
+
+class _ClosedOutput:
+    """Standard output when the process started with it closed (``gradcli ... >&-``): writing is the error
+    Python's own stream would give (EBADF), reported as :func:`output_error`."""
+
+    encoding = "utf-8"
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "standard output is closed")
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        raise OSError(errno.EBADF, "standard output is closed")
 
 
 def use_utf8(stream) -> None:
@@ -857,6 +893,8 @@ def main() -> None:
         _collector_deferred = True
     argv = sys.argv[1:]
     computes = not (argv and argv[0] in _ROOT_ONLY)
+    if sys.stdout is None:  # started with standard output closed
+        sys.stdout = _ClosedOutput()
     # JSON and tables may hold any character: write UTF-8 whatever the locale.
     use_utf8(sys.stdout)
     use_utf8(sys.stderr)

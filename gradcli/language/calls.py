@@ -101,7 +101,7 @@ class Calls:
             return func(*args, **kwargs)
         except GradcliError as exc:  # e.g. a LimitError of an op: at this call, unless it has a position
             raise exc.with_position(**self._where(node))
-        except BrokenPipeError:  # a closed stdout ends the run (see cli.main), not an error here
+        except OSError:  # a closed or full stdout ends the run (see cli.reported), not an error here
             raise
         except RecursionError:
             raise self.error(RecursionError("maximum recursion depth exceeded"), node) from None
@@ -252,7 +252,11 @@ class Calls:
         if args:
             if len(args) != 2 or not isinstance(args[0], Class):
                 raise self.error(TypeError("super() takes a class and an object: super(Cls, self)"), node)
-            return Super(args[0], args[1])
+            target = args[1]
+            cls = target.cls if isinstance(target, Instance) else target
+            if not isinstance(cls, Class) or args[0] not in cls.mro:  # Python's check and message
+                raise self.error(TypeError("super(type, obj): obj must be an instance or subtype of type"), node)
+            return Super(args[0], target)
         for f, local in reversed(self.frames):
             if f.owner is not None and f.params:
                 return Super(f.owner, local[f.params[0][0]])

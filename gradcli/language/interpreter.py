@@ -21,6 +21,7 @@ does with each kind of node is in the modules beside it, one mixin each:
 
 from __future__ import annotations
 
+import os
 import sys
 import warnings
 from contextlib import contextmanager
@@ -42,6 +43,31 @@ DEFAULT_MAX_DEPTH = limits.SPECS["call_depth"].default
 # function) takes a few Python frames; deeper nesting ends in a RecursionError, reported as a gradcli error,
 # well before the C stack could overflow.
 RECURSION_LIMIT = 20_000
+
+
+def _unraisable(info, _previous=[None]) -> None:  # noqa: B006 - the hook this one wraps
+    """``sys.unraisablehook`` for the generators that run a program's generator functions: an error while one
+    is finalised (``yield`` inside ``finally`` of a generator dropped half-way: Python's "generator ignored
+    GeneratorExit") is one line on standard error, never a traceback of gradcli's source. Anything else goes
+    to the hook that was installed before."""
+    code = getattr(info.object, "gi_code", None)
+    if code is not None and code.co_filename.startswith(_HERE):
+        try:
+            sys.stderr.write(f"Exception ignored in a generator of the program: "
+                             f"{type(info.exc_value).__name__}: {info.exc_value}\n")
+        except (OSError, ValueError):
+            pass
+        return
+    (_previous[0] or sys.__unraisablehook__)(info)
+
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _install_unraisable() -> None:
+    if sys.unraisablehook is not _unraisable:
+        _unraisable.__defaults__[0][0] = sys.unraisablehook
+        sys.unraisablehook = _unraisable
 
 
 class Interpreter(Statements, Generators, Calls, Expressions):
@@ -95,6 +121,7 @@ class Interpreter(Statements, Generators, Calls, Expressions):
         """Make ``program`` the current one (for error positions and warnings) while its top-level statements
         are run one by one with :meth:`exec_top`, and give Python's stack room for ``max_depth`` calls."""
         self.program = program
+        _install_unraisable()
         # Each call of a program function takes several Python frames; max_depth bounds the program's own
         # nesting, and this limit leaves room for it (a RecursionError that still happens is reported).
         old_limit = sys.getrecursionlimit()
@@ -154,6 +181,10 @@ class Interpreter(Statements, Generators, Calls, Expressions):
             raise limits.memory_error(exc).with_position(**self._where(stmt)) from None
         except GradcliError as exc:  # e.g. the time limit, wherever it struck
             raise self.error(exc, stmt) from None
+        except OSError:  # a closed or full standard output: the command's to report
+            raise
+        except Exception as exc:  # raised inside a builtin: the program's error, of Python's type
+            raise self.error(exc, stmt) from None
 
     def step(self, node):
         self.steps += 1
@@ -166,6 +197,8 @@ class Interpreter(Statements, Generators, Calls, Expressions):
 
     def _where(self, node):
         p = self.program
+        if node is None:  # a special method Python called with no call of the program around it: the
+            return dict(line=None, column=None, source=None, filename=None)  # statement's position, later
         return dict(line=node.line, column=node.col, source=p.source if p else None,
                     filename=p.filename if p else None)
 

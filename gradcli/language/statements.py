@@ -32,6 +32,13 @@ class _Continue(Exception):
     pass
 
 
+#: What passes through a statement unchanged: gradcli's errors (already at a position), the control flow of
+#: ``break``/``continue``/``return``, what the interpreter reports itself (memory, recursion), and a failed
+#: write of the output (a closed pipe, a full disk: the command reports it; the language reads files through
+#: its own ``open``, which raises gradcli's errors).
+PASS_THROUGH = (GradcliError, _Break, _Continue, _Return, MemoryError, RecursionError, OSError)
+
+
 # ``t op= v`` on a Tensor: the in-place op of the operator table (PyTorch's Tensor.__iadd__ and friends).
 _IN_PLACE = {alias: row.in_place for alias, row in BINARY.items() if row.in_place is not None}
 
@@ -61,7 +68,12 @@ class Statements:
         table = STATEMENTS
         for s in body:  # exec_stmt, inlined: a block is what loops run
             self.step(s)
-            table[type(s)](self, s, env)
+            try:  # (free in Python 3.11 until something raises)
+                table[type(s)](self, s, env)
+            except PASS_THROUGH:
+                raise
+            except Exception as exc:  # raised inside a builtin (int('x') in map(), unpacking an iterator)
+                raise self.error(exc, s) from None  # the program's error, of Python's type: catchable
 
     def exec_stmt(self, s, env):
         """Run statement ``s`` in ``env`` (one step) with its handler of :data:`STATEMENTS`.
@@ -70,7 +82,12 @@ class Statements:
             EvalError: what it raised, at the position of the failing expression.
         """
         self.step(s)
-        STATEMENTS[type(s)](self, s, env)
+        try:
+            STATEMENTS[type(s)](self, s, env)
+        except PASS_THROUGH:
+            raise
+        except Exception as exc:  # as in exec_block
+            raise self.error(exc, s) from None
 
     @handles(STATEMENTS, n.ExprStmt)
     def exec_expr_stmt(self, s: n.ExprStmt, env):
