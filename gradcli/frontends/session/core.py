@@ -159,7 +159,7 @@ class Session:
         stripped = text.strip()
         if not stripped:
             return Outcome()
-        with limits.time_guard("the entry"):  # the time limit applies to each entry, not to the session
+        with limits.time_guard("the entry", hard=True):  # the time limit applies to each entry, not to the session
             return self._execute(text, stripped)
 
     def _execute(self, text: str, stripped: str) -> Outcome:
