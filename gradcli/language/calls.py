@@ -14,6 +14,7 @@ from ..engine.errors import GradcliError
 from ..engine.tensor import Tensor
 from ..ops import REGISTRY
 from . import builtins
+from .safety import admit, materialize
 from . import nodes as n
 from .values import (MISSING, BoundMethod, Class, ClassMethod, Function, Generator, Instance, Namespace,
                      Property, Scope, StaticMethod, Super, type_name)
@@ -51,8 +52,9 @@ class Calls:
         if e.star is not None:
             star = self.eval_expr(e.star, env)
             try:
-                args.extend(star)
-            except TypeError as exc:
+                args.extend(materialize(star, "the * arguments"))
+                admit(len(args), "the arguments")
+            except (TypeError, GradcliError) as exc:
                 raise self.error(exc, e.star) from None
         kwargs = {k: self.eval_expr(v, env) for k, v in e.kwargs}
         for m in e.kwstars or ():

@@ -11,7 +11,7 @@ from typing import Callable
 from ..engine import dtypes, limits
 from ..engine.tensor import Tensor
 from ..engine.printing import format_value
-from .safety import check_format_widths, materialize
+from .safety import admit, admit_text, check_format_widths, materialize
 from .namespaces import Device
 from .values import type_name
 
@@ -19,7 +19,11 @@ from .values import type_name
 # ------------------------------------------------------------------------------------------ str and repr
 def to_str(x="") -> str:
     """``str(x)``: strings as they are, anything else as ``print`` shows it (PyTorch's tensor repr)."""
-    return x if isinstance(x, str) else format_value(x, default_dtype=dtypes.get_default_dtype().np)
+    if isinstance(x, str):
+        return x
+    if isinstance(x, (list, tuple, dict, set)):
+        admit_text(x, "str()")
+    return format_value(x, default_dtype=dtypes.get_default_dtype().np)
 
 
 def to_repr(x) -> str:
@@ -28,6 +32,7 @@ def to_repr(x) -> str:
     if isinstance(x, (str, int, float, bool, type(None))):
         return repr(x)
     if isinstance(x, (list, tuple)) and all(isinstance(v, (str, int, float, bool, type(None))) for v in x):
+        admit_text(x, "repr()")
         return repr(x)
     return to_str(x)
 
@@ -35,7 +40,9 @@ def to_repr(x) -> str:
 def make_print(write: Callable[[str], None]):
     """Python's ``print(*args, sep=" ", end="\\n")`` writing to ``write`` (values formatted as :func:`to_str`)."""
     def print_(*args, sep=" ", end="\n", flush=False):
-        text = (sep if sep is not None else " ").join(to_str(a) for a in args)
+        parts = [to_str(a) for a in args]
+        admit(sum(len(p) for p in parts) + len(args) * len(sep or " "), "print()")
+        text = (sep if sep is not None else " ").join(parts)
         write(text + (end if end is not None else "\n"))
 
     return print_
