@@ -194,6 +194,24 @@ class _ClosedOutput:
         raise OSError(errno.EBADF, "standard output is closed")
 
 
+RawOutput = Annotated[bool, typer.Option(
+    "--raw-output", help="Write what the program prints as it is, control characters included (by default, on a "
+                         "terminal, they are written escaped as Python's repr writes them; piped output is "
+                         "always as it is).")]
+
+
+def program_output(stream, raw: bool = False):
+    """The function that writes a program's printed text to ``stream``: as it is when ``raw`` or when the stream
+    is not a terminal, else with control characters escaped (:func:`~gradcli.engine.errors.escape_controls`),
+    so that a program cannot drive the terminal (set its title, move its cursor)."""
+    isatty = getattr(stream, "isatty", None)
+    if raw or not (isatty is not None and isatty()):
+        return stream.write
+    from ..engine.errors import escape_controls  # (the errors module is loaded by now)
+
+    return lambda text: stream.write(escape_controls(text))
+
+
 def use_utf8(stream) -> None:
     """Make a text stream write UTF-8 whatever the locale (JSON and tables may hold any character)."""
     reconfigure = getattr(stream, "reconfigure", None)
@@ -236,6 +254,7 @@ def grad(
     atol: Atol = 1e-5,
     rtol: Rtol = 1e-3,
     check_max_evaluations: CheckMaxEvaluations = 20_000,
+    raw_output: RawOutput = False,
     graph: GraphFormat = None,
     graph_values: Annotated[bool, typer.Option("--graph-values", help="Record each graph node's forward value "
                                                                       "and the gradient that flowed into it; "
@@ -283,7 +302,7 @@ def grad(
         tolerances = dict(eps=eps, atol=atol, rtol=rtol, max_evaluations=check_max_evaluations) if check else None
         # What the program prints shares standard output with tables; a JSON document keeps it to itself.
         to_file = output not in (None, "-")
-        write = sys.stdout.write if renderer.prints_to_stdout or to_file else sys.stderr.write
+        write = program_output(sys.stdout if renderer.prints_to_stdout or to_file else sys.stderr, raw_output)
         result = grad_jobs.run_grad(grad_jobs.GradJob(req, check=tolerances), grad_jobs.GradContext(write=write))
         _show_grad(result, renderer, output, graph=graph, explain=explain, chosen=chosen,
                    tree=graph_values or graph_saved, max_nodes=graph_max_nodes)
@@ -558,6 +577,7 @@ def run(
     limit: Limit = None,
     anomaly: Anomaly = False,
     debug: Debug = False,
+    raw_output: RawOutput = False,
     graph: Annotated[Optional[str], typer.Option(
         "--graph", metavar="[" + "|".join(graph_formats()) + "]",
         help="After the run, draw the graph of the last backward call the program made (-o FILE keeps it apart "
@@ -589,7 +609,8 @@ def run(
                          max_steps=opts.max_steps, seed=opts.seed, dtype=opts.dtype, anomaly=opts.anomaly)
 
         def run_it():
-            return run_program.run_program(req, write=sys.stdout.write, warn=sys.stderr.write,
+            return run_program.run_program(req, write=program_output(sys.stdout, raw_output),
+                                           warn=program_output(sys.stderr, raw_output),
                                report=lambda err: report_error(err, opts.debug))
 
         if renderer is None:

@@ -18,7 +18,8 @@ from typing import NamedTuple
 
 from ... import render
 from ...engine import dtypes, limits
-from ...engine.errors import EXIT_EVAL, EXIT_INPUT, EXIT_OK, GradcliError, GradcliSyntaxError, InputError
+from ...engine.errors import (EXIT_EVAL, EXIT_INPUT, EXIT_OK, GradcliError, GradcliSyntaxError, InputError,
+                              escape_controls)
 from ...engine.lazy import lazy
 from ...engine.printing import format_display, format_value
 from ...engine.tensor import Tensor
@@ -118,7 +119,9 @@ class Session:
     def reset(self) -> None:
         """Forget every variable, line and seed: a new interpreter in a new run context."""
         self.context = calculator.run_context(self.dtype)
-        self.interp = interpreter.Interpreter(write=lambda text: self.write(text), warn=lambda text: self.error(text))
+        # a program's text is shown, never run by the terminal (control characters as repr writes them)
+        self.interp = interpreter.Interpreter(write=lambda text: self.write(escape_controls(text)),
+                                              warn=lambda text: self.error(escape_controls(text)))
         self.lines: list[list[tuple[str, bool]]] = []
 
     def leaves(self) -> list:
@@ -196,7 +199,7 @@ class Session:
                     if isinstance(stmt, nodes.ExprStmt):
                         shown = format_display(value, default_dtype=dtypes.get_default_dtype().np)
                         if shown is not None:
-                            self.write(shown + "\n")
+                            self.write(escape_controls(shown) + "\n")
         finally:
             if record and done:
                 self.lines.append(statement_sources(text, program.body, len(done)))
