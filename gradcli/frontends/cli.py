@@ -200,6 +200,22 @@ RawOutput = Annotated[bool, typer.Option(
                          "always as it is).")]
 
 
+AllowRead = Annotated[Optional[List[str]], typer.Option(
+    "--allow-read", metavar="DIR", help="Let the program read files (open(path), Path.read_text(); never write) "
+                                        "under DIR; repeatable. Reads count against --limit file_bytes.")]
+
+
+def allow_reading(directories, program_path: str | None = None) -> None:
+    """Set the directories a program may read files in: ``directories`` (``--allow-read``), and for ``gradcli
+    run`` the program file's own directory (not for standard input)."""
+    from ..language import files  # the language is loaded by the commands that run a program
+
+    dirs = list(directories or [])
+    if program_path and program_path != "-":
+        dirs.append(os.path.dirname(os.path.abspath(program_path)))
+    files.allow_read(dirs, "--allow-read DIR")
+
+
 def program_output(stream, raw: bool = False):
     """The function that writes a program's printed text to ``stream``: as it is when ``raw`` or when the stream
     is not a terminal, else with control characters escaped (:func:`~gradcli.engine.errors.escape_controls`),
@@ -255,6 +271,7 @@ def grad(
     rtol: Rtol = 1e-3,
     check_max_evaluations: CheckMaxEvaluations = 20_000,
     raw_output: RawOutput = False,
+    allow_read: AllowRead = None,
     graph: GraphFormat = None,
     graph_values: Annotated[bool, typer.Option("--graph-values", help="Record each graph node's forward value "
                                                                       "and the gradient that flowed into it; "
@@ -303,6 +320,7 @@ def grad(
         # What the program prints shares standard output with tables; a JSON document keeps it to itself.
         to_file = output not in (None, "-")
         write = program_output(sys.stdout if renderer.prints_to_stdout or to_file else sys.stderr, raw_output)
+        allow_reading(allow_read)
         result = grad_jobs.run_grad(grad_jobs.GradJob(req, check=tolerances), grad_jobs.GradContext(write=write))
         _show_grad(result, renderer, output, graph=graph, explain=explain, chosen=chosen,
                    tree=graph_values or graph_saved, max_nodes=graph_max_nodes)
@@ -578,6 +596,7 @@ def run(
     anomaly: Anomaly = False,
     debug: Debug = False,
     raw_output: RawOutput = False,
+    allow_read: AllowRead = None,
     graph: Annotated[Optional[str], typer.Option(
         "--graph", metavar="[" + "|".join(graph_formats()) + "]",
         help="After the run, draw the graph of the last backward call the program made (-o FILE keeps it apart "
@@ -605,6 +624,7 @@ def run(
         renderer = None if graph is None else graph_renderer(graph)
         opts.configure_limits()
         source, filename = run_program.read_source(path)
+        allow_reading(allow_read, path)
         req = run_program.RunRequest(source=source, filename=filename, keep_going=keep_going, notebook=notebook,
                          max_steps=opts.max_steps, seed=opts.seed, dtype=opts.dtype, anomaly=opts.anomaly)
 

@@ -22,6 +22,7 @@ from ..ops.core import saved_names
 from ..ops.core.declare import METHODS
 from ..engine.tensor import Size, Tensor
 from ..engine.lazy import lazy
+from . import files
 from .safety import admit, materialize, sized
 from . import custom_function, nn_bridge
 from .namespaces import EXCEPTIONS, TENSOR_CLASS, TypeName
@@ -322,6 +323,10 @@ def _attribute_table(obj):
         return LIST_METHODS
     if isinstance(obj, dict):
         return DICT_METHODS
+    if isinstance(obj, files.ReadFile):
+        return files.FILE_ATTRS
+    if isinstance(obj, files.PathValue):
+        return files.PATH_ATTRS
     return None
 
 

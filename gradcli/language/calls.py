@@ -15,6 +15,7 @@ from ..engine.tensor import Tensor
 from ..ops import REGISTRY
 from . import builtins
 from .safety import admit, materialize
+from .statements import program_error
 from . import nodes as n
 from .values import (MISSING, BoundMethod, Class, ClassMethod, Function, Generator, Instance, Namespace,
                      Property, Scope, StaticMethod, Super, type_name)
@@ -103,14 +104,16 @@ class Calls:
             return func(*args, **kwargs)
         except GradcliError as exc:  # e.g. a LimitError of an op: at this call, unless it has a position
             raise exc.with_position(**self._where(node))
-        except OSError:  # a closed or full stdout ends the run (see cli.reported), not an error here
+        except BrokenPipeError:  # a closed stdout ends the run (see cli.main), not an error here
             raise
         except RecursionError:
             raise self.error(RecursionError("maximum recursion depth exceeded"), node) from None
         except MemoryError as exc:
             raise limits.memory_error(exc).with_position(**self._where(node)) from None
         except Exception as exc:
-            err = self.error(exc, node)
+            err = program_error(self, exc, node)
+            if err is exc:  # a failed write of the output: the command reports it
+                raise
             if isinstance(exc, TypeError) and "unexpected keyword argument" in err.message and not err.hint:
                 err.hint = _keyword_hint(func, err.message)
             raise err from None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..engine.errors import EvalError
 from . import nodes as n
-from .statements import PASS_THROUGH, STATEMENTS, _Break, _Continue, handles
+from .statements import PASS_THROUGH, STATEMENTS, _Break, _Continue, handles, program_error
 
 #: The statements that contain a ``yield`` -> their generator form, a generator function of ``(interpreter,
 #: statement, env)`` (``yield`` and ``if`` run in :meth:`Generators.gen_block` itself).
@@ -56,7 +56,7 @@ class Generators:
                 except PASS_THROUGH:
                     raise
                 except Exception as exc:  # a builtin's error, as exec_block reports it
-                    raise self.error(exc, s) from None
+                    raise program_error(self, exc, s) from None
             elif t is n.Yield:  # the most frequent: here, not in a generator of its own
                 if s.delegate:
                     sent = yield from self.iterate(s.value, env)

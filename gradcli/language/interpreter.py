@@ -35,7 +35,7 @@ from . import nodes as n
 from .calls import Calls
 from .expressions import Expressions
 from .generators import Generators
-from .statements import Statements, _Break, _Continue
+from .statements import Statements, _Break, _Continue, program_error
 from .values import Return as _Return
 
 DEFAULT_MAX_STEPS = limits.SPECS["steps"].default
@@ -189,10 +189,8 @@ class Interpreter(Statements, Generators, Calls, Expressions):
             raise limits.memory_error(exc).with_position(**self._where(stmt)) from None
         except GradcliError as exc:  # e.g. the time limit, wherever it struck
             raise self.error(exc, stmt) from None
-        except OSError:  # a closed or full standard output: the command's to report
-            raise
         except Exception as exc:  # raised inside a builtin: the program's error, of Python's type
-            raise self.error(exc, stmt) from None
+            raise program_error(self, exc, stmt) from None
 
     def step(self, node):
         """Count one statement execution (the ``steps`` limit); every :data:`STEP_CHUNK` of them, the clock too

@@ -21,6 +21,7 @@ from ..api import gradcheck as _gradcheck
 from ..api.gradcheck import GradcheckError
 from ..ops.linalg.inverses import _LinAlgError  # torch.linalg.LinAlgError
 from . import custom_function, nn_bridge
+from . import files as _files
 from .safety import sized
 from .values import LazyNamespace, Namespace
 
@@ -106,7 +107,8 @@ TENSOR_CLASS = TensorClass()
 EXCEPTIONS = {cls.__name__: cls for cls in (
     Exception, ArithmeticError, LookupError, RuntimeError, TypeError, ValueError, IndexError, KeyError,
     AttributeError, NotImplementedError, ZeroDivisionError, StopIteration, AssertionError, NameError,
-    ImportError, ModuleNotFoundError, OverflowError, RecursionError, UnboundLocalError, GradcheckError)}
+    ImportError, ModuleNotFoundError, OverflowError, RecursionError, UnboundLocalError, GradcheckError,
+    OSError, FileNotFoundError, PermissionError, UnicodeError, UnicodeDecodeError)}
 # torch.linalg.LinAlgError (torch._C._LinAlgError, a RuntimeError), catchable as either; not a
 # builtin name (programs reach it as torch.linalg.LinAlgError)
 EXCEPTIONS["_LinAlgError"] = _LinAlgError
@@ -324,5 +326,5 @@ def _modules() -> dict[str, Namespace]:
             "torch.autograd.function": function_ns, "torch.func": func_ns,
             "torch.autograd.graph": graph_ns,
             "torch.linalg": linalg_ns,
-            "math": math_module()}
+            "math": math_module(), "pathlib": Namespace("pathlib", {"Path": _files.PathValue})}
 

@@ -8,6 +8,7 @@ each kind of statement is written once. Also here: assignment to names, items, a
 
 from __future__ import annotations
 
+import errno
 import operator
 
 from ..api import forward_ad
@@ -17,7 +18,7 @@ from ..engine.tensor import Tensor
 from ..ops.core import saved_hooks
 from ..ops.operators import BINARY
 from ..ops.shape import inplace
-from . import builtins
+from . import builtins, files
 from . import nodes as n
 from .safety import SEQUENCES, materialize
 from .values import MISSING, Instance, Scope, type_name
@@ -33,10 +34,20 @@ class _Continue(Exception):
 
 
 #: What passes through a statement unchanged: gradcli's errors (already at a position), the control flow of
-#: ``break``/``continue``/``return``, what the interpreter reports itself (memory, recursion), and a failed
-#: write of the output (a closed pipe, a full disk: the command reports it; the language reads files through
-#: its own ``open``, which raises gradcli's errors).
-PASS_THROUGH = (GradcliError, _Break, _Continue, _Return, MemoryError, RecursionError, OSError)
+#: ``break``/``continue``/``return``, what the interpreter reports itself (memory, recursion), and a closed
+#: pipe (the command reports it; see also :func:`program_error`).
+PASS_THROUGH = (GradcliError, _Break, _Continue, _Return, MemoryError, RecursionError, BrokenPipeError)
+#: The errors of writing the output (a full disk, a closed standard output, a device's error): the command
+#: reports them; an OSError with another errno (a file the program opens) is the program's.
+OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EBADF, errno.EIO, errno.EFBIG, errno.EDQUOT, errno.EPIPE})
+
+
+def program_error(interp, exc: Exception, node) -> BaseException:
+    """What a Python exception raised inside a builtin at ``node`` is reported as: the program's error of its
+    Python type (catchable by ``except ValueError``), or, for a failed write of the output, itself."""
+    if isinstance(exc, OSError) and exc.errno in OUTPUT_ERRNOS:
+        return exc
+    return interp.error(exc, node)
 
 
 # ``t op= v`` on a Tensor: the in-place op of the operator table (PyTorch's Tensor.__iadd__ and friends).
@@ -73,7 +84,7 @@ class Statements:
             except PASS_THROUGH:
                 raise
             except Exception as exc:  # raised inside a builtin (int('x') in map(), unpacking an iterator)
-                raise self.error(exc, s) from None  # the program's error, of Python's type: catchable
+                raise program_error(self, exc, s) from None  # the program's error, of Python's type: catchable
 
     def exec_stmt(self, s, env):
         """Run statement ``s`` in ``env`` (one step) with its handler of :data:`STATEMENTS`.
@@ -87,7 +98,7 @@ class Statements:
         except PASS_THROUGH:
             raise
         except Exception as exc:  # as in exec_block
-            raise self.error(exc, s) from None
+            raise program_error(self, exc, s) from None
 
     @handles(STATEMENTS, n.ExprStmt)
     def exec_expr_stmt(self, s: n.ExprStmt, env):
@@ -194,7 +205,7 @@ class Statements:
             self.with_instance(ctx, s, env)
             return
         if not isinstance(ctx, (grad_mode._GradModeContext, forward_ad.dual_level,
-                                saved_hooks.saved_tensors_hooks)):
+                                saved_hooks.saved_tensors_hooks, files.ReadFile)):
             raise self.error(TypeError(f"'{type_name(ctx)}' object does not support the context manager "
                                        "protocol (gradcli supports torch.no_grad(), torch.enable_grad(), "
                                        "torch.autograd.forward_ad.dual_level() and "

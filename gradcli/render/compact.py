@@ -21,6 +21,7 @@ import numpy as np
 from ..engine.lazy import lazy
 from ..engine.printing import format_tensor
 from ..app.result import EntryResult, GradResult
+from .messages import escape_controls
 from .registry import EntryFormat, Renderer, register
 
 transforms = lazy("gradcli.app.transforms")  # a transform's lines only
