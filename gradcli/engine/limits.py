@@ -8,7 +8,7 @@ form ``--limit NAME=N`` (``--max-steps`` also sets ``steps``). A value of ``none
 name        default         what it bounds (exceeding it is a ``LimitError``)
 ==========  ==============  ===================================================================================
 elements    100,000,000     elements of one tensor: creation, broadcasting, matmul, expand, indexing, files
-items       10,000,000      items of one Python list/tuple/string a program builds (``[0] * n``, ``s + s``)
+items       10,000,000      items of one Python list/tuple/dict/set/string a program builds (``[0] * n``, ``s + s``)
 int_bits    100,000         bits of a Python integer (``10 ** 10 ** 10`` is refused, not computed)
 chars       100,000         characters of a program or input spec (checked before parsing; exit 2)
 nesting     1,000           nesting depth of expressions and blocks (checked after parsing; exit 2)
@@ -17,7 +17,8 @@ call_depth  1,000           nested calls of functions defined in the program (Py
 graph_nodes 1,000,000       autograd graph nodes one program run records
 file_bytes  64 MiB          size of a program file, standard input or a .json/.csv file (.npy: ``elements``)
 memory      3/4 of RAM      address space of the ``gradcli`` process (an OS limit: allocations fail cleanly)
-time        300             wall-clock seconds of the ``gradcli`` process (of each entry in ``gradcli batch``)
+time        300             wall-clock seconds of the ``gradcli`` process (of each entry in ``gradcli batch``);
+                            SIGALRM, and a watchdog process for work inside one C call (:func:`start_watchdog`)
 ==========  ==============  ===================================================================================
 
 ``memory`` and ``time`` are process guards that only the ``gradcli`` command installs (they would affect a
