@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import types
 
-from ..engine import dtypes, graph, limits
+from ..engine import dtypes, graph
 from ..ops.core import saved_hooks as _saved_hooks
 from ..ops.core import saved_names
 from ..ops.core.declare import METHODS
@@ -235,7 +235,7 @@ def set_base_attribute(obj: Instance, name: str, value) -> bool:
 def set_instance_attribute(obj: Instance, name: str, value) -> None:
     """``obj.name = value`` on a program's instance (within the ``items`` limit of attributes)."""
     if name not in obj.attrs:
-        limits.check_items(len(obj.attrs) + 1, f"the attributes of a {obj.cls.name} object")
+        admit(len(obj.attrs) + 1, f"the attributes of a {obj.cls.name} object")
     obj.attrs[name] = value
 
 
@@ -407,7 +407,7 @@ def write_attribute(obj, name: str, value) -> None:
         if name in ("saved_tensors", "needs_input_grad") or name in _CTX_METHODS:
             raise AttributeError(f"attribute '{name}' of 'FunctionCtx' objects is not writable")
         if name not in obj.attrs:
-            limits.check_items(len(obj.attrs) + 1, "the attributes of ctx")
+            admit(len(obj.attrs) + 1, "the attributes of ctx")
         obj.attrs[name] = value
     else:
         raise AttributeError(f"cannot set attribute '{name}' of '{type_name(obj)}' object")

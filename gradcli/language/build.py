@@ -179,7 +179,7 @@ class _Builder:
             return name
         if (attribute or definition) and name in SPECIAL_METHODS:
             return name
-        if definition and name.endswith("__") and len(name) > 4:  # def __del__, __init_subclass__, ...: the
+        if definition and name.endswith("__") and len(name) > 4 and name not in _OBJECT_MODEL:  # def __del__: the
             return name  # program's own method, which reads nothing of Python's (reading x.__del__ stays refused)
         if not definition and name == "__name__":  # `if __name__ == "__main__":`, a function's fn.__name__
             return name
@@ -630,6 +630,16 @@ for _op in UNARY:
     setattr(_Builder, _op, _unary(_op))
 
 
+#: The special methods of Python's object model itself (attribute access, descriptors, class creation, pickling):
+#: a program may not define them, since defining them would be asking Python to use them. Other dunder names may
+#: be defined (``def __del__``, ``def __hash__``): they are the program's functions.
+_OBJECT_MODEL = frozenset({
+    "__getattribute__", "__getattr__", "__setattr__", "__delattr__", "__dir__", "__get__", "__set__",
+    "__delete__", "__set_name__", "__new__", "__init_subclass__", "__class_getitem__", "__prepare__",
+    "__instancecheck__", "__subclasscheck__", "__mro_entries__", "__reduce__", "__reduce_ex__", "__getstate__",
+    "__setstate__", "__getnewargs__", "__getnewargs_ex__", "__copy__", "__deepcopy__", "__class__", "__dict__",
+    "__slots__", "__weakref__", "__module__", "__qualname__", "__annotations__", "__globals__", "__closure__",
+    "__code__", "__builtins__", "__import__", "__subclasses__", "__bases__", "__mro__", "__init_subclass__"})
 #: Python's ``from __future__ import`` features (all mandatory in Python 3 but ``annotations``, which changes
 #: nothing the language does: annotations are not evaluated).
 _FUTURE = frozenset({"annotations", "division", "print_function", "absolute_import", "generator_stop",

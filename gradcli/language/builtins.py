@@ -21,10 +21,10 @@ import builtins as _py
 import types
 from typing import Callable
 
-from ..engine import autograd, graph, limits
+from ..engine import autograd, graph
 from ..ops import REGISTRY
 from ..engine.tensor import Tensor
-from .safety import materialize
+from .safety import admit, materialize
 from . import custom_function, files, nn_bridge
 # the interpreter reaches these through this module too (builtins.read_attribute, builtins.modules, ...)
 from .attributes import (builtin_attribute, delete_attribute, did_you_mean, read_attribute,  # noqa: F401
@@ -86,7 +86,7 @@ def _bool(x=False):
 
 def _round(x, ndigits=None):
     if type(ndigits) is int and ndigits < 0 and isinstance(x, int):
-        limits.check_int_bits(int(-ndigits * 3.33), f"round(..., {ndigits})")  # Python computes 10 ** -ndigits
+        admit(int(-ndigits * 3.33), f"round(..., {ndigits})", "int_bits")  # Python computes 10 ** -ndigits
     return round(x) if ndigits is None else round(x, ndigits)
 
 
@@ -120,7 +120,7 @@ def _dict(*args, **kwargs):
         raise TypeError(f"dict expected at most 1 argument, got {len(args)}")
     source = args[0] if args else ()
     out = dict(source if isinstance(source, dict) else materialize(source, "dict()"), **kwargs)
-    limits.check_items(len(out), "dict()")
+    admit(len(out), "dict()")
     return out
 
 

@@ -214,7 +214,7 @@ class Calls:
                                            f"{builtins.BUILTIN_BASE_NAMES}; got a '{type_name(b)}'"), node)
         body = Scope(env, is_class=True)
         self.exec_block(s.body, body)
-        limits.check_items(len(body), f"the class {s.name}")
+        admit(len(body), f"the class {s.name}")
         try:
             cls = Class(s.name, bases, dict(body), builtin, self)
         except TypeError as exc:

@@ -170,7 +170,7 @@ class Expressions:
                 raise
             except Exception as exc:
                 raise self.error(exc, key or value) from None
-        limits.check_items(len(out), "the dict")
+        admit(len(out), "the dict")
         return out
 
     def iterate(self, node, env):

@@ -155,7 +155,7 @@ def check_python_op(alias: str, left, right):
     """
     if alias == "pow":
         if type(left) is int and type(right) is int and right > 0 and _py.abs(left) > 1:
-            limits.check_int_bits(right * (_py.abs(left).bit_length() - 1) + 1, f"the integer power {left} ** {right}")
+            admit(right * (_py.abs(left).bit_length() - 1) + 1, f"the integer power {left} ** {right}", "int_bits")
     elif alias == "mul":
         if isinstance(left, SEQUENCES) or (isinstance(right, SEQUENCES) and not isinstance(left, Tensor)):
             seq, count = (left, right) if isinstance(left, SEQUENCES) else (right, left)
@@ -166,10 +166,10 @@ def check_python_op(alias: str, left, right):
             admit(count * len(seq), "the repeated sequence")
             return (seq, count) if seq is left else (count, seq)  # the count asked once, and used
         elif type(left) is int and type(right) is int:
-            limits.check_int_bits(left.bit_length() + right.bit_length(), "the integer product")
+            admit(left.bit_length() + right.bit_length(), "the integer product", "int_bits")
     elif alias == "add":
         if isinstance(left, SEQUENCES) and isinstance(right, SEQUENCES):
-            limits.check_items(len(left) + len(right), "the concatenation")
+            admit(len(left) + len(right), "the concatenation")
     elif alias == "mod" and isinstance(left, str):
         for m in _PERCENT_RE.finditer(left):
             for width in m.groups():

@@ -12,7 +12,7 @@ import errno
 import operator
 
 from ..api import forward_ad
-from ..engine import anomaly, grad_mode, limits
+from ..engine import anomaly, grad_mode
 from ..engine.errors import EvalError, GradcliError, LimitError
 from ..engine.tensor import Tensor
 from ..ops.core import saved_hooks
@@ -20,7 +20,7 @@ from ..ops.operators import BINARY
 from ..ops.shape import inplace
 from . import builtins, files
 from . import nodes as n
-from .safety import SEQUENCES, materialize
+from .safety import SEQUENCES, admit, materialize
 from .values import MISSING, Instance, Scope, type_name
 from .values import Return as _Return
 
@@ -361,10 +361,10 @@ class Statements:
                     inplace.setitem(obj, inplace.numpy_key(key), value)
                 elif isinstance(obj, dict):
                     obj[key] = value
-                    limits.check_items(len(obj), "the dict")
+                    admit(len(obj), "the dict")
                 elif isinstance(obj, list):
                     if isinstance(key, slice):
-                        limits.check_items(len(obj) + len(value), "the list")
+                        admit(len(obj) + len(value), "the list")
                     obj[key] = value
                 else:
                     raise TypeError(f"'{type_name(obj)}' object does not support item assignment")
@@ -424,14 +424,14 @@ class Statements:
             if op == "add":
                 if not isinstance(value, SEQUENCES):  # any iterable, as Python's list.__iadd__ takes
                     value = materialize(value, "the concatenation")
-                limits.check_items(len(lst) + len(value), "the concatenation")
+                admit(len(lst) + len(value), "the concatenation")
                 lst.extend(value)
                 return lst
             try:
                 count = operator.index(value)
             except TypeError:
                 return None
-            limits.check_items(len(lst) * max(count, 0), "the repeated sequence")
+            admit(len(lst) * max(count, 0), "the repeated sequence")
             lst *= count
             return lst
         except (GradcliError, TypeError) as exc:

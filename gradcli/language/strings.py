@@ -8,7 +8,7 @@ from __future__ import annotations
 import builtins as _py
 from typing import Callable
 
-from ..engine import dtypes, limits
+from ..engine import dtypes
 from ..engine.tensor import Tensor
 from ..engine.printing import format_value
 from .safety import admit, admit_text, check_format_widths, materialize
@@ -62,7 +62,7 @@ def _repr(obj) -> str:
 def _str_join(sep: str):
     def join(iterable):
         items = materialize(iterable, "str.join()")
-        limits.check_items(sum(len(s) if isinstance(s, str) else 0 for s in items) + len(sep) * len(items),
+        admit(sum(len(s) if isinstance(s, str) else 0 for s in items) + len(sep) * len(items),
                            "str.join()")
         return sep.join(items)
 
@@ -102,7 +102,7 @@ def _str_format(s: str):
                 out.append(_py.format(v, spec))
             else:
                 out.append(to_str(value))
-            limits.check_items(_py.sum(len(p) for p in out), "str.format()")
+            admit(_py.sum(len(p) for p in out), "str.format()")
         return "".join(out)
 
     return format
@@ -114,7 +114,7 @@ def _str_replace(s: str):
             hits = len(s) + 1 if old == "" else s.count(old)
             if count >= 0:
                 hits = _py.min(hits, count)
-            limits.check_items(len(s) + hits * (len(new) - len(old)), "str.replace()")
+            admit(len(s) + hits * (len(new) - len(old)), "str.replace()")
         return s.replace(old, new, count)
 
     return replace
@@ -125,7 +125,7 @@ def _str_pad(s: str, how: str):
     def pad(width, *fill):
         if not isinstance(width, int):
             raise TypeError(f"'{type_name(width)}' object cannot be interpreted as an integer")
-        limits.check_items(width, f"str.{how}()")
+        admit(width, f"str.{how}()")
         return {"ljust": s.ljust, "rjust": s.rjust, "center": s.center, "zfill": s.zfill}[how](width, *fill)
 
     return pad
