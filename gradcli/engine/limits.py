@@ -348,8 +348,14 @@ def disarm_time() -> None:
 
 
 #: Seconds the watchdog waits past the ``time`` limit for Python's own stop (the SIGALRM handler, which runs
-#: between two of the interpreter's steps) before it kills the process.
-WATCHDOG_GRACE = 2.0
+#: between two of the interpreter's steps) before it kills the process: a tenth of the limit, from 2 to 10.
+WATCHDOG_GRACE = (2.0, 0.1, 10.0)
+
+
+def watchdog_grace(seconds: float) -> float:
+    """The grace of :data:`WATCHDOG_GRACE` for a limit of ``seconds``."""
+    low, share, high = WATCHDOG_GRACE
+    return min(max(low, share * seconds), high)
 #: The exit status of a process the watchdog killed, as a shell reports it: 128 + SIGKILL (Python's subprocess
 #: says -9).
 EXIT_KILLED = 137
@@ -358,7 +364,7 @@ _watchdog: list = []  # [pid, write end of its pipe] while one watches this proc
 
 def start_watchdog(seconds: float, what: str = "gradcli") -> None:
     """Watch this process from outside: a forked child that kills it with SIGKILL (exit status
-    :data:`EXIT_KILLED`) after ``seconds`` + :data:`WATCHDOG_GRACE`, unless :func:`stop_watchdog` is called or this
+    :data:`EXIT_KILLED`) after ``seconds`` + :func:`watchdog_grace`, unless :func:`stop_watchdog` is called or this
     process ends first. The one thing that stops work inside a single C call (``0.5 in range(10**15)``, a hash
     collision set, a long LAPACK call), which holds Python's interpreter lock and never reaches the SIGALRM
     handler. The child writes one line to standard error before the kill. Replaces a running watchdog; a no-op
@@ -375,6 +381,8 @@ def start_watchdog(seconds: float, what: str = "gradcli") -> None:
                f"computation that Python cannot interrupt, and was killed (exit status {EXIT_KILLED}); raise the "
                f"limit with --limit time=N or the environment variable {SPECS['time'].env}=N\n"
                ).encode("utf-8", "replace")
+    import select  # here, not in the child: a thread of this process may hold the import lock at the fork
+
     parent = os.getpid()
     read_end, write_end = os.pipe()
     try:
@@ -388,9 +396,7 @@ def start_watchdog(seconds: float, what: str = "gradcli") -> None:
             os.close(write_end)
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the watched process
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
-            import select
-
-            ready, _, _ = select.select([read_end], [], [], float(seconds) + WATCHDOG_GRACE)
+            ready, _, _ = select.select([read_end], [], [], float(seconds) + watchdog_grace(seconds))
             if not ready and os.getppid() == parent:
                 os.write(2, message)
                 os.kill(parent, signal.SIGKILL)

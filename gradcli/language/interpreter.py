@@ -199,6 +199,12 @@ class Interpreter(Statements, Generators, Calls, Expressions):
         if self.steps >= self._check_at:
             self._check_steps(node)
 
+    def reset_steps(self) -> None:
+        """Start the ``steps`` limit again (its count and its clock): the session, for each entry."""
+        self.steps = 0
+        self._check_at = min(STEP_CHUNK, self.max_steps + 1)
+        self._clock = None
+
     def _check_steps(self, node):
         """The ``steps`` limit: the count, and (with the default-like limits, where both ``steps`` and ``time``
         are set) the clock: a program whose statements have run for longer than :data:`SECONDS_PER_STEP` times

@@ -208,3 +208,17 @@ def test_reads_count_against_file_bytes(tmp_path):
                     "--limit", "file_bytes=8000")
     assert_clean(p)
     assert p.returncode == 1 and b"file_bytes" in p.stderr  # an error of the run (exit 1)
+
+
+def test_session_shows_a_programs_control_characters_escaped():
+    from gradcli.frontends.session.core import Session
+
+    out, err = [], []
+    s = Session(write=out.append, error=err.append)
+    s.execute("print('\\x1b]0;T\\x07')")
+    s.execute("raise RuntimeError('\\x1b[2J')")
+    s.execute("x = 1\rprint(x)")
+    text, errors = "".join(out), "".join(err)
+    assert "\x1b" not in text + errors and "\x07" not in text
+    assert "\\x1b]0;T\\x07" in text and "RuntimeError: \\x1b[2J" in errors
+    assert text.endswith("1\n")  # a CR ends a line, as in Python's source

@@ -185,7 +185,7 @@ class Session:
             return self._report(err)
 
         done = []
-        self.interp.steps = 0  # --max-steps bounds each entry, not the whole session
+        self.interp.reset_steps()  # --max-steps bounds each entry, not the whole session
         try:
             with self.context, self.interp.running(program):
                 for stmt in program.body:
@@ -291,7 +291,7 @@ class Session:
     def cmd_grad(self, arg: str) -> None:
         if not arg:
             raise InputError(":grad needs an expression: :grad EXPR", type="UsageError")
-        self.interp.steps = 0
+        self.interp.reset_steps()
         with self.context:
             result = answers.grad_result(self, arg)
         renderer = render.get(self.format)
@@ -306,7 +306,7 @@ class Session:
     def _transform(self, arg: str, kind: str) -> None:
         if not arg:
             raise InputError(f":{kind} needs an expression: :{kind} EXPR", type="UsageError")
-        self.interp.steps = 0
+        self.interp.reset_steps()
         with self.context:
             result = answers.transform_result(self, arg, kind)
         renderer = render.get(self.format)
