@@ -10,7 +10,6 @@ commands share are declared once in :mod:`gradcli.frontends.cli_options`.
 from __future__ import annotations
 
 import copy
-import errno
 import gc
 import inspect
 import os
@@ -31,7 +30,9 @@ from .cli_options import (INPUT_FORMATS, MAX_REPEAT, Anomaly, Atol, BatchDtype, 
                           owns_process)
 from ..engine.errors import EXIT_EVAL, EXIT_INPUT, GradcliError, InputError
 from .cli_output import emit, format_for_path
-from ..app.reporting import debug_enabled, report_error, report_exception, silence_stdout
+from .program_io import (OUTPUT_ERRNOS, AllowRead, ClosedOutput, RawOutput, allow_reading, output_error,
+                         program_output)
+from ..app.reporting import debug_enabled, report_error, report_exception
 from ..engine.lazy import lazy
 from ..render.schemas import DESCRIPTIONS as SCHEMA_DESCRIPTIONS, NAMES as SCHEMA_NAMES, schema_text
 
@@ -154,78 +155,13 @@ def reported(ctx: typer.Context, debug: bool = False):
     except GradcliError as err:
         raise typer.Exit(report_exception(err, debug_enabled(debug))) from None
     except OSError as exc:
-        if exc.errno not in _OUTPUT_ERRNOS or not owns_process(ctx):
+        if exc.errno not in OUTPUT_ERRNOS or not owns_process(ctx):
             raise
         raise typer.Exit(report_exception(output_error(exc), debug_enabled(debug))) from None
     except (Exception, KeyboardInterrupt) as exc:
         if not owns_process(ctx):
             raise
         raise typer.Exit(report_exception(exc, debug_enabled(debug))) from None
-
-
-#: Why writing the output can fail: a full disk or device (``> /dev/full``), a closed standard output
-#: (``>&-``), an output device's error, a file or quota limit.
-_OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EBADF, errno.EIO, errno.EFBIG, errno.EDQUOT})
-
-
-def output_error(exc: OSError) -> GradcliError:
-    """The error reported when the output cannot be written (exit 1); what is still buffered is dropped, so
-    that Python's final flush does not report it again."""
-    silence_stdout()
-    return GradcliError(f"cannot write to standard output: {exc.strerror or exc}", type="OutputError")
-
-
-class _ClosedOutput:
-    """Standard output when the process started with it closed (``gradcli ... >&-``): writing is the error
-    Python's own stream would give (EBADF), reported as :func:`output_error`."""
-
-    encoding = "utf-8"
-
-    def write(self, text: str) -> int:
-        raise OSError(errno.EBADF, "standard output is closed")
-
-    def flush(self) -> None:
-        pass
-
-    def isatty(self) -> bool:
-        return False
-
-    def fileno(self) -> int:
-        raise OSError(errno.EBADF, "standard output is closed")
-
-
-RawOutput = Annotated[bool, typer.Option(
-    "--raw-output", help="Write what the program prints as it is, control characters included (by default, on a "
-                         "terminal, they are written escaped as Python's repr writes them; piped output is "
-                         "always as it is).")]
-
-
-AllowRead = Annotated[Optional[List[str]], typer.Option(
-    "--allow-read", metavar="DIR", help="Let the program read files (open(path), Path.read_text(); never write) "
-                                        "under DIR; repeatable. Reads count against --limit file_bytes.")]
-
-
-def allow_reading(directories, program_path: str | None = None) -> None:
-    """Set the directories a program may read files in: ``directories`` (``--allow-read``), and for ``gradcli
-    run`` the program file's own directory (not for standard input)."""
-    from ..language import files  # the language is loaded by the commands that run a program
-
-    dirs = list(directories or [])
-    if program_path and program_path != "-":
-        dirs.append(os.path.dirname(os.path.abspath(program_path)))
-    files.allow_read(dirs, "--allow-read DIR")
-
-
-def program_output(stream, raw: bool = False):
-    """The function that writes a program's printed text to ``stream``: as it is when ``raw`` or when the stream
-    is not a terminal, else with control characters escaped (:func:`~gradcli.engine.errors.escape_controls`),
-    so that a program cannot drive the terminal (set its title, move its cursor)."""
-    isatty = getattr(stream, "isatty", None)
-    if raw or not (isatty is not None and isatty()):
-        return stream.write
-    from ..engine.errors import escape_controls  # (the errors module is loaded by now)
-
-    return lambda text: stream.write(escape_controls(text))
 
 
 def use_utf8(stream) -> None:
@@ -935,7 +871,7 @@ def main() -> None:
     argv = sys.argv[1:]
     computes = not (argv and argv[0] in _ROOT_ONLY)
     if sys.stdout is None:  # started with standard output closed
-        sys.stdout = _ClosedOutput()
+        sys.stdout = ClosedOutput()
     # JSON and tables may hold any character: write UTF-8 whatever the locale.
     use_utf8(sys.stdout)
     use_utf8(sys.stderr)
