@@ -154,13 +154,11 @@ def reported(ctx: typer.Context, debug: bool = False):
         raise
     except GradcliError as err:
         raise typer.Exit(report_exception(err, debug_enabled(debug))) from None
-    except OSError as exc:
-        if exc.errno not in OUTPUT_ERRNOS or not owns_process(ctx):
-            raise
-        raise typer.Exit(report_exception(output_error(exc), debug_enabled(debug))) from None
     except (Exception, KeyboardInterrupt) as exc:
         if not owns_process(ctx):
             raise
+        if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError) and exc.errno in OUTPUT_ERRNOS:
+            exc = output_error(exc)  # a full disk, a closed standard output
         raise typer.Exit(report_exception(exc, debug_enabled(debug))) from None
 
 

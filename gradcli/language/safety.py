@@ -22,6 +22,8 @@ import operator
 import re
 import sys
 
+import numpy as np
+
 from ..engine import limits
 from ..engine.tensor import Tensor
 
@@ -112,10 +114,9 @@ def sized(fn, size, what: str, limit: str = "items"):
     return call
 
 
-def as_index(value):
-    """``operator.index(value)`` once: a program's object's ``__index__`` is called here and its answer used
-    (so that the size checked is the size built)."""
-    return operator.index(value)
+#: The types whose ``len`` is the number of items iterating them gives (so it is checked before they are read).
+_SIZED = frozenset({list, tuple, str, dict, set, frozenset, range, type({}.keys()), type({}.values()),
+                    type({}.items())})
 
 
 def materialize(iterable, what: str) -> list:
@@ -126,12 +127,14 @@ def materialize(iterable, what: str) -> list:
         LimitError: for more items than the limit (``what`` names the operation in the message).
         TypeError: for a value that is not iterable (Python's).
     """
-    try:
-        size = len(iterable)
-    except OverflowError:  # len(range(10 ** 30))
-        raise limits.exceeded("items", f"{what} would have more than {sys.maxsize:,} items") from None
-    except TypeError:
-        size = None
+    size = None
+    if type(iterable) in _SIZED or isinstance(iterable, (Tensor, np.ndarray)):  # their length is what iterating them gives;
+        try:  # a program's object's __len__ is not asked (its iterator may give more: read one past instead)
+            size = len(iterable)
+        except OverflowError:  # len(range(10 ** 30))
+            raise limits.exceeded("items", f"{what} would have more than {sys.maxsize:,} items") from None
+        except TypeError:  # a 0-d tensor: iterating it is its error
+            size = None
     if size is not None:
         limits.check_items(size, what)
         return list(iterable)
