@@ -50,7 +50,7 @@ _SCALARS = (bool, float, complex, type(None))
 
 def text_size(value, budget: int | None = None) -> int:
     """An upper bound of the characters of ``str(value)`` or ``repr(value)``, found without building it:
-    strings by their length (4 a character, for repr's escapes, and the quotes), integers by their bits,
+    strings by their length and quotes (10 a character when repr may escape some), integers by their bits,
     containers by their items (recursively, stopping once over ``budget``, default the ``items`` limit, so
     that a huge container costs no more than the limit to measure; a container inside itself counts once, as
     Python writes ``[...]``). Tensors and arrays print summarized beyond 1,000 elements, as PyTorch and NumPy
@@ -62,7 +62,7 @@ def text_size(value, budget: int | None = None) -> int:
         v = stack.pop()
         t = type(v)
         if t is str:
-            total += 4 * len(v) + 2
+            total += (len(v) if v.isprintable() else 10 * len(v)) + 2  # repr's escapes: \U0001f600 at most
         elif t is int:
             total += v.bit_length() * 30103 // 100000 + 2
         elif t in _SCALARS:
