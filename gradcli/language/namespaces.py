@@ -191,9 +191,15 @@ def _prod_bits(iterable=(), *, start=1) -> int | None:
 
 
 def _comb_bits(n=None, k=None) -> int | None:
+    if type(n) is not int or n <= 0 or type(k) is not int:
+        return None
+    return min(n, max(k, 0) * n.bit_length())
+
+
+def _perm_bits(n=None, k=None) -> int | None:
     if type(n) is not int or n <= 0:
         return None
-    return n if k is None or type(k) is not int else min(n, max(k, 0) * n.bit_length())
+    return (n if k is None or type(k) is not int else max(k, 0)) * n.bit_length()
 
 
 #: The functions of ``math`` whose integer results can grow without bound, behind the ``int_bits`` limit (the
@@ -201,7 +207,7 @@ def _comb_bits(n=None, k=None) -> int | None:
 #: product of integers < 2**(sum of their bits)).
 _MATH_SIZED = {
     "factorial": (_factorial_bits, "math.factorial()"), "prod": (_prod_bits, "math.prod()"),
-    "comb": (_comb_bits, "math.comb()"), "perm": (_comb_bits, "math.perm()"),
+    "comb": (_comb_bits, "math.comb()"), "perm": (_perm_bits, "math.perm()"),
     "lcm": (lambda *a: sum(_bits(v) or 0 for v in a), "math.lcm()"),
 }
 
