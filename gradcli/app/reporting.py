@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ..engine.errors import EXIT_EVAL, EvalError, GradcliError
+from ..engine.errors import EXIT_EVAL, EvalError, GradcliError, escape_controls
 
 #: Exit status when interrupted (SIGINT, Ctrl-C): 128 + SIGINT, as shells report it.
 EXIT_INTERRUPTED = 130
@@ -43,8 +43,8 @@ class InternalError(GradcliError):
         self.exc = exc
 
     def format(self) -> str:
-        return (f"gradcli: internal error: {type(self.exc).__name__}: {self.exc}\n"
-                "Please report this with the command that caused it (add --debug for the traceback).")
+        return escape_controls(f"gradcli: internal error: {type(self.exc).__name__}: {self.exc}\n"
+                               "Please report this with the command that caused it (add --debug for the traceback).")
 
 
 def to_error(exc: BaseException) -> GradcliError:

@@ -23,6 +23,21 @@ so that ``import gradcli`` behaves like ``import torch``; the language layer wra
 
 from __future__ import annotations
 
+import re
+
+# C0 controls but newline and tab, DEL, C1 controls (ESC among them) and lone surrogates
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def escape_controls(text: str) -> str:
+    """``text`` with its control characters (C0 but newline and tab, DEL, C1, ESC) and lone surrogates written
+    as Python's ``repr`` writes them (``\\x1b``, ``\\r``, ``\\ud800``), so that text from a program is shown on a
+    terminal, never run by it (an ESC sequence could set the window title or move the cursor). Other text is
+    returned as it is."""
+    if _CONTROL.search(text) is None:
+        return text
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+
 EXIT_OK = 0
 EXIT_EVAL = 1
 EXIT_INPUT = 2
@@ -98,7 +113,7 @@ class GradcliError(Exception):
         out.append(f"{self.type}: {self.message}")
         if self.hint:
             out.append(self.hint)
-        return "\n".join(out)
+        return escape_controls("\n".join(out))  # a program's text, shown and never run by the terminal
 
     def to_dict(self) -> dict:
         """The error as JSON-ready data: type, message, line, column."""

@@ -8,7 +8,7 @@ form ``--limit NAME=N`` (``--max-steps`` also sets ``steps``). A value of ``none
 name        default         what it bounds (exceeding it is a ``LimitError``)
 ==========  ==============  ===================================================================================
 elements    100,000,000     elements of one tensor: creation, broadcasting, matmul, expand, indexing, files
-items       10,000,000      items of one Python list/tuple/string a program builds (``[0] * n``, ``s + s``)
+items       10,000,000      items of one Python list/tuple/dict/set/string a program builds (``[0] * n``, ``s + s``)
 int_bits    100,000         bits of a Python integer (``10 ** 10 ** 10`` is refused, not computed)
 chars       100,000         characters of a program or input spec (checked before parsing; exit 2)
 nesting     1,000           nesting depth of expressions and blocks (checked after parsing; exit 2)
@@ -17,7 +17,8 @@ call_depth  1,000           nested calls of functions defined in the program (Py
 graph_nodes 1,000,000       autograd graph nodes one program run records
 file_bytes  64 MiB          size of a program file, standard input or a .json/.csv file (.npy: ``elements``)
 memory      3/4 of RAM      address space of the ``gradcli`` process (an OS limit: allocations fail cleanly)
-time        300             wall-clock seconds of the ``gradcli`` process (of each entry in ``gradcli batch``)
+time        300             wall-clock seconds of the ``gradcli`` process (of each entry in ``gradcli batch``);
+                            SIGALRM, and a watchdog process for work inside one C call (:func:`start_watchdog`)
 ==========  ==============  ===================================================================================
 
 ``memory`` and ``time`` are process guards that only the ``gradcli`` command installs (they would affect a
@@ -334,19 +335,95 @@ def install_process_guards() -> None:
 
     signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, float(current.time), 1.0)
+    start_watchdog(current.time, "gradcli")
 
 
 def disarm_time() -> None:
-    """Stop the ``time`` guard (before reporting the error the process ends with)."""
+    """Stop the ``time`` guard and its watchdog (before reporting the error the process ends with)."""
     import signal
 
     if hasattr(signal, "setitimer"):
         signal.setitimer(signal.ITIMER_REAL, 0)
+    stop_watchdog()
 
 
-def time_guard(what: str = "gradcli"):
+#: Seconds the watchdog waits past the ``time`` limit for Python's own stop (the SIGALRM handler, which runs
+#: between two of the interpreter's steps) before it kills the process: a tenth of the limit, from 2 to 10.
+WATCHDOG_GRACE = (2.0, 0.1, 10.0)
+
+
+def watchdog_grace(seconds: float) -> float:
+    """The grace of :data:`WATCHDOG_GRACE` for a limit of ``seconds``."""
+    low, share, high = WATCHDOG_GRACE
+    return min(max(low, share * seconds), high)
+#: The exit status of a process the watchdog killed, as a shell reports it: 128 + SIGKILL (Python's subprocess
+#: says -9).
+EXIT_KILLED = 137
+_watchdog: list = []  # [pid, write end of its pipe] while one watches this process
+
+
+def start_watchdog(seconds: float, what: str = "gradcli") -> None:
+    """Watch this process from outside: a forked child that kills it with SIGKILL (exit status
+    :data:`EXIT_KILLED`) after ``seconds`` + :func:`watchdog_grace`, unless :func:`stop_watchdog` is called or this
+    process ends first. The one thing that stops work inside a single C call (``0.5 in range(10**15)``, a hash
+    collision set, a long LAPACK call), which holds Python's interpreter lock and never reaches the SIGALRM
+    handler. The child writes one line to standard error before the kill. Replaces a running watchdog; a no-op
+    without ``fork`` (Windows) or when the limit is removed.
+
+    The child only waits on a pipe: it reads end-of-file when this process closes its end (stop_watchdog, or its
+    exit), and then ends; it kills nothing once this process is gone (its parent changed)."""
+    stop_watchdog()
+    if seconds >= UNLIMITED or not hasattr(os, "fork"):
+        return
+    import signal
+
+    message = (f"LimitError: {what} ran for more than {int(seconds):,} seconds, the time limit, inside one "
+               f"computation that Python cannot interrupt, and was killed (exit status {EXIT_KILLED}); raise the "
+               f"limit with --limit time=N or the environment variable {SPECS['time'].env}=N\n"
+               ).encode("utf-8", "replace")
+    import select  # here, not in the child: a thread of this process may hold the import lock at the fork
+
+    parent = os.getpid()
+    read_end, write_end = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:  # no process to spare: Python's own stop (SIGALRM) is all there is
+        os.close(read_end)
+        os.close(write_end)
+        return
+    if pid == 0:  # the watchdog: signals and descriptors of its own, never back into the caller's code
+        try:
+            os.close(write_end)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the watched process
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+            ready, _, _ = select.select([read_end], [], [], float(seconds) + watchdog_grace(seconds))
+            if not ready and os.getppid() == parent:
+                os.write(2, message)
+                os.kill(parent, signal.SIGKILL)
+        finally:
+            os._exit(0)
+    os.close(read_end)
+    _watchdog[:] = [pid, write_end]
+
+
+def stop_watchdog() -> None:
+    """Stop the watchdog of :func:`start_watchdog`, if one runs (it ends on its own; reaped if it has)."""
+    if not _watchdog:
+        return
+    pid, write_end = _watchdog
+    _watchdog.clear()
+    try:
+        os.close(write_end)
+        os.waitpid(pid, os.WNOHANG)
+    except OSError:
+        pass
+
+
+def time_guard(what: str = "gradcli", hard: bool = False):
     """A context manager applying the ``time`` limit to its block alone (``gradcli batch``: each entry), in
     the main thread where SIGALRM exists; otherwise it does nothing. Restores the previous SIGALRM handler.
+    ``hard``: also a :func:`start_watchdog` for the block, which kills the whole process when the block is stuck
+    inside one C call past the limit (the session: its entries).
 
     Raises:
         TimeLimitError: ``what`` ran for longer than ``time`` seconds (raised where the block is).
@@ -366,10 +443,14 @@ def time_guard(what: str = "gradcli"):
 
         old = signal.signal(signal.SIGALRM, on_alarm)
         signal.setitimer(signal.ITIMER_REAL, float(current.time), 1.0)
+        if hard:
+            start_watchdog(current.time, what)
         try:
             yield
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
+            if hard:
+                stop_watchdog()
             signal.signal(signal.SIGALRM, old)
 
     return guard()

@@ -30,6 +30,8 @@ from .cli_options import (INPUT_FORMATS, MAX_REPEAT, Anomaly, Atol, BatchDtype, 
                           owns_process)
 from ..engine.errors import EXIT_EVAL, EXIT_INPUT, GradcliError, InputError
 from .cli_output import emit, format_for_path
+from .program_io import (OUTPUT_ERRNOS, AllowRead, ClosedOutput, RawOutput, allow_reading, output_error,
+                         program_output)
 from ..app.reporting import debug_enabled, report_error, report_exception
 from ..engine.lazy import lazy
 from ..render.schemas import DESCRIPTIONS as SCHEMA_DESCRIPTIONS, NAMES as SCHEMA_NAMES, schema_text
@@ -153,6 +155,8 @@ def reported(ctx: typer.Context, debug: bool = False):
     except (Exception, KeyboardInterrupt) as exc:
         if not owns_process(ctx):
             raise
+        if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError) and exc.errno in OUTPUT_ERRNOS:
+            exc = output_error(exc)  # a full disk, a closed standard output
         raise typer.Exit(report_exception(exc, debug_enabled(debug))) from None
 
 
@@ -198,6 +202,8 @@ def grad(
     atol: Atol = 1e-5,
     rtol: Rtol = 1e-3,
     check_max_evaluations: CheckMaxEvaluations = 20_000,
+    raw_output: RawOutput = False,
+    allow_read: AllowRead = None,
     graph: GraphFormat = None,
     graph_values: Annotated[bool, typer.Option("--graph-values", help="Record each graph node's forward value "
                                                                       "and the gradient that flowed into it; "
@@ -250,7 +256,8 @@ def grad(
         tolerances = dict(eps=eps, atol=atol, rtol=rtol, max_evaluations=check_max_evaluations) if check else None
         # What the program prints shares standard output with tables; a JSON document keeps it to itself.
         to_file = output not in (None, "-")
-        write = sys.stdout.write if renderer.prints_to_stdout or to_file else sys.stderr.write
+        write = program_output(sys.stdout if renderer.prints_to_stdout or to_file else sys.stderr, raw_output)
+        allow_reading(allow_read)
         style, only_symbolic = _symbolic_style(symbolic, symbolic_format, chosen)
         result = jobs.run(jobs.GradJob(req, check=tolerances, symbolic=style), jobs.Context(write=write))
         _show_grad(result, renderer, output, graph=graph, explain=explain, chosen=chosen,
@@ -565,6 +572,8 @@ def run(
     limit: Limit = None,
     anomaly: Anomaly = False,
     debug: Debug = False,
+    raw_output: RawOutput = False,
+    allow_read: AllowRead = None,
     graph: Annotated[Optional[str], typer.Option(
         "--graph", metavar="[" + "|".join(graph_formats()) + "]",
         help="After the run, draw the graph of the last backward call the program made (-o FILE keeps it apart "
@@ -592,12 +601,14 @@ def run(
         renderer = None if graph is None else graph_renderer(graph)
         opts.configure_limits()
         source, filename = run_program.read_source(path)
+        allow_reading(allow_read, path)
         req = run_program.RunRequest(source=source, filename=filename, keep_going=keep_going, notebook=notebook,
                          max_steps=opts.max_steps, seed=opts.seed, dtype=opts.dtype, anomaly=opts.anomaly)
 
         done = jobs.run(jobs.RunJob(req, graph=renderer is not None, graph_values=graph_values,
                                     graph_saved=graph_saved),
-                        jobs.Context(write=sys.stdout.write, warn=sys.stderr.write,
+                        jobs.Context(write=program_output(sys.stdout, raw_output),
+                                     warn=program_output(sys.stderr, raw_output),
                                      report=lambda err: report_error(err, opts.debug)))
         result = done.result
         if renderer is not None:
@@ -896,6 +907,8 @@ def main() -> None:
         _collector_deferred = True
     argv = sys.argv[1:]
     computes = not (argv and argv[0] in _ROOT_ONLY)
+    if sys.stdout is None:  # started with standard output closed
+        sys.stdout = ClosedOutput()
     # JSON and tables may hold any character: write UTF-8 whatever the locale.
     use_utf8(sys.stdout)
     use_utf8(sys.stderr)

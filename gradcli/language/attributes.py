@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import types
 
-from ..engine import dtypes, graph, limits
+from ..engine import dtypes, graph
 from ..ops.core import saved_hooks as _saved_hooks
 from ..ops.core import saved_names
 from ..ops.core.declare import METHODS
 from ..engine.tensor import Size, Tensor
 from ..engine.lazy import lazy
-from .safety import materialize
+from . import files
+from .safety import admit, materialize, sized
 from . import custom_function, nn_bridge
 from .namespaces import EXCEPTIONS, TENSOR_CLASS, TypeName
 from .strings import STR_METHODS
@@ -34,7 +35,7 @@ torch_names = lazy("gradcli.language.torch_names")  # PyTorch's names, a long ta
 # ------------------------------------------------------------------------------------------ tables
 def _tolist(t: Tensor):
     def tolist():
-        limits.check_items(t.data.size, "tolist()")
+        admit(t.data.size, "tolist()")
         return t.tolist()
 
     return tolist
@@ -68,19 +69,34 @@ DTYPE_ATTRS = {"is_floating_point": lambda d: d.is_floating_point, "itemsize": l
 SIZE_ATTRS = {"numel": lambda s: s.numel}
 #: what a program reads of ``t.numpy()``'s array (programs print gradients with .numpy())
 NDARRAY_ATTRS = {"shape": lambda a: tuple(a.shape), "ndim": lambda a: a.ndim, "size": lambda a: a.size,
-                 "tolist": lambda a: a.tolist}
+                 "tolist": lambda a: sized(a.tolist, lambda: a.size, "tolist()")}
 #: the methods of ``dict`` and (below) ``list`` a program may call
 DICT_METHODS = {"items": lambda d: d.items, "keys": lambda d: d.keys, "values": lambda d: d.values,
                 "get": lambda d: d.get, "pop": lambda d: d.pop, "setdefault": lambda d: d.setdefault,
-                "update": lambda d: d.update, "copy": lambda d: d.copy}
+                "update": lambda d: _dict_update(d), "copy": lambda d: d.copy}
+
+
+def _dict_update(d: dict):
+    def update(*args, **kwargs):
+        if len(args) > 1:
+            raise TypeError(f"update expected at most 1 argument, got {len(args)}")
+        source = args[0] if args else ()
+        items = list(source.items()) if isinstance(source, dict) else materialize(source, "dict.update()")
+        admit(len(d) + len(items) + len(kwargs), "dict.update()")
+        d.update(items, **kwargs)
+    return update
+
+
 def _list_extend(v: list):
     def extend(iterable):
-        v.extend(materialize(iterable, "list.extend()"))
+        items = materialize(iterable, "list.extend()")
+        admit(len(v) + len(items), "list.extend()")
+        v.extend(items)
     return extend
 
 
-LIST_METHODS = {"append": lambda v: v.append, "pop": lambda v: v.pop, "index": lambda v: v.index,
-                "count": lambda v: v.count, "extend": _list_extend, "insert": lambda v: v.insert,
+LIST_METHODS = {"append": lambda v: sized(v.append, lambda x: len(v) + 1, "list.append()"), "pop": lambda v: v.pop, "index": lambda v: v.index,
+                "count": lambda v: v.count, "extend": _list_extend, "insert": lambda v: sized(v.insert, lambda *a: len(v) + 1, "list.insert()"),
                 "remove": lambda v: v.remove, "reverse": lambda v: v.reverse, "clear": lambda v: v.clear}
 
 
@@ -220,7 +236,7 @@ def set_base_attribute(obj: Instance, name: str, value) -> bool:
 def set_instance_attribute(obj: Instance, name: str, value) -> None:
     """``obj.name = value`` on a program's instance (within the ``items`` limit of attributes)."""
     if name not in obj.attrs:
-        limits.check_items(len(obj.attrs) + 1, f"the attributes of a {obj.cls.name} object")
+        admit(len(obj.attrs) + 1, f"the attributes of a {obj.cls.name} object")
     obj.attrs[name] = value
 
 
@@ -308,6 +324,10 @@ def _attribute_table(obj):
         return LIST_METHODS
     if isinstance(obj, dict):
         return DICT_METHODS
+    if isinstance(obj, files.ReadFile):
+        return files.FILE_ATTRS
+    if isinstance(obj, files.PathValue):
+        return files.PATH_ATTRS
     return None
 
 
@@ -388,7 +408,7 @@ def write_attribute(obj, name: str, value) -> None:
         if name in ("saved_tensors", "needs_input_grad") or name in _CTX_METHODS:
             raise AttributeError(f"attribute '{name}' of 'FunctionCtx' objects is not writable")
         if name not in obj.attrs:
-            limits.check_items(len(obj.attrs) + 1, "the attributes of ctx")
+            admit(len(obj.attrs) + 1, "the attributes of ctx")
         obj.attrs[name] = value
     else:
         raise AttributeError(f"cannot set attribute '{name}' of '{type_name(obj)}' object")

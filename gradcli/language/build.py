@@ -179,6 +179,8 @@ class _Builder:
             return name
         if (attribute or definition) and name in SPECIAL_METHODS:
             return name
+        if definition and name.endswith("__") and len(name) > 4 and name not in _OBJECT_MODEL:  # def __del__: the
+            return name  # program's own method, which reads nothing of Python's (reading x.__del__ stays refused)
         if not definition and name == "__name__":  # `if __name__ == "__main__":`, a function's fn.__name__
             return name
         kind = "attribute" if attribute else "name"
@@ -221,6 +223,8 @@ class _Builder:
         return n.Continue(*_pos(meta))
 
     def dotted_name(self, meta, children):
+        if len(children) == 1 and str(children[0]) == "__future__":  # from __future__ import annotations
+            return "__future__"
         return ".".join(self._check_name(c, attribute=i > 0) for i, c in enumerate(children))
 
     def dotted_as(self, meta, children):
@@ -236,6 +240,11 @@ class _Builder:
 
     def from_import(self, meta, children):
         module, *names = children
+        if module == "__future__":  # Python's features of the future are the language's present: nothing to do
+            for name, _ in names:
+                if name not in _FUTURE:
+                    raise self._error(f"future feature {name} is not defined", *_pos(meta))
+            return [n.Pass(*_pos(meta))]
         return [n.Import(*_pos(meta), module, alias, name) for name, alias in names if name is not None]
 
     def raise_stmt(self, meta, children):
@@ -621,6 +630,22 @@ for _op in UNARY:
     setattr(_Builder, _op, _unary(_op))
 
 
+#: The special methods of Python's object model itself (attribute access, descriptors, class creation, pickling):
+#: a program may not define them, since defining them would be asking Python to use them. Other dunder names may
+#: be defined (``def __del__``, ``def __hash__``): they are the program's functions.
+_OBJECT_MODEL = frozenset({
+    "__getattribute__", "__getattr__", "__setattr__", "__delattr__", "__dir__", "__get__", "__set__",
+    "__delete__", "__set_name__", "__new__", "__init_subclass__", "__class_getitem__", "__prepare__",
+    "__instancecheck__", "__subclasscheck__", "__mro_entries__", "__reduce__", "__reduce_ex__", "__getstate__",
+    "__setstate__", "__getnewargs__", "__getnewargs_ex__", "__copy__", "__deepcopy__", "__class__", "__dict__",
+    "__slots__", "__weakref__", "__module__", "__qualname__", "__annotations__", "__globals__", "__closure__",
+    "__code__", "__builtins__", "__import__", "__subclasses__", "__bases__", "__mro__", "__init_subclass__"})
+#: Python's ``from __future__ import`` features (all mandatory in Python 3 but ``annotations``, which changes
+#: nothing the language does: annotations are not evaluated).
+_FUTURE = frozenset({"annotations", "division", "print_function", "absolute_import", "generator_stop",
+                     "nested_scopes", "generators", "with_statement", "unicode_literals"})
+
+
 def build_program(text: str, filename: str = "<input>") -> n.Program:
     """Parse and build a program (through the shape cache when :func:`shape_cache` is on).
 
@@ -629,6 +654,8 @@ def build_program(text: str, filename: str = "<input>") -> n.Program:
             names starting with ``__`` (attributes starting with ``_``).
         InputLimitError: for text over the ``chars`` limit or nesting deeper than the ``nesting`` limit.
     """
+    if "\r" in text:  # Python's line endings: CR LF and a bare CR (old Mac files) end a line as LF does
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     if _SHAPES.enabled:
         return _SHAPES.build(text, filename)
     return n.Program(_build(text, "file_input", filename), text, filename)

@@ -3,8 +3,9 @@ program's classes to gradcli's base classes.
 
 Names: every op of the table (:data:`gradcli.ops.REGISTRY`, under PyTorch's names), Python's builtins that
 tutorials use (:data:`FUNCTIONS` and ``print``), the namespaces ``torch`` and ``F`` (``torch.nn.functional``,
-built in :mod:`.namespaces`), and ``no_grad``/``enable_grad``. Python's other builtins (``open``, ``eval``,
-``getattr``, ``type``, ...) do not exist in the language. The builtins that build Python values (``list``,
+built in :mod:`.namespaces`), and ``no_grad``/``enable_grad``. ``open`` reads text files, read-only, where the
+command allows (:mod:`.files`). Python's other builtins (``eval``, ``getattr``, ``exec``, ...) do not exist in the
+language. The builtins that build Python values (``list``,
 ``range``, ``min``, ``str.join``, ``round``, ...) stay within the limits of :mod:`gradcli.engine.limits` (see
 :mod:`.safety`).
 
@@ -20,11 +21,11 @@ import builtins as _py
 import types
 from typing import Callable
 
-from ..engine import autograd, graph, limits
+from ..engine import autograd, graph
 from ..ops import REGISTRY
 from ..engine.tensor import Tensor
-from .safety import materialize
-from . import custom_function, nn_bridge
+from .safety import admit, materialize
+from . import custom_function, files, nn_bridge
 # the interpreter reaches these through this module too (builtins.read_attribute, builtins.modules, ...)
 from .attributes import (builtin_attribute, delete_attribute, did_you_mean, read_attribute,  # noqa: F401
                          set_base_attribute, set_instance_attribute, unsupported_name_hint, write_attribute)
@@ -85,7 +86,7 @@ def _bool(x=False):
 
 def _round(x, ndigits=None):
     if type(ndigits) is int and ndigits < 0 and isinstance(x, int):
-        limits.check_int_bits(int(-ndigits * 3.33), f"round(..., {ndigits})")  # Python computes 10 ** -ndigits
+        admit(int(-ndigits * 3.33), f"round(..., {ndigits})", "int_bits")  # Python computes 10 ** -ndigits
     return round(x) if ndigits is None else round(x, ndigits)
 
 
@@ -119,7 +120,7 @@ def _dict(*args, **kwargs):
         raise TypeError(f"dict expected at most 1 argument, got {len(args)}")
     source = args[0] if args else ()
     out = dict(source if isinstance(source, dict) else materialize(source, "dict()"), **kwargs)
-    limits.check_items(len(out), "dict()")
+    admit(len(out), "dict()")
     return out
 
 
@@ -281,7 +282,7 @@ def _iter(obj):
     return iter(obj)
 
 
-FUNCTIONS.update({"next": _next, "iter": _iter, "type": _type, "slice": slice, "divmod": divmod, "object": OBJECT, "super": SUPER, "staticmethod": StaticMethod, "classmethod": ClassMethod,
+FUNCTIONS.update({"open": files.open_file, "next": _next, "iter": _iter, "type": _type, "slice": slice, "divmod": divmod, "object": OBJECT, "super": SUPER, "staticmethod": StaticMethod, "classmethod": ClassMethod,
                   "property": Property, "isinstance": _isinstance, "issubclass": _issubclass,
                   "callable": _callable})
 BUILTIN_NAMES = ("print",) + tuple(FUNCTIONS)

@@ -14,6 +14,8 @@ from ..engine.errors import GradcliError
 from ..engine.tensor import Tensor
 from ..ops import REGISTRY
 from . import builtins
+from .safety import admit, materialize
+from .statements import program_error
 from . import nodes as n
 from .values import (MISSING, BoundMethod, Class, ClassMethod, Function, Generator, Instance, Namespace,
                      Property, Scope, StaticMethod, Super, type_name)
@@ -51,8 +53,9 @@ class Calls:
         if e.star is not None:
             star = self.eval_expr(e.star, env)
             try:
-                args.extend(star)
-            except TypeError as exc:
+                args.extend(materialize(star, "the * arguments"))
+                admit(len(args), "the arguments")
+            except (TypeError, GradcliError) as exc:
                 raise self.error(exc, e.star) from None
         kwargs = {k: self.eval_expr(v, env) for k, v in e.kwargs}
         for m in e.kwstars or ():
@@ -108,7 +111,9 @@ class Calls:
         except MemoryError as exc:
             raise limits.memory_error(exc).with_position(**self._where(node)) from None
         except Exception as exc:
-            err = self.error(exc, node)
+            err = program_error(self, exc, node)
+            if err is exc:  # a failed write of the output: the command reports it
+                raise
             if isinstance(exc, TypeError) and "unexpected keyword argument" in err.message and not err.hint:
                 err.hint = _keyword_hint(func, err.message)
             raise err from None
@@ -209,7 +214,7 @@ class Calls:
                                            f"{builtins.BUILTIN_BASE_NAMES}; got a '{type_name(b)}'"), node)
         body = Scope(env, is_class=True)
         self.exec_block(s.body, body)
-        limits.check_items(len(body), f"the class {s.name}")
+        admit(len(body), f"the class {s.name}")
         try:
             cls = Class(s.name, bases, dict(body), builtin, self)
         except TypeError as exc:
@@ -252,7 +257,11 @@ class Calls:
         if args:
             if len(args) != 2 or not isinstance(args[0], Class):
                 raise self.error(TypeError("super() takes a class and an object: super(Cls, self)"), node)
-            return Super(args[0], args[1])
+            target = args[1]
+            cls = target.cls if isinstance(target, Instance) else target
+            if not isinstance(cls, Class) or args[0] not in cls.mro:  # Python's check and message
+                raise self.error(TypeError("super(type, obj): obj must be an instance or subtype of type"), node)
+            return Super(args[0], target)
         for f, local in reversed(self.frames):
             if f.owner is not None and f.params:
                 return Super(f.owner, local[f.params[0][0]])

@@ -18,7 +18,7 @@ from ..engine.tensor import Tensor
 from ..ops.operators import BINARY, COMPARISONS, UNARY
 from . import builtins
 from . import nodes as n
-from .safety import check_format_widths, check_python_op
+from .safety import admit, check_format_widths, check_python_op
 from .values import Class, Instance, Scope, Super, type_name
 
 # The operators, from the one table of gradcli.ops.operators (keyed by the grammar's aliases).
@@ -124,10 +124,11 @@ class Expressions:
             raise self.error(exc, e) from None
 
     def fstring(self, e: n.FString, env) -> str:
-        out = []
+        out, size = [], 0
         for part in e.parts:
             if isinstance(part, str):
                 out.append(part)
+                size += len(part)
                 continue
             expr, conversion, spec = part
             value = self.eval_expr(expr, env)
@@ -146,6 +147,8 @@ class Expressions:
                     text = format(v, spec)
                 else:
                     text = builtins.to_str(value)
+                size += len(text)
+                admit(size, "the f-string")
             except Exception as exc:
                 raise self.error(exc, e) from None
             out.append(text)
@@ -167,7 +170,7 @@ class Expressions:
                 raise
             except Exception as exc:
                 raise self.error(exc, key or value) from None
-        limits.check_items(len(out), "the dict")
+        admit(len(out), "the dict")
         return out
 
     def iterate(self, node, env):
@@ -254,7 +257,9 @@ class Expressions:
     def binop(self, op, left, right, node):
         try:
             if type(left) is not Tensor or type(right) is not Tensor:
-                check_python_op(op, left, right)
+                checked = check_python_op(op, left, right)
+                if checked is not None:
+                    left, right = checked
             return _APPLY[op](left, right)
         except GradcliError as exc:
             raise self.error(exc, node) from None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..engine.errors import EvalError
 from . import nodes as n
-from .statements import STATEMENTS, _Break, _Continue, handles
+from .statements import PASS_THROUGH, STATEMENTS, _Break, _Continue, handles, program_error
 
 #: The statements that contain a ``yield`` -> their generator form, a generator function of ``(interpreter,
 #: statement, env)`` (``yield`` and ``if`` run in :meth:`Generators.gen_block` itself).
@@ -51,7 +51,12 @@ class Generators:
             self.step(s)
             t = type(s)
             if not self.yields(s):
-                STATEMENTS[t](self, s, env)  # exec_stmt, inlined as in exec_block
+                try:
+                    STATEMENTS[t](self, s, env)  # exec_stmt, inlined as in exec_block
+                except PASS_THROUGH:
+                    raise
+                except Exception as exc:  # a builtin's error, as exec_block reports it
+                    raise program_error(self, exc, s) from None
             elif t is n.Yield:  # the most frequent: here, not in a generator of its own
                 if s.delegate:
                     sent = yield from self.iterate(s.value, env)

@@ -21,7 +21,9 @@ does with each kind of node is in the modules beside it, one mixin each:
 
 from __future__ import annotations
 
+import os
 import sys
+import time
 import warnings
 from contextlib import contextmanager
 
@@ -33,7 +35,7 @@ from . import nodes as n
 from .calls import Calls
 from .expressions import Expressions
 from .generators import Generators
-from .statements import Statements, _Break, _Continue
+from .statements import Statements, _Break, _Continue, program_error
 from .values import Return as _Return
 
 DEFAULT_MAX_STEPS = limits.SPECS["steps"].default
@@ -42,6 +44,36 @@ DEFAULT_MAX_DEPTH = limits.SPECS["call_depth"].default
 # function) takes a few Python frames; deeper nesting ends in a RecursionError, reported as a gradcli error,
 # well before the C stack could overflow.
 RECURSION_LIMIT = 20_000
+#: Statements between two checks of the steps limit's clock (a few milliseconds of a loop).
+STEP_CHUNK = 16_384
+#: The clock of the steps limit: a run of ``steps`` statements may take this many seconds per statement (2.5 s
+#: at the default 5,000,000) when it is on course to pass the limit (see Interpreter._check_steps).
+SECONDS_PER_STEP = 0.5e-6
+
+
+def _unraisable(info, _previous=[None]) -> None:  # noqa: B006 - the hook this one wraps
+    """``sys.unraisablehook`` for the generators that run a program's generator functions: an error while one
+    is finalised (``yield`` inside ``finally`` of a generator dropped half-way: Python's "generator ignored
+    GeneratorExit") is one line on standard error, never a traceback of gradcli's source. Anything else goes
+    to the hook that was installed before."""
+    code = getattr(info.object, "gi_code", None)
+    if code is not None and code.co_filename.startswith(_HERE):
+        try:
+            sys.stderr.write(f"Exception ignored in a generator of the program: "
+                             f"{type(info.exc_value).__name__}: {info.exc_value}\n")
+        except (OSError, ValueError):
+            pass
+        return
+    (_previous[0] or sys.__unraisablehook__)(info)
+
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _install_unraisable() -> None:
+    if sys.unraisablehook is not _unraisable:
+        _unraisable.__defaults__[0][0] = sys.unraisablehook
+        sys.unraisablehook = _unraisable
 
 
 class Interpreter(Statements, Generators, Calls, Expressions):
@@ -63,6 +95,8 @@ class Interpreter(Statements, Generators, Calls, Expressions):
         self.max_steps = limits.current.steps if max_steps is None else max_steps
         self.max_depth = limits.current.call_depth if max_depth is None else max_depth
         self.steps = 0
+        self._check_at = min(STEP_CHUNK, self.max_steps + 1)  # the step count at which step() checks next
+        self._clock = None  # (time.monotonic(), steps) when the clock of the steps limit started
         self.depth = 0
         self.program = None
         self.warned: set = set()
@@ -95,6 +129,7 @@ class Interpreter(Statements, Generators, Calls, Expressions):
         """Make ``program`` the current one (for error positions and warnings) while its top-level statements
         are run one by one with :meth:`exec_top`, and give Python's stack room for ``max_depth`` calls."""
         self.program = program
+        _install_unraisable()
         # Each call of a program function takes several Python frames; max_depth bounds the program's own
         # nesting, and this limit leaves room for it (a RecursionError that still happens is reported).
         old_limit = sys.getrecursionlimit()
@@ -154,18 +189,54 @@ class Interpreter(Statements, Generators, Calls, Expressions):
             raise limits.memory_error(exc).with_position(**self._where(stmt)) from None
         except GradcliError as exc:  # e.g. the time limit, wherever it struck
             raise self.error(exc, stmt) from None
+        except Exception as exc:  # raised inside a builtin: the program's error, of Python's type
+            raise program_error(self, exc, stmt) from None
 
     def step(self, node):
+        """Count one statement execution (the ``steps`` limit); every :data:`STEP_CHUNK` of them, the clock too
+        (:meth:`_check_steps`)."""
         self.steps += 1
-        if self.steps > self.max_steps:
-            err = limits.exceeded("steps", f"the program ran more than {self.max_steps:,} statements",
-                                  self.max_steps)
-            err.type = "StepLimitError"  # a LimitError; the name says which limit stopped the program
-            err.hint += " (or --max-steps N)"
-            raise err.with_position(**self._where(node))
+        if self.steps >= self._check_at:
+            self._check_steps(node)
+
+    def reset_steps(self) -> None:
+        """Start the ``steps`` limit again (its count and its clock): the session, for each entry."""
+        self.steps = 0
+        self._check_at = min(STEP_CHUNK, self.max_steps + 1)
+        self._clock = None
+
+    def _check_steps(self, node):
+        """The ``steps`` limit: the count, and (with the default-like limits, where both ``steps`` and ``time``
+        are set) the clock: a program whose statements have run for longer than :data:`SECONDS_PER_STEP` times
+        the limit, at a rate that would pass the limit before the ``time`` limit, is stopped as it would be at
+        the limit (a runaway loop ends within seconds however slow the machine, while a loop of heavy tensor
+        work, a few statements a second, runs on)."""
+        limit = self.max_steps
+        if self.steps > limit:
+            self._stop(f"the program ran more than {limit:,} statements", node)
+        now = time.monotonic()
+        if self._clock is None or self.steps < self._clock[1]:  # the first check, or a new entry (session)
+            self._clock = (now, self.steps)
+        start, first = self._clock
+        elapsed, done = now - start, self.steps - first
+        self._check_at = min(self.steps + STEP_CHUNK, limit + 1)
+        seconds = limits.current.time
+        if limit >= limits.UNLIMITED or seconds >= limits.UNLIMITED or elapsed <= limit * SECONDS_PER_STEP:
+            return
+        if self.steps + done / elapsed * max(seconds - elapsed, 0) > limit:
+            self._stop(f"the program ran {self.steps:,} statements in {elapsed:.1f} seconds, on course to pass "
+                       f"the limit before the time limit ({seconds:,} s)", node)
+
+    def _stop(self, what: str, node):
+        err = limits.exceeded("steps", what, self.max_steps)
+        err.type = "StepLimitError"  # a LimitError; the name says which limit stopped the program
+        err.hint += " (or --max-steps N)"
+        raise err.with_position(**self._where(node))
 
     def _where(self, node):
         p = self.program
+        if node is None:  # a special method Python called with no call of the program around it: the
+            return dict(line=None, column=None, source=None, filename=None)  # statement's position, later
         return dict(line=node.line, column=node.col, source=p.source if p else None,
                     filename=p.filename if p else None)
 

@@ -22,6 +22,8 @@ from ..api.gradcheck import GradcheckError
 from ..ops.linalg.inverses import _LinAlgError  # torch.linalg.LinAlgError
 from ..ops.elementwise import special as _special  # torch.special
 from . import custom_function, nn_bridge
+from . import files as _files
+from .safety import sized
 from .values import LazyNamespace, Namespace
 
 # torch.func, torch.autograd.functional and forward_ad: loaded when a program's namespaces are first built
@@ -106,7 +108,8 @@ TENSOR_CLASS = TensorClass()
 EXCEPTIONS = {cls.__name__: cls for cls in (
     Exception, ArithmeticError, LookupError, RuntimeError, TypeError, ValueError, IndexError, KeyError,
     AttributeError, NotImplementedError, ZeroDivisionError, StopIteration, AssertionError, NameError,
-    ImportError, ModuleNotFoundError, OverflowError, RecursionError, UnboundLocalError, GradcheckError)}
+    ImportError, ModuleNotFoundError, OverflowError, RecursionError, UnboundLocalError, GradcheckError,
+    OSError, FileNotFoundError, PermissionError, UnicodeError, UnicodeDecodeError)}
 # torch.linalg.LinAlgError (torch._C._LinAlgError, a RuntimeError), catchable as either; not a
 # builtin name (programs reach it as torch.linalg.LinAlgError)
 EXCEPTIONS["_LinAlgError"] = _LinAlgError
@@ -174,9 +177,49 @@ _MATH_NAMES = ("acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "ceil
                "remainder", "sin", "sinh", "sqrt", "tan", "tanh", "trunc", "pi", "e", "tau", "inf", "nan")
 
 
+def _bits(n) -> int | None:
+    return abs(n).bit_length() if type(n) is int else None
+
+
+def _factorial_bits(n=None, *rest) -> int | None:
+    return n * max(n.bit_length(), 1) if type(n) is int and n > 0 else None
+
+
+def _prod_bits(iterable=(), *, start=1) -> int | None:
+    if not isinstance(iterable, (list, tuple)):
+        return None
+    return sum(_bits(v) or 64 for v in (*iterable, start))
+
+
+def _comb_bits(n=None, k=None) -> int | None:
+    if type(n) is not int or n <= 0 or type(k) is not int:
+        return None
+    return min(n, max(k, 0) * n.bit_length())
+
+
+def _perm_bits(n=None, k=None) -> int | None:
+    if type(n) is not int or n <= 0:
+        return None
+    return (n if k is None or type(k) is not int else max(k, 0)) * n.bit_length()
+
+
+#: The functions of ``math`` whose integer results can grow without bound, behind the ``int_bits`` limit (the
+#: bits their result could have at most, from their arguments: n! < n**n, C(n, k) < 2**n, P(n, k) < n**k, the
+#: product of integers < 2**(sum of their bits)).
+_MATH_SIZED = {
+    "factorial": (_factorial_bits, "math.factorial()"), "prod": (_prod_bits, "math.prod()"),
+    "comb": (_comb_bits, "math.comb()"), "perm": (_perm_bits, "math.perm()"),
+    "lcm": (lambda *a: sum(_bits(v) or 0 for v in a), "math.lcm()"),
+}
+
+
 def math_module() -> Namespace:
-    """Python's ``math`` for programs (``import math``): its functions and constants, as Python has them."""
-    return Namespace("math", {name: vars(_math)[name] for name in _MATH_NAMES if name in vars(_math)})
+    """Python's ``math`` for programs (``import math``): its functions and constants, as Python has them; those
+    whose integers can grow without bound (:data:`_MATH_SIZED`) within the ``int_bits`` limit."""
+    members = {name: vars(_math)[name] for name in _MATH_NAMES if name in vars(_math)}
+    for name, (size, what) in _MATH_SIZED.items():
+        members[name] = sized(members[name], size, what, "int_bits")
+    return Namespace("math", members)
 
 
 def random_module(seed: int) -> Namespace:
@@ -187,8 +230,14 @@ def random_module(seed: int) -> Namespace:
     r = _random.Random(seed)
     return Namespace("random", {
         "random": r.random, "uniform": r.uniform, "randint": r.randint, "randrange": r.randrange,
-        "choice": r.choice, "choices": r.choices, "shuffle": r.shuffle, "sample": r.sample, "gauss": r.gauss,
-        "normalvariate": r.normalvariate, "seed": r.seed, "getrandbits": r.getrandbits,
+        "choice": r.choice, "shuffle": r.shuffle, "gauss": r.gauss,
+        # within the limits: the items of the lists they build, the bits of the integer
+        "choices": sized(r.choices, lambda population=(), weights=None, *, cum_weights=None, k=1:
+                         k if type(k) is int else None, "random.choices()"),
+        "sample": sized(r.sample, lambda population=(), k=0, **kw: k if type(k) is int else None, "random.sample()"),
+        "getrandbits": sized(r.getrandbits, lambda k=0: k if type(k) is int else None, "random.getrandbits()",
+                             "int_bits"),
+        "normalvariate": r.normalvariate, "seed": r.seed,
         "betavariate": r.betavariate, "expovariate": r.expovariate})
 
 
@@ -286,5 +335,5 @@ def _modules() -> dict[str, Namespace]:
             "torch.autograd.function": function_ns, "torch.func": func_ns,
             "torch.autograd.graph": graph_ns,
             "torch.linalg": linalg_ns, "torch.special": special_ns,
-            "math": math_module()}
+            "math": math_module(), "pathlib": Namespace("pathlib", {"Path": _files.PathValue})}
 

@@ -1,5 +1,12 @@
 """The checks that stop a program's Python values from exhausting the machine, before Python builds them.
 
+:func:`admit` is the one gate: every builtin, operator and method of the language that builds a string, list,
+tuple, dict, set or integer asks it first, with the size the result would have (a count of items or
+characters, or a number of bits), and it refuses a size over the ``items`` or ``int_bits`` limit. The sizes come
+from :func:`text_size` (an upper bound of the characters of ``str``/``repr`` of a value, found without building
+it), :func:`materialize` (an iterable's items) and the arithmetic of the wrappers below (:func:`sized`, for
+Python's ``math``, ``random`` and the methods of lists, dicts and arrays).
+
 Tensors are bounded by the engine (:mod:`gradcli.engine.limits`: elements, graph nodes); Python's own values are
 bounded here, against the same limits: the bits of an integer (``10 ** 10 ** 10``, squaring huge integers), the
 items of a list, tuple or string (``[0] * 10 ** 10``, ``s + s`` doubling, ``list(range(n))``) and the width of
@@ -15,12 +22,101 @@ import operator
 import re
 import sys
 
+import numpy as np
+
 from ..engine import limits
 from ..engine.tensor import Tensor
 
 #: The Python sequences whose repetition and concatenation are checked.
 SEQUENCES = (str, list, tuple)
 _PERCENT_RE = re.compile(r"%(?:\([^)]*\))?[#0\- +]*(\*|\d+)?(?:\.(\*|\d+))?")
+
+
+def admit(size: int, what: str, limit: str = "items") -> None:
+    """The one gate of sizes: refuse a value of ``size`` items or characters (``limit`` "items") or bits
+    (``limit`` "int_bits") over the limit, before it is built.
+
+    Raises:
+        LimitError: for a size over the limit (``what`` names the operation in the message).
+    """
+    if limit == "int_bits":
+        limits.check_int_bits(size, what)
+    else:
+        limits.check_items(size, what)
+
+
+_SCALARS = (bool, float, complex, type(None))
+
+
+def text_size(value, budget: int | None = None) -> int:
+    """An upper bound of the characters of ``str(value)`` or ``repr(value)``, found without building it:
+    strings by their length and quotes (10 a character when repr may escape some), integers by their bits,
+    containers by their items (recursively, stopping once over ``budget``, default the ``items`` limit, so
+    that a huge container costs no more than the limit to measure; a container inside itself counts once, as
+    Python writes ``[...]``). Tensors and arrays print summarized beyond 1,000 elements, as PyTorch and NumPy
+    do: a fixed 10,000; other values a fixed 100."""
+    if budget is None:
+        budget = limits.current.items
+    stack, total, seen = [value], 0, set()
+    while stack and total <= budget:
+        v = stack.pop()
+        t = type(v)
+        if t is str:
+            total += (len(v) if v.isprintable() else 10 * len(v)) + 2  # repr's escapes: \U0001f600 at most
+        elif t is int:
+            total += v.bit_length() * 30103 // 100000 + 2
+        elif t in _SCALARS:
+            total += 32
+        elif t in (list, tuple, set, frozenset, dict):
+            if id(v) in seen:  # [...]: Python writes a recursive container once
+                total += 5
+                continue
+            seen.add(id(v))
+            total += 2 + 2 * len(v)
+            if t is dict:
+                total += 2 * len(v)
+                stack.extend(v.keys())
+                stack.extend(v.values())
+            else:
+                stack.extend(v)
+        elif isinstance(v, Tensor) or t.__module__ == "numpy":
+            total += 10_000
+        else:
+            total += 100
+    return total
+
+
+def admit_text(value, what: str) -> None:
+    """Refuse ``str``/``repr``/formatting of ``value`` whose text could pass the ``items`` limit (by
+    :func:`text_size`), before it is built.
+
+    Raises:
+        LimitError: over the limit.
+    """
+    size = text_size(value)
+    if size > limits.current.items:
+        raise limits.exceeded("items", f"{what} would make a string of more than {limits.current.items:,} "
+                                       "characters")
+
+
+def sized(fn, size, what: str, limit: str = "items"):
+    """``fn`` behind :func:`admit`: ``size(*args, **kwargs)`` computes the size the result would have (an int;
+    None to let ``fn`` answer, e.g. with its TypeError), before ``fn`` is called. For Python's functions a program
+    reaches (``math.factorial``, ``random.choices``, ``list.extend``, ...)."""
+    def call(*args, **kwargs):
+        n = size(*args, **kwargs)
+        if n is not None:
+            admit(n, what, limit)
+        return fn(*args, **kwargs)
+
+    call.__name__ = getattr(fn, "__name__", what)
+    call.__doc__ = getattr(fn, "__doc__", None)
+    return call
+
+
+#: The types whose ``len`` is the number of items iterating them gives (so it is checked before they are read).
+_SIZED = frozenset({list, tuple, str, dict, set, frozenset, range, type({}.keys()), type({}.values()),
+                    type({}.items())})
 
 
 def materialize(iterable, what: str) -> list:
@@ -31,12 +127,14 @@ def materialize(iterable, what: str) -> list:
         LimitError: for more items than the limit (``what`` names the operation in the message).
         TypeError: for a value that is not iterable (Python's).
     """
-    try:
-        size = len(iterable)
-    except OverflowError:  # len(range(10 ** 30))
-        raise limits.exceeded("items", f"{what} would have more than {sys.maxsize:,} items") from None
-    except TypeError:
-        size = None
+    size = None
+    if type(iterable) in _SIZED or isinstance(iterable, (Tensor, np.ndarray)):  # their length is what iterating them gives;
+        try:  # a program's object's __len__ is not asked (its iterator may give more: read one past instead)
+            size = len(iterable)
+        except OverflowError:  # len(range(10 ** 30))
+            raise limits.exceeded("items", f"{what} would have more than {sys.maxsize:,} items") from None
+        except TypeError:  # a 0-d tensor: iterating it is its error
+            size = None
     if size is not None:
         limits.check_items(size, what)
         return list(iterable)
@@ -46,10 +144,13 @@ def materialize(iterable, what: str) -> list:
     return out
 
 
-def check_python_op(alias: str, left, right) -> None:
+def check_python_op(alias: str, left, right):
     """Refuse, before computing it, a Python operation (an infix operator of the table
     :data:`gradcli.ops.operators.BINARY`, by its alias) whose result would pass the ``int_bits`` or ``items``
     limits: ``10 ** 10 ** 10``, squaring huge integers, ``[0] * 10 ** 10``, ``s + s`` doubling, ``'%9999999d'``.
+
+    Returns None, or the operands to use instead: ``[0] * obj`` with the integer ``obj.__index__()`` answered,
+    called once.
 
     Raises:
         LimitError: for a result over a limit.
@@ -57,26 +158,29 @@ def check_python_op(alias: str, left, right) -> None:
     """
     if alias == "pow":
         if type(left) is int and type(right) is int and right > 0 and _py.abs(left) > 1:
-            limits.check_int_bits(right * (_py.abs(left).bit_length() - 1) + 1, f"the integer power {left} ** {right}")
+            admit(right * (_py.abs(left).bit_length() - 1) + 1, f"the integer power {left} ** {right}", "int_bits")
     elif alias == "mul":
         if isinstance(left, SEQUENCES) or (isinstance(right, SEQUENCES) and not isinstance(left, Tensor)):
             seq, count = (left, right) if isinstance(left, SEQUENCES) else (right, left)
             try:
                 count = operator.index(count)
             except TypeError:
-                return
-            limits.check_items(count * len(seq), "the repeated sequence")
+                return None
+            admit(count * len(seq), "the repeated sequence")
+            return (seq, count) if seq is left else (count, seq)  # the count asked once, and used
         elif type(left) is int and type(right) is int:
-            limits.check_int_bits(left.bit_length() + right.bit_length(), "the integer product")
+            admit(left.bit_length() + right.bit_length(), "the integer product", "int_bits")
     elif alias == "add":
         if isinstance(left, SEQUENCES) and isinstance(right, SEQUENCES):
-            limits.check_items(len(left) + len(right), "the concatenation")
+            admit(len(left) + len(right), "the concatenation")
     elif alias == "mod" and isinstance(left, str):
         for m in _PERCENT_RE.finditer(left):
             for width in m.groups():
                 if width == "*":
                     raise ValueError("gradcli does not support '*' widths in %-formatting; write the width")
             check_format_widths(m.group(0), "the %-format")
+        admit(len(left) + text_size(right), "the %-format")
+    return None
 
 
 def check_format_widths(spec: str, what: str) -> None:

@@ -370,6 +370,9 @@ def evaluate_spec(spec: Spec, interpreter) -> Tensor:
             interpreter.program = saved
     try:
         t = to_tensor(value)
+    except OverflowError:  # torch.tensor(10**30): PyTorch's message
+        raise InputError(f"{filename}: Overflow when unpacking long long (an integer beyond 64 bits; write it "
+                         f"as a float: 1e30)", type="InputSpecError") from None
     except (TypeError, ValueError) as e:
         raise InputError(f"{filename}: expected a tensor, a number or nested lists of numbers, got "
                          f"{type(value).__name__} ({e})", type="InputSpecError") from None

@@ -8,18 +8,19 @@ each kind of statement is written once. Also here: assignment to names, items, a
 
 from __future__ import annotations
 
+import errno
 import operator
 
 from ..api import forward_ad
-from ..engine import anomaly, grad_mode, limits
+from ..engine import anomaly, grad_mode
 from ..engine.errors import EvalError, GradcliError, LimitError
 from ..engine.tensor import Tensor
 from ..ops.core import saved_hooks
 from ..ops.operators import BINARY
 from ..ops.shape import inplace
-from . import builtins
+from . import builtins, files
 from . import nodes as n
-from .safety import SEQUENCES, materialize
+from .safety import SEQUENCES, admit, materialize
 from .values import MISSING, Instance, Scope, type_name
 from .values import Return as _Return
 
@@ -30,6 +31,23 @@ class _Break(Exception):
 
 class _Continue(Exception):
     pass
+
+
+#: What passes through a statement unchanged: gradcli's errors (already at a position), the control flow of
+#: ``break``/``continue``/``return``, what the interpreter reports itself (memory, recursion), and a closed
+#: pipe (the command reports it; see also :func:`program_error`).
+PASS_THROUGH = (GradcliError, _Break, _Continue, _Return, MemoryError, RecursionError, BrokenPipeError)
+#: The errors of writing the output (a full disk, a closed standard output, a device's error): the command
+#: reports them; an OSError with another errno (a file the program opens) is the program's.
+OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EBADF, errno.EIO, errno.EFBIG, errno.EDQUOT, errno.EPIPE})
+
+
+def program_error(interp, exc: Exception, node) -> BaseException:
+    """What a Python exception raised inside a builtin at ``node`` is reported as: the program's error of its
+    Python type (catchable by ``except ValueError``), or, for a failed write of the output, itself."""
+    if isinstance(exc, OSError) and exc.errno in OUTPUT_ERRNOS:
+        return exc
+    return interp.error(exc, node)
 
 
 # ``t op= v`` on a Tensor: the in-place op of the operator table (PyTorch's Tensor.__iadd__ and friends).
@@ -61,7 +79,12 @@ class Statements:
         table = STATEMENTS
         for s in body:  # exec_stmt, inlined: a block is what loops run
             self.step(s)
-            table[type(s)](self, s, env)
+            try:  # (free in Python 3.11 until something raises)
+                table[type(s)](self, s, env)
+            except PASS_THROUGH:
+                raise
+            except Exception as exc:  # raised inside a builtin (int('x') in map(), unpacking an iterator)
+                raise program_error(self, exc, s) from None  # the program's error, of Python's type: catchable
 
     def exec_stmt(self, s, env):
         """Run statement ``s`` in ``env`` (one step) with its handler of :data:`STATEMENTS`.
@@ -70,7 +93,12 @@ class Statements:
             EvalError: what it raised, at the position of the failing expression.
         """
         self.step(s)
-        STATEMENTS[type(s)](self, s, env)
+        try:
+            STATEMENTS[type(s)](self, s, env)
+        except PASS_THROUGH:
+            raise
+        except Exception as exc:  # as in exec_block
+            raise program_error(self, exc, s) from None
 
     @handles(STATEMENTS, n.ExprStmt)
     def exec_expr_stmt(self, s: n.ExprStmt, env):
@@ -177,7 +205,7 @@ class Statements:
             self.with_instance(ctx, s, env)
             return
         if not isinstance(ctx, (grad_mode._GradModeContext, forward_ad.dual_level,
-                                saved_hooks.saved_tensors_hooks)):
+                                saved_hooks.saved_tensors_hooks, files.ReadFile)):
             raise self.error(TypeError(f"'{type_name(ctx)}' object does not support the context manager "
                                        "protocol (gradcli supports torch.no_grad(), torch.enable_grad(), "
                                        "torch.autograd.forward_ad.dual_level() and "
@@ -333,10 +361,10 @@ class Statements:
                     inplace.setitem(obj, inplace.numpy_key(key), value)
                 elif isinstance(obj, dict):
                     obj[key] = value
-                    limits.check_items(len(obj), "the dict")
+                    admit(len(obj), "the dict")
                 elif isinstance(obj, list):
                     if isinstance(key, slice):
-                        limits.check_items(len(obj) + len(value), "the list")
+                        admit(len(obj) + len(value), "the list")
                     obj[key] = value
                 else:
                     raise TypeError(f"'{type_name(obj)}' object does not support item assignment")
@@ -396,14 +424,14 @@ class Statements:
             if op == "add":
                 if not isinstance(value, SEQUENCES):  # any iterable, as Python's list.__iadd__ takes
                     value = materialize(value, "the concatenation")
-                limits.check_items(len(lst) + len(value), "the concatenation")
+                admit(len(lst) + len(value), "the concatenation")
                 lst.extend(value)
                 return lst
             try:
                 count = operator.index(value)
             except TypeError:
                 return None
-            limits.check_items(len(lst) * max(count, 0), "the repeated sequence")
+            admit(len(lst) * max(count, 0), "the repeated sequence")
             lst *= count
             return lst
         except (GradcliError, TypeError) as exc:

@@ -8,10 +8,10 @@ from __future__ import annotations
 import builtins as _py
 from typing import Callable
 
-from ..engine import dtypes, limits
+from ..engine import dtypes
 from ..engine.tensor import Tensor
 from ..engine.printing import format_value
-from .safety import check_format_widths, materialize
+from .safety import admit, admit_text, check_format_widths, materialize
 from .namespaces import Device
 from .values import type_name
 
@@ -19,7 +19,11 @@ from .values import type_name
 # ------------------------------------------------------------------------------------------ str and repr
 def to_str(x="") -> str:
     """``str(x)``: strings as they are, anything else as ``print`` shows it (PyTorch's tensor repr)."""
-    return x if isinstance(x, str) else format_value(x, default_dtype=dtypes.get_default_dtype().np)
+    if isinstance(x, str):
+        return x
+    if isinstance(x, (list, tuple, dict, set)):
+        admit_text(x, "str()")
+    return format_value(x, default_dtype=dtypes.get_default_dtype().np)
 
 
 def to_repr(x) -> str:
@@ -28,6 +32,7 @@ def to_repr(x) -> str:
     if isinstance(x, (str, int, float, bool, type(None))):
         return repr(x)
     if isinstance(x, (list, tuple)) and all(isinstance(v, (str, int, float, bool, type(None))) for v in x):
+        admit_text(x, "repr()")
         return repr(x)
     return to_str(x)
 
@@ -35,7 +40,9 @@ def to_repr(x) -> str:
 def make_print(write: Callable[[str], None]):
     """Python's ``print(*args, sep=" ", end="\\n")`` writing to ``write`` (values formatted as :func:`to_str`)."""
     def print_(*args, sep=" ", end="\n", flush=False):
-        text = (sep if sep is not None else " ").join(to_str(a) for a in args)
+        parts = [to_str(a) for a in args]
+        admit(sum(len(p) for p in parts) + len(args) * len(sep or " "), "print()")
+        text = (sep if sep is not None else " ").join(parts)
         write(text + (end if end is not None else "\n"))
 
     return print_
@@ -55,7 +62,7 @@ def _repr(obj) -> str:
 def _str_join(sep: str):
     def join(iterable):
         items = materialize(iterable, "str.join()")
-        limits.check_items(sum(len(s) if isinstance(s, str) else 0 for s in items) + len(sep) * len(items),
+        admit(sum(len(s) if isinstance(s, str) else 0 for s in items) + len(sep) * len(items),
                            "str.join()")
         return sep.join(items)
 
@@ -95,7 +102,7 @@ def _str_format(s: str):
                 out.append(_py.format(v, spec))
             else:
                 out.append(to_str(value))
-            limits.check_items(_py.sum(len(p) for p in out), "str.format()")
+            admit(_py.sum(len(p) for p in out), "str.format()")
         return "".join(out)
 
     return format
@@ -107,7 +114,7 @@ def _str_replace(s: str):
             hits = len(s) + 1 if old == "" else s.count(old)
             if count >= 0:
                 hits = _py.min(hits, count)
-            limits.check_items(len(s) + hits * (len(new) - len(old)), "str.replace()")
+            admit(len(s) + hits * (len(new) - len(old)), "str.replace()")
         return s.replace(old, new, count)
 
     return replace
@@ -118,7 +125,7 @@ def _str_pad(s: str, how: str):
     def pad(width, *fill):
         if not isinstance(width, int):
             raise TypeError(f"'{type_name(width)}' object cannot be interpreted as an integer")
-        limits.check_items(width, f"str.{how}()")
+        admit(width, f"str.{how}()")
         return {"ljust": s.ljust, "rjust": s.rjust, "center": s.center, "zfill": s.zfill}[how](width, *fill)
 
     return pad

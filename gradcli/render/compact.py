@@ -21,6 +21,7 @@ import numpy as np
 from ..engine.lazy import lazy
 from ..engine.printing import format_tensor
 from ..app.result import EntryResult, GradResult
+from .messages import escape_controls
 from .registry import EntryFormat, Renderer, register
 
 symbolic = lazy("gradcli.render.symbolic")  # --symbolic only
@@ -101,12 +102,12 @@ class CompactEntries(EntryFormat):
 
     def entry(self, item: EntryResult) -> str:
         if item.error is not None:
-            return f"{item.line}: {item.error.type}: {one_line(item.error.message)}\n"
+            return escape_controls(f"{item.line}: {item.error.type}: {one_line(item.error.message)}") + "\n"
         if getattr(item.result, "blocks", None) is not None:  # a transform entry
             lines = transform_lines(item.result)
         else:
             lines = grad_lines(item.result, ("output", "grads"))
-        return f"{item.line}: " + "; ".join(lines) + "\n"
+        return escape_controls(f"{item.line}: " + "; ".join(lines)) + "\n"
 
 
 class CompactRenderer(Renderer):
@@ -116,13 +117,13 @@ class CompactRenderer(Renderer):
     prints_to_stdout = True
 
     def grad(self, result: GradResult, stream, fields=("output", "grads")) -> None:
-        stream.write("".join(line + "\n" for line in grad_lines(result, fields)))
+        stream.write("".join(escape_controls(line) + "\n" for line in grad_lines(result, fields)))
 
     def batch(self, stream) -> CompactEntries:
         return CompactEntries()
 
     def transform(self, result, stream) -> None:
-        stream.write("".join(line + "\n" for line in transform_lines(result)))
+        stream.write("".join(escape_controls(line) + "\n" for line in transform_lines(result)))
 
 
 register(CompactRenderer())

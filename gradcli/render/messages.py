@@ -1,9 +1,12 @@
 """The lines ``gradcli grad`` writes to standard error whatever the output format: the warning about NaN and
-infinity, and why ``--check`` failed."""
+infinity, and why ``--check`` failed; and :func:`escape_controls`, with which every renderer writes a program's
+text (names, strings, error messages): control characters as Python's ``repr`` writes them, never raw to a
+terminal."""
 
 from __future__ import annotations
 
 from ..app.result import GradResult, nonfinite
+from ..engine.errors import escape_controls  # noqa: F401 - the renderers' one escaping of a program's text
 
 
 def nonfinite_warning(result: GradResult) -> str | None:
@@ -15,7 +18,7 @@ def nonfinite_warning(result: GradResult) -> str | None:
     where += [f"grad of {i.name}" for i in result.inputs if nonfinite(i.grad)]
     if not where:
         return None
-    return ("warning: NaN or infinity in " + ", ".join(where) +
+    return escape_controls("warning: NaN or infinity in " + ", ".join(where) +
             " (gradcli grad --anomaly names the first op whose backward produces one)")
 
 

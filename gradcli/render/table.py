@@ -14,7 +14,7 @@ import numpy as np
 from ..engine.lazy import lazy
 from ..engine.printing import format_tensor
 from ..app.result import EntryResult, ErrorInfo, GradResult, nonfinite
-from .messages import nonfinite_warning  # noqa: F401  (importable from here too)
+from .messages import escape_controls, nonfinite_warning  # noqa: F401  (importable from here too)
 from .registry import EntryFormat, Renderer, register
 
 symbolic = lazy("gradcli.render.symbolic")  # --symbolic only
@@ -88,7 +88,7 @@ def print_titled(console, title: str, table) -> None:
     a table's title into a block as narrow as the table; a terminal wraps this line at its own width)."""
     from rich.text import Text
 
-    console.print(Text(title, style="italic"), soft_wrap=True)
+    console.print(Text(escape_controls(title), style="italic"), soft_wrap=True)
     console.print(table)
 
 
@@ -470,6 +470,9 @@ class BatchTable:
         wrapped at spaces to its column's width (words longer than the column are cut, as rich's "fold"), cells
         are padded and joined with the header's separators; a failed entry's last cell is red on a terminal."""
         widths = self._widths()
+        # a program's text (the entry, what it printed in an error) shown, never run by the terminal
+        entry, grads_or_error = escape_controls(entry), escape_controls(grads_or_error)
+        output = None if output is None else escape_controls(output)
         cells = [_wrap(str(line), widths[0]), _wrap(entry, widths[1]), _wrap("-" if output is None else output,
                                                                                   widths[2]),
                  _wrap(grads_or_error, widths[3])]

@@ -428,7 +428,9 @@ def test_deep_recursion_is_a_clear_error(tmp_path):
     ("x = (1).__class__.__bases__", 2, "SyntaxError", "does not allow the attribute '__class__'"),
     ("exec('print(1)')", 1, "NameError", "name 'exec' is not defined"),
     ("import os", 1, "ModuleNotFoundError", "No module named 'os'"),
-    ("open('/etc/passwd')", 1, "NameError", "name 'open' is not defined"),
+    # open() reads only under the program's directory and --allow-read DIR, and never writes
+    ("open('/etc/passwd')", 1, "PermissionError", "give --allow-read DIR"),
+    ("open('out.txt', 'w')", 1, "PermissionError", "cannot write files"),
 ])
 def test_python_outside_the_language_is_refused(tmp_path, snippet, code, type_, fragment):
     r, _ = run_text(tmp_path, snippet + "\n")

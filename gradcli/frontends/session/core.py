@@ -18,7 +18,8 @@ from typing import NamedTuple
 
 from ... import render
 from ...engine import dtypes, limits
-from ...engine.errors import EXIT_EVAL, EXIT_INPUT, EXIT_OK, GradcliError, GradcliSyntaxError, InputError
+from ...engine.errors import (EXIT_EVAL, EXIT_INPUT, EXIT_OK, GradcliError, GradcliSyntaxError, InputError,
+                              escape_controls)
 from ...engine.lazy import lazy
 from ...engine.printing import format_display, format_value
 from ...engine.tensor import Tensor
@@ -121,7 +122,9 @@ class Session:
     def reset(self) -> None:
         """Forget every variable, line and seed: a new interpreter in a new run context."""
         self.context = calculator.run_context(self.dtype)
-        self.interp = interpreter.Interpreter(write=lambda text: self.write(text), warn=lambda text: self.error(text))
+        # a program's text is shown, never run by the terminal (control characters as repr writes them)
+        self.interp = interpreter.Interpreter(write=lambda text: self.write(escape_controls(text)),
+                                              warn=lambda text: self.error(escape_controls(text)))
         self.lines: list[list[tuple[str, bool]]] = []
 
     def leaves(self) -> list:
@@ -162,7 +165,7 @@ class Session:
         stripped = text.strip()
         if not stripped:
             return Outcome()
-        with limits.time_guard("the entry"):  # the time limit applies to each entry, not to the session
+        with limits.time_guard("the entry", hard=True):  # the time limit applies to each entry, not to the session
             return self._execute(text, stripped)
 
     def _execute(self, text: str, stripped: str) -> Outcome:
@@ -185,7 +188,7 @@ class Session:
             return self._report(err)
 
         done = []
-        self.interp.steps = 0  # --max-steps bounds each entry, not the whole session
+        self.interp.reset_steps()  # --max-steps bounds each entry, not the whole session
         try:
             with self.context, self.interp.running(program):
                 for stmt in program.body:
@@ -199,7 +202,7 @@ class Session:
                     if isinstance(stmt, nodes.ExprStmt):
                         shown = format_display(value, default_dtype=dtypes.get_default_dtype().np)
                         if shown is not None:
-                            self.write(shown + "\n")
+                            self.write(escape_controls(shown) + "\n")
         finally:
             if record and done:
                 self.lines.append(statement_sources(text, program.body, len(done)))
@@ -291,7 +294,7 @@ class Session:
     def cmd_grad(self, arg: str) -> None:
         if not arg:
             raise InputError(":grad needs an expression: :grad EXPR", type="UsageError")
-        self.interp.steps = 0
+        self.interp.reset_steps()
         with self.context:
             result = jobs.run(jobs.SessionJob(self, "grad", arg))
         renderer = render.get(self.format)
@@ -316,7 +319,7 @@ class Session:
     def _transform(self, arg: str, kind: str) -> None:
         if not arg:
             raise InputError(f":{kind} needs an expression: :{kind} EXPR", type="UsageError")
-        self.interp.steps = 0
+        self.interp.reset_steps()
         with self.context:
             result = jobs.run(jobs.SessionJob(self, kind, arg))
         renderer = render.get(self.format)
