@@ -53,7 +53,7 @@ def _cpp_name(a) -> str:
 
 
 @op("dot", grad_fn="DotBackward0", inputs=2, promote=None, method=True,
-    note="d/dinput = grad * tensor, d/dtensor = grad * input")
+    note="d/dinput = grad * tensor, d/dtensor = grad * input", formula="input: grad * tensor; tensor: grad * input")
 def dot(input, tensor):
     """Inner product of two 1-d tensors of the same size and dtype. Matches torch.dot.
 
@@ -78,7 +78,8 @@ def _(grad, input, tensor, needs_input_grad):
 
 
 @op("mv", grad_fn="MvBackward0", inputs=2, promote=None, method=True,
-    note="d/dinput = outer(grad, vec), d/dvec = input^T @ grad")
+    note="d/dinput = outer(grad, vec), d/dvec = input^T @ grad",
+    formula="input: outer(grad, vec); vec: input^T @ grad")
 def mv(input, vec):
     """Matrix (n×m) times vector (m) → (n). Matches torch.mv.
 
@@ -112,7 +113,7 @@ def _check_mm(input, mat2, first="self", got=False):
 
 
 @op("mm", grad_fn="MmBackward0", inputs=2, promote=None, method=True,
-    note="d/dinput = grad @ mat2^T, d/dmat2 = input^T @ grad")
+    note="d/dinput = grad @ mat2^T, d/dmat2 = input^T @ grad", formula="input: grad @ mat2^T; mat2: input^T @ grad")
 def mm(input, mat2):
     """Matrix product of an (n×m) and an (m×p) matrix of one dtype. Matches torch.mm.
 
@@ -134,7 +135,8 @@ def _(grad, input, mat2, needs_input_grad):
 
 
 @op("bmm", grad_fn="BmmBackward0", inputs=2, promote=None, method=True,
-    note="d/dinput = grad @ mat2^T, d/dmat2 = input^T @ grad, batch by batch")
+    note="d/dinput = grad @ mat2^T, d/dmat2 = input^T @ grad, batch by batch",
+    formula="batch by batch, input: grad @ mat2^T; mat2: input^T @ grad")
 def bmm(input, mat2):
     """Batched matrix product of (b×n×m) and (b×m×p) tensors of one dtype → (b×n×p); no broadcasting.
     Matches torch.bmm.
@@ -163,7 +165,8 @@ def _(grad, input, mat2, needs_input_grad):
 
 
 @op("_addmm", grad_fn="AddmmBackward0", inputs=3, promote=None,
-    note="d/dinput = grad, d/dmat1 = grad @ mat2^T, d/dmat2 = mat1^T @ grad")
+    note="d/dinput = grad, d/dmat1 = grad @ mat2^T, d/dmat2 = mat1^T @ grad",
+    formula="input (the bias): grad summed to its shape; mat1: grad @ mat2^T; mat2: mat1^T @ grad")
 def _addmm(input, mat1, mat2):
     """``input + mat1 @ mat2`` with ``input`` broadcast to (n×p): torch.addmm with beta = alpha = 1, which
     F.linear calls."""
@@ -332,7 +335,8 @@ def _squeeze_result_forward(input, dim):
 
 # matmul's in-place squeeze_ records SqueezeBackward4, not squeeze's SqueezeBackward1.
 _squeeze_result = op("_squeeze_result", grad_fn="SqueezeBackward4", promote=None,
-                     note="d/dx = grad reshaped back")(_squeeze_result_forward)
+                     note="d/dx = grad reshaped back",
+                     formula="input: grad unsqueezed at dim")(_squeeze_result_forward)
 
 
 @_squeeze_result.defvjp
@@ -600,7 +604,8 @@ def einsum(equation, *operands):
 
 # ---------------------------------------------------------------------------------------------------- cross
 @op("_linalg_cross", grad_fn="LinalgCrossBackward0", inputs=2, promote=None,
-    note="d/dinput = cross(other, grad), d/dother = cross(grad, input)")
+    note="d/dinput = cross(other, grad), d/dother = cross(grad, input)",
+    formula="input: cross(other, grad); other: cross(grad, input)")
 def _linalg_cross(input, other, dim=-1):
     """The cross product of 3-vectors along ``dim``, broadcast. torch.linalg.cross."""
     if input.ndim != other.ndim:
@@ -726,7 +731,8 @@ def linalg_multi_dot(tensors):
 
 # --------------------------------------------------------------------------------- matmul, diagonal, vecdot
 @op("vdot", grad_fn="VdotBackward0", inputs=2, promote=None, method=True,
-    note="d/dinput = grad * other, d/dother = grad * input (real)")
+    note="d/dinput = grad * other, d/dother = grad * input (real)",
+    formula="input: grad * other; other: grad * input (real)")
 def vdot(input, other):
     """The inner product of two 1-d tensors of one size and dtype (for real tensors the same as dot). Matches
     torch.vdot (grad_fn VdotBackward0).

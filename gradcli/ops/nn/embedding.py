@@ -18,7 +18,8 @@ from ..shape.views import reshape
 
 # -------------------------------------------------------------------------------------------- embedding
 @op("_embedding", grad_fn="EmbeddingBackward0", promote=None,
-    note="d/dweight = the gradient's rows added into zeros at the looked-up rows (not the padding row)")
+    note="d/dweight = the gradient's rows added into zeros at the looked-up rows (not the padding row)",
+    formula="weight: grad's rows added into the rows of weight that indices looked up (none into padding_idx)")
 def _embedding(weight, indices, padding_idx):
     """The rows ``weight[indices]`` (``indices`` an int array, checked)."""
     n = weight.shape[0]

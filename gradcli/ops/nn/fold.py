@@ -32,7 +32,8 @@ def _fold_args(name, kernel_size, dilation, padding, stride):
     return k, d, p, s
 
 
-@op("_im2col", grad_fn="Im2ColBackward0", promote=None, note="d/dx = fold (col2im) of the gradient")
+@op("_im2col", grad_fn="Im2ColBackward0", promote=None, note="d/dx = fold (col2im) of the gradient",
+    formula="input: fold(grad): each column's grad added back into its block")
 def _im2col(input, kernel_size, dilation, padding, stride):
     """(N, C, H, W) → (N, C * kH * kW, L): every block, channels then kernel offsets down the rows; (C, H, W) →
     (C * kH * kW, L)."""
@@ -53,7 +54,8 @@ def _(grad, kernel_size, dilation, padding, stride, input_shape):
 _im2col.defjvp_linear()
 
 
-@op("_col2im", grad_fn="Col2ImBackward0", promote=None, note="d/dx = unfold (im2col) of the gradient")
+@op("_col2im", grad_fn="Col2ImBackward0", promote=None, note="d/dx = unfold (im2col) of the gradient",
+    formula="input: unfold(grad): each column gets its block of grad")
 def _col2im_op(input, output_size, kernel_size, dilation, padding, stride):
     """(N, C * kH * kW, L) → (N, C, *output_size): each block added back into place; (C * kH * kW, L) →
     (C, *output_size)."""
@@ -132,7 +134,8 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 
 # ----------------------------------------------------------------------------------------- Tensor.unfold
 @op("_unfold_dim", grad_fn="UnfoldBackward0", promote=None,
-    note="d/dx = each window's gradient added back at the positions it covers")
+    note="d/dx = each window's gradient added back at the positions it covers",
+    formula="input: each window's grad added back at the positions it covers")
 def _unfold_dim(input, dimension, size, step):
     """Windows of ``size`` every ``step`` along ``dimension``: that dim becomes the window count and a last dim
     of ``size`` is added (a copy; PyTorch's is a view)."""

@@ -161,7 +161,9 @@ def _max_pool_indices(x: np.ndarray, k, s, p, d, ceil_mode: bool) -> np.ndarray:
 
 
 @composite("max_pool2d", grad_fn="MaxPool2DWithIndicesBackward0",
-           note="d/dx = each window's gradient at the position of its maximum")
+           note="d/dx = each window's gradient at the position of its maximum",
+           formula="input: grad at the position of each window's maximum, 0 elsewhere",
+           kinks="max_pool")
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """The maximum of each ``kernel_size`` window of ``input`` (N, C, H, W) or (C, H, W), windows every
     ``stride`` (default ``kernel_size``), taps ``dilation`` apart, over ``-inf`` padding; output sizes
@@ -276,7 +278,8 @@ def _(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_
 _avg_pool_backward.defjvp_linear()
 
 
-@composite("avg_pool2d", grad_fn="AvgPool2DBackward0", note=_avg_pool.note)
+@composite("avg_pool2d", grad_fn="AvgPool2DBackward0", note=_avg_pool.note,
+           formula="input: grad / divisor at each position of the window, summed over windows")
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     """The average of each ``kernel_size`` window of ``input`` (N, C, H, W) or (C, H, W), windows every
@@ -360,7 +363,8 @@ def _adaptive_matrix(n: int, o: int) -> np.ndarray:
 
 
 @composite("adaptive_avg_pool2d", grad_fn="AdaptiveAvgPool2DBackward0 | MeanBackward1 (output size 1)",
-           note="d/dx = each output's gradient spread evenly over its window")
+           note="d/dx = each output's gradient spread evenly over its window",
+           formula={"AdaptiveAvgPool2DBackward0": "input: grad / the size of each cell, at the cell's positions"})
 def adaptive_avg_pool2d(input, output_size):
     """The average over windows that split the last two dims of ``input`` (N, C, H, W) or (C, H, W) into
     ``output_size`` (an int, or a pair whose None keeps that size) cells: cell i covers floor(i H / oH) to

@@ -66,7 +66,9 @@ def _sum_grad_fn(dim=None, keepdim=False, dtype=None):
 
 
 @op("sum", grad_fn=_sum_grad_fn, promote=None, method=True,
-    note="d/dx = 1 (the gradient broadcast over the reduced dims)")
+    note="d/dx = 1 (the gradient broadcast over the reduced dims)",
+    formula={"SumBackward0": "input: grad copied to every element",
+             "SumBackward1": "input: grad broadcast over the reduced dims"})
 def sum(input, dim=None, keepdim=False, dtype=None):
     """Sum over ``dim`` (all elements when None). Bool and integer tensors sum to int64 as in torch.sum.
 
@@ -88,7 +90,9 @@ def _mean_grad_fn(dim=None, keepdim=False, dtype=None):
     return "MeanBackward0" if dim is None else "MeanBackward1"
 
 
-@op("mean", grad_fn=_mean_grad_fn, promote=None, method=True, note="d/dx = 1/n, n the number of reduced elements")
+@op("mean", grad_fn=_mean_grad_fn, promote=None, method=True, note="d/dx = 1/n, n the number of reduced elements",
+    formula={"MeanBackward0": "input: grad / n to every element (n: input's number of elements)",
+             "MeanBackward1": "input: grad / n broadcast over the reduced dims (n elements reduced)"})
 def mean(input, dim=None, keepdim=False, dtype=None):
     """Arithmetic mean over ``dim`` (all elements when None). Matches torch.mean.
 
@@ -117,7 +121,10 @@ def _prod_grad_fn(dim=None, keepdim=False, dtype=None):
 
 
 @op("prod", grad_fn=_prod_grad_fn, promote=None, method=True,
-    note="d/dx_i = prod_{j != i} x_j (result / x_i where no element is 0)")
+    note="d/dx_i = prod_{j != i} x_j (result / x_i where no element is 0)",
+    formula={"ProdBackward0": "input: grad * the product of the other elements (result / input where no element is "
+                              "0)",
+             "ProdBackward1": "input: grad * the product of the other elements of the slice along dim"})
 def prod(input, dim=None, keepdim=False, dtype=None):
     """Product over one dimension ``dim`` (an int), or of all elements when None. Bool and integer tensors give
     int64 as in torch.prod; ``dtype`` casts the input first.
@@ -222,7 +229,8 @@ def _evenly_distribute(grad, input, result):
     return where(mask, grad / sum(mask), 0.0)
 
 
-@op("_max_all", grad_fn="MaxBackward1", promote=None, note="d/dx = 1/k at each of the k maxima, 0 elsewhere")
+@op("_max_all", grad_fn="MaxBackward1", promote=None, note="d/dx = 1/k at each of the k maxima, 0 elsewhere",
+    formula="input: grad / k at each of the k tied maxima, 0 elsewhere", kinks="max")
 def _max_all(input):
     """The largest element (NaN if there is one). Matches torch.max(input)."""
     _check_nonempty(input, "max")
@@ -232,7 +240,8 @@ def _max_all(input):
 _max_all.defvjp(_evenly_distribute)
 
 
-@op("_min_all", grad_fn="MinBackward1", promote=None, note="d/dx = 1/k at each of the k minima, 0 elsewhere")
+@op("_min_all", grad_fn="MinBackward1", promote=None, note="d/dx = 1/k at each of the k minima, 0 elsewhere",
+    formula="input: grad / k at each of the k tied minima, 0 elsewhere", kinks="min")
 def _min_all(input):
     """The smallest element (NaN if there is one). Matches torch.min(input)."""
     _check_nonempty(input, "min")
@@ -253,7 +262,8 @@ def _take_along(input, indices, dim, keepdim):
 
 
 @op("_scatter_along", grad_fn="ValueSelectingReductionBackward0", promote=None,
-    note="d/dvalues = grad gathered at the indices")
+    note="d/dvalues = grad gathered at the indices",
+    formula="input: grad at the selected index of each slice, 0 elsewhere", kinks="max/min")
 def _scatter_along(values, indices, dim, keepdim, shape):
     """Zeros of ``shape`` with ``values`` placed at ``indices`` along ``dim``: the derivative of max/min over
     ``dim`` (PyTorch's value_selecting_reduction_backward)."""
@@ -282,7 +292,7 @@ def _dim_indices(data: np.ndarray, dim: int, largest: bool) -> np.ndarray:
     return np.expand_dims(f(data, axis=dim), dim).astype(np.int64)
 
 
-def _dim_reduction(largest: bool):
+def _dim_reduction(largest: bool, formula: str):
     def forward(input, dim, keepdim):
         axis = normalize_dim(dim, input.ndim)
         if input.ndim and input.shape[axis] == 0:
@@ -304,13 +314,14 @@ def _dim_reduction(largest: bool):
     forward.__doc__ = (f"The {'largest' if largest else 'smallest'} element along ``dim`` and its first index. "
                        f"Matches torch.{'max' if largest else 'min'}(input, dim, keepdim).")
     o = op(name, grad_fn="MaxBackward0" if largest else "MinBackward0", promote=None,
-           note="d/dx = 1 at the selected index of each slice, 0 elsewhere")(forward)
+           note="d/dx = 1 at the selected index of each slice, 0 elsewhere", formula=formula,
+           kinks="max" if largest else "min")(forward)
     o.defvjp(rule)
     return o
 
 
-_max_dim = _dim_reduction(True)
-_min_dim = _dim_reduction(False)
+_max_dim = _dim_reduction(True, formula="input: grad at the index max chose in each slice, 0 elsewhere")
+_min_dim = _dim_reduction(False, formula="input: grad at the index min chose in each slice, 0 elsewhere")
 
 
 def _max_min(name, all_op, dim_op, result_type, pairwise):
@@ -345,7 +356,7 @@ max = _max_min("max", _max_all, _max_dim, return_types_max, maximum)
 min = _max_min("min", _min_all, _min_dim, return_types_min, minimum)
 
 
-def _amax_like(name: str, npfn, grad_fn: str, word: str):
+def _amax_like(name: str, npfn, grad_fn: str, word: str, formula: str):
     def forward(input, dim=(), keepdim=False):
         axes = _axes(dim, input.ndim)
         empty = [a for a in axes if input.shape[a] == 0]
@@ -364,13 +375,16 @@ def _amax_like(name: str, npfn, grad_fn: str, word: str):
                        f"torch.{name}; the gradient is shared evenly by tied elements.\n\n    Raises:\n"
                        "        IndexError: for a dimension out of range.")
     o = op(name, grad_fn=grad_fn, promote=None, method=True,
-           note="d/dx = 1/k at each of the k tied extrema of a slice, 0 elsewhere")(forward)
+           note="d/dx = 1/k at each of the k tied extrema of a slice, 0 elsewhere", formula=formula,
+           kinks=name)(forward)
     o.defvjp(rule)
     return o
 
 
-amax = _amax_like("amax", np.max, "AmaxBackward0", "maximum")
-amin = _amax_like("amin", np.min, "AminBackward0", "minimum")
+amax = _amax_like("amax", np.max, "AmaxBackward0", "maximum",
+                  formula="input: grad / k at each of the k tied maxima of a slice, 0 elsewhere")
+amin = _amax_like("amin", np.min, "AminBackward0", "minimum",
+                  formula="input: grad / k at each of the k tied minima of a slice, 0 elsewhere")
 
 
 def _arg_reduction(name: str, npfn, largest: bool):
@@ -448,9 +462,12 @@ def _var_forward(name):
 
 
 _var = op("_var", grad_fn="VarBackward0", promote=None,
-          note="d/dx = 2 (x - mean) / (n - correction)")(_var_forward("var"))
+          note="d/dx = 2 (x - mean) / (n - correction)",
+          formula="input: grad * 2 * (input - mean(input)) / (n - correction)")(_var_forward("var"))
 _std = op("_std", grad_fn="StdBackward0", promote=None,
-          note="d/dx = (x - mean) / ((n - correction) std); 0 where std is 0")(_var_forward("std"))
+          note="d/dx = (x - mean) / ((n - correction) std); 0 where std is 0",
+          formula="input: grad * (input - mean(input)) / ((n - correction) * result) (0 where result is 0)",
+          kinks="std")(_var_forward("std"))
 
 
 def _centered(input: np.ndarray, axes: tuple) -> np.ndarray:
@@ -534,7 +551,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, correction=None):
 
 
 @op("logsumexp", grad_fn="LogsumexpBackward0", promote="float", method=True,
-    note="d/dx = exp(x - logsumexp(x)) (softmax)")
+    note="d/dx = exp(x - logsumexp(x)) (softmax)", formula="input: grad * exp(input - result) (softmax(input))")
 def logsumexp(input, dim, keepdim=False):
     """``log(sum(exp(input), dim))`` computed stably (the maximum is subtracted first; infinite maxima are
     handled as PyTorch does). ``dim`` is an int or a tuple. Integer inputs give the default float dtype.
@@ -564,7 +581,7 @@ def _(grad, input, result, dim, keepdim):
 
 
 @op("cumsum", grad_fn="CumsumBackward0", promote=None, method=True,
-    note="d/dx_i = sum of the gradient over positions j >= i")
+    note="d/dx_i = sum of the gradient over positions j >= i", formula="input: the reverse cumsum of grad along dim")
 def cumsum(input, dim, dtype=None):
     """Cumulative sum along ``dim``. Bool and integer tensors give int64 (``dtype`` casts the input first), as
     torch.cumsum.
@@ -604,7 +621,9 @@ def _(grad, dim):
 
 
 @op("_vector_norm", grad_fn="LinalgVectorNormBackward0", promote=None,
-    note="d/dx = sign(x) |x|^(p-1) / norm^(p-1); 0 where the norm is 0; none for p = 0")
+    note="d/dx = sign(x) |x|^(p-1) / norm^(p-1); 0 where the norm is 0; none for p = 0",
+    formula="input: grad * sign(input) * |input|^(ord - 1) / result^(ord - 1) (grad * input / result for ord = 2; 0 "
+            "where result is 0)", kinks="norm")
 def _vector_norm(input, ord=2, dim=None, keepdim=False):
     """The vector ``ord``-norm over ``dim`` (all elements when None). Matches torch.linalg.vector_norm."""
     axes = normalize_dims(dim, input.ndim)
@@ -697,7 +716,7 @@ def sum_to_size(input, *size):
 
 
 @op("expand", grad_fn="ExpandBackward0", promote=None, method=True,
-    note="sum the gradient over the expanded dimensions")
+    note="sum the gradient over the expanded dimensions", formula="input: grad summed over the expanded dims")
 def expand(input, *sizes):
     """A broadcast view of ``input`` with the shape ``sizes`` (-1 keeps a size). Matches torch.Tensor.expand
     (at::inferExpandGeometry, which checks from the last dimension).
@@ -745,7 +764,8 @@ def expand_as(input, other):
     return expand(input, _other_shape(other, "expand_as"))
 
 
-@op("repeat", grad_fn="RepeatBackward0", promote=None, method=True, note="sum the gradient over the repeated copies")
+@op("repeat", grad_fn="RepeatBackward0", promote=None, method=True, note="sum the gradient over the repeated copies",
+    formula="input: grad summed over the repeated copies")
 def repeat(input, *repeats):
     """``input`` tiled ``repeats[i]`` times along each dimension (leading new dimensions when there are more
     repeats than dimensions). Matches torch.Tensor.repeat.

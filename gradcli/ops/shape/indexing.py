@@ -28,7 +28,8 @@ from .views import (_alias, _iteration_order, _slice, _strides, is_contiguous, s
 # ----------------------------------------------------------------------------------- advanced indexing
 
 
-@op("_index", grad_fn="IndexBackward0", promote=None, note="the gradient added into zeros at the indexed positions")
+@op("_index", grad_fn="IndexBackward0", promote=None, note="the gradient added into zeros at the indexed positions",
+    formula="input: grad added into zeros at the indexed positions (input[indices])")
 def _index(input, key):
     """``input[key]`` for a key of full slices and int64 arrays (aten::index after its masks were expanded and
     its indices checked by :func:`_advanced_index`), laid out in memory as PyTorch lays it out.
@@ -414,7 +415,8 @@ def _setitem_kind(key, shape: tuple) -> tuple:
 
 
 @op("_copy_slices", grad_fn="CopySlices", inputs=2, promote=None,
-    note="the gradient with zeros at the assigned positions; the value gets the gradient there")
+    note="the gradient with zeros at the assigned positions; the value gets the gradient there",
+    formula="input: grad with zeros at key (input[key] = value); value: grad[key] summed to value's shape")
 def _copy_slices(input, value, key):
     """A copy of ``input`` (any shape and dtype) with ``value`` (broadcast, cast to ``input``'s dtype) written
     at ``key`` (numpy's index form): the out-of-place half of the recorded ``t[key] = value`` (PyTorch's
@@ -431,7 +433,8 @@ def _(grad, key, needs_input_grad):
 
 
 @op("_index_put", grad_fn="IndexPutBackward0", inputs=2, promote=None,
-    note="the gradient with zeros at the indexed positions; the values get the gradient there")
+    note="the gradient with zeros at the indexed positions; the values get the gradient there",
+    formula="input: grad with zeros at indices; values: grad[indices]")
 def _index_put(input, values, key):
     """A copy of ``input`` with ``values`` written at ``key`` (index arrays): torch.index_put's forward, the
     out-of-place half of the recorded ``t[idx] = v`` on ``t`` itself."""
@@ -471,7 +474,8 @@ def _index_array(name, index):
 
 
 @op("index_select", grad_fn="IndexSelectBackward0", promote=None, method=True,
-    note="the gradient's rows added into zeros at the selected indices")
+    note="the gradient's rows added into zeros at the selected indices",
+    formula="input: grad's rows added into zeros at index, along dim")
 def index_select(input, dim, index):
     """The entries of ``input`` at the positions ``index`` (a 1-d int64/int32 tensor) along ``dim``.
     Matches torch.index_select.
@@ -530,7 +534,8 @@ def _gather_key(shape, dim, idx):
 
 
 @op("gather", grad_fn="GatherBackward0", promote=None, method=True,
-    note="the gradient added into zeros at the gathered positions")
+    note="the gradient added into zeros at the gathered positions",
+    formula="input: grad added into zeros at the gathered positions, along dim")
 def gather(input, dim, index, sparse_grad=False):
     """``out[i][j] = input[index[i][j]][j]`` for dim 0 (and likewise for other dims): ``index`` has the
     input's number of dimensions and no larger sizes apart from ``dim``. Matches torch.gather.

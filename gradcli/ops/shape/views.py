@@ -161,7 +161,8 @@ def _infer_shape(shape: tuple, numel: int) -> tuple:
     raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
 
 
-@op("_reshape", grad_fn="ViewBackward0", promote=None, note="reshape the gradient back to the input's shape")
+@op("_reshape", grad_fn="ViewBackward0", promote=None, note="reshape the gradient back to the input's shape",
+    formula="input: grad reshaped back to input's shape")
 def _reshape(input, shape):
     """``input`` with a new shape of the same number of elements (one size may be -1): aten::view."""
     return np.reshape(input, _infer_shape(shape, input.size))
@@ -172,7 +173,8 @@ def _(grad, input_shape):
     return _reshape(grad, input_shape)
 
 
-@op("_reshape_alias", grad_fn="ReshapeAliasBackward0", promote=None, note="reshape the gradient back")
+@op("_reshape_alias", grad_fn="ReshapeAliasBackward0", promote=None, note="reshape the gradient back",
+    formula="input: grad reshaped back to input's shape")
 def _reshape_alias(input, shape):
     """A view with a new shape of a tensor that is not contiguous but whose strides allow the view
     (aten::_reshape_alias, what torch.reshape records then)."""
@@ -184,7 +186,8 @@ def _(grad, input_shape):
     return _reshape(grad, input_shape)
 
 
-@op("_unsafe_view", grad_fn="UnsafeViewBackward0", promote=None, note="reshape the gradient back")
+@op("_unsafe_view", grad_fn="UnsafeViewBackward0", promote=None, note="reshape the gradient back",
+    formula="input: grad reshaped back to input's shape")
 def _unsafe_view(input, shape):
     """The new shape of a fresh contiguous copy (aten::_unsafe_view: the second half of a copying reshape, and
     the end of matmul's folded products)."""
@@ -196,7 +199,8 @@ def _(grad, input_shape):
     return _reshape(grad, input_shape)
 
 
-@op("clone", grad_fn="CloneBackward0", promote=None, method=True, note="d/dx = 1 (the gradient passes through)")
+@op("clone", grad_fn="CloneBackward0", promote=None, method=True, note="d/dx = 1 (the gradient passes through)",
+    formula="input: grad")
 def clone(input):
     """A copy of ``input`` with its dimensions laid out in the same order in memory
     (memory_format=torch.preserve_format). Matches torch.clone."""
@@ -327,7 +331,8 @@ def _contiguous(self):
 
 
 @op("permute", grad_fn="PermuteBackward0", promote=None, method=True,
-    note="permute the gradient by the inverse permutation")
+    note="permute the gradient by the inverse permutation",
+    formula="input: grad permuted back by the inverse permutation")
 def permute(input, *dims):
     """``input`` with its dimensions reordered by ``dims`` (a view). Matches torch.permute.
 
@@ -357,7 +362,7 @@ def _(grad, dims):
 
 
 @op("transpose", grad_fn="TransposeBackward0", promote=None, method=True, aliases=("swapaxes", "swapdims"),
-    note="transpose the gradient back")
+    note="transpose the gradient back", formula="input: grad transposed back (dim0, dim1)")
 def transpose(input, dim0, dim1):
     """``input`` with dimensions ``dim0`` and ``dim1`` swapped (a view). Matches torch.transpose.
 
@@ -372,7 +377,8 @@ def _(grad, dim0, dim1):
     return transpose(grad, dim0, dim1)
 
 
-@op("t", grad_fn="TBackward0", promote=None, method=True, note="transpose the gradient back")
+@op("t", grad_fn="TBackward0", promote=None, method=True, note="transpose the gradient back",
+    formula="input: grad transposed back")
 def t(input):
     """Transpose of a matrix (0-d and 1-d tensors are returned as they are). Matches torch.t.
 
@@ -454,7 +460,7 @@ Tensor.mT = property(_mT)
 
 
 @op("unsqueeze", grad_fn="UnsqueezeBackward0", promote=None, method=True,
-    note="squeeze the inserted dimension from the gradient")
+    note="squeeze the inserted dimension from the gradient", formula="input: grad squeezed at dim")
 def unsqueeze(input, dim):
     """``input`` with a size-1 dimension inserted at ``dim`` (in ``[-ndim-1, ndim]``). Matches torch.unsqueeze.
 
@@ -476,7 +482,10 @@ def _squeeze_grad_fn(dim=None):
 
 
 @op("squeeze", grad_fn=_squeeze_grad_fn, promote=None, method=True,
-    note="reshape the gradient back to the input's shape")
+    note="reshape the gradient back to the input's shape",
+    formula={"SqueezeBackward0": "input: grad reshaped back to input's shape",
+             "SqueezeBackward1": "input: grad unsqueezed at dim",
+             "SqueezeBackward2": "input: grad unsqueezed at dims"})
 def squeeze(input, dim=None):
     """``input`` without size-1 dimensions (all of them, or those in ``dim`` that have size 1).
     Matches torch.squeeze (grad_fn SqueezeBackward0, 1 with an int dim, 2 with a tuple).
@@ -543,7 +552,7 @@ def _flip_method(self, *dims):
 
 
 @op("flip", grad_fn="FlipBackward0", promote=None, method=_flip_method,
-    note="flip the gradient back along the same dims")
+    note="flip the gradient back along the same dims", formula="input: grad flipped back along dims")
 def flip(input, dims):
     """``input`` with the order of elements reversed along each of ``dims`` (a copy with the input's memory
     layout). Matches torch.flip.
@@ -570,7 +579,8 @@ _flip_method.__doc__ = flip.__doc__
 # -------------------------------------------------------------------------------------------- diagonal
 
 
-@op("_diagonal", grad_fn="DiagonalBackward0", promote=None, note="the gradient placed on the diagonal of zeros")
+@op("_diagonal", grad_fn="DiagonalBackward0", promote=None, note="the gradient placed on the diagonal of zeros",
+    formula="input: grad placed on the diagonal of zeros")
 def _diagonal(input, offset, dim1, dim2):
     """The diagonal of ``input`` in the plane of ``dim1`` and ``dim2`` (both removed, the diagonal appended as
     the last dimension; a view), as torch.diagonal computes it. The building block of einsum's repeated
@@ -585,7 +595,7 @@ def _(grad, input_shape, offset, dim1, dim2):
 
 
 @op("_diagonal_backward", grad_fn="DiagonalBackwardBackward0", promote=None,
-    note="take the same diagonal of the gradient")
+    note="take the same diagonal of the gradient", formula="grad_output: the diagonal of grad")
 def _diagonal_backward(grad, input_shape, offset, dim1, dim2):
     """Zeros of ``input_shape`` with ``grad`` (last dimension: the diagonal) written on the diagonal of
     ``dim1``/``dim2`` at ``offset`` (torch.diagonal_backward)."""
@@ -620,7 +630,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 
 
 @op("diag_embed", grad_fn="DiagEmbedBackward0", promote=None, method=True,
-    note="d/dinput = the diagonal of the gradient")
+    note="d/dinput = the diagonal of the gradient", formula="input: the diagonal of grad")
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """Matrices (in the last two dimensions) with ``input``'s last dimension on the diagonal at ``offset``, zeros
     elsewhere. Matches torch.diag_embed (the default dims -2, -1).
@@ -644,7 +654,7 @@ def _(grad, offset):
 
 
 @op("_diag_copy", grad_fn="DiagonalBackward0_copy", promote=None,
-    note="the gradient placed on the diagonal of zeros")
+    note="the gradient placed on the diagonal of zeros", formula="input: grad on the diagonal of zeros")
 def _diag_copy(input, diagonal):
     """The ``diagonal``-th diagonal of a matrix, as a new tensor (what torch.diag of a matrix returns)."""
     return np.diagonal(input, diagonal).copy()
@@ -677,7 +687,8 @@ def diag(input, diagonal=0):
 
 
 @op("select", grad_fn="SelectBackward0", promote=None, method=True,
-    note="the gradient placed in zeros at the selected index")
+    note="the gradient placed in zeros at the selected index",
+    formula="input: grad placed at index of zeros (input[index])")
 def select(input, dim, index):
     """The slice of ``input`` at ``index`` along ``dim`` (that dimension removed; a view). Matches torch.select.
 
@@ -700,7 +711,8 @@ def _(grad, input_shape, dim, index):
     return _select_backward(grad, input_shape, dim, index)
 
 
-@op("_select_backward", grad_fn="SelectBackwardBackward0", promote=None, note="select the same index of the gradient")
+@op("_select_backward", grad_fn="SelectBackwardBackward0", promote=None, note="select the same index of the gradient",
+    formula="grad_output: grad's element at index")
 def _select_backward(grad, input_shape, dim, index):
     """Zeros of ``input_shape`` with ``grad`` placed at ``index`` along ``dim`` (torch.select_backward)."""
     out = np.zeros(input_shape, dtype=grad.dtype)
@@ -716,7 +728,8 @@ def _(grad, dim, index):
 # ---------------------------------------------------------------------------------------------- slicing
 
 
-@op("_slice", grad_fn="SliceBackward0", promote=None, note="the gradient placed in zeros at the slice")
+@op("_slice", grad_fn="SliceBackward0", promote=None, note="the gradient placed in zeros at the slice",
+    formula="input: grad placed at the slice of zeros (input[start:end:step])")
 def _slice(input, dim, start, end, step):
     """``input[start:end:step]`` along ``dim`` with ``0 <= start <= end <= size`` and ``step > 0`` (a view):
     aten::slice after its clamping.
@@ -734,7 +747,8 @@ def _(grad, input_shape, dim, start, end, step):
     return _slice_backward(grad, input_shape, dim, start, end, step)
 
 
-@op("_slice_backward", grad_fn="SliceBackwardBackward0", promote=None, note="slice the gradient the same way")
+@op("_slice_backward", grad_fn="SliceBackwardBackward0", promote=None, note="slice the gradient the same way",
+    formula="grad_output: grad's slice")
 def _slice_backward(grad, input_shape, dim, start, end, step):
     """Zeros of ``input_shape`` with ``grad`` placed at ``start:end:step`` along ``dim``."""
     out = np.zeros(input_shape, dtype=grad.dtype)
@@ -747,7 +761,8 @@ def _(grad, dim, start, end, step):
     return _slice(grad, dim, start, end, step)
 
 
-@op("_alias", grad_fn="AliasBackward0", promote=None, note="d/dx = 1 (the gradient passes through)")
+@op("_alias", grad_fn="AliasBackward0", promote=None, note="d/dx = 1 (the gradient passes through)",
+    formula="input: grad")
 def _alias(input):
     """A new tensor sharing ``input``'s data (at::alias: what ``x[...]`` and ``x[:, :]`` return)."""
     return input.view()
