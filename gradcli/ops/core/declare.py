@@ -22,7 +22,17 @@ carries the fields ``gradcli ops`` lists (:class:`Entry`):
           return input_t * other + other_t * input
 
   It receives each input's tangent as ``<input>_t`` and, by naming them, the values the VJP may name (see
-  :meth:`Op.defjvp`); it runs on Tensors only, recorded, so that tangents are differentiable in turn.
+  :meth:`Op.defjvp`); it runs on Tensors only, recorded, so that tangents are differentiable in turn. The
+  forward-mode rules that whole kinds of ops share are declared by kind in the decorator instead
+  (:data:`JVP_SHORTHANDS`; ``ops/core/forward.py`` computes each kind's tangent through its ``JVP_KINDS`` table)::
+
+      @op("exp", grad_fn="ExpBackward0", note="d/dx = result", formula="input: grad * result", jvp="elementwise")
+      def exp(input): ...
+
+  (``jvp="linear"``: the op applied to the tangents, as views, sums and add; ``"multilinear"``: mm, outer;
+  ``"elementwise"``, ``"loss"``, ``"reduction"``: from the VJP rule). Besides its rules, a declaration gives the
+  text ``--explain`` shows for each backward function it records (``formula=``), the op's name in ``--check``'s
+  kink messages (``kinks=``), and where it is defined (``domain=``; the tests sample inputs there).
 
 * ``@composite`` for a **function that dispatches to ops** (matmul's folding, cross_entropy, reshape's choice of
   view or copy, getitem) and for the functions that are not ops at all (``kind="creation"``: tensor factories;
@@ -89,6 +99,11 @@ METHODS: set[str] = set()
 
 #: The kinds of entry (``gradcli ops --kind``): ops (differentiable or not), tensor factories, other functions.
 ENTRY_KINDS = ("op", "creation", "function")
+
+#: The forward-mode rules an op can declare by kind, ``@op(..., jvp="linear")`` (:meth:`Op.defjvp_linear` and
+#: the others): derivatives.yaml's ``auto_linear``, ``auto_element_wise`` and the ``result:`` formulas that
+#: reductions, losses and the products share.
+JVP_SHORTHANDS = ("linear", "multilinear", "elementwise", "loss", "reduction")
 
 #: grad_fn name → what a graph node of that name sends to each input (``--explain``'s formula), gathered from
 #: the ``formula=`` of every declaration (public or not) as the op modules are imported; see :func:`op`.
@@ -295,7 +310,7 @@ class Op:
 
     def __init__(self, forward, *, name: str, grad_fn, note: str, inputs: int = 1, promote: str | None = "same",
                  differentiable: bool = True, method=False, aliases: tuple = (), multi_output: bool = False,
-                 domain: tuple | None = None, formula=None, kinks: str | None = None):
+                 domain: tuple | None = None, formula=None, kinks: str | None = None, jvp: str | None = None):
         self.forward = forward
         self.name = name
         self.grad_fn = grad_fn
@@ -312,6 +327,7 @@ class Op:
         self.jvp = None
         self.jvp_plan = ()
         self.jvp_kind = None
+        self._jvp_after_vjp = None
         self.vjp_plan = ()
         self.saves = False
         self.save_plan = ()
@@ -341,6 +357,13 @@ class Op:
         self.apply_fn = applier(inputs)
         self.__doc__ = forward.__doc__
         self.__name__ = self.name
+        if jvp is not None:
+            if jvp not in JVP_SHORTHANDS:
+                raise TypeError(f"{name}: jvp= is one of {JVP_SHORTHANDS}, not {jvp!r}")
+            if jvp in ("elementwise", "loss", "reduction"):
+                self._jvp_after_vjp = jvp  # these read the VJP rule: set when @defvjp gives it
+            else:
+                getattr(self, "defjvp_" + jvp)()
 
     @property
     def signature(self) -> inspect.Signature:
@@ -410,6 +433,8 @@ class Op:
         self.vjp_plan = tuple(resolved)
         self.saves = saves
         self.vjp = rule
+        if self._jvp_after_vjp is not None:
+            getattr(self, "defjvp_" + self._jvp_after_vjp)()
         return self
 
     def defjvp(self, rule):
@@ -573,7 +598,8 @@ def _jvp_by_kind(*args):
 
 def op(name: str, *, grad_fn, note: str, inputs: int = 1, promote: str | None = "same",
        differentiable: bool = True, method=False, aliases: tuple = (), multi_output: bool = False,
-       public: bool | None = None, domain: tuple | None = None, formula=None, kinks: str | None = None):
+       public: bool | None = None, domain: tuple | None = None, formula=None, kinks: str | None = None,
+       jvp: str | None = None):
     """Declare an op (decorator on its forward); its rules follow with ``@<op>.defvjp``. See the module
     docstring.
 
@@ -600,6 +626,9 @@ def op(name: str, *, grad_fn, note: str, inputs: int = 1, promote: str | None = 
             of them; :data:`FORMULAS` gathers them all.
         kinks: for an op continuous everywhere whose one-sided derivatives differ somewhere (relu at 0), the
             name ``--check`` gives it when an input sits at a kink (:data:`KINKS`).
+        jvp: the forward-mode rule by its kind (:data:`JVP_SHORTHANDS`), declared with the op instead of a
+            ``@<op>.defjvp`` rule: "linear" (:meth:`Op.defjvp_linear`), "multilinear", or, from the VJP rule
+            once ``@<op>.defvjp`` gives it, "elementwise", "loss", "reduction".
 
     Raises:
         ValueError: if a grad_fn name is given two different formulas.
@@ -607,7 +636,7 @@ def op(name: str, *, grad_fn, note: str, inputs: int = 1, promote: str | None = 
     def wrap(forward):
         o = Op(forward, name=name, grad_fn=grad_fn, note=note, inputs=inputs, promote=promote,
                differentiable=differentiable, method=method, aliases=aliases, multi_output=multi_output,
-               domain=domain, formula=formula, kinks=kinks)
+               domain=domain, formula=formula, kinks=kinks, jvp=jvp)
         if public if public is not None else not name.startswith("_"):
             for n in (name,) + o.aliases:
                 register(n, o, "op")

@@ -143,7 +143,8 @@ def where(condition, input, other):
 
 
 @op("_to_copy", grad_fn="ToCopyBackward0", promote=None, note="d/dx = grad, cast back to the input's dtype",
-    formula="input: grad cast back to input's dtype")
+    formula="input: grad cast back to input's dtype",
+    jvp="linear")  # derivatives.yaml _to_copy: result: _to_copy(self_t, dtype): the tangent cast
 def _to_copy(input, dtype):
     """A copy converted to ``dtype`` (a numpy dtype). Matches torch.Tensor.to(dtype)."""
     return input.astype(dtype)
@@ -153,9 +154,6 @@ def _to_copy(input, dtype):
 def _(grad):
     # The engine casts the gradient back to the input's dtype.
     return grad
-
-
-_to_copy.defjvp_linear()  # derivatives.yaml _to_copy: result: _to_copy(self_t, dtype): the tangent cast
 
 
 _DEVICE_TYPES = ("cpu", "cuda", "mps", "meta")

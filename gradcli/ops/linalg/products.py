@@ -53,7 +53,8 @@ def _cpp_name(a) -> str:
 
 
 @op("dot", grad_fn="DotBackward0", inputs=2, promote=None, method=True,
-    note="d/dinput = grad * tensor, d/dtensor = grad * input", formula="input: grad * tensor; tensor: grad * input")
+    note="d/dinput = grad * tensor, d/dtensor = grad * input", formula="input: grad * tensor; tensor: grad * input",
+    jvp="multilinear")
 def dot(input, tensor):
     """Inner product of two 1-d tensors of the same size and dtype. Matches torch.dot.
 
@@ -79,7 +80,7 @@ def _(grad, input, tensor, needs_input_grad):
 
 @op("mv", grad_fn="MvBackward0", inputs=2, promote=None, method=True,
     note="d/dinput = outer(grad, vec), d/dvec = input^T @ grad",
-    formula="input: outer(grad, vec); vec: input^T @ grad")
+    formula="input: outer(grad, vec); vec: input^T @ grad", jvp="multilinear")
 def mv(input, vec):
     """Matrix (n×m) times vector (m) → (n). Matches torch.mv.
 
@@ -113,7 +114,8 @@ def _check_mm(input, mat2, first="self", got=False):
 
 
 @op("mm", grad_fn="MmBackward0", inputs=2, promote=None, method=True,
-    note="d/dinput = grad @ mat2^T, d/dmat2 = input^T @ grad", formula="input: grad @ mat2^T; mat2: input^T @ grad")
+    note="d/dinput = grad @ mat2^T, d/dmat2 = input^T @ grad", formula="input: grad @ mat2^T; mat2: input^T @ grad",
+    jvp="multilinear")
 def mm(input, mat2):
     """Matrix product of an (n×m) and an (m×p) matrix of one dtype. Matches torch.mm.
 
@@ -136,7 +138,7 @@ def _(grad, input, mat2, needs_input_grad):
 
 @op("bmm", grad_fn="BmmBackward0", inputs=2, promote=None, method=True,
     note="d/dinput = grad @ mat2^T, d/dmat2 = input^T @ grad, batch by batch",
-    formula="batch by batch, input: grad @ mat2^T; mat2: input^T @ grad")
+    formula="batch by batch, input: grad @ mat2^T; mat2: input^T @ grad", jvp="multilinear")
 def bmm(input, mat2):
     """Batched matrix product of (b×n×m) and (b×m×p) tensors of one dtype → (b×n×p); no broadcasting.
     Matches torch.bmm.
@@ -198,7 +200,7 @@ def _(grad, mat1, mat2, needs_input_grad):
 
 
 @op("outer", grad_fn="MulBackward0", inputs=2, method=True, aliases=("ger",),
-    note="d/dinput = grad @ vec2, d/dvec2 = grad^T @ input")
+    note="d/dinput = grad @ vec2, d/dvec2 = grad^T @ input", jvp="multilinear")
 def outer(input, vec2):
     """Outer product of two 1-d tensors: (n) and (m) → (n×m), with type promotion. Matches torch.outer (a
     product of broadcast views, hence grad_fn MulBackward0).
@@ -336,7 +338,7 @@ def _squeeze_result_forward(input, dim):
 # matmul's in-place squeeze_ records SqueezeBackward4, not squeeze's SqueezeBackward1.
 _squeeze_result = op("_squeeze_result", grad_fn="SqueezeBackward4", promote=None,
                      note="d/dx = grad reshaped back",
-                     formula="input: grad unsqueezed at dim")(_squeeze_result_forward)
+                     formula="input: grad unsqueezed at dim", jvp="linear")(_squeeze_result_forward)
 
 
 @_squeeze_result.defvjp
@@ -367,7 +369,6 @@ def linear(input, weight, bias=None):
             return reshape(out, lead + (out.shape[1],))
     out = matmul(input, t(weight))
     return out if bias is None else out + bias
-
 
 
 # --------------------------------------------------------------------------------------------------- einsum
@@ -792,9 +793,6 @@ def linalg_vecdot(x, y, *, dim=-1):
 # ----------------------------------------------------------------------------------------- forward mode
 # derivatives.yaml: dot, mv, mm, bmm, outer are linear in each input (mm: self_t.mm(mat2_p) + self_p.mm(mat2_t));
 # addmm: self_t + mat1_t.mm(mat2_p) + mat1_p.mm(mat2_t) (beta = alpha = 1 here); squeeze is auto_linear.
-for _o in (dot, mv, mm, bmm, outer):
-    _o.defjvp_multilinear()
-_squeeze_result.defjvp_linear()
 
 
 @_addmm.defjvp

@@ -37,7 +37,8 @@ def _triangle(name: str, npfn, keeps: str, formula: str):
         RuntimeError: for a tensor of fewer than 2 dimensions (PyTorch's message).
     """
     o = op(name, grad_fn=f"{name.capitalize()}Backward0", promote=None, method=True,
-           note=f"d/dx = 1 on the {keeps} triangle, 0 elsewhere: the gradient's {name}", formula=formula)(forward)
+           note=f"d/dx = 1 on the {keeps} triangle, 0 elsewhere: the gradient's {name}", formula=formula,
+           jvp="linear")(forward)  # derivatives.yaml: auto_linear
     return o
 
 
@@ -55,13 +56,10 @@ def _(grad, diagonal):
     return triu(grad, diagonal)  # derivatives.yaml: grad.triu(diagonal)
 
 
-tril.defjvp_linear()  # derivatives.yaml: auto_linear
-triu.defjvp_linear()
-
-
 # ------------------------------------------------------------------------------------------------- trace
 @op("trace", grad_fn="TraceBackward0", promote=None, method=True,
-    note="d/dx = 1 on the main diagonal, 0 elsewhere", formula="input: grad placed on the main diagonal of zeros")
+    note="d/dx = 1 on the main diagonal, 0 elsewhere", formula="input: grad placed on the main diagonal of zeros",
+    jvp="linear")  # derivatives.yaml: auto_linear
 def trace(input):
     """The sum of the main diagonal of a matrix (integers give int64). Matches torch.trace (grad_fn
     TraceBackward0): the gradient is the output's gradient on the diagonal of zeros.
@@ -81,9 +79,6 @@ def trace(input):
 def _(grad, input_shape):
     # FunctionsManual.cpp trace_backward: zeros of the input's shape with grad on the diagonal
     return where(np.eye(*input_shape, dtype=bool), grad, 0.0)
-
-
-trace.defjvp_linear()  # derivatives.yaml: auto_linear
 
 
 # -------------------------------------------------------------------------------------------------- kron

@@ -82,7 +82,7 @@ def _gather_grad_fn(indices, name):
 
 
 @op("_pool_gather", grad_fn=_gather_grad_fn, promote=None,
-    note="d/dx = each output's gradient added at the input position it was taken from")
+    note="d/dx = each output's gradient added at the input position it was taken from", jvp="linear")
 def _pool_gather(input, indices, name):
     """``input`` (..., *S) taken at ``indices`` (..., *out), flat positions within each trailing ``S``."""
     rows = _prod(indices.shape[:-2])
@@ -95,11 +95,8 @@ def _(grad, indices, input_shape):
     return _pool_scatter(grad, indices, tuple(input_shape))
 
 
-_pool_gather.defjvp_linear()
-
-
 @op("_pool_scatter", grad_fn="MaxPool2DWithIndicesBackwardBackward0", promote=None,
-    note="d/dgrad = the gradient of the input taken at the indices again")
+    note="d/dgrad = the gradient of the input taken at the indices again", jvp="linear")
 def _pool_scatter(grad, indices, input_shape):
     """Zeros of ``input_shape`` with each element of ``grad`` added at its flat position ``indices`` (within
     the trailing dims; repeated positions accumulate)."""
@@ -113,9 +110,6 @@ def _pool_scatter(grad, indices, input_shape):
 @_pool_scatter.defvjp
 def _(grad, indices):
     return _pool_gather(grad, indices, "MaxPool2DWithIndicesBackward0")
-
-
-_pool_scatter.defjvp_linear()
 
 
 def _max_pool_indices(x: np.ndarray, k, s, p, d, ceil_mode: bool) -> np.ndarray:
@@ -231,7 +225,7 @@ def _avg_grad_fn(kernel_size, stride, padding, ceil_mode, count_include_pad, div
 
 
 @op("_avg_pool", grad_fn=_avg_grad_fn, promote=None,
-    note="d/dx = each window's gradient divided by its divisor, spread over the window")
+    note="d/dx = each window's gradient divided by its divisor, spread over the window", jvp="linear")
 def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """The average of each window over the trailing ``len(kernel_size)`` dims (zero padding)."""
     k, s, p = kernel_size, stride, padding
@@ -250,11 +244,8 @@ def _(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_
                               count_include_pad, divisor_override)
 
 
-_avg_pool.defjvp_linear()
-
-
 @op("_avg_pool_backward", grad_fn="AvgPool2DBackwardBackward0", promote=None,
-    note="d/dgrad = the average pool of the gradient")
+    note="d/dgrad = the average pool of the gradient", jvp="linear")
 def _avg_pool_backward(grad, input_shape, kernel_size, stride, padding, ceil_mode, count_include_pad,
                        divisor_override):
     """The gradient of :func:`_avg_pool`: each output's gradient over its divisor, added over its window."""
@@ -273,9 +264,6 @@ def _avg_pool_backward(grad, input_shape, kernel_size, stride, padding, ceil_mod
 @_avg_pool_backward.defvjp
 def _(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     return _avg_pool(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-
-
-_avg_pool_backward.defjvp_linear()
 
 
 @composite("avg_pool2d", grad_fn="AvgPool2DBackward0", note=_avg_pool.note,
@@ -328,7 +316,7 @@ def _name_grad_fn(maps, name):
 
 
 @op("_separable", grad_fn=_name_grad_fn, promote=None,
-    note="d/dx = the gradient through the transposed matrices, dim by dim")
+    note="d/dx = the gradient through the transposed matrices, dim by dim", jvp="linear")
 def _separable(input, mats, name):
     """A linear map of the trailing dims, one matrix (out_size, in_size) per dim (None to leave it) applied
     from the last dim backwards: adaptive_avg_pool2d and linear/bilinear interpolation (``name`` is PyTorch's
@@ -346,9 +334,6 @@ def _separable(input, mats, name):
 def _(grad, mats, name):
     return _separable(grad, tuple(None if m is None else np.ascontiguousarray(m.T) for m in mats),
                       name.replace("Backward0", "BackwardBackward0"))
-
-
-_separable.defjvp_linear()
 
 
 def _adaptive_matrix(n: int, o: int) -> np.ndarray:

@@ -57,7 +57,7 @@ def _index_maps(mode: str, size: int, lo: int, hi: int) -> np.ndarray:
 
 
 @op("_take_axes", grad_fn=_name_grad_fn, promote=None,
-    note="d/dx = the gradient added back into the positions each element was copied from")
+    note="d/dx = the gradient added back into the positions each element was copied from", jvp="linear")
 def _take_axes(input, maps, name):
     """``input`` taken at ``maps`` (one index array per trailing dim, None to leave a dim): the
     reflect/replicate/circular pads and nearest interpolation (``name`` is PyTorch's grad_fn of the case)."""
@@ -73,15 +73,12 @@ def _(grad, maps, name, input_shape):
     return _put_axes(grad, maps, tuple(input_shape[len(input_shape) - len(maps):]), name)
 
 
-_take_axes.defjvp_linear()
-
-
 def _backward_name(maps, sizes, name):
     return name.replace("Backward0", "BackwardBackward0")
 
 
 @op("_put_axes", grad_fn=_backward_name, promote=None,
-    note="d/dgrad = the gradient taken at the copied positions again")
+    note="d/dgrad = the gradient taken at the copied positions again", jvp="linear")
 def _put_axes(grad, maps, sizes, name):
     """The transpose of :func:`_take_axes`: each element of ``grad`` added into its source position (a 0/1
     matrix per dim, applied by one BLAS product)."""
@@ -99,9 +96,6 @@ def _put_axes(grad, maps, sizes, name):
 @_put_axes.defvjp
 def _(grad, maps, name):
     return _take_axes(grad, maps, name)
-
-
-_put_axes.defjvp_linear()
 
 
 @composite("pad", grad_fn="ConstantPadNdBackward0 (constant) | ReflectionPad{1,2}DBackward0 (reflect) | "

@@ -28,7 +28,7 @@ def _check_float(input, kernel: str, dim: int) -> None:
 
 
 @op("_softmax", grad_fn="SoftmaxBackward0", promote=None, note="d/dx = y * (grad - sum(grad * y, dim))",
-    formula="input: result * (grad - sum(grad * result, dim))")
+    formula="input: result * (grad - sum(grad * result, dim))", jvp="elementwise")
 def _softmax(input, dim):
     """``exp(x) / sum(exp(x), dim)`` along ``dim`` (already checked), computed with the maximum subtracted."""
     axis = normalize_dim(dim, input.ndim)
@@ -165,11 +165,8 @@ log_softmax = _normalising("log_softmax", _log_softmax,
 
 # ----------------------------------------------------------------------------------------- forward mode
 # derivatives.yaml _softmax: result: result * (self_t - (self_t * result).sum(dim, true)), which is the VJP
-# rule applied to the tangent (softmax's Jacobian is symmetric); _log_softmax: self_t - (self_t *
-# result.exp()).sum(dim, true).
-_softmax.defjvp_elementwise()
-
-
+# rule applied to the tangent (softmax's Jacobian is symmetric: _softmax declares jvp="elementwise");
+# _log_softmax: self_t - (self_t * result.exp()).sum(dim, true).
 @_log_softmax.defjvp
 def _(input_t, result, dim):
     if result.ndim == 0:

@@ -468,7 +468,8 @@ def _median_index(row) -> int:
 
 @op("_median_all", grad_fn="MedianBackward0", promote=None,
     note="d/dx = 1/m at each of the m elements equal to the median, 0 elsewhere",
-    formula="input: grad / m at each of the m elements equal to the median, 0 elsewhere", kinks="median")
+    formula="input: grad / m at each of the m elements equal to the median, 0 elsewhere", kinks="median",
+    jvp="reduction")  # evenly_read_jvp: the tangent averaged over the elements equal to the median
 def _median_all(input):
     """The lower median of all elements (NaN if there is one; NaN for an empty float tensor)."""
     _median_check(input)
@@ -481,7 +482,6 @@ def _median_all(input):
 
 
 _median_all.defvjp(_evenly_distribute)  # derivatives.yaml median: evenly_distribute_backward(grad, self, result)
-_median_all.defjvp_reduction()  # evenly_read_jvp: the tangent averaged over the elements equal to the median
 
 
 def _median_indices(data, dim, keepdim):

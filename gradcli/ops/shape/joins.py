@@ -67,8 +67,9 @@ def _nary_op(kind: str, n: int):
     rule.__signature__ = inspect.Signature(
         [P("grad", P.POSITIONAL_OR_KEYWORD), P("dim", P.POSITIONAL_OR_KEYWORD)]
         + [P(f"{nm}_shape", P.POSITIONAL_OR_KEYWORD) for nm in names])
-    o = op(kind, grad_fn=grad_fn, note=note, inputs=n, public=False)(forward).defvjp(rule)
-    o.defjvp_linear()  # derivatives.yaml: cat/stack(tangents, dim)
+    o = op(kind, grad_fn=grad_fn, note=note, inputs=n, public=False,
+           jvp="linear")(forward)  # derivatives.yaml: cat/stack(tangents, dim)
+    o.defvjp(rule)
     _NARY[key] = o
     return o
 
@@ -168,7 +169,7 @@ def _split_backward(grads, dim):
 
 @op("_split", grad_fn="SplitBackward0", promote=None, multi_output=True,
     note="the pieces' gradients joined along dim (zeros for unused pieces)",
-    formula="input: the pieces' grads joined back along dim (zeros for unused pieces)")
+    formula="input: the pieces' grads joined back along dim (zeros for unused pieces)", jvp="linear")
 def _split(input, dim, sizes):
     """torch.split with an int size: the pieces of ``sizes`` entries along ``dim`` (normalized), as views;
     all of them outputs of one SplitBackward0 node."""
@@ -177,7 +178,7 @@ def _split(input, dim, sizes):
 
 @op("_split_with_sizes", grad_fn="SplitWithSizesBackward0", promote=None, multi_output=True,
     note="the pieces' gradients joined along dim (zeros for unused pieces)",
-    formula="input: the pieces' grads joined back along dim (zeros for unused pieces)")
+    formula="input: the pieces' grads joined back along dim (zeros for unused pieces)", jvp="linear")
 def _split_with_sizes(input, dim, sizes):
     """torch.split with a list of sizes: the pieces of ``sizes`` entries along ``dim`` (normalized), as
     views; all of them outputs of one SplitWithSizesBackward0 node."""
@@ -267,7 +268,7 @@ def chunk(input, chunks, dim=0):
 
 @op("_unbind", grad_fn="UnbindBackward0", promote=None, multi_output=True,
     note="the slices' gradients stacked along dim (zeros for unused slices)",
-    formula="input: the slices' grads stacked back along dim (zeros for unused ones)")
+    formula="input: the slices' grads stacked back along dim (zeros for unused ones)", jvp="linear")
 def _unbind(input, dim):
     """torch.unbind along ``dim`` (normalized): ``input.select(dim, i)`` for each i, as views (0-d arrays for
     a 1-d input); all of them outputs of one UnbindBackward0 node."""
@@ -297,5 +298,3 @@ def unbind(input, dim=0):
 # ----------------------------------------------------------------------------------------- forward mode
 # derivatives.yaml: ``split(self_t, ...)``, ``unbind(self_t, dim)``: the tangent of a piece is the same piece of
 # the tangent (cat and stack declare theirs in _nary_op).
-for _o in (_split, _split_with_sizes, _unbind):
-    _o.defjvp_linear()
