@@ -77,6 +77,7 @@ from __future__ import annotations
 
 import inspect
 import operator
+import types
 from typing import Protocol
 
 import numpy as np
@@ -216,6 +217,9 @@ def _summary(doc: str | None) -> str:
 
 _REQUIRED = object()
 
+#: The formulas of a declaration that declares none (read-only, shared).
+_NO_FORMULAS = types.MappingProxyType({})
+
 
 def composite(name: str, *, grad_fn=_REQUIRED, note=_REQUIRED, method=False, aliases: tuple = (),
               kind: str = "op", differentiable: bool = True, formula=None, kinks: str | None = None):
@@ -259,7 +263,8 @@ def composite(name: str, *, grad_fn=_REQUIRED, note=_REQUIRED, method=False, ali
         fn.note = note
         fn.method = method
         fn.summary = None  # (gradcli.app.catalog reads the docstring's first paragraph when it lists ops)
-        fn.formulas, fn.kinks = declare_formulas(name, grad_fn, formula, kinks)
+        if formula is not None or kinks is not None:  # (most composites record no node of their own)
+            fn.formulas, fn.kinks = declare_formulas(name, grad_fn, formula, kinks)
         for n in (name,) + fn.aliases:
             register(n, fn, kind)
             if method:
@@ -315,7 +320,12 @@ class Op:
         self.name = name
         self.grad_fn = grad_fn
         self.note = note
-        self.formulas, self.kinks = declare_formulas(name, grad_fn, formula, kinks)
+        # every instance sets the same attributes in the same order (its __dict__ then shares its keys with the
+        # other ops', which keeps attribute reads on the per-op path fast)
+        if formula is None and kinks is None:
+            self.formulas, self.kinks = _NO_FORMULAS, None
+        else:
+            self.formulas, self.kinks = declare_formulas(name, grad_fn, formula, kinks)
         self.ninputs = inputs
         self.promote = promote
         self.differentiable = differentiable
