@@ -10,7 +10,7 @@ cycle):
 * :mod:`.elementwise.comparison` — eq/ne/lt/le/gt/ge, bitwise_and/or/xor, isnan/isinf/isfinite, where, dtype
   casts (Tensor.to, .float(), ...)
 * :mod:`.elementwise.unary` — sqrt/rsqrt/reciprocal, exp/log, trigonometry, hyperbolic functions, sigmoid, erf,
-  neg, abs, sign (the trivial ones declared from one table)
+  neg, abs, sign
 * :mod:`.elementwise.arithmetic` — add, sub/rsub, mul, div/true_divide/floor_divide, remainder, pow/square,
   clamp, maximum/minimum
 * :mod:`.elementwise.activation` — relu, relu6, leaky_relu, elu, selu, gelu, silu, softplus, hardtanh

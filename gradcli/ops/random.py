@@ -90,7 +90,8 @@ def _num(v) -> str:
     return str(int(v)) if v.is_integer() else repr(v)
 
 
-@op("_normal_tensor_float", grad_fn="NormalBackward1", promote=None, note="d/dmean = 0")
+@op("_normal_tensor_float", grad_fn="NormalBackward1", promote=None, note="d/dmean = 0",
+    formula="mean: 0 (a sample; PyTorch does not reparameterize)", jvp="elementwise")
 def _normal_tensor_float(mean, std):
     """Samples of N(mean, std) with ``mean``'s shape and dtype (torch.normal(Tensor mean, float std))."""
     return (_generator().normal(mean.shape, mean.dtype) * mean.dtype.type(std) + mean).astype(mean.dtype)
@@ -101,7 +102,8 @@ def _(grad):
     return _zeros_like(grad)
 
 
-@op("_normal_float_tensor", grad_fn="NormalBackward2", promote=None, note="d/dstd = 0")
+@op("_normal_float_tensor", grad_fn="NormalBackward2", promote=None, note="d/dstd = 0",
+    formula="std: 0 (a sample; PyTorch does not reparameterize)", jvp="elementwise")
 def _normal_float_tensor(std, mean):
     """Samples of N(mean, std) with ``std``'s shape and dtype (torch.normal(float mean, Tensor std))."""
     return (_generator().normal(std.shape, std.dtype) * std + std.dtype.type(mean)).astype(std.dtype)
@@ -112,7 +114,8 @@ def _(grad):
     return _zeros_like(grad)
 
 
-@op("_normal_tensor_tensor", grad_fn="NormalBackward3", inputs=2, note="d/dmean = 0, d/dstd = 0")
+@op("_normal_tensor_tensor", grad_fn="NormalBackward3", inputs=2, note="d/dmean = 0, d/dstd = 0",
+    formula="mean: 0; std: 0 (a sample)", jvp="elementwise")
 def _normal_tensor_tensor(mean, std):
     """Samples of N(mean, std), shapes broadcast (torch.normal(Tensor mean, Tensor std))."""
     shape = np.broadcast_shapes(mean.shape, std.shape)
@@ -157,7 +160,8 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, requires_gra
     return _leaf(values, requires_grad)
 
 
-@op("bernoulli", grad_fn="BernoulliBackward0", promote=None, method=True, note="d/dinput = 0 (samples)")
+@op("bernoulli", grad_fn="BernoulliBackward0", promote=None, method=True, note="d/dinput = 0 (samples)",
+    formula="input: 0 (a sample)", jvp="elementwise")
 def bernoulli(input, p=None):
     """0/1 samples, 1 with probability ``input`` (or ``p`` when given), in ``input``'s dtype. Matches
     torch.bernoulli number for number after the same seed (one uniform per element: 1 when it is below p).
@@ -180,7 +184,8 @@ def _(grad):
 # ---------------------------------------------------------------------------------------- in-place samplers
 
 
-@op("_normal_fill", grad_fn="NormalBackward0", promote=None, note="d/dself = 0")
+@op("_normal_fill", grad_fn="NormalBackward0", promote=None, note="d/dself = 0",
+    formula="input: 0 (its values are overwritten by samples)", jvp="elementwise")
 def _normal_fill(input, mean, std):
     """``input``'s shape and dtype filled with normal samples (what ``normal_`` writes)."""
     return _generator().normal(input.shape, input.dtype, mean, std)
@@ -191,7 +196,8 @@ def _(grad):
     return _zeros_like(grad)
 
 
-@op("_uniform_fill", grad_fn="UniformBackward0", promote=None, note="d/dself = 0")
+@op("_uniform_fill", grad_fn="UniformBackward0", promote=None, note="d/dself = 0",
+    formula="input: 0 (its values are overwritten by samples)", jvp="elementwise")
 def _uniform_fill(input, low, high):
     """``input``'s shape and dtype filled with uniform samples in [low, high) (what ``uniform_`` writes)."""
     return _generator().uniform(input.shape, input.dtype, low, high)
@@ -202,7 +208,8 @@ def _(grad):
     return _zeros_like(grad)
 
 
-@op("_random_fill", grad_fn="RandomBackward1", promote=None, note="d/dself = 0")
+@op("_random_fill", grad_fn="RandomBackward1", promote=None, note="d/dself = 0",
+    formula="input: 0 (its values are overwritten by samples)", jvp="elementwise")
 def _random_fill(input, low, high):
     """``input``'s shape and dtype filled with integers in [low, high) (what ``random_`` writes)."""
     return _generator().random_from_to(input.shape, low, high, input.dtype)
@@ -289,7 +296,8 @@ def _from_to(name: str, args: tuple, kw: dict, defaults: tuple):
 # ------------------------------------------------------------------------------ exponential_ and multinomial
 
 
-@op("_exponential_fill", grad_fn="ExponentialBackward0", promote=None, note="d/dself = 0")
+@op("_exponential_fill", grad_fn="ExponentialBackward0", promote=None, note="d/dself = 0",
+    formula="input: 0 (its values are overwritten by samples)", jvp="elementwise")
 def _exponential_fill(input, lambd):
     """``input``'s shape and dtype filled with exponential samples of rate ``lambd`` (what ``exponential_``
     writes)."""
@@ -411,6 +419,3 @@ def _check_rows_as_the_kernel(rows: np.ndarray, n: int) -> None:
 # ----------------------------------------------------------------------------------------- forward mode
 # derivatives.yaml: normal, bernoulli and the in-place fills are auto_element_wise of zero derivatives: their
 # tangents are zeros.
-for _o in (_normal_tensor_float, _normal_float_tensor, _normal_tensor_tensor, bernoulli, _normal_fill,
-           _uniform_fill, _random_fill, _exponential_fill):
-    _o.defjvp_elementwise()

@@ -1,8 +1,9 @@
 """The op table of the tests: one :class:`OpInfo` per op, declaring the op's sample inputs.
 
 This follows PyTorch's OpInfo pattern (``torch/testing/_internal/common_methods_invocations.py`` and
-``torch/testing/_internal/opinfo/core.py``): each op has one entry with a sample-input generator, the
-domain its inputs are drawn from, its method form and aliases, and the generic tests are generated from
+``torch/testing/_internal/opinfo/core.py``): each op has one entry with a sample-input generator; the
+domain its inputs are drawn from, its method form and aliases are read from the op's declaration in
+``gradcli.ops.REGISTRY`` (never restated here), and the generic tests are generated from
 the table (tests/ops/test_op_table.py: gradcheck in float64, gradgradcheck, and the PyTorch comparisons
 of values, dtypes, ``grad_fn`` names, gradients and second derivatives in float32 and float64). A new op
 is tested the moment it has an entry here; a public op of kind "op" in ``gradcli.ops.REGISTRY`` without
@@ -22,10 +23,12 @@ Only extras that do not fit an op's samples stay outside the table: graphs of se
 (tests/ops/test_ops_elementwise.py, test_ops_reduction.py, test_ops_shape.py).
 
 Adding an op: add its entry to its family's list below, with a generator when one fits
-(``OpInfo("cosh", "elementwise", unary_samples, domain=R, method=True)`` runs it on every shape of
-UNARY_SHAPES, as a function and as a method), else its samples in ``extra``; declare ``aliases``, the
-domain where the op is smooth (finite differences must not cross a kink), ``differentiable=False`` for an
-op without derivative, and a :class:`Skip` with its reason for a test that cannot apply.
+(``OpInfo("cosh", "elementwise", unary_samples)`` runs it on every shape of UNARY_SHAPES, and, since the
+registry says cosh is a Tensor method, as a method too; each alias the op declares is run as well), else its
+samples in ``extra``; a sampling domain only for an op that declares none and has a kink or pole to stay off
+(``"nonzero"`` for abs; finite differences must not cross it), ``differentiable=False`` for an op without
+derivative, and a :class:`Skip` with its reason for a test that cannot apply
+(tests/ops/test_new_op.py walks through it with an op declared in the test).
 
 The table relies only on gradcli's public API and on ``gradcli.ops.REGISTRY``/``KINDS``, never on module
 paths inside ``gradcli/ops``.
@@ -41,6 +44,7 @@ from typing import Any, Callable, Iterable, Mapping
 import numpy as np
 
 import gradcli as G
+from gradcli.ops import REGISTRY
 
 from helpers import BINARY_SHAPES, UNARY_SHAPES, Arg, Case, api, sh
 
@@ -159,11 +163,16 @@ class OpInfo:
         ``domain``, ``method`` and ``aliases``.
     extra: samples beside the generator's (keyword variants, operator forms, non-contiguous inputs).
     op: ``op(m) -> callable`` for gradcli (``m = gradcli``) and torch; default ``helpers.api(m, name)``.
-    domain: where the generators draw the inputs from: one domain ("pos" for log), or one per input
-        (``("real", "nonzero")`` for div).
-    method: the generators add a sample calling the op as a Tensor method (entries without a generator
-        list their method samples in ``extra``; every op that is a Tensor method must have one).
-    aliases: other REGISTRY names of the same op (``absolute`` of ``abs``); the generators run each.
+    domain: where the generators draw the inputs from: one domain, or one per input (``("real",
+        "nonzero")`` for div). By default the op's declared domain (``Op.domain`` in the registry: "pos" for
+        log's ``(0, inf)``, "unit" for acos's ``(-1, 1)``; "real" where it declares none); an entry gives one
+        only for an op that declares none (staying off a kink or a pole, as "nonzero" for abs): restating a
+        declared domain is an error.
+    method: read from the registry (the entry's ``method``): the generators add a sample calling the op as
+        a Tensor method (entries without a generator list their method samples in ``extra``; every op that
+        is a Tensor method must have one).
+    aliases: read from the registry (the entry's ``aliases``, ``absolute`` of ``abs``); the generators run
+        each.
     differentiable: False for ops without derivative (comparisons, bitwise, argmax): their samples are
         compared with PyTorch by values and dtypes only.
     supports_autograd: False for an op that records a node whose backward raises, as PyTorch's
@@ -178,15 +187,25 @@ class OpInfo:
     sample_inputs: Callable[["OpInfo"], Iterable[Sample]] | None = None
     extra: tuple = ()
     op: Callable | None = None
-    domain: Any = R
-    method: bool = False
-    aliases: tuple = ()
+    domain: Any = None
+    method: bool = field(init=False)
+    aliases: tuple = field(init=False)
     differentiable: bool = True
     supports_autograd: bool = True
     supports_gradgrad: bool = True
     dtypes: tuple = (np.float32, np.float64)
     skips: tuple = ()
     syntax: bool = False
+
+    def __post_init__(self):
+        entry = None if self.syntax else REGISTRY[self.name]
+        declared = getattr(entry, "domain", None)
+        if declared is not None and self.domain is not None:
+            raise TypeError(f"{self.name}: the registry declares its domain {declared}; the entry does not restate it")
+        set_field = object.__setattr__  # (a frozen dataclass: the fields read from the registry are set once here)
+        set_field(self, "domain", sampling_domain(declared) if self.domain is None else self.domain)
+        set_field(self, "method", bool(entry.method) if entry is not None else False)
+        set_field(self, "aliases", tuple(entry.aliases) if entry is not None else ())
 
     def samples(self) -> list[Sample]:
         """The generator's samples, then the extra ones."""
@@ -256,6 +275,20 @@ def _quietly(quiet: bool, f, *args, **kwargs):
 
 
 # ================================================================================ sample generators
+def sampling_domain(declared) -> str:
+    """The helpers.Arg domain that samples an op's declared domain (``Op.domain``, an open interval ``(low,
+    high)`` or None): "real" for everywhere, "pos" [0.5, 2] for a half-line from at most 0, "unit" [0.05, 0.95]
+    for (-1, 1) (the generators add negative samples where an entry needs them)."""
+    if declared is None:
+        return R
+    low, high = declared
+    if high == float("inf") and low <= 0:
+        return POS
+    if (low, high) == (-1, 1):
+        return UNIT
+    raise ValueError(f"no sampling domain for the declared domain {declared}: add one to sampling_domain")
+
+
 def _domains(op: OpInfo, n: int) -> tuple:
     """``op.domain`` as one domain per input."""
     return tuple(op.domain) if isinstance(op.domain, tuple) else (op.domain,) * n
@@ -543,8 +576,8 @@ def _kl_div_samples(op: OpInfo) -> Iterable[Sample]:
 
 
 # ================================================================================ the table
-def _unary(name, domain, family="elementwise", method=True, aliases=(), extra=()) -> OpInfo:
-    return OpInfo(name, family, unary_samples, domain=domain, method=method, aliases=aliases, extra=tuple(extra))
+def _unary(name, domain=None, family="elementwise", extra=()) -> OpInfo:
+    return OpInfo(name, family, unary_samples, domain=domain, extra=tuple(extra))
 
 
 def _on_part(expr: Callable, *inputs: Arg, id: str, **kw) -> Sample:
@@ -557,7 +590,7 @@ _ARITH_OPERATORS = {  # op -> (operator on 3x4 and 4, reflected operator with a 
 }
 
 
-def _arith(name: str, other: str, aliases=(), method=True, extra=()) -> OpInfo:
+def _arith(name: str, other: str, extra=()) -> OpInfo:
     """add/sub/mul/div/rsub: binary samples, Python numbers, ``alpha`` (add/sub/rsub), operator forms."""
     ex = list(extra)
     if name in ("add", "sub", "rsub"):
@@ -567,7 +600,7 @@ def _arith(name: str, other: str, aliases=(), method=True, extra=()) -> OpInfo:
         ex.append(S("3x4-4", Arg((3, 4)), Arg((4,)), name=op_name))
         ex.append(S("scalar", Arg((3, 4)), args=(number, In(0)), name=rop))
     return OpInfo(name, "elementwise", chain(binary_samples, python_number_samples), domain=(R, other),
-                  method=method, aliases=aliases, extra=tuple(ex))
+                  extra=tuple(ex))
 
 
 CLAMP_BOUNDS = [  # (id, kwargs): Python-number bounds (ClampBackward1)
@@ -598,9 +631,9 @@ def _pow_samples(op: OpInfo) -> Iterable[Sample]:
 
 ELEMENTWISE = [
     # ------------------------------------------------------------------------------------------ unary math
-    _unary("abs", NZ, aliases=("absolute",), extra=[S("3x4", Arg((3, 4), NZ), name="__abs__")]),
-    _unary("neg", R, aliases=("negative",), extra=[S("3x4", Arg((3, 4)), name="__neg__")]),
-    _unary("exp", R), _unary("log", POS), _unary("sqrt", POS), _unary("sign", NZ), _unary("sigmoid", R),
+    _unary("abs", NZ, extra=[S("3x4", Arg((3, 4), NZ), name="__abs__")]),
+    _unary("neg", R, extra=[S("3x4", Arg((3, 4)), name="__neg__")]),
+    _unary("exp", R), _unary("log"), _unary("sqrt"), _unary("sign", NZ), _unary("sigmoid", R),
     _unary("tanh", R), _unary("reciprocal", NZ),
     _unary("round", NZ, extra=[  # kinks at halves, which random samples do not reach
         *[S(f"decimals{d}", Arg((3, 4), NZ), kwargs={"decimals": d}) for d in (1, 2, -1)],
@@ -608,21 +641,21 @@ ELEMENTWISE = [
         S("decimals-neg-large", Arg((3, 4), NZ), call=lambda m, f, a: f(a * 100, decimals=-1))]),
     # jumps at the integers, which random samples do not reach
     _unary("floor", NZ, extra=[S("int", Arg((3, 4), INT))]), _unary("ceil", NZ, extra=[S("int", Arg((3, 4), INT))]),
-    _unary("trunc", NZ, aliases=("fix",), extra=[S("int", Arg((3, 4), INT))]), _unary("frac", NZ),
-    _unary("exp2", R), _unary("log2", POS), _unary("log10", POS), _unary("rsqrt", POS),
+    _unary("trunc", NZ, extra=[S("int", Arg((3, 4), INT))]), _unary("frac", NZ),
+    _unary("exp2", R), _unary("log2"), _unary("log10"), _unary("rsqrt"),
     _unary("expm1", R, extra=[_on_part(lambda a: a * 1e-3, Arg((3, 4)), id="small")]),
-    _unary("log1p", POS, extra=[_on_part(lambda a: -a, Arg((3, 4), UNIT), id="negative"),
+    _unary("log1p", extra=[_on_part(lambda a: -a, Arg((3, 4), UNIT), id="negative"),
                                 _on_part(lambda a: a * 1e-3, Arg((3, 4)), id="small")]),
     _unary("square", R, extra=[S("nograd-twice", Arg((4,)), call=lambda m, f, a: f(f(a)))]),
-    _unary("sin", R), _unary("cos", R), _unary("sinh", R), _unary("cosh", R), _unary("atan", R, aliases=("arctan",)),
+    _unary("sin", R), _unary("cos", R), _unary("sinh", R), _unary("cosh", R), _unary("atan", R),
     _unary("tan", UNIT, extra=[_on_part(lambda a: -a, Arg((3, 4), UNIT), id="negative")]),
-    _unary("asin", UNIT, aliases=("arcsin",), extra=[_on_part(lambda a: -a, Arg((3, 4), UNIT), id="negative")]),
-    _unary("acos", UNIT, aliases=("arccos",), extra=[_on_part(lambda a: -a, Arg((3, 4), UNIT), id="negative")]),
+    _unary("asin", extra=[_on_part(lambda a: -a, Arg((3, 4), UNIT), id="negative")]),
+    _unary("acos", extra=[_on_part(lambda a: -a, Arg((3, 4), UNIT), id="negative")]),
     _unary("erf", R, extra=[_on_part(lambda a: a * 2, Arg((3, 4)), id="wide")]),
     # ----------------------------------------------------------------------------------------- arithmetic
-    _arith("add", R), _arith("sub", R, aliases=("subtract",)), _arith("mul", R, aliases=("multiply",)),
-    _arith("rsub", R, method=False, extra=[S("tensor-broadcast-other", Arg((4,)), Arg((3, 1)))]),
-    _arith("div", NZ, aliases=("divide", "true_divide"), extra=[
+    _arith("add", R), _arith("sub", R), _arith("mul", R),
+    _arith("rsub", R, extra=[S("tensor-broadcast-other", Arg((4,)), Arg((3, 1)))]),
+    _arith("div", NZ, extra=[
         S("3x4-4", Arg((3, 4)), Arg((4,), NZ), name="__truediv__"),
         S("scalar", Arg((3, 4), NZ), args=(2, In(0)), name="__rtruediv__"),
         S("int-scalar-0d", Arg((), NZ), args=(3, In(0)), name="__rtruediv__"),
@@ -631,30 +664,30 @@ ELEMENTWISE = [
             S(f"{mode}-scalar", Arg((3, 4)), call=lambda m, f, a, md=mode: f(a * 4, 0.75, rounding_mode=md)),
             S(f"{mode}-method", Arg((3, 4)), Arg((3, 4), NZ), kwargs={"rounding_mode": mode}, method=True))],
         S("none-explicit", Arg((3, 4)), Arg((4,), NZ), kwargs={"rounding_mode": None}),
-        S("floor", Arg((3, 4)), Arg((4,), NZ), kwargs={"rounding_mode": "floor"}, name="divide"),
-        S("3x4-4", Arg((3, 4)), Arg((4,), NZ), name="true_divide")]),
+        S("floor", Arg((3, 4)), Arg((4,), NZ), kwargs={"rounding_mode": "floor"}, name="divide")]),
+    _arith("true_divide", NZ),  # torch's alias of div; in the registry an op of its own (DivBackward0 always)
     OpInfo("pow", "elementwise", _pow_samples),
-    OpInfo("remainder", "elementwise", binary_samples, domain=(R, NZ), method=True, extra=(
+    OpInfo("remainder", "elementwise", binary_samples, domain=(R, NZ), extra=(
         S("scalar", Arg((3, 4)), call=lambda m, f, a: f(a * 3, 1.25)),
         S("negative-scalar", Arg((3, 4)), call=lambda m, f, a: f(a * 3, -0.75)),
         S("tensor", Arg((3, 4)), Arg((3, 1), NZ), name="__mod__"),
         S("scalar", Arg((3, 4)), name="__mod__", call=lambda m, f, a: f(a * 5, 2)))),
-    OpInfo("fmod", "elementwise", binary_samples, domain=(R, NZ), method=True, extra=(
+    OpInfo("fmod", "elementwise", binary_samples, domain=(R, NZ), extra=(
         S("scalar", Arg((3, 4)), call=lambda m, f, a: f(a * 3, 1.25)),
         S("negative-scalar", Arg((3, 4)), call=lambda m, f, a: f(a * 3, -0.75)),
         S("int", Arg((3, 4), INT), Arg((4,), NZ)),
         S("int-int", Arg((3, 4), INT, grad=False), args=(2,)),
         S("method-scalar", Arg((3, 4)), args=(0.5,), method=True))),
-    OpInfo("floor_divide", "elementwise", binary_samples, domain=(R, NZ), method=True,
+    OpInfo("floor_divide", "elementwise", binary_samples, domain=(R, NZ),
            supports_autograd=False, extra=(S("int", Arg((3, 4), INT), Arg((4,), NZ)),
                                            S("3x4-scalar", Arg((3, 4)), args=(0.75,)))),
-    OpInfo("atan2", "elementwise", binary_samples, domain=(R, NZ), method=True, aliases=("arctan2",),
+    OpInfo("atan2", "elementwise", binary_samples, domain=(R, NZ),
            extra=(S("3x4-4", Arg((3, 4)), Arg((4,), NZ), name="arctan2"),)),
-    OpInfo("maximum", "elementwise", binary_samples, domain=(R, R), method=True,
+    OpInfo("maximum", "elementwise", binary_samples, domain=(R, R),
            extra=(S("relu-like", Arg((3, 4), NZ), args=(Lib(lambda m: m.zeros(())),)),)),
-    OpInfo("minimum", "elementwise", binary_samples, domain=(R, R), method=True,
+    OpInfo("minimum", "elementwise", binary_samples, domain=(R, R),
            extra=(S("float64-0d-other", Arg((3, 4)), Arg(()), call=lambda m, f, a, b: f(a, b.double())),)),
-    OpInfo("clamp", "elementwise", variants([(i, (3, 4), kw) for i, kw in CLAMP_BOUNDS]), aliases=("clip",), extra=(
+    OpInfo("clamp", "elementwise", variants([(i, (3, 4), kw) for i, kw in CLAMP_BOUNDS]), extra=(
         S("positional", Arg((2, 3, 4)), args=(-1.0, 1.0)),
         S("0d", Arg(()), args=(-1.0, 1.0)),
         S("method", Arg((3, 4)), kwargs={"min": -1.0}, method=True),
@@ -684,7 +717,7 @@ ELEMENTWISE = [
     *[OpInfo(n, "elementwise", comparison_samples, differentiable=False) for n in ("eq", "ne", "lt", "le", "gt", "ge")],
     *[OpInfo(n, "elementwise", bitwise_samples, differentiable=False)
       for n in ("bitwise_and", "bitwise_or", "bitwise_xor")],
-    *[OpInfo(n, "elementwise", unary_samples, differentiable=False, method=True, extra=(
+    *[OpInfo(n, "elementwise", unary_samples, differentiable=False, extra=(
         S("nan-inf", Arg((5,), NZ), call=lambda m, f, a: f(a * m.tensor([0.0, float("nan"), float("inf"),
                                                                           -float("inf"), 1.0]))),
         S("int", Arg((3, 4), INT)), S("bool", Arg((3,), BOOL))))
@@ -697,8 +730,7 @@ def _act(name, domain, extra=()) -> OpInfo:
 
 
 ACTIVATIONS = [
-    _act("relu", NZ, extra=[
-        S("method", Arg((3, 4), NZ), method=True),
+    _act("relu", NZ, extra=[  # (a Tensor method: the generator adds its sample)
         S("mixed-signs", Arg((2, 3, 4), NZ), call=lambda m, f, a: m.relu(a)),  # torch.relu, not F.relu
         S("F", Arg((2, 3, 4), NZ)), S("inplace-false", Arg((3, 4), NZ), kwargs={"inplace": False})]),
     _act("leaky_relu", NZ, extra=[
@@ -960,7 +992,7 @@ LINALG = [
         S("nograd-mat2", Arg((3, 4)), Arg((4, 2), grad=False)),
         S("transposed-input", Arg((4, 3)), Arg((4, 2)), call=lambda m, f, a, b: f(a.t(), b)),
         S("method", Arg((3, 4)), Arg((4, 2)), method=True))),
-    OpInfo("outer", "linalg", aliases=("ger",), extra=(
+    OpInfo("outer", "linalg", extra=(
         S("3-4", Arg((3,)), Arg((4,))), S("3-4", Arg((3,)), Arg((4,)), name="ger"),
         S("nograd-vec2", Arg((3,)), Arg((4,), grad=False)), S("method", Arg((3,)), Arg((4,)), method=True),
         S("method", Arg((3,)), Arg((4,)), name="ger", method=True))),
@@ -1020,7 +1052,7 @@ SHAPE = [
         *_one_input([("2x3x4-201", (2, 3, 4), ((2, 0, 1),)), ("3x4-10", (3, 4), ((1, 0),)), ("4-0", (4,), ((0,),)),
                      ("2x3x4-negative", (2, 3, 4), ((-1, 0, -2),)), ("0d", (), ((),))]),
         S("method-varargs", Arg((2, 3, 4)), args=(1, 2, 0), method=True))),
-    OpInfo("transpose", "shape", aliases=("swapaxes", "swapdims"), extra=(
+    OpInfo("transpose", "shape", extra=(
         S("2x3x4-0-2", Arg((2, 3, 4)), args=(0, 2)), S("2x3x4-0-2", Arg((2, 3, 4)), args=(0, 2), name="swapaxes"),
         S("2x3x4-0-2", Arg((2, 3, 4)), args=(0, 2), name="swapdims"),
         S("3x4-neg", Arg((3, 4)), args=(-1, -2)), S("3x4-same", Arg((3, 4)), args=(1, 1)),
@@ -1049,7 +1081,7 @@ SHAPE = [
         *_one_input([("3x4-0-1", (3, 4), (0, 1)), ("3x4-1-neg", (3, 4), (1, -1)), ("2x3x4-1-2", (2, 3, 4), (1, 2)),
                      ("4-0-3", (4,), (0, 3)), ("2x3x4-negdim", (2, 3, 4), (-1, 0))]),
         S("method", Arg((3, 4)), args=(1, 2), method=True))),
-    OpInfo("cat", "shape", aliases=("concat",), extra=(
+    OpInfo("cat", "shape", extra=(
         S("3x4-2x4", Arg((3, 4)), Arg((2, 4)), args=([In(0), In(1)],)),
         S("3x4-2x4", Arg((3, 4)), Arg((2, 4)), args=([In(0), In(1)],), name="concat"),
         S("dim1", Arg((3, 4)), Arg((3, 2)), args=([In(0), In(1)],), kwargs={"dim": 1}),
@@ -1089,7 +1121,7 @@ SHAPE = [
         *_one_input([("dim1", (3, 4), (1, 1, 2)), ("negative-start", (4, 3), (0, -2, 2)), ("full", (3, 4), (0, 0, 3)),
                      ("empty", (3, 4), (0, 3, 0)), ("dim-1", (2, 3, 4), (-1, 0, 1))]),
         S("method", Arg((3, 4)), args=(0, 1, 1), method=True))),
-    OpInfo("movedim", "shape", aliases=("moveaxis",), extra=(
+    OpInfo("movedim", "shape", extra=(
         S("0-1", Arg((3, 4)), args=(0, 1)), S("0-1", Arg((3, 4)), args=(0, 1), name="moveaxis"),
         S("lists", Arg((2, 3, 4)), args=((0, 1), (2, 0))), S("negative", Arg((2, 3, 4)), args=(-1, 0)),
         S("same", Arg((3, 4)), args=(1, 1)),
@@ -1814,12 +1846,12 @@ SPECIAL = [
     _unary("erfc", R), _unary("erfinv", UNIT, extra=[_on_part(lambda a: -a, Arg((3, 4), UNIT), id="negative")]),
     _unary("lgamma", POS), _unary("digamma", POS), _unary("i0", R), _unary("sinc", NZ),
     _unary("logit", UNIT, extra=[S("eps", Arg((3, 4), UNIT), kwargs={"eps": 0.2})]),
-    _unary("asinh", R, aliases=("arcsinh",)),
-    _unary("acosh", "gt1", aliases=("arccosh",)),
-    _unary("atanh", UNIT, aliases=("arctanh",), extra=[_on_part(lambda a: -a, Arg((3, 4), UNIT), id="negative")]),
+    _unary("asinh", R),
+    _unary("acosh", "gt1"),
+    _unary("atanh", UNIT, extra=[_on_part(lambda a: -a, Arg((3, 4), UNIT), id="negative")]),
     _unary("nan_to_num", R, extra=[S("nonfinite-nograd", Arg((3, 4), grad=False), call=lambda m, f, a: f(a / (a > 0),
                                                                                                         posinf=9.0))]),
-    *[OpInfo(f"special.{n}", "elementwise", unary_samples, domain=d, method=False,
+    *[OpInfo(f"special.{n}", "elementwise", unary_samples, domain=d,
              op=lambda m, n=n: getattr(m.special, n))
       for n, d in (("erfcx", R), ("i0e", R), ("i1", R), ("i1e", R), ("ndtr", R), ("ndtri", UNIT),
                    ("log_ndtr", R), ("entr", POS))],
@@ -1832,50 +1864,50 @@ SPECIAL = [
         S("p3", Arg((3, 4), POS), call=lambda m, f, a: f(a + 2, p=3)),
         S("method", Arg((3, 4), "gt1"), args=(2,), method=True),
         S("0d", Arg((), "gt1"), args=(1,)), S("3x1", Arg((3, 1), "gt1"), args=(2,)))),
-    OpInfo("xlogy", "elementwise", _positive_binary_samples, domain=(R, POS), method=True,
+    OpInfo("xlogy", "elementwise", _positive_binary_samples, domain=(R, POS),
            extra=(S("zero-input", Arg((3, 4), POS), call=lambda m, f, a: f(a * (a > 1), a)),)),
     OpInfo("special.xlog1py", "elementwise", _positive_binary_samples, domain=(R, POS),
            op=lambda m: m.special.xlog1py),
-    OpInfo("hypot", "elementwise", binary_samples, domain=(NZ, NZ), method=True),
-    OpInfo("copysign", "elementwise", binary_samples, domain=(NZ, NZ), method=True),
-    OpInfo("fmax", "elementwise", binary_samples, domain=(R, R), method=True),
-    OpInfo("fmin", "elementwise", binary_samples, domain=(R, R), method=True),
+    OpInfo("hypot", "elementwise", binary_samples, domain=(NZ, NZ)),
+    OpInfo("copysign", "elementwise", binary_samples, domain=(NZ, NZ)),
+    OpInfo("fmax", "elementwise", binary_samples, domain=(R, R)),
+    OpInfo("fmin", "elementwise", binary_samples, domain=(R, R)),
     OpInfo("lerp", "elementwise", extra=(
         S("scalar", Arg((3, 4)), Arg((3, 4)), args=(0.3,)), S("broadcast", Arg((3, 4)), Arg((4,)), args=(0.7,)),
         S("tensor", Arg((3, 4)), Arg((3, 4)), Arg((3, 4), UNIT)), S("tensor-broadcast", Arg((4,)), Arg((3, 1)), Arg(())),
         S("method", Arg((3, 4)), Arg((3, 4)), args=(0.5,), method=True), S("0d", Arg(()), Arg(()), args=(0.5,)),
         S("3x1", Arg((3, 1)), Arg((1, 4)), Arg((3, 1))))),
-    OpInfo("addcmul", "elementwise", method=True, extra=(
+    OpInfo("addcmul", "elementwise", extra=(
         S("3x4", Arg((3, 4)), Arg((3, 4)), Arg((3, 4))), S("broadcast", Arg((3, 4)), Arg((4,)), Arg((3, 1))),
         S("value", Arg((3, 4)), Arg((3, 4)), Arg((3, 4)), kwargs={"value": 0.5}),
         S("method", Arg((3, 4)), Arg((3, 4)), Arg((3, 4)), method=True), S("0d", Arg(()), Arg(()), Arg(())))),
-    OpInfo("addcdiv", "elementwise", method=True, extra=(
+    OpInfo("addcdiv", "elementwise", extra=(
         S("3x4", Arg((3, 4)), Arg((3, 4)), Arg((3, 4), NZ)), S("broadcast", Arg((3, 4)), Arg((4,)), Arg((3, 1), NZ)),
         S("value", Arg((3, 4)), Arg((3, 4)), Arg((3, 4), NZ), kwargs={"value": -2}),
         S("method", Arg((3, 4)), Arg((3, 4)), Arg((3, 4), NZ), method=True), S("0d", Arg(()), Arg(()), Arg((), NZ)))),
-    *[OpInfo(n, "elementwise", differentiable=False, method=True, extra=(
+    *[OpInfo(n, "elementwise", differentiable=False, extra=(
         S("3x4", Arg((3, 4), BOOL, grad=False), Arg((3, 4), BOOL, grad=False)),
         S("float-int", Arg((3, 4), grad=False), Arg((4,), INT, grad=False)),
         S("0d-1", Arg((), grad=False), Arg((3, 1), INT, grad=False)),
         S("method", Arg((3, 4), grad=False), Arg((3, 4), BOOL, grad=False), method=True)))
       for n in ("logical_and", "logical_or", "logical_xor")],
-    OpInfo("logical_not", "elementwise", differentiable=False, method=True, extra=(
+    OpInfo("logical_not", "elementwise", differentiable=False, extra=(
         S("bool", Arg((3, 4), BOOL, grad=False)), S("float", Arg((3, 4), grad=False)),
         S("0d", Arg((), grad=False)), S("3x1", Arg((3, 1), INT, grad=False)),
         S("method", Arg((3, 4), grad=False), method=True))),
-    *[OpInfo(n, "elementwise", differentiable=False, method=True, extra=(
+    *[OpInfo(n, "elementwise", differentiable=False, extra=(
         S("int", Arg((3, 4), INT, grad=False), Arg((4,), INT, grad=False)),
         S("0d-3x1", Arg((), INT, grad=False), Arg((3, 1), INT, grad=False)),
         S("method", Arg((3, 4), INT, grad=False), Arg((3, 4), INT, grad=False), method=True)))
       for n in ("gcd", "lcm")],
-    OpInfo("heaviside", "elementwise", differentiable=False, method=True, extra=(
+    OpInfo("heaviside", "elementwise", differentiable=False, extra=(
         S("3x4", Arg((3, 4), grad=False), Arg((4,), grad=False)),
         S("0d-3x1", Arg((), grad=False), Arg((3, 1), grad=False)),
         S("method", Arg((3, 4), grad=False), Arg((3, 4), grad=False), method=True))),
     # ------------------------------------------ torch.nn.functional (gradcli/ops/nn/shrink_and_margins.py)
     _unary("hardshrink", NZ, family="activation", extra=[S("lambd", Arg((3, 4), NZ), args=(1.0,))]),
-    _unary("softshrink", NZ, family="activation", method=False, extra=[S("lambd", Arg((3, 4), NZ), args=(0.25,))]),
-    _unary("tanhshrink", R, family="activation", method=False),
+    _unary("softshrink", NZ, family="activation", extra=[S("lambd", Arg((3, 4), NZ), args=(0.25,))]),
+    _unary("tanhshrink", R, family="activation"),
     OpInfo("threshold", "activation", extra=(
         *[S(sh(shape), Arg(shape, NZ), args=(0.1, 20.0)) for shape in ((), (4,), (3, 1), (2, 3, 4))],
         S("value-0", Arg((3, 4), NZ), args=(-0.5, 0.0)))),
@@ -1885,7 +1917,7 @@ SPECIAL = [
     OpInfo("pixel_shuffle", "shape", extra=(S("2", Arg((1, 8, 2, 3)), args=(2,)), S("batch", Arg((2, 9, 1, 2)), args=(3,)))),
     OpInfo("pixel_unshuffle", "shape", extra=(S("2", Arg((1, 2, 4, 6)), args=(2,)),)),
     OpInfo("channel_shuffle", "shape", extra=(S("2", Arg((2, 6, 2, 2)), args=(2,)), S("3", Arg((1, 6, 3)), args=(3,)))),
-    OpInfo("unflatten", "shape", method=True, extra=(
+    OpInfo("unflatten", "shape", extra=(
         S("dim1", Arg((2, 12)), args=(1, (3, 4))), S("neg", Arg((2, 12, 2)), args=(-2, (2, -1))),
         S("method", Arg((6, 2)), args=(0, (2, 3)), method=True))),
     OpInfo("rms_norm", "nn", extra=(

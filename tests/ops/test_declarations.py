@@ -82,6 +82,52 @@ def test_an_op_declares_its_forward_mode_rule():
     assert all(e.jvp is not None for e in REGISTRY.values() if isinstance(e, Op) and e.differentiable)
 
 
+def test_a_forward_mode_kind_is_declared_in_the_decorator():
+    """``jvp="linear"`` takes effect at once; the kinds computed from the VJP once ``@defvjp`` gives it."""
+    def forward(input):
+        """Identity."""
+        return input
+
+    linear = op("_test_linear", grad_fn="AliasBackward0", note="d/dx = 1", jvp="linear")(forward)
+    assert linear.jvp_kind == "linear" and linear.jvp is not None
+    elementwise = op("_test_elementwise", grad_fn="AliasBackward0", note="d/dx = 1", jvp="elementwise")(forward)
+    assert elementwise.jvp is None and elementwise.jvp_kind is None
+    assert elementwise.defvjp(lambda grad: grad) is elementwise and elementwise.jvp_kind == "elementwise"
+    with pytest.raises(TypeError, match="jvp= is one of"):
+        op("_test_bad_kind", grad_fn="AliasBackward0", note="d/dx = 1", jvp="rule")(forward)
+    assert G.exp.jvp_kind == "elementwise" and G.sum.jvp_kind == "linear" and G.mm.jvp_kind == "multilinear"
+
+
+def test_formulas_and_kinks_are_declared_once_with_their_op(monkeypatch):
+    """``formula=`` and ``kinks=`` enter FORMULAS/KINKS by grad_fn name; a second, different text for the same
+    backward function is an error at declaration (no text silently lost), the same text is not."""
+    from gradcli.ops.core import declare
+    from gradcli.ops.core.formulas import FORMULAS, KINKS
+
+    assert FORMULAS is declare.FORMULAS and KINKS is declare.KINKS
+    assert G.tanh.formulas == {"TanhBackward0": "input: grad * (1 - result^2)"}
+    assert G.sum.formulas.keys() == {"SumBackward0", "SumBackward1"} and G.abs.kinks == "abs"
+    assert FORMULAS["SumBackward1"] == "input: grad broadcast over the reduced dims" and KINKS["AbsBackward0"] == "abs"
+    monkeypatch.setattr(declare, "FORMULAS", dict(FORMULAS))
+    monkeypatch.setattr(declare, "KINKS", dict(KINKS))
+
+    def forward(input):
+        """Identity."""
+        return input
+
+    o = op("_test_f", grad_fn="TestFormulaBackward0", note="d/dx = 1", formula="input: grad", kinks="f")(forward)
+    assert o.formulas == {"TestFormulaBackward0": "input: grad"} and declare.KINKS["TestFormulaBackward0"] == "f"
+    op("_test_g", grad_fn="TestFormulaBackward0", note="d/dx = 1", formula="input: grad")(forward)
+    with pytest.raises(ValueError, match="TestFormulaBackward0 already has another formula"):
+        op("_test_h", grad_fn="TestFormulaBackward0", note="d/dx = 1", formula="input: 2 * grad")(forward)
+    with pytest.raises(TypeError, match="a dict by grad_fn name"):
+        op("_test_i", grad_fn=lambda dim: "TestBackward0", note="d/dx = 1", formula="input: grad")(forward)
+    o = op("_test_j", grad_fn=lambda dim=None: "TestBackward0", note="d/dx = 1",
+           formula={"TestBackward0": "input: grad", "TestBackward1": "input: grad, dim"})(forward)
+    assert declare.FORMULAS["TestBackward1"] == "input: grad, dim"
+    assert "TestFormulaBackward0" not in FORMULAS  # (the tables patched for this test only)
+
+
 
 def test_every_forward_mode_kind_has_its_function_and_forward_mode_is_installed():
     """Forward mode computes a tangent by the op's ``jvp_kind`` (forward.JVP_KINDS); apply, below forward,

@@ -22,7 +22,17 @@ carries the fields ``gradcli ops`` lists (:class:`Entry`):
           return input_t * other + other_t * input
 
   It receives each input's tangent as ``<input>_t`` and, by naming them, the values the VJP may name (see
-  :meth:`Op.defjvp`); it runs on Tensors only, recorded, so that tangents are differentiable in turn.
+  :meth:`Op.defjvp`); it runs on Tensors only, recorded, so that tangents are differentiable in turn. The
+  forward-mode rules that whole kinds of ops share are declared by kind in the decorator instead
+  (:data:`JVP_SHORTHANDS`; ``ops/core/forward.py`` computes each kind's tangent through its ``JVP_KINDS`` table)::
+
+      @op("exp", grad_fn="ExpBackward0", note="d/dx = result", formula="input: grad * result", jvp="elementwise")
+      def exp(input): ...
+
+  (``jvp="linear"``: the op applied to the tangents, as views, sums and add; ``"multilinear"``: mm, outer;
+  ``"elementwise"``, ``"loss"``, ``"reduction"``: from the VJP rule). Besides its rules, a declaration gives the
+  text ``--explain`` shows for each backward function it records (``formula=``), the op's name in ``--check``'s
+  kink messages (``kinks=``), and where it is defined (``domain=``; the tests sample inputs there).
 
 * ``@composite`` for a **function that dispatches to ops** (matmul's folding, cross_entropy, reshape's choice of
   view or copy, getitem) and for the functions that are not ops at all (``kind="creation"``: tensor factories;
@@ -67,6 +77,7 @@ from __future__ import annotations
 
 import inspect
 import operator
+import types
 from typing import Protocol
 
 import numpy as np
@@ -89,6 +100,19 @@ METHODS: set[str] = set()
 
 #: The kinds of entry (``gradcli ops --kind``): ops (differentiable or not), tensor factories, other functions.
 ENTRY_KINDS = ("op", "creation", "function")
+
+#: The forward-mode rules an op can declare by kind, ``@op(..., jvp="linear")`` (:meth:`Op.defjvp_linear` and
+#: the others): derivatives.yaml's ``auto_linear``, ``auto_element_wise`` and the ``result:`` formulas that
+#: reductions, losses and the products share.
+JVP_SHORTHANDS = ("linear", "multilinear", "elementwise", "loss", "reduction")
+
+#: grad_fn name → what a graph node of that name sends to each input (``--explain``'s formula), gathered from
+#: the ``formula=`` of every declaration (public or not) as the op modules are imported; see :func:`op`.
+FORMULAS: dict[str, str] = {}
+
+#: grad_fn name → the op that ``--check``'s kink messages name, gathered from the ``kinks=`` of the
+#: declarations (ops continuous with one-sided derivatives that differ somewhere: relu, abs, max, ...).
+KINKS: dict[str, str] = {}
 
 
 class Entry(Protocol):
@@ -193,9 +217,12 @@ def _summary(doc: str | None) -> str:
 
 _REQUIRED = object()
 
+#: The formulas of a declaration that declares none (read-only, shared).
+_NO_FORMULAS = types.MappingProxyType({})
+
 
 def composite(name: str, *, grad_fn=_REQUIRED, note=_REQUIRED, method=False, aliases: tuple = (),
-              kind: str = "op", differentiable: bool = True):
+              kind: str = "op", differentiable: bool = True, formula=None, kinks: str | None = None):
     """Declare a public function built from ops, or a creation function or other function (decorator).
 
     The function is registered under ``name`` and ``aliases``, gets the fields of :class:`Entry`, and is
@@ -212,6 +239,9 @@ def composite(name: str, *, grad_fn=_REQUIRED, note=_REQUIRED, method=False, ali
         aliases: other names of the namespace for it (``"clip"`` for clamp).
         kind: "op", "creation" (tensor factories) or "function" (manual_seed).
         differentiable: False for an op whose result has no gradient (argsort's indices).
+        formula, kinks: the formulas of the graph nodes it records and the kinks' name (see :func:`op`); for a
+            composite, the nodes that the ops it calls record under names they do not declare themselves
+            (``cat``'s CatBackward0).
 
     Raises:
         TypeError: if an op is declared without grad_fn or note, or another kind with them.
@@ -235,6 +265,8 @@ def composite(name: str, *, grad_fn=_REQUIRED, note=_REQUIRED, method=False, ali
         fn.summary = None  # (gradcli.app.catalog reads the docstring's first paragraph when it lists ops)
         fn.symbolic = None
         fn.defsymbolic = lambda rule: _set_symbolic(fn, rule)
+        if formula is not None or kinks is not None:  # (most composites record no node of their own)
+            fn.formulas, fn.kinks = declare_formulas(name, grad_fn, formula, kinks)
         for n in (name,) + fn.aliases:
             register(n, fn, kind)
             if method:
@@ -257,6 +289,8 @@ class Op:
             become the default float dtype, as torch.div and torch.exp do), or None (inputs used as they are).
         differentiable: False for ops whose outputs never require grad (comparisons, argmax).
         note: a one-line description of the derivative for ``gradcli ops``.
+        formulas: grad_fn name → what the node sends to each input, as ``--explain`` shows it (see :func:`op`).
+        kinks: the name ``--check``'s kink messages give the op (``"relu"``), or None when it has no kinks.
         aliases, method, kind, signature, summary: see :class:`Entry` (``kind`` is always "op").
         domain: where the op is defined and differentiable, as an open interval ``(low, high)`` of its input's
             values (``(0, inf)`` for log), or None for everywhere; tests sample inputs there.
@@ -283,11 +317,17 @@ class Op:
 
     def __init__(self, forward, *, name: str, grad_fn, note: str, inputs: int = 1, promote: str | None = "same",
                  differentiable: bool = True, method=False, aliases: tuple = (), multi_output: bool = False,
-                 domain: tuple | None = None):
+                 domain: tuple | None = None, formula=None, kinks: str | None = None, jvp: str | None = None):
         self.forward = forward
         self.name = name
         self.grad_fn = grad_fn
         self.note = note
+        # every instance sets the same attributes in the same order (its __dict__ then shares its keys with the
+        # other ops', which keeps attribute reads on the per-op path fast)
+        if formula is None and kinks is None:
+            self.formulas, self.kinks = _NO_FORMULAS, None
+        else:
+            self.formulas, self.kinks = declare_formulas(name, grad_fn, formula, kinks)
         self.ninputs = inputs
         self.promote = promote
         self.differentiable = differentiable
@@ -300,6 +340,7 @@ class Op:
         self.symbolic = None
         self.jvp_plan = ()
         self.jvp_kind = None
+        self._jvp_after_vjp = None
         self.vjp_plan = ()
         self.saves = False
         self.save_plan = ()
@@ -329,6 +370,13 @@ class Op:
         self.apply_fn = applier(inputs)
         self.__doc__ = forward.__doc__
         self.__name__ = self.name
+        if jvp is not None:
+            if jvp not in JVP_SHORTHANDS:
+                raise TypeError(f"{name}: jvp= is one of {JVP_SHORTHANDS}, not {jvp!r}")
+            if jvp in ("elementwise", "loss", "reduction"):
+                self._jvp_after_vjp = jvp  # these read the VJP rule: set when @defvjp gives it
+            else:
+                getattr(self, "defjvp_" + jvp)()
 
     @property
     def signature(self) -> inspect.Signature:
@@ -398,6 +446,8 @@ class Op:
         self.vjp_plan = tuple(resolved)
         self.saves = saves
         self.vjp = rule
+        if self._jvp_after_vjp is not None:
+            getattr(self, "defjvp_" + self._jvp_after_vjp)()
         return self
 
     def defjvp(self, rule):
@@ -574,7 +624,8 @@ def _jvp_by_kind(*args):
 
 def op(name: str, *, grad_fn, note: str, inputs: int = 1, promote: str | None = "same",
        differentiable: bool = True, method=False, aliases: tuple = (), multi_output: bool = False,
-       public: bool | None = None, domain: tuple | None = None):
+       public: bool | None = None, domain: tuple | None = None, formula=None, kinks: str | None = None,
+       jvp: str | None = None):
     """Declare an op (decorator on its forward); its rules follow with ``@<op>.defvjp``. See the module
     docstring.
 
@@ -594,11 +645,24 @@ def op(name: str, *, grad_fn, note: str, inputs: int = 1, promote: str | None = 
             that a public composite dispatches to (one of torch.pow's overloads) has the composite's name and
             ``public=False``.
         domain: see :attr:`Op.domain`.
+        formula: what the graph node sends to each of its inputs, as ``gradcli grad --explain`` shows it, in
+            derivatives.yaml's names (``"input: grad * other; other: grad * input"``): a text when ``grad_fn``
+            is one name, else a dict grad_fn name → text (``sum``: SumBackward0 and SumBackward1). A grad_fn
+            name that several declarations record (``outer`` records MulBackward0) is given its text by one
+            of them; :data:`FORMULAS` gathers them all.
+        kinks: for an op continuous everywhere whose one-sided derivatives differ somewhere (relu at 0), the
+            name ``--check`` gives it when an input sits at a kink (:data:`KINKS`).
+        jvp: the forward-mode rule by its kind (:data:`JVP_SHORTHANDS`), declared with the op instead of a
+            ``@<op>.defjvp`` rule: "linear" (:meth:`Op.defjvp_linear`), "multilinear", or, from the VJP rule
+            once ``@<op>.defvjp`` gives it, "elementwise", "loss", "reduction".
+
+    Raises:
+        ValueError: if a grad_fn name is given two different formulas.
     """
     def wrap(forward):
         o = Op(forward, name=name, grad_fn=grad_fn, note=note, inputs=inputs, promote=promote,
                differentiable=differentiable, method=method, aliases=aliases, multi_output=multi_output,
-               domain=domain)
+               domain=domain, formula=formula, kinks=kinks, jvp=jvp)
         if public if public is not None else not name.startswith("_"):
             for n in (name,) + o.aliases:
                 register(n, o, "op")
@@ -609,6 +673,37 @@ def op(name: str, *, grad_fn, note: str, inputs: int = 1, promote: str | None = 
         return o
 
     return wrap
+
+
+def declare_formulas(name: str, grad_fn, formula, kinks: str | None) -> tuple[dict, str | None]:
+    """Record a declaration's ``formula=`` and ``kinks=`` (see :func:`op`) in :data:`FORMULAS` and
+    :data:`KINKS`; returns ``(formulas, kinks)``, the fields the declaration keeps: its formulas by grad_fn
+    name, and the kinks' name.
+
+    Raises:
+        TypeError: for a text formula of a declaration whose grad_fn is not one name, or a dict of another kind.
+        ValueError: if a grad_fn name already has another formula (one text per backward function).
+    """
+    if formula is None:
+        formulas = {}
+    elif isinstance(formula, str):
+        if not isinstance(grad_fn, str) or not grad_fn.isidentifier():
+            raise TypeError(f"{name}: formula= is a dict by grad_fn name when grad_fn is not one name")
+        formulas = {grad_fn: formula}
+    elif isinstance(formula, dict):
+        formulas = dict(formula)
+    else:
+        raise TypeError(f"{name}: formula= is a text or a dict grad_fn name -> text, not {type(formula).__name__}")
+    for node, text in formulas.items():
+        if FORMULAS.setdefault(node, text) != text:
+            raise ValueError(f"{name}: {node} already has another formula: {FORMULAS[node]!r}")
+    if kinks is not None:
+        names = formulas or ({grad_fn: None} if isinstance(grad_fn, str) and grad_fn.isidentifier() else {})
+        if not names:
+            raise TypeError(f"{name}: kinks= needs the grad_fn names (one grad_fn name, or formula=)")
+        for node in names:
+            KINKS[node] = kinks
+    return formulas, kinks
 
 
 def _install_op_method(o: Op, mname: str) -> None:

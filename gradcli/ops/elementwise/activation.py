@@ -59,7 +59,8 @@ def _inplace(input, out, inplace: bool):
 # ------------------------------------------------------------------------------------------------- relu
 
 
-@op("relu", grad_fn="ReluBackward0", promote=None, public=False, note=_RELU_NOTE)
+@op("relu", grad_fn="ReluBackward0", promote=None, public=False, note=_RELU_NOTE,
+    formula="input: grad where result > 0, else 0 (0 at input = 0)", kinks="relu", jvp="elementwise")
 def _relu(input):
     """``max(input, 0)`` (nan stays nan); integers stay integers (torch.relu)."""
     if input.dtype.kind == "b":
@@ -92,7 +93,9 @@ def relu(input, inplace=False):
 # ---------------------------------------------------------------------------------- hardtanh and relu6
 
 
-@op("hardtanh", grad_fn="HardtanhBackward0", promote=None, public=False, note=_HARDTANH_NOTE)
+@op("hardtanh", grad_fn="HardtanhBackward0", promote=None, public=False, note=_HARDTANH_NOTE,
+    formula="input: grad where min_val < input < max_val, else 0 (0 at the bounds)", kinks="hardtanh",
+    jvp="elementwise")
 def _hardtanh(input, min_val, max_val):
     """``input`` clamped to [min_val, max_val] in its own dtype (torch.nn.functional.hardtanh)."""
     if input.dtype.kind == "b":
@@ -133,7 +136,8 @@ def relu6(input, inplace=False):
 # ----------------------------------------------------------------------------------------- leaky_relu
 
 
-@op("leaky_relu", grad_fn="LeakyReluBackward0", promote=None, public=False, note=_LEAKY_RELU_NOTE)
+@op("leaky_relu", grad_fn="LeakyReluBackward0", promote=None, public=False, note=_LEAKY_RELU_NOTE,
+    formula="input: grad where input > 0, else negative_slope * grad", kinks="leaky_relu", jvp="elementwise")
 def _leaky_relu(input, negative_slope):
     """``input`` where positive, else ``input * negative_slope`` (torch.nn.functional.leaky_relu)."""
     _float_only(input, "leaky_relu_cpu")
@@ -163,7 +167,9 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 
 
 @op("elu", grad_fn="EluBackward0", promote=None, public=False, note="d/dx = scale where x > 0, else "
-    "input_scale * alpha * scale * exp(input_scale * x)")
+    "input_scale * alpha * scale * exp(input_scale * x)",
+    formula="input: grad * scale where input > 0, else grad * scale * alpha * exp(input) (elu: scale = 1; selu: "
+            "PyTorch's scale and alpha)", kinks="elu", jvp="elementwise")
 def _elu(input, alpha, scale, input_scale):
     """``scale * x`` for ``x > 0``, else ``alpha * scale * (exp(input_scale * x) - 1)`` (torch's elu kernel)."""
     _float_only(input, "elu_cpu")
@@ -177,7 +183,8 @@ def _(grad, input, alpha, scale, input_scale):
 
 
 @op("elu_backward", grad_fn="EluBackwardBackward0", inputs=2, promote=None, public=False,
-    note="PyTorch's elu_double_backward")
+    note="PyTorch's elu_double_backward", formula="the derivative of elu's backward (second order)",
+    jvp="elementwise")
 def _elu_backward(grad_output, input, alpha, scale, input_scale):
     """elu_backward (is_result=False): ``grad_output * scale`` for ``x > 0``, else
     ``grad_output * input_scale * alpha * scale * exp(input_scale * x)`` (so ``alpha * scale`` at 0)."""
@@ -227,7 +234,9 @@ _GELU_MODES = ("none", "tanh")
 
 
 @op("gelu", grad_fn="GeluBackward0", promote=None,
-    note="d/dx = Phi(x) + x * phi(x) (approximate='none'); the tanh formula's derivative for approximate='tanh'")
+    note="d/dx = Phi(x) + x * phi(x) (approximate='none'); the tanh formula's derivative for approximate='tanh'",
+    formula="input: grad * (Phi(input) + input * phi(input)) (Phi, phi: the normal CDF and density; the tanh "
+            "approximation's derivative with approximate='tanh')", jvp="elementwise")
 def gelu(input, approximate="none"):
     """Gaussian error linear unit ``x * Phi(x)`` with Phi the standard normal CDF, ``0.5 * x * (1 + erf(x /
     sqrt(2)))``; with ``approximate='tanh'``, ``0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))``
@@ -253,7 +262,8 @@ def _(grad, input, approximate):
 
 
 @op("gelu_backward", grad_fn="GeluBackwardBackward0", inputs=2, promote=None, public=False,
-    note="PyTorch's gelu_double_backward")
+    note="PyTorch's gelu_double_backward", formula="the derivative of gelu's backward (second order)",
+    jvp="elementwise")
 def _gelu_backward(grad_output, input, approximate):
     """gelu_backward (GeluKernel.cpp): ``grad_output * (Phi(x) + x * phi(x))``, or the derivative of the tanh
     formula, ``grad_output * (0.5 * (1 + tanh(u)) + 0.5 * x * (1 - tanh(u)^2) * beta * (1 + 3 * kappa * x^2))``."""
@@ -296,7 +306,8 @@ def _(grad, grad_output, input, approximate, needs_input_grad):
 # -------------------------------------------------------------------------------------------------- silu
 
 
-@op("silu", grad_fn="SiluBackward0", promote=None, public=False, note=_SILU_NOTE)
+@op("silu", grad_fn="SiluBackward0", promote=None, public=False, note=_SILU_NOTE,
+    formula="input: grad * sigmoid(input) * (1 + input * (1 - sigmoid(input)))", jvp="elementwise")
 def _silu(input):
     """``x * sigmoid(x)`` computed as ``x / (1 + exp(-x))`` (torch's silu kernel)."""
     _float_only(input, "silu_cpu")
@@ -324,7 +335,8 @@ def silu(input, inplace=False):
 
 
 @op("softplus", grad_fn="SoftplusBackward0", promote=None,
-    note="d/dx = sigmoid(beta * x), or 1 where beta * x > threshold (the linear region)")
+    note="d/dx = sigmoid(beta * x), or 1 where beta * x > threshold (the linear region)",
+    formula="input: grad * sigmoid(beta * input), grad where beta * input > threshold", jvp="elementwise")
 def softplus(input, beta=1.0, threshold=20.0):
     """``log(1 + exp(beta * x)) / beta``, and ``x`` itself where ``beta * x > threshold`` (for numerical
     stability). Matches torch.nn.functional.softplus.
@@ -351,7 +363,8 @@ def _(s, input, beta=1.0, threshold=20.0):
 
 
 @op("softplus_backward", grad_fn="SoftplusBackwardBackward0", inputs=2, promote=None, public=False,
-    note="PyTorch's softplus_double_backward")
+    note="PyTorch's softplus_double_backward", formula="the derivative of softplus's backward (second order)",
+    jvp="elementwise")
 def _softplus_backward(grad_output, input, beta, threshold):
     """softplus_backward: ``grad_output`` where ``beta * x > threshold``, else ``grad_output * z / (z + 1)`` with
     ``z = exp(beta * x)``."""
@@ -380,6 +393,3 @@ def _(grad, grad_output, input, beta, threshold, needs_input_grad):
 # derivatives.yaml gives every activation (and its *_backward, of grad_output and self) an elementwise
 # ``result:`` formula (auto_element_wise, or e.g. leaky_relu_backward(self_t, self_p, negative_slope, false)):
 # the tangent is the VJP rule applied to the tangent.
-for _o in (_relu, _hardtanh, _leaky_relu, _elu, _elu_backward, gelu, _gelu_backward, _silu, softplus,
-           _softplus_backward):
-    _o.defjvp_elementwise()

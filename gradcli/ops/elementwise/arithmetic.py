@@ -48,7 +48,9 @@ def _scaled(other, alpha):
 # ------------------------------------------------------------------------------------------ arithmetic
 
 
-@op("add", grad_fn="AddBackward0", inputs=2, method=True, note="d/dinput = 1, d/dother = alpha")
+@op("add", grad_fn="AddBackward0", inputs=2, method=True, note="d/dinput = 1, d/dother = alpha",
+    formula="input: grad; other: alpha * grad",
+    jvp="linear")  # derivatives.yaml: result: self_t + maybe_multiply(other_t, alpha)
 def add(input, other, alpha=1):
     """``input + alpha * other`` with broadcasting and type promotion. Matches torch.add.
 
@@ -66,9 +68,6 @@ def add(input, other, alpha=1):
 @add.defvjp
 def _(grad, alpha):
     return grad, (grad if alpha == 1 else grad * alpha)
-
-
-add.defjvp_linear()  # derivatives.yaml: result: self_t + maybe_multiply(other_t, alpha)
 
 
 @add.defsymbolic
@@ -98,7 +97,9 @@ def _sub_forward(input, other, alpha=1):
 
 
 _sub = op("sub", grad_fn="SubBackward0", inputs=2, public=False,
-          note="d/dinput = 1, d/dother = -alpha")(_sub_forward)  # the op behind sub (and ``a - b``)
+          note="d/dinput = 1, d/dother = -alpha",
+          formula="input: grad; other: -alpha * grad",
+          jvp="linear")(_sub_forward)  # the op behind sub (and ``a - b``)
 
 
 @_sub.defvjp
@@ -114,7 +115,8 @@ def _(s, input, other, alpha=1):
     return a - alpha * b, lambda g: (g, -alpha * g)
 
 
-@composite("sub", grad_fn="SubBackward0", note="d/dinput = 1, d/dother = -alpha", method=True, aliases=("subtract",))
+@composite("sub", grad_fn="SubBackward0", note="d/dinput = 1, d/dother = -alpha", method=True, aliases=("subtract",),
+           formula={"SubBackward1": "input: grad (other a number)"})
 def sub(input, other, alpha=1):
     """``input - alpha * other`` with broadcasting and type promotion. Matches torch.sub.
 
@@ -143,9 +145,13 @@ def _rsub_rule(grad, alpha, needs_input_grad):
 
 
 _RSUB_NOTE = "d/dinput = -alpha, d/dother = 1"
-_rsub_tensor = op("rsub", grad_fn="RsubBackward0", inputs=2, public=False, note=_RSUB_NOTE)(_rsub_forward).defvjp(
+_rsub_tensor = op("rsub", grad_fn="RsubBackward0", inputs=2, public=False, note=_RSUB_NOTE,
+                  formula="input: -alpha * grad; other: grad (result = other - alpha * input)",
+                  jvp="linear")(_rsub_forward).defvjp(
     _rsub_rule)
-_rsub_scalar = op("rsub", grad_fn="RsubBackward1", inputs=2, public=False, note=_RSUB_NOTE)(_rsub_forward).defvjp(
+_rsub_scalar = op("rsub", grad_fn="RsubBackward1", inputs=2, public=False, note=_RSUB_NOTE,
+                  formula="input: -alpha * grad (other a number; result = other - alpha * input)"
+, jvp="linear")(_rsub_forward).defvjp(
     _rsub_rule)
 
 
@@ -173,7 +179,7 @@ def rsub(input, other, alpha=1):
 
 
 @op("mul", grad_fn="MulBackward0", inputs=2, method=True, aliases=("multiply",),
-    note="d/dinput = other, d/dother = input")
+    note="d/dinput = other, d/dother = input", formula="input: grad * other; other: grad * input", jvp="elementwise")
 def mul(input, other):
     """Elementwise product with broadcasting and type promotion. Matches torch.mul."""
     try:
@@ -195,7 +201,8 @@ def _(s, input, other):
 
 
 @op("true_divide", grad_fn="DivBackward0", inputs=2, promote="float", method=True,
-    note="d/dinput = 1 / other, d/dother = -input / other^2")
+    note="d/dinput = 1 / other, d/dother = -input / other^2",
+    formula="input: grad / other; other: -grad * input / other^2", jvp="elementwise")
 def true_divide(input, other):
     """True division with broadcasting; integer inputs give the default float dtype. Matches torch.true_divide
     (torch.div without rounding_mode)."""
@@ -221,7 +228,9 @@ def _(s, input, other):
 _ROUNDING_MODES = (None, "trunc", "floor")
 
 
-@op("div", grad_fn="DivBackward2", inputs=2, promote="float", public=False, note="as true_divide")
+@op("div", grad_fn="DivBackward2", inputs=2, promote="float", public=False, note="as true_divide",
+    formula="input: 0 with rounding_mode 'trunc' or 'floor', else grad / other; other: 0 or -grad * input / other^2",
+    jvp="elementwise")
 def _div_mode_none(input, other, rounding_mode):
     """True division through torch.div's rounding_mode overload (``rounding_mode=None`` given explicitly)."""
     return true_divide.forward(input, other)
@@ -237,7 +246,7 @@ def _(s, input, other, rounding_mode):
     return true_divide.symbolic(s, input, other)
 
 
-@op("div", grad_fn="DivBackward2", inputs=2, public=False, note="d/dinput = d/dother = 0")
+@op("div", grad_fn="DivBackward2", inputs=2, public=False, note="d/dinput = d/dother = 0", jvp="elementwise")
 def _div_rounding(input, other, rounding_mode):
     """Division rounded toward zero ("trunc") or down ("floor"), in the promoted dtype (integers stay
     integers), as torch.div(..., rounding_mode=...)."""
@@ -307,7 +316,8 @@ def _not_differentiable(aten: str):
 
 
 @op("floor_divide", grad_fn="NotImplemented", inputs=2, method=True,
-    note="no derivative: backward raises, as in PyTorch")
+    note="no derivative: backward raises, as in PyTorch",
+    formula="no derivative (floor_divide): backward raises, as in PyTorch")
 def floor_divide(input, other):
     """``input // other``: the quotient rounded down, in the promoted dtype (integers stay integers). Matches
     torch.floor_divide and Python's ``//`` on tensors: PyTorch records a grad_fn named NotImplemented whose
@@ -337,9 +347,12 @@ def _remainder_forward(input, other):
 
 _REMAINDER_NOTE = "d/dinput = 1, d/dother = -floor(input / other)"
 _remainder_tensor = op("remainder", grad_fn="RemainderBackward1", inputs=2, public=False,
-                       note=_REMAINDER_NOTE)(_remainder_forward)
+                       note=_REMAINDER_NOTE,
+                       formula="input: grad; other: -grad * floor(input / other)",
+                       jvp="elementwise")(_remainder_forward)
 _remainder_scalar = op("remainder", grad_fn="RemainderBackward0", inputs=2, public=False,
-                       note="d/dinput = 1")(_remainder_forward)
+                       note="d/dinput = 1", formula="input: grad (other a number)",
+                       jvp="elementwise")(_remainder_forward)
 _remainder_rscalar = op("remainder", grad_fn="NotImplemented", inputs=2, public=False,
                         note="no derivative (a number input)")(_remainder_forward)
 
@@ -389,8 +402,10 @@ def _fmod_forward(input, other):
 
 
 _FMOD_NOTE = "d/dinput = 1, d/dother = -trunc(input / other)"
-_fmod_tensor = op("fmod", grad_fn="FmodBackward1", inputs=2, public=False, note=_FMOD_NOTE)(_fmod_forward)
-_fmod_scalar = op("fmod", grad_fn="FmodBackward0", inputs=2, public=False, note="d/dinput = 1")(_fmod_forward)
+_fmod_tensor = op("fmod", grad_fn="FmodBackward1", inputs=2, public=False, note=_FMOD_NOTE,
+                  formula="input: grad; other: -grad * trunc(input / other)", jvp="elementwise")(_fmod_forward)
+_fmod_scalar = op("fmod", grad_fn="FmodBackward0", inputs=2, public=False, note="d/dinput = 1",
+                  formula="input: grad (other a number)", jvp="elementwise")(_fmod_forward)
 
 
 @_fmod_tensor.defvjp
@@ -432,7 +447,8 @@ def fmod(input, other):
 
 
 @op("pow", grad_fn="PowBackward1", inputs=2, public=False,
-    note="d/dinput = exponent * input^(exponent-1), d/dexponent = result * log(input)")
+    note="d/dinput = exponent * input^(exponent-1), d/dexponent = result * log(input)",
+    formula="input: grad * exponent * input^(exponent - 1); exponent: grad * result * ln(input)", jvp="elementwise")
 def _pow_tensor(input, exponent):
     """``input ** exponent`` elementwise for a tensor exponent (torch.pow, Tensor_Tensor overload)."""
     try:
@@ -458,7 +474,8 @@ def _(s, input, exponent):
     return a ** b, lambda g: (g * b * a ** (b - 1), g * a ** b * s.log(a))
 
 
-@op("pow", grad_fn="PowBackward2", inputs=2, public=False, note="d/dexponent = result * log(input)")
+@op("pow", grad_fn="PowBackward2", inputs=2, public=False, note="d/dexponent = result * log(input)",
+    formula="exponent: grad * result * ln(input) (input a number)", jvp="elementwise")
 def _pow_rscalar(input, exponent):
     """``input ** exponent`` where ``input`` was a Python number (``2 ** x``)."""
     return np.power(input, exponent)
@@ -514,7 +531,8 @@ _MAXIMUM_NOTE = "d/dinput = 1 where input > other, 1/2 on ties, else 0 (and symm
 _MINIMUM_NOTE = "d/dinput = 1 where input < other, 1/2 on ties, else 0 (and symmetrically for other)"
 
 
-@op("clamp", grad_fn="ClampBackward1", promote=None, public=False, note=_CLAMP_NOTE)
+@op("clamp", grad_fn="ClampBackward1", promote=None, public=False, note=_CLAMP_NOTE,
+    formula="input: grad where min <= input <= max (at the bounds too), else 0", kinks="clamp", jvp="elementwise")
 def _clamp_scalar(input, min, max):
     """``input`` limited to [min, max] by Python-number bounds (either None), torch.clamp's Scalar overload."""
     out = input
@@ -535,7 +553,9 @@ def _(grad, input, min, max):
     return where(input <= max, grad, 0.0)
 
 
-@op("clamp", grad_fn="ClampBackward0", inputs=3, public=False, note=_CLAMP_NOTE)
+@op("clamp", grad_fn="ClampBackward0", inputs=3, public=False, note=_CLAMP_NOTE,
+    formula="input: grad where min <= input <= max, else 0; min: grad where result = min; max: grad where result = "
+            "max", kinks="clamp", jvp="elementwise")
 def _clamp_tensor(input, min, max):
     """``input`` limited to [min, max] by tensor bounds (either None), broadcasting all three, torch.clamp's
     Tensor overload."""
@@ -611,7 +631,9 @@ def _max_min_rule(input, other, grad, needs_input_grad, loses_input, loses_other
             where(loses_other, 0.0, shared) if needs_input_grad[1] else None)
 
 
-@op("maximum", grad_fn="MaximumBackward0", inputs=2, public=False, note=_MAXIMUM_NOTE)
+@op("maximum", grad_fn="MaximumBackward0", inputs=2, public=False, note=_MAXIMUM_NOTE,
+    formula="input: grad where input > other, grad / 2 where input = other, else 0; other: the same with input and "
+            "other swapped", kinks="maximum", jvp="elementwise")
 def _maximum(input, other):
     """The elementwise larger value, nan if either is nan (torch.maximum)."""
     try:
@@ -625,7 +647,9 @@ def _(grad, input, other, needs_input_grad):
     return _max_min_rule(input, other, grad, needs_input_grad, input < other, input > other)
 
 
-@op("minimum", grad_fn="MinimumBackward0", inputs=2, public=False, note=_MINIMUM_NOTE)
+@op("minimum", grad_fn="MinimumBackward0", inputs=2, public=False, note=_MINIMUM_NOTE,
+    formula="input: grad where input < other, grad / 2 where input = other, else 0; other: the same with input and "
+            "other swapped", kinks="minimum", jvp="elementwise")
 def _minimum(input, other):
     """The elementwise smaller value, nan if either is nan (torch.minimum)."""
     try:
@@ -668,11 +692,5 @@ def minimum(input, other):
 # fmod (self_t - other_t * self_p.div(other_p, "trunc")), pow, clamp, maximum and minimum are elementwise: their
 # tangents are their VJP rules applied to the tangents
 # (maximum: 1/2 of each tangent on ties, as derivatives.yaml's where(self_p == other_p, 0.5, ...)).
-for _o in (_sub, _rsub_tensor, _rsub_scalar):
-    _o.defjvp_linear()
-for _o in (mul, true_divide, _div_mode_none, _div_rounding, _remainder_tensor, _remainder_scalar, _fmod_tensor,
-           _fmod_scalar, _pow_tensor,
-           _pow_rscalar, _clamp_scalar, _clamp_tensor, _maximum, _minimum):
-    _o.defjvp_elementwise()
 floor_divide.defjvp_unsupported("floor_divide")
 _remainder_rscalar.defjvp_unsupported("remainder")

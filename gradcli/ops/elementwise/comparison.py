@@ -82,7 +82,8 @@ isfinite = _classification("isfinite", np.isfinite, "finite (neither NaN nor inf
 
 
 @op("where", grad_fn="WhereBackward0", inputs=3, promote=None, public=False,
-    note="d/dinput = 1 where condition, d/dother = 1 elsewhere")
+    note="d/dinput = 1 where condition, d/dother = 1 elsewhere",
+    formula="input: grad where condition, else 0; other: grad where not condition, else 0")
 def _where(condition, input, other):
     """Elementwise choice between two tensors by a boolean condition. Matches torch.where."""
     try:
@@ -141,7 +142,9 @@ def where(condition, input, other):
 # ------------------------------------------------------------------------------------------- dtype casts
 
 
-@op("_to_copy", grad_fn="ToCopyBackward0", promote=None, note="d/dx = grad, cast back to the input's dtype")
+@op("_to_copy", grad_fn="ToCopyBackward0", promote=None, note="d/dx = grad, cast back to the input's dtype",
+    formula="input: grad cast back to input's dtype",
+    jvp="linear")  # derivatives.yaml _to_copy: result: _to_copy(self_t, dtype): the tangent cast
 def _to_copy(input, dtype):
     """A copy converted to ``dtype`` (a numpy dtype). Matches torch.Tensor.to(dtype)."""
     return input.astype(dtype)
@@ -151,9 +154,6 @@ def _to_copy(input, dtype):
 def _(grad):
     # The engine casts the gradient back to the input's dtype.
     return grad
-
-
-_to_copy.defjvp_linear()  # derivatives.yaml _to_copy: result: _to_copy(self_t, dtype): the tangent cast
 
 
 _DEVICE_TYPES = ("cpu", "cuda", "mps", "meta")

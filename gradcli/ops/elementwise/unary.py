@@ -1,10 +1,11 @@
 """Elementwise math: powers and roots, exponentials and logarithms, trigonometric and hyperbolic functions,
 sigmoid, erf, and the kinks abs and sign.
 
-Most of these are one line each of the table below (:func:`_unary`): name, PyTorch's backward class, the
-forward, the derivative rule (taking what it needs by name, as every rule does: ``input`` or ``result``), the
-note ``gradcli ops`` shows, the docstring, and the domain where the op is defined and differentiable. The few
-with more to say (the number-exponent power, atan2) are declared in full.
+Each is declared as every op is (:func:`~..core.declare.op`): name, PyTorch's backward class, the note
+``gradcli ops`` shows, the formula ``--explain`` shows, the domain where the op is defined and differentiable,
+and ``jvp="elementwise"`` (derivatives.yaml's ``auto_element_wise``: the tangent is the VJP rule applied to it);
+then the forward on numpy arrays, then the derivative rule right below (taking what it needs by name, as every
+rule does: ``input`` or ``result``).
 
 Formulas and their evaluation order follow PyTorch's tools/autograd/derivatives.yaml, FunctionsManual.cpp and
 the CPU kernels (aten/src/ATen/native/cpu/UnaryOpsKernel.cpp, BinaryOpsKernel.cpp), so float32 results agree
@@ -28,33 +29,13 @@ _TWO_OVER_SQRT_PI = 1.1283791670955126  # M_2_SQRTPI
 _INF = float("inf")
 
 
-def _unary(name: str, grad_fn: str, forward, vjp, *, note: str, doc: str, promote: str | None = "float",
-           aliases: tuple = (), domain: tuple | None = None):
-    """Declare an elementwise op of one tensor ``input`` and its derivative rule: a row of this module's table.
-
-    Args:
-        name, grad_fn, note, promote, aliases, domain: as :func:`~._core.op` takes them (also a Tensor method).
-        forward: a numpy ufunc, or a function of ``input`` (a numpy array).
-        vjp: the derivative rule, ``(grad, input)`` or ``(grad, result)`` (or just ``(grad)``).
-        doc: the op's docstring.
-    """
-    if isinstance(forward, np.ufunc):
-        ufunc = forward
-
-        def forward(input):
-            return ufunc(input)
-
-    forward.__name__ = forward.__qualname__ = name
-    forward.__doc__ = doc
-    return op(name, grad_fn=grad_fn, note=note, promote=promote, method=True, aliases=aliases,
-              domain=domain)(forward).defvjp(vjp).defjvp_elementwise()  # derivatives.yaml: auto_element_wise
-
-
 # --------------------------------------------------------------------------------------- powers and roots
 
 
 @op("pow", grad_fn="PowBackward0", promote=None, public=False,
-    note="d/dinput = exponent * input^(exponent-1)")
+    note="d/dinput = exponent * input^(exponent-1)",
+    formula="input: grad * exponent * input^(exponent - 1) (exponent a number; 0 where exponent = 0)",
+    jvp="elementwise")  # derivatives.yaml: result: auto_element_wise
 def pow_scalar(input, exponent):
     """``input ** exponent`` for a Python-number exponent (torch.pow, Tensor_Scalar overload), in the dtype
     PyTorch's promotion gives (bool ** 2 is int64, int ** 2.5 the default float). The public ``pow``
@@ -77,98 +58,266 @@ def _(grad, input, exponent):
     return grad * (exponent * pow_scalar(input, exponent - 1))
 
 
-pow_scalar.defjvp_elementwise()  # derivatives.yaml: result: auto_element_wise
-
-
 @pow_scalar.defsymbolic
 def _(s, input, exponent):
     return s.elementwise(lambda t: t ** s.elem(exponent), input)
 
 
-def _rsqrt(input):
+@op("sqrt", grad_fn="SqrtBackward0", promote="float", method=True, domain=(0, _INF),
+    note="d/dx = 1 / (2 * result); inf at 0",
+    formula="input: grad / (2 * result)", jvp="elementwise")
+def sqrt(input):
+    """Square root (nan below 0); integers give the default float dtype. Matches torch.sqrt."""
+    return np.sqrt(input)
+
+
+@sqrt.defvjp
+def _(grad, result):
+    return grad / (2 * result)
+
+
+sqrt.defsymbolic(lambda s, input: s.elementwise(s.sqrt, input))
+
+
+@op("rsqrt", grad_fn="RsqrtBackward0", promote="float", method=True, domain=(0, _INF), note="d/dx = -0.5 * result^3",
+    formula="input: -grad * result^3 / 2", jvp="elementwise")
+def rsqrt(input):
+    """``1 / sqrt(input)`` (inf at 0, nan below); integers give the default float dtype. Matches torch.rsqrt."""
     one = input.dtype.type(1)
     return one / np.sqrt(input)
 
 
-sqrt = _unary("sqrt", "SqrtBackward0", np.sqrt, lambda grad, result: grad / (2 * result),
-              note="d/dx = 1 / (2 * result); inf at 0", domain=(0, _INF),
-              doc="Square root (nan below 0); integers give the default float dtype. Matches torch.sqrt.")
-sqrt.defsymbolic(lambda s, input: s.elementwise(s.sqrt, input))
-rsqrt = _unary("rsqrt", "RsqrtBackward0", _rsqrt,
-               lambda grad, result: -0.5 * grad * pow_scalar(result, 3),  # derivatives.yaml: -0.5 * grad * result^3
-               note="d/dx = -0.5 * result^3", domain=(0, _INF),
-               doc="``1 / sqrt(input)`` (inf at 0, nan below); integers give the default float dtype. Matches "
-                   "torch.rsqrt.")
+@rsqrt.defvjp
+def _(grad, result):
+    return -0.5 * grad * pow_scalar(result, 3)  # derivatives.yaml: -0.5 * grad * result^3
+
+
 rsqrt.defsymbolic(lambda s, input: s.elementwise(lambda t: 1 / s.sqrt(t), input))
-reciprocal = _unary("reciprocal", "ReciprocalBackward0", np.reciprocal,
-                    lambda grad, result: -grad * (result * result),
-                    note="d/dx = -1 / x^2 = -result^2",
-                    doc="``1 / input``; integers give the default float dtype. Matches torch.reciprocal.")
+
+
+@op("reciprocal", grad_fn="ReciprocalBackward0", promote="float", method=True, note="d/dx = -1 / x^2 = -result^2",
+    formula="input: -grad * result^2", jvp="elementwise")
+def reciprocal(input):
+    """``1 / input``; integers give the default float dtype. Matches torch.reciprocal."""
+    return np.reciprocal(input)
+
+
+@reciprocal.defvjp
+def _(grad, result):
+    return -grad * (result * result)
+
+
 reciprocal.defsymbolic(lambda s, input: s.elementwise(lambda t: 1 / t, input))
 
 
 # ------------------------------------------------------------------------------------------- exp and log
 
-exp = _unary("exp", "ExpBackward0", np.exp, lambda grad, result: grad * result, note="d/dx = result",
-             doc="``e ** input``; integers give the default float dtype. Matches torch.exp.")
+
+@op("exp", grad_fn="ExpBackward0", promote="float", method=True, note="d/dx = result",
+    formula="input: grad * result", jvp="elementwise")
+def exp(input):
+    """``e ** input``; integers give the default float dtype. Matches torch.exp."""
+    return np.exp(input)
+
+
+@exp.defvjp
+def _(grad, result):
+    return grad * result
+
+
 exp.defsymbolic(lambda s, input: s.elementwise(s.exp, input))
-exp2 = _unary("exp2", "Exp2Backward0", np.exp2, lambda grad, result: grad * result * _LN2,
-              note="d/dx = result * ln 2",
-              doc="``2 ** input``; integers give the default float dtype. Matches torch.exp2.")
+
+
+@op("exp2", grad_fn="Exp2Backward0", promote="float", method=True, note="d/dx = result * ln 2",
+    formula="input: grad * result * ln(2)", jvp="elementwise")
+def exp2(input):
+    """``2 ** input``; integers give the default float dtype. Matches torch.exp2."""
+    return np.exp2(input)
+
+
+@exp2.defvjp
+def _(grad, result):
+    return grad * result * _LN2
+
+
 exp2.defsymbolic(lambda s, input: s.elementwise(lambda t: 2 ** t, input))
-expm1 = _unary("expm1", "Expm1Backward0", np.expm1, lambda grad, result: grad * (result + 1),
-               note="d/dx = result + 1",
-               doc="``exp(input) - 1``, accurate near 0; integers give the default float dtype. Matches "
-                   "torch.expm1.")
+
+
+@op("expm1", grad_fn="Expm1Backward0", promote="float", method=True, note="d/dx = result + 1",
+    formula="input: grad * (result + 1)", jvp="elementwise")
+def expm1(input):
+    """``exp(input) - 1``, accurate near 0; integers give the default float dtype. Matches torch.expm1."""
+    return np.expm1(input)
+
+
+@expm1.defvjp
+def _(grad, result):
+    return grad * (result + 1)
+
+
 expm1.defsymbolic(lambda s, input: s.elementwise(lambda t: s.exp(t) - 1, input))
-log = _unary("log", "LogBackward0", np.log, lambda grad, input: grad / input, note="d/dx = 1 / x",
-             domain=(0, _INF),
-             doc="Natural logarithm (nan below 0, -inf at 0); integers give the default float dtype. Matches "
-                 "torch.log.")
+
+
+@op("log", grad_fn="LogBackward0", promote="float", method=True, domain=(0, _INF), note="d/dx = 1 / x",
+    formula="input: grad / input", jvp="elementwise")
+def log(input):
+    """Natural logarithm (nan below 0, -inf at 0); integers give the default float dtype. Matches torch.log."""
+    return np.log(input)
+
+
+@log.defvjp
+def _(grad, input):
+    return grad / input
+
+
 log.defsymbolic(lambda s, input: s.elementwise(s.log, input))
-log2 = _unary("log2", "Log2Backward0", np.log2, lambda grad, input: grad / (input * _LN2),
-              note="d/dx = 1 / (x * ln 2)", domain=(0, _INF),
-              doc="Base-2 logarithm; integers give the default float dtype. Matches torch.log2.")
+
+
+@op("log2", grad_fn="Log2Backward0", promote="float", method=True, domain=(0, _INF), note="d/dx = 1 / (x * ln 2)",
+    formula="input: grad / (input * ln(2))", jvp="elementwise")
+def log2(input):
+    """Base-2 logarithm; integers give the default float dtype. Matches torch.log2."""
+    return np.log2(input)
+
+
+@log2.defvjp
+def _(grad, input):
+    return grad / (input * _LN2)
+
+
 log2.defsymbolic(lambda s, input: s.elementwise(lambda t: s.log(t) / s.log(2), input))
-log10 = _unary("log10", "Log10Backward0", np.log10, lambda grad, input: grad / (input * _LN10),
-               note="d/dx = 1 / (x * ln 10)", domain=(0, _INF),
-               doc="Base-10 logarithm; integers give the default float dtype. Matches torch.log10.")
+
+
+@op("log10", grad_fn="Log10Backward0", promote="float", method=True, domain=(0, _INF), note="d/dx = 1 / (x * ln 10)",
+    formula="input: grad / (input * ln(10))", jvp="elementwise")
+def log10(input):
+    """Base-10 logarithm; integers give the default float dtype. Matches torch.log10."""
+    return np.log10(input)
+
+
+@log10.defvjp
+def _(grad, input):
+    return grad / (input * _LN10)
+
+
 log10.defsymbolic(lambda s, input: s.elementwise(lambda t: s.log(t) / s.log(10), input))
-log1p = _unary("log1p", "Log1PBackward0", np.log1p,
-               lambda grad, input: grad / (input + 1),  # log1p_backward (FunctionsManual.cpp)
-               note="d/dx = 1 / (x + 1)", domain=(-1, _INF),
-               doc="``log(1 + input)``, accurate near 0 (nan below -1); integers give the default float dtype. "
-                   "Matches torch.log1p.")
+
+
+@op("log1p", grad_fn="Log1PBackward0", promote="float", method=True, domain=(-1, _INF), note="d/dx = 1 / (x + 1)",
+    formula="input: grad / (1 + input)", jvp="elementwise")
+def log1p(input):
+    """``log(1 + input)``, accurate near 0 (nan below -1); integers give the default float dtype. Matches
+    torch.log1p."""
+    return np.log1p(input)
+
+
+@log1p.defvjp
+def _(grad, input):
+    return grad / (input + 1)  # log1p_backward (FunctionsManual.cpp)
+
+
 log1p.defsymbolic(lambda s, input: s.elementwise(lambda t: s.log(1 + t), input))
 
 
 # -------------------------------------------------------------------------------------------------- trig
 
-sin = _unary("sin", "SinBackward0", np.sin, lambda grad, input: grad * cos(input), note="d/dx = cos(x)",
-             doc="Sine (radians). Matches torch.sin.")
+
+@op("sin", grad_fn="SinBackward0", promote="float", method=True, note="d/dx = cos(x)",
+    formula="input: grad * cos(input)", jvp="elementwise")
+def sin(input):
+    """Sine (radians). Matches torch.sin."""
+    return np.sin(input)
+
+
+@sin.defvjp
+def _(grad, input):
+    return grad * cos(input)
+
+
 sin.defsymbolic(lambda s, input: s.elementwise(s.sin, input))
-cos = _unary("cos", "CosBackward0", np.cos, lambda grad, input: grad * -sin(input), note="d/dx = -sin(x)",
-             doc="Cosine (radians). Matches torch.cos.")
+
+
+@op("cos", grad_fn="CosBackward0", promote="float", method=True, note="d/dx = -sin(x)",
+    formula="input: -grad * sin(input)", jvp="elementwise")
+def cos(input):
+    """Cosine (radians). Matches torch.cos."""
+    return np.cos(input)
+
+
+@cos.defvjp
+def _(grad, input):
+    return grad * -sin(input)
+
+
 cos.defsymbolic(lambda s, input: s.elementwise(s.cos, input))
-tan = _unary("tan", "TanBackward0", np.tan, lambda grad, result: grad * (1 + pow_scalar(result, 2)),
-             note="d/dx = 1 + result^2", doc="Tangent (radians). Matches torch.tan.")
+
+
+@op("tan", grad_fn="TanBackward0", promote="float", method=True, note="d/dx = 1 + result^2",
+    formula="input: grad * (1 + result^2)", jvp="elementwise")
+def tan(input):
+    """Tangent (radians). Matches torch.tan."""
+    return np.tan(input)
+
+
+@tan.defvjp
+def _(grad, result):
+    return grad * (1 + pow_scalar(result, 2))
+
+
 tan.defsymbolic(lambda s, input: s.elementwise(s.tan, input))
-asin = _unary("asin", "AsinBackward0", np.arcsin, lambda grad, input: grad * rsqrt(-input * input + 1),
-              note="d/dx = 1 / sqrt(1 - x^2)", aliases=("arcsin",), domain=(-1, 1),
-              doc="Inverse sine (nan outside [-1, 1]). Matches torch.asin (alias arcsin).")
+
+
+@op("asin", grad_fn="AsinBackward0", promote="float", method=True, aliases=("arcsin",), domain=(-1, 1),
+    note="d/dx = 1 / sqrt(1 - x^2)",
+    formula="input: grad / sqrt(1 - input^2)", jvp="elementwise")
+def asin(input):
+    """Inverse sine (nan outside [-1, 1]). Matches torch.asin (alias arcsin)."""
+    return np.arcsin(input)
+
+
+@asin.defvjp
+def _(grad, input):
+    return grad * rsqrt(-input * input + 1)
+
+
 asin.defsymbolic(lambda s, input: s.elementwise(s.asin, input))
-acos = _unary("acos", "AcosBackward0", np.arccos, lambda grad, input: grad * -rsqrt(-input * input + 1),
-              note="d/dx = -1 / sqrt(1 - x^2)", aliases=("arccos",), domain=(-1, 1),
-              doc="Inverse cosine (nan outside [-1, 1]). Matches torch.acos (alias arccos).")
+
+
+@op("acos", grad_fn="AcosBackward0", promote="float", method=True, aliases=("arccos",), domain=(-1, 1),
+    note="d/dx = -1 / sqrt(1 - x^2)",
+    formula="input: -grad / sqrt(1 - input^2)", jvp="elementwise")
+def acos(input):
+    """Inverse cosine (nan outside [-1, 1]). Matches torch.acos (alias arccos)."""
+    return np.arccos(input)
+
+
+@acos.defvjp
+def _(grad, input):
+    return grad * -rsqrt(-input * input + 1)
+
+
 acos.defsymbolic(lambda s, input: s.elementwise(s.acos, input))
-atan = _unary("atan", "AtanBackward0", np.arctan, lambda grad, input: grad / (input * input + 1),
-              note="d/dx = 1 / (1 + x^2)", aliases=("arctan",),
-              doc="Inverse tangent. Matches torch.atan (alias arctan).")
+
+
+@op("atan", grad_fn="AtanBackward0", promote="float", method=True, aliases=("arctan",), note="d/dx = 1 / (1 + x^2)",
+    formula="input: grad / (1 + input^2)", jvp="elementwise")
+def atan(input):
+    """Inverse tangent. Matches torch.atan (alias arctan)."""
+    return np.arctan(input)
+
+
+@atan.defvjp
+def _(grad, input):
+    return grad / (input * input + 1)
+
+
 atan.defsymbolic(lambda s, input: s.elementwise(s.atan, input))
 
 
 @op("atan2", grad_fn="Atan2Backward0", inputs=2, promote="float", public=False,
-    note="d/dinput = other / (input^2 + other^2), d/dother = -input / (...)")
+    note="d/dinput = other / (input^2 + other^2), d/dother = -input / (...)",
+    formula="input: grad * other / (input^2 + other^2); other: -grad * input / (input^2 + other^2)",
+    jvp="elementwise")  # derivatives.yaml: result: auto_element_wise
 def _atan2(input, other):
     """The angle of the point (other, input), in (-pi, pi] (torch.atan2)."""
     try:
@@ -186,9 +335,6 @@ def _(grad, input, other, needs_input_grad):
             grad * -input * recip if needs_input_grad[1] else None)
 
 
-_atan2.defjvp_elementwise()  # derivatives.yaml: result: auto_element_wise
-
-
 @composite("atan2", grad_fn="Atan2Backward0", method=True, aliases=("arctan2",),
            note="d/dinput = other / (input^2 + other^2), d/dother = -input / (...)")
 def atan2(input, other):
@@ -204,64 +350,142 @@ def atan2(input, other):
 
 # ------------------------------------------------------------------------------------------- hyperbolic
 
-sinh = _unary("sinh", "SinhBackward0", np.sinh, lambda grad, input: grad * cosh(input), note="d/dx = cosh(x)",
-              doc="Hyperbolic sine. Matches torch.sinh.")
+
+@op("sinh", grad_fn="SinhBackward0", promote="float", method=True, note="d/dx = cosh(x)",
+    formula="input: grad * cosh(input)", jvp="elementwise")
+def sinh(input):
+    """Hyperbolic sine. Matches torch.sinh."""
+    return np.sinh(input)
+
+
+@sinh.defvjp
+def _(grad, input):
+    return grad * cosh(input)
+
+
 sinh.defsymbolic(lambda s, input: s.elementwise(s.sinh, input))
-cosh = _unary("cosh", "CoshBackward0", np.cosh, lambda grad, input: grad * sinh(input), note="d/dx = sinh(x)",
-              doc="Hyperbolic cosine. Matches torch.cosh.")
+
+
+@op("cosh", grad_fn="CoshBackward0", promote="float", method=True, note="d/dx = sinh(x)",
+    formula="input: grad * sinh(input)", jvp="elementwise")
+def cosh(input):
+    """Hyperbolic cosine. Matches torch.cosh."""
+    return np.cosh(input)
+
+
+@cosh.defvjp
+def _(grad, input):
+    return grad * sinh(input)
+
+
 cosh.defsymbolic(lambda s, input: s.elementwise(s.cosh, input))
-tanh = _unary("tanh", "TanhBackward0", np.tanh,
-              lambda grad, result: grad * (1 - result * result),  # tanh_backward (BinaryOpsKernel.cpp)
-              note="d/dx = 1 - result^2", doc="Hyperbolic tangent. Matches torch.tanh.")
+
+
+@op("tanh", grad_fn="TanhBackward0", promote="float", method=True, note="d/dx = 1 - result^2",
+    formula="input: grad * (1 - result^2)", jvp="elementwise")
+def tanh(input):
+    """Hyperbolic tangent. Matches torch.tanh."""
+    return np.tanh(input)
+
+
+@tanh.defvjp
+def _(grad, result):
+    return grad * (1 - result * result)  # tanh_backward (BinaryOpsKernel.cpp)
+
+
 tanh.defsymbolic(lambda s, input: s.elementwise(s.tanh, input))
 
 
 # ----------------------------------------------------------------------------------------- sigmoid, erf
 
 
-def _sigmoid(input):
+_erf_f64 = np.vectorize(math.erf, otypes=[np.float64])
+
+
+@op("sigmoid", grad_fn="SigmoidBackward0", promote="float", method=True, note="d/dx = result * (1 - result)",
+    formula="input: grad * result * (1 - result)", jvp="elementwise")
+def sigmoid(input):
+    """Logistic function ``1 / (1 + exp(-input))``. Matches torch.sigmoid."""
     one = input.dtype.type(1)
     return one / (one + np.exp(-input))
 
 
-_erf_f64 = np.vectorize(math.erf, otypes=[np.float64])
+@sigmoid.defvjp
+def _(grad, result):
+    return grad * (1 - result) * result  # sigmoid_backward (BinaryOpsKernel.cpp)
 
 
-def _erf(input):
+sigmoid.defsymbolic(lambda s, input: s.elementwise(s.Sigmoid, input))
+
+
+@op("erf", grad_fn="ErfBackward0", promote="float", method=True, note="d/dx = 2 / sqrt(pi) * exp(-x^2)",
+    formula="input: grad * 2 / sqrt(pi) * exp(-input^2)", jvp="elementwise")
+def erf(input):
+    """The error function ``2 / sqrt(pi) * integral_0^x exp(-t^2) dt`` (C's erf, computed in float64 and rounded to
+    the input's dtype). Matches torch.erf."""
     return _erf_f64(input).astype(input.dtype, copy=False)
 
 
-sigmoid = _unary("sigmoid", "SigmoidBackward0", _sigmoid,
-                 lambda grad, result: grad * (1 - result) * result,  # sigmoid_backward (BinaryOpsKernel.cpp)
-                 note="d/dx = result * (1 - result)",
-                 doc="Logistic function ``1 / (1 + exp(-input))``. Matches torch.sigmoid.")
-sigmoid.defsymbolic(lambda s, input: s.elementwise(s.Sigmoid, input))
-erf = _unary("erf", "ErfBackward0", _erf,
-             # derivatives.yaml: 2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad
-             lambda grad, input: _TWO_OVER_SQRT_PI * exp(-pow_scalar(input, 2)) * grad,
-             note="d/dx = 2 / sqrt(pi) * exp(-x^2)",
-             doc="The error function ``2 / sqrt(pi) * integral_0^x exp(-t^2) dt`` (C's erf, computed in float64 "
-                 "and rounded to the input's dtype). Matches torch.erf.")
+@erf.defvjp
+def _(grad, input):
+    # derivatives.yaml: 2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad
+    return _TWO_OVER_SQRT_PI * exp(-pow_scalar(input, 2)) * grad
+
+
 erf.defsymbolic(lambda s, input: s.elementwise(s.erf, input))
 
 
 # ------------------------------------------------------------------------------- neg, and the kinks abs, sign
 
 
-def _neg(input):
+@op("neg", grad_fn="NegBackward0", promote="same", method=True, aliases=("negative",), note="d/dx = -1",
+    formula="input: -grad", jvp="elementwise")
+def neg(input):
+    """``-input``. Matches torch.neg.
+
+    Raises:
+        RuntimeError: for bool tensors (PyTorch's message).
+    """
     if input.dtype.kind == "b":
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
                            "invert a mask, use the `~` or `logical_not()` operator instead.")
     return np.negative(input)
 
 
-def _abs(input):
+@neg.defvjp
+def _(grad):
+    return -grad
+
+
+neg.defsymbolic(lambda s, input: s.elementwise(lambda t: -t, input))
+
+
+@op("abs", grad_fn="AbsBackward0", promote="same", method=True, aliases=("absolute",), note="d/dx = sign(x); 0 at 0",
+    formula="input: grad * sign(input) (0 at input = 0)", kinks="abs", jvp="elementwise")
+def abs(input):
+    """Absolute value. Matches torch.abs; its gradient at 0 is 0 (sign(0) = 0).
+
+    Raises:
+        NotImplementedError: for bool tensors (PyTorch's message).
+    """
     if input.dtype.kind == "b":
         raise not_implemented_for("abs_cpu", input.dtype)
     return np.abs(input)
 
 
-def _sign(input):
+@abs.defvjp
+def _(grad, input):
+    return grad * sign(input)
+
+
+abs.defsymbolic(lambda s, input: s.elementwise(s.Abs, input))
+
+
+@op("sign", grad_fn="SignBackward0", promote="same", method=True, note="d/dx = 0",
+    formula="input: 0", jvp="elementwise")
+def sign(input):
+    """-1, 0 or 1 by the sign of each element, 0 for nan (bool stays bool). Matches torch.sign, computed as its
+    kernel does, ``(0 < x) - (x < 0)``; its gradient is zero."""
     if input.dtype.kind == "b":
         return input.copy()
     if input.dtype.kind == "f":
@@ -269,24 +493,11 @@ def _sign(input):
     return np.sign(input)
 
 
-neg = _unary("neg", "NegBackward0", _neg, lambda grad: -grad, note="d/dx = -1", promote="same",
-             aliases=("negative",), doc="""``-input``. Matches torch.neg.
+@sign.defvjp
+def _(grad):
+    return zeros_like_grad(grad)
 
-    Raises:
-        RuntimeError: for bool tensors (PyTorch's message).
-    """)
-neg.defsymbolic(lambda s, input: s.elementwise(lambda t: -t, input))
-abs = _unary("abs", "AbsBackward0", _abs, lambda grad, input: grad * sign(input), note="d/dx = sign(x); 0 at 0",
-             promote="same", aliases=("absolute",), doc="""Absolute value. Matches torch.abs; its gradient at 0 is 0
-    (sign(0) = 0).
 
-    Raises:
-        NotImplementedError: for bool tensors (PyTorch's message).
-    """)
-abs.defsymbolic(lambda s, input: s.elementwise(s.Abs, input))
-sign = _unary("sign", "SignBackward0", _sign, lambda grad: zeros_like_grad(grad), note="d/dx = 0", promote="same",
-              doc="-1, 0 or 1 by the sign of each element, 0 for nan (bool stays bool). Matches torch.sign, computed "
-                  "as its kernel does, ``(0 < x) - (x < 0)``; its gradient is zero.")
 sign.defsymbolic(lambda s, input: s.elementwise(s.Sign, input))
 
 
@@ -297,13 +508,22 @@ def _round_half_even(input):
     return np.round(input) if input.dtype.kind == "f" else input.copy()
 
 
-@op("round", grad_fn="RoundBackward0", promote="same", public=False, note="d/dx = 0")
+def _zero_derivative(grad):
+    return zeros_like_grad(grad)  # derivatives.yaml: zeros_like(grad)
+
+
+@op("round", grad_fn="RoundBackward0", promote="same", public=False, note="d/dx = 0", formula="input: 0",
+    jvp="elementwise")
 def _round(input):
     """Rounds to the nearest integer, halves to even (as C's nearbyint); integers stay as they are."""
     return _round_half_even(input)
 
 
-@op("round", grad_fn="RoundBackward1", promote="same", public=False, note="d/dx = 0")
+_round.defvjp(_zero_derivative)
+
+
+@op("round", grad_fn="RoundBackward1", promote="same", public=False, note="d/dx = 0", formula="input: 0",
+    jvp="elementwise")
 def _round_decimals(input, decimals):
     """PyTorch's round with decimals (UnaryOpsKernel.cpp): ``nearbyint(x * 10^d) / 10^d``, or for ``d < 0``
     ``nearbyint(x / 10^-d) * 10^-d``, in the input's dtype."""
@@ -316,8 +536,7 @@ def _round_decimals(input, decimals):
     return (np.round(input * scale) / scale).astype(input.dtype, copy=False)
 
 
-for _r in (_round, _round_decimals):
-    _r.defvjp(lambda grad: zeros_like_grad(grad)).defjvp_elementwise()  # derivatives.yaml: zeros_like(grad)
+_round_decimals.defvjp(_zero_derivative)
 
 
 @composite("round", grad_fn="RoundBackward0 | RoundBackward1 (decimals)", note="d/dx = 0", method=True)
@@ -334,53 +553,80 @@ def round(input, decimals=0):
     return _round_decimals(input, decimals)
 
 
-
 # ---------------------------------------------------------------------------- floor, ceil, trunc, frac
-def _rounding(name: str, ufunc, kernel: str):
-    """The forward of floor/ceil/trunc: integers are returned as they are (copied), bools refused as PyTorch's
-    ``<kernel>`` does."""
-    def forward(input):
-        if input.dtype.kind == "b":
-            raise not_implemented_for(kernel, input.dtype)
-        return ufunc(input) if input.dtype.kind == "f" else input.copy()
-
-    return forward
 
 
-def _frac(input):
+@op("floor", grad_fn="FloorBackward0", promote="same", method=True, note="d/dx = 0",
+    formula="input: 0", jvp="elementwise")
+def floor(input):
+    """The largest integer not above each element (integers stay as they are). Matches torch.floor (grad_fn
+    FloorBackward0); its gradient is zero.
+
+    Raises:
+        NotImplementedError: for bool tensors (PyTorch's message).
+    """
+    if input.dtype.kind == "b":
+        raise not_implemented_for("floor_vml_cpu", input.dtype)
+    return np.floor(input) if input.dtype.kind == "f" else input.copy()
+
+
+@floor.defvjp
+def _(grad):
+    return zeros_like_grad(grad)
+
+
+@op("ceil", grad_fn="CeilBackward0", promote="same", method=True, note="d/dx = 0",
+    formula="input: 0", jvp="elementwise")
+def ceil(input):
+    """The smallest integer not below each element (integers stay as they are). Matches torch.ceil (grad_fn
+    CeilBackward0); its gradient is zero.
+
+    Raises:
+        NotImplementedError: for bool tensors (PyTorch's message).
+    """
+    if input.dtype.kind == "b":
+        raise not_implemented_for("ceil_vml_cpu", input.dtype)
+    return np.ceil(input) if input.dtype.kind == "f" else input.copy()
+
+
+@ceil.defvjp
+def _(grad):
+    return zeros_like_grad(grad)
+
+
+@op("trunc", grad_fn="TruncBackward0", promote="same", method=True, aliases=("fix",), note="d/dx = 0",
+    formula="input: 0", jvp="elementwise")
+def trunc(input):
+    """Each element rounded toward zero (integers stay as they are). Matches torch.trunc (alias fix; grad_fn
+    TruncBackward0); its gradient is zero.
+
+    Raises:
+        NotImplementedError: for bool tensors (PyTorch's message).
+    """
+    if input.dtype.kind == "b":
+        raise not_implemented_for("trunc_vml_cpu", input.dtype)
+    return np.trunc(input) if input.dtype.kind == "f" else input.copy()
+
+
+@trunc.defvjp
+def _(grad):
+    return zeros_like_grad(grad)
+
+
+@op("frac", grad_fn="FracBackward0", promote="same", method=True, note="d/dx = 1",
+    formula="input: grad", jvp="elementwise")
+def frac(input):
+    """The fractional part ``input - trunc(input)``, with the sign of the input. Matches torch.frac
+    (grad_fn FracBackward0); its gradient is 1 (derivatives.yaml: ``self: grad``).
+
+    Raises:
+        NotImplementedError: for integer and bool tensors (PyTorch's message).
+    """
     if input.dtype.kind != "f":
         raise not_implemented_for("frac_cpu", input.dtype)
     return input - np.trunc(input)  # the kernel's a - trunc(a)
 
 
-floor = _unary("floor", "FloorBackward0", _rounding("floor", np.floor, "floor_vml_cpu"),
-               lambda grad: zeros_like_grad(grad), note="d/dx = 0", promote="same", doc="""The largest integer
-    not above each element (integers stay as they are). Matches torch.floor (grad_fn FloorBackward0); its
-    gradient is zero.
-
-    Raises:
-        NotImplementedError: for bool tensors (PyTorch's message).
-    """)
-ceil = _unary("ceil", "CeilBackward0", _rounding("ceil", np.ceil, "ceil_vml_cpu"),
-              lambda grad: zeros_like_grad(grad), note="d/dx = 0", promote="same", doc="""The smallest integer
-    not below each element (integers stay as they are). Matches torch.ceil (grad_fn CeilBackward0); its
-    gradient is zero.
-
-    Raises:
-        NotImplementedError: for bool tensors (PyTorch's message).
-    """)
-trunc = _unary("trunc", "TruncBackward0", _rounding("trunc", np.trunc, "trunc_vml_cpu"),
-               lambda grad: zeros_like_grad(grad), note="d/dx = 0", promote="same", aliases=("fix",),
-               doc="""Each element rounded toward zero (integers stay as they are). Matches torch.trunc (alias
-    fix; grad_fn TruncBackward0); its gradient is zero.
-
-    Raises:
-        NotImplementedError: for bool tensors (PyTorch's message).
-    """)
-frac = _unary("frac", "FracBackward0", _frac, lambda grad: grad, note="d/dx = 1", promote="same",
-              doc="""The fractional part ``input - trunc(input)``, with the sign of the input. Matches torch.frac
-    (grad_fn FracBackward0); its gradient is 1 (derivatives.yaml: ``self: grad``).
-
-    Raises:
-        NotImplementedError: for integer and bool tensors (PyTorch's message).
-    """)
+@frac.defvjp
+def _(grad):
+    return grad

@@ -50,7 +50,8 @@ def _not_pd_order(a: np.ndarray) -> np.ndarray:
 
 
 @op("_linalg_cholesky", grad_fn="LinalgCholeskyExBackward0", promote=None,
-    note="d/dA = L^{-T} Phi(L^T grad) L^{-1} symmetrized, Phi = lower triangle with half the diagonal")
+    note="d/dA = L^{-T} Phi(L^T grad) L^{-1} symmetrized, Phi = lower triangle with half the diagonal",
+    formula="A: L^{-T} Phi(L^T @ grad) L^{-1} symmetrized (L = result; Phi: the lower triangle, its diagonal halved)")
 def _linalg_cholesky(A, upper=False):
     """The lower Cholesky factor of each symmetric positive-definite matrix (reading the lower triangle), or
     its transpose when ``upper``. torch.linalg.cholesky."""
@@ -124,7 +125,8 @@ def _parse_qr_mode(mode: str) -> tuple[bool, bool]:
 
 
 @op("_linalg_qr", grad_fn="LinalgQrBackward0", promote=None, multi_output=True,
-    note="d/dA = [gQ + Q copyltu(M)] R^{-T}, M = R gR^T - gQ^T Q (LinalgQrBackward0)")
+    note="d/dA = [gQ + Q copyltu(M)] R^{-T}, M = R gR^T - gQ^T Q (LinalgQrBackward0)",
+    formula="A: (grad_Q + Q copyltu(M)) R^{-T}, M = R grad_R^T - grad_Q^T Q")
 def _linalg_qr(A, mode="reduced"):
     """``(Q, R)`` of each matrix of ``A``. torch.linalg.qr."""
     compute_q, _ = _parse_qr_mode(mode)
@@ -225,7 +227,9 @@ def _check_uplo(UPLO: str) -> str:
 
 
 @op("_linalg_eigh", grad_fn="LinalgEighBackward0", promote=None, multi_output=True,
-    note="d/dA = V (diag(gL) + skew(V^T gV) / (L_j - L_i)) V^T (LinalgEighBackward0)")
+    note="d/dA = V (diag(gL) + skew(V^T gV) / (L_j - L_i)) V^T (LinalgEighBackward0)",
+    formula="A: V (diag(grad_L) + skew(V^T grad_V) / (L_j - L_i)) V^T (inf/nan for repeated eigenvalues when the "
+            "eigenvectors are used)")
 def _linalg_eigh(A, UPLO="L"):
     """``(eigenvalues, eigenvectors)`` of each symmetric matrix of ``A``. torch.linalg.eigh."""
     _check_matrix("linalg.eigh", A)
@@ -315,7 +319,9 @@ def _check_driver(driver) -> None:
 
 
 @op("_linalg_svd", grad_fn="LinalgSvdBackward0", promote=None, multi_output=True,
-    note="d/dA = U [(skew(U^T gU) S + S skew(V^T gV)) / (S_j^2 - S_i^2) + diag(gS)] V^T + the off-range terms")
+    note="d/dA = U [(skew(U^T gU) S + S skew(V^T gV)) / (S_j^2 - S_i^2) + diag(gS)] V^T + the off-range terms",
+    formula="A: U (diag(grad_S) + (skew(U^T grad_U) S + S skew(V^T grad_V)) / (S_j^2 - S_i^2)) V^T + the terms "
+            "outside the span of U, V (svdvals: U diag(grad_S) V^T)")
 def _linalg_svd(A, full_matrices=True):
     """``(U, S, Vh)`` of each matrix of ``A``. torch.linalg.svd."""
     _check_matrix("linalg.svd", A, square=False)

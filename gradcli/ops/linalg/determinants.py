@@ -27,7 +27,9 @@ return_types_linalg_slogdet = _named_tuple("linalg_slogdet", ("sign", "logabsdet
 
 # ================================================================================================ det
 @op("_linalg_det", grad_fn="LinalgDetBackward0", promote=None,
-    note="d/dA det(A) = det(A) A^{-T} (the cofactor matrix; through the SVD for a singular A)")
+    note="d/dA det(A) = det(A) A^{-T} (the cofactor matrix; through the SVD for a singular A)",
+    formula="A: grad * result * A^{-T} (the cofactor matrix; 0 for a singular A in a first backward, the cofactors "
+            "through the SVD with create_graph)")
 def _linalg_det(A):
     """The determinant of each matrix of ``A`` (..., n, n) → (...). torch.linalg.det."""
     _check_matrix("linalg.det", A)
@@ -110,7 +112,8 @@ def det(input):
 
 # ================================================================================================ slogdet
 @op("_linalg_slogdet", grad_fn="LinalgSlogdetBackward0", promote=None, multi_output=True,
-    note="d/dA logabsdet = A^{-T}; the sign has no gradient (real)")
+    note="d/dA logabsdet = A^{-T}; the sign has no gradient (real)",
+    formula="A: grad_logabsdet * A^{-T}; the sign has no gradient")
 def _linalg_slogdet(A):
     """``(sign, logabsdet)`` of each matrix of ``A``. torch.linalg.slogdet."""
     _check_matrix("linalg.slogdet", A)

@@ -151,7 +151,8 @@ def _undefined(g) -> bool:
 
 
 # ================================================================================================ inv
-@op("_linalg_inv", grad_fn="LinalgInvExBackward0", promote=None, note="d/dA = -A^{-T} grad A^{-T}")
+@op("_linalg_inv", grad_fn="LinalgInvExBackward0", promote=None, note="d/dA = -A^{-T} grad A^{-T}",
+    formula="A: -result^T @ grad @ result^T")
 def _linalg_inv(A):
     """The inverse of each matrix of ``A``. torch.linalg.inv."""
     _check_matrix("linalg.inv", A)
@@ -208,7 +209,7 @@ def _is_vector_rhs(a_shape, b_shape) -> bool:
 
 
 @op("_linalg_solve", grad_fn="LinalgSolveExBackward0", inputs=2, promote=None,
-    note="d/dB = solve(A^T, grad), d/dA = -d/dB X^T")
+    note="d/dB = solve(A^T, grad), d/dA = -d/dB X^T", formula="B: solve(A^T, grad); A: -solve(A^T, grad) @ result^T")
 def _linalg_solve(A, B, left=True):
     """``X`` with ``A X = B`` (``X A = B`` when not ``left``), batched and broadcast. torch.linalg.solve."""
     _check_matrix("linalg.solve", A)
@@ -284,7 +285,8 @@ def linalg_solve(A, B, *, left=True):
 
 # ================================================================================================ pinv
 @op("_linalg_pinv", grad_fn="LinalgPinvBackward0", promote=None,
-    note="d/dA = -P^T g P^T + (I - A P) g^T P P^T + P^T P g^T (I - P A), P = pinv(A)")
+    note="d/dA = -P^T g P^T + (I - A P) g^T P P^T + P^T P g^T (I - P A), P = pinv(A)",
+    formula="input: -P^T grad P^T + (I - input P) grad^T P P^T + P^T P grad^T (I - P input) (P = result)")
 def _linalg_pinv(A, rtol=None, hermitian=False):
     """The pseudo-inverse through the SVD, singular values below ``rtol * max(S)`` dropped. torch.linalg.pinv."""
     _check_matrix("linalg.pinv", A, square=False)

@@ -100,7 +100,8 @@ def _matrix_exp_differential(A, E, adjoint):
 
 
 @op("_linalg_matrix_exp", grad_fn="LinalgMatrixExpBackward0", promote=None,
-    note="d/dA = the upper-right block of exp([[A^T, grad], [0, A^T]])")
+    note="d/dA = the upper-right block of exp([[A^T, grad], [0, A^T]])",
+    formula="input: the upper-right block of matrix_exp([[input^T, grad], [0, input^T]])")
 def _linalg_matrix_exp(A):
     """exp(A) of each matrix of ``A``. torch.linalg.matrix_exp."""
     _check_matrix("linalg.matrix_exp", A)

@@ -132,7 +132,9 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 
 # ================================================================================================ cdist
 @op("_cdist", grad_fn="CdistBackward0", inputs=2, promote=None,
-    note="d/dx1 = sum_j grad_ij d(||x1_i - x2_j||_p); d/dx2 the negative, summed over i")
+    note="d/dx1 = sum_j grad_ij d(||x1_i - x2_j||_p); d/dx2 the negative, summed over i",
+    formula="x1: grad * d ||x1_i - x2_j||_p / d x1_i summed over j (0 where the distance is 0); x2: the negative, "
+            "summed over i", kinks="cdist")
 def _cdist(x1, x2, p=2.0):
     """The p-norm distances between the rows of ``x1`` (..., P, M) and ``x2`` (..., R, M) → (..., P, R).
     torch.cdist."""

@@ -53,7 +53,8 @@ def _cpp_name(a) -> str:
 
 
 @op("dot", grad_fn="DotBackward0", inputs=2, promote=None, method=True,
-    note="d/dinput = grad * tensor, d/dtensor = grad * input")
+    note="d/dinput = grad * tensor, d/dtensor = grad * input", formula="input: grad * tensor; tensor: grad * input",
+    jvp="multilinear")
 def dot(input, tensor):
     """Inner product of two 1-d tensors of the same size and dtype. Matches torch.dot.
 
@@ -84,7 +85,8 @@ def _(s, input, tensor):
 
 
 @op("mv", grad_fn="MvBackward0", inputs=2, promote=None, method=True,
-    note="d/dinput = outer(grad, vec), d/dvec = input^T @ grad")
+    note="d/dinput = outer(grad, vec), d/dvec = input^T @ grad",
+    formula="input: outer(grad, vec); vec: input^T @ grad", jvp="multilinear")
 def mv(input, vec):
     """Matrix (n×m) times vector (m) → (n). Matches torch.mv.
 
@@ -124,7 +126,8 @@ def _check_mm(input, mat2, first="self", got=False):
 
 
 @op("mm", grad_fn="MmBackward0", inputs=2, promote=None, method=True,
-    note="d/dinput = grad @ mat2^T, d/dmat2 = input^T @ grad")
+    note="d/dinput = grad @ mat2^T, d/dmat2 = input^T @ grad", formula="input: grad @ mat2^T; mat2: input^T @ grad",
+    jvp="multilinear")
 def mm(input, mat2):
     """Matrix product of an (n×m) and an (m×p) matrix of one dtype. Matches torch.mm.
 
@@ -152,7 +155,8 @@ def _(s, input, mat2):
 
 
 @op("bmm", grad_fn="BmmBackward0", inputs=2, promote=None, method=True,
-    note="d/dinput = grad @ mat2^T, d/dmat2 = input^T @ grad, batch by batch")
+    note="d/dinput = grad @ mat2^T, d/dmat2 = input^T @ grad, batch by batch",
+    formula="batch by batch, input: grad @ mat2^T; mat2: input^T @ grad", jvp="multilinear")
 def bmm(input, mat2):
     """Batched matrix product of (b×n×m) and (b×m×p) tensors of one dtype → (b×n×p); no broadcasting.
     Matches torch.bmm.
@@ -181,7 +185,8 @@ def _(grad, input, mat2, needs_input_grad):
 
 
 @op("_addmm", grad_fn="AddmmBackward0", inputs=3, promote=None,
-    note="d/dinput = grad, d/dmat1 = grad @ mat2^T, d/dmat2 = mat1^T @ grad")
+    note="d/dinput = grad, d/dmat1 = grad @ mat2^T, d/dmat2 = mat1^T @ grad",
+    formula="input (the bias): grad summed to its shape; mat1: grad @ mat2^T; mat2: mat1^T @ grad")
 def _addmm(input, mat1, mat2):
     """``input + mat1 @ mat2`` with ``input`` broadcast to (n×p): torch.addmm with beta = alpha = 1, which
     F.linear calls."""
@@ -213,7 +218,7 @@ def _(grad, mat1, mat2, needs_input_grad):
 
 
 @op("outer", grad_fn="MulBackward0", inputs=2, method=True, aliases=("ger",),
-    note="d/dinput = grad @ vec2, d/dvec2 = grad^T @ input")
+    note="d/dinput = grad @ vec2, d/dvec2 = grad^T @ input", jvp="multilinear")
 def outer(input, vec2):
     """Outer product of two 1-d tensors: (n) and (m) → (n×m), with type promotion. Matches torch.outer (a
     product of broadcast views, hence grad_fn MulBackward0).
@@ -356,7 +361,8 @@ def _squeeze_result_forward(input, dim):
 
 # matmul's in-place squeeze_ records SqueezeBackward4, not squeeze's SqueezeBackward1.
 _squeeze_result = op("_squeeze_result", grad_fn="SqueezeBackward4", promote=None,
-                     note="d/dx = grad reshaped back")(_squeeze_result_forward)
+                     note="d/dx = grad reshaped back",
+                     formula="input: grad unsqueezed at dim", jvp="linear")(_squeeze_result_forward)
 
 
 @_squeeze_result.defvjp
@@ -392,7 +398,6 @@ def linear(input, weight, bias=None):
             return reshape(out, lead + (out.shape[1],))
     out = matmul(input, t(weight))
     return out if bias is None else out + bias
-
 
 
 # --------------------------------------------------------------------------------------------------- einsum
@@ -629,7 +634,8 @@ def einsum(equation, *operands):
 
 # ---------------------------------------------------------------------------------------------------- cross
 @op("_linalg_cross", grad_fn="LinalgCrossBackward0", inputs=2, promote=None,
-    note="d/dinput = cross(other, grad), d/dother = cross(grad, input)")
+    note="d/dinput = cross(other, grad), d/dother = cross(grad, input)",
+    formula="input: cross(other, grad); other: cross(grad, input)")
 def _linalg_cross(input, other, dim=-1):
     """The cross product of 3-vectors along ``dim``, broadcast. torch.linalg.cross."""
     if input.ndim != other.ndim:
@@ -755,7 +761,8 @@ def linalg_multi_dot(tensors):
 
 # --------------------------------------------------------------------------------- matmul, diagonal, vecdot
 @op("vdot", grad_fn="VdotBackward0", inputs=2, promote=None, method=True,
-    note="d/dinput = grad * other, d/dother = grad * input (real)")
+    note="d/dinput = grad * other, d/dother = grad * input (real)",
+    formula="input: grad * other; other: grad * input (real)")
 def vdot(input, other):
     """The inner product of two 1-d tensors of one size and dtype (for real tensors the same as dot). Matches
     torch.vdot (grad_fn VdotBackward0).
@@ -815,9 +822,6 @@ def linalg_vecdot(x, y, *, dim=-1):
 # ----------------------------------------------------------------------------------------- forward mode
 # derivatives.yaml: dot, mv, mm, bmm, outer are linear in each input (mm: self_t.mm(mat2_p) + self_p.mm(mat2_t));
 # addmm: self_t + mat1_t.mm(mat2_p) + mat1_p.mm(mat2_t) (beta = alpha = 1 here); squeeze is auto_linear.
-for _o in (dot, mv, mm, bmm, outer):
-    _o.defjvp_multilinear()
-_squeeze_result.defjvp_linear()
 
 
 @_addmm.defjvp

@@ -21,7 +21,7 @@ from ..shape.views import _unsafe_view, permute, reshape
 
 
 # ------------------------------------------------------------------------------------------- tril, triu
-def _triangle(name: str, npfn, keeps: str):
+def _triangle(name: str, npfn, keeps: str, formula: str):
     def forward(input, diagonal=0):
         if input.ndim < 2:
             raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
@@ -37,12 +37,13 @@ def _triangle(name: str, npfn, keeps: str):
         RuntimeError: for a tensor of fewer than 2 dimensions (PyTorch's message).
     """
     o = op(name, grad_fn=f"{name.capitalize()}Backward0", promote=None, method=True,
-           note=f"d/dx = 1 on the {keeps} triangle, 0 elsewhere: the gradient's {name}")(forward)
+           note=f"d/dx = 1 on the {keeps} triangle, 0 elsewhere: the gradient's {name}", formula=formula,
+           jvp="linear")(forward)  # derivatives.yaml: auto_linear
     return o
 
 
-tril = _triangle("tril", np.tril, "lower")
-triu = _triangle("triu", np.triu, "upper")
+tril = _triangle("tril", np.tril, "lower", formula="input: tril(grad, diagonal)")
+triu = _triangle("triu", np.triu, "upper", formula="input: triu(grad, diagonal)")
 
 
 @tril.defvjp
@@ -55,13 +56,10 @@ def _(grad, diagonal):
     return triu(grad, diagonal)  # derivatives.yaml: grad.triu(diagonal)
 
 
-tril.defjvp_linear()  # derivatives.yaml: auto_linear
-triu.defjvp_linear()
-
-
 # ------------------------------------------------------------------------------------------------- trace
 @op("trace", grad_fn="TraceBackward0", promote=None, method=True,
-    note="d/dx = 1 on the main diagonal, 0 elsewhere")
+    note="d/dx = 1 on the main diagonal, 0 elsewhere", formula="input: grad placed on the main diagonal of zeros",
+    jvp="linear")  # derivatives.yaml: auto_linear
 def trace(input):
     """The sum of the main diagonal of a matrix (integers give int64). Matches torch.trace (grad_fn
     TraceBackward0): the gradient is the output's gradient on the diagonal of zeros.
@@ -81,9 +79,6 @@ def trace(input):
 def _(grad, input_shape):
     # FunctionsManual.cpp trace_backward: zeros of the input's shape with grad on the diagonal
     return where(np.eye(*input_shape, dtype=bool), grad, 0.0)
-
-
-trace.defjvp_linear()  # derivatives.yaml: auto_linear
 
 
 @trace.defsymbolic

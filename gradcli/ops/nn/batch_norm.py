@@ -28,7 +28,9 @@ def _channel_view(t, ndim: int):
 
 
 @op("_native_batch_norm", grad_fn="NativeBatchNormBackward0", inputs=3, promote=None,
-    note="training: d/dx = w invstd (g - mean(g) - xhat mean(g xhat)); eval: d/dx = w g / sqrt(var + eps)")
+    note="training: d/dx = w invstd (g - mean(g) - xhat mean(g xhat)); eval: d/dx = w g / sqrt(var + eps)",
+    formula="input: weight * invstd * (grad - mean(grad) - xhat * mean(grad * xhat)) in training (the batch's "
+            "statistics), weight * invstd * grad in eval; weight: sum(grad * xhat); bias: sum(grad)")
 def _native_batch_norm(input, weight, bias, training, eps, running_mean, running_var):
     """``(x - mean) / sqrt(var + eps) * weight + bias`` per channel (dim 1): the batch's mean and biased variance
     in training, else the running ones (float64 accumulation, as PyTorch's CPU kernel)."""

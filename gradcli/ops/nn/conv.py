@@ -98,7 +98,9 @@ def _output_padding(spatial, outsize, ksize, stride, padding, dilation) -> tuple
 
 # ------------------------------------------------------------------------------------------- convolution
 @op("_convolution", grad_fn="ConvolutionBackward0", inputs=3, promote=None,
-    note="d/dinput = conv_transpose(g, weight), d/dweight = the input's windows times g, d/dbias = sum(g)")
+    note="d/dinput = conv_transpose(g, weight), d/dweight = the input's windows times g, d/dbias = sum(g)",
+    formula="input: conv_transpose(grad, weight); weight: input's windows correlated with grad; bias: grad summed "
+            "over batch and positions")
 def _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     """aten::_convolution on a batched input (N, C, *S): a convolution, or with ``transposed`` its
     transpose (weight (C_in, C_out/G, *K)), plus ``bias`` per output channel."""
@@ -149,7 +151,9 @@ def _(input_t, weight_t, bias_t, input, weight, stride, padding, dilation, trans
 
 
 @op("_conv_weight", grad_fn="ConvolutionBackwardBackward0", inputs=2, promote=None,
-    note="bilinear: d/dinput = conv_transpose(grad_output, g), d/dgrad_output = conv(input, g)")
+    note="bilinear: d/dinput = conv_transpose(grad_output, g), d/dgrad_output = conv(input, g)",
+    formula="the derivative of a convolution's weight gradient (bilinear: a convolution or a transposed one)",
+    jvp="multilinear")
 def _conv_weight(input, grad_output, weight_shape, stride, padding, dilation, groups):
     """The gradient of a convolution with respect to its weight: ``input`` (N, C, *S) correlated with
     ``grad_output`` (N, O, *out), shape ``weight_shape`` (O, C/G, *K)."""
@@ -166,9 +170,6 @@ def _(grad, input, grad_output, weight_shape, stride, padding, dilation, groups,
     if needs_input_grad[1]:
         gg = _convolution(input, grad, None, stride, padding, dilation, False, (0,) * nd, groups)
     return gi, gg
-
-
-_conv_weight.defjvp_multilinear()
 
 
 def _tuple_arg(v, nd: int, name: str) -> tuple:

@@ -18,7 +18,9 @@ from ..shape.views import reshape
 
 # -------------------------------------------------------------------------------------------- embedding
 @op("_embedding", grad_fn="EmbeddingBackward0", promote=None,
-    note="d/dweight = the gradient's rows added into zeros at the looked-up rows (not the padding row)")
+    note="d/dweight = the gradient's rows added into zeros at the looked-up rows (not the padding row)",
+    formula="weight: grad's rows added into the rows of weight that indices looked up (none into padding_idx)",
+    jvp="linear")  # derivatives.yaml: embedding(weight_t, indices, ...)
 def _embedding(weight, indices, padding_idx):
     """The rows ``weight[indices]`` (``indices`` an int array, checked)."""
     n = weight.shape[0]
@@ -37,9 +39,6 @@ def _(grad, weight_shape, indices, padding_idx):
         keep = keep.reshape((-1,) + (1,) * (len(weight_shape) - 1))
         g = mul(g, Tensor(keep)) if isinstance(g, Tensor) else g * keep.astype(g.dtype)
     return _index_select_backward(g, tuple(weight_shape), 0, flat)
-
-
-_embedding.defjvp_linear()  # derivatives.yaml: embedding(weight_t, indices, ...)
 
 
 @composite("embedding", grad_fn="EmbeddingBackward0", note=_embedding.note)

@@ -32,7 +32,8 @@ def _fold_args(name, kernel_size, dilation, padding, stride):
     return k, d, p, s
 
 
-@op("_im2col", grad_fn="Im2ColBackward0", promote=None, note="d/dx = fold (col2im) of the gradient")
+@op("_im2col", grad_fn="Im2ColBackward0", promote=None, note="d/dx = fold (col2im) of the gradient",
+    formula="input: fold(grad): each column's grad added back into its block", jvp="linear")
 def _im2col(input, kernel_size, dilation, padding, stride):
     """(N, C, H, W) → (N, C * kH * kW, L): every block, channels then kernel offsets down the rows; (C, H, W) →
     (C * kH * kW, L)."""
@@ -50,10 +51,8 @@ def _(grad, kernel_size, dilation, padding, stride, input_shape):
     return _col2im_op(grad, tuple(input_shape[-2:]), kernel_size, dilation, padding, stride)
 
 
-_im2col.defjvp_linear()
-
-
-@op("_col2im", grad_fn="Col2ImBackward0", promote=None, note="d/dx = unfold (im2col) of the gradient")
+@op("_col2im", grad_fn="Col2ImBackward0", promote=None, note="d/dx = unfold (im2col) of the gradient",
+    formula="input: unfold(grad): each column gets its block of grad", jvp="linear")
 def _col2im_op(input, output_size, kernel_size, dilation, padding, stride):
     """(N, C * kH * kW, L) → (N, C, *output_size): each block added back into place; (C * kH * kW, L) →
     (C, *output_size)."""
@@ -69,9 +68,6 @@ def _col2im_op(input, output_size, kernel_size, dilation, padding, stride):
 @_col2im_op.defvjp
 def _(grad, output_size, kernel_size, dilation, padding, stride):
     return _im2col(grad, kernel_size, dilation, padding, stride)
-
-
-_col2im_op.defjvp_linear()
 
 
 @composite("unfold", grad_fn="Im2ColBackward0", note=_im2col.note)
@@ -132,7 +128,8 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 
 # ----------------------------------------------------------------------------------------- Tensor.unfold
 @op("_unfold_dim", grad_fn="UnfoldBackward0", promote=None,
-    note="d/dx = each window's gradient added back at the positions it covers")
+    note="d/dx = each window's gradient added back at the positions it covers",
+    formula="input: each window's grad added back at the positions it covers", jvp="linear")
 def _unfold_dim(input, dimension, size, step):
     """Windows of ``size`` every ``step`` along ``dimension``: that dim becomes the window count and a last dim
     of ``size`` is added (a copy; PyTorch's is a view)."""
@@ -149,11 +146,8 @@ def _(grad, dimension, size, step, input_shape):
     return _unfold_dim_backward(grad, tuple(input_shape), dimension, size, step)
 
 
-_unfold_dim.defjvp_linear()
-
-
 @op("_unfold_dim_backward", grad_fn="UnfoldBackwardBackward0", promote=None,
-    note="d/dgrad = the windows of the gradient")
+    note="d/dgrad = the windows of the gradient", jvp="linear")
 def _unfold_dim_backward(grad, input_shape, dimension, size, step):
     """The transpose of :func:`_unfold_dim`: each window added back into zeros of ``input_shape``, one strided add
     per offset within the window (PyTorch's unfold_backward)."""
@@ -171,9 +165,6 @@ def _unfold_dim_backward(grad, input_shape, dimension, size, step):
 @_unfold_dim_backward.defvjp
 def _(grad, dimension, size, step):
     return _unfold_dim(grad, dimension, size, step)
-
-
-_unfold_dim_backward.defjvp_linear()
 
 
 @tensor_method("unfold")

@@ -39,7 +39,7 @@ def _float_only(input: np.ndarray, kernel: str) -> None:
 
 # ------------------------------------------------------------------------------------------- logsigmoid
 @op("logsigmoid", grad_fn="LogSigmoidBackward0", promote=None,
-    note="d/dx = sigmoid(-x) = 1 - sigmoid(x)")
+    note="d/dx = sigmoid(-x) = 1 - sigmoid(x)", formula="input: grad * sigmoid(-input)", jvp="elementwise")
 def logsigmoid(input):
     """``log(sigmoid(x))``, computed as ``min(x, 0) - log1p(exp(-|x|))`` (PyTorch's log_sigmoid CPU kernel, exact
     for large ``|x|``). Matches torch.nn.functional.logsigmoid (grad_fn LogSigmoidBackward0).
@@ -74,7 +74,8 @@ def softsign(input):
 
 # -------------------------------------------------------------------------------------------------- celu
 @op("celu", grad_fn="CeluBackward0", promote=None, public=False,
-    note="d/dx = 1 where x > 0, else exp(x / alpha)")
+    note="d/dx = 1 where x > 0, else exp(x / alpha)",
+    formula="input: grad where input > 0, else grad * exp(input / alpha)", kinks="celu", jvp="elementwise")
 def _celu(input, alpha):
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``: PyTorch's celu, which is
     ``elu(x, alpha, scale=1, input_scale=1 / alpha)``."""
@@ -104,7 +105,9 @@ def celu(input, alpha=1.0, inplace=False):
 
 # -------------------------------------------------------------------------------------------------- mish
 @op("mish", grad_fn="MishBackward0", promote=None, public=False,
-    note="d/dx = tanh(softplus(x)) + x * sigmoid(x) * (1 - tanh(softplus(x))^2)")
+    note="d/dx = tanh(softplus(x)) + x * sigmoid(x) * (1 - tanh(softplus(x))^2)",
+    formula="input: grad * (tanh(softplus(input)) + input * sigmoid(input) * (1 - tanh(softplus(input))^2))",
+    jvp="elementwise")
 def _mish(input):
     """``x * tanh(softplus(x))`` (PyTorch's mish kernel: ``x * tanh(log1p(exp(x)))``)."""
     _float_only(input, "mish_cpu")
@@ -131,7 +134,9 @@ def mish(input, inplace=False):
 
 # ---------------------------------------------------------------------------------- hardswish, hardsigmoid
 @op("hardswish", grad_fn="HardswishBackward0", promote=None, public=False,
-    note="d/dx = 0 for x < -3, x / 3 + 1/2 for -3 <= x <= 3, 1 for x > 3")
+    note="d/dx = 0 for x < -3, x / 3 + 1/2 for -3 <= x <= 3, 1 for x > 3",
+    formula="input: 0 where input < -3, grad * (input / 3 + 1/2) where -3 <= input <= 3, grad where input > 3",
+    kinks="hardswish", jvp="elementwise")
 def _hardswish(input):
     """``x * min(max(x + 3, 0), 6) / 6`` (PyTorch's hardswish kernel)."""
     _float_only(input, "hardswish_cpu")
@@ -157,7 +162,8 @@ def hardswish(input, inplace=False):
 
 
 @op("hardsigmoid", grad_fn="HardsigmoidBackward0", promote=None, public=False,
-    note="d/dx = 1/6 for -3 < x < 3, else 0")
+    note="d/dx = 1/6 for -3 < x < 3, else 0",
+    formula="input: grad / 6 where -3 < input < 3, else 0", kinks="hardsigmoid", jvp="elementwise")
 def _hardsigmoid(input):
     """``min(max(x + 3, 0), 6) / 6`` (PyTorch's hardsigmoid kernel)."""
     _float_only(input, "hardsigmoid_cpu")
@@ -204,7 +210,8 @@ def _halves(x, axis: int, h: int):
 
 
 @op("glu", grad_fn="GluBackward0", promote=None,
-    note="with a, b the halves of x along dim: d/da = sigmoid(b), d/db = a sigmoid(b) (1 - sigmoid(b))")
+    note="with a, b the halves of x along dim: d/da = sigmoid(b), d/db = a sigmoid(b) (1 - sigmoid(b))",
+    formula="input (halves a, b along dim): a: grad * sigmoid(b); b: grad * a * sigmoid(b) * (1 - sigmoid(b))")
 def glu(input, dim=-1):
     """Gated linear unit (Dauphin et al., 2017): ``a * sigmoid(b)`` with ``a`` the first half of ``input`` along
     ``dim`` and ``b`` the second. Matches torch.nn.functional.glu (grad_fn GluBackward0).
@@ -281,7 +288,9 @@ def _tail_axes(ndim: int, k: int) -> tuple:
 
 
 @op("_native_layer_norm", grad_fn="NativeLayerNormBackward0", inputs=3, promote=None,
-    note="d/dx = rstd (g w - mean(g w) - xhat mean(g w xhat)); d/dw = sum(g xhat); d/db = sum(g)")
+    note="d/dx = rstd (g w - mean(g w) - xhat mean(g w xhat)); d/dw = sum(g xhat); d/db = sum(g)",
+    formula="input: rstd * (grad * weight - mean(grad * weight) - xhat * mean(grad * weight * xhat)) over the "
+            "normalized dims; weight: sum(grad * xhat); bias: sum(grad) (xhat = (input - mean) * rstd)")
 def _native_layer_norm(input, weight, bias, k, eps):
     """``(x - mean) / sqrt(var + eps) * weight + bias`` over the last ``k`` dimensions (biased variance;
     computed in float64, returned in the input's dtype)."""
@@ -372,7 +381,9 @@ def _channel_sum(t, ndim: int):
 
 
 @op("_native_group_norm", grad_fn="NativeGroupNormBackward0", inputs=3, promote=None,
-    note="per (sample, group): layer_norm's derivative; d/dw, d/db summed per channel")
+    note="per (sample, group): layer_norm's derivative; d/dw, d/db summed per channel",
+    formula="per (sample, group), input: rstd * (grad * weight - mean(grad * weight) - xhat * mean(grad * weight * "
+            "xhat)); weight: sum(grad * xhat), bias: sum(grad) per channel")
 def _native_group_norm(input, weight, bias, num_groups, eps):
     """Group normalization of an (N, C, *) input: each sample's ``num_groups`` groups of channels normalized
     over their channels and positions, then the per-channel affine (float64 inside)."""
@@ -539,7 +550,9 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return sum((x1 / clamped_norm(x1)) * (x2 / clamped_norm(x2)), dim)
 
 
-@op("_norm_dim", grad_fn="NormBackward1", promote=None, note=_vector_norm.note)
+@op("_norm_dim", grad_fn="NormBackward1", promote=None, note=_vector_norm.note,
+    formula="input: grad * sign(input) * |input|^(p - 1) / result^(p - 1) over dim (0 where result is 0)",
+    kinks="norm", jvp="reduction")
 def _norm_dim(input, ord=2, dim=None, keepdim=False):
     """at::norm(input, p, dim, keepdim), which pairwise_distance calls: torch.linalg.vector_norm's values and
     derivative under PyTorch's NormBackward1."""
@@ -547,7 +560,6 @@ def _norm_dim(input, ord=2, dim=None, keepdim=False):
 
 
 _norm_dim.defvjp(_vector_norm.vjp)
-_norm_dim.defjvp_reduction()
 
 
 @composite("pairwise_distance", grad_fn="NormBackward1", note="d/dx1 of ||x1 - x2 + eps||_p over the last dim")
@@ -627,8 +639,6 @@ def one_hot(tensor, num_classes=-1):
 
 # ----------------------------------------------------------------------------------------- forward mode
 # derivatives.yaml: auto_element_wise for the activations (the VJP rule applied to the tangent)
-for _o in (logsigmoid, _celu, _mish, _hardswish, _hardsigmoid):
-    _o.defjvp_elementwise()
 
 
 # ----------------------------------------------------------------------------------------------- softmin

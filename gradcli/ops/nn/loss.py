@@ -74,7 +74,8 @@ def _tensors(*values):
 # ------------------------------------------------------------- the C++ Scalar overloads PyTorch's losses use
 
 
-@op("_mul_scalar", grad_fn="MulBackward1", promote=None, note="d/dx = grad * other")
+@op("_mul_scalar", grad_fn="MulBackward1", promote=None, note="d/dx = grad * other",
+    formula="input: grad * other (other a number)", jvp="elementwise")
 def _mul_scalar(input, other):
     """``input * other`` for a Python number ``other`` (aten's mul.Scalar, as C++ code calls it)."""
     return input * input.dtype.type(other)
@@ -91,7 +92,8 @@ def _(s, input, other):
     return s.elem(input) * c, lambda g: g * c
 
 
-@op("_div_scalar", grad_fn="DivBackward1", promote=None, note="d/dx = grad / other")
+@op("_div_scalar", grad_fn="DivBackward1", promote=None, note="d/dx = grad / other",
+    formula="input: grad / other (other a number)", jvp="elementwise")
 def _div_scalar(input, other):
     """``input / other`` for a Python number ``other`` (aten's div.Scalar)."""
     return input / input.dtype.type(other)
@@ -108,7 +110,8 @@ def _(s, input, other):
     return s.elem(input) / c, lambda g: g / c
 
 
-@op("_add_scalar", grad_fn="AddBackward1", promote=None, note="d/dx = grad")
+@op("_add_scalar", grad_fn="AddBackward1", promote=None, note="d/dx = grad", formula="input: grad (other a number)",
+    jvp="elementwise")
 def _add_scalar(input, other):
     """``input + other`` for a Python number ``other`` (aten's add.Scalar)."""
     return input + input.dtype.type(other)
@@ -124,7 +127,8 @@ def _(s, input, other):
     return s.elem(input) + s.elem(other), lambda g: g
 
 
-@op("_masked_fill", grad_fn="MaskedFillBackward0", promote=None, note="d/dx = grad, 0 where filled")
+@op("_masked_fill", grad_fn="MaskedFillBackward0", promote=None, note="d/dx = grad, 0 where filled",
+    jvp="elementwise")
 def _masked_fill(input, mask, value):
     """``input`` with ``value`` where the bool array ``mask`` is true (torch.Tensor.masked_fill)."""
     return np.where(mask, input.dtype.type(value), input)
@@ -136,7 +140,8 @@ def _(grad, mask):
 
 
 @op("_xlogy", grad_fn="XlogyBackward0", inputs=2, promote="float",
-    note="d/dinput = log(other) (0 where input is 0), d/dother = input / other")
+    note="d/dinput = log(other) (0 where input is 0), d/dother = input / other",
+    formula="input: grad * ln(other) (0 where input = 0); other: grad * input / other", jvp="elementwise")
 def _xlogy(input, other):
     """``input * log(other)``, 0 where ``input`` is 0 (NaN where ``other`` is NaN). Matches torch.xlogy."""
     with np.errstate(all="ignore"):
@@ -179,7 +184,9 @@ def _weighted(errors, weight, input, reduction):
 
 
 @op("_mse_loss", grad_fn="MseLossBackward0", inputs=2,
-    note="d/dinput = 2 (input - target) / n; d/dtarget = -d/dinput")
+    note="d/dinput = 2 (input - target) / n; d/dtarget = -d/dinput",
+    formula="input: grad * 2 * (input - target) / n; target: minus that (without the / n for reduction='sum')",
+    jvp="loss")
 def _mse_loss(input, target, reduction):
     """Squared error ``(input - target) ** 2`` (same shapes), reduced."""
     d = input - target
@@ -253,7 +260,9 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 
 @op("_smooth_l1_loss", grad_fn="SmoothL1LossBackward0", inputs=2,
-    note="d/dinput = (input - target) / beta inside |input - target| < beta, else sign(input - target)")
+    note="d/dinput = (input - target) / beta inside |input - target| < beta, else sign(input - target)",
+    formula="input: grad * (input - target) / beta where |input - target| < beta, else grad * sign(input - target); "
+            "target: minus that", kinks="smooth_l1_loss", jvp="loss")
 def _smooth_l1_loss(input, target, reduction, beta):
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta``, d = input - target; reduced."""
     d = np.abs(input - target)
@@ -292,7 +301,9 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 @op("_huber_loss", grad_fn="HuberLossBackward0", inputs=2,
-    note="d/dinput = input - target inside |input - target| < delta, else delta * sign(input - target)")
+    note="d/dinput = input - target inside |input - target| < delta, else delta * sign(input - target)",
+    formula="input: grad * (input - target) where |input - target| < delta, else grad * delta * sign(input - "
+            "target); target: minus that", kinks="huber_loss", jvp="loss")
 def _huber_loss(input, target, reduction, delta):
     """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``, d = input - target; reduced."""
     d = np.abs(input - target)
@@ -341,7 +352,9 @@ _BCE_BACKWARD_EPSILON = float(np.float32(1e-12))
 
 
 @op("_binary_cross_entropy", grad_fn="BinaryCrossEntropyBackward0", inputs=3,
-    note="d/dinput = (input - target) / max(input (1 - input), 1e-12); d/dtarget = log(1 - input) - log(input)")
+    note="d/dinput = (input - target) / max(input (1 - input), 1e-12); d/dtarget = log(1 - input) - log(input)",
+    formula="input: grad * (input - target) / max(input * (1 - input), 1e-12); target: grad * (ln(1 - input) - "
+            "ln(input))", jvp="loss")
 def _binary_cross_entropy(input, target, weight, reduction):
     """``-w (t log(x) + (1 - t) log(1 - x))`` with each log clamped at -100 (Loss.cpp), reduced."""
     if ((input < 0) | (input > 1)).any() or np.isnan(input).any():
@@ -371,7 +384,8 @@ def _(grad, input, target, weight, reduction, input_shape, needs_input_grad):
 
 
 @op("_bce_backward", grad_fn="BinaryCrossEntropyBackwardBackward0", inputs=4,
-    note="PyTorch's binary_cross_entropy_double_backward formulas")
+    note="PyTorch's binary_cross_entropy_double_backward formulas",
+    formula="the derivative of binary_cross_entropy's backward (second order)")
 def _bce_backward(grad, input, target, weight, reduction):
     """binary_cross_entropy's derivative w.r.t. its input (Loss.cpp binary_cross_entropy_backward):
     ``grad * (input - target) / max(input (1 - input), eps) * weight`` (divided by numel for 'mean'), eps
@@ -427,7 +441,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 
 
 @op("_binary_cross_entropy_with_logits", grad_fn="BinaryCrossEntropyWithLogitsBackward0", inputs=4, promote=None,
-    note="d/dinput = sigmoid(input) - target (with pos_weight: sigmoid(x) (p t + 1 - t) - p t), times weight")
+    note="d/dinput = sigmoid(input) - target (with pos_weight: sigmoid(x) (p t + 1 - t) - p t), times weight",
+    formula="input: grad * (sigmoid(input) - target) (times weight; with pos_weight p: sigmoid(input) * (p * target "
+            "+ 1 - target) - p * target)", jvp="loss")
 def _binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction):
     """Binary cross-entropy of ``sigmoid(input)`` against ``target``, computed stably from the logits:
     ``loss = (1 - target) * input - log_weight * log_sigmoid(input)`` with
@@ -544,7 +560,7 @@ def _nll_backward_forward(grad, target, weight, reduction, ignore_index, shape):
     return input
 
 
-def _nll_op(grad_fn: str, name: str):
+def _nll_op(grad_fn: str, name: str, formula: str):
     def forward(input, target, weight, reduction, ignore_index):
         return _nll_forward(input, target, weight, reduction, ignore_index)
 
@@ -552,7 +568,8 @@ def _nll_op(grad_fn: str, name: str):
     forward.__doc__ = ("The negative log-likelihood of the classes ``target`` (an int64 array) under the "
                        "log-probabilities ``input`` (classes along dim 1), weighted, reduced (LossNLL.cpp).")
     o = op(name, grad_fn=grad_fn, promote=None,
-           note="d/dinput = -weight[target] at the target class (/ total weight)")(forward)
+           note="d/dinput = -weight[target] at the target class (/ total weight)", formula=formula,
+           jvp="linear")(forward)
 
     def rule(grad, input_shape, target, weight, reduction, ignore_index):
         return _nll_backward(grad, target, weight, reduction, ignore_index, input_shape)
@@ -561,12 +578,17 @@ def _nll_op(grad_fn: str, name: str):
     return o
 
 
-_nll_loss = _nll_op("NllLossBackward0", "_nll_loss")
-_nll_loss2d = _nll_op("NllLoss2DBackward0", "_nll_loss2d")
+_nll_loss = _nll_op("NllLossBackward0", "_nll_loss",
+                    formula="input: -grad * weight[target] at the target class, 0 elsewhere (divided by the total "
+                            "weight for 'mean')")
+_nll_loss2d = _nll_op("NllLoss2DBackward0", "_nll_loss2d",
+                      formula="input: -grad * weight[target] at the target class of each position, 0 elsewhere "
+                              "(divided by the total weight for 'mean')")
 
 
 @op("_nll_backward", grad_fn="NllLossBackwardBackward0", promote=None,
-    note="d/dgrad = nll_loss of the incoming gradient (linear in grad)")
+    note="d/dgrad = nll_loss of the incoming gradient (linear in grad)",
+    formula="the derivative of nll_loss's backward (second order)", jvp="linear")
 def _nll_backward(grad, target, weight, reduction, ignore_index, shape):
     """nll_loss's derivative as an op, so that it can be differentiated again (it is linear in ``grad``)."""
     return _nll_backward_forward(grad, target, weight, reduction, ignore_index, shape)
@@ -773,10 +795,6 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 # ``result:`` is apply_loss_reduction of their elementwise tangent (mse_loss: apply_loss_reduction(2 * (self_p -
 # target_p) * (self_t - target_t), reduction)); nll_loss is linear in its input (result: nll_loss(self_t,
 # target, weight, reduction, ignore_index)), as is its backward in the gradient.
-for _o in (_mul_scalar, _div_scalar, _add_scalar, _masked_fill, _xlogy):
-    _o.defjvp_elementwise()
-for _o in (_mse_loss, _smooth_l1_loss, _huber_loss, _binary_cross_entropy, _binary_cross_entropy_with_logits):
-    _o.defjvp_loss()
 
 
 @_bce_backward.defjvp
@@ -787,5 +805,3 @@ def _(grad_t, input_t, target_t, grad, input, target, weight, reduction, input_s
     return (_bce_backward(grad_t, input, target, weight, reduction)
             + rule(input_t, grad, input, target, weight, reduction, input_shape, (False, True, False, False))[1]
             + rule(target_t, grad, input, target, weight, reduction, input_shape, (False, False, True, False))[2])
-for _o in (_nll_loss, _nll_loss2d, _nll_backward):
-    _o.defjvp_linear()

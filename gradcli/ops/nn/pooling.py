@@ -82,7 +82,7 @@ def _gather_grad_fn(indices, name):
 
 
 @op("_pool_gather", grad_fn=_gather_grad_fn, promote=None,
-    note="d/dx = each output's gradient added at the input position it was taken from")
+    note="d/dx = each output's gradient added at the input position it was taken from", jvp="linear")
 def _pool_gather(input, indices, name):
     """``input`` (..., *S) taken at ``indices`` (..., *out), flat positions within each trailing ``S``."""
     rows = _prod(indices.shape[:-2])
@@ -95,11 +95,8 @@ def _(grad, indices, input_shape):
     return _pool_scatter(grad, indices, tuple(input_shape))
 
 
-_pool_gather.defjvp_linear()
-
-
 @op("_pool_scatter", grad_fn="MaxPool2DWithIndicesBackwardBackward0", promote=None,
-    note="d/dgrad = the gradient of the input taken at the indices again")
+    note="d/dgrad = the gradient of the input taken at the indices again", jvp="linear")
 def _pool_scatter(grad, indices, input_shape):
     """Zeros of ``input_shape`` with each element of ``grad`` added at its flat position ``indices`` (within
     the trailing dims; repeated positions accumulate)."""
@@ -113,9 +110,6 @@ def _pool_scatter(grad, indices, input_shape):
 @_pool_scatter.defvjp
 def _(grad, indices):
     return _pool_gather(grad, indices, "MaxPool2DWithIndicesBackward0")
-
-
-_pool_scatter.defjvp_linear()
 
 
 def _max_pool_indices(x: np.ndarray, k, s, p, d, ceil_mode: bool) -> np.ndarray:
@@ -161,7 +155,9 @@ def _max_pool_indices(x: np.ndarray, k, s, p, d, ceil_mode: bool) -> np.ndarray:
 
 
 @composite("max_pool2d", grad_fn="MaxPool2DWithIndicesBackward0",
-           note="d/dx = each window's gradient at the position of its maximum")
+           note="d/dx = each window's gradient at the position of its maximum",
+           formula="input: grad at the position of each window's maximum, 0 elsewhere",
+           kinks="max_pool")
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """The maximum of each ``kernel_size`` window of ``input`` (N, C, H, W) or (C, H, W), windows every
     ``stride`` (default ``kernel_size``), taps ``dilation`` apart, over ``-inf`` padding; output sizes
@@ -229,7 +225,7 @@ def _avg_grad_fn(kernel_size, stride, padding, ceil_mode, count_include_pad, div
 
 
 @op("_avg_pool", grad_fn=_avg_grad_fn, promote=None,
-    note="d/dx = each window's gradient divided by its divisor, spread over the window")
+    note="d/dx = each window's gradient divided by its divisor, spread over the window", jvp="linear")
 def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """The average of each window over the trailing ``len(kernel_size)`` dims (zero padding)."""
     k, s, p = kernel_size, stride, padding
@@ -248,11 +244,8 @@ def _(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_
                               count_include_pad, divisor_override)
 
 
-_avg_pool.defjvp_linear()
-
-
 @op("_avg_pool_backward", grad_fn="AvgPool2DBackwardBackward0", promote=None,
-    note="d/dgrad = the average pool of the gradient")
+    note="d/dgrad = the average pool of the gradient", jvp="linear")
 def _avg_pool_backward(grad, input_shape, kernel_size, stride, padding, ceil_mode, count_include_pad,
                        divisor_override):
     """The gradient of :func:`_avg_pool`: each output's gradient over its divisor, added over its window."""
@@ -273,10 +266,8 @@ def _(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_
     return _avg_pool(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
-_avg_pool_backward.defjvp_linear()
-
-
-@composite("avg_pool2d", grad_fn="AvgPool2DBackward0", note=_avg_pool.note)
+@composite("avg_pool2d", grad_fn="AvgPool2DBackward0", note=_avg_pool.note,
+           formula="input: grad / divisor at each position of the window, summed over windows")
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     """The average of each ``kernel_size`` window of ``input`` (N, C, H, W) or (C, H, W), windows every
@@ -325,7 +316,7 @@ def _name_grad_fn(maps, name):
 
 
 @op("_separable", grad_fn=_name_grad_fn, promote=None,
-    note="d/dx = the gradient through the transposed matrices, dim by dim")
+    note="d/dx = the gradient through the transposed matrices, dim by dim", jvp="linear")
 def _separable(input, mats, name):
     """A linear map of the trailing dims, one matrix (out_size, in_size) per dim (None to leave it) applied
     from the last dim backwards: adaptive_avg_pool2d and linear/bilinear interpolation (``name`` is PyTorch's
@@ -345,9 +336,6 @@ def _(grad, mats, name):
                       name.replace("Backward0", "BackwardBackward0"))
 
 
-_separable.defjvp_linear()
-
-
 def _adaptive_matrix(n: int, o: int) -> np.ndarray:
     """(o, n): row i averages input positions floor(i n / o) to ceil((i + 1) n / o) (PyTorch's start_index and
     end_index)."""
@@ -360,7 +348,8 @@ def _adaptive_matrix(n: int, o: int) -> np.ndarray:
 
 
 @composite("adaptive_avg_pool2d", grad_fn="AdaptiveAvgPool2DBackward0 | MeanBackward1 (output size 1)",
-           note="d/dx = each output's gradient spread evenly over its window")
+           note="d/dx = each output's gradient spread evenly over its window",
+           formula={"AdaptiveAvgPool2DBackward0": "input: grad / the size of each cell, at the cell's positions"})
 def adaptive_avg_pool2d(input, output_size):
     """The average over windows that split the last two dims of ``input`` (N, C, H, W) or (C, H, W) into
     ``output_size`` (an int, or a pair whose None keeps that size) cells: cell i covers floor(i H / oH) to

@@ -19,7 +19,8 @@ from .pooling import _name_grad_fn, _separable, adaptive_avg_pool1d, adaptive_av
 
 # --------------------------------------------------------------------------------------------------- pad
 @op("constant_pad_nd", grad_fn="ConstantPadNdBackward0", promote=None,
-    note="d/dx = the gradient with the padding cut off (a negative pad's crop padded back with zeros)")
+    note="d/dx = the gradient with the padding cut off (a negative pad's crop padded back with zeros)",
+    formula="input: grad with the padding cut off")
 def constant_pad_nd(input, pad, value=0):
     """``input`` padded with ``value``: ``pad`` (left, right) pairs from the last dim backwards; negative
     amounts crop. Matches torch.constant_pad_nd."""
@@ -56,7 +57,7 @@ def _index_maps(mode: str, size: int, lo: int, hi: int) -> np.ndarray:
 
 
 @op("_take_axes", grad_fn=_name_grad_fn, promote=None,
-    note="d/dx = the gradient added back into the positions each element was copied from")
+    note="d/dx = the gradient added back into the positions each element was copied from", jvp="linear")
 def _take_axes(input, maps, name):
     """``input`` taken at ``maps`` (one index array per trailing dim, None to leave a dim): the
     reflect/replicate/circular pads and nearest interpolation (``name`` is PyTorch's grad_fn of the case)."""
@@ -72,15 +73,12 @@ def _(grad, maps, name, input_shape):
     return _put_axes(grad, maps, tuple(input_shape[len(input_shape) - len(maps):]), name)
 
 
-_take_axes.defjvp_linear()
-
-
 def _backward_name(maps, sizes, name):
     return name.replace("Backward0", "BackwardBackward0")
 
 
 @op("_put_axes", grad_fn=_backward_name, promote=None,
-    note="d/dgrad = the gradient taken at the copied positions again")
+    note="d/dgrad = the gradient taken at the copied positions again", jvp="linear")
 def _put_axes(grad, maps, sizes, name):
     """The transpose of :func:`_take_axes`: each element of ``grad`` added into its source position (a 0/1
     matrix per dim, applied by one BLAS product)."""
@@ -100,12 +98,13 @@ def _(grad, maps, name):
     return _take_axes(grad, maps, name)
 
 
-_put_axes.defjvp_linear()
-
-
 @composite("pad", grad_fn="ConstantPadNdBackward0 (constant) | ReflectionPad{1,2}DBackward0 (reflect) | "
                           "ReplicationPad{1,2}DBackward0 (replicate) | CopySlices (circular)",
-           note="d/dx = the gradient of the copied elements added back to where they came from")
+           note="d/dx = the gradient of the copied elements added back to where they came from",
+           formula={"ReflectionPad1DBackward0": "input: each padded element's grad added to its mirror source",
+                    "ReflectionPad2DBackward0": "input: each padded element's grad added to its mirror source",
+                    "ReplicationPad1DBackward0": "input: the padding's grad added to the edge it copies",
+                    "ReplicationPad2DBackward0": "input: the padding's grad added to the edge it copies"})
 def pad(input, pad, mode="constant", value=None):
     """``input`` padded: ``pad`` is (left, right) for the last dim, then (top, bottom) for the one before, and
     so on. ``mode`` "constant" (with ``value``, default 0; negative amounts crop), "reflect" (mirror without the
@@ -228,7 +227,13 @@ def _linear_matrix(n: int, o: int, scale, align_corners: bool, dtype) -> np.ndar
 @composite("interpolate", grad_fn="UpsampleNearest{1,2}DBackward0 | UpsampleNearestExact{1,2}DBackward0 | "
                                   "UpsampleLinear1DBackward0 | UpsampleBilinear2DBackward0 | "
                                   "AdaptiveAvgPool2DBackward0 (area)",
-           note="d/dx = the gradient through the transposed interpolation weights")
+           note="d/dx = the gradient through the transposed interpolation weights",
+           formula={"UpsampleNearest1DBackward0": "input: each output's grad added to its source",
+                    "UpsampleNearest2DBackward0": "input: each output's grad added to its source",
+                    "UpsampleLinear1DBackward0": "input: grad spread by the interpolation weights",
+                    "UpsampleBilinear2DBackward0": "input: grad spread by the interpolation weights",
+                    "UpsampleNearestExact1DBackward0": "input: each output's grad added to its source",
+                    "UpsampleNearestExact2DBackward0": "input: each output's grad added to its source"})
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resize the spatial dims of ``input`` (N, C, L) or (N, C, H, W) to ``size`` or ``floor(size *

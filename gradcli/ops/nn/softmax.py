@@ -27,7 +27,8 @@ def _check_float(input, kernel: str, dim: int) -> None:
         raise NotImplementedError(f'"{kernel}_{where}" not implemented for \'{name}\'')
 
 
-@op("_softmax", grad_fn="SoftmaxBackward0", promote=None, note="d/dx = y * (grad - sum(grad * y, dim))")
+@op("_softmax", grad_fn="SoftmaxBackward0", promote=None, note="d/dx = y * (grad - sum(grad * y, dim))",
+    formula="input: result * (grad - sum(grad * result, dim))", jvp="elementwise")
 def _softmax(input, dim):
     """``exp(x) / sum(exp(x), dim)`` along ``dim`` (already checked), computed with the maximum subtracted."""
     axis = normalize_dim(dim, input.ndim)
@@ -60,7 +61,8 @@ def _axis(dim, ndim: int):
 
 @op("_softmax_backward_data", grad_fn="SoftmaxBackwardDataBackward0", inputs=2, promote=None,
     note="softmax_double_backward: d/dgrad_output = the same op of grad; d/doutput = grad_output * grad - "
-         "sum(output * grad_output) * grad - grad_output * sum(output * grad)")
+         "sum(output * grad_output) * grad - grad_output * sum(output * grad)",
+    formula="grad_output: the derivative of softmax's backward (softmax_double_backward, second order)")
 def _softmax_backward_data(grad_output, output, dim):
     """softmax's derivative (aten ``_softmax_backward_data``): ``output * (grad_output - sum(grad_output *
     output, dim))``, ``output`` softmax's result. An op of its own, as in PyTorch, so that a gradient taken with
@@ -89,7 +91,8 @@ def _(grad_output_t, output_t, grad_output, output, dim):
             - output * sum(grad_output * output_t, dim, True))
 
 
-@op("_log_softmax", grad_fn="LogSoftmaxBackward0", promote=None, note="d/dx = grad - exp(y) * sum(grad, dim)")
+@op("_log_softmax", grad_fn="LogSoftmaxBackward0", promote=None, note="d/dx = grad - exp(y) * sum(grad, dim)",
+    formula="input: grad - exp(result) * sum(grad, dim)")
 def _log_softmax(input, dim):
     """``x - logsumexp(x, dim)`` along ``dim`` (already checked), computed with the maximum subtracted."""
     axis = normalize_dim(dim, input.ndim)
@@ -114,7 +117,8 @@ def _(s, input, dim):
 
 
 @op("_log_softmax_backward_data", grad_fn="LogSoftmaxBackwardDataBackward0", inputs=2, promote=None,
-    note="d/dgrad_output = grad - sum(grad * exp(output)); d/doutput = -sum(grad_output) * exp(output) * grad")
+    note="d/dgrad_output = grad - sum(grad * exp(output)); d/doutput = -sum(grad_output) * exp(output) * grad",
+    formula="grad_output: the derivative of log_softmax's backward (second order)")
 def _log_softmax_backward_data(grad_output, output, dim):
     """log_softmax's derivative (aten ``_log_softmax_backward_data``): ``grad_output - exp(output) *
     sum(grad_output, dim)``, ``output`` log_softmax's result. An op of its own, as in PyTorch, so that a
@@ -177,11 +181,8 @@ log_softmax = _normalising("log_softmax", _log_softmax,
 
 # ----------------------------------------------------------------------------------------- forward mode
 # derivatives.yaml _softmax: result: result * (self_t - (self_t * result).sum(dim, true)), which is the VJP
-# rule applied to the tangent (softmax's Jacobian is symmetric); _log_softmax: self_t - (self_t *
-# result.exp()).sum(dim, true).
-_softmax.defjvp_elementwise()
-
-
+# rule applied to the tangent (softmax's Jacobian is symmetric: _softmax declares jvp="elementwise");
+# _log_softmax: self_t - (self_t * result.exp()).sum(dim, true).
 @_log_softmax.defjvp
 def _(input_t, result, dim):
     if result.ndim == 0:

@@ -279,7 +279,8 @@ def _gather_tangent(input_t, input, dim, idx, keepdim):
 
 
 # ------------------------------------------------------------------------------------------ sort/argsort
-@op("_sort", grad_fn="SortBackward0", promote=None, note="d/dx = the gradient scattered back to the sorted positions")
+@op("_sort", grad_fn="SortBackward0", promote=None, note="d/dx = the gradient scattered back to the sorted positions",
+    formula="input: the grad of each sorted value sent back to the position it came from", kinks="sort")
 def _sort(input, dim, descending, stable):
     """``(values, indices)`` along ``dim`` (stable, as PyTorch's CPU sort)."""
     if input.ndim == 0:
@@ -359,7 +360,8 @@ def _topk_indices(data, k, dim, largest, sorted_):
 
 
 @op("_topk", grad_fn="TopkBackward0", promote=None,
-    note="d/dx = the gradient of each of the k values at the index it came from, 0 elsewhere")
+    note="d/dx = the gradient of each of the k values at the index it came from, 0 elsewhere",
+    formula="input: the grad of each of the k values at the index it came from, 0 elsewhere", kinks="topk")
 def _topk(input, k, dim, largest, sorted):
     """``(values, indices)`` of torch.topk."""
     axis = normalize_dim(dim, max(input.ndim, 1))
@@ -407,7 +409,8 @@ def _kth_indices(data, k, dim, keepdim):
 
 
 @op("_kthvalue", grad_fn="KthvalueBackward0", promote=None,
-    note="d/dx = 1 at the index of the k-th smallest element of each slice, 0 elsewhere")
+    note="d/dx = 1 at the index of the k-th smallest element of each slice, 0 elsewhere",
+    formula="input: grad at the index of each slice's k-th smallest element, 0 elsewhere", kinks="kthvalue")
 def _kthvalue(input, k, dim, keepdim):
     """``(values, indices)`` of torch.kthvalue."""
     axis = normalize_dim(dim, max(input.ndim, 1))
@@ -464,7 +467,9 @@ def _median_index(row) -> int:
 
 
 @op("_median_all", grad_fn="MedianBackward0", promote=None,
-    note="d/dx = 1/m at each of the m elements equal to the median, 0 elsewhere")
+    note="d/dx = 1/m at each of the m elements equal to the median, 0 elsewhere",
+    formula="input: grad / m at each of the m elements equal to the median, 0 elsewhere", kinks="median",
+    jvp="reduction")  # evenly_read_jvp: the tangent averaged over the elements equal to the median
 def _median_all(input):
     """The lower median of all elements (NaN if there is one; NaN for an empty float tensor)."""
     _median_check(input)
@@ -477,7 +482,6 @@ def _median_all(input):
 
 
 _median_all.defvjp(_evenly_distribute)  # derivatives.yaml median: evenly_distribute_backward(grad, self, result)
-_median_all.defjvp_reduction()  # evenly_read_jvp: the tangent averaged over the elements equal to the median
 
 
 def _median_indices(data, dim, keepdim):
@@ -490,7 +494,8 @@ def _median_indices(data, dim, keepdim):
 
 
 @op("_median_dim", grad_fn="MedianBackward1", promote=None,
-    note="d/dx = 1 at the index of the median of each slice, 0 elsewhere")
+    note="d/dx = 1 at the index of the median of each slice, 0 elsewhere",
+    formula="input: grad at the index of each slice's median, 0 elsewhere", kinks="median")
 def _median_dim(input, dim, keepdim):
     """``(values, indices)`` of torch.median(input, dim, keepdim)."""
     _median_check(input)

@@ -66,7 +66,9 @@ def _sum_grad_fn(dim=None, keepdim=False, dtype=None):
 
 
 @op("sum", grad_fn=_sum_grad_fn, promote=None, method=True,
-    note="d/dx = 1 (the gradient broadcast over the reduced dims)")
+    note="d/dx = 1 (the gradient broadcast over the reduced dims)",
+    formula={"SumBackward0": "input: grad copied to every element",
+             "SumBackward1": "input: grad broadcast over the reduced dims"}, jvp="linear")
 def sum(input, dim=None, keepdim=False, dtype=None):
     """Sum over ``dim`` (all elements when None). Bool and integer tensors sum to int64 as in torch.sum.
 
@@ -94,7 +96,9 @@ def _mean_grad_fn(dim=None, keepdim=False, dtype=None):
     return "MeanBackward0" if dim is None else "MeanBackward1"
 
 
-@op("mean", grad_fn=_mean_grad_fn, promote=None, method=True, note="d/dx = 1/n, n the number of reduced elements")
+@op("mean", grad_fn=_mean_grad_fn, promote=None, method=True, note="d/dx = 1/n, n the number of reduced elements",
+    formula={"MeanBackward0": "input: grad / n to every element (n: input's number of elements)",
+             "MeanBackward1": "input: grad / n broadcast over the reduced dims (n elements reduced)"}, jvp="linear")
 def mean(input, dim=None, keepdim=False, dtype=None):
     """Arithmetic mean over ``dim`` (all elements when None). Matches torch.mean.
 
@@ -130,7 +134,11 @@ def _prod_grad_fn(dim=None, keepdim=False, dtype=None):
 
 
 @op("prod", grad_fn=_prod_grad_fn, promote=None, method=True,
-    note="d/dx_i = prod_{j != i} x_j (result / x_i where no element is 0)")
+    note="d/dx_i = prod_{j != i} x_j (result / x_i where no element is 0)",
+    formula={"ProdBackward0": "input: grad * the product of the other elements (result / input where no element is "
+                              "0)",
+             "ProdBackward1": "input: grad * the product of the other elements of the slice along dim"},
+    jvp="reduction")
 def prod(input, dim=None, keepdim=False, dtype=None):
     """Product over one dimension ``dim`` (an int), or of all elements when None. Bool and integer tensors give
     int64 as in torch.prod; ``dtype`` casts the input first.
@@ -235,7 +243,8 @@ def _evenly_distribute(grad, input, result):
     return where(mask, grad / sum(mask), 0.0)
 
 
-@op("_max_all", grad_fn="MaxBackward1", promote=None, note="d/dx = 1/k at each of the k maxima, 0 elsewhere")
+@op("_max_all", grad_fn="MaxBackward1", promote=None, note="d/dx = 1/k at each of the k maxima, 0 elsewhere",
+    formula="input: grad / k at each of the k tied maxima, 0 elsewhere", kinks="max", jvp="reduction")
 def _max_all(input):
     """The largest element (NaN if there is one). Matches torch.max(input)."""
     _check_nonempty(input, "max")
@@ -245,7 +254,8 @@ def _max_all(input):
 _max_all.defvjp(_evenly_distribute)
 
 
-@op("_min_all", grad_fn="MinBackward1", promote=None, note="d/dx = 1/k at each of the k minima, 0 elsewhere")
+@op("_min_all", grad_fn="MinBackward1", promote=None, note="d/dx = 1/k at each of the k minima, 0 elsewhere",
+    formula="input: grad / k at each of the k tied minima, 0 elsewhere", kinks="min", jvp="reduction")
 def _min_all(input):
     """The smallest element (NaN if there is one). Matches torch.min(input)."""
     _check_nonempty(input, "min")
@@ -255,7 +265,8 @@ def _min_all(input):
 _min_all.defvjp(_evenly_distribute)
 
 
-@op("_take_along", grad_fn="GatherBackward0", promote=None, note="d/dinput = grad scattered back to the indices")
+@op("_take_along", grad_fn="GatherBackward0", promote=None, note="d/dinput = grad scattered back to the indices",
+    jvp="linear")
 def _take_along(input, indices, dim, keepdim):
     """``input`` at ``indices`` (int64, reduced dimension kept as size 1) along ``dim``: the values that max/min
     over ``dim`` selected."""
@@ -266,7 +277,8 @@ def _take_along(input, indices, dim, keepdim):
 
 
 @op("_scatter_along", grad_fn="ValueSelectingReductionBackward0", promote=None,
-    note="d/dvalues = grad gathered at the indices")
+    note="d/dvalues = grad gathered at the indices",
+    formula="input: grad at the selected index of each slice, 0 elsewhere", kinks="max/min", jvp="linear")
 def _scatter_along(values, indices, dim, keepdim, shape):
     """Zeros of ``shape`` with ``values`` placed at ``indices`` along ``dim``: the derivative of max/min over
     ``dim`` (PyTorch's value_selecting_reduction_backward)."""
@@ -295,7 +307,7 @@ def _dim_indices(data: np.ndarray, dim: int, largest: bool) -> np.ndarray:
     return np.expand_dims(f(data, axis=dim), dim).astype(np.int64)
 
 
-def _dim_reduction(largest: bool):
+def _dim_reduction(largest: bool, formula: str):
     def forward(input, dim, keepdim):
         axis = normalize_dim(dim, input.ndim)
         if input.ndim and input.shape[axis] == 0:
@@ -312,18 +324,27 @@ def _dim_reduction(largest: bool):
         axis = normalize_dim(dim, input.ndim)
         return _scatter_along(grad, _dim_indices(rule_values(input), axis, largest), axis, keepdim, tuple(input.shape))
 
+    def jvp(input_t, input, dim, keepdim):
+        # derivatives.yaml max.dim: result: gather_with_keepdimed_indices(self_t, dim, indices, keepdim)
+        if input.ndim == 0:
+            return input_t
+        axis = normalize_dim(dim, input.ndim)
+        return _take_along(input_t, _dim_indices(input.data, axis, largest), axis, keepdim)
+
     name = "_max_dim" if largest else "_min_dim"
     forward.__name__ = name
     forward.__doc__ = (f"The {'largest' if largest else 'smallest'} element along ``dim`` and its first index. "
                        f"Matches torch.{'max' if largest else 'min'}(input, dim, keepdim).")
     o = op(name, grad_fn="MaxBackward0" if largest else "MinBackward0", promote=None,
-           note="d/dx = 1 at the selected index of each slice, 0 elsewhere")(forward)
+           note="d/dx = 1 at the selected index of each slice, 0 elsewhere", formula=formula,
+           kinks="max" if largest else "min")(forward)
     o.defvjp(rule)
+    o.defjvp(jvp)
     return o
 
 
-_max_dim = _dim_reduction(True)
-_min_dim = _dim_reduction(False)
+_max_dim = _dim_reduction(True, formula="input: grad at the index max chose in each slice, 0 elsewhere")
+_min_dim = _dim_reduction(False, formula="input: grad at the index min chose in each slice, 0 elsewhere")
 
 
 def _max_min(name, all_op, dim_op, result_type, pairwise):
@@ -358,7 +379,7 @@ max = _max_min("max", _max_all, _max_dim, return_types_max, maximum)
 min = _max_min("min", _min_all, _min_dim, return_types_min, minimum)
 
 
-def _amax_like(name: str, npfn, grad_fn: str, word: str):
+def _amax_like(name: str, npfn, grad_fn: str, word: str, formula: str):
     def forward(input, dim=(), keepdim=False):
         axes = _axes(dim, input.ndim)
         empty = [a for a in axes if input.shape[a] == 0]
@@ -377,13 +398,16 @@ def _amax_like(name: str, npfn, grad_fn: str, word: str):
                        f"torch.{name}; the gradient is shared evenly by tied elements.\n\n    Raises:\n"
                        "        IndexError: for a dimension out of range.")
     o = op(name, grad_fn=grad_fn, promote=None, method=True,
-           note="d/dx = 1/k at each of the k tied extrema of a slice, 0 elsewhere")(forward)
+           note="d/dx = 1/k at each of the k tied extrema of a slice, 0 elsewhere", formula=formula,
+           kinks=name, jvp="reduction")(forward)
     o.defvjp(rule)
     return o
 
 
-amax = _amax_like("amax", np.max, "AmaxBackward0", "maximum")
-amin = _amax_like("amin", np.min, "AminBackward0", "minimum")
+amax = _amax_like("amax", np.max, "AmaxBackward0", "maximum",
+                  formula="input: grad / k at each of the k tied maxima of a slice, 0 elsewhere")
+amin = _amax_like("amin", np.min, "AminBackward0", "minimum",
+                  formula="input: grad / k at each of the k tied minima of a slice, 0 elsewhere")
 
 
 def _arg_reduction(name: str, npfn, largest: bool):
@@ -461,9 +485,12 @@ def _var_forward(name):
 
 
 _var = op("_var", grad_fn="VarBackward0", promote=None,
-          note="d/dx = 2 (x - mean) / (n - correction)")(_var_forward("var"))
+          note="d/dx = 2 (x - mean) / (n - correction)",
+          formula="input: grad * 2 * (input - mean(input)) / (n - correction)", jvp="reduction")(_var_forward("var"))
 _std = op("_std", grad_fn="StdBackward0", promote=None,
-          note="d/dx = (x - mean) / ((n - correction) std); 0 where std is 0")(_var_forward("std"))
+          note="d/dx = (x - mean) / ((n - correction) std); 0 where std is 0",
+          formula="input: grad * (input - mean(input)) / ((n - correction) * result) (0 where result is 0)",
+          kinks="std", jvp="reduction")(_var_forward("std"))
 
 
 def _centered(input: np.ndarray, axes: tuple) -> np.ndarray:
@@ -542,12 +569,12 @@ def std(input, dim=None, unbiased=None, keepdim=False, correction=None):
     return _std(input, dim, correction, keepdim)
 
 
-
 # ------------------------------------------------------------------------------------------- logsumexp
 
 
 @op("logsumexp", grad_fn="LogsumexpBackward0", promote="float", method=True,
-    note="d/dx = exp(x - logsumexp(x)) (softmax)")
+    note="d/dx = exp(x - logsumexp(x)) (softmax)", formula="input: grad * exp(input - result) (softmax(input))",
+    jvp="reduction")
 def logsumexp(input, dim, keepdim=False):
     """``log(sum(exp(input), dim))`` computed stably (the maximum is subtracted first; infinite maxima are
     handled as PyTorch does). ``dim`` is an int or a tuple. Integer inputs give the default float dtype.
@@ -584,7 +611,8 @@ def _(s, input, dim, keepdim=False):
 
 
 @op("cumsum", grad_fn="CumsumBackward0", promote=None, method=True,
-    note="d/dx_i = sum of the gradient over positions j >= i")
+    note="d/dx_i = sum of the gradient over positions j >= i", formula="input: the reverse cumsum of grad along dim",
+    jvp="linear")
 def cumsum(input, dim, dtype=None):
     """Cumulative sum along ``dim``. Bool and integer tensors give int64 (``dtype`` casts the input first), as
     torch.cumsum.
@@ -600,7 +628,7 @@ def cumsum(input, dim, dtype=None):
     return np.cumsum(input, axis=axis, dtype=out_dtype)
 
 
-@op("_reverse_cumsum", grad_fn="FlipBackward0", promote=None, note="d/dx = cumsum(grad)")
+@op("_reverse_cumsum", grad_fn="FlipBackward0", promote=None, note="d/dx = cumsum(grad)", jvp="linear")
 def _reverse_cumsum(input, dim):
     """Cumulative sum from the end along ``dim`` (PyTorch's reversed_cumsum: ``flip(cumsum(flip(x)))``)."""
     axis = normalize_dim(dim, input.ndim)
@@ -624,7 +652,9 @@ def _(grad, dim):
 
 
 @op("_vector_norm", grad_fn="LinalgVectorNormBackward0", promote=None,
-    note="d/dx = sign(x) |x|^(p-1) / norm^(p-1); 0 where the norm is 0; none for p = 0")
+    note="d/dx = sign(x) |x|^(p-1) / norm^(p-1); 0 where the norm is 0; none for p = 0",
+    formula="input: grad * sign(input) * |input|^(ord - 1) / result^(ord - 1) (grad * input / result for ord = 2; 0 "
+            "where result is 0)", kinks="norm", jvp="reduction")
 def _vector_norm(input, ord=2, dim=None, keepdim=False):
     """The vector ``ord``-norm over ``dim`` (all elements when None). Matches torch.linalg.vector_norm."""
     axes = normalize_dims(dim, input.ndim)
@@ -726,7 +756,8 @@ def sum_to_size(input, *size):
 
 
 @op("expand", grad_fn="ExpandBackward0", promote=None, method=True,
-    note="sum the gradient over the expanded dimensions")
+    note="sum the gradient over the expanded dimensions", formula="input: grad summed over the expanded dims",
+    jvp="linear")
 def expand(input, *sizes):
     """A broadcast view of ``input`` with the shape ``sizes`` (-1 keeps a size). Matches torch.Tensor.expand
     (at::inferExpandGeometry, which checks from the last dimension).
@@ -774,7 +805,8 @@ def expand_as(input, other):
     return expand(input, _other_shape(other, "expand_as"))
 
 
-@op("repeat", grad_fn="RepeatBackward0", promote=None, method=True, note="sum the gradient over the repeated copies")
+@op("repeat", grad_fn="RepeatBackward0", promote=None, method=True, note="sum the gradient over the repeated copies",
+    formula="input: grad summed over the repeated copies", jvp="linear")
 def repeat(input, *repeats):
     """``input`` tiled ``repeats[i]`` times along each dimension (leading new dimensions when there are more
     repeats than dimensions). Matches torch.Tensor.repeat.
@@ -816,22 +848,4 @@ def _(grad, input_shape, repeats):
 # the value reductions' tangents are their partial derivatives times the tangent, summed per slice (prod:
 # ``(prod_backward(ones, self_p, result, dim, keepdim) * self_t).sum(dim, keepdim)``; max(): evenly_read_jvp;
 # amax: amaxamin_jvp; var/std/logsumexp/norm: their ``result:`` formulas, equal to this).
-for _o in (sum, mean, cumsum, _reverse_cumsum, expand, repeat, _take_along, _scatter_along):
-    _o.defjvp_linear()
-for _o in (prod, _max_all, _min_all, amax, amin, _var, _std, logsumexp, _vector_norm):
-    _o.defjvp_reduction()
 
-
-def _dim_jvp(largest: bool):
-    def rule(input_t, input, dim, keepdim):
-        # derivatives.yaml max.dim: result: gather_with_keepdimed_indices(self_t, dim, indices, keepdim)
-        if input.ndim == 0:
-            return input_t
-        axis = normalize_dim(dim, input.ndim)
-        return _take_along(input_t, _dim_indices(input.data, axis, largest), axis, keepdim)
-
-    return rule
-
-
-_max_dim.defjvp(_dim_jvp(True))
-_min_dim.defjvp(_dim_jvp(False))

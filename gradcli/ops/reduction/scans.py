@@ -36,7 +36,9 @@ def _omitted_products(input, axis: int):
 
 
 @op("cumprod", grad_fn="CumprodBackward0", promote=None, method=True,
-    note="d/dx_k cumprod_j = prod_{i <= j, i != k} x_i for j >= k (exact with zeros too)")
+    note="d/dx_k cumprod_j = prod_{i <= j, i != k} x_i for j >= k (exact with zeros too)",
+    formula="input: the reverse cumsum of grad * result along dim, divided by input (where no element is 0; else "
+            "the products of the others)")
 def cumprod(input, dim, dtype=None):
     """Cumulative product along ``dim``. Bool and integer tensors give int64 (``dtype`` casts the input first).
     Matches torch.cumprod (grad_fn CumprodBackward0); the gradient is exact where the input has zeros, as
@@ -103,7 +105,7 @@ def _cum_indices(data: np.ndarray, axis: int, largest: bool) -> np.ndarray:
     return np.moveaxis(idx, -1, axis)
 
 
-def _cummaxmin(largest: bool):
+def _cummaxmin(largest: bool, formula: str):
     name = "cummax" if largest else "cummin"
 
     def forward(input, dim):
@@ -131,12 +133,13 @@ def _cummaxmin(largest: bool):
     forward.__name__ = f"_{name}"
     forward.__doc__ = f"``(values, indices)`` of torch.{name} along ``dim``."
     o = op(f"_{name}", grad_fn=f"Cum{name[3:]}Backward0", promote=None,
-           note="d/dx = the gradient of each position added at the index it took its value from")(forward)
+           note="d/dx = the gradient of each position added at the index it took its value from", formula=formula,
+           kinks=name)(forward)
     return o.defvjp(rule).defjvp(jvp)
 
 
-_cummax = _cummaxmin(True)
-_cummin = _cummaxmin(False)
+_cummax = _cummaxmin(True, formula="input: each position's grad added at the index of its running maximum")
+_cummin = _cummaxmin(False, formula="input: each position's grad added at the index of its running minimum")
 
 
 @composite("cummax", grad_fn="CummaxBackward0", note=_cummax.note, method=True)
@@ -167,7 +170,8 @@ def cummin(input, dim):
 
 # -------------------------------------------------------------------------------------------- logcumsumexp
 @op("logcumsumexp", grad_fn="LogcumsumexpBackward0", promote=None, method=True,
-    note="d/dx_k = sum_{j >= k} grad_j * exp(x_k - result_j)")
+    note="d/dx_k = sum_{j >= k} grad_j * exp(x_k - result_j)",
+    formula="input: sum over j >= k of grad_j * exp(input_k - result_j), along dim")
 def logcumsumexp(input, dim):
     """``log(cumsum(exp(input), dim))``, computed stably (a running log-add-exp). Matches torch.logcumsumexp
     (grad_fn LogcumsumexpBackward0).

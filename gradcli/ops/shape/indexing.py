@@ -28,7 +28,8 @@ from .views import (_alias, _iteration_order, _slice, _strides, is_contiguous, s
 # ----------------------------------------------------------------------------------- advanced indexing
 
 
-@op("_index", grad_fn="IndexBackward0", promote=None, note="the gradient added into zeros at the indexed positions")
+@op("_index", grad_fn="IndexBackward0", promote=None, note="the gradient added into zeros at the indexed positions",
+    formula="input: grad added into zeros at the indexed positions (input[indices])", jvp="linear")
 def _index(input, key):
     """``input[key]`` for a key of full slices and int64 arrays (aten::index after its masks were expanded and
     its indices checked by :func:`_advanced_index`), laid out in memory as PyTorch lays it out.
@@ -120,7 +121,8 @@ def _(grad, input_shape, key):
     return _index_put_zeros(grad, input_shape, key)
 
 
-@op("_index_put_zeros", grad_fn="IndexPutBackward0", promote=None, note="index the gradient the same way")
+@op("_index_put_zeros", grad_fn="IndexPutBackward0", promote=None, note="index the gradient the same way",
+    jvp="linear")
 def _index_put_zeros(grad, input_shape, key):
     """Zeros of ``input_shape`` with ``grad`` added at ``key`` (repeated indices accumulate; index_put_ with
     accumulate=True)."""
@@ -414,7 +416,9 @@ def _setitem_kind(key, shape: tuple) -> tuple:
 
 
 @op("_copy_slices", grad_fn="CopySlices", inputs=2, promote=None,
-    note="the gradient with zeros at the assigned positions; the value gets the gradient there")
+    note="the gradient with zeros at the assigned positions; the value gets the gradient there",
+    formula="input: grad with zeros at key (input[key] = value); value: grad[key] summed to value's shape",
+    jvp="linear")
 def _copy_slices(input, value, key):
     """A copy of ``input`` (any shape and dtype) with ``value`` (broadcast, cast to ``input``'s dtype) written
     at ``key`` (numpy's index form): the out-of-place half of the recorded ``t[key] = value`` (PyTorch's
@@ -431,7 +435,8 @@ def _(grad, key, needs_input_grad):
 
 
 @op("_index_put", grad_fn="IndexPutBackward0", inputs=2, promote=None,
-    note="the gradient with zeros at the indexed positions; the values get the gradient there")
+    note="the gradient with zeros at the indexed positions; the values get the gradient there",
+    formula="input: grad with zeros at indices; values: grad[indices]", jvp="linear")
 def _index_put(input, values, key):
     """A copy of ``input`` with ``values`` written at ``key`` (index arrays): torch.index_put's forward, the
     out-of-place half of the recorded ``t[idx] = v`` on ``t`` itself."""
@@ -444,7 +449,8 @@ def _(grad, key, needs_input_grad):
             _take_slices(grad, key) if needs_input_grad[1] else None)
 
 
-@op("_take_slices", grad_fn="IndexBackward0", promote=None, note="the gradient written into zeros at the positions")
+@op("_take_slices", grad_fn="IndexBackward0", promote=None, note="the gradient written into zeros at the positions",
+    jvp="linear")
 def _take_slices(input, key):
     """``input[key]`` as a new array (numpy's indexing; the gradient of the assigned value of
     :func:`_copy_slices`)."""
@@ -471,7 +477,8 @@ def _index_array(name, index):
 
 
 @op("index_select", grad_fn="IndexSelectBackward0", promote=None, method=True,
-    note="the gradient's rows added into zeros at the selected indices")
+    note="the gradient's rows added into zeros at the selected indices",
+    formula="input: grad's rows added into zeros at index, along dim", jvp="linear")
 def index_select(input, dim, index):
     """The entries of ``input`` at the positions ``index`` (a 1-d int64/int32 tensor) along ``dim``.
     Matches torch.index_select.
@@ -506,7 +513,7 @@ def _(grad, input_shape, dim, index):
 
 
 @op("_index_select_backward", grad_fn="IndexAddBackward0", promote=None,
-    note="select the same indices of the gradient")
+    note="select the same indices of the gradient", jvp="linear")
 def _index_select_backward(grad, input_shape, dim, index):
     """Zeros of ``input_shape`` with the rows of ``grad`` added at ``index`` along ``dim`` (index_add_)."""
     out = np.zeros(input_shape, dtype=grad.dtype)
@@ -530,7 +537,8 @@ def _gather_key(shape, dim, idx):
 
 
 @op("gather", grad_fn="GatherBackward0", promote=None, method=True,
-    note="the gradient added into zeros at the gathered positions")
+    note="the gradient added into zeros at the gathered positions",
+    formula="input: grad added into zeros at the gathered positions, along dim", jvp="linear")
 def gather(input, dim, index, sparse_grad=False):
     """``out[i][j] = input[index[i][j]][j]`` for dim 0 (and likewise for other dims): ``index`` has the
     input's number of dimensions and no larger sizes apart from ``dim``. Matches torch.gather.
@@ -565,7 +573,7 @@ def _(grad, input_shape, dim, index):
 
 
 @op("_gather_backward", grad_fn="ScatterAddBackward0", promote=None,
-    note="gather the same positions of the gradient")
+    note="gather the same positions of the gradient", jvp="linear")
 def _gather_backward(grad, input_shape, dim, index):
     """Zeros of ``input_shape`` with ``grad`` added at the positions ``index`` along ``dim`` (scatter_add_)."""
     out = np.zeros(input_shape or (1,), dtype=grad.dtype)
@@ -584,6 +592,3 @@ def _(grad, dim, index):
 # derivatives.yaml: indexing, index_select, gather, index_put and the slice copies are linear in their tensors
 # (index: self_t[indices]; index_put: self_t.index_put(indices, values_t); gather(self_t, dim, index)); the
 # indices are passed as they are.
-for _o in (_index, _index_put_zeros, _copy_slices, _index_put, _take_slices, index_select, _index_select_backward,
-           gather, _gather_backward):
-    _o.defjvp_linear()

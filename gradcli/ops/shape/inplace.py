@@ -342,7 +342,8 @@ def _zeros_like(grad):
     return np.zeros(np.shape(grad), dtype=np.asarray(grad).dtype)
 
 
-@op("_zero", grad_fn="ZeroBackward0", promote=None, note="d/dself = 0")
+@op("_zero", grad_fn="ZeroBackward0", promote=None, note="d/dself = 0",
+    formula="input: 0 (its values are overwritten)", jvp="elementwise")
 def _zero(input):
     """Zeros of ``input``'s shape and dtype (what ``zero_`` writes)."""
     return np.zeros(input.shape, dtype=input.dtype)
@@ -353,7 +354,8 @@ def _(grad):
     return _zeros_like(grad)
 
 
-@op("_fill_scalar", grad_fn="FillBackward2", promote=None, note="d/dself = 0")
+@op("_fill_scalar", grad_fn="FillBackward2", promote=None, note="d/dself = 0",
+    formula="input: 0 (its values are overwritten)", jvp="elementwise")
 def _fill_scalar(input, value):
     """``input``'s shape and dtype filled with the number ``value`` (cast as PyTorch casts, e.g. 2.7 -> 2)."""
     return np.full(input.shape, value, dtype=input.dtype)
@@ -364,7 +366,8 @@ def _(grad):
     return _zeros_like(grad)
 
 
-@op("_fill_tensor", grad_fn="FillBackward3", inputs=2, promote=None, note="d/dself = 0, d/dvalue = sum(grad)")
+@op("_fill_tensor", grad_fn="FillBackward3", inputs=2, promote=None, note="d/dself = 0, d/dvalue = sum(grad)",
+    formula="input: 0; value: sum(grad)", jvp="elementwise")
 def _fill_tensor(input, value):
     """``input``'s shape and dtype filled with the 0-d array ``value``."""
     return np.full(input.shape, value, dtype=input.dtype)
@@ -375,7 +378,8 @@ def _(grad):
     return _zeros_like(grad), grad.sum()
 
 
-@op("_copy", grad_fn="CopyBackwards", inputs=2, promote=None, note="d/dself = 0, d/dsrc = grad (summed to src)")
+@op("_copy", grad_fn="CopyBackwards", inputs=2, promote=None, note="d/dself = 0, d/dsrc = grad (summed to src)",
+    formula="src: grad (cast and summed to its shape); input (overwritten): 0", jvp="elementwise")
 def _copy(input, src):
     """``src`` broadcast to ``input``'s shape (or the broadcast shape, which then fails the shape check) and cast
     to ``input``'s dtype (torch.Tensor.copy_ casts freely)."""
@@ -522,8 +526,6 @@ def copy_(self, src, non_blocking=False):
     return apply(self, lambda s: _copy(s, src), (src,), cast=None)
 
 
-
-
 def setitem(t: Tensor, key, value) -> None:
     """``t[key] = value`` in place (numpy's indexing on the buffer; ``key`` in numpy form, see
     :func:`numpy_key`): aliases and views of ``t`` see it. Matches torch.Tensor.__setitem__; when ``t`` or ``value`` requires grad in grad mode,
@@ -576,5 +578,3 @@ setattr(Tensor, "__setitem__", _tensor_setitem)
 # ----------------------------------------------------------------------------------------- forward mode
 # derivatives.yaml: zero_ and fill_ give zero tangents (fill_ with a tensor: its tangent, expanded), copy_ the
 # source's tangent: each is elementwise in its inputs.
-for _o in (_zero, _fill_scalar, _fill_tensor, _copy):
-    _o.defjvp_elementwise()

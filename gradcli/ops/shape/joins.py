@@ -67,8 +67,9 @@ def _nary_op(kind: str, n: int):
     rule.__signature__ = inspect.Signature(
         [P("grad", P.POSITIONAL_OR_KEYWORD), P("dim", P.POSITIONAL_OR_KEYWORD)]
         + [P(f"{nm}_shape", P.POSITIONAL_OR_KEYWORD) for nm in names])
-    o = op(kind, grad_fn=grad_fn, note=note, inputs=n, public=False)(forward).defvjp(rule)
-    o.defjvp_linear()  # derivatives.yaml: cat/stack(tangents, dim)
+    o = op(kind, grad_fn=grad_fn, note=note, inputs=n, public=False,
+           jvp="linear")(forward)  # derivatives.yaml: cat/stack(tangents, dim)
+    o.defvjp(rule)
     _NARY[key] = o
     return o
 
@@ -84,7 +85,7 @@ def _tensor_list(name: str, tensors) -> list:
 
 
 @composite("cat", grad_fn="CatBackward0", note="each input gets its slice of the gradient along dim",
-           aliases=("concat",))
+           aliases=("concat",), formula="tensors: each gets its slice of grad along dim")
 def cat(tensors, dim=0):
     """Concatenate tensors along ``dim`` (all other sizes equal; 1-d empty tensors are skipped, PyTorch's
     legacy rule), with type promotion across the inputs. Matches torch.cat (grad_fn CatBackward0).
@@ -120,7 +121,8 @@ def cat(tensors, dim=0):
     return _nary_op("cat", len(tensors))(*tensors, d)
 
 
-@composite("stack", grad_fn="StackBackward0", note="each input gets the gradient's slice at its index along dim")
+@composite("stack", grad_fn="StackBackward0", note="each input gets the gradient's slice at its index along dim",
+           formula="tensors: each gets grad's slice at its index along dim")
 def stack(tensors, dim=0):
     """Join equally shaped tensors along a new dimension ``dim`` (in ``[-ndim-1, ndim]``). Matches torch.stack
     (grad_fn StackBackward0).
@@ -166,7 +168,8 @@ def _split_backward(grads, dim):
 
 
 @op("_split", grad_fn="SplitBackward0", promote=None, multi_output=True,
-    note="the pieces' gradients joined along dim (zeros for unused pieces)")
+    note="the pieces' gradients joined along dim (zeros for unused pieces)",
+    formula="input: the pieces' grads joined back along dim (zeros for unused pieces)", jvp="linear")
 def _split(input, dim, sizes):
     """torch.split with an int size: the pieces of ``sizes`` entries along ``dim`` (normalized), as views;
     all of them outputs of one SplitBackward0 node."""
@@ -174,7 +177,8 @@ def _split(input, dim, sizes):
 
 
 @op("_split_with_sizes", grad_fn="SplitWithSizesBackward0", promote=None, multi_output=True,
-    note="the pieces' gradients joined along dim (zeros for unused pieces)")
+    note="the pieces' gradients joined along dim (zeros for unused pieces)",
+    formula="input: the pieces' grads joined back along dim (zeros for unused pieces)", jvp="linear")
 def _split_with_sizes(input, dim, sizes):
     """torch.split with a list of sizes: the pieces of ``sizes`` entries along ``dim`` (normalized), as
     views; all of them outputs of one SplitWithSizesBackward0 node."""
@@ -263,7 +267,8 @@ def chunk(input, chunks, dim=0):
 
 
 @op("_unbind", grad_fn="UnbindBackward0", promote=None, multi_output=True,
-    note="the slices' gradients stacked along dim (zeros for unused slices)")
+    note="the slices' gradients stacked along dim (zeros for unused slices)",
+    formula="input: the slices' grads stacked back along dim (zeros for unused ones)", jvp="linear")
 def _unbind(input, dim):
     """torch.unbind along ``dim`` (normalized): ``input.select(dim, i)`` for each i, as views (0-d arrays for
     a 1-d input); all of them outputs of one UnbindBackward0 node."""
@@ -293,5 +298,3 @@ def unbind(input, dim=0):
 # ----------------------------------------------------------------------------------------- forward mode
 # derivatives.yaml: ``split(self_t, ...)``, ``unbind(self_t, dim)``: the tangent of a piece is the same piece of
 # the tangent (cat and stack declare theirs in _nary_op).
-for _o in (_split, _split_with_sizes, _unbind):
-    _o.defjvp_linear()

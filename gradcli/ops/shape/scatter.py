@@ -65,7 +65,8 @@ def _fill_where(input, mask, value):
 
 
 @op("masked_fill", grad_fn="MaskedFillBackward0", promote=None, public=False,
-    note="d/dinput = 1 where the mask is false, 0 where it is true")
+    note="d/dinput = 1 where the mask is false, 0 where it is true",
+    formula="input: grad where mask is false, 0 where it is true")
 def _masked_fill_number(input, mask, value):
     """``input`` with ``value`` (a number) where ``mask`` (a bool array) is true (torch.masked_fill, Scalar)."""
     return _fill_where(input, mask, value)
@@ -82,7 +83,8 @@ def _(input_t, mask):
 
 
 @op("masked_fill", grad_fn="MaskedFillBackward1", inputs=2, promote=None, public=False,
-    note="d/dinput = 1 where the mask is false; d/dvalue = the sum of the gradient where it is true")
+    note="d/dinput = 1 where the mask is false; d/dvalue = the sum of the gradient where it is true",
+    formula="input: grad where mask is false; value: sum of grad where it is true")
 def _masked_fill_tensor(input, value, mask):
     """``input`` with the 0-d ``value`` where ``mask`` is true (torch.masked_fill, Tensor value)."""
     return _fill_where(input, mask, value)
@@ -125,7 +127,8 @@ def masked_fill(input, mask, value):
 
 # ---------------------------------------------------------------------------------------- masked_select
 @op("masked_select", grad_fn="MaskedSelectBackward0", promote=None, public=False,
-    note="d/dinput = the gradient's elements put back where the mask is true, 0 elsewhere")
+    note="d/dinput = the gradient's elements put back where the mask is true, 0 elsewhere",
+    formula="input: grad put back where mask is true, 0 elsewhere", jvp="linear")  # derivatives.yaml: auto_linear
 def _masked_select(input, mask):
     """The elements of ``input`` where ``mask`` is true (both broadcast), as a 1-d array."""
     try:
@@ -136,7 +139,7 @@ def _masked_select(input, mask):
 
 
 @op("_masked_scatter_zeros", grad_fn="MaskedScatterBackward0", promote=None,
-    note="d/dgrad = the gradient's masked elements")
+    note="d/dgrad = the gradient's masked elements", jvp="linear")
 def _masked_scatter_zeros(grad, mask, shape):
     """Zeros of ``shape`` with ``grad``'s elements where the broadcast ``mask`` is true (masked_select_backward)."""
     out = np.zeros(shape, dtype=grad.dtype)
@@ -152,10 +155,6 @@ def _(grad, input_shape, mask):
 @_masked_scatter_zeros.defvjp
 def _(grad, mask):
     return _masked_select(grad, mask)
-
-
-_masked_select.defjvp_linear()  # derivatives.yaml: auto_linear
-_masked_scatter_zeros.defjvp_linear()
 
 
 @composite("masked_select", grad_fn="MaskedSelectBackward0", method=True, note=_masked_select.note)
@@ -210,7 +209,8 @@ def _scattered(input, dim, index, values, accumulate: bool):
 
 
 @op("scatter", grad_fn="ScatterBackward0", inputs=2, promote=None, public=False,
-    note="d/dinput = 1 where nothing was written; d/dsrc = the gradient gathered at the index")
+    note="d/dinput = 1 where nothing was written; d/dsrc = the gradient gathered at the index",
+    formula="input: grad with zeros where src was written; src: grad gathered at index")
 def _scatter_src(input, src, dim, index):
     """``input`` with ``src``'s elements written at ``index`` along ``dim`` (torch.scatter, src)."""
     return _scattered(input, dim, index, _src_part(src, index), False)
@@ -229,7 +229,8 @@ def _(input_t, src_t, dim, index):
 
 
 @op("scatter", grad_fn="ScatterBackward1", promote=None, public=False,
-    note="d/dinput = 1 where nothing was written, 0 at the index")
+    note="d/dinput = 1 where nothing was written, 0 at the index",
+    formula="input: grad with zeros where value was written")
 def _scatter_value(input, dim, index, value):
     """``input`` with the number ``value`` written at ``index`` along ``dim`` (torch.scatter, value)."""
     return _scattered(input, dim, index, np.asarray(value).astype(input.dtype), False)
@@ -264,6 +265,10 @@ def _scatter_reduce_src(input, src, dim, index, reduce):
     return _reduced_scatter(input, dim, index, _src_part(src, index), reduce)
 
 
+_scatter_reduce_src.defvjp(_scatter_not_differentiable)
+_scatter_reduce_src.defjvp_unsupported("scatter")
+
+
 @op("scatter", grad_fn="NotImplemented", promote=None, public=False,
     note="no derivative with reduce: backward raises, as in PyTorch")
 def _scatter_reduce_value(input, dim, index, value, reduce):
@@ -271,9 +276,8 @@ def _scatter_reduce_value(input, dim, index, value, reduce):
     return _reduced_scatter(input, dim, index, np.asarray(value).astype(input.dtype), reduce)
 
 
-for _o in (_scatter_reduce_src, _scatter_reduce_value):
-    _o.defvjp(_scatter_not_differentiable)
-    _o.defjvp_unsupported("scatter")
+_scatter_reduce_value.defvjp(_scatter_not_differentiable)
+_scatter_reduce_value.defjvp_unsupported("scatter")
 
 
 @composite("scatter", grad_fn="ScatterBackward0 (tensor src) | ScatterBackward1 (number value) | NotImplemented "
@@ -314,7 +318,8 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
 
 
 @op("scatter_add", grad_fn="ScatterAddBackward0", inputs=2, promote=None, public=False,
-    note="d/dinput = 1; d/dsrc = the gradient gathered at the index")
+    note="d/dinput = 1; d/dsrc = the gradient gathered at the index",
+    formula="input: grad; src: grad gathered at index", jvp="linear")  # scatter_add(self_t, dim, index, src_t)
 def _scatter_add(input, src, dim, index):
     """``input`` with ``src``'s elements added at ``index`` along ``dim`` (torch.scatter_add)."""
     return _scattered(input, dim, index, _src_part(src, index), True)
@@ -324,9 +329,6 @@ def _scatter_add(input, src, dim, index):
 def _(grad, dim, index, needs_input_grad):
     # derivatives.yaml scatter_add: self: grad; src: grad.gather(dim, index)
     return grad, (gather(grad, dim, Tensor(index)) if needs_input_grad[1] else None)
-
-
-_scatter_add.defjvp_linear()  # scatter_add(self_t, dim, index, src_t)
 
 
 @composite("scatter_add", grad_fn="ScatterAddBackward0", method=True, note=_scatter_add.note)
@@ -380,7 +382,7 @@ def _filled(input, dim, index, value):
 
 
 @op("index_fill", grad_fn="IndexFillBackward0", promote=None, public=False,
-    note="d/dinput = 1 outside the filled slices, 0 in them")
+    note="d/dinput = 1 outside the filled slices, 0 in them", formula="input: grad with zeros in the filled slices")
 def _index_fill_number(input, dim, index, value):
     """``input`` with the slices ``index`` along ``dim`` set to the number ``value``."""
     return _filled(input, dim, index, value)
@@ -397,7 +399,8 @@ def _(input_t, dim, index):
 
 
 @op("index_fill", grad_fn="IndexFillBackward1", inputs=2, promote=None, public=False,
-    note="d/dinput = 1 outside the filled slices; d/dvalue = the sum of the gradient in them")
+    note="d/dinput = 1 outside the filled slices; d/dvalue = the sum of the gradient in them",
+    formula="input: grad with zeros in the filled slices; value: sum of grad in them")
 def _index_fill_tensor(input, value, dim, index):
     """``input`` with the slices ``index`` along ``dim`` set to the 0-d ``value``."""
     return _filled(input, dim, index, value)
@@ -440,7 +443,9 @@ def index_fill(input, dim, index, value):
 
 
 @op("index_copy", grad_fn="IndexCopyBackward0", inputs=2, promote=None, public=False,
-    note="d/dinput = 1 outside the copied slices; d/dsource = the gradient's slices at the index")
+    note="d/dinput = 1 outside the copied slices; d/dsource = the gradient's slices at the index",
+    formula="input: grad with zeros in the copied slices; source: grad's slices at index",
+    jvp="linear")  # self_t.index_copy(dim, index, source_t)
 def _index_copy(input, source, dim, index):
     """``input`` with ``source``'s slices copied to the positions ``index`` along ``dim``."""
     out = input.copy()
@@ -458,9 +463,6 @@ def _(grad, dim, index, needs_input_grad):
         gs = grad if grad.ndim else reshape(grad, (1,))
         gs = index_select(gs, dim, Tensor(index))
     return (_index_fill_number(grad, dim, index, 0) if needs_input_grad[0] else None), gs
-
-
-_index_copy.defjvp_linear()  # self_t.index_copy(dim, index, source_t)
 
 
 @composite("index_copy", grad_fn="IndexCopyBackward0", method=True, note=_index_copy.note)
@@ -487,13 +489,15 @@ def index_copy(input, dim, index, source):
 
 # ----------------------------------------------------------------------------------- take, take_along_dim
 @op("take", grad_fn="TakeBackward0", promote=None, public=False,
-    note="d/dinput = the gradient added into zeros at the flat indices")
+    note="d/dinput = the gradient added into zeros at the flat indices",
+    formula="input: grad added into zeros at the flat positions index", jvp="linear")  # derivatives.yaml: auto_linear
 def _take(input, index):
     """The elements of the flattened ``input`` at ``index`` (an int64 array, negative counting from the end)."""
     return input.reshape(-1)[index]
 
 
-@op("_put_accumulate", grad_fn="PutBackward0", promote=None, note="d/dgrad = the gradient taken at the indices")
+@op("_put_accumulate", grad_fn="PutBackward0", promote=None, note="d/dgrad = the gradient taken at the indices",
+    formula="source: grad taken at the flat positions index", jvp="linear")
 def _put_accumulate(grad, index, shape):
     """Zeros of ``shape`` with ``grad`` added at the flat ``index`` (take_backward: put_ with accumulate)."""
     out = np.zeros(int(np.prod(shape, dtype=np.int64)), dtype=grad.dtype)
@@ -509,10 +513,6 @@ def _(grad, input_shape, index):
 @_put_accumulate.defvjp
 def _(grad, index):
     return _take(grad, index)
-
-
-_take.defjvp_linear()  # derivatives.yaml: auto_linear
-_put_accumulate.defjvp_linear()
 
 
 @composite("take", grad_fn="TakeBackward0", method=True, note=_take.note)
@@ -586,7 +586,9 @@ def nonzero(input, *, as_tuple=False):
 
 # -------------------------------------------------------------------------------------------- index_add
 @op("_index_add", grad_fn="IndexAddBackward0", inputs=2, promote="same",
-    note="d/dself = grad; d/dsource = grad.index_select(dim, index) * alpha")
+    note="d/dself = grad; d/dsource = grad.index_select(dim, index) * alpha",
+    formula="input: grad; source: alpha * grad's rows at index",
+    jvp="linear")  # derivatives.yaml index_add: self_t.index_add(dim, index, source_t, alpha)
 def _index_add(input, source, dim, index, alpha=1):
     """``input`` with ``alpha * source``'s slices added at ``index`` along ``dim`` (repeated indices add up)."""
     d = normalize_dim(dim, max(input.ndim, 1))
@@ -604,9 +606,6 @@ def _(grad, dim, index, alpha, needs_input_grad):
     if gs is not None and alpha != 1:
         gs = gs * alpha
     return grad, gs
-
-
-_index_add.defjvp_linear()  # derivatives.yaml index_add: self_t.index_add(dim, index, source_t, alpha)
 
 
 @composite("index_add", grad_fn="IndexAddBackward0", note=_index_add.note, method=True)
@@ -654,7 +653,9 @@ def _scatter_count(shape, dim, index, include_self: bool) -> np.ndarray:
 
 @op("scatter_reduce", grad_fn="ScatterReduceBackward0", inputs=2, promote=None, public=False,
     note="sum/mean: the gradient (divided by the count) gathered; prod: the product of the others; amax/amin: "
-         "shared among the elements equal to the result")
+         "shared among the elements equal to the result",
+    formula="sum: input: grad, src: grad gathered at index; mean: divided by the counts; prod: the product of the "
+            "others; amax/amin: grad shared among the elements equal to result")
 def _scatter_reduce(input, src, dim, index, reduce, include_self):
     """``input`` with ``src``'s elements reduced into it at ``index`` along ``dim``."""
     out = input.reshape(input.shape or (1,)).copy()
@@ -709,7 +710,9 @@ _PROD_ZEROS_ERROR = ("scatter_reduce(): Double backward is unsupported for src w
 
 
 @op("_scatter_reduce_delayed_error", grad_fn="Error", promote=None,
-    note="no derivative: its backward raises PyTorch's DelayedError message")
+    note="no derivative: its backward raises PyTorch's DelayedError message",
+    formula="no derivative: PyTorch's DelayedError (scatter_reduce's prod gradient where zeros meet); backward "
+            "raises")
 def _delayed_error(input):
     """The identity, whose backward raises (PyTorch's DelayedError node, named Error): scatter_reduce's prod
     gradient of src where more than one zero meets in one position has no second derivative."""
@@ -785,7 +788,9 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
 
 # ------------------------------------------------------------------------------------------ masked_scatter
 @op("masked_scatter", grad_fn="MaskedScatterBackward0", inputs=2, promote=None, public=False,
-    note="d/dinput = the gradient where the mask is false; d/dsource = the gradient's masked elements, in order")
+    note="d/dinput = the gradient where the mask is false; d/dsource = the gradient's masked elements, in order",
+    formula="source: grad's elements where mask is true",
+    jvp="linear")  # derivatives.yaml: self_t.masked_scatter(mask, source_t)
 def _masked_scatter(input, source, mask):
     """``input`` (broadcast with ``mask``) with ``source``'s first elements written, in order, where ``mask``
     is true."""
@@ -807,9 +812,6 @@ def _(grad, source_shape, mask, needs_input_grad):
         first = np.arange(n) < int(np.broadcast_to(mask, tuple(grad.shape)).sum())
         gs = reshape(_masked_scatter_zeros(selected, first, (n,)), tuple(source_shape))
     return gi, gs
-
-
-_masked_scatter.defjvp_linear()  # derivatives.yaml: self_t.masked_scatter(mask, source_t)
 
 
 @composite("masked_scatter", grad_fn="MaskedScatterBackward0", method=True, note=_masked_scatter.note)

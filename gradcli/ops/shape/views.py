@@ -161,7 +161,8 @@ def _infer_shape(shape: tuple, numel: int) -> tuple:
     raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
 
 
-@op("_reshape", grad_fn="ViewBackward0", promote=None, note="reshape the gradient back to the input's shape")
+@op("_reshape", grad_fn="ViewBackward0", promote=None, note="reshape the gradient back to the input's shape",
+    formula="input: grad reshaped back to input's shape", jvp="linear")
 def _reshape(input, shape):
     """``input`` with a new shape of the same number of elements (one size may be -1): aten::view."""
     return np.reshape(input, _infer_shape(shape, input.size))
@@ -172,7 +173,8 @@ def _(grad, input_shape):
     return _reshape(grad, input_shape)
 
 
-@op("_reshape_alias", grad_fn="ReshapeAliasBackward0", promote=None, note="reshape the gradient back")
+@op("_reshape_alias", grad_fn="ReshapeAliasBackward0", promote=None, note="reshape the gradient back",
+    formula="input: grad reshaped back to input's shape", jvp="linear")
 def _reshape_alias(input, shape):
     """A view with a new shape of a tensor that is not contiguous but whose strides allow the view
     (aten::_reshape_alias, what torch.reshape records then)."""
@@ -184,7 +186,8 @@ def _(grad, input_shape):
     return _reshape(grad, input_shape)
 
 
-@op("_unsafe_view", grad_fn="UnsafeViewBackward0", promote=None, note="reshape the gradient back")
+@op("_unsafe_view", grad_fn="UnsafeViewBackward0", promote=None, note="reshape the gradient back",
+    formula="input: grad reshaped back to input's shape", jvp="linear")
 def _unsafe_view(input, shape):
     """The new shape of a fresh contiguous copy (aten::_unsafe_view: the second half of a copying reshape, and
     the end of matmul's folded products)."""
@@ -196,7 +199,8 @@ def _(grad, input_shape):
     return _reshape(grad, input_shape)
 
 
-@op("clone", grad_fn="CloneBackward0", promote=None, method=True, note="d/dx = 1 (the gradient passes through)")
+@op("clone", grad_fn="CloneBackward0", promote=None, method=True, note="d/dx = 1 (the gradient passes through)",
+    formula="input: grad", jvp="linear")
 def clone(input):
     """A copy of ``input`` with its dimensions laid out in the same order in memory
     (memory_format=torch.preserve_format). Matches torch.clone."""
@@ -225,7 +229,8 @@ def _(s, input, *rest):
     return input.expr, lambda g: g  # a copy: the same formula
 
 
-@op("_clone_contiguous", grad_fn="CloneBackward0", promote=None, note="d/dx = 1 (the gradient passes through)")
+@op("_clone_contiguous", grad_fn="CloneBackward0", promote=None, note="d/dx = 1 (the gradient passes through)",
+    jvp="linear")
 def _clone_contiguous(input):
     """A row-major copy of ``input`` (clone(memory_format=torch.contiguous_format))."""
     return np.array(input, order="C", copy=True)
@@ -352,12 +357,12 @@ def _contiguous(self):
     return self if is_contiguous(self) else _clone_contiguous(self)
 
 
-
 # ------------------------------------------------------------------------------------ permute, transpose
 
 
 @op("permute", grad_fn="PermuteBackward0", promote=None, method=True,
-    note="permute the gradient by the inverse permutation")
+    note="permute the gradient by the inverse permutation",
+    formula="input: grad permuted back by the inverse permutation", jvp="linear")
 def permute(input, *dims):
     """``input`` with its dimensions reordered by ``dims`` (a view). Matches torch.permute.
 
@@ -394,7 +399,7 @@ def _(s, input, *dims):
 
 
 @op("transpose", grad_fn="TransposeBackward0", promote=None, method=True, aliases=("swapaxes", "swapdims"),
-    note="transpose the gradient back")
+    note="transpose the gradient back", formula="input: grad transposed back (dim0, dim1)", jvp="linear")
 def transpose(input, dim0, dim1):
     """``input`` with dimensions ``dim0`` and ``dim1`` swapped (a view). Matches torch.transpose.
 
@@ -416,7 +421,8 @@ def _(s, input, dim0, dim1):
     return s.Transpose(s.mat(input)), lambda g: s.Transpose(g)
 
 
-@op("t", grad_fn="TBackward0", promote=None, method=True, note="transpose the gradient back")
+@op("t", grad_fn="TBackward0", promote=None, method=True, note="transpose the gradient back",
+    formula="input: grad transposed back", jvp="linear")
 def t(input):
     """Transpose of a matrix (0-d and 1-d tensors are returned as they are). Matches torch.t.
 
@@ -469,7 +475,6 @@ def movedim(input, source, destination):
     return permute(input, *order) if nd else permute(input)
 
 
-
 def _T(self):
     """The tensor with all dimensions reversed (``x.T``; grad_fn PermuteBackward0), with PyTorch's deprecation
     warnings for tensors that are not matrices. Matches torch.Tensor.T."""
@@ -505,7 +510,7 @@ Tensor.mT = property(_mT)
 
 
 @op("unsqueeze", grad_fn="UnsqueezeBackward0", promote=None, method=True,
-    note="squeeze the inserted dimension from the gradient")
+    note="squeeze the inserted dimension from the gradient", formula="input: grad squeezed at dim", jvp="linear")
 def unsqueeze(input, dim):
     """``input`` with a size-1 dimension inserted at ``dim`` (in ``[-ndim-1, ndim]``). Matches torch.unsqueeze.
 
@@ -536,7 +541,10 @@ def _squeeze_grad_fn(dim=None):
 
 
 @op("squeeze", grad_fn=_squeeze_grad_fn, promote=None, method=True,
-    note="reshape the gradient back to the input's shape")
+    note="reshape the gradient back to the input's shape",
+    formula={"SqueezeBackward0": "input: grad reshaped back to input's shape",
+             "SqueezeBackward1": "input: grad unsqueezed at dim",
+             "SqueezeBackward2": "input: grad unsqueezed at dims"}, jvp="linear")
 def squeeze(input, dim=None):
     """``input`` without size-1 dimensions (all of them, or those in ``dim`` that have size 1).
     Matches torch.squeeze (grad_fn SqueezeBackward0, 1 with an int dim, 2 with a tuple).
@@ -590,7 +598,6 @@ def narrow(input, dim, start, length):
     return _slice(input, d, start, start + length, 1)
 
 
-
 # ------------------------------------------------------------------------------------------------ flip
 
 
@@ -611,7 +618,7 @@ def _flip_method(self, *dims):
 
 
 @op("flip", grad_fn="FlipBackward0", promote=None, method=_flip_method,
-    note="flip the gradient back along the same dims")
+    note="flip the gradient back along the same dims", formula="input: grad flipped back along dims", jvp="linear")
 def flip(input, dims):
     """``input`` with the order of elements reversed along each of ``dims`` (a copy with the input's memory
     layout). Matches torch.flip.
@@ -638,7 +645,8 @@ _flip_method.__doc__ = flip.__doc__
 # -------------------------------------------------------------------------------------------- diagonal
 
 
-@op("_diagonal", grad_fn="DiagonalBackward0", promote=None, note="the gradient placed on the diagonal of zeros")
+@op("_diagonal", grad_fn="DiagonalBackward0", promote=None, note="the gradient placed on the diagonal of zeros",
+    formula="input: grad placed on the diagonal of zeros", jvp="linear")
 def _diagonal(input, offset, dim1, dim2):
     """The diagonal of ``input`` in the plane of ``dim1`` and ``dim2`` (both removed, the diagonal appended as
     the last dimension; a view), as torch.diagonal computes it. The building block of einsum's repeated
@@ -653,7 +661,7 @@ def _(grad, input_shape, offset, dim1, dim2):
 
 
 @op("_diagonal_backward", grad_fn="DiagonalBackwardBackward0", promote=None,
-    note="take the same diagonal of the gradient")
+    note="take the same diagonal of the gradient", formula="grad_output: the diagonal of grad", jvp="linear")
 def _diagonal_backward(grad, input_shape, offset, dim1, dim2):
     """Zeros of ``input_shape`` with ``grad`` (last dimension: the diagonal) written on the diagonal of
     ``dim1``/``dim2`` at ``offset`` (torch.diagonal_backward)."""
@@ -688,7 +696,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 
 
 @op("diag_embed", grad_fn="DiagEmbedBackward0", promote=None, method=True,
-    note="d/dinput = the diagonal of the gradient")
+    note="d/dinput = the diagonal of the gradient", formula="input: the diagonal of grad", jvp="linear")
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """Matrices (in the last two dimensions) with ``input``'s last dimension on the diagonal at ``offset``, zeros
     elsewhere. Matches torch.diag_embed (the default dims -2, -1).
@@ -712,7 +720,7 @@ def _(grad, offset):
 
 
 @op("_diag_copy", grad_fn="DiagonalBackward0_copy", promote=None,
-    note="the gradient placed on the diagonal of zeros")
+    note="the gradient placed on the diagonal of zeros", formula="input: grad on the diagonal of zeros", jvp="linear")
 def _diag_copy(input, diagonal):
     """The ``diagonal``-th diagonal of a matrix, as a new tensor (what torch.diag of a matrix returns)."""
     return np.diagonal(input, diagonal).copy()
@@ -745,7 +753,8 @@ def diag(input, diagonal=0):
 
 
 @op("select", grad_fn="SelectBackward0", promote=None, method=True,
-    note="the gradient placed in zeros at the selected index")
+    note="the gradient placed in zeros at the selected index",
+    formula="input: grad placed at index of zeros (input[index])", jvp="linear")
 def select(input, dim, index):
     """The slice of ``input`` at ``index`` along ``dim`` (that dimension removed; a view). Matches torch.select.
 
@@ -768,7 +777,8 @@ def _(grad, input_shape, dim, index):
     return _select_backward(grad, input_shape, dim, index)
 
 
-@op("_select_backward", grad_fn="SelectBackwardBackward0", promote=None, note="select the same index of the gradient")
+@op("_select_backward", grad_fn="SelectBackwardBackward0", promote=None, note="select the same index of the gradient",
+    formula="grad_output: grad's element at index", jvp="linear")
 def _select_backward(grad, input_shape, dim, index):
     """Zeros of ``input_shape`` with ``grad`` placed at ``index`` along ``dim`` (torch.select_backward)."""
     out = np.zeros(input_shape, dtype=grad.dtype)
@@ -784,7 +794,8 @@ def _(grad, dim, index):
 # ---------------------------------------------------------------------------------------------- slicing
 
 
-@op("_slice", grad_fn="SliceBackward0", promote=None, note="the gradient placed in zeros at the slice")
+@op("_slice", grad_fn="SliceBackward0", promote=None, note="the gradient placed in zeros at the slice",
+    formula="input: grad placed at the slice of zeros (input[start:end:step])", jvp="linear")
 def _slice(input, dim, start, end, step):
     """``input[start:end:step]`` along ``dim`` with ``0 <= start <= end <= size`` and ``step > 0`` (a view):
     aten::slice after its clamping.
@@ -802,7 +813,8 @@ def _(grad, input_shape, dim, start, end, step):
     return _slice_backward(grad, input_shape, dim, start, end, step)
 
 
-@op("_slice_backward", grad_fn="SliceBackwardBackward0", promote=None, note="slice the gradient the same way")
+@op("_slice_backward", grad_fn="SliceBackwardBackward0", promote=None, note="slice the gradient the same way",
+    formula="grad_output: grad's slice", jvp="linear")
 def _slice_backward(grad, input_shape, dim, start, end, step):
     """Zeros of ``input_shape`` with ``grad`` placed at ``start:end:step`` along ``dim``."""
     out = np.zeros(input_shape, dtype=grad.dtype)
@@ -815,7 +827,8 @@ def _(grad, dim, start, end, step):
     return _slice(grad, dim, start, end, step)
 
 
-@op("_alias", grad_fn="AliasBackward0", promote=None, note="d/dx = 1 (the gradient passes through)")
+@op("_alias", grad_fn="AliasBackward0", promote=None, note="d/dx = 1 (the gradient passes through)",
+    formula="input: grad", jvp="linear")
 def _alias(input):
     """A new tensor sharing ``input``'s data (at::alias: what ``x[...]`` and ``x[:, :]`` return)."""
     return input.view()
@@ -835,7 +848,3 @@ def _(s, input, *rest):
 # derivatives.yaml: every op here is linear (auto_linear, or the op applied to self_t: ``result:
 # self_t.view(size)``, ``permute(self_t, dims)``): the tangent of a view is the same view of the tangent (the
 # splits' in :mod:`.joins`).
-for _o in (_reshape, _reshape_alias, _unsafe_view, clone, _clone_contiguous, permute, transpose, t, unsqueeze,
-           squeeze, flip, _diagonal, _diagonal_backward, diag_embed, _diag_copy, select, _select_backward, _slice,
-           _slice_backward, _alias):
-    _o.defjvp_linear()
