@@ -15,11 +15,10 @@ import numpy as np
 
 from ..engine import dtypes
 from ..engine.graph import AccumulateGrad, MultiNode, Node, OutputEdge
-from ..engine.context import RunContext
+from ..engine.context import RunContext, current as current_context
 from ..engine.errors import EvalError, GradcliError, InputError
 from .result import GradResult, Graph, GraphNode, InputInfo, TensorInfo
 from ..engine.tensor import Tensor
-from ..engine import autograd
 from ..engine.lazy import lazy
 from ..language import nodes
 from ..language.build import build_program
@@ -118,9 +117,10 @@ def _compute(req: GradRequest, write, warn) -> GradResult:
     recorder = _recorder(req)
     interp, program, named = prepare(req, write or printed.append, warn,
                                      globals_=None if recorder is None else recorder.globals())
-    calls_before = autograd.backward_calls
+    ctx = current_context()
+    calls_before = ctx.backward_calls
     output = _run(interp, program, recorder)
-    by_program = autograd.backward_calls != calls_before
+    by_program = ctx.backward_calls != calls_before
     _add_program_leaves(interp, named)
     gradient = _gradient(req, interp, output)
     leaf_names = {id(t): name for name, t, _ in named}

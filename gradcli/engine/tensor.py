@@ -65,7 +65,10 @@ class Tensor:
 
     # _output_nr is set only on outputs of a node with several (see output_nr), so other tensors pay nothing
     # _fw, the forward-AD tangent as ``(level, tangent)``, is set only on dual tensors (gradcli.api.forward_ad)
-    __slots__ = ("data", "requires_grad", "grad_fn", "_grad", "_retains_grad", "_output_nr", "_fw", "__weakref__")
+    # _meta: None, or the tensor's rare marks (a :class:`TensorMeta`: inference tensor, nn.Parameter, hooks)
+    # _view_base, _views: set only on views and on tensors that have views (see ``_base``)
+    __slots__ = ("data", "requires_grad", "grad_fn", "_grad", "_retains_grad", "_output_nr", "_fw", "_meta",
+                 "_view_base", "_views", "__weakref__")
     # Make numpy defer to Tensor's reflected operators in ``ndarray * Tensor``.
     __array_priority__ = 1000
     __hash__ = object.__hash__
@@ -76,6 +79,8 @@ class Tensor:
         self.grad_fn = grad_fn
         self._grad = None
         self._retains_grad = False
+        # None, or INFERENCE_META inside torch.inference_mode() (the run context's mark for the tensors it makes)
+        self._meta = _state.new_tensor_meta
 
     # ----------------------------------------------------------------------------------------------- metadata
     @property
@@ -286,29 +291,54 @@ class Tensor:
     __str__ = __repr__
 
 
-# ------------------------------------------------------------------------------------- nn.Parameter marks
-#: The tensors that are ``torch.nn.Parameter``\ s (id -> weak reference): gradcli's Parameter is a Tensor
-#: marked here (not a subclass: the op table dispatches on ``type(t) is Tensor``), so that it prints as
-#: PyTorch's ``Parameter containing:`` and ``isinstance(t, nn.Parameter)`` holds (gradcli.api.nn.parameter).
-_PARAMETERS: dict = {}
+# ------------------------------------------------------------------------------------------- rare marks
+class TensorMeta:
+    """What few tensors carry, kept off the Tensor's own slots so that making a tensor costs one store for all
+    of it (``Tensor._meta``: None for most tensors).
+
+    Attributes:
+        inference: made inside ``torch.inference_mode()`` (Tensor.is_inference).
+        parameter: a ``torch.nn.Parameter``: gradcli's Parameter is a Tensor with this mark (not a subclass:
+            the op table dispatches on ``type(t) is Tensor``), so that it prints as PyTorch's ``Parameter
+            containing:`` and ``isinstance(t, nn.Parameter)`` holds (gradcli.api.nn.parameter).
+        hooks: a leaf's ``register_hook`` hooks (handle id -> hook), or None (:mod:`gradcli.engine.hooks`).
+        post_hooks: a leaf's ``register_post_accumulate_grad_hook`` hooks, or None.
+    """
+
+    __slots__ = ("inference", "parameter", "hooks", "post_hooks")
+
+    def __init__(self, inference: bool = False):
+        self.inference = inference
+        self.parameter = False
+        self.hooks = None
+        self.post_hooks = None
+
+
+#: The mark a run context gives every tensor made inside ``torch.inference_mode()`` (shared, never changed: a
+#: tensor that needs its own marks gets a copy, see :func:`own_meta`).
+INFERENCE_META = TensorMeta(inference=True)
+
+
+def own_meta(t: Tensor) -> TensorMeta:
+    """``t``'s own :class:`TensorMeta`, made (or copied from the shared inference mark) on first use."""
+    m = t._meta
+    if m is None or m is INFERENCE_META:
+        m = t._meta = TensorMeta(m is INFERENCE_META)
+    return m
 
 
 def mark_parameter(t: Tensor) -> Tensor:
     """Mark ``t`` as a ``torch.nn.Parameter`` (for as long as it lives); returns it."""
-    key = id(t)
-
-    def forget(ref, key=key):
-        if _PARAMETERS.get(key) is ref:
-            del _PARAMETERS[key]
-
-    _PARAMETERS[key] = weakref.ref(t, forget)
+    own_meta(t).parameter = True
     return t
 
 
 def is_parameter(t) -> bool:
     """Whether ``t`` is a tensor marked by :func:`mark_parameter`."""
-    r = _PARAMETERS.get(id(t))
-    return r is not None and r() is t
+    if not isinstance(t, Tensor):
+        return False
+    m = t._meta
+    return m is not None and m.parameter
 
 
 def fw_tangent(t: Tensor):
