@@ -207,6 +207,21 @@ class Tensor:
         :mod:`gradcli.ops.shape.inplace`)."""
         return versions.version(self.data)
 
+    @property
+    def _base(self):
+        """The tensor this one is a view of (``x[0]._base is x``; the view of a view has the first one's base),
+        or None for a tensor that is not a view (torch.Tensor._base). Views share their base's memory and
+        version counter; an in-place operation on either rewrites the history of both (see
+        :mod:`gradcli.ops.shape.inplace`)."""
+        try:
+            return self._view_base
+        except AttributeError:
+            return None
+
+    def _is_view(self) -> bool:
+        """Whether this tensor is a view of another (torch.Tensor._is_view)."""
+        return self._base is not None
+
     # ---------------------------------------------------------------------------------------- conversions
     def item(self):
         """The value of a one-element tensor as a Python number.
@@ -339,6 +354,42 @@ def is_parameter(t) -> bool:
         return False
     m = t._meta
     return m is not None and m.parameter
+
+
+# ------------------------------------------------------------------------------------------------- views
+def mark_view(out: Tensor, of: Tensor) -> None:
+    """Record that ``out``, the result of a view op (view, reshape, t, transpose, select, slice, unsqueeze,
+    ...) applied to ``of``, is a view: when its array shares ``of``'s memory, ``out._base`` becomes ``of``'s base
+    (``of`` itself unless it is a view) and the base keeps a weak reference to it (``_views``), so that an
+    in-place operation on the base or on any of its views can rewrite the history of all of them, as PyTorch's
+    views do. A result that is a copy (numpy's reshape of a non-contiguous array) is not a view."""
+    d = out.data
+    if out is of or (d.base is None and d is not of.data):  # a copy (or the input itself)
+        return
+    try:
+        base = of._view_base
+    except AttributeError:
+        base = of
+    if versions.root(d) is not versions.root(base.data):
+        return
+    out._view_base = base
+    try:
+        views = base._views
+    except AttributeError:
+        views = base._views = []
+    n = len(views)
+    if n >= 16 and not n & (n - 1):  # at 16, 32, 64, ... entries: forget the views that died
+        views[:] = [r for r in views if r() is not None]
+    views.append(weakref.ref(out))
+
+
+def live_views(base: Tensor) -> list:
+    """The views of ``base`` that are still alive (see :func:`mark_view`), oldest first."""
+    try:
+        views = base._views
+    except AttributeError:
+        return []
+    return [v for v in (r() for r in views) if v is not None]
 
 
 def fw_tangent(t: Tensor):
