@@ -180,11 +180,11 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
                     break
                 node = heappop(heap)[1]
                 grad = buffers.pop(node)  # a gradient buffer is released as soon as it is consumed
-            nhooks = node.hooks  # None unless hooks were registered on the node or its output tensors
-            if nhooks is not None:
-                if nhooks.tensor:
+            extra = node.extra  # None unless hooks were registered on the node or its output tensors (or ...)
+            if extra is not None:
+                if extra.tensor_hooks:
                     grad = _tensor_hooked(node, grad, create_graph)
-                if nhooks.pre:
+                if extra.pre_hooks:
                     grad = _node_prehooked(node, grad, create_graph)
             if node.retained is not None:
                 t = node.retained()
@@ -214,7 +214,7 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
                     grads = node.apply(grad, create_graph)  # raises the error about the rule
             else:
                 grads = node.apply(grad, create_graph)
-            if nhooks is not None and nhooks.post:
+            if extra is not None and extra.post_hooks:
                 grads = _node_hooked(node, grads, grad, create_graph)
             if anomaly is not None:
                 check_gradients(node, grads, anomaly)

@@ -59,6 +59,40 @@ def next_sequence() -> int:
 peek_sequence = _context.peek_sequence
 
 
+class NodeExtra:
+    """What few graph nodes carry (``Node.extra``, None for most nodes).
+
+    Attributes:
+        tensor_hooks: per output number, the ``register_hook`` hooks (handle id -> hook) of the non-leaf tensor
+            that is that output (:mod:`gradcli.engine.hooks`).
+        pre_hooks: ``grad_fn.register_prehook`` hooks (handle id -> hook).
+        post_hooks: ``grad_fn.register_hook`` hooks (handle id -> hook).
+        metadata: the dict of ``grad_fn.metadata``, or None until it is read.
+        fw_saved: forward over reverse, for a node recorded inside a forward-AD level: ``(level, {slot:
+            tangent})``, the tangents of the values it saved (filled by the op table's forward AD), or None. A
+            ``create_graph`` backward run inside that level gives the saved values their tangents again, so that
+            the gradient's computation carries tangents (the gradient's tangent is then a Hessian-vector
+            product), as PyTorch's saved variables keep their forward gradients.
+    """
+
+    __slots__ = ("tensor_hooks", "pre_hooks", "post_hooks", "metadata", "fw_saved")
+
+    def __init__(self):
+        self.tensor_hooks = {}
+        self.pre_hooks = {}
+        self.post_hooks = {}
+        self.metadata = None
+        self.fw_saved = None
+
+
+def node_extra(node) -> NodeExtra:
+    """``node.extra``, made on first use."""
+    x = node.extra
+    if x is None:
+        x = node.extra = NodeExtra()
+    return x
+
+
 class Node:
     """One recorded operation: PyTorch's ``grad_fn`` object (``<MulBackward0 object at 0x...>``).
 
@@ -76,20 +110,12 @@ class Node:
         retained: a weak reference to the output tensor after ``retain_grad()``, else None.
         uses: how many edges of nodes created so far point to this node (never decreases). The engine need
             not count the consumers of a node used once (most nodes): see :func:`gradcli.engine.autograd._run`.
-        hooks: None, or the :class:`gradcli.engine.hooks.NodeHooks` registered on this node and on the tensors
-            it made.
-
-    Set only on the few nodes that need them (reading one that is not set raises AttributeError):
-        _metadata: the dict of ``grad_fn.metadata``.
-        _fw_saved: forward over reverse, for a node recorded inside a forward-AD level: ``(level, {slot:
-            tangent})``, the tangents of the values it saved (filled by the op table's forward AD). A
-            ``create_graph`` backward run inside that level gives the saved values their tangents again, so that
-            the gradient's computation carries tangents (the gradient's tangent is then a Hessian-vector
-            product), as PyTorch's saved variables keep their forward gradients.
+        extra: None, or the node's rare parts (a :class:`NodeExtra`: hooks, ``metadata``, saved tangents); one
+            slot for all of them, since each slot costs every node made.
     """
 
     __slots__ = ("op", "edges", "saved", "params", "in_shapes", "out_shape", "out_dtype", "dtype", "seq",
-                 "retained", "uses", "hooks", "_metadata", "_fw_saved", "__weakref__")
+                 "retained", "uses", "extra", "__weakref__")
 
     def __init__(self, op, edges, saved, params, in_shapes, out_shape, out_dtype, dtype, counted=False):
         # counted: the caller has already added one use to each Node in ``edges``
@@ -106,7 +132,7 @@ class Node:
             _graph_exceeded(seq)
         self.retained = None
         self.uses = 0
-        self.hooks = None
+        self.extra = None
         if not counted:
             for e in edges:
                 if type(e) is Node:
@@ -140,11 +166,10 @@ class Node:
     def metadata(self) -> dict:
         """A dict for the user's own data about this node, empty at first and kept with the node (PyTorch's
         ``grad_fn.metadata``)."""
-        try:
-            return self._metadata
-        except AttributeError:
-            d = self._metadata = {}
-            return d
+        x = node_extra(self)
+        if x.metadata is None:
+            x.metadata = {}
+        return x.metadata
 
     def __getattr__(self, name: str):
         # only for names the slots do not have: the saved values under PyTorch's names (gradcli.ops.core.saved_names)
@@ -240,12 +265,10 @@ class Node:
 
 
 def _restore_tangent(node, slot: int, t: Tensor) -> None:
-    # the saved value's tangent at the active forward-AD level, on the Tensor rebuilt from it (Node._fw_saved)
-    try:
-        entry = node._fw_saved
-    except AttributeError:
-        return
-    if entry[0] != _state.fw_level:
+    # the saved value's tangent at the active forward-AD level, on the Tensor rebuilt from it (NodeExtra.fw_saved)
+    x = node.extra
+    entry = None if x is None else x.fw_saved
+    if entry is None or entry[0] != _state.fw_level:
         return
     tangent = entry[1].get(slot)
     if tangent is not None and getattr(t, "_fw", None) is None:

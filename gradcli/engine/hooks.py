@@ -5,8 +5,8 @@
 ``grad_fn.register_prehook`` and ``grad_fn.register_hook`` (a node's gradients before and after it runs), each
 returning a :class:`RemovableHandle`. The hooks live on the objects they were registered on, as PyTorch's do: a
 leaf's in its :class:`~gradcli.engine.tensor.TensorMeta` (``Tensor._meta``), a non-leaf tensor's and a node's in the
-node's :class:`NodeHooks` (``Node.hooks``, None for a node without any, so that a backward without hooks costs one
-test per node); the engine (:mod:`gradcli.engine.autograd`) reads them and calls the ``_hooked`` functions of this
+node's :class:`~gradcli.engine.graph.NodeExtra` (``Node.extra``, None for most nodes, so that a backward without
+hooks costs one test per node); the engine (:mod:`gradcli.engine.autograd`) reads them and calls the ``_hooked`` functions of this
 module. Importing it installs the ``register_*`` methods on Tensor and Node.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 
-from .graph import MultiNode, Node
+from .graph import MultiNode, Node, node_extra
 from .tensor import Tensor, own_meta
 
 
@@ -37,30 +37,6 @@ class RemovableHandle:
         return f"<torch.utils.hooks.RemovableHandle object at {id(self):#x}>"
 
 
-class NodeHooks:
-    """The hooks registered on a graph node (``Node.hooks``), each a dict handle id -> hook.
-
-    Attributes:
-        tensor: per output number, the ``register_hook`` hooks of the non-leaf tensor that is that output.
-        pre: ``grad_fn.register_prehook`` hooks.
-        post: ``grad_fn.register_hook`` hooks.
-    """
-
-    __slots__ = ("tensor", "pre", "post")
-
-    def __init__(self):
-        self.tensor = {}
-        self.pre = {}
-        self.post = {}
-
-
-def _node_hooks(node) -> NodeHooks:
-    h = node.hooks
-    if h is None:
-        h = node.hooks = NodeHooks()
-    return h
-
-
 def _register_hook(self, hook):
     """``Tensor.register_hook(hook)``: ``hook(grad)`` runs when the gradient of this tensor has been computed,
     and a tensor it returns replaces that gradient (for what flows on, and for ``.grad``). Returns a handle.
@@ -76,7 +52,7 @@ def _register_hook(self, hook):
             meta.hooks = {}
         hooks = meta.hooks
     else:
-        hooks = _node_hooks(self.grad_fn).tensor.setdefault(self._output_nr if type(self.grad_fn) is MultiNode
+        hooks = node_extra(self.grad_fn).tensor_hooks.setdefault(self._output_nr if type(self.grad_fn) is MultiNode
                                                              else 0, {})
     handle = RemovableHandle(hooks)
     hooks[handle.id] = hook
@@ -121,7 +97,7 @@ def _hooked(hooks: dict, g, create_graph: bool):
 def _tensor_hooked(node, grad, create_graph: bool):
     """Run the tensor hooks of the outputs of ``node`` (registered on non-leaf tensors) on its gradient ``grad``
     (a list with a slot per output for a MultiNode); returns the gradient the hooks leave."""
-    per_output = node.hooks.tensor
+    per_output = node.extra.tensor_hooks
     if type(node) is MultiNode:
         grad = list(grad)
         for nr, hooks in per_output.items():
@@ -133,7 +109,7 @@ def _tensor_hooked(node, grad, create_graph: bool):
 
 
 def _node_prehooked(node, grad, create_graph: bool):
-    hooks = node.hooks.pre
+    hooks = node.extra.pre_hooks
     if not hooks:
         return grad
     multi = type(node) is MultiNode
@@ -147,7 +123,7 @@ def _node_prehooked(node, grad, create_graph: bool):
 
 
 def _node_hooked(node, grads, grad, create_graph: bool):
-    hooks = node.hooks.post
+    hooks = node.extra.post_hooks
     if not hooks:
         return grads
     ins = tuple(None if g is None else _as_grad_tensor(g, create_graph) for g in grads)
@@ -161,7 +137,7 @@ def _node_hooked(node, grads, grad, create_graph: bool):
 
 def _node_register(which: str):
     def register(self, hook):
-        hooks = getattr(_node_hooks(self), which)
+        hooks = getattr(node_extra(self), which)
         handle = RemovableHandle(hooks)
         hooks[handle.id] = hook
         return handle
@@ -171,9 +147,9 @@ def _node_register(which: str):
 
 Tensor.register_hook = _register_hook
 Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook
-Node.register_prehook = _node_register("pre")
+Node.register_prehook = _node_register("pre_hooks")
 Node.register_prehook.__doc__ = ("``grad_fn.register_prehook(hook)``: ``hook(grad_outputs)`` before the node runs; "
                                  "a tuple it returns replaces the gradients. Returns a handle.")
-Node.register_hook = _node_register("post")
+Node.register_hook = _node_register("post_hooks")
 Node.register_hook.__doc__ = ("``grad_fn.register_hook(hook)``: ``hook(grad_inputs, grad_outputs)`` after the "
                               "node runs; a tuple it returns replaces grad_inputs. Returns a handle.")

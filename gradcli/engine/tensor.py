@@ -65,10 +65,10 @@ class Tensor:
 
     # _output_nr is set only on outputs of a node with several (see output_nr), so other tensors pay nothing
     # _fw, the forward-AD tangent as ``(level, tangent)``, is set only on dual tensors (gradcli.api.forward_ad)
-    # _meta: None, or the tensor's rare marks (a :class:`TensorMeta`: inference tensor, nn.Parameter, hooks)
-    # _view_base, _views: set only on views and on tensors that have views (see ``_base``)
+    # _meta: None, or the tensor's rare marks (a :class:`TensorMeta`: inference tensor, nn.Parameter, hooks,
+    # view and base of views); one slot for all of them, since each slot costs every tensor made
     __slots__ = ("data", "requires_grad", "grad_fn", "_grad", "_retains_grad", "_output_nr", "_fw", "_meta",
-                 "_view_base", "_views", "__weakref__")
+                 "__weakref__")
     # Make numpy defer to Tensor's reflected operators in ``ndarray * Tensor``.
     __array_priority__ = 1000
     __hash__ = object.__hash__
@@ -213,10 +213,8 @@ class Tensor:
         or None for a tensor that is not a view (torch.Tensor._base). Views share their base's memory and
         version counter; an in-place operation on either rewrites the history of both (see
         :mod:`gradcli.ops.shape.inplace`)."""
-        try:
-            return self._view_base
-        except AttributeError:
-            return None
+        m = self._meta
+        return None if m is None else m.base
 
     def _is_view(self) -> bool:
         """Whether this tensor is a view of another (torch.Tensor._is_view)."""
@@ -318,15 +316,19 @@ class TensorMeta:
             containing:`` and ``isinstance(t, nn.Parameter)`` holds (gradcli.api.nn.parameter).
         hooks: a leaf's ``register_hook`` hooks (handle id -> hook), or None (:mod:`gradcli.engine.hooks`).
         post_hooks: a leaf's ``register_post_accumulate_grad_hook`` hooks, or None.
+        base: for a view, the tensor it is a view of (``Tensor._base``), else None (see :func:`mark_view`).
+        views: for a tensor that views were made of, weak references to them, else None.
     """
 
-    __slots__ = ("inference", "parameter", "hooks", "post_hooks")
+    __slots__ = ("inference", "parameter", "hooks", "post_hooks", "base", "views")
 
     def __init__(self, inference: bool = False):
         self.inference = inference
         self.parameter = False
         self.hooks = None
         self.post_hooks = None
+        self.base = None
+        self.views = None
 
 
 #: The mark a run context gives every tensor made inside ``torch.inference_mode()`` (shared, never changed: a
@@ -360,23 +362,21 @@ def is_parameter(t) -> bool:
 def mark_view(out: Tensor, of: Tensor) -> None:
     """Record that ``out``, the result of a view op (view, reshape, t, transpose, select, slice, unsqueeze,
     ...) applied to ``of``, is a view: when its array shares ``of``'s memory, ``out._base`` becomes ``of``'s base
-    (``of`` itself unless it is a view) and the base keeps a weak reference to it (``_views``), so that an
+    (``of`` itself unless it is a view) and the base keeps a weak reference to it (``TensorMeta.views``), so that an
     in-place operation on the base or on any of its views can rewrite the history of all of them, as PyTorch's
     views do. A result that is a copy (numpy's reshape of a non-contiguous array) is not a view."""
     d = out.data
     if out is of or (d.base is None and d is not of.data):  # a copy (or the input itself)
         return
-    try:
-        base = of._view_base
-    except AttributeError:
-        base = of
+    m = of._meta
+    base = of if m is None or m.base is None else m.base
     if versions.root(d) is not versions.root(base.data):
         return
-    out._view_base = base
-    try:
-        views = base._views
-    except AttributeError:
-        views = base._views = []
+    own_meta(out).base = base
+    bm = own_meta(base)
+    views = bm.views
+    if views is None:
+        views = bm.views = []
     n = len(views)
     if n >= 16 and not n & (n - 1):  # at 16, 32, 64, ... entries: forget the views that died
         views[:] = [r for r in views if r() is not None]
@@ -385,11 +385,10 @@ def mark_view(out: Tensor, of: Tensor) -> None:
 
 def live_views(base: Tensor) -> list:
     """The views of ``base`` that are still alive (see :func:`mark_view`), oldest first."""
-    try:
-        views = base._views
-    except AttributeError:
+    m = base._meta
+    if m is None or not m.views:
         return []
-    return [v for v in (r() for r in views) if v is not None]
+    return [v for v in (r() for r in m.views) if v is not None]
 
 
 def fw_tangent(t: Tensor):

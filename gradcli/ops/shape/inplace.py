@@ -308,7 +308,8 @@ def apply(t: Tensor, compute, others=(), *, cast: str = "scalar", anomaly_mark=N
             raise RuntimeError(LEAF_ERROR)
     _check_writable(t)
     record = enabled and (t.requires_grad or any(type(o) is Tensor and o.requires_grad for o in others))
-    base = getattr(t, "_view_base", None)  # t._base
+    meta = t._meta
+    base = None if meta is None else meta.base  # t._base
     if record:
         if base is not None and base.requires_grad and base.grad_fn is None:
             raise RuntimeError("a view of " + LEAF_ERROR)
