@@ -1,8 +1,11 @@
 """The run context: the state a run of gradcli's engine and language reads besides its arguments.
 
 A :class:`RunContext` holds the default float dtype, the random number generator behind ``rand``/``randn``/
-``randint``, the :class:`~gradcli.engine.limits.Limits`, anomaly mode, grad mode, the autograd node budget and the
-forward-AD level (``torch.autograd.forward_ad.dual_level``, :mod:`gradcli.api.forward_ad`). One
+``randint``, the :class:`~gradcli.engine.limits.Limits`, anomaly mode, grad mode, inference mode, the autograd
+node budget, the forward-AD level (``torch.autograd.forward_ad.dual_level``, :mod:`gradcli.api.forward_ad`), the
+saved-tensors hooks, the depth of running ``torch.func`` transforms and the number of backward calls: what a run
+changes. What belongs to one tensor or graph node (hooks, Parameter marks, views, ``grad_fn.metadata``) lives
+on that object (``Tensor._meta``, ``Node.extra``), so it goes wherever the object goes. One
 context is active at a time; ``with RunContext(...):`` makes one active and, on leaving the block (also by an
 exception), gives back the one that was active before, with whatever that one had changed. There is always a
 root context, so library code that never makes one works as with PyTorch::
@@ -85,7 +88,8 @@ state = _Active()
 
 
 class RunContext:
-    """The state of a run: default dtype, random generator, limits, anomaly mode, grad mode, node budget.
+    """The state of a run: default dtype, random generator, limits, anomaly, grad and inference modes, node
+    budget, forward-AD level, saved-tensors hooks, transform depth, backward-call count.
 
     Use it as a context manager: ``with RunContext(dtype="float64", seed=0):`` makes it the active context
     for the block and restores the one that was active before on the way out (exceptions included). Contexts

@@ -15,11 +15,16 @@ torch/csrc/autograd/VariableTypeUtils.h):
 
 When the operation is recorded (grad mode on and the tensor or an operand requires grad), the tensor's history
 becomes the op's node (``t.grad_fn`` is ``AddBackward0`` after ``t += v``, ``MulBackward0`` after ``mul_``) and the
-node computes on a copy of the old values, so its gradient is exact. PyTorch also records in place on views
-(CopySlices on the base); gradcli does not track which tensors share a buffer with which history, so a recorded
-in-place operation on a tensor whose memory is shared with another live tensor (a view, the base of a view, a
-detached alias) raises NotImplementedError instead of giving a silently wrong gradient. Values saved for backward
-may share it: the version counter guards them.
+node computes on a copy of the old values, so its gradient is exact.
+
+Views, as PyTorch's: the view ops (view/reshape, t, transpose, permute, unsqueeze, squeeze, select, slice,
+diagonal, expand, alias, split, unbind) mark a result that shares its input's memory as a view of the input's
+base (``Tensor._base``, :func:`gradcli.engine.tensor.mark_view`), and the base keeps weak references to its
+views. A recorded in-place operation on a view makes the base's history PyTorch's ``CopySlices`` (the base's
+gradient goes to the op's result at the view's place, found from the memory layout, and to the base's old
+history elsewhere), and one on a base or a view gives every live view of the base the history of its place
+in the base (``AsStridedBackward0``, as PyTorch regenerates a view's grad_fn). A ``detach()`` alias shares the
+memory and the version counter, not the history.
 
 The version counter: each in-place write counts as a modification of the buffer it wrote (the root
 ``ndarray.base`` of the tensor's data, shared by every view, as PyTorch's counter is shared by a storage's
@@ -295,7 +300,7 @@ def apply(t: Tensor, compute, others=(), *, cast: str = "scalar", anomaly_mark=N
     Raises:
         RuntimeError: PyTorch's messages for a leaf that requires grad, an output of split/unbind in grad mode,
             overlapping memory, a result of another shape or of a dtype that cannot be cast.
-        NotImplementedError: for a recorded operation on a tensor whose memory is shared (see the module docs).
+        NotImplementedError: for a read-only array that is not an expand (see :func:`_check_writable`).
     """
     enabled = _state.grad_enabled
     level = _state.fw_level
@@ -577,8 +582,6 @@ def setitem(t: Tensor, key, value) -> None:
     Raises:
         RuntimeError: for a leaf that requires grad (or a view of one) in grad mode, an output of split/unbind
             in grad mode, and overlapping memory (PyTorch's messages).
-        NotImplementedError: for a recorded assignment into a tensor whose memory is shared with another live
-            tensor (see :func:`apply`).
     """
     enabled = _state.grad_enabled
     if enabled:
