@@ -265,3 +265,14 @@ def test_hooks_and_metadata_live_on_their_objects():
     assert x.grad.tolist() == [6.0, 6.0]
     h.remove()
     assert not y.grad_fn.extra.tensor_hooks[0]
+
+
+def test_inference_mode_is_a_mark_of_the_context_not_a_swapped_constructor():
+    from gradcli.engine.tensor import Tensor
+
+    init = Tensor.__init__
+    with inference_mode():
+        assert Tensor.__init__ is init
+        t = G.ones(2) * 2
+    assert t.is_inference() and not G.ones(2).is_inference()
+    assert Tensor.__init__ is init
