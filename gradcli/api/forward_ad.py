@@ -7,7 +7,7 @@ tools/autograd/derivatives.yaml), and :func:`unpack_dual` gives back ``(primal, 
 forgets every tangent made in it. Tangents are computed with recorded ops, so they are differentiable in turn
 (reverse over forward gives Hessian-vector products); and a gradient taken with ``create_graph=True`` inside the
 level has a tangent (forward over reverse: the nodes keep their saved values' tangents,
-``gradcli.engine.graph.SAVED_TANGENTS``). A backward without ``create_graph`` computes on plain arrays: its
+``NodeExtra.fw_saved``). A backward without ``create_graph`` computes on plain arrays: its
 gradients have no tangent.
 
 Functions, results and messages follow torch/autograd/forward_ad.py (PyTorch 2.13). As in PyTorch, levels do not

@@ -34,10 +34,6 @@ _zeros_like = REGISTRY["zeros_like"]
 _ones_like = REGISTRY["ones_like"]
 _reshape = REGISTRY["reshape"]
 
-#: How many transforms are running (a transform inside another one keeps the graph of what it computes).
-_depth = 0
-
-
 # --- pytrees: tuples, lists and dicts are nodes, anything else a leaf (torch.utils._pytree) ------------------
 
 def tree_flatten(tree):
@@ -143,22 +139,21 @@ def _argnums_args(args, argnums):
 def _keeps_graph(leaves) -> bool:
     """Whether gradients must be recorded: inside another transform, or arguments that require grad or carry a
     tangent (an outer autograd or forward AD differentiates the result)."""
-    return _depth > 0 or any(isinstance(t, Tensor) and (t.requires_grad or fw_tangent(t) is not None)
+    return _state.func_depth > 0 or any(isinstance(t, Tensor) and (t.requires_grad or fw_tangent(t) is not None)
                              for t in leaves)
 
 
 class _Transform:
-    """Counts the running transforms (``with _Transform():``) and enables grad inside."""
+    """Counts the running transforms in the run context (``with _Transform():``; a transform inside another one
+    keeps the graph of what it computes) and enables grad inside."""
 
     def __enter__(self):
-        global _depth
-        _depth += 1
+        _state.func_depth += 1
         self._grad = autograd.enable_grad()
         self._grad.__enter__()
 
     def __exit__(self, *exc):
-        global _depth
-        _depth -= 1
+        _state.func_depth -= 1
         self._grad.__exit__(*exc)
         return False
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ..engine.errors import EXIT_EVAL, EvalError, GradcliError, escape_controls
+from ..engine.errors import EvalError, GradcliError, escape_controls
 
 #: Exit status when interrupted (SIGINT, Ctrl-C): 128 + SIGINT, as shells report it.
 EXIT_INTERRUPTED = 130

@@ -25,8 +25,8 @@ from typing import Callable
 
 import numpy as np
 
-from ..engine import autograd, dtypes
-from ..engine.context import RunContext
+from ..engine import dtypes
+from ..engine.context import RunContext, current as current_context
 from ..engine.errors import EvalError, GradcliError, InputError
 from ..engine.graph import AccumulateGrad, MultiNode, Node, OutputEdge
 from ..engine.tensor import Tensor
@@ -172,7 +172,8 @@ def execute(bound: Bound, recorder=None, hint: bool = True) -> Outcome:
         InputError: the program is empty (exit 2).
     """
     interp, tree = bound.interp, bound.program.tree
-    calls_before = autograd.backward_calls
+    ctx = current_context()
+    calls_before = ctx.backward_calls
     try:
         if recorder is None:
             output = run_output(interp, tree)
@@ -184,7 +185,7 @@ def execute(bound: Bound, recorder=None, hint: bool = True) -> Outcome:
         if hint:
             raise program_error(err)
         raise
-    made = autograd.backward_calls - calls_before
+    made = ctx.backward_calls - calls_before
     leaves = list(bound.named)
     _add_program_leaves(interp, leaves)
     wrt = [(name, t) for name, t, kind in bound.named if kind == "input"]

@@ -33,8 +33,7 @@ from .context import state as _state
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                         set_grad_enabled)
 from .graph import _FREED, MultiNode, Node, OutputEdge, _accumulate_leaf
-from .hooks import (_LEAF_HOOKS, _NODE_HOOKS, _NODE_PREHOOKS, _TENSOR_HOOKS, _hooked, _node_hooked,
-                    _node_prehooked, _tensor_hooked)
+from .hooks import _hooked, _node_hooked, _node_prehooked, _tensor_hooked
 from .rules import CALL_SAVED, CALL_SAVED_NEEDS, CALL_SAVED_PARAMS
 from .tensor import Tensor, to_tensor
 
@@ -181,12 +180,12 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
                     break
                 node = heappop(heap)[1]
                 grad = buffers.pop(node)  # a gradient buffer is released as soon as it is consumed
-            # (.data: the weak dictionaries' own dict, whose truth test is C's; theirs is a Python __len__ call,
-            # half a microsecond per node over the three checks)
-            if _TENSOR_HOOKS.data and node in _TENSOR_HOOKS:
-                grad = _tensor_hooked(node, grad, create_graph)
-            if _NODE_PREHOOKS.data:
-                grad = _node_prehooked(node, grad, create_graph)
+            extra = node.extra  # None unless hooks were registered on the node or its output tensors (or ...)
+            if extra is not None:
+                if extra.tensor_hooks:
+                    grad = _tensor_hooked(node, grad, create_graph)
+                if extra.pre_hooks:
+                    grad = _node_prehooked(node, grad, create_graph)
             if node.retained is not None:
                 t = node.retained()
                 if t is not None:
@@ -215,7 +214,7 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
                     grads = node.apply(grad, create_graph)  # raises the error about the rule
             else:
                 grads = node.apply(grad, create_graph)
-            if _NODE_HOOKS.data:
+            if extra is not None and extra.post_hooks:
                 grads = _node_hooked(node, grads, grad, create_graph)
             if anomaly is not None:
                 check_gradients(node, grads, anomaly)
@@ -272,16 +271,16 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
             node, grad = nxt, nxt_grad
             grads = g = nxt_grad = None  # nothing of this node stays referenced while the next one runs
         for k, (leaf, g) in leaf_buffers.items():
-            entry = _LEAF_HOOKS.get(k) if _LEAF_HOOKS else None
-            if entry is not None and entry[0]() is leaf and entry[1]:
-                g = _hooked(entry[1], g, create_graph)
+            meta = leaf._meta  # None unless the leaf has hooks (or is a Parameter, or an inference tensor)
+            if meta is not None and meta.hooks:
+                g = _hooked(meta.hooks, g, create_graph)
             if capture is not None:
                 if k in capture:
                     captured[k] = g
             elif leaf.requires_grad:
                 _accumulate_leaf(leaf, g, create_graph)
-                if entry is not None and entry[0]() is leaf:
-                    for hook in list(entry[2].values()):
+                if meta is not None and meta.post_hooks:
+                    for hook in list(meta.post_hooks.values()):
                         hook(leaf)
     finally:
         _state.grad_enabled = prev_mode
@@ -379,11 +378,6 @@ def _make_grads(outputs, grad_outputs, create_graph: bool):
     return grads
 
 
-#: How many times :func:`backward` (and ``Tensor.backward``) has been called in this process: ``gradcli grad``
-#: reads it around a program to know whether the program called backward itself.
-backward_calls = 0
-
-
 def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, create_graph: bool = False,
              inputs=None) -> None:
     """Accumulate gradients of ``tensors`` into the ``.grad`` of the leaves of their graph.
@@ -402,8 +396,7 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
 
     Matches torch.autograd.backward.
     """
-    global backward_calls
-    backward_calls += 1
+    _state.backward_calls += 1  # the run context's count (RunContext.backward_calls)
     tensors = _as_list(tensors)
     grad_tensors = _as_list(grad_tensors)
     if retain_graph is None:

@@ -1,8 +1,11 @@
 """The run context: the state a run of gradcli's engine and language reads besides its arguments.
 
 A :class:`RunContext` holds the default float dtype, the random number generator behind ``rand``/``randn``/
-``randint``, the :class:`~gradcli.engine.limits.Limits`, anomaly mode, grad mode, the autograd node budget and the
-forward-AD level (``torch.autograd.forward_ad.dual_level``, :mod:`gradcli.api.forward_ad`). One
+``randint``, the :class:`~gradcli.engine.limits.Limits`, anomaly mode, grad mode, inference mode, the autograd
+node budget, the forward-AD level (``torch.autograd.forward_ad.dual_level``, :mod:`gradcli.api.forward_ad`), the
+saved-tensors hooks, the depth of running ``torch.func`` transforms and the number of backward calls: what a run
+changes. What belongs to one tensor or graph node (hooks, Parameter marks, views, ``grad_fn.metadata``) lives
+on that object (``Tensor._meta``, ``Node.extra``), so it goes wherever the object goes. One
 context is active at a time; ``with RunContext(...):`` makes one active and, on leaving the block (also by an
 exception), gives back the one that was active before, with whatever that one had changed. There is always a
 root context, so library code that never makes one works as with PyTorch::
@@ -61,11 +64,23 @@ class _Active:
         saved_hooks: the ``(pack_hook, unpack_hook)`` pairs of the ``torch.autograd.graph.saved_tensors_hooks``
             blocks entered, innermost last (:mod:`gradcli.ops.core.saved_hooks`); ``()`` outside one. Nodes read it when
             they are made: only when it is set do they pack what they save.
+        inference: how many ``torch.inference_mode()`` blocks are open (:mod:`gradcli.engine.grad_mode`).
+        new_tensor_meta: what every Tensor made now gets as its ``_meta``: None, or inside inference mode the
+            shared inference mark (``gradcli.engine.tensor.INFERENCE_META``); read by ``Tensor.__init__``.
+        backward_calls: how many times ``backward`` ran in this context (``gradcli grad`` reads it around a
+            program to know whether the program called backward itself).
+        func_depth: how many ``torch.func`` transforms (grad, vjp, jacrev, ...) are running (:mod:`gradcli.api.func`).
     """
 
     __slots__ = ("context", "sequence", "grad_enabled", "graph_stop", "graph_base", "anomaly", "rng", "fw_level",
-                 "saved_hooks")
+                 "saved_hooks", "inference", "new_tensor_meta", "backward_calls", "func_depth")
 
+    #: the values that belong to the active context: saved into it when another becomes active, loaded back
+    SWAPPED = ("grad_enabled", "anomaly", "rng", "fw_level", "saved_hooks", "inference", "new_tensor_meta",
+               "backward_calls", "func_depth")
+
+
+_SWAPPED_INDEX = {name: i for i, name in enumerate(_Active.SWAPPED)}
 
 #: The active context's values (see :class:`_Active`). Hot paths read ``state.grad_enabled`` and
 #: ``state.graph_stop``; :class:`RunContext` swaps the values on activation.
@@ -73,7 +88,8 @@ state = _Active()
 
 
 class RunContext:
-    """The state of a run: default dtype, random generator, limits, anomaly mode, grad mode, node budget.
+    """The state of a run: default dtype, random generator, limits, anomaly, grad and inference modes, node
+    budget, forward-AD level, saved-tensors hooks, transform depth, backward-call count.
 
     Use it as a context manager: ``with RunContext(dtype="float64", seed=0):`` makes it the active context
     for the block and restores the one that was active before on the way out (exceptions included). Contexts
@@ -99,8 +115,7 @@ class RunContext:
     ``grad_enabled``, ``anomaly`` (bool) and ``generator`` (:class:`~gradcli.engine.generator.Generator`, made on first use).
     """
 
-    __slots__ = ("_grad_enabled", "_graph_left", "_graph_done", "_anomaly", "_rng", "_dtype", "_limits", "_outer",
-                 "_fw_level", "_saved_hooks")
+    __slots__ = ("_graph_left", "_graph_done", "_dtype", "_limits", "_outer", "_values")
 
     def __init__(self, *, dtype=None, seed: int | None = None, limits: _limits.Limits | None = None,
                  anomaly: bool = False, grad_enabled: bool = True):
@@ -109,13 +124,11 @@ class RunContext:
             raise TypeError("only floating-point types are supported as the default type")
         self._dtype = d
         self._limits = current()._get_limits() if limits is None else limits
-        self._grad_enabled = bool(grad_enabled)
         self._graph_left = UNLIMITED  # the node budget, as nodes left and nodes made (see _Active.graph_stop)
         self._graph_done = 0
-        self._anomaly = weakref.WeakKeyDictionary() if anomaly else None
-        self._rng = None if seed is None else _seeded(seed)
-        self._fw_level = None
-        self._saved_hooks = ()
+        # the values of _Active.SWAPPED while this context is not active, in that order
+        self._values = [bool(grad_enabled), weakref.WeakKeyDictionary() if anomaly else None,
+                        None if seed is None else _seeded(seed), None, (), 0, None, 0, 0]
         self._outer = []
 
     # -------------------------------------------------------------------------------------- activation
@@ -136,14 +149,11 @@ class RunContext:
     def _load(self) -> None:
         # this context's values become the active ones
         s = state
-        s.grad_enabled = self._grad_enabled
+        for name, value in zip(_Active.SWAPPED, self._values):
+            setattr(s, name, value)
         now = peek_sequence()
         s.graph_stop = now + self._graph_left if self._graph_left < UNLIMITED else UNLIMITED
         s.graph_base = now - self._graph_done
-        s.anomaly = self._anomaly
-        s.rng = self._rng
-        s.fw_level = self._fw_level
-        s.saved_hooks = self._saved_hooks
         dtypes.set_default_dtype(self._dtype)
         _limits.current = self._limits
         s.context = self
@@ -151,14 +161,10 @@ class RunContext:
     def _store(self) -> None:
         # the active values (changed by set_default_dtype, configure, no_grad, ...) are this context's
         s = state
-        self._grad_enabled = s.grad_enabled
+        self._values = [getattr(s, name) for name in _Active.SWAPPED]
         now = peek_sequence()
         self._graph_left = s.graph_stop - now if s.graph_stop < UNLIMITED else UNLIMITED
         self._graph_done = now - s.graph_base
-        self._anomaly = s.anomaly
-        self._rng = s.rng
-        self._fw_level = s.fw_level
-        self._saved_hooks = s.saved_hooks
         self._dtype = dtypes.get_default_dtype()
         self._limits = _limits.current
 
@@ -198,22 +204,34 @@ class RunContext:
         else:
             self._limits = value
 
+    def _value(self, name: str):
+        # one of _Active.SWAPPED: the active value when this context is active, else its own
+        return getattr(state, name) if state.context is self else self._values[_SWAPPED_INDEX[name]]
+
+    def _set_value(self, name: str, value) -> None:
+        if state.context is self:
+            setattr(state, name, value)
+        else:
+            self._values[_SWAPPED_INDEX[name]] = value
+
     @property
     def grad_enabled(self) -> bool:
         """Grad mode: whether ops record the autograd graph."""
-        return state.grad_enabled if state.context is self else self._grad_enabled
+        return self._value("grad_enabled")
 
     @grad_enabled.setter
     def grad_enabled(self, mode: bool) -> None:
-        if state.context is self:
-            state.grad_enabled = bool(mode)
-        else:
-            self._grad_enabled = bool(mode)
+        self._set_value("grad_enabled", bool(mode))
 
     @property
     def anomaly(self) -> bool:
         """Whether anomaly detection is on (see :mod:`gradcli.engine.anomaly`)."""
-        return (state.anomaly if state.context is self else self._anomaly) is not None
+        return self._value("anomaly") is not None
+
+    @property
+    def backward_calls(self) -> int:
+        """How many times ``backward`` (torch.autograd.backward, Tensor.backward) ran in this context."""
+        return self._value("backward_calls")
 
     @property
     def generator(self) -> Generator:
@@ -221,9 +239,9 @@ class RunContext:
         use, seeded from the operating system unless a seed was given)."""
         if state.context is self:
             return generator()
-        if self._rng is None:
-            self._rng = Generator()
-        return self._rng
+        if self._value("rng") is None:
+            self._set_value("rng", Generator())
+        return self._value("rng")
 
     def manual_seed(self, seed: int) -> None:
         """Seed this context's generator (torch.manual_seed).
@@ -231,11 +249,7 @@ class RunContext:
         Raises:
             ValueError: see :meth:`gradcli.engine.generator.Generator.manual_seed`.
         """
-        rng = _seeded(seed)
-        if state.context is self:
-            state.rng = rng
-        else:
-            self._rng = rng
+        self._set_value("rng", _seeded(seed))
 
     def __repr__(self) -> str:
         return (f"RunContext(dtype={self.default_dtype.name}, grad_enabled={self.grad_enabled}, "
@@ -282,13 +296,10 @@ def _make_root() -> RunContext:
     root._outer = []
     state.context = root
     state.sequence = itertools.count()
-    state.grad_enabled = True
     state.graph_stop = UNLIMITED
     state.graph_base = 0
-    state.anomaly = None
-    state.rng = None
-    state.fw_level = None
-    state.saved_hooks = ()
+    for name, value in zip(_Active.SWAPPED, (True, None, None, None, (), 0, None, 0, 0)):
+        setattr(state, name, value)
     root._store()
     return root
 

@@ -9,10 +9,9 @@ every op reads; these managers set it and restore the previous mode at the end o
 from __future__ import annotations
 
 import functools
-import weakref
 
 from .context import state as _state
-from .tensor import Tensor
+from .tensor import INFERENCE_META, Tensor
 
 
 # The grad mode is the active run context's (gradcli.engine.context.state.grad_enabled, read by every op).
@@ -87,23 +86,10 @@ class set_grad_enabled(_GradModeContext):
         return f"<torch.autograd.grad_mode.set_grad_enabled object at {id(self):#x}>"
 
 
-_INFERENCE = [0]  # how many inference_mode blocks are open
-_INFERENCE_TENSORS: dict = {}  # id(tensor) -> weak reference, for the tensors made in inference mode
-_PLAIN_INIT = Tensor.__init__
-
-
-def _inference_init(self, data, requires_grad: bool = False, grad_fn=None):
-    # Tensor.__init__ while an inference_mode block is open (swapped in and out by the block, so that tensors
-    # made outside pay nothing): the tensor is an inference tensor
-    _PLAIN_INIT(self, data, requires_grad, grad_fn)
-    key = id(self)
-    _INFERENCE_TENSORS[key] = weakref.ref(self, lambda _, key=key: _INFERENCE_TENSORS.pop(key, None))
-
-
 def _is_inference(self) -> bool:
     """Whether the tensor was made inside ``torch.inference_mode()`` (Tensor.is_inference)."""
-    ref = _INFERENCE_TENSORS.get(id(self))
-    return ref is not None and ref() is self
+    m = self._meta
+    return m is not None and m.inference
 
 
 Tensor.is_inference = _is_inference
@@ -118,15 +104,14 @@ class inference_mode(_GradModeContext):
         self._mode = bool(mode)
 
     def __enter__(self):
-        _INFERENCE[0] += self._mode
-        if _INFERENCE[0]:
-            Tensor.__init__ = _inference_init
+        # tensors made while a block is open are inference tensors: Tensor.__init__ copies the context's mark
+        n = _state.inference = _state.inference + self._mode
+        _state.new_tensor_meta = INFERENCE_META if n else None
         return super().__enter__()
 
     def __exit__(self, *exc) -> bool:
-        _INFERENCE[0] -= self._mode
-        if not _INFERENCE[0]:
-            Tensor.__init__ = _PLAIN_INIT
+        n = _state.inference = _state.inference - self._mode
+        _state.new_tensor_meta = INFERENCE_META if n else None
         return super().__exit__(*exc)
 
     def __call__(self, fn):
@@ -142,5 +127,5 @@ class inference_mode(_GradModeContext):
 
 def is_inference_mode_enabled() -> bool:
     """``torch.is_inference_mode_enabled()``: inside an ``inference_mode`` block."""
-    return _INFERENCE[0] > 0
+    return _state.inference > 0
 

@@ -15,8 +15,6 @@ values under PyTorch's names, packing inside saved tensors hooks) is assigned to
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
 from . import context as _context
@@ -51,18 +49,6 @@ def pack_saved(node) -> None:
     raise RuntimeError("saved tensors hooks are not installed (import gradcli.ops.core.saved_hooks)")
 
 
-#: ``grad_fn.metadata`` of the nodes that were asked for it (most never are: no dict per node).
-_NODE_METADATA: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-#: Forward over reverse: the tangents of the values a node saved, for the nodes recorded inside a forward-AD
-#: level (``node -> (level, {slot: tangent})``, filled by the op table's forward AD). A ``create_graph``
-#: backward run inside that level gives the saved values their tangents again, so that the gradient's
-#: computation carries tangents (the gradient's tangent is then a Hessian-vector product), as PyTorch's saved
-#: variables keep their forward gradients.
-SAVED_TANGENTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-
 # Nodes are numbered in creation order (Node.seq) by a process-wide counter (gradcli.engine.context.state.sequence):
 # nodes made in several run contexts may meet in one graph.
 def next_sequence() -> int:
@@ -71,6 +57,40 @@ def next_sequence() -> int:
 
 
 peek_sequence = _context.peek_sequence
+
+
+class NodeExtra:
+    """What few graph nodes carry (``Node.extra``, None for most nodes).
+
+    Attributes:
+        tensor_hooks: per output number, the ``register_hook`` hooks (handle id -> hook) of the non-leaf tensor
+            that is that output (:mod:`gradcli.engine.hooks`).
+        pre_hooks: ``grad_fn.register_prehook`` hooks (handle id -> hook).
+        post_hooks: ``grad_fn.register_hook`` hooks (handle id -> hook).
+        metadata: the dict of ``grad_fn.metadata``, or None until it is read.
+        fw_saved: forward over reverse, for a node recorded inside a forward-AD level: ``(level, {slot:
+            tangent})``, the tangents of the values it saved (filled by the op table's forward AD), or None. A
+            ``create_graph`` backward run inside that level gives the saved values their tangents again, so that
+            the gradient's computation carries tangents (the gradient's tangent is then a Hessian-vector
+            product), as PyTorch's saved variables keep their forward gradients.
+    """
+
+    __slots__ = ("tensor_hooks", "pre_hooks", "post_hooks", "metadata", "fw_saved")
+
+    def __init__(self):
+        self.tensor_hooks = {}
+        self.pre_hooks = {}
+        self.post_hooks = {}
+        self.metadata = None
+        self.fw_saved = None
+
+
+def node_extra(node) -> NodeExtra:
+    """``node.extra``, made on first use."""
+    x = node.extra
+    if x is None:
+        x = node.extra = NodeExtra()
+    return x
 
 
 class Node:
@@ -90,10 +110,12 @@ class Node:
         retained: a weak reference to the output tensor after ``retain_grad()``, else None.
         uses: how many edges of nodes created so far point to this node (never decreases). The engine need
             not count the consumers of a node used once (most nodes): see :func:`gradcli.engine.autograd._run`.
+        extra: None, or the node's rare parts (a :class:`NodeExtra`: hooks, ``metadata``, saved tangents); one
+            slot for all of them, since each slot costs every node made.
     """
 
     __slots__ = ("op", "edges", "saved", "params", "in_shapes", "out_shape", "out_dtype", "dtype", "seq",
-                 "retained", "uses", "__weakref__")
+                 "retained", "uses", "extra", "__weakref__")
 
     def __init__(self, op, edges, saved, params, in_shapes, out_shape, out_dtype, dtype, counted=False):
         # counted: the caller has already added one use to each Node in ``edges``
@@ -110,6 +132,7 @@ class Node:
             _graph_exceeded(seq)
         self.retained = None
         self.uses = 0
+        self.extra = None
         if not counted:
             for e in edges:
                 if type(e) is Node:
@@ -143,10 +166,10 @@ class Node:
     def metadata(self) -> dict:
         """A dict for the user's own data about this node, empty at first and kept with the node (PyTorch's
         ``grad_fn.metadata``)."""
-        d = _NODE_METADATA.get(self)
-        if d is None:
-            d = _NODE_METADATA[self] = {}
-        return d
+        x = node_extra(self)
+        if x.metadata is None:
+            x.metadata = {}
+        return x.metadata
 
     def __getattr__(self, name: str):
         # only for names the slots do not have: the saved values under PyTorch's names (gradcli.ops.core.saved_names)
@@ -205,7 +228,7 @@ class Node:
                 d = saved[i]
                 if create_graph and d is not None:
                     t = self._rebuild_saved(i, d)
-                    if SAVED_TANGENTS and _state.fw_level is not None:
+                    if _state.fw_level is not None:
                         _restore_tangent(self, i, t)
                     args.append(t)
                 else:
@@ -242,8 +265,9 @@ class Node:
 
 
 def _restore_tangent(node, slot: int, t: Tensor) -> None:
-    # the saved value's tangent at the active forward-AD level, on the Tensor rebuilt from it (SAVED_TANGENTS)
-    entry = SAVED_TANGENTS.get(node)
+    # the saved value's tangent at the active forward-AD level, on the Tensor rebuilt from it (NodeExtra.fw_saved)
+    x = node.extra
+    entry = None if x is None else x.fw_saved
     if entry is None or entry[0] != _state.fw_level:
         return
     tangent = entry[1].get(slot)

@@ -3,18 +3,19 @@
 ``Tensor.register_hook`` (a tensor's gradient, which the hook may replace),
 ``Tensor.register_post_accumulate_grad_hook`` (a leaf, after its ``.grad`` was accumulated), and
 ``grad_fn.register_prehook`` and ``grad_fn.register_hook`` (a node's gradients before and after it runs), each
-returning a :class:`RemovableHandle`. The hooks are kept in tables outside the graph's objects, so that a backward
-without any costs one test of an empty dict per node; the engine (:mod:`gradcli.engine.autograd`) reads the tables
-and calls the ``_hooked`` functions of this module. Importing it installs the ``register_*`` methods on Tensor
-and Node.
+returning a :class:`RemovableHandle`. The hooks live on the objects they were registered on, as PyTorch's do: a
+leaf's in its :class:`~gradcli.engine.tensor.TensorMeta` (``Tensor._meta``), a non-leaf tensor's and a node's in the
+node's :class:`~gradcli.engine.graph.NodeExtra` (``Node.extra``, None for most nodes, so that a backward without
+hooks costs one test per node); the engine (:mod:`gradcli.engine.autograd`) reads them and calls the ``_hooked`` functions of this
+module. Importing it installs the ``register_*`` methods on Tensor and Node.
 """
 
 from __future__ import annotations
 
-import weakref
+import itertools
 
-from .graph import MultiNode, Node
-from .tensor import Tensor
+from .graph import MultiNode, Node, node_extra
+from .tensor import Tensor, own_meta
 
 
 class RemovableHandle:
@@ -22,7 +23,7 @@ class RemovableHandle:
     torch.utils.hooks.RemovableHandle)."""
 
     program_attributes = ("remove", "id")
-    _ids = iter(range(1 << 62))
+    _ids = itertools.count()  # handle ids, unique in the process (a pure counter: no run reads it)
 
     def __init__(self, hooks: dict):
         self._hooks = hooks
@@ -36,15 +37,6 @@ class RemovableHandle:
         return f"<torch.utils.hooks.RemovableHandle object at {id(self):#x}>"
 
 
-#: Hooks the engine runs, kept outside the graph's objects so that a backward without any costs one test of
-#: an empty dict per node. Non-leaf tensors' hooks by (node, output_nr); leaves' by id (with a weak reference
-#: to the leaf); nodes' pre-hooks and hooks by node.
-_TENSOR_HOOKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-_LEAF_HOOKS: dict = {}
-_NODE_PREHOOKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-_NODE_HOOKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
 def _register_hook(self, hook):
     """``Tensor.register_hook(hook)``: ``hook(grad)`` runs when the gradient of this tensor has been computed,
     and a tensor it returns replaces that gradient (for what flows on, and for ``.grad``). Returns a handle.
@@ -55,14 +47,13 @@ def _register_hook(self, hook):
     if not self.requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     if self.grad_fn is None:
-        key = id(self)
-        entry = _LEAF_HOOKS.get(key)
-        if entry is None or entry[0]() is not self:
-            entry = _LEAF_HOOKS[key] = (weakref.ref(self, lambda _, key=key: _LEAF_HOOKS.pop(key, None)), {}, {})
-        hooks = entry[1]
+        meta = own_meta(self)
+        if meta.hooks is None:
+            meta.hooks = {}
+        hooks = meta.hooks
     else:
-        hooks = _TENSOR_HOOKS.setdefault(self.grad_fn, {}).setdefault(self._output_nr
-                                                                       if type(self.grad_fn) is MultiNode else 0, {})
+        hooks = node_extra(self.grad_fn).tensor_hooks.setdefault(self._output_nr if type(self.grad_fn) is MultiNode
+                                                             else 0, {})
     handle = RemovableHandle(hooks)
     hooks[handle.id] = hook
     return handle
@@ -79,12 +70,11 @@ def _register_post_accumulate_grad_hook(self, hook):
         raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
     if not self.requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-    key = id(self)
-    entry = _LEAF_HOOKS.get(key)
-    if entry is None or entry[0]() is not self:
-        entry = _LEAF_HOOKS[key] = (weakref.ref(self, lambda _, key=key: _LEAF_HOOKS.pop(key, None)), {}, {})
-    handle = RemovableHandle(entry[2])
-    entry[2][handle.id] = hook
+    meta = own_meta(self)
+    if meta.post_hooks is None:
+        meta.post_hooks = {}
+    handle = RemovableHandle(meta.post_hooks)
+    meta.post_hooks[handle.id] = hook
     return handle
 
 
@@ -107,7 +97,7 @@ def _hooked(hooks: dict, g, create_graph: bool):
 def _tensor_hooked(node, grad, create_graph: bool):
     """Run the tensor hooks of the outputs of ``node`` (registered on non-leaf tensors) on its gradient ``grad``
     (a list with a slot per output for a MultiNode); returns the gradient the hooks leave."""
-    per_output = _TENSOR_HOOKS[node]
+    per_output = node.extra.tensor_hooks
     if type(node) is MultiNode:
         grad = list(grad)
         for nr, hooks in per_output.items():
@@ -119,7 +109,7 @@ def _tensor_hooked(node, grad, create_graph: bool):
 
 
 def _node_prehooked(node, grad, create_graph: bool):
-    hooks = _NODE_PREHOOKS.get(node)
+    hooks = node.extra.pre_hooks
     if not hooks:
         return grad
     multi = type(node) is MultiNode
@@ -133,7 +123,7 @@ def _node_prehooked(node, grad, create_graph: bool):
 
 
 def _node_hooked(node, grads, grad, create_graph: bool):
-    hooks = _NODE_HOOKS.get(node)
+    hooks = node.extra.post_hooks
     if not hooks:
         return grads
     ins = tuple(None if g is None else _as_grad_tensor(g, create_graph) for g in grads)
@@ -145,10 +135,11 @@ def _node_hooked(node, grads, grad, create_graph: bool):
     return tuple(None if g is None else (g if create_graph else g.data) for g in ins)
 
 
-def _node_register(table):
+def _node_register(which: str):
     def register(self, hook):
-        handle = RemovableHandle(table.setdefault(self, {}))
-        table[self][handle.id] = hook
+        hooks = getattr(node_extra(self), which)
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
         return handle
 
     return register
@@ -156,9 +147,9 @@ def _node_register(table):
 
 Tensor.register_hook = _register_hook
 Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook
-Node.register_prehook = _node_register(_NODE_PREHOOKS)
+Node.register_prehook = _node_register("pre_hooks")
 Node.register_prehook.__doc__ = ("``grad_fn.register_prehook(hook)``: ``hook(grad_outputs)`` before the node runs; "
                                  "a tuple it returns replaces the gradients. Returns a handle.")
-Node.register_hook = _node_register(_NODE_HOOKS)
+Node.register_hook = _node_register("post_hooks")
 Node.register_hook.__doc__ = ("``grad_fn.register_hook(hook)``: ``hook(grad_inputs, grad_outputs)`` after the "
                               "node runs; a tuple it returns replaces grad_inputs. Returns a handle.")

@@ -65,7 +65,10 @@ class Tensor:
 
     # _output_nr is set only on outputs of a node with several (see output_nr), so other tensors pay nothing
     # _fw, the forward-AD tangent as ``(level, tangent)``, is set only on dual tensors (gradcli.api.forward_ad)
-    __slots__ = ("data", "requires_grad", "grad_fn", "_grad", "_retains_grad", "_output_nr", "_fw", "__weakref__")
+    # _meta: None, or the tensor's rare marks (a :class:`TensorMeta`: inference tensor, nn.Parameter, hooks,
+    # view and base of views); one slot for all of them, since each slot costs every tensor made
+    __slots__ = ("data", "requires_grad", "grad_fn", "_grad", "_retains_grad", "_output_nr", "_fw", "_meta",
+                 "__weakref__")
     # Make numpy defer to Tensor's reflected operators in ``ndarray * Tensor``.
     __array_priority__ = 1000
     __hash__ = object.__hash__
@@ -76,6 +79,8 @@ class Tensor:
         self.grad_fn = grad_fn
         self._grad = None
         self._retains_grad = False
+        # None, or INFERENCE_META inside torch.inference_mode() (the run context's mark for the tensors it makes)
+        self._meta = _state.new_tensor_meta
 
     # ----------------------------------------------------------------------------------------------- metadata
     @property
@@ -202,6 +207,19 @@ class Tensor:
         :mod:`gradcli.ops.shape.inplace`)."""
         return versions.version(self.data)
 
+    @property
+    def _base(self):
+        """The tensor this one is a view of (``x[0]._base is x``; the view of a view has the first one's base),
+        or None for a tensor that is not a view (torch.Tensor._base). Views share their base's memory and
+        version counter; an in-place operation on either rewrites the history of both (see
+        :mod:`gradcli.ops.shape.inplace`)."""
+        m = self._meta
+        return None if m is None else m.base
+
+    def _is_view(self) -> bool:
+        """Whether this tensor is a view of another (torch.Tensor._is_view)."""
+        return self._base is not None
+
     # ---------------------------------------------------------------------------------------- conversions
     def item(self):
         """The value of a one-element tensor as a Python number.
@@ -286,29 +304,91 @@ class Tensor:
     __str__ = __repr__
 
 
-# ------------------------------------------------------------------------------------- nn.Parameter marks
-#: The tensors that are ``torch.nn.Parameter``\ s (id -> weak reference): gradcli's Parameter is a Tensor
-#: marked here (not a subclass: the op table dispatches on ``type(t) is Tensor``), so that it prints as
-#: PyTorch's ``Parameter containing:`` and ``isinstance(t, nn.Parameter)`` holds (gradcli.api.nn.parameter).
-_PARAMETERS: dict = {}
+# ------------------------------------------------------------------------------------------- rare marks
+class TensorMeta:
+    """What few tensors carry, kept off the Tensor's own slots so that making a tensor costs one store for all
+    of it (``Tensor._meta``: None for most tensors).
+
+    Attributes:
+        inference: made inside ``torch.inference_mode()`` (Tensor.is_inference).
+        parameter: a ``torch.nn.Parameter``: gradcli's Parameter is a Tensor with this mark (not a subclass:
+            the op table dispatches on ``type(t) is Tensor``), so that it prints as PyTorch's ``Parameter
+            containing:`` and ``isinstance(t, nn.Parameter)`` holds (gradcli.api.nn.parameter).
+        hooks: a leaf's ``register_hook`` hooks (handle id -> hook), or None (:mod:`gradcli.engine.hooks`).
+        post_hooks: a leaf's ``register_post_accumulate_grad_hook`` hooks, or None.
+        base: for a view, the tensor it is a view of (``Tensor._base``), else None (see :func:`mark_view`).
+        views: for a tensor that views were made of, weak references to them, else None.
+    """
+
+    __slots__ = ("inference", "parameter", "hooks", "post_hooks", "base", "views")
+
+    def __init__(self, inference: bool = False):
+        self.inference = inference
+        self.parameter = False
+        self.hooks = None
+        self.post_hooks = None
+        self.base = None
+        self.views = None
+
+
+#: The mark a run context gives every tensor made inside ``torch.inference_mode()`` (shared, never changed: a
+#: tensor that needs its own marks gets a copy, see :func:`own_meta`).
+INFERENCE_META = TensorMeta(inference=True)
+
+
+def own_meta(t: Tensor) -> TensorMeta:
+    """``t``'s own :class:`TensorMeta`, made (or copied from the shared inference mark) on first use."""
+    m = t._meta
+    if m is None or m is INFERENCE_META:
+        m = t._meta = TensorMeta(m is INFERENCE_META)
+    return m
 
 
 def mark_parameter(t: Tensor) -> Tensor:
     """Mark ``t`` as a ``torch.nn.Parameter`` (for as long as it lives); returns it."""
-    key = id(t)
-
-    def forget(ref, key=key):
-        if _PARAMETERS.get(key) is ref:
-            del _PARAMETERS[key]
-
-    _PARAMETERS[key] = weakref.ref(t, forget)
+    own_meta(t).parameter = True
     return t
 
 
 def is_parameter(t) -> bool:
     """Whether ``t`` is a tensor marked by :func:`mark_parameter`."""
-    r = _PARAMETERS.get(id(t))
-    return r is not None and r() is t
+    if not isinstance(t, Tensor):
+        return False
+    m = t._meta
+    return m is not None and m.parameter
+
+
+# ------------------------------------------------------------------------------------------------- views
+def mark_view(out: Tensor, of: Tensor) -> None:
+    """Record that ``out``, the result of a view op (view, reshape, t, transpose, select, slice, unsqueeze,
+    ...) applied to ``of``, is a view: when its array shares ``of``'s memory, ``out._base`` becomes ``of``'s base
+    (``of`` itself unless it is a view) and the base keeps a weak reference to it (``TensorMeta.views``), so that an
+    in-place operation on the base or on any of its views can rewrite the history of all of them, as PyTorch's
+    views do. A result that is a copy (numpy's reshape of a non-contiguous array) is not a view."""
+    d = out.data
+    if out is of or (d.base is None and d is not of.data):  # a copy (or the input itself)
+        return
+    m = of._meta
+    base = of if m is None or m.base is None else m.base
+    if versions.root(d) is not versions.root(base.data):
+        return
+    own_meta(out).base = base
+    bm = own_meta(base)
+    views = bm.views
+    if views is None:
+        views = bm.views = []
+    n = len(views)
+    if n >= 16 and not n & (n - 1):  # at 16, 32, 64, ... entries: forget the views that died
+        views[:] = [r for r in views if r() is not None]
+    views.append(weakref.ref(out))
+
+
+def live_views(base: Tensor) -> list:
+    """The views of ``base`` that are still alive (see :func:`mark_view`), oldest first."""
+    m = base._meta
+    if m is None or not m.views:
+        return []
+    return [v for v in (r() for r in m.views) if v is not None]
 
 
 def fw_tangent(t: Tensor):

@@ -25,8 +25,9 @@ class Record:
         ref: a weak reference to the buffer (the registry must not keep arrays alive).
         positions: the autograd node sequence number current when each modification was made (nodes with a
             smaller ``seq`` were made before it); 8 bytes each, so a training loop's updates cost little.
-        recorded: for the modifications that were recorded, (position, name) of the node that became the
-            modified tensor's grad_fn (names, not nodes: the registry must not keep graphs alive).
+        recorded: for the modifications that were recorded, (position, name, geometry) of the node that became
+            the grad_fn of the tensor whose memory layout is ``geometry`` (see :func:`geometry`; names, not nodes:
+            the registry must not keep graphs alive). Other views of the buffer got PyTorch's AsStrided history.
     """
 
     __slots__ = ("ref", "positions", "recorded")
@@ -67,13 +68,19 @@ def record(a: np.ndarray, create: bool = False) -> Record | None:
     return rec
 
 
-def bump(a: np.ndarray, position: int, name: str | None = None) -> None:
+def geometry(a: np.ndarray) -> tuple:
+    """Where ``a``'s elements are in memory: (data address, shape, strides)."""
+    return a.__array_interface__["data"][0], a.shape, a.strides
+
+
+def bump(a: np.ndarray, position: int, name: str | None = None, owner: np.ndarray | None = None) -> None:
     """Count one in-place modification of ``a``'s buffer, made when the node sequence counter was at
-    ``position``; ``name`` is PyTorch's short name of the tensor's new grad_fn when it was recorded."""
+    ``position``; ``name`` is PyTorch's short name of the new grad_fn, when it was recorded, of the tensor whose
+    array is ``owner`` (``a`` when not given)."""
     rec = record(a, create=True)
     rec.positions.append(position)
     if name is not None:
-        rec.recorded.append((position, name))
+        rec.recorded.append((position, name, geometry(a if owner is None else owner)))
 
 
 def version(a: np.ndarray) -> int:

@@ -48,8 +48,9 @@ TENSOR_ATTRS = {
     "shape": lambda t: t.shape, "dtype": lambda t: t.dtype, "ndim": lambda t: t.ndim,
     "grad_fn": lambda t: t.grad_fn, "output_nr": lambda t: t.output_nr, "requires_grad": lambda t: t.requires_grad,
     "is_leaf": lambda t: t.is_leaf, "is_inference": lambda t: t.is_inference,
-    # the one underscore name of a Tensor that PyTorch documents and programs read: the version counter
-    "_version": lambda t: t._version,
+    # the underscore names of a Tensor that PyTorch documents and programs read: the version counter, a
+    # view's base
+    "_version": lambda t: t._version, "_base": lambda t: t._base, "_is_view": lambda t: t._is_view,
     "data": lambda t: t.detach(), "T": lambda t: t.T, "mT": lambda t: t.mT, "backward": lambda t: t.backward,
     "detach": lambda t: t.detach, "detach_": lambda t: t.detach_, "requires_grad_": lambda t: t.requires_grad_,
     "retain_grad": lambda t: t.retain_grad, "register_hook": lambda t: t.register_hook,
@@ -58,6 +59,7 @@ TENSOR_ATTRS = {
     "numel": lambda t: t.numel, "is_floating_point": lambda t: t.is_floating_point, "numpy": lambda t: t.numpy,
     "grad": None,  # read with its warning, by the interpreter
 }
+_TENSOR_UNDERSCORE = frozenset({"_version", "_base", "_is_view"})
 NODE_ATTRS = {"name": lambda f: (lambda: graph.torch_name(f)), "next_functions": lambda f: f.next_functions,
               "variable": lambda f: f.variable, "register_hook": lambda f: f.register_hook,
               "register_prehook": lambda f: f.register_prehook,
@@ -358,13 +360,13 @@ def read_attribute(obj, name: str):
 
     Raises:
         AttributeError: for a name outside the tables (Python's or PyTorch's message) or starting with ``_``
-            (but ``Tensor._version`` and a graph node's ``_saved_<name>``/``_raw_saved_<name>``).
+            (but ``Tensor._version``, ``_base``, ``_is_view`` and a graph node's ``_saved_<name>``/``_raw_saved_<name>``).
         NotImplementedError: for a name PyTorch has and gradcli does not (see :func:`missing`).
     """
     found, value = _library_attribute(obj, name)
     if found:
         return value
-    if name.startswith("_") and not (name == "_version" and isinstance(obj, Tensor)):
+    if name.startswith("_") and not (name in _TENSOR_UNDERSCORE and isinstance(obj, Tensor)):
         raise AttributeError(f"'{type_name(obj)}' object has no attribute '{name}' (gradcli does not "
                              "expose names starting with '_')")
     if isinstance(obj, Property):

@@ -156,7 +156,7 @@ def test_seeds_belong_to_the_context():
 
 def test_the_generator_is_made_on_first_use_only():
     ctx = RunContext()
-    assert ctx._rng is None
+    assert ctx._value("rng") is None
     with ctx:
         assert context.state.rng is None
         G.ones(2)

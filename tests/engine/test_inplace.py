@@ -485,18 +485,164 @@ def test_example_program_matches_torch(torch):
     assert r.stdout == _torch(torch, path.read_text().replace("import torch\n", "", 1))[0]
 
 
-# ------------------------------------------------------------------ what gradcli refuses rather than guess
-@pytest.mark.parametrize("program", [
-    # PyTorch records CopySlices on the base and rewrites the views' history; gradcli refuses
-    "x = torch.zeros(3)\nw = torch.ones(2, requires_grad=True)\nv = x[0:2]\nv += w\n",
-    "x = torch.zeros(3)\nw = torch.ones(3, requires_grad=True)\nv = x[0:2]\nx += w\n",
-    "x = torch.ones(3, requires_grad=True)\ny = x * 2\nv = y[0:2]\ny *= 3\n",
-    "x = torch.ones(3, requires_grad=True)\ny = x * 2\nv = y.t()\nv.add_(1)\n",
-    "x = torch.ones(3, requires_grad=True)\ny = x * 2\nd = y.detach()\ny.mul_(2)\n",
-])
-def test_recorded_inplace_on_shared_memory_is_not_implemented(tmp_path, program):
-    out, err = _gradcli(tmp_path, program)
-    assert err is not None and err[0] == "NotImplementedError" and "shared" in err[1]
+# ------------------------------------------------------------------ in place on views and on their bases
+# PyTorch records an in-place operation on a view as CopySlices on the base and regenerates the history of
+# every view of it (AsStridedBackward0); an in-place operation on a base regenerates its views' too. Values,
+# grad_fn names, versions, gradients and error messages are compared with PyTorch's.
+VIEW_PROGRAMS = {
+    "slice-of-constant-plus-grad": """
+        x = torch.zeros(3)
+        w = torch.tensor([1., 2.], requires_grad=True)
+        v = x[0:2]
+        v += w * w
+        print(x, v, x.grad_fn, v.grad_fn, x._version, v._version, v._base is x)
+        x.sum().backward()
+        print(w.grad)
+    """,
+    "base-modified-view-regenerated": """
+        x = torch.zeros(3)
+        w = torch.tensor([1., 2., 3.], requires_grad=True)
+        v = x[0:2]
+        x += w
+        print(x, v, x.grad_fn, v.grad_fn)
+        (v * torch.tensor([5., 7.])).sum().backward()
+        print(w.grad)
+    """,
+    "base-mul-view-used-after": """
+        x = torch.tensor([1., 2., 3.], requires_grad=True)
+        y = x * 2
+        v = y[0:2]
+        y *= 3
+        print(y, v, v.grad_fn, y.grad_fn)
+        (v * v).sum().backward()
+        print(x.grad)
+    """,
+    "view-method-mul": """
+        a = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+        x = a.clone()
+        v = x.view(4)
+        v.mul_(torch.tensor([1., 2., 3., 4.]))
+        print(x, v.grad_fn, x.grad_fn, x.grad_fn.next_functions[0])
+        (x * x).sum().backward()
+        print(a.grad)
+    """,
+    "select-mul": """
+        a = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+        x = a.clone()
+        v = x[0]
+        w = x.t()
+        v.mul_(2)
+        print(v.grad_fn, x.grad_fn, w.grad_fn, x._version, v._version, w._version)
+        (x.sum() + (w * w).sum()).backward()
+        print(a.grad)
+    """,
+    "transpose-add": """
+        a = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+        b = torch.tensor([[0.5, -1.], [2., 3.]], requires_grad=True)
+        x = a * 1
+        t = x.t()
+        t.add_(b * b)
+        print(x, t, t.grad_fn, x.grad_fn)
+        (x * torch.tensor([[1., 2.], [3., 4.]])).sum().backward()
+        print(a.grad, b.grad)
+    """,
+    "unsqueeze-mul-then-base-backward": """
+        a = torch.tensor([1., -2., 3.], requires_grad=True)
+        x = a.exp()
+        u = x.unsqueeze(0)
+        u.mul_(a)
+        print(x, u.grad_fn, x.grad_fn)
+        x.sum().backward()
+        print(a.grad)
+    """,
+    "view-of-view": """
+        a = torch.arange(6.).requires_grad_()
+        x = a * 1
+        v = x.view(2, 3)[1]
+        v.add_(10)
+        v.mul_(a[0:3] + 1)
+        print(x, v._base is x, x.grad_fn, v.grad_fn, x._version)
+        (x * x).sum().backward()
+        print(a.grad)
+    """,
+    "unrelated-view-regenerated": """
+        a = torch.arange(4.).requires_grad_()
+        x = a * 2
+        first = x[0:2]
+        second = x[2:4]
+        second.mul_(3)
+        print(first.grad_fn, second.grad_fn)
+        (first * first).sum().backward()
+        print(a.grad)
+    """,
+    "setitem-into-view": """
+        a = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+        x = a * 1
+        v = x[1]
+        v[0] = a[0, 0] * 5
+        print(x, x.grad_fn, v.grad_fn)
+        x.sum().backward()
+        print(a.grad)
+    """,
+    "detached-alias": """
+        x = torch.ones(3, requires_grad=True)
+        y = x * 2
+        d = y.detach()
+        y.mul_(2)
+        print(y, d, d._version, y._version)
+        y.sum().backward()
+        print(x.grad)
+    """,
+    "error-view-of-leaf": """
+        w = torch.ones(3, requires_grad=True)
+        v = w[0:2]
+        v.mul_(2)
+    """,
+    "error-view-of-leaf-transpose": """
+        w = torch.ones(2, 2, requires_grad=True)
+        w.t().add_(1)
+    """,
+    "error-saved-base-modified-through-view": """
+        x = torch.tensor([1., 2., 3.], requires_grad=True)
+        y = x.exp()
+        v = y[0:2]
+        with torch.no_grad():
+            v.mul_(2)
+        y.sum().backward()
+    """,
+    "error-saved-view-modified-through-base": """
+        x = torch.tensor([1., 2., 3.], requires_grad=True)
+        y = x * 1
+        v = y.unsqueeze(0)
+        z = (v * v).sum()
+        y.add_(1)
+        z.backward()
+    """,
+    "error-saved-input-modified-through-view": """
+        x = torch.tensor([1., 2., 3.], requires_grad=True)
+        y = x * 1
+        z = y.sin()
+        y.view(3)[1:].mul_(2)
+        z.sum().backward()
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(VIEW_PROGRAMS))
+def test_inplace_on_views_like_torch(tmp_path, torch, name):
+    _same(tmp_path, torch, VIEW_PROGRAMS[name])
+
+
+def test_view_base_metadata_like_torch(torch):
+    res = []
+    for m in (G, torch):
+        x = m.zeros(2, 3)
+        views = [x.view(6), x[0], x[:, 1], x.t(), x.unsqueeze(0), x.view(6).view(3, 2), x.expand(2, 2, 3),
+                 x.permute(1, 0), x.transpose(0, 1), x[0].unsqueeze(1), x.squeeze(), x.reshape(6)]
+        copies = [x.detach(), x.clone(), x + 0, x.t().reshape(6), x.contiguous()]
+        res.append(([v._base is x for v in views], [c._base is None for c in copies], x._base is None,
+                    [v._is_view() for v in views]))
+    assert res[0] == res[1]
 
 
 RECORDED_ASSIGNMENTS = {  # t[key] = v recorded as PyTorch's CopySlices: values, grad_fn and gradients

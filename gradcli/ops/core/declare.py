@@ -707,12 +707,11 @@ def declare_formulas(name: str, grad_fn, formula, kinks: str | None) -> tuple[di
 
 
 def _install_op_method(o: Op, mname: str) -> None:
-    apply = applier(o.ninputs)
-
     def method(self, *args, **kwargs):
         if kwargs or len(args) + 1 != o.nargs:
             return o(self, *args, **kwargs)
-        return apply(o, (self,) + args)  # every argument given: no binding or defaults to handle
+        # every argument given: no binding or defaults to handle (o.apply_fn read here: view ops wrap it)
+        return o.apply_fn(o, (self,) + args)
 
     method.__name__ = mname
     method.__doc__ = o.__doc__

@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...engine import dtypes
-from ...engine.graph import SAVED_TANGENTS
 from ...engine.context import state as _state
+from ...engine.graph import node_extra
 from ...engine.rules import ARG_INPUT, ARG_PARAM, ARG_RESULT, ARG_SHAPE, ARG_VARARGS
 from ...engine.tensor import Tensor, fw_tangent, normalize_dims
 from .apply import _apply, _is_number, install_forward_mode
@@ -63,7 +63,7 @@ def _fw_apply(o: Op, args, params):
                 if t is not None:
                     saved[slot] = t
             if saved:
-                SAVED_TANGENTS[node] = (level, saved)
+                node_extra(node).fw_saved = (level, saved)
     finally:
         _state.fw_level = level
     return out

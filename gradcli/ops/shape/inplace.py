@@ -15,11 +15,16 @@ torch/csrc/autograd/VariableTypeUtils.h):
 
 When the operation is recorded (grad mode on and the tensor or an operand requires grad), the tensor's history
 becomes the op's node (``t.grad_fn`` is ``AddBackward0`` after ``t += v``, ``MulBackward0`` after ``mul_``) and the
-node computes on a copy of the old values, so its gradient is exact. PyTorch also records in place on views
-(CopySlices on the base); gradcli does not track which tensors share a buffer with which history, so a recorded
-in-place operation on a tensor whose memory is shared with another live tensor (a view, the base of a view, a
-detached alias) raises NotImplementedError instead of giving a silently wrong gradient. Values saved for backward
-may share it: the version counter guards them.
+node computes on a copy of the old values, so its gradient is exact.
+
+Views, as PyTorch's: the view ops (view/reshape, t, transpose, permute, unsqueeze, squeeze, select, slice,
+diagonal, expand, alias, split, unbind) mark a result that shares its input's memory as a view of the input's
+base (``Tensor._base``, :func:`gradcli.engine.tensor.mark_view`), and the base keeps weak references to its
+views. A recorded in-place operation on a view makes the base's history PyTorch's ``CopySlices`` (the base's
+gradient goes to the op's result at the view's place, found from the memory layout, and to the base's old
+history elsewhere), and one on a base or a view gives every live view of the base the history of its place
+in the base (``AsStridedBackward0``, as PyTorch regenerates a view's grad_fn). A ``detach()`` alias shares the
+memory and the version counter, not the history.
 
 The version counter: each in-place write counts as a modification of the buffer it wrote (the root
 ``ndarray.base`` of the tensor's data, shared by every view, as PyTorch's counter is shared by a storage's
@@ -33,31 +38,26 @@ operations pay nothing for it.
 from __future__ import annotations
 
 import bisect
-import gc
 import re
-import sys
 import weakref
 
 import numpy as np
 
 from ...engine import autograd, dtypes, graph, versions
-from ...engine.graph import _FREED, MultiNode, Node, OutputEdge
+from ...engine.graph import MultiNode, Node, OutputEdge
 from ...engine.context import state as _state
-from ...engine.tensor import Tensor, fw_tangent
+from ...engine.tensor import Tensor, fw_tangent, live_views, mark_view
 from ..core.apply import broadcast_error
 from ..core.declare import op, tensor_method
 from ..elementwise.arithmetic import add, clamp, div, fmod, mul, pow, sub
+from . import joins, views as views_ops
 from .indexing import _copy_slices, _index_put, _setitem_kind, numpy_key
+from ..reduction.reductions import expand
 from ..elementwise.unary import ceil, floor, frac, trunc
 
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 OVERLAP_ERROR = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
                  "location. Please clone() the tensor before performing the operation.")
-SHARED_ERROR = ("gradcli does not support an in-place operation that records autograd history on a tensor whose "
-                "memory is shared with another live tensor (a view, the base of a view, a detached "
-                "alias): PyTorch would rewrite the history of every view "
-                "(CopySlices). Use an out-of-place operation instead (t = t + v), or modify it under "
-                "torch.no_grad()")
 VERSION_HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
                 "torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
@@ -65,9 +65,10 @@ VERSION_HINT = ("Hint: enable anomaly detection to find the operation that faile
 # The registry of modifications is gradcli.engine.versions (the tensor layer: Tensor._version reads it).
 
 
-def bump(a: np.ndarray, node=None) -> None:
-    """Count one in-place modification of ``a``'s buffer; ``node`` is the tensor's new grad_fn if recorded."""
-    versions.bump(a, graph.peek_sequence(), None if node is None else _short_name(node))
+def bump(a: np.ndarray, node=None, owner: np.ndarray | None = None) -> None:
+    """Count one in-place modification of ``a``'s buffer; ``node`` is the new grad_fn, if recorded, of the
+    tensor whose array is ``owner`` (default ``a``: the modified tensor; a view's base for a view)."""
+    versions.bump(a, graph.peek_sequence(), None if node is None else _short_name(node), owner)
 
 
 version = versions.version
@@ -147,9 +148,13 @@ def _modified_message(node, slot: int, a: np.ndarray, rec: versions.Record) -> s
     if i == node.op.ninputs:  # the node's own result
         owner = (0, _short_name(node))
     else:
-        for pos, name in rec.recorded:  # the last recorded modification after the node made the current grad_fn
+        where = None
+        for pos, name, geom in rec.recorded:  # the last recorded modification after the node made the current grad_fn
             if pos > node.seq:
-                owner = (0, name)
+                # the value is the tensor that got that history, or another view of the buffer (AsStrided)
+                if where is None:
+                    where = versions.geometry(a)
+                owner = (0, name if geom == where else "AsStrided")
         if owner is None and i is not None:
             e = node.edges[i]
             if type(e) is OutputEdge:
@@ -172,53 +177,92 @@ def _short_name(node) -> str:
 autograd.saved_check = check_saved  # the engine calls it before a backward, while some buffer was modified
 
 
-# --------------------------------------------------------------------------------------------- the write
-def _shared(t: Tensor) -> bool:
-    """Whether another live tensor may share ``t``'s memory: a view of it, its base or a view of its base, or a
-    tensor with the same array (``t.data``, ``detach()``). Every such holder holds a reference to ``t.data`` or to
-    one of its bases, so reference counts tell: references to ``t.data`` beyond ``t``'s own may only come from
-    the tuples of values that graph nodes saved (the version counter guards those), and its bases may have none
-    beyond their child's."""
-    a = t.data
-    # holders of ``a`` here: t's slot, the local ``a``, getrefcount's argument
-    extra = sys.getrefcount(a) - 3
-    fn = t.grad_fn
-    if extra > 0 and isinstance(fn, Node) and type(fn.saved) is tuple:
-        # the common holder, found without a search: t's own node saved its result (tanh, exp, sigmoid, relu)
-        if extra == sum(1 for x in fn.saved if x is a):
-            extra = 0
-    if extra > 0:
-        saved = 0
-        for r in gc.get_referrers(a):  # tuples are graph nodes' saved values (arrays are not gc-tracked)
-            if type(r) is tuple:
-                saved += sum(1 for x in r if x is a)
-        if extra > saved:
-            return True
-    b = a.base
-    while b is not None:
-        # holders of a base here: the child's .base, the local ``b``, getrefcount's argument
-        if sys.getrefcount(b) > 3:
-            return True
-        b = b.base if type(b) is np.ndarray else None
-    return False
+# ------------------------------------------------------------------------------------------------- views
+# The ops whose result is a view of their first input (PyTorch's view functions): their results are marked
+# (Tensor._base, gradcli.engine.tensor.mark_view) when numpy made them share the input's memory.
+_VIEW_OPS = (views_ops._reshape, views_ops._reshape_alias, views_ops.permute, views_ops.transpose, views_ops.t,
+             views_ops.unsqueeze, views_ops.squeeze, views_ops._diagonal, views_ops.select, views_ops._slice,
+             views_ops._alias, expand, joins._split, joins._split_with_sizes, joins._unbind)
 
 
-# The grad_fn names of ops whose output is a view of their first input (PyTorch's view functions).
-_VIEW_NODES = {"ViewBackward0", "ReshapeAliasBackward0", "PermuteBackward0", "TransposeBackward0", "TBackward0",
-               "UnsqueezeBackward0", "SqueezeBackward0", "SqueezeBackward1", "ExpandBackward0", "SelectBackward0",
-               "SliceBackward0", "AliasBackward0", "AsStridedBackward0"}
+def _view_applier(apply_fn):
+    def apply_view(o, args, params=None):
+        out = apply_fn(o, args, params)
+        a = args[0]
+        if type(a) is Tensor:
+            if type(out) is Tensor:
+                mark_view(out, a)
+            elif type(out) is tuple:  # split, unbind
+                for x in out:
+                    if type(x) is Tensor:
+                        mark_view(x, a)
+        return out
+
+    return apply_view
 
 
-def _views_a_leaf(t: Tensor) -> bool:
-    """Whether ``t`` was made by view ops from a leaf that requires grad (``w[0]`` of a weight ``w``), which
-    PyTorch refuses to modify in place in grad mode with its own message."""
-    fn = t.grad_fn
-    while isinstance(fn, Node) and type(fn) is not MultiNode and fn.name() in _VIEW_NODES:
-        e = fn.edges[0]
-        if type(e) is Tensor:
-            return e.requires_grad and e.grad_fn is None
-        fn = e
-    return False
+for _o in _VIEW_OPS:
+    _o.apply_fn = _view_applier(_o.apply_fn)
+
+
+def _view_key(view: np.ndarray, base: np.ndarray) -> tuple:
+    """Where the elements of ``view`` (an array sharing ``base``'s memory) are in ``base``: a tuple of index
+    arrays of ``view``'s shape (``base[key]`` has the view's values). Found from the memory layout (data
+    pointers and strides), so it holds for any chain of view ops, as PyTorch's as_strided geometry does."""
+    item = base.itemsize
+    # an int64 buffer laid out as base's memory, holding each element's C-order position in base
+    lo = sum(min(0, s * (n - 1)) for s, n in zip(base.strides, base.shape))
+    hi = sum(max(0, s * (n - 1)) for s, n in zip(base.strides, base.shape)) + item
+    buf = np.zeros((hi - lo) // item, dtype=np.int64)
+    scale = 8 // item if item <= 8 else None
+    if scale is None or any(s % item for s in base.strides + view.strides):
+        raise NotImplementedError("gradcli cannot locate this view in its base's memory")
+    start = -lo // item
+    as_strided = np.lib.stride_tricks.as_strided
+    as_strided(buf[start:], base.shape, [s * scale for s in base.strides])[...] = (
+        np.arange(base.size, dtype=np.int64).reshape(base.shape))
+    offset = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // item
+    flat = as_strided(buf[start + offset:], view.shape, [s * scale for s in view.strides]).copy()
+    return np.unravel_index(flat, base.shape)
+
+
+@op("_as_strided_view", grad_fn="AsStridedBackward0", promote=None, jvp="linear",
+    note="the gradient placed in zeros at the view's elements")
+def _as_strided_view(input, key):
+    """``input[key]`` for the key of :func:`_view_key`: what a view of ``input`` holds. The history a view gets
+    after an in-place operation on it or on its base (PyTorch regenerates it as AsStridedBackward0)."""
+    return input[key]
+
+
+@_as_strided_view.defvjp
+def _(grad, input_shape, key):
+    return _copy_slices(_zeros_like_shape(grad, input_shape), grad, key)
+
+
+def _zeros_like_shape(grad, shape):
+    if isinstance(grad, Tensor):
+        return Tensor(np.zeros(shape, dtype=grad.data.dtype))
+    return np.zeros(shape, dtype=grad.dtype)
+
+
+def _rebase_view(t: Tensor, base: Tensor, result: Tensor) -> None:
+    """A recorded in-place operation on the view ``t`` of ``base`` (PyTorch's CopySlices): ``result`` (the op's
+    output, with its node) is copied into the base's history at the view's place, so the base's gradient flows
+    to it there and to the base's old history elsewhere; then every live view of the base, ``t`` among them,
+    gets its history from the base's new one (AsStridedBackward0)."""
+    key = _view_key(t.data, base.data)
+    old = Tensor(base.data, base.requires_grad, base.grad_fn)  # the base as its old history sees it
+    node = _copy_slices(old, result, key).grad_fn
+    _rebase(base, node)
+    _regenerate_views(base)
+
+
+def _regenerate_views(base: Tensor) -> None:
+    """Give each live view of ``base`` (which requires grad: its history was just rewritten) the history of
+    its place in the base, as PyTorch does when it next reads a view's grad_fn."""
+    for v in live_views(base):
+        node = _as_strided_view(base, _view_key(v.data, base.data)).grad_fn
+        _rebase(v, node)
 
 
 def _check_writable(t: Tensor) -> None:
@@ -256,7 +300,7 @@ def apply(t: Tensor, compute, others=(), *, cast: str = "scalar", anomaly_mark=N
     Raises:
         RuntimeError: PyTorch's messages for a leaf that requires grad, an output of split/unbind in grad mode,
             overlapping memory, a result of another shape or of a dtype that cannot be cast.
-        NotImplementedError: for a recorded operation on a tensor whose memory is shared (see the module docs).
+        NotImplementedError: for a read-only array that is not an expand (see :func:`_check_writable`).
     """
     enabled = _state.grad_enabled
     level = _state.fw_level
@@ -269,11 +313,11 @@ def apply(t: Tensor, compute, others=(), *, cast: str = "scalar", anomaly_mark=N
             raise RuntimeError(LEAF_ERROR)
     _check_writable(t)
     record = enabled and (t.requires_grad or any(type(o) is Tensor and o.requires_grad for o in others))
+    meta = t._meta
+    base = None if meta is None else meta.base  # t._base
     if record:
-        if _shared(t):
-            if _views_a_leaf(t):
-                raise RuntimeError("a view of " + LEAF_ERROR)
-            raise NotImplementedError(SHARED_ERROR)
+        if base is not None and base.requires_grad and base.grad_fn is None:
+            raise RuntimeError("a view of " + LEAF_ERROR)
         # the node computes on a copy of the old values: the write below must not change what it saved
         src = Tensor(t.data.copy(), t.requires_grad, fn)
         if level is not None and tangent is not None:
@@ -294,9 +338,13 @@ def apply(t: Tensor, compute, others=(), *, cast: str = "scalar", anomaly_mark=N
     if level is not None:
         _set_tangent_inplace(t, tangent, fw_tangent(result), level)
     node = result.grad_fn if record else None
-    bump(data, node)
-    if node is not None:
+    if node is not None and base is not None:  # a view: the base's history (and every view's) is rewritten
+        _rebase_view(t, base, result)
+        node = base.grad_fn  # CopySlices: the base's new history (the view's is AsStrided)
+    bump(data, node, None if base is None else base.data)
+    if node is not None and base is None:
         _rebase(t, node)
+        _regenerate_views(t)
     return t
 
 
@@ -536,8 +584,6 @@ def setitem(t: Tensor, key, value) -> None:
     Raises:
         RuntimeError: for a leaf that requires grad (or a view of one) in grad mode, an output of split/unbind
             in grad mode, and overlapping memory (PyTorch's messages).
-        NotImplementedError: for a recorded assignment into a tensor whose memory is shared with another live
-            tensor (see :func:`apply`).
     """
     enabled = _state.grad_enabled
     if enabled:

@@ -769,7 +769,7 @@ def select(input, dim, index):
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
                          f"dimension {d}")
-    return input[(slice(None),) * d + (index,)]
+    return input[(slice(None),) * d + (index, Ellipsis)]  # (Ellipsis: a 0-d result is a view too)
 
 
 @select.defvjp
