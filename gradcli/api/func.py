@@ -433,7 +433,9 @@ def hessian(func, argnums=0):
     element. It does so when every op of the recorded gradient has a forward-mode rule whose transpose is its
     reverse rule; where one has not (:func:`_forward_differs`: the decompositions that read one triangle of a
     symmetric matrix, whose PyTorch JVPs read the whole tangent; ops without a forward-mode rule, whose error
-    PyTorch's forward over reverse raises), the outer Jacobian is PyTorch's, forward mode.
+    PyTorch's forward over reverse raises), or where reverse over reverse raises (PyTorch's forward over reverse
+    meets a missing forward-mode rule, floor_divide's, before a missing derivative), the outer Jacobian is
+    PyTorch's, forward mode.
 
     Raises:
         NotImplementedError: forward AD through an op without a forward-mode rule (PyTorch's message, e.g. the
@@ -453,7 +455,7 @@ def hessian(func, argnums=0):
     def wrapper(*args):
         try:
             return reverse(*args)
-        except _ForwardOverReverse:
+        except Exception:  # noqa: BLE001 - forward over reverse answers, or raises what PyTorch raises first
             return forward(*args)
 
     return wrapper
