@@ -173,3 +173,38 @@ def test_autograd_functional_hessian_is_unchanged_for_eigvalsh(torch):
                                rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(got_f, torch.func.hessian(f(torch))(torch.tensor(A)).numpy(), rtol=1e-7, atol=1e-9)
     assert not np.allclose(got_r, got_f)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_linspace_equals_pytorch_s_to_the_last_bit(dtype, torch):
+    """torch.linspace's CPU kernel computes its vectorized part (from 8 float32 or 4 float64 steps on) with fused
+    multiply-adds; a value one rounding off drifted a 2,000-step float32 fit (``x = linspace(-pi, pi, 2000)``,
+    RMSprop) away from PyTorch's loss."""
+    import math
+
+    for steps in [*range(1, 40), 100, 2000, 4097]:
+        for start, end in ((-math.pi, math.pi), (0.1, 7.3), (5, -2.5), (1e-3, 1e3)):
+            got = G.linspace(start, end, steps, dtype=getattr(G, dtype)).data
+            want = torch.linspace(start, end, steps, dtype=getattr(torch, dtype)).numpy()
+            np.testing.assert_array_equal(got, want, err_msg=f"linspace({start}, {end}, {steps})")
+
+
+@pytest.mark.parametrize("name, kwargs", [("SGD", {"lr": 0.1, "momentum": 0.9, "nesterov": True, "weight_decay": 1e-3}),
+                                          ("RMSprop", {"lr": 1e-3}), ("Adam", {"lr": 1e-2}),
+                                          ("AdamW", {"lr": 1e-2, "amsgrad": True})])
+def test_optimizer_steps_equal_pytorch_s_to_the_last_bit(name, kwargs, torch):
+    """An optimizer's update evaluates PyTorch's expressions in PyTorch's order, in float32: 200 steps from the
+    same parameters and gradients give the same bits (what is left of a long float32 training loop's drift is the
+    summation order of matrix products and reductions, and the last bit of libm's sin: tests/README.md)."""
+    rng = np.random.default_rng(0)
+    p0 = rng.standard_normal((4, 3)).astype(np.float32)
+    grads = rng.standard_normal((200, 4, 3)).astype(np.float32)
+    res = []
+    for m in (G, torch):
+        p = m.nn.Parameter(m.tensor(p0.copy()))
+        opt = getattr(m.optim, name)([p], **kwargs)
+        for g in grads:
+            p.grad = m.tensor(g.copy())
+            opt.step()
+        res.append(np.array(p.detach().numpy() if m is torch else p.data))
+    np.testing.assert_array_equal(res[0], res[1])
