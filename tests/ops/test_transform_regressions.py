@@ -87,7 +87,27 @@ err(lambda: torch.autograd.functional.hessian(lambda s: F.hardsigmoid(s).sum(), 
 """
 
 
-@pytest.mark.parametrize("name, program", [("softmax", SOFTMAX), ("linalg", LINALG), ("errors", ERRORS)])
+STRICT = PRELUDE + """
+from torch.autograd.functional import jacobian, hessian, vjp, jvp, vhp, hvp
+x = torch.tensor([1.0, 2.0])
+y = torch.tensor([3.0, 4.0])
+for vec in (False, True):
+    err(lambda: jacobian(lambda a, b: a * 2, (x, y), strict=True, vectorize=vec))
+err(lambda: jacobian(lambda a: a.detach() * 2, x, strict=True))
+err(lambda: hessian(lambda a, b: (a * 2).sum(), (x, y), strict=True))
+err(lambda: hessian(lambda a, b: (a * b).sum(), (x, y), strict=True))
+err(lambda: vjp(lambda a, b: a * 2, (x, y), torch.ones(2), strict=True))
+err(lambda: jvp(lambda a, b: a * 2, (x, y), (torch.ones(2), torch.ones(2)), strict=True))
+err(lambda: jvp(lambda a, b: (a * b).detach(), (x, y), (torch.ones(2), torch.ones(2)), strict=True))
+err(lambda: vhp(lambda a, b: (a * 2).sum(), (x, y), (torch.ones(2), torch.ones(2)), strict=True))
+err(lambda: vhp(lambda a, b: (a * a).sum() + b.sum(), (x, y), (torch.ones(2), torch.ones(2)), strict=True))
+err(lambda: hvp(lambda a, b: (a * a).sum() + b.sum(), (x, y), (torch.ones(2), torch.ones(2)), strict=True))
+show(*vhp(lambda a, b: (a * a * b).sum(), (x, y), (torch.ones(2), torch.ones(2)), strict=True)[1])
+"""
+
+
+@pytest.mark.parametrize("name, program", [("softmax", SOFTMAX), ("linalg", LINALG), ("errors", ERRORS),
+                                           ("strict", STRICT)])
 def test_program_prints_pytorch_s_output(tmp_path, name, program):
     want, got = python_and_gradcli_stdout(tmp_path, name, program)
     assert_printed_alike(got, want)
