@@ -106,8 +106,30 @@ show(*vhp(lambda a, b: (a * a * b).sum(), (x, y), (torch.ones(2), torch.ones(2))
 """
 
 
+INPLACE_FORWARD = PRELUDE + """
+import torch.autograd.forward_ad as fwAD
+x = torch.tensor([1., 2., 3., 4.])
+t = torch.tensor([1., -1., 0., 2.])
+with fwAD.dual_level():
+    d = fwAD.make_dual(x.clone(), t.clone())
+    v = d[1:]
+    v.mul_(v)
+    print(fwAD.unpack_dual(d).tangent)
+    y = fwAD.make_dual(x.clone(), t.clone()).clone()
+    y *= y
+    print(fwAD.unpack_dual(y).tangent)
+    y = fwAD.make_dual(x.clone(), t.clone()).clone()
+    y[1:].div_(y[1:])
+    print(fwAD.unpack_dual(y).tangent)
+    y = fwAD.make_dual(x.clone(), t.clone()).clone()
+    y[1:].add_(y[1:])
+    y.mul_(y.exp())
+    print(fwAD.unpack_dual(y).tangent)
+"""
+
+
 @pytest.mark.parametrize("name, program", [("softmax", SOFTMAX), ("linalg", LINALG), ("errors", ERRORS),
-                                           ("strict", STRICT)])
+                                           ("strict", STRICT), ("inplace-forward", INPLACE_FORWARD)])
 def test_program_prints_pytorch_s_output(tmp_path, name, program):
     want, got = python_and_gradcli_stdout(tmp_path, name, program)
     assert_printed_alike(got, want)
