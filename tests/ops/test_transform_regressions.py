@@ -6,8 +6,10 @@ float64 LAPACK result, and the sign of a zero, differ between LAPACK builds) and
 ``helpers.assert_printed_alike``. The op × transform matrix (tests/ops/test_transform_matrix.py) covers every op of
 the table; these are the user-level cases: the softmax family's Jacobians and Hessians along a dim that is not
 the last one, forward mode and torch.func.hessian of the factorizations of symmetric matrices (cholesky, eigh,
-eigvalsh), diag_embed with other dims, and PyTorch's errors where it has no derivative (cdist's forward mode
-and second derivative, the second derivative of hardsigmoid in forward mode).
+eigvalsh), diag_embed with other dims, PyTorch's errors where it has no derivative (cdist's forward mode
+and second derivative, the second derivative of hardsigmoid in forward mode), strict mode's messages, forward AD
+through an in-place product of a view with itself, the order in which saved tensors are packed and unpacked,
+linspace's values and optimizer steps to the last bit.
 """
 
 from __future__ import annotations
@@ -128,8 +130,28 @@ with fwAD.dual_level():
 """
 
 
+SAVED_HOOKS = PRELUDE + """
+def pack(t):
+    print("pack", tuple(t.shape))
+    return t
+def unpack(t):
+    print("unpack", tuple(t.shape))
+    return t
+a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+W = torch.tensor([[1.0, 2.0, 3.0], [0.5, 0.1, 0.2]], requires_grad=True)
+b = torch.tensor(3.0, requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+    y = (W @ a.sin()).tanh() * a[:2]
+    z = (y.exp() / a[1]).sum() + (a / b).sum() + (b * a).sum() + torch.div(a, b, rounding_mode=None).sum()
+    z = z + torch.where(a > 1, a.pow(3), a.log1p()).sum()
+z.backward()
+show(a.grad, b.grad)
+"""
+
+
 @pytest.mark.parametrize("name, program", [("softmax", SOFTMAX), ("linalg", LINALG), ("errors", ERRORS),
-                                           ("strict", STRICT), ("inplace-forward", INPLACE_FORWARD)])
+                                           ("strict", STRICT), ("inplace-forward", INPLACE_FORWARD),
+                                           ("saved-hooks", SAVED_HOOKS)])
 def test_program_prints_pytorch_s_output(tmp_path, name, program):
     want, got = python_and_gradcli_stdout(tmp_path, name, program)
     assert_printed_alike(got, want)
