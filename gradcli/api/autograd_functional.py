@@ -83,6 +83,74 @@ def _grads(out, inputs, grad_out, create_graph: bool, strict: bool, out_index, f
     return tuple(result)
 
 
+def _check_requires_grad(tensors, input_type: str, strict: bool) -> None:
+    """strict mode's checks of outputs, gradients and Jacobians that do not require grad (PyTorch's
+    ``_check_requires_grad`` and its messages)."""
+    if not strict:
+        return
+    for i, t in enumerate(tensors):
+        if t is None:
+            raise RuntimeError(f"The output of the user-provided function is independent of input {i}. This is not "
+                               "allowed in strict mode.")
+        if t.requires_grad:
+            continue
+        if input_type == "hessian":
+            raise RuntimeError(f"The hessian of the user-provided function with respect to input {i} is independent "
+                               "of the input. This is not allowed in strict mode. You should ensure that your "
+                               "function is thrice differentiable and that the hessian depends on the inputs.")
+        if input_type == "jacobian":
+            raise RuntimeError("While computing the hessian, found that the jacobian of the user-provided function "
+                               f"with respect to input {i} is independent of the input. This is not allowed in "
+                               "strict mode. You should ensure that your function is twice differentiable and that "
+                               "the jacobian depends on the inputs (this would be violated by a linear function for "
+                               "example).")
+        if input_type == "grad_inputs":
+            raise RuntimeError(f"The gradient with respect to input {i} is independent of the inputs of the "
+                               "user-provided function. This is not allowed in strict mode.")
+        raise RuntimeError(f"Output {i} of the user-provided function does not require gradients. The outputs must "
+                           "be computed in a differentiable manner from the input when running in strict mode.")
+
+
+#: strict mode's message for a gradient that is None, by the stage of the computation (PyTorch's _fill_in_zeros).
+_INDEPENDENT = {
+    "back": "The output of the user-provided function is independent of input {i}. This is not allowed in strict "
+            "mode.",
+    "back_trick": "The gradient with respect to the input is independent of entry {i} in the grad_outputs when "
+                  "using the double backward trick to compute forward mode gradients. This is not allowed in strict "
+                  "mode.",
+    "double_back": "The jacobian of the user-provided function is independent of input {i}. This is not allowed in "
+                   "strict mode.",
+    "double_back_trick": "The hessian of the user-provided function is independent of entry {i} in the "
+                         "grad_jacobian. This is not allowed in strict mode as it prevents from using the double "
+                         "backward trick to replace forward mode AD.",
+}
+
+
+def _fill_in_zeros(grads, refs, strict: bool, create_graph: bool, stage: str) -> tuple:
+    """``grads`` with zeros for None, or strict mode's error for the ``stage`` (PyTorch's ``_fill_in_zeros``)."""
+    res = []
+    for i, (g, ref) in enumerate(zip(grads, refs)):
+        if g is None:
+            if strict:
+                raise RuntimeError(_INDEPENDENT[stage].format(i=i))
+            g = _zeros_like(ref)
+        elif strict and create_graph and not g.requires_grad:
+            what = "hessian" if "double" in stage else "jacobian"
+            raise RuntimeError(f"The {what} of the user-provided function is independent of input {i}. This is not "
+                               "allowed in strict mode when create_graph=True.")
+        res.append(g)
+    return tuple(res)
+
+
+def _raw_grads(outputs, inputs, grad_outputs, create_graph: bool) -> tuple:
+    """``autograd.grad`` of the outputs that require grad (None for unused inputs; all None when none does)."""
+    pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o.requires_grad]
+    if not pairs:
+        return (None,) * len(inputs)
+    return tuple(autograd.grad([o for o, _ in pairs], list(inputs), [g for _, g in pairs], retain_graph=True,
+                               create_graph=create_graph, allow_unused=True))
+
+
 def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vectorize: bool = False,
              strategy: str = "reverse-mode"):
     """The Jacobian of ``func`` at ``inputs``: for an output of shape O and an input of shape I, a tensor of shape
@@ -131,6 +199,10 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vec
         inputs = _prepare(inputs, create_graph)
         outputs = func(*inputs)
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jacobian")
+        _check_requires_grad(outputs, "outputs", strict)
+        if vectorize and strict:
+            raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
+                               "supported together. Please either set `strict=False` or `vectorize=False`.")
         jac = [tuple(jacobian_blocks(out, inputs, create_graph, strict, i)) for i, out in enumerate(outputs)]
     result = tuple(j if is_inputs_tuple else j[0] for j in jac)
     result = _finish(result, create_graph)
@@ -395,6 +467,7 @@ def hessian(func, inputs, create_graph: bool = False, strict: bool = False, vect
     def ensure_single_output(*inp):
         out = func(*inp)
         is_out_tuple, t_out = _as_tuple(out, "outputs of the user-provided function", "hessian")
+        _check_requires_grad(t_out, "outputs", strict)
         if is_out_tuple or not isinstance(out, Tensor):
             raise RuntimeError("The function given to hessian should return a single Tensor")
         if out.data.size != 1:
@@ -406,6 +479,7 @@ def hessian(func, inputs, create_graph: bool = False, strict: bool = False, vect
         if outer_jacobian_strategy == "forward-mode":
             inp = tuple(t.requires_grad_(True) for t in inp)
         jac = jacobian(ensure_single_output, inp, create_graph=True)
+        _check_requires_grad(jac, "jacobian", strict)
         return jac
 
     res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict, vectorize=vectorize,
@@ -443,10 +517,8 @@ def vjp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
             vs = (None,)
         else:
             vs = _check_v(v, outputs, "v", "vjp")
-        total = [_zeros_like(t) for t in inputs]
-        for i, (out, vi) in enumerate(zip(outputs, vs)):
-            g = _grads(out, inputs, vi, create_graph, strict, i, "vjp")
-            total = [a + b for a, b in zip(total, g)]
+        _check_requires_grad(outputs, "outputs", strict)
+        total = _fill_in_zeros(_raw_grads(outputs, inputs, vs, create_graph), inputs, strict, create_graph, "back")
     outs = _finish(tuple(outputs), create_graph)
     res = _finish(tuple(total), create_graph)
     return (outs if is_outputs_tuple else outs[0]), (res if is_inputs_tuple else res[0])
@@ -467,6 +539,17 @@ def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
             vs = _check_v(v, inputs, "v", "jvp")
         outputs = func(*inputs)
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jvp")
+        _check_requires_grad(outputs, "outputs", strict)
+        if strict:  # PyTorch's checks of the VJP with a dummy vector, then of its derivative
+            dummy = [_zeros_like(o).requires_grad_(True) for o in outputs]
+            g_in = _raw_grads(outputs, inputs, dummy, True)
+            _check_requires_grad(g_in, "grad_inputs", strict)
+            terms = [(gi * vi).sum() for gi, vi in zip(g_in, vs)]
+            total = terms[0]
+            for t in terms[1:]:
+                total = total + t
+            _fill_in_zeros(autograd.grad([total], dummy, retain_graph=True, allow_unused=True), outputs, strict,
+                           False, "back_trick")
         results = []
         for i, out in enumerate(outputs):
             # J v = d/du (u^T J v)... computed as: g(u) = J^T u (a VJP, recorded), then d(g . v)/du = J v
@@ -514,10 +597,11 @@ def jvp_forward(func, inputs, v):
     return (outs, tuple(tans)) if box["tuple"] else (outs[0], tans[0])
 
 
-def _scalar_func(func, fn_name: str):
+def _scalar_func(func, fn_name: str, strict: bool = False):
     def f(*inp):
         out = func(*inp)
         is_tuple, t_out = _as_tuple(out, "outputs of the user-provided function", fn_name)
+        _check_requires_grad(t_out, "outputs", strict)
         if is_tuple or t_out[0].data.size != 1:
             raise RuntimeError(f"The function given to {fn_name} should return a single element Tensor")
         return out
@@ -525,7 +609,7 @@ def _scalar_func(func, fn_name: str):
     return f
 
 
-def vhp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
+def vhp(func, inputs, v=None, create_graph: bool = False, strict: bool = False, _stage: str = "double_back"):
     """``(output, v^T H)`` for a scalar ``func``. Matches torch.autograd.functional.vhp."""
     is_inputs_tuple, inp = _as_tuple(inputs, "inputs", "vhp")
     with autograd.enable_grad():
@@ -537,14 +621,15 @@ def vhp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
             vs = (REGISTRY["ones_like"](x[0]),)
         else:
             vs = _check_v(v, x, "v", "vhp")
-        out = _scalar_func(func, "vhp")(*x)
-        g = _grads(out, x, None, True, strict, 0, "vhp")
+        out = _scalar_func(func, "vhp", strict)(*x)
+        raw = _raw_grads([out], x, [None], True)
+        _check_requires_grad(raw, "jacobian", strict)
+        g = _fill_in_zeros(raw, x, False, True, "back")
         s = None
         for gi, vi in zip(g, vs):
             term = (gi * vi).sum()
             s = term if s is None else s + term
-        res = _grads(s, x, None, create_graph, strict, 0, "vhp") if s.requires_grad else \
-            tuple(_zeros_like(t) for t in x)
+        res = _fill_in_zeros(_raw_grads([s], x, [None], create_graph), x, strict, create_graph, _stage)
     res = _finish(tuple(res), create_graph)
     return _finish(out, create_graph), (res if is_inputs_tuple else res[0])
 
@@ -553,7 +638,7 @@ def hvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
     """``(output, H v)`` for a scalar ``func``: equal to :func:`vhp` since the Hessian of a twice-differentiable
     function is symmetric (PyTorch computes it with the double-backward trick). Matches
     torch.autograd.functional.hvp."""
-    return vhp(func, inputs, v, create_graph, strict)
+    return vhp(func, inputs, v, create_graph, strict, _stage="double_back_trick")
 
 
 def wrap(t: Tensor, keep: bool) -> Tensor:

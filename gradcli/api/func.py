@@ -420,11 +420,69 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
 def hessian(func, argnums=0):
     """``hessian(func, argnums)(*args)``: the Jacobian of the Jacobian, nested as ``jacfwd(jacrev(func, argnums),
     argnums)`` (PyTorch's definition, forward over reverse); for an output of shape O and an input of shape I a
-    block of shape O + I + I. gradcli computes the outer Jacobian in reverse mode too, its rows batched through
-    the recorded gradient (:func:`gradcli.api.autograd_functional.jacobian_blocks`): the same blocks (the layout is [output
-    element][first derivative][second derivative] either way), much faster than one JVP per input element.
-    Matches torch.func.hessian."""
-    return jacrev(jacrev(func, argnums), argnums)
+    block of shape O + I + I. Matches torch.func.hessian.
+
+    gradcli computes the outer Jacobian in reverse mode where that gives the same blocks, its rows batched
+    through the recorded gradient (:func:`gradcli.api.autograd_functional.jacobian_blocks`; the layout is
+    [output element][first derivative][second derivative] either way), much faster than one JVP per input
+    element. It does so when every op of the recorded gradient has a forward-mode rule whose transpose is its
+    reverse rule; where one has not (:func:`_forward_differs`: the decompositions that read one triangle of a
+    symmetric matrix, whose PyTorch JVPs read the whole tangent; ops without a forward-mode rule, whose error
+    PyTorch's forward over reverse raises), or where reverse over reverse raises (PyTorch's forward over reverse
+    meets a missing forward-mode rule, floor_divide's, before a missing derivative), the outer Jacobian is
+    PyTorch's, forward mode.
+
+    Raises:
+        NotImplementedError: forward AD through an op without a forward-mode rule (PyTorch's message, e.g. the
+            second derivative of hardsigmoid: "Trying to use forward AD with aten::hardsigmoid_backward that
+            does not support it.").
+    """
+    inner = jacrev(func, argnums)
+
+    def checked(*args):
+        out = inner(*args)
+        if _forward_differs(tree_flatten(out)[0]):
+            raise _ForwardOverReverse
+        return out
+
+    reverse, forward = jacrev(checked, argnums), jacfwd(inner, argnums)
+
+    def wrapper(*args):
+        try:
+            return reverse(*args)
+        except Exception:  # noqa: BLE001 - forward over reverse answers, or raises what PyTorch raises first
+            return forward(*args)
+
+    return wrapper
+
+
+class _ForwardOverReverse(Exception):
+    """Raised inside :func:`hessian`'s reverse-over-reverse attempt when the gradient's graph needs forward mode."""
+
+
+#: Ops whose forward-mode rule is not the transpose of their reverse rule, as PyTorch declares them: the
+#: factorizations of a symmetric matrix read one triangle, their VJPs return a symmetric gradient, while their
+#: JVPs (FunctionsManual.cpp cholesky_jvp, linalg_eig_jvp) use the whole tangent.
+_FORWARD_NOT_TRANSPOSE = frozenset({"_linalg_cholesky", "_linalg_eigh"})
+
+
+def _forward_differs(leaves) -> bool:
+    """Whether forward mode over the graph that made ``leaves`` differs from reverse mode over it: an op of
+    :data:`_FORWARD_NOT_TRANSPOSE`, or a differentiable op without a forward-mode rule (or one that raises)."""
+    stack = [t.grad_fn for t in leaves if isinstance(t, Tensor) and t.grad_fn is not None]
+    seen = set()
+    while stack:
+        node = stack.pop()
+        node = getattr(node, "node", node)  # an output of a node with several
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        o = getattr(node, "op", None)
+        if o is not None and (o.name in _FORWARD_NOT_TRANSPOSE or o.jvp is None
+                              or getattr(o.jvp, "unsupported", False)):
+            return True
+        stack.extend(e for e in getattr(node, "edges", ()) if e is not None and not isinstance(e, Tensor))
+    return False
 
 
 # --- vmap --------------------------------------------------------------------------------------------------

@@ -1319,7 +1319,9 @@ DIAGONALS = [
         S("3d-dims", Arg((2, 3, 4)), kwargs={"dim1": 0, "dim2": 2}), S("method", Arg((3, 3)), method=True))),
     OpInfo("diag_embed", "shape", extra=(
         S("3", Arg((3,))), S("batch", Arg((2, 3))), S("offset1", Arg((3,)), args=(1,)),
-        S("offset-1", Arg((2, 2)), kwargs={"offset": -1}), S("method", Arg((3,)), method=True))),
+        S("offset-1", Arg((2, 2)), kwargs={"offset": -1}), S("method", Arg((3,)), method=True),
+        S("dims0-2", Arg((2, 3)), kwargs={"dim1": 0, "dim2": 2}),
+        S("dims1-0-offset", Arg((2, 3)), args=(1, 1, 0)))),
     OpInfo("diag", "shape", extra=(
         S("vector", Arg((3,))), S("vector-offset", Arg((3,)), args=(1,)), S("matrix", Arg((3, 4))),
         S("matrix-offset-1", Arg((3, 4)), args=(-1,)), S("method", Arg((3, 3)), method=True))),
@@ -1690,10 +1692,12 @@ _HVP_VS_FD = Skip("test_jvp_hvp", "PyTorch's JVP here is built from forward outp
                                   "differentiate (the LU factors; eigh's eigenvectors), so its reverse-over-forward "
                                   "HVP is wrong or None; gradcli's is compared with central differences in "
                                   "tests/ops/test_ops_linalg.py (test_hvp_where_pytorch_s_is_wrong)")
-#: PyTorch has neither a forward-mode rule for cdist nor a derivative of _cdist_backward.
-_CDIST = tuple(Skip(t, "PyTorch has no " + what + " for cdist (" + err + "); gradcli's is compared with central "
-                    "differences in tests/ops/test_ops_linalg.py (test_cdist_jvp_and_second_derivative)")
+#: PyTorch has neither a forward-mode rule for cdist nor a derivative of _cdist_backward; gradcli raises its errors.
+_CDIST = tuple(Skip(t, "PyTorch has no " + what + " for cdist (" + err + "); gradcli raises the same error, compared "
+                    "in tests/ops/test_ops_linalg.py (test_cdist_forward_mode_and_second_derivative_raise_as_pytorch)")
                for t, what, err in (
+                   ("test_gradgradcheck", "second derivative",
+                    "the derivative for '_cdist_backward' is not implemented"),
                    ("test_second_derivative_against_torch", "second derivative",
                     "the derivative for '_cdist_backward' is not implemented"),
                    ("test_jvp", "forward-mode rule", "forward AD with _cdist_forward ... not implemented"),

@@ -3,7 +3,7 @@ norms.py, matrix_functions.py, products.py) beyond the op table's
 generated checks (tests/ops/opinfo.py MATRIX): PyTorch's errors at the documented edge cases (singular and
 non-positive-definite matrices, shapes, dtypes), the gradients at singular and degenerate points (det of a
 singular matrix, repeated eigen/singular values), the Hessian-vector products where PyTorch's own are wrong,
-cdist's forward mode (PyTorch has none), the named tuples as PyTorch prints them, and a ``gradcli run`` program
+cdist's forward mode and second derivative (PyTorch's errors), the named tuples as PyTorch prints them, and a ``gradcli run`` program
 compared with PyTorch's output."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import gradcli as G
+from gradcli.api import forward_ad as fwAD
 
 import opinfo
 import test_op_table as table
@@ -166,24 +167,33 @@ def test_hvp_where_pytorch_s_is_wrong(case_id):
 
 
 @pytest.mark.parametrize("case_id", sorted(c.id for op, s, c in opinfo.table_cases() if op.name == "cdist"))
-def test_cdist_jvp_and_second_derivative(case_id):
-    """cdist's forward mode and second derivative, which PyTorch lacks: the tangent equals central
-    differences, and so does the HVP (reverse over forward)."""
+def test_cdist_forward_mode_and_second_derivative_raise_as_pytorch(case_id, torch):
+    """PyTorch has no forward-mode rule for cdist and no derivative of its backward (_cdist_backward): forward AD
+    raises NotImplementedError ("Trying to use forward AD with _cdist_forward ..."), the gradient taken with
+    create_graph has grad_fn CdistBackwardBackward0 and differentiating it raises "the derivative for
+    '_cdist_backward' is not implemented."; gradcli raises the same errors, and torch.func.hessian (forward over
+    reverse) PyTorch's forward-mode error."""
     case = next(c for _, _, c in opinfo.table_cases() if c.id == case_id)
     arrays = make_arrays(case.args, case.id)
     tangents = table._tangents(case, arrays, "t")
-    _, primal, tangent = table._jvp_gradcli(case, arrays, tangents)
-    eps = 1e-6
-    shifted = [[G.tensor(a + s * eps * t) if t is not None else G.tensor(a) for a, t in zip(arrays, tangents)]
-               for s in (1, -1)]
-    numeric = (case.fn(G, *shifted[0]).data - case.fn(G, *shifted[1]).data) / (2 * eps)
-    np.testing.assert_allclose(tangent.data, numeric, rtol=1e-3, atol=1e-5)
-    xs, primal, tangent = table._jvp_gradcli(case, arrays, tangents, requires_grad=True)
-    w = np.random.default_rng(1).standard_normal(primal.data.shape)
-    wrt = [x for a, x in zip(case.args, xs) if a.differentiable]
-    got = G.autograd.grad((tangent * G.tensor(w)).sum(), wrt, allow_unused=True, materialize_grads=True)
-    for g, f in zip(got, table._fd_hvp(case, arrays, tangents, w)):
-        np.testing.assert_allclose(g.data, f, rtol=1e-3, atol=1e-5)
+    results = []
+    for m in (G, torch):
+        inputs = ([G.tensor(a, requires_grad=arg.differentiable) for a, arg in zip(arrays, case.args)] if m is G
+                  else table.t_inputs(torch, case.args, arrays))
+        wrt = [x for a, x in zip(case.args, inputs) if a.differentiable]
+        fw = fwAD if m is G else torch.autograd.forward_ad
+        with fw.dual_level():
+            duals = [x.detach() if t is None else fw.make_dual(x.detach(), m.tensor(t))
+                     for x, t in zip(inputs, tangents)]
+            err_fw = _lib_error(m, lambda _: case.fn(m, *duals))
+        grads = m.autograd.grad(case.fn(m, *inputs).sum(), wrt, create_graph=True)
+        names = [type(g.grad_fn).__name__ if m is torch else g.grad_fn.name() for g in grads]
+        err_bw = _lib_error(m, lambda _: m.autograd.grad(sum(g.sum() for g in grads), wrt))
+        err_h = _lib_error(m, lambda _: m.func.hessian(lambda *xs: case.fn(m, *xs).sum())(*[x.detach() for x in wrt])
+                           if len(wrt) == len(inputs) else m.func.hessian(
+                               lambda x: case.fn(m, x, inputs[1].detach()).sum())(wrt[0].detach()))
+        results.append([names] + [(type(e).__name__, str(e)) for e in (err_fw, err_bw, err_h)])
+    assert results[0] == results[1]
 
 
 def test_named_tuples_print_as_pytorch(torch):

@@ -505,6 +505,7 @@ class Op:
         def rule():
             raise NotImplementedError(f"Trying to use forward AD with aten::{aten} that does not support it.")
 
+        rule.unsupported = True  # (read by torch.func.hessian: forward over reverse raises here)
         return self.defjvp(rule)
 
     def defjvp_linear(self):

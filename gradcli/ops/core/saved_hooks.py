@@ -50,7 +50,10 @@ class Packed:
         return len(self.slots)
 
     def __iter__(self):
-        return iter([self[k] for k in range(len(self.slots))])
+        n = len(self.slots)
+        op = getattr(self.node, "op", None)
+        values = {k: self[k] for k in _PACK_ORDER.get(getattr(op, "name", None), range(n)) if k < n}
+        return iter([values[k] if k in values else self[k] for k in range(n)])  # unpacked in PyTorch's order
 
     def __getitem__(self, slot: int):
         value, unpack = self.slots[slot]
@@ -111,8 +114,19 @@ def pack(node):
         return
     pack_hook, unpack_hook = _state.saved_hooks[-1]
     tensors = [None if d is None else as_tensor(node, slot, d) for slot, d in enumerate(node.saved)]
-    node.saved = Packed(node, [(None, None) if t is None else (_call_pack(pack_hook, t), unpack_hook)
-                               for t in tensors])
+    slots = [(None, None)] * len(tensors)
+    order = _PACK_ORDER.get(node.op.name, range(len(tensors)))
+    for slot in (k for k in order if k < len(tensors)):  # PyTorch's order of packing
+        t = tensors[slot]
+        if t is not None:
+            slots[slot] = (_call_pack(pack_hook, t), unpack_hook)
+    node.saved = Packed(node, slots)
+
+
+#: Ops whose PyTorch node saves its tensors in another order than gradcli's rule names them (slots in PyTorch's
+#: order). PyTorch's generated code saves them in the order derivatives.yaml's formulas first name them: mul and
+#: div's ``self:`` formula names ``other`` first (``mul_tensor_backward(grad, other, ...)``, ``grad / other``).
+_PACK_ORDER = {"mul": (1, 0), "true_divide": (1, 0), "div": (1, 0)}
 
 
 class SavedTensor:

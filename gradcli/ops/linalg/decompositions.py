@@ -90,8 +90,8 @@ def _(grad, result, upper):
 def _(A_t, result, upper):
     # FunctionsManual.cpp cholesky_jvp: dL = L Phi(L^{-1} dA L^{-H}), Phi = tril with half the diagonal
     L = _mH(result) if upper else result
-    dA = tril(A_t) + _mH(tril(A_t, -1))  # only the lower triangle is read
-    X = _linalg_solve(_mH(L), _linalg_solve(L, dA, True), False)
+    # the whole tangent, as PyTorch's: the forward reads one triangle, its JVP is that of L L^H = A
+    X = _linalg_solve(_mH(L), _linalg_solve(L, A_t, True), False)
     phi = tril(X, -1) + 0.5 * diag_embed(_diagonal(X, 0, -2, -1))
     dL = matmul(L, phi)
     return _mH(dL) if upper else dL
@@ -264,19 +264,12 @@ def _(grads, A, UPLO):
     return _eigh_backward(gL, gV, L, V)
 
 
-def _hermitian_tangent(A_t, UPLO):
-    # the tangent as eigh reads it: one triangle mirrored
-    if UPLO.upper() == "L":
-        return tril(A_t) + _mH(tril(A_t, -1))
-    return triu(A_t) + _mH(triu(A_t, 1))
-
-
 @_linalg_eigh.defjvp
 def _(A_t, A, result, UPLO):
     # FunctionsManual.cpp linalg_eig_jvp (hermitian): dP = V^H dA V, dL = diag(dP), dV = V (dP / E), E's diagonal
-    # zeroed
+    # zeroed; the whole tangent, as PyTorch's (not the triangle the forward reads)
     L, V = result
-    dP = matmul(_mH(V), matmul(_hermitian_tangent(A_t, UPLO), V))
+    dP = matmul(_mH(V), matmul(A_t, V))
     dL = _diagonal(dP, 0, -2, -1)
     n = L.shape[-1]
     E = unsqueeze(L, -2) - unsqueeze(L, -1)

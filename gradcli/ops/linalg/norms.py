@@ -14,12 +14,13 @@ import numpy as np
 from ...engine import dtypes
 from ...engine.tensor import normalize_dim, to_tensor
 from ..core.declare import composite, op
+from ..core.forward import fw_not_implemented
 from ..elementwise.arithmetic import pow
 from ..elementwise.comparison import where
 from .decompositions import _linalg_svdvals
 from .inverses import _check_float
 from ..reduction.reductions import _vector_norm, amax, amin, sum
-from ..shape.views import movedim, unsqueeze
+from ..shape.views import movedim, transpose, unsqueeze
 from ..elementwise.unary import abs, sign
 
 
@@ -169,20 +170,48 @@ def _cdist_grad_diff(diff, dist, p):
 
 @_cdist.defvjp
 def _(grad, x1, x2, result, p, needs_input_grad):
+    # derivatives.yaml _cdist_forward: x1: _cdist_backward(grad, x1, x2, p, result), x2: the same with the roles
+    # swapped and grad, result transposed
     if p == 0:
         return None, None
-    diff = unsqueeze(x1, -2) - unsqueeze(x2, -3)
-    g = unsqueeze(grad, -1) * _cdist_grad_diff(diff, result, p)
-    return (sum(g, -2) if needs_input_grad[0] else None, -sum(g, -3) if needs_input_grad[1] else None)
+    return (_cdist_backward(grad, x1, x2, result, p) if needs_input_grad[0] else None,
+            _cdist_backward(transpose(grad, -1, -2), x2, x1, transpose(result, -1, -2), p)
+            if needs_input_grad[1] else None)
 
 
 @_cdist.defjvp
-def _(x1_t, x2_t, x1, x2, result, p):
-    if p == 0:
-        return None
-    diff = unsqueeze(x1, -2) - unsqueeze(x2, -3)
-    dt = unsqueeze(x1_t, -2) - unsqueeze(x2_t, -3)
-    return sum(_cdist_grad_diff(diff, result, p) * dt, -1)
+def _(x1_t, x2_t):
+    # PyTorch has no forward-mode rule for cdist
+    raise NotImplementedError(fw_not_implemented("_cdist_forward"))
+
+
+_cdist.jvp.unsupported = True
+
+
+@op("_cdist_backward", grad_fn="CdistBackwardBackward0", inputs=4, promote=None,
+    note="no derivative: backward raises, as in PyTorch")
+def _cdist_backward(grad, x1, x2, cdist, p):
+    """The gradient of ``cdist(x1, x2, p)`` with respect to ``x1`` for the output gradient ``grad``
+    (FunctionsManual.cpp _cdist_backward: sum over j of grad_ij d(||x1_i - x2_j||_p)/d x1_i, 0 where a distance
+    is 0). PyTorch has no derivative of it (derivatives.yaml: not_implemented), so a second derivative of cdist
+    raises, as there: NotImplementedError "the derivative for '_cdist_backward' is not implemented." backward,
+    and PyTorch's "Trying to use forward AD with _cdist_backward ..." in forward mode."""
+    diff = x1[..., :, None, :] - x2[..., None, :, :]
+    g = grad[..., None] * _cdist_grad_diff(diff, cdist, p)
+    return np.asarray(np.sum(g, axis=-2), dtype=x1.dtype)
+
+
+@_cdist_backward.defvjp
+def _(grad):
+    raise NotImplementedError("the derivative for '_cdist_backward' is not implemented.")
+
+
+@_cdist_backward.defjvp
+def _(grad_t):
+    raise NotImplementedError(fw_not_implemented("_cdist_backward"))
+
+
+_cdist_backward.jvp.unsupported = True
 
 
 @composite("cdist", grad_fn="CdistBackward0", note=_cdist.note)

@@ -282,7 +282,8 @@ def _cast_ok(src: np.dtype, dst: np.dtype) -> bool:
     return not (dst.kind == "b" and src.kind != "b")
 
 
-def apply(t: Tensor, compute, others=(), *, cast: str = "scalar", anomaly_mark=None) -> Tensor:
+def apply(t: Tensor, compute, others=(), *, cast: str = "scalar", anomaly_mark=None,
+          aliased_tangent: bool = False) -> Tensor:
     """Run ``compute(t)`` (an out-of-place op giving a Tensor) and write its result into ``t``'s buffer.
 
     Args:
@@ -293,6 +294,9 @@ def apply(t: Tensor, compute, others=(), *, cast: str = "scalar", anomaly_mark=N
         cast: how a result dtype that ``t``'s cannot hold is reported: "scalar" (ScalarType names, "Long"),
             "c" (C type names, "long int", as PyTorch's clamp kernel does), or None for operations that cast
             freely (fill_, copy_).
+        aliased_tangent: under forward AD, when an argument shares ``t``'s memory, compute the tangent as
+            PyTorch does for a formula without ``result`` (mul_): after the primal is written, the argument read
+            with its new values and its old tangent, ``t`` with its old values.
 
     Returns:
         ``t``, with its new values (and its new grad_fn when recorded).
@@ -334,9 +338,18 @@ def apply(t: Tensor, compute, others=(), *, cast: str = "scalar", anomaly_mark=N
         name = dtypes.c_type_name if cast == "c" else dtypes.scalar_type_name
         raise RuntimeError(f"result type {dtypes.scalar_type_name(out.dtype)} can't be cast to the desired output "
                            f"type {name(data.dtype)}")
+    aliased = aliased_tangent and level is not None and tangent is not None and _aliased(t, others)
+    before = data.copy() if aliased else None
     data[...] = out
     if level is not None:
-        _set_tangent_inplace(t, tangent, fw_tangent(result), level)
+        new_tangent = fw_tangent(result)
+        if aliased and new_tangent is not None:
+            # PyTorch computes an in-place op's tangent after writing its primal: an argument sharing self's
+            # memory is read with its new values (and its old tangent), self with its old ones
+            old = Tensor(before)
+            old._fw = (level, tangent)
+            new_tangent = fw_tangent(compute(old))
+        _set_tangent_inplace(t, tangent, new_tangent, level)
     node = result.grad_fn if record else None
     if node is not None and base is not None:  # a view: the base's history (and every view's) is rewritten
         _rebase_view(t, base, result)
@@ -346,6 +359,11 @@ def apply(t: Tensor, compute, others=(), *, cast: str = "scalar", anomaly_mark=N
         _rebase(t, node)
         _regenerate_views(t)
     return t
+
+
+def _aliased(t: Tensor, others) -> bool:
+    """Whether a Tensor among ``others`` shares memory with ``t``."""
+    return any(type(o) is Tensor and np.shares_memory(o.data, t.data) for o in others)
 
 
 def _set_tangent_inplace(t: Tensor, old, new, level) -> None:
@@ -471,7 +489,7 @@ def mul_(self, other):
     Raises:
         RuntimeError: see :func:`apply`.
     """
-    return apply(self, lambda s: mul(s, other), (other,))
+    return apply(self, lambda s: mul(s, other), (other,), aliased_tangent=True)
 
 
 @tensor_method("div_")

@@ -698,25 +698,32 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 @op("diag_embed", grad_fn="DiagEmbedBackward0", promote=None, method=True,
     note="d/dinput = the diagonal of the gradient", formula="input: the diagonal of grad", jvp="linear")
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    """Matrices (in the last two dimensions) with ``input``'s last dimension on the diagonal at ``offset``, zeros
-    elsewhere. Matches torch.diag_embed (the default dims -2, -1).
+    """A tensor of one more dimension with ``input``'s last dimension on the diagonal at ``offset`` of the plane
+    of ``dim1`` and ``dim2`` (dimensions of the result, each of size ``n + |offset|``), zeros elsewhere; the
+    other dimensions of ``input`` fill the result's other dimensions in order. Matches torch.diag_embed.
 
     Raises:
-        NotImplementedError: for other dims (gradcli has only the default).
+        RuntimeError: equal dims ("diagonal dimensions cannot be identical 0, 0"); IndexError: a dim out of range
+            of the result's dimensions (PyTorch's messages).
     """
-    if (dim1, dim2) not in ((-2, -1), (input.ndim - 1, input.ndim)):
-        raise NotImplementedError("diag_embed with dims other than (-2, -1) is not supported by gradcli")
+    ndim = input.ndim + 1
+    d1, d2 = normalize_dim(dim1, ndim), normalize_dim(dim2, ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     n = input.shape[-1] + abs(offset)
-    out = np.zeros(input.shape[:-1] + (n, n), dtype=input.dtype)
-    view = np.diagonal(out, offset, out.ndim - 2, out.ndim - 1)
+    shape = list(input.shape[:-1])
+    for d in sorted((d1, d2)):
+        shape.insert(d, n)
+    out = np.zeros(tuple(shape), dtype=input.dtype)
+    view = np.diagonal(out, offset, d1, d2)
     view.setflags(write=True)
     view[...] = input
     return out
 
 
 @diag_embed.defvjp
-def _(grad, offset):
-    return _diagonal(grad, offset, -2, -1)
+def _(grad, offset, dim1, dim2):
+    return _diagonal(grad, offset, dim1, dim2)
 
 
 @op("_diag_copy", grad_fn="DiagonalBackward0_copy", promote=None,

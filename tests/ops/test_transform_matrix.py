@@ -1,0 +1,203 @@
+"""The op × transform matrix (tests/ops/transform_matrix.py): every differentiable op of the table under every
+transform of torch.autograd, torch.autograd.functional and torch.func, compared with PyTorch in float64 (rtol
+1e-7), and PyTorch's error type where PyTorch refuses.
+
+By default each op runs on one sample (the smallest whose inputs have a dimension) under all 20 transforms:
+209 ops × 20 transforms = 4,180 cells, about 80 s on one quiet core, none failing. ``GRADCLI_MATRIX=long`` runs
+every sample of every op: 1,859 samples × 20 = 37,180 cells (20 minutes); its first run left 117 cells failing,
+most of them PyTorch's own batching limits (functorch's jacobian of an empty output, linear with a 3-d input,
+vmap of moveaxis) and the PyTorch bugs of :data:`PYTORCH_WRONG` on other samples, the rest open work
+(scatter_reduce's "prod" in forward mode, cosine_similarity at a zero norm, vmap of index_select with a 0-d index
+and of linalg.solve with a broadcast matrix). The rows come from the op table, so a new op has its rows the
+moment it has an entry (:func:`test_every_differentiable_entry_has_its_rows`).
+
+Where PyTorch's own transform is wrong (it disagrees with its own unbatched computation of the same numbers:
+functorch batching rules, a NaN from a double-backward trick, a double backward that raises where the
+forward-over-reverse path answers), :data:`PYTORCH_WRONG` names the cell and the PyTorch transform that gives
+the right numbers; gradcli's cell is compared with that one, and PyTorch's cell is asserted to disagree with it
+(so that a PyTorch that fixes the bug makes the entry fail, asking for its removal).
+
+The CLI commands (jacobian and hessian in both modes, jvp, hvp) and the session's ``:jacobian``/``:hessian`` run on
+the ops whose sample is one call of the op on tensors and numbers (:func:`cli_rows`), compared with PyTorch in
+float32 at rtol 1e-4.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+import opinfo
+import transform_matrix as tm
+from helpers import make_arrays
+
+LONG = os.environ.get("GRADCLI_MATRIX") == "long"
+ROWS = tm.rows(LONG)
+
+#: (op, transform) -> (the PyTorch transform that gives the right numbers, why PyTorch's own cell is wrong).
+PYTORCH_WRONG = {
+    ("batch_norm", "func_hessian"): (
+        "hessian", "torch.func.hessian batches native_batch_norm_backward's tangents with vmap, and its weight-input "
+                   "block disagrees with torch.func.jvp of the gradient and with central differences"),
+    ("cdist", "jacrev"): (
+        "jacobian", "torch.func.jacrev's batching rule of _cdist_backward gives other numbers than the backward "
+                    "row by row (torch.autograd.functional.jacobian, vectorize False and True)"),
+    ("masked_select", "jacrev"): (
+        "jacobian", "torch.func.jacrev of masked_select with a broadcast mask raises a size mismatch in its batching "
+                    "rule; the backward row by row answers"),
+    ("masked_select", "func_hessian"): (
+        "hessian", "torch.func.hessian of masked_select with a broadcast mask raises in split_with_sizes (batching "
+                   "rule); the Hessian row by row answers"),
+    ("logcumsumexp", "hvp"): (
+        "vhp", "torch.autograd.functional.hvp's double-backward trick gives NaN along a dim of size 1, where vhp (the "
+               "same numbers: the Hessian is symmetric) gives 0"),
+    ("conv_transpose1d", "hvp"): (
+        "vhp", "torch.autograd.functional.hvp's double-backward trick through a transposed convolution with "
+               "output_padding raises 'output_padding is not supported for non-transposed convolutions'; vhp "
+               "answers"),
+}
+
+
+def test_every_differentiable_entry_has_its_rows():
+    """Every entry of the table that has a derivative has rows (or a reason for having none); every cell named
+    in PYTORCH_WRONG is an op of the table and a transform of the matrix."""
+    with_rows = {op.name for op, _, _ in ROWS}
+    excluded = tm.excluded_entries()
+    for op in opinfo.OP_DB:
+        assert op.name in with_rows or op.name in excluded, f"{op.name} has no row in the op × transform matrix"
+    for name, transform in PYTORCH_WRONG:
+        assert name in with_rows, name
+        assert transform in tm.TRANSFORMS and PYTORCH_WRONG[(name, transform)][0] in tm.TRANSFORMS
+
+
+def test_the_matrix_is_not_trivial():
+    """The matrix's comparison fails on a wrong number: exp's derivative scaled by 1.01 in gradcli only."""
+    import gradcli as G
+
+    from helpers import Arg, Case
+
+    def fn(m, x):
+        if m is G:
+            e = m.exp(x).detach()
+            return e + (x - x.detach()) * (e * 1.01)
+        return m.exp(x)
+
+    case = Case("exp", "exp-wrong", fn, (Arg((3,)),))
+    import torch
+
+    pair = tm.libs(torch)
+    assert tm.run_cell(pair, case, "jacrev") is not None
+    assert tm.run_cell(pair, case, "func_vjp") is not None
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for _, _, c in ROWS])
+def test_op_under_every_transform(case, torch):
+    pair = tm.libs(torch)
+    failing = []
+    for name in tm.TRANSFORMS:
+        known = PYTORCH_WRONG.get((case.op, name))
+        if known is not None:
+            reference, _ = known
+            problem = tm.run_cell(pair, case, name, torch_transform=reference)
+            if not LONG:
+                assert tm.run_cell(pair, case, reference, torch_transform=name, gradcli_is_torch=True) is not None, (
+                    f"PyTorch's {name} of {case.id} agrees with its {reference} now: remove the PYTORCH_WRONG entry")
+        else:
+            problem = tm.run_cell(pair, case, name)
+        if problem:
+            failing.append(f"{name}: {problem}")
+    assert not failing, "\n".join(failing)
+
+
+# ================================================================================ the CLI and the session
+def cli_rows() -> list:
+    """The matrix rows whose sample is one call of the op's function on its tensors (float, requiring grad) and
+    plain numbers, so that it can be written as a program of the CLI: ``(case, text)``."""
+    out = []
+    for op, sample, case in ROWS:
+        text = tm.cli_text(op, sample, case)
+        if text is not None:
+            out.append((case, text))
+    return out
+
+
+CLI_ROWS = cli_rows()
+#: A sample of the CLI rows: every 8th (each command parses, runs and renders; the matrix above covers each op).
+CLI_SAMPLE = CLI_ROWS[::8]
+
+
+def _inputs(case):
+    arrays = make_arrays(case.args, case.id)
+    return [np.asarray(a, dtype=np.float32) for a in arrays]
+
+
+def _specs(arrays) -> list:
+    return [f"x{k}={json.dumps(a.tolist())}" for k, a in enumerate(arrays)]
+
+
+@pytest.mark.parametrize("kind, mode", [("jacobian", "reverse"), ("jacobian", "forward"), ("hessian", None),
+                                        ("jvp", None), ("hvp", None)])
+def test_cli_transforms_match_pytorch(kind, mode, torch):
+    """``gradcli jacobian|hessian|jvp|hvp`` (typer's runner, JSON output) on the CLI rows equal PyTorch's
+    torch.autograd.functional in float32 (rtol 1e-4): the Jacobian in reverse mode, and in forward mode against
+    torch.func.jacfwd (functional.jacobian's forward mode lacks batching rules that jacfwd has), the Hessian and HVP of ``(f(x) * w).sum()``; where PyTorch raises, the command
+    fails with the same error type."""
+    from typer.testing import CliRunner
+
+    from gradcli.frontends.cli import app
+
+    runner = CliRunner()
+    failing = []
+    for case, text in CLI_SAMPLE:
+        arrays = _inputs(case)
+        rng = np.random.default_rng(0)
+        xs = [torch.tensor(a) for a in arrays]
+        f = tm.torch_program(torch, text)
+        out = f(*xs)
+        w = rng.standard_normal(tuple(out.shape)).astype(np.float32)
+        args = [kind]
+        if kind in ("hessian", "hvp"):
+            program = f"({text} * w).sum()"
+            args += [program, *sum((["-i", s] for s in _specs(arrays)), []), "-c", f"w={json.dumps(w.tolist())}"]
+            fs = lambda *x: (f(*x) * torch.tensor(w)).sum()  # noqa: E731
+        else:
+            args += [text, *sum((["-i", s] for s in _specs(arrays)), [])]
+        vecs = [rng.standard_normal(a.shape).astype(np.float32) for a in arrays]
+        if kind in ("jvp", "hvp"):
+            flag = "--tangent" if kind == "jvp" else "--vector"
+            args += sum(([flag, f"x{k}={json.dumps(v.tolist())}"] for k, v in enumerate(vecs)), [])
+        if mode:
+            args += ["--mode", mode]
+        res = runner.invoke(app, args + ["--format", "json"])
+        tv = tuple(torch.tensor(v) for v in vecs)
+        try:
+            argnums = tuple(range(len(xs)))
+            want = {"jacobian": lambda: (torch.func.jacfwd(f, argnums=argnums)(*xs) if mode == "forward" else
+                                         torch.autograd.functional.jacobian(f, tuple(xs))),
+                    "hessian": lambda: torch.autograd.functional.hessian(fs, tuple(xs)),
+                    "jvp": lambda: torch.autograd.functional.jvp(f, tuple(xs), tv)[1],
+                    "hvp": lambda: torch.autograd.functional.hvp(fs, tuple(xs), tv)[1]}[kind]()
+        except Exception as e:  # noqa: BLE001 - PyTorch refuses: the CLI must fail with the same error type
+            if res.exit_code == 0 or type(e).__name__ not in res.output:
+                failing.append(f"{case.id}: PyTorch raises {type(e).__name__}, the CLI: {res.output[-200:]}")
+            continue
+        if res.exit_code != 0:
+            failing.append(f"{case.id}: exit {res.exit_code}: {res.output[-300:]}")
+            continue
+        got = json.loads(res.stdout)
+        if kind == "jacobian":
+            pairs = [(got["jacobian"][f"x{k}"]["value"], want[k]) for k in range(len(xs))]
+        elif kind == "hessian":
+            pairs = [(got["hessian"][f"x{a}"][f"x{b}"]["value"], want[a][b])
+                     for a in range(len(xs)) for b in range(len(xs))]
+        elif kind == "jvp":
+            pairs = [(got["jvp"]["value"], want)]
+        else:
+            pairs = [(got["hvp"][f"x{k}"]["value"], want[k]) for k in range(len(xs))]
+        for g, t in pairs:
+            if not np.allclose(np.asarray(g, dtype=np.float64), t.numpy(), rtol=1e-4, atol=1e-5):
+                failing.append(f"{case.id}: {text}: {g} vs {t.numpy().tolist()}")
+    assert CLI_SAMPLE and not failing, "\n".join(failing)
