@@ -33,7 +33,7 @@ from typing import Iterable, Iterator
 from ...engine import limits
 from ...engine.errors import InputError
 from .entries import Entry
-from .runner import Outcome, ParallelRunner, _died, run_chunk
+from .runner import Feeder, Outcome, _died, run_chunk
 
 #: Entries per Dask task: large enough that a task's overhead (a few milliseconds of scheduling and
 #: messages) is small next to its work (about a millisecond per small entry), small enough to spread the work.
@@ -137,10 +137,10 @@ class _Partition:
         self.alone = alone
 
 
-class DaskRunner(ParallelRunner):
+class DaskRunner(Feeder):
     """Runs entries as Dask tasks on the cluster of ``client`` and yields ``(entry, outcome)`` in input order.
 
-    Reads the input as :class:`~gradcli.frontends.batch.runner.ParallelRunner` does (a reader thread, a bounded queue,
+    Reads the input as :class:`~gradcli.frontends.batch.runner.ParallelRunner` does (its :class:`~gradcli.frontends.batch.runner.Feeder`) (a reader thread, a bounded queue,
     partitions of what has arrived, so a lone line of standard input is sent at once), keeps at most
     ``window`` partitions in flight (default: :data:`IN_FLIGHT_PER_THREAD` per worker thread of the cluster
     when it starts, at least 4), and yields the oldest partition's outcomes as soon as it is done.
