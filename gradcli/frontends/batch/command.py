@@ -17,7 +17,12 @@ from ...engine.errors import EXIT_EVAL, EXIT_OK, InputError
 from ...engine.lazy import lazy
 from ...app.reporting import EXIT_INTERRUPTED, report_error
 from .entries import FORMATS, Defaults, format_for, read_entries
+from . import forking
 from .runner import run_entries
+
+#: The signals that stop a batch as Ctrl-C (SIGINT) does: the workers end, the summary says how many entries
+#: were written, the exit status is 128 + the signal's number.
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 dask_runner = lazy("gradcli.frontends.batch.dask_runner")  # Dask: only with --dask
 specs = lazy("gradcli.language.specs")
@@ -54,6 +59,8 @@ class LineWriter:
         self._deferring = 0  # depth of nested deferring_sigint blocks
         self._interrupted = False
         self.finished = False  # every entry was written: a SIGINT has nothing left to interrupt
+        self.signal = None  # the signal that stopped the batch
+        self.stopping = False  # the batch is ending (its workers stopping, its summary being written)
 
     @contextmanager
     def deferring_sigint(self):
@@ -88,9 +95,12 @@ class LineWriter:
                 raise OutputClosed() from None
 
     def on_sigint(self, signum, frame) -> None:
-        """The SIGINT handler while a batch runs (ignored once it has :attr:`finished`)."""
-        if self.finished:
+        """The handler of SIGINT, SIGTERM and SIGHUP while a batch runs (ignored once it has :attr:`finished`):
+        the batch stops as for Ctrl-C, after the line being written; :attr:`signal` remembers which came."""
+        if self.finished or self.stopping:
             return
+        if self.signal is None or signum != signal.SIGINT:
+            self.signal = signum
         if self._deferring:
             self._interrupted = True
         else:
@@ -277,8 +287,10 @@ class Summary:
             if len(self.failed_lines) < self.SHOWN:
                 self.failed_lines.append(line)
 
-    def text(self, interrupted: bool = False) -> str:
-        """``gradcli batch: 12 entries, 1 failed (line 7), 0.84 s, 14 entries/s``."""
+    def text(self, interrupted: str | None = None) -> str:
+        """``gradcli batch: 12 entries, 1 failed (line 7), 0.84 s, 14 entries/s``; ``interrupted``: the name
+        of the signal that stopped the batch (``gradcli batch: interrupted after 12 entries ...``, with ``by
+        SIGTERM`` for another signal than SIGINT)."""
         elapsed = time.perf_counter() - self.start
         where = ""
         if self.failed_lines:
@@ -288,7 +300,10 @@ class Summary:
         if self.done and elapsed > 0:
             per_s = self.done / elapsed
             rate = f", {per_s:,.0f} entries/s" if per_s >= 10 else f", {per_s:.2g} entries/s"
-        return (f"gradcli batch: {'interrupted after ' if interrupted else ''}{self.done} "
+        stop = ""
+        if interrupted:
+            stop = "interrupted " + ("" if interrupted == "SIGINT" else f"by {interrupted} ") + "after "
+        return (f"gradcli batch: {stop}{self.done} "
                 f"entr{'y' if self.done == 1 else 'ies'}, {self.failed} failed{where}, {elapsed:.2f} s{rate}\n")
 
 
@@ -337,7 +352,8 @@ def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str
             ``max_evaluations``), or None; a JSON Lines entry's own ``check`` wins.
 
     Returns the exit status: 0 every entry succeeded, 1 some failed, 2 the input cannot be read (or a bad
-    option, or the Dask scheduler cannot be reached or was lost), 130 interrupted (SIGINT), 141 standard output closed by its reader. Never raises for bad input.
+    option, or the Dask scheduler cannot be reached or was lost), 130 interrupted (SIGINT; 143 SIGTERM, 129
+    SIGHUP), 141 standard output closed by its reader. Never raises for bad input.
     """
     from rich.console import Console
 
@@ -362,6 +378,7 @@ def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str
     writer = LineWriter(sys.stdout)
     in_main = threading.current_thread() is threading.main_thread()
     old_handler = signal.signal(signal.SIGINT, writer.on_sigint) if in_main else None
+    old_others = {sig: signal.signal(sig, writer.on_sigint) for sig in STOP_SIGNALS} if in_main else {}
     status = None
     try:
         if client is None:
@@ -374,28 +391,30 @@ def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str
         writer.finished = True
     except KeyboardInterrupt:
         # a Ctrl-C just after the last line was written may come before the reader has seen the input's end
-        ended = entries.ended or (client is None and jobs == 1 and size is not None
+        ended = entries.ended or (client is None and not forking.available() and size is not None
                                   and entries.read <= summary.done and entries.look_for_end())
         writer.finished = finished_before(entries.read, summary.done, ended)
-        status = None if writer.finished else EXIT_INTERRUPTED
+        status = None if writer.finished else 128 + int(writer.signal or signal.SIGINT)
     except OutputClosed:
         writer.silence()
-        return EXIT_BROKEN_PIPE  # quietly: whoever reads our output has gone
+        status = EXIT_BROKEN_PIPE  # quietly: whoever reads our output has gone
     except InputError as err:  # the input became unreadable part-way
         progress.stop()
         status = report_error(err, debug)
     finally:
+        writer.stopping = True  # from here on a signal changes nothing: the batch is ending
         progress.stop()
-        if in_main and not writer.finished:
-            _restore_sigint(old_handler)
         if path != "-":
             stream.close()
         if client is not None:
             _close_client(client)
-    _stderr(summary.text(interrupted=status == EXIT_INTERRUPTED))
-    if in_main and writer.finished:
-        # restored after the summary: a Ctrl-C once every entry is written changes neither it nor the status
+    if status != EXIT_BROKEN_PIPE:
+        stopped_by = None if status is None or status < 128 else signal.Signals(status - 128).name
+        _stderr(summary.text(interrupted=stopped_by))
+    if in_main:  # restored after the summary: a signal once every entry is written changes neither it nor the status
         _restore_sigint(old_handler)
+        for sig, handler in old_others.items():
+            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
     if status is not None:
         return status
     return EXIT_EVAL if summary.failed else EXIT_OK

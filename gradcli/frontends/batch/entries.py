@@ -208,11 +208,13 @@ def _line_entries(ln: Line, defaults: Defaults) -> Iterator[Entry]:
 
 
 def _block_entries(block: list[Line], end: int, defaults: Defaults) -> Iterator[Entry]:
-    """The entry of a multi-line block; a block of several lines that does not parse (a line of it is not
-    UTF-8, or the whole is a syntax error) is split back into its lines, each an entry of its own, so that no
-    line is hidden in another's error."""
+    """The entry of a multi-line block; a block of several lines that cannot be one entry is split back
+    into its lines, each an entry of its own, so that no line is hidden in another's error: a line of it is
+    not UTF-8, or it continues an open bracket (or a backslash) and the whole does not parse. A block under
+    a header (``def f(x):`` and its indented body) stays one entry, its error positioned in it."""
     if len(block) > 1 and (any(ln.error is not None for ln in block)
-                           or _parse_state("\n".join(ln.text for ln in block)) != "complete"):
+                           or (not _is_header(block[0].text)
+                               and _parse_state("\n".join(ln.text for ln in block)) != "complete")):
         for ln in block:
             yield from _line_entries(ln, defaults)
         return
