@@ -200,6 +200,43 @@ def _close_client(client) -> None:
         pass
 
 
+class FdLines:
+    """Lines of a file descriptor read with ``os.read`` (``readline(size)`` as a binary file's): standard input
+    as the batch reads it. A reader thread blocked in Python's buffered ``sys.stdin.buffer.readline`` holds that
+    buffer's lock, and an interpreter that exits meanwhile (a batch stopped by a signal while standard input
+    is still open) aborts on it ("could not acquire lock ... at interpreter shutdown"); ``os.read`` holds no
+    lock."""
+
+    CHUNK = 1 << 16
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self._buf = bytearray()
+        self._eof = False
+
+    def readline(self, size: int = -1) -> bytes:
+        while True:
+            cut = self._buf.find(b"\n")
+            if cut >= 0 and (size < 0 or cut < size):
+                return self._take(cut + 1)
+            if 0 <= size <= len(self._buf):
+                return self._take(size)
+            if self._eof:
+                return self._take(len(self._buf))
+            data = os.read(self.fd, self.CHUNK)
+            if not data:
+                self._eof = True
+            self._buf += data
+
+    def _take(self, n: int) -> bytes:
+        out = bytes(self._buf[:n])
+        del self._buf[:n]
+        return out
+
+    def close(self) -> None:
+        pass
+
+
 def open_input(path: str):
     """Open the batch input: ``(binary stream, name for messages, size in bytes or None)``; ``-`` is standard
     input.
@@ -208,7 +245,10 @@ def open_input(path: str):
         InputError: the file cannot be opened, or is a directory (exit 2).
     """
     if path == "-":
-        return sys.stdin.buffer, "<stdin>", None
+        try:
+            return FdLines(sys.stdin.fileno()), "<stdin>", None
+        except (AttributeError, ValueError, io.UnsupportedOperation):  # a standard input without a descriptor
+            return sys.stdin.buffer, "<stdin>", None
     try:
         stream = open(path, "rb")
     except OSError as e:

@@ -213,50 +213,67 @@ class _ReadFailed:
         self.exc = exc
 
 
-def run_chunk(entries: list, entry_format, debug: bool = False, progress=None, slot: int = 0) -> list:
-    """:func:`run_entry` for several entries (one task of a worker process: fewer, larger messages), saying in
-    ``progress`` (a :class:`~gradcli.frontends.batch.forking.Progress`, or None) which one runs."""
+def run_chunk(entries: list, entry_format, debug: bool = False) -> list:
+    """:func:`run_entry` for several entries, one after another in this thread (a task of a Dask worker)."""
     with EntryClock() as clock:
-        outcomes = []
-        for k, entry in enumerate(entries):
-            if progress is not None:
-                progress.start(slot, k)
-            outcomes.append(run_entry(entry, entry_format, debug, clock))
-        if progress is not None:
-            progress.idle(slot)
-        return outcomes
+        return [run_entry(entry, entry_format, debug, clock) for entry in entries]
+
+
+#: Seconds after which a worker sends the outcomes it has before starting its next entry, rather than at the
+#: end of its chunk (slow entries stream; fast ones travel in one message per chunk).
+SEND_AFTER = 0.02
 
 
 def _worker_main(conn, slot: int, entry_format, debug: bool, progress) -> None:
-    """A worker process: run the chunks it receives, one at a time, and send back their outcomes; stop at
-    None or when the main process goes away. Like the CLI, numpy makes NaN and infinity silently."""
+    """A worker process: run the chunks it receives, one at a time, and send back their outcomes (in one
+    message per chunk, or in several when its entries take over :data:`SEND_AFTER` seconds); stop at None or
+    when the main process goes away. Like the CLI, numpy makes NaN and infinity silently."""
     import numpy as np
 
     np.seterr(all="ignore")
-    while True:
-        try:
-            task = conn.recv()
-        except (EOFError, OSError):
-            return
-        if task is None:
-            return
-        try:
-            conn.send(run_chunk(task, entry_format, debug, progress, slot))
-        except OSError:
-            return
+    with EntryClock() as clock:
+        while True:
+            try:
+                task = conn.recv()
+            except (EOFError, OSError):
+                return
+            if task is None:
+                return
+            try:
+                outcomes = []
+                sent = time.monotonic()
+                for k, entry in enumerate(task):
+                    if outcomes and time.monotonic() - sent > SEND_AFTER:
+                        conn.send(outcomes)
+                        outcomes, sent = [], time.monotonic()
+                    progress.start(slot, k)
+                    outcomes.append(run_entry(entry, entry_format, debug, clock))
+                progress.idle(slot)
+                conn.send(outcomes)
+            except OSError:
+                return
 
 
 class _Job:
     """A chunk of consecutive entries and its outcomes once done. ``alone``: a single entry run again after
     its worker died."""
 
-    __slots__ = ("entries", "outcomes", "alone", "deaths")
+    __slots__ = ("entries", "outcomes", "alone", "deaths", "received")
 
     def __init__(self, entries: list, alone: bool = False):
         self.entries = entries
         self.outcomes = None
         self.alone = alone
         self.deaths = 0  # how many times a worker died running it
+        self.received: list = []  # the outcomes of its first entries, while it runs
+
+    def receive(self, outcomes: list) -> bool:
+        """Take outcomes of the next entries; True when the job is done."""
+        self.received += outcomes
+        if len(self.received) < len(self.entries):
+            return False
+        self.outcomes, self.received = self.received, []
+        return True
 
 
 class _Worker:
@@ -423,12 +440,12 @@ class ParallelRunner(Feeder):
                         except (EOFError, OSError):
                             workers[k] = self._replace(w, pending, rerun)
                             continue
-                        w.job.outcomes = outcomes
-                        w.job = None
+                        if w.job.receive(outcomes):
+                            w.job = None
                     elif timed:
                         started, index = progress.running(k)
                         if started and time.monotonic() - started > deadline:
-                            workers[k] = self._replace(w, pending, rerun, stuck=index)
+                            workers[k] = self._replace(w, pending, rerun, stuck=index - len(w.job.received))
             finished = True
             if self._failure is not None:
                 raise self._failure
@@ -446,6 +463,12 @@ class ParallelRunner(Feeder):
         as failed. The slot gets a new worker when there is work for it (returns None)."""
         job = worker.job
         worker.stop(kill=True)
+        if job.received:  # the outcomes of its first entries came: only the others are left
+            done = _Job(job.entries[:len(job.received)])
+            done.outcomes = job.received
+            at = pending.index(job)
+            pending.insert(at, done)
+            job.entries, job.received = job.entries[len(done.entries):], []
         if stuck is not None and len(job.entries) == 1:
             job.outcomes = [_timed_out(job.entries[0], self.entry_format)]
             return None
