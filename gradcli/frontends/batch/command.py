@@ -422,7 +422,8 @@ def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str
     status = None
     try:
         if client is None:
-            results = run_entries(entries, entry_format, jobs, notice=progress.message, debug=debug)
+            results = run_entries(entries, entry_format, jobs, notice=progress.message, debug=debug,
+                                  streaming=size is None)
         else:
             results = iter(dask_runner.DaskRunner(entries, entry_format, client, notice=progress.message,
                                                   debug=debug))

@@ -86,27 +86,15 @@ def _quiet_child() -> None:
     signal.setitimer(signal.ITIMER_REAL, 0)
 
 
-def _is_child(pid: int) -> bool:
-    """Whether ``pid`` is still a child of this process (Linux's /proc; elsewhere assumed)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
-    except FileNotFoundError:
-        return False
-    except OSError:
-        return True
-    return int(stat.rsplit(b")", 1)[1].split()[1]) == os.getpid()
-
-
 def _forker_main(control: socket.socket, worker_main) -> None:
     """The forker: for each request (a worker's slot number) fork a worker running ``worker_main(conn,
     slot)`` and send this process's end of its socket back; at the end of ``control`` kill the workers
     still running and exit."""
     from multiprocessing.connection import Connection
 
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # workers are reaped as they end
     forked = []
     while True:
+        _reap(forked)
         try:
             request = control.recv(4)
         except OSError:
@@ -121,7 +109,6 @@ def _forker_main(control: socket.socket, worker_main) -> None:
             try:
                 control.close()
                 mine.close()
-                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
                 _die_with_parent()
                 worker_main(Connection(theirs.detach()), slot)
             except BaseException:
@@ -135,13 +122,31 @@ def _forker_main(control: socket.socket, worker_main) -> None:
             break
         finally:
             mine.close()
-        forked = [p for p in forked if _is_child(p)] + [pid]
+        forked.append(pid)
+    _reap(forked)
     for pid in forked:
-        if _is_child(pid):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    for pid in forked:
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+
+
+def _reap(forked: list) -> None:
+    """Wait for the workers that have ended (their CPU time then counts as this process's children's, and so
+    as the batch's), dropping them from ``forked``: a pid still listed is a worker not yet reaped, never
+    another process."""
+    for pid in list(forked):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            forked.remove(pid)
 
 
 class Forker:
