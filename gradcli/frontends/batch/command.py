@@ -373,9 +373,35 @@ def _write_outcomes(outcomes, header: str, writer, progress, summary: Summary, n
         progress.update(entry.end, summary.done, summary.failed)
 
 
+def _run_partitioned(pattern: str, output_dir: str, entry_format, dask: str | None, jobs: int, defaults,
+                     debug: bool) -> int:
+    """``--output-dir``: the partitioned mode on the Dask cluster at ``dask``
+    (:func:`~gradcli.frontends.batch.dask_runner.run_partitioned`); the summary counts every part's entries."""
+    start = time.perf_counter()
+    if dask is None or jobs > 1:
+        return report_error(InputError("--output-dir writes one output part per input part on a Dask cluster: "
+                                       "give --dask ADDRESS (and no --jobs)", type="UsageError"), debug)
+    try:
+        client = dask_runner.connect(dask, quiet=not debug)
+    except InputError as err:
+        return report_error(err, debug)
+    try:
+        parts, done, failed = dask_runner.run_partitioned(pattern, output_dir, client, entry_format, defaults,
+                                                          debug)
+    except InputError as err:
+        return report_error(err, debug)
+    finally:
+        _close_client(client)
+    elapsed = time.perf_counter() - start
+    _stderr(f"gradcli batch: {done} entr{'y' if done == 1 else 'ies'}, {failed} failed, in {parts} "
+            f"part{'' if parts == 1 else 's'} written to {output_dir}, {elapsed:.2f} s, "
+            f"{done / elapsed if elapsed else 0:,.0f} entries/s\n")
+    return EXIT_EVAL if failed else EXIT_OK
+
+
 def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str = "float32",
         seed: int | None = None, max_steps: int | None = None, anomaly: bool = False, debug: bool = False,
-        check: dict | None = None, dask: str | None = None) -> int:
+        check: dict | None = None, dask: str | None = None, output_dir: str | None = None) -> int:
     """``gradcli batch``: read entries from ``path`` (``-``: standard input) in the input format ``fmt``, write
     each entry's result to standard output as it is done, and a summary to standard error.
 
@@ -398,6 +424,9 @@ def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str
     from rich.console import Console
 
     summary = Summary()
+    if output_dir is not None:
+        return _run_partitioned(path, output_dir, entry_format, dask, jobs,
+                                Defaults(dtype, seed, max_steps, path, anomaly, check), debug)
     try:
         _check_options(fmt, jobs, dask)
         stream, name, size = open_input(path)

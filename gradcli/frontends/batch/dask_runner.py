@@ -259,4 +259,74 @@ class DaskRunner(Feeder):
         return None
 
 
-__all__ = ["DaskRunner", "connect", "run_partition", "PARTITION"]
+
+
+
+# ------------------------------------------------------------------------------------------ partitioned mode
+def _part_task(in_path: str, out_path: str, name: str, entry_format, defaults, limit_values: dict,
+               debug: bool) -> tuple[int, int]:
+    """A Dask task of the partitioned mode: read the input part ``in_path`` (any fsspec URL) on the worker,
+    run its entries as ``gradcli batch NAME --json`` would (lines numbered within the part, the time limit
+    enforced by a forked worker process) and write the output part ``out_path`` whole: to a temporary name
+    first, renamed when complete, so a worker killed mid-run leaves no partial part (Dask runs the task
+    again elsewhere). Returns ``(entries, failed)``."""
+    import fsspec
+    import numpy as np
+
+    from .entries import format_for, read_entries
+    from .runner import run_entries
+
+    with _ENTRY_LOCK, np.errstate(all="ignore"):
+        if limits.current.as_dict() != limit_values:
+            limits.configure(limit_values)
+        fs, _, _ = fsspec.core.get_fs_token_paths(out_path)
+        tmp = f"{out_path}.tmp-{uuid.uuid4().hex[:8]}"
+        done = failed = 0
+        with fsspec.open(in_path, "rb") as source, fs.open(tmp, "wb") as sink:
+            entries = read_entries(source, format_for(name), defaults)
+            sink.write(entry_format.header().encode("utf-8"))
+            for _, outcome in run_entries(entries, entry_format, 1, debug=debug, streaming=False):
+                sink.write(outcome.text.encode("utf-8"))
+                done += 1
+                failed += not outcome.ok
+        fs.mv(tmp, out_path)
+        return done, failed
+
+
+def run_partitioned(pattern: str, output_dir: str, client, entry_format, defaults, debug: bool = False):
+    """``gradcli batch 'DIR/part-*.jsonl' --dask ADDRESS --output-dir OUT``: one Dask task per input part
+    (``dask.delayed``), each reading its part and writing ``OUT/<the part's name>`` on the worker, byte for
+    byte what ``gradcli batch DIR/part-00000.jsonl --json`` writes; the client only builds the graph and
+    gathers the counts. Returns ``(parts, entries, failed)``.
+
+    Raises:
+        InputError: no file matches ``pattern`` (exit 2), or the scheduler was lost.
+    """
+    import os
+    import posixpath
+
+    import dask
+    import fsspec
+
+    fs, _, paths = fsspec.core.get_fs_token_paths(pattern)
+    paths = sorted(paths)
+    if not paths:
+        raise InputError(f"no file matches {pattern!r}", type="FileNotFoundError")
+    out_fs, _, _ = fsspec.core.get_fs_token_paths(output_dir)
+    out_fs.makedirs(output_dir, exist_ok=True)
+    local = "://" not in pattern
+    tasks = []
+    for path in paths:
+        base = posixpath.basename(path)
+        name = os.path.join(os.path.dirname(pattern), base) if local else path
+        url = path if local else fs.unstrip_protocol(path)
+        part_defaults = type(defaults)(**{**vars(defaults), "filename": name})
+        tasks.append(dask.delayed(_part_task, pure=False)(url, posixpath.join(output_dir.rstrip("/"), base), name,
+                                                          entry_format, part_defaults, limits.current.as_dict(),
+                                                          debug, dask_key_name=f"gradcli-part-{uuid.uuid4().hex[:8]}-{base}"))
+    try:
+        counts = client.gather(client.compute(tasks, retries=2))
+    except _LOST as e:
+        raise InputError(f"lost the Dask scheduler ({e})", type="ConnectionError") from e
+    return len(paths), sum(c[0] for c in counts), sum(c[1] for c in counts)
+__all__ = ["DaskRunner", "connect", "run_partition", "run_partitioned", "PARTITION"]
