@@ -32,8 +32,8 @@ from typing import Iterable, Iterator
 
 from ...engine import limits
 from ...engine.errors import InputError
-from .entries import Entry
-from .runner import Feeder, Outcome, _died, run_chunk
+from .entries import Entry, format_for, read_entries
+from .runner import Feeder, Outcome, _died, run_chunk, run_entries
 
 #: Entries per Dask task: large enough that a task's overhead (a few milliseconds of scheduling and
 #: messages) is small next to its work (about a millisecond per small entry), small enough to spread the work.
@@ -272,9 +272,6 @@ def _part_task(in_path: str, out_path: str, name: str, entry_format, defaults, l
     again elsewhere). Returns ``(entries, failed)``."""
     import fsspec
     import numpy as np
-
-    from .entries import format_for, read_entries
-    from .runner import run_entries
 
     with _ENTRY_LOCK, np.errstate(all="ignore"):
         if limits.current.as_dict() != limit_values:

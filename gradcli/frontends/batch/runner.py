@@ -418,77 +418,24 @@ class ParallelRunner(Feeder):
     """
 
     def __iter__(self) -> Iterator[tuple[Entry, Outcome]]:
-        from multiprocessing.connection import wait
-
         grammar.parser()  # built here once: the workers are forked with it
-        progress = forking.Progress(self.jobs)
+        self._progress = progress = forking.Progress(self.jobs)
         entry_format, debug = self.entry_format, self.debug
         forker = forking.Forker(lambda conn, slot: _worker_main(conn, slot, entry_format, debug, progress))
         workers: list[_Worker | None] = [None] * self.jobs
-        timed = limits.current.time < limits.UNLIMITED
-        deadline = limits.current.time + GRACE
         threading.Thread(target=self._read, name="gradcli-batch-reader", daemon=True).start()
         pending: deque[_Job] = deque()  # input order; done or running
         rerun: deque[_Job] = deque()  # jobs to run (again) after a worker died, before new input
         finished = False
         try:
             while True:
-                while pending:
-                    job = pending[0]
-                    done = job.outcomes if job.outcomes is not None else job.received
-                    if len(done) > job.yielded:  # the first entries of a running job come as soon as they can
-                        first, job.yielded = job.yielded, len(done)
-                        yield from zip(job.entries[first:len(done)], done[first:])
-                    if job.outcomes is None:
-                        break
-                    pending.popleft()
-                for k, w in enumerate(workers):
-                    if w is not None and w.job is not None:
-                        continue
-                    if rerun:
-                        job = rerun.popleft()
-                    elif not self._eof and len(pending) < self.window:
-                        chunk = self._take(block=not pending)  # wait for input only when there is nothing else
-                        if not chunk:
-                            continue
-                        job = _Job(chunk)
-                        pending.append(job)
-                    else:
-                        continue
-                    if w is None:
-                        w = workers[k] = _Worker(forker, k, progress)
-                    try:
-                        w.conn.send(job.entries)
-                    except OSError:  # it died while idle: the job did not start; another worker takes it
-                        w.stop(kill=True)
-                        workers[k] = None
-                        rerun.appendleft(job)
-                        continue
-                    w.job = job
+                yield from self._done(pending)
+                self._dispatch(workers, forker, pending, rerun)
                 if not pending:
                     if self._eof:
                         break
                     continue
-                busy = [w for w in workers if w is not None and w.job is not None]
-                if not busy:
-                    continue  # the jobs to run again go to fresh workers first
-                more_input = len(busy) < len(workers) and not self._eof and len(pending) < self.window
-                timeout = 0.05 if more_input else (DEADLINE_POLL if timed else None)
-                ready = set(wait([w.conn for w in busy], timeout=timeout))
-                for w in busy:
-                    k = w.slot
-                    if w.conn in ready:
-                        try:
-                            outcomes = w.conn.recv()
-                        except (EOFError, OSError):
-                            workers[k] = self._replace(w, pending, rerun)
-                            continue
-                        if w.job.receive(outcomes):
-                            w.job = None
-                    elif timed:
-                        started, index = progress.running(k)
-                        if started and time.monotonic() - started > deadline:
-                            workers[k] = self._replace(w, pending, rerun, stuck=index - len(w.job.received))
+                self._collect(workers, pending, rerun)
             finished = True
             if self._failure is not None:
                 raise self._failure
@@ -498,6 +445,74 @@ class ParallelRunner(Feeder):
                 if w is not None:
                     w.stop(kill=not finished)
             forker.close()
+
+    @staticmethod
+    def _done(pending: deque) -> Iterator[tuple[Entry, Outcome]]:
+        """The outcomes at the head of ``pending`` not yet handed on, in input order (a running job's first
+        entries as soon as they came); done jobs leave ``pending``."""
+        while pending:
+            job = pending[0]
+            done = job.outcomes if job.outcomes is not None else job.received
+            if len(done) > job.yielded:
+                first, job.yielded = job.yielded, len(done)
+                yield from zip(job.entries[first:len(done)], done[first:])
+            if job.outcomes is None:
+                return
+            pending.popleft()
+
+    def _dispatch(self, workers: list, forker, pending: deque, rerun: deque) -> None:
+        """Give each idle worker a job: one to run again first, else a chunk of new input (while fewer than
+        ``window`` are pending; waiting for input only when nothing else is pending). A worker is forked when
+        its slot first has work."""
+        for k, w in enumerate(workers):
+            if w is not None and w.job is not None:
+                continue
+            if rerun:
+                job = rerun.popleft()
+            elif not self._eof and len(pending) < self.window:
+                chunk = self._take(block=not pending)
+                if not chunk:
+                    continue
+                job = _Job(chunk)
+                pending.append(job)
+            else:
+                continue
+            if w is None:
+                w = workers[k] = _Worker(forker, k, self._progress)
+            try:
+                w.conn.send(job.entries)
+            except OSError:  # it died while idle: the job did not start; another worker takes it
+                w.stop(kill=True)
+                workers[k] = None
+                rerun.appendleft(job)
+                continue
+            w.job = job
+
+    def _collect(self, workers: list, pending: deque, rerun: deque) -> None:
+        """Wait for outcomes from the busy workers (briefly when an idle worker could take new input, or to
+        look at the deadlines), take them, replace a worker that died, and kill one whose entry is past its
+        deadline."""
+        from multiprocessing.connection import wait
+
+        busy = [w for w in workers if w is not None and w.job is not None]
+        if not busy:
+            return  # the jobs to run again go to fresh workers first
+        timed = limits.current.time < limits.UNLIMITED
+        more_input = len(busy) < len(workers) and not self._eof and len(pending) < self.window
+        ready = set(wait([w.conn for w in busy], timeout=0.05 if more_input else (DEADLINE_POLL if timed else None)))
+        for w in busy:
+            if w.conn in ready:
+                try:
+                    outcomes = w.conn.recv()
+                except (EOFError, OSError):
+                    workers[w.slot] = self._replace(w, pending, rerun)
+                    continue
+                if w.job.receive(outcomes):
+                    w.job = None
+            elif timed:
+                started, index = self._progress.running(w.slot)
+                if started and time.monotonic() - started > limits.current.time + GRACE:
+                    workers[w.slot] = self._replace(w, pending, rerun, stuck=index - len(w.job.received))
 
     def _replace(self, worker: _Worker, pending: deque, rerun: deque, stuck: int | None = None) -> None:
         """A worker died running ``worker.job``, or was killed because the entry at index ``stuck`` of its
