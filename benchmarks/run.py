@@ -857,52 +857,104 @@ def _local_cluster(workers, env):
     return p, address
 
 
+def _parent_cpu_run(cmd, env):
+    """(wall seconds, CPU seconds of the ``gradcli batch`` process itself, not of its workers, completed
+    process): the parent's CPU read from /proc every 10 ms while it runs (the last reading before it exits;
+    None where /proc is missing)."""
+    t = time.perf_counter()
+    p = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    cpu = None
+    chunks = []
+    import threading
+
+    reader = threading.Thread(target=lambda: chunks.append(p.stdout.read()), daemon=True)
+    reader.start()
+    while p.poll() is None:
+        try:
+            fields = Path(f"/proc/{p.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            cpu = (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, IndexError, ValueError):
+            pass
+        time.sleep(0.01)
+    reader.join()
+    err = p.stderr.read()
+    wall = time.perf_counter() - t
+    return wall, cpu, subprocess.CompletedProcess(cmd, p.returncode, chunks[0] if chunks else b"", err)
+
+
+SCALE_STEPS = (1, 2, 4, 8, 16)
+
+
 def bench_scaleout(n, reps):
-    """``gradcli batch`` over several processes: ``--jobs 2`` against ``--dask`` on a LocalCluster of 1 and 2
-    worker processes (wall time: the work is spread, so CPU time would not show it)."""
+    """``gradcli batch`` over several processes, capped at this machine's cores: ``--jobs`` 1/2/4/8/16 and the
+    partitioned Dask mode (``--output-dir``) on LocalClusters of 1/2/4/8/16 worker processes; entries/s of the
+    whole command (wall time), efficiency (entries/s against workers x the one-worker rate) and, for
+    ``--jobs``, the CPU the ``gradcli batch`` process itself spends per entry (what caps how many workers it
+    can feed). Each output is compared with ``--jobs 1`` byte for byte."""
     env = _env()
     cmd = gradcli_command()
+    cores = os.cpu_count() or 1
+    steps = [k for k in SCALE_STEPS if k <= cores]
     rows, detail = [], {}
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "entries.txt"
         path.write_text("\n".join(batch_entries(n)) + "\n")
         base = cmd + ["batch", str(path), "--json"]
-        runs = [("--jobs 1", base, None), ("--jobs 2", base + ["--jobs", "2"], None),
-                ("--dask, LocalCluster of 1 worker", None, 1), ("--dask, LocalCluster of 2 workers", None, 2)]
-        rates, outputs = {}, {}
-        for label, c, workers in runs:
-            cluster = None
-            if workers is not None:
-                cluster = _local_cluster(workers, env)
-                if cluster is None:
-                    rows.append(_row(f"gradcli batch {label}, {n:,} entries", "entries/s", None, None, None,
-                                     ratio=None, ratio_of=None, target=(">=", 2000), value_target=True,
-                                     note="n/a: Dask is not installed (pip install 'gradcli[dask]')"))
-                    continue
-                c = base + ["--dask", cluster[1]]
+        reference, one = None, None
+        for k in steps:
+            c = base + ["--jobs", str(k)]
+            _wall(c, env)  # untimed first run
+            samples = [_parent_cpu_run(c, env) for _ in range(reps)]
+            wall = statistics.median(s[0] for s in samples)
+            cpus = [s[1] for s in samples if s[1] is not None]
+            parent_us = statistics.median(cpus) / n * 1e6 if cpus else None
+            out = samples[-1][2].stdout
+            reference = out if reference is None else reference
+            rate = n / wall
+            one = rate if one is None else one
+            rows.append(_row(f"gradcli batch --jobs {k}, {n:,} entries", "entries/s", rate, None, None,
+                             ratio=rate / (one * k), ratio_of=f"{k} x --jobs 1", target=(">=", 0.8),
+                             agree=out == reference, checked_against="--jobs 1 (byte for byte)",
+                             note=(f"efficiency {rate / (one * k):.0%}; the parent's CPU "
+                                   f"{parent_us:.0f} us/entry (start-up included)" if parent_us is not None
+                                   else f"efficiency {rate / (one * k):.0%}")))
+            detail[f"--jobs {k}"] = {"wall_s": [s[0] for s in samples], "parent_cpu_s": cpus, "command": c}
+        parts_dir = Path(tmp) / "parts"
+        parts_dir.mkdir()
+        lines = batch_entries(n)
+        nparts = max(steps) * 2
+        for p_ in range(nparts):
+            (parts_dir / f"part-{p_:05d}.txt").write_text("\n".join(lines[p_::nparts]) + "\n")
+        dask_one = None
+        for k in steps:
+            cluster = _local_cluster(k, env)
+            label = f"gradcli batch --dask --output-dir, LocalCluster of {k} worker{'s' if k > 1 else ''}"
+            if cluster is None:
+                rows.append(_row(f"{label}, {n:,} entries", "entries/s", None, None, None, ratio=None, ratio_of=None,
+                                 target=(">=", 0.8), note="n/a: Dask is not installed (pip install 'gradcli[dask]')"))
+                break
             try:
-                _wall(c, env)  # untimed first run (Python's bytecode, the workers' first imports)
                 samples = []
-                for _ in range(reps):
+                for r_ in range(reps + 1):
+                    out_dir = Path(tmp) / f"out-{k}-{r_}"
+                    c = cmd + ["batch", f"{parts_dir}/part-*.txt", "--json", "--dask", cluster[1],
+                               "--output-dir", str(out_dir)]
                     t, r = _wall(c, env)
-                    samples.append(t)
-                outputs[label] = r.stdout
+                    if r_:
+                        samples.append(t)
             finally:
-                if cluster is not None:
-                    cluster[0].stdin.close()
-                    cluster[0].wait(60)
-            rates[label] = n / statistics.median(samples)
-            detail[label] = {"wall_s": samples, "command": c}
-        for label, rate in rates.items():
-            if label == "--jobs 1":
-                continue
-            same = outputs[label] == outputs["--jobs 1"]
-            rows.append(_row(f"gradcli batch {label}, {n:,} entries", "entries/s", rate, None, None,
-                             ratio=rate / rates["--jobs 1"], ratio_of="--jobs 1", target=(">=", 2000),
-                             value_target=True, agree=same, checked_against="--jobs 1 (byte for byte)"))
-        if rows and "--jobs 1" in rates:
-            rows[0]["note"] = (f"wall time of the whole command (start-up included, the cluster started before), "
-                               f"JSON Lines; --jobs 1: {rates['--jobs 1']:,.0f} entries/s")
+                cluster[0].stdin.close()
+                cluster[0].wait(60)
+            rate = n / statistics.median(samples)
+            dask_one = rate if dask_one is None else dask_one
+            rows.append(_row(f"{label}, {n:,} entries in {nparts} parts", "entries/s", rate, None, None,
+                             ratio=rate / (dask_one * k), ratio_of=f"{k} x 1 worker", target=(">=", 0.8),
+                             note=f"efficiency {rate / (dask_one * k):.0%}; workers read and write their parts"))
+            detail[label] = {"wall_s": samples}
+        if rows:
+            rows[0]["note"] += (f"; wall time of the whole command, start-up included, capped at this machine's "
+                                f"{cores} cores")
     return rows, detail
 
 
@@ -1101,7 +1153,7 @@ def main(argv=None):
         ("conv", lambda: bench_conv(5 if q else 10, 1 if q else 3, impls)),
         ("chain", lambda: bench_chain(CHAIN_N_QUICK if q else CHAIN_N, 1, impls)),
         ("batch", lambda: bench_batch(10_000, 1 if q else 2, torch_ok)),
-        ("scaleout", lambda: bench_scaleout(10_000, 1 if q else 3)),
+        ("scaleout", lambda: bench_scaleout(20_000, 1 if q else 3)),
         ("session", lambda: bench_session(30 if q else 200)),
         ("bigjson", lambda: bench_bigjson(3 if q else 9, torch_ok)),
         ("transforms", lambda: bench_transforms(5 if q else 20, 1 if q else 3, torch_ok)),

@@ -749,6 +749,10 @@ def batch(
         "--dask", metavar="ADDRESS", help="Run the entries on the Dask cluster whose scheduler is at ADDRESS "
                                           "(tcp://HOST:8786), in partitions; the output keeps the input order. "
                                           "Needs gradcli[dask] here and gradcli on the workers.")] = None,
+    output_dir: Annotated[Optional[str], typer.Option(
+        "--output-dir", metavar="DIR", help="With --dask and FILE a pattern ('DIR/part-*.jsonl'): the workers read "
+                                            "the input parts and write one output part each to DIR (JSON "
+                                            "Lines with --json), byte for byte what one process writes.")] = None,
     seed: BatchSeed = None,
     dtype: BatchDtype = DType.float32,
     max_steps: MaxSteps = None,
@@ -781,7 +785,7 @@ def batch(
         tolerances = dict(eps=eps, atol=atol, rtol=rtol, max_evaluations=check_max_evaluations) if check else None
         status = batching.run(file, fmt=input_fmt, jobs=jobs, entry_format=entry_format, dtype=opts.dtype,
                               seed=opts.seed, max_steps=opts.max_steps, anomaly=opts.anomaly, debug=opts.debug,
-                              check=tolerances, dask=dask)
+                              check=tolerances, dask=dask, output_dir=output_dir)
     if owns_process(ctx):
         ignore_interrupts()
     raise typer.Exit(status)

@@ -9,13 +9,19 @@ from ..app.result import GradResult, nonfinite
 from ..engine.errors import escape_controls  # noqa: F401 - the renderers' one escaping of a program's text
 
 
-def nonfinite_warning(result: GradResult) -> str | None:
-    """A warning naming the output, inputs and gradients that hold NaN or infinity, or None if all are finite."""
+def nonfinite_where(result: GradResult) -> list[str]:
+    """The output, inputs and gradients that hold NaN or infinity (``["output", "grad of w"]``), in that order."""
     where = []
     if nonfinite(result.output.value):
         where.append("output")
     where += [f"input {i.name}" for i in result.inputs if nonfinite(i.value.value)]
     where += [f"grad of {i.name}" for i in result.inputs if nonfinite(i.grad)]
+    return where
+
+
+def nonfinite_warning(result: GradResult) -> str | None:
+    """A warning naming the output, inputs and gradients that hold NaN or infinity, or None if all are finite."""
+    where = nonfinite_where(result)
     if not where:
         return None
     return escape_controls("warning: NaN or infinity in " + ", ".join(where) +

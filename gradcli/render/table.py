@@ -14,7 +14,7 @@ import numpy as np
 from ..engine.lazy import lazy
 from ..engine.printing import format_tensor
 from ..app.result import EntryResult, ErrorInfo, GradResult, nonfinite
-from .messages import escape_controls, nonfinite_warning  # noqa: F401  (importable from here too)
+from .messages import escape_controls, nonfinite_warning, nonfinite_where  # noqa: F401  (importable from here too)
 from .registry import EntryFormat, Renderer, register
 
 symbolic = lazy("gradcli.render.symbolic")  # --symbolic only
@@ -403,6 +403,8 @@ def batch_cells(result: GradResult, default_dtype=None) -> tuple[str, str]:
         grads.append(f"{name}: " + text.replace("\n", "\n" + " " * (len(name) + 2)))
     if result.check is not None:
         grads.append(check_line(result.check))
+    if getattr(result, "blocks", None) is None and (where := nonfinite_where(result)):
+        grads.append("nonfinite: " + ", ".join(where))  # the mark of grad's nonfinite column
     return output, "\n".join(grads) or "-"
 
 

@@ -242,9 +242,10 @@ def test_a_worker_that_dies_loses_no_entry():
     try:
         p.stdin.write(fast_entry(2.0).encode())
         p.stdin.flush()
-        assert json.loads(readline(p.stdout))["line"] == 1  # the workers are up
-        workers = [c for c in children(p.pid) if b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes()]
-        assert len(workers) == 2
+        assert json.loads(readline(p.stdout))["line"] == 1  # a worker is up
+        [forker] = children(p.pid)  # the process that forks the workers (forked before any thread started)
+        workers = children(forker)  # forked when there is work for them: one so far
+        assert len(workers) >= 1
         before = {w: cpu_ticks(w) for w in workers}
         p.stdin.write(loop_entry(300_000, 1.0).encode())  # runs for a second or more
         p.stdin.flush()

@@ -17,7 +17,12 @@ from ...engine.errors import EXIT_EVAL, EXIT_OK, InputError
 from ...engine.lazy import lazy
 from ...app.reporting import EXIT_INTERRUPTED, report_error
 from .entries import FORMATS, Defaults, format_for, read_entries
+from . import forking
 from .runner import run_entries
+
+#: The signals that stop a batch as Ctrl-C (SIGINT) does: the workers end, the summary says how many entries
+#: were written, the exit status is 128 + the signal's number.
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 dask_runner = lazy("gradcli.frontends.batch.dask_runner")  # Dask: only with --dask
 specs = lazy("gradcli.language.specs")
@@ -54,6 +59,8 @@ class LineWriter:
         self._deferring = 0  # depth of nested deferring_sigint blocks
         self._interrupted = False
         self.finished = False  # every entry was written: a SIGINT has nothing left to interrupt
+        self.signal = None  # the signal that stopped the batch
+        self.stopping = False  # the batch is ending (its workers stopping, its summary being written)
 
     @contextmanager
     def deferring_sigint(self):
@@ -88,9 +95,12 @@ class LineWriter:
                 raise OutputClosed() from None
 
     def on_sigint(self, signum, frame) -> None:
-        """The SIGINT handler while a batch runs (ignored once it has :attr:`finished`)."""
-        if self.finished:
+        """The handler of SIGINT, SIGTERM and SIGHUP while a batch runs (ignored once it has :attr:`finished`):
+        the batch stops as for Ctrl-C, after the line being written; :attr:`signal` remembers which came."""
+        if self.finished or self.stopping:
             return
+        if self.signal is None or signum != signal.SIGINT:
+            self.signal = signum
         if self._deferring:
             self._interrupted = True
         else:
@@ -190,6 +200,43 @@ def _close_client(client) -> None:
         pass
 
 
+class FdLines:
+    """Lines of a file descriptor read with ``os.read`` (``readline(size)`` as a binary file's): standard input
+    as the batch reads it. A reader thread blocked in Python's buffered ``sys.stdin.buffer.readline`` holds that
+    buffer's lock, and an interpreter that exits meanwhile (a batch stopped by a signal while standard input
+    is still open) aborts on it ("could not acquire lock ... at interpreter shutdown"); ``os.read`` holds no
+    lock."""
+
+    CHUNK = 1 << 16
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self._buf = bytearray()
+        self._eof = False
+
+    def readline(self, size: int = -1) -> bytes:
+        while True:
+            cut = self._buf.find(b"\n")
+            if cut >= 0 and (size < 0 or cut < size):
+                return self._take(cut + 1)
+            if 0 <= size <= len(self._buf):
+                return self._take(size)
+            if self._eof:
+                return self._take(len(self._buf))
+            data = os.read(self.fd, self.CHUNK)
+            if not data:
+                self._eof = True
+            self._buf += data
+
+    def _take(self, n: int) -> bytes:
+        out = bytes(self._buf[:n])
+        del self._buf[:n]
+        return out
+
+    def close(self) -> None:
+        pass
+
+
 def open_input(path: str):
     """Open the batch input: ``(binary stream, name for messages, size in bytes or None)``; ``-`` is standard
     input.
@@ -198,7 +245,10 @@ def open_input(path: str):
         InputError: the file cannot be opened, or is a directory (exit 2).
     """
     if path == "-":
-        return sys.stdin.buffer, "<stdin>", None
+        try:
+            return FdLines(sys.stdin.fileno()), "<stdin>", None
+        except (AttributeError, ValueError, io.UnsupportedOperation):  # a standard input without a descriptor
+            return sys.stdin.buffer, "<stdin>", None
     try:
         stream = open(path, "rb")
     except OSError as e:
@@ -277,8 +327,10 @@ class Summary:
             if len(self.failed_lines) < self.SHOWN:
                 self.failed_lines.append(line)
 
-    def text(self, interrupted: bool = False) -> str:
-        """``gradcli batch: 12 entries, 1 failed (line 7), 0.84 s, 14 entries/s``."""
+    def text(self, interrupted: str | None = None) -> str:
+        """``gradcli batch: 12 entries, 1 failed (line 7), 0.84 s, 14 entries/s``; ``interrupted``: the name
+        of the signal that stopped the batch (``gradcli batch: interrupted after 12 entries ...``, with ``by
+        SIGTERM`` for another signal than SIGINT)."""
         elapsed = time.perf_counter() - self.start
         where = ""
         if self.failed_lines:
@@ -288,7 +340,10 @@ class Summary:
         if self.done and elapsed > 0:
             per_s = self.done / elapsed
             rate = f", {per_s:,.0f} entries/s" if per_s >= 10 else f", {per_s:.2g} entries/s"
-        return (f"gradcli batch: {'interrupted after ' if interrupted else ''}{self.done} "
+        stop = ""
+        if interrupted:
+            stop = "interrupted " + ("" if interrupted == "SIGINT" else f"by {interrupted} ") + "after "
+        return (f"gradcli batch: {stop}{self.done} "
                 f"entr{'y' if self.done == 1 else 'ies'}, {self.failed} failed{where}, {elapsed:.2f} s{rate}\n")
 
 
@@ -318,9 +373,35 @@ def _write_outcomes(outcomes, header: str, writer, progress, summary: Summary, n
         progress.update(entry.end, summary.done, summary.failed)
 
 
+def _run_partitioned(pattern: str, output_dir: str, entry_format, dask: str | None, jobs: int, defaults,
+                     debug: bool) -> int:
+    """``--output-dir``: the partitioned mode on the Dask cluster at ``dask``
+    (:func:`~gradcli.frontends.batch.dask_runner.run_partitioned`); the summary counts every part's entries."""
+    start = time.perf_counter()
+    if dask is None or jobs > 1:
+        return report_error(InputError("--output-dir writes one output part per input part on a Dask cluster: "
+                                       "give --dask ADDRESS (and no --jobs)", type="UsageError"), debug)
+    try:
+        client = dask_runner.connect(dask, quiet=not debug)
+    except InputError as err:
+        return report_error(err, debug)
+    try:
+        parts, done, failed = dask_runner.run_partitioned(pattern, output_dir, client, entry_format, defaults,
+                                                          debug)
+    except InputError as err:
+        return report_error(err, debug)
+    finally:
+        _close_client(client)
+    elapsed = time.perf_counter() - start
+    _stderr(f"gradcli batch: {done} entr{'y' if done == 1 else 'ies'}, {failed} failed, in {parts} "
+            f"part{'' if parts == 1 else 's'} written to {output_dir}, {elapsed:.2f} s, "
+            f"{done / elapsed if elapsed else 0:,.0f} entries/s\n")
+    return EXIT_EVAL if failed else EXIT_OK
+
+
 def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str = "float32",
         seed: int | None = None, max_steps: int | None = None, anomaly: bool = False, debug: bool = False,
-        check: dict | None = None, dask: str | None = None) -> int:
+        check: dict | None = None, dask: str | None = None, output_dir: str | None = None) -> int:
     """``gradcli batch``: read entries from ``path`` (``-``: standard input) in the input format ``fmt``, write
     each entry's result to standard output as it is done, and a summary to standard error.
 
@@ -337,11 +418,15 @@ def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str
             ``max_evaluations``), or None; a JSON Lines entry's own ``check`` wins.
 
     Returns the exit status: 0 every entry succeeded, 1 some failed, 2 the input cannot be read (or a bad
-    option, or the Dask scheduler cannot be reached or was lost), 130 interrupted (SIGINT), 141 standard output closed by its reader. Never raises for bad input.
+    option, or the Dask scheduler cannot be reached or was lost), 130 interrupted (SIGINT; 143 SIGTERM, 129
+    SIGHUP), 141 standard output closed by its reader. Never raises for bad input.
     """
     from rich.console import Console
 
     summary = Summary()
+    if output_dir is not None:
+        return _run_partitioned(path, output_dir, entry_format, dask, jobs,
+                                Defaults(dtype, seed, max_steps, path, anomaly, check), debug)
     try:
         _check_options(fmt, jobs, dask)
         stream, name, size = open_input(path)
@@ -362,10 +447,12 @@ def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str
     writer = LineWriter(sys.stdout)
     in_main = threading.current_thread() is threading.main_thread()
     old_handler = signal.signal(signal.SIGINT, writer.on_sigint) if in_main else None
+    old_others = {sig: signal.signal(sig, writer.on_sigint) for sig in STOP_SIGNALS} if in_main else {}
     status = None
     try:
         if client is None:
-            results = run_entries(entries, entry_format, jobs, notice=progress.message, debug=debug)
+            results = run_entries(entries, entry_format, jobs, notice=progress.message, debug=debug,
+                                  streaming=size is None)
         else:
             results = iter(dask_runner.DaskRunner(entries, entry_format, client, notice=progress.message,
                                                   debug=debug))
@@ -374,28 +461,30 @@ def run(path: str, *, entry_format, fmt: str = "auto", jobs: int = 1, dtype: str
         writer.finished = True
     except KeyboardInterrupt:
         # a Ctrl-C just after the last line was written may come before the reader has seen the input's end
-        ended = entries.ended or (client is None and jobs == 1 and size is not None
+        ended = entries.ended or (client is None and not forking.available() and size is not None
                                   and entries.read <= summary.done and entries.look_for_end())
         writer.finished = finished_before(entries.read, summary.done, ended)
-        status = None if writer.finished else EXIT_INTERRUPTED
+        status = None if writer.finished else 128 + int(writer.signal or signal.SIGINT)
     except OutputClosed:
         writer.silence()
-        return EXIT_BROKEN_PIPE  # quietly: whoever reads our output has gone
+        status = EXIT_BROKEN_PIPE  # quietly: whoever reads our output has gone
     except InputError as err:  # the input became unreadable part-way
         progress.stop()
         status = report_error(err, debug)
     finally:
+        writer.stopping = True  # from here on a signal changes nothing: the batch is ending
         progress.stop()
-        if in_main and not writer.finished:
-            _restore_sigint(old_handler)
         if path != "-":
             stream.close()
         if client is not None:
             _close_client(client)
-    _stderr(summary.text(interrupted=status == EXIT_INTERRUPTED))
-    if in_main and writer.finished:
-        # restored after the summary: a Ctrl-C once every entry is written changes neither it nor the status
+    if status != EXIT_BROKEN_PIPE:
+        stopped_by = None if status is None or status < 128 else signal.Signals(status - 128).name
+        _stderr(summary.text(interrupted=stopped_by))
+    if in_main:  # restored after the summary: a signal once every entry is written changes neither it nor the status
         _restore_sigint(old_handler)
+        for sig, handler in old_others.items():
+            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
     if status is not None:
         return status
     return EXIT_EVAL if summary.failed else EXIT_OK

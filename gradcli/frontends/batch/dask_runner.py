@@ -32,8 +32,8 @@ from typing import Iterable, Iterator
 
 from ...engine import limits
 from ...engine.errors import InputError
-from .entries import Entry
-from .runner import Outcome, ParallelRunner, _died, run_chunk
+from .entries import Entry, format_for, read_entries
+from .runner import Feeder, Outcome, _died, run_chunk, run_entries
 
 #: Entries per Dask task: large enough that a task's overhead (a few milliseconds of scheduling and
 #: messages) is small next to its work (about a millisecond per small entry), small enough to spread the work.
@@ -137,10 +137,10 @@ class _Partition:
         self.alone = alone
 
 
-class DaskRunner(ParallelRunner):
+class DaskRunner(Feeder):
     """Runs entries as Dask tasks on the cluster of ``client`` and yields ``(entry, outcome)`` in input order.
 
-    Reads the input as :class:`~gradcli.frontends.batch.runner.ParallelRunner` does (a reader thread, a bounded queue,
+    Reads the input as :class:`~gradcli.frontends.batch.runner.ParallelRunner` does (its :class:`~gradcli.frontends.batch.runner.Feeder`) (a reader thread, a bounded queue,
     partitions of what has arrived, so a lone line of standard input is sent at once), keeps at most
     ``window`` partitions in flight (default: :data:`IN_FLIGHT_PER_THREAD` per worker thread of the cluster
     when it starts, at least 4), and yields the oldest partition's outcomes as soon as it is done.
@@ -259,4 +259,71 @@ class DaskRunner(ParallelRunner):
         return None
 
 
-__all__ = ["DaskRunner", "connect", "run_partition", "PARTITION"]
+
+
+
+# ------------------------------------------------------------------------------------------ partitioned mode
+def _part_task(in_path: str, out_path: str, name: str, entry_format, defaults, limit_values: dict,
+               debug: bool) -> tuple[int, int]:
+    """A Dask task of the partitioned mode: read the input part ``in_path`` (any fsspec URL) on the worker,
+    run its entries as ``gradcli batch NAME --json`` would (lines numbered within the part, the time limit
+    enforced by a forked worker process) and write the output part ``out_path`` whole: to a temporary name
+    first, renamed when complete, so a worker killed mid-run leaves no partial part (Dask runs the task
+    again elsewhere). Returns ``(entries, failed)``."""
+    import fsspec
+    import numpy as np
+
+    with _ENTRY_LOCK, np.errstate(all="ignore"):
+        if limits.current.as_dict() != limit_values:
+            limits.configure(limit_values)
+        fs, _, _ = fsspec.core.get_fs_token_paths(out_path)
+        tmp = f"{out_path}.tmp-{uuid.uuid4().hex[:8]}"
+        done = failed = 0
+        with fsspec.open(in_path, "rb") as source, fs.open(tmp, "wb") as sink:
+            entries = read_entries(source, format_for(name), defaults)
+            sink.write(entry_format.header().encode("utf-8"))
+            for _, outcome in run_entries(entries, entry_format, 1, debug=debug, streaming=False):
+                sink.write(outcome.text.encode("utf-8"))
+                done += 1
+                failed += not outcome.ok
+        fs.mv(tmp, out_path)
+        return done, failed
+
+
+def run_partitioned(pattern: str, output_dir: str, client, entry_format, defaults, debug: bool = False):
+    """``gradcli batch 'DIR/part-*.jsonl' --dask ADDRESS --output-dir OUT``: one Dask task per input part
+    (``dask.delayed``), each reading its part and writing ``OUT/<the part's name>`` on the worker, byte for
+    byte what ``gradcli batch DIR/part-00000.jsonl --json`` writes; the client only builds the graph and
+    gathers the counts. Returns ``(parts, entries, failed)``.
+
+    Raises:
+        InputError: no file matches ``pattern`` (exit 2), or the scheduler was lost.
+    """
+    import os
+    import posixpath
+
+    import dask
+    import fsspec
+
+    fs, _, paths = fsspec.core.get_fs_token_paths(pattern)
+    paths = sorted(paths)
+    if not paths:
+        raise InputError(f"no file matches {pattern!r}", type="FileNotFoundError")
+    out_fs, _, _ = fsspec.core.get_fs_token_paths(output_dir)
+    out_fs.makedirs(output_dir, exist_ok=True)
+    local = "://" not in pattern
+    tasks = []
+    for path in paths:
+        base = posixpath.basename(path)
+        name = os.path.join(os.path.dirname(pattern), base) if local else path
+        url = path if local else fs.unstrip_protocol(path)
+        part_defaults = type(defaults)(**{**vars(defaults), "filename": name})
+        tasks.append(dask.delayed(_part_task, pure=False)(url, posixpath.join(output_dir.rstrip("/"), base), name,
+                                                          entry_format, part_defaults, limits.current.as_dict(),
+                                                          debug, dask_key_name=f"gradcli-part-{uuid.uuid4().hex[:8]}-{base}"))
+    try:
+        counts = client.gather(client.compute(tasks, retries=2))
+    except _LOST as e:
+        raise InputError(f"lost the Dask scheduler ({e})", type="ConnectionError") from e
+    return len(paths), sum(c[0] for c in counts), sum(c[1] for c in counts)
+__all__ = ["DaskRunner", "connect", "run_partition", "run_partitioned", "PARTITION"]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -109,7 +110,8 @@ def read_lines(stream, name: str = "<stdin>") -> Iterator[Line]:
     """Number the lines of a binary stream, each yielded as soon as it has arrived (standard input streams).
 
     Each line is decoded as UTF-8 on its own (a leading byte-order mark is dropped), so one bad line is one
-    bad entry, not an unreadable file. A line longer than the ``file_bytes`` limit is one bad entry too: it is
+    bad entry, not an unreadable file; a ``#`` comment line is decoded with replacement characters (a comment
+    is skipped whatever bytes it holds). A line longer than the ``file_bytes`` limit is one bad entry too: it is
     read past in pieces, never held whole (``/dev/zero`` is not a line).
 
     Raises:
@@ -133,6 +135,9 @@ def read_lines(stream, name: str = "<stdin>") -> Iterator[Line]:
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as e:
+                if raw.lstrip(b" \t").startswith(b"#"):  # a comment: its bytes are never read
+                    yield Line(number, raw.decode("utf-8", "replace").rstrip("\r\n"), end)
+                    continue
                 yield Line(number, None, end, InputError(
                     f"line {number} is not valid UTF-8 (byte {e.start + 1}: {raw[e.start:e.start + 1]!r})",
                     type="UnicodeDecodeError"))
@@ -157,6 +162,8 @@ def opens_block(text: str) -> bool:
         grammar.parse(text)
     except GradcliSyntaxError as e:
         return e.message == "unexpected end of input"
+    except (GradcliError, RecursionError):  # too long or too deep to be a block's start: the entry fails alone
+        return False
     return False
 
 
@@ -172,13 +179,13 @@ def text_entries(lines: Iterable[Line], defaults: Defaults) -> Iterator[Entry]:
     for ln in lines:
         if block:
             if ln.text is not None and ln.text.strip() == BLOCK_END:
-                yield _block_entry(block, ln.end, defaults)
+                yield from _block_entries(block, ln.end, defaults)
                 block = []
                 continue
             if not _cuts_block(block, ln):
                 block.append(ln)
                 continue
-            yield _block_entry(block, block[-1].end, defaults)
+            yield from _block_entries(block, block[-1].end, defaults)
             block = []
         if ln.error is not None:
             yield Entry(ln.number, "", ln.end, error=ln.error.with_position(line=1, column=None, source=None,
@@ -197,7 +204,32 @@ def text_entries(lines: Iterable[Line], defaults: Defaults) -> Iterator[Entry]:
         else:
             yield Entry(ln.number, ln.text, ln.end, request=_request(ln.text, defaults), check=defaults.check)
     if block:
-        yield _block_entry(block, block[-1].end, defaults)
+        yield from _block_entries(block, block[-1].end, defaults)
+
+
+def _line_entries(ln: Line, defaults: Defaults) -> Iterator[Entry]:
+    """The entry of one line on its own: its error, nothing (a blank or comment line), or its program."""
+    if ln.error is not None:
+        yield Entry(ln.number, "", ln.end, error=ln.error.with_position(line=1, column=None, source=None,
+                                                                        filename=None))
+        return
+    s = ln.text.strip()
+    if s and not s.startswith("#"):
+        yield Entry(ln.number, ln.text, ln.end, request=_request(ln.text, defaults), check=defaults.check)
+
+
+def _block_entries(block: list[Line], end: int, defaults: Defaults) -> Iterator[Entry]:
+    """The entry of a multi-line block; a block of several lines that cannot be one entry is split back
+    into its lines, each an entry of its own, so that no line is hidden in another's error: a line of it is
+    not UTF-8, or it continues an open bracket (or a backslash) and the whole does not parse. A block under
+    a header (``def f(x):`` and its indented body) stays one entry, its error positioned in it."""
+    if len(block) > 1 and (any(ln.error is not None for ln in block)
+                           or (not _is_header(block[0].text)
+                               and _parse_state("\n".join(ln.text for ln in block)) != "complete")):
+        for ln in block:
+            yield from _line_entries(ln, defaults)
+        return
+    yield _block_entry(block, end, defaults)
 
 
 def _cuts_block(block: list[Line], ln: Line) -> bool:
@@ -230,6 +262,8 @@ def _parse_state(text: str) -> str:
         grammar.parse(text)
     except GradcliSyntaxError as e:
         return "incomplete" if e.message == "unexpected end of input" else "error"
+    except (GradcliError, RecursionError):
+        return "error"
     return "complete"
 
 
@@ -286,9 +320,15 @@ def jsonl_entry(ln: Line, defaults: Defaults) -> Entry:
                    source=ln.text)
     except ValueError as e:
         return bad(f"invalid JSON: {e}", type="JSONDecodeError")
+    except RecursionError:
+        return bad("invalid JSON: nested too deeply to read", type="JSONDecodeError")
     if not isinstance(obj, dict):
         return bad(f"expected a JSON object per line ({{\"program\": ...}}), got {_json_type(obj)}")
-    has_id, obj_id = "id" in obj, obj.get("id")
+    if "id" in obj:
+        message = _id_problem(obj["id"])
+        if message:
+            return bad(message)
+        has_id, obj_id = True, obj["id"]
     unknown = [k for k in obj if k not in JSONL_FIELDS]
     if unknown:
         return bad(f"unknown field {unknown[0]!r}; the fields are: {', '.join(JSONL_FIELDS)}")
@@ -337,6 +377,33 @@ def jsonl_entry(ln: Line, defaults: Defaults) -> Entry:
     sym = bool(fields.pop("symbolic", False))
     return Entry(ln.number, program, ln.end, request=_request(program, defaults, **fields), id=obj_id,
                  has_id=has_id, check=check, transform=transform, symbolic=sym)
+
+
+#: How deeply an ``id`` may nest arrays and objects (it is echoed in every result line).
+ID_DEPTH = 100
+
+
+def _id_problem(value) -> str | None:
+    """Why an entry's ``id`` cannot be echoed back as JSON, or None: a number out of range (``1e999`` reads
+    as infinity), a string with a lone surrogate (``"\\ud800"``: not UTF-8), nesting deeper than
+    :data:`ID_DEPTH`."""
+    stack = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if depth > ID_DEPTH:
+            return f"'id' nests arrays or objects more than {ID_DEPTH} deep"
+        if isinstance(v, float) and not math.isfinite(v):
+            return "'id' holds a number out of range of a double (it would read as infinity)"
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                return "'id' holds a string with a lone surrogate (\\ud800-\\udfff without its pair): not UTF-8"
+        elif isinstance(v, dict):
+            stack.extend((x, depth + 1) for kv in v.items() for x in kv)
+        elif isinstance(v, list):
+            stack.extend((x, depth + 1) for x in v)
+    return None
 
 
 def _entry_transform(obj: dict):
