@@ -19,7 +19,7 @@ from ..elementwise.comparison import where
 from .inverses import (_LinAlgError, _batch_prefix, _cat, _check_matrix, _linalg_solve, _mH, _named_tuple,
                        _narrow, _undefined)
 from .products import matmul
-from .structured import tril, triu
+from .structured import tril
 from ..shape.views import _diagonal, diag_embed, unsqueeze
 
 
