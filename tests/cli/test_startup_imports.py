@@ -309,3 +309,13 @@ def test_a_command_shortens_openblas_spinning_unless_the_user_chose():
         out, code, _ = _imports(["grad", "(x @ x).sum()", "-i", "x=randn(3, 3)"], (), environ=environ, report=report)
         assert code == 0 and "SumBackward0" in out
         assert report["blas_timeout"] == expected
+
+
+def test_a_grad_command_imports_neither_scipy_nor_sympy():
+    """scipy.special (torch.special's values) and SymPy (--symbolic) load only when an op or option needs them:
+    even finding scipy.special would import the scipy package."""
+    out, code, loaded = _imports(["grad", "2 * dot(x, x)", "-i", "x=arange(4.0)"], {"scipy", "scipy.special", "sympy"})
+    assert code == 0 and "MulBackward0" in out
+    assert loaded == []
+    out, code, loaded = _imports(["grad", "torch.special.ndtri(x).sum()", "-i", "x=[0.25, 0.5]"], {"scipy"})
+    assert code == 0 and loaded == ["scipy"]

@@ -24,7 +24,14 @@ from ..core.declare import REGISTRY, composite, not_implemented_for, op, tensor_
 from .comparison import isfinite, isnan, where
 from .unary import cos, erf, exp, log, pow_scalar, reciprocal, sign, sin
 
-_sc = lazy("scipy.special")
+
+
+def _sc():
+    """scipy.special, imported on first use (not at start-up: even finding it imports the scipy package)."""
+    import scipy.special
+
+    return scipy.special
+
 _loss = lazy("gradcli.ops.nn.loss")  # aten's mul.Scalar (MulBackward1), which special_ndtr ends with
 
 _SQRT_PI = 1.7724538509055159  # sqrt(M_PI)
@@ -61,21 +68,21 @@ def _float_kernel(name):
 # ------------------------------------------------------------------------------- error function family
 
 erfc = _elementwise(
-    "erfc", "ErfcBackward0", _float64(lambda x: _sc.erfc(x)),
+    "erfc", "ErfcBackward0", _float64(lambda x: _sc().erfc(x)),
     # derivatives.yaml: -2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad
     lambda grad, input: -_TWO_OVER_SQRT_PI * exp(-pow_scalar(input, 2)) * grad,
     note="d/dx = -2 / sqrt(pi) * exp(-x^2)", doc="The complementary error function ``1 - erf(input)``. Matches "
     "torch.erfc (torch.special.erfc).")
 
 erfinv = _elementwise(
-    "erfinv", "ErfinvBackward0", _float64(lambda x: _sc.erfinv(x)),
+    "erfinv", "ErfinvBackward0", _float64(lambda x: _sc().erfinv(x)),
     # derivatives.yaml: 0.5 * sqrt(M_PI) * exp(self.erfinv().pow(2)) * grad
     lambda grad, result: 0.5 * _SQRT_PI * exp(pow_scalar(result, 2)) * grad,
     note="d/dx = sqrt(pi) / 2 * exp(erfinv(x)^2)",
     doc="The inverse error function on (-1, 1) (±inf at ±1, nan outside). Matches torch.erfinv.")
 
 erfcx = _elementwise(
-    "special.erfcx", "SpecialErfcxBackward0", _float64(lambda x: _sc.erfcx(x)),
+    "special.erfcx", "SpecialErfcxBackward0", _float64(lambda x: _sc().erfcx(x)),
     # derivatives.yaml: (2.0 * self * result - 2.0 / sqrt(M_PI)) * grad
     lambda grad, input, result: (2.0 * input * result - _TWO_OVER_SQRT_PI) * grad,
     note="d/dx = 2 * x * erfcx(x) - 2 / sqrt(pi)", method=False,
@@ -87,7 +94,7 @@ erfcx = _elementwise(
 def _polygamma_forward(n, input):
     dtype = input.dtype
     x = input.astype(np.float64, copy=False)
-    out = _sc.digamma(x) if n == 0 else _sc.polygamma(n, x)
+    out = _sc().digamma(x) if n == 0 else _sc().polygamma(n, x)
     return np.asarray(out).astype(dtype, copy=False)
 
 
@@ -134,7 +141,7 @@ digamma = _elementwise(
     "the negative integers). Matches torch.digamma (torch.special.digamma, special.psi).")
 
 lgamma = _elementwise(
-    "lgamma", "LgammaBackward0", _float64(lambda x: _sc.gammaln(x)),
+    "lgamma", "LgammaBackward0", _float64(lambda x: _sc().gammaln(x)),
     # derivatives.yaml: grad * digamma(self)
     lambda grad, input: grad * digamma(input),
     note="d/dx = digamma(x)", doc="The log of the absolute value of the gamma function. Matches torch.lgamma "
@@ -155,7 +162,7 @@ def mvlgamma(input, p):
     if not bool(np.all(input > (p - 1) / 2)):
         raise RuntimeError("All elements must be greater than (p-1)/2")
     x = input.astype(np.float64, copy=False)
-    out = sum(_sc.gammaln(x - i / 2) for i in range(p)) + p * (p - 1) / 4 * math.log(_PI)
+    out = sum(_sc().gammaln(x - i / 2) for i in range(p)) + p * (p - 1) / 4 * math.log(_PI)
     return np.asarray(out).astype(input.dtype, copy=False)
 
 
@@ -174,7 +181,7 @@ mvlgamma.defjvp_elementwise()
 # ------------------------------------------------------------------------------------ Bessel functions
 
 def _i1_forward(input):
-    return _float64(lambda x: _sc.i1(x))(input)
+    return _float64(lambda x: _sc().i1(x))(input)
 
 
 @op("special.i1", grad_fn="SpecialI1Backward0", promote="float",
@@ -187,7 +194,7 @@ def i1(input):
 @op("i0", grad_fn="I0Backward0", promote="float", method=True, note="d/dx = i1(x)")
 def _i0(input):
     """The modified Bessel function of the first kind of order 0. Matches torch.i0 (torch.special.i0)."""
-    return _float64(lambda x: _sc.i0(x))(input)
+    return _float64(lambda x: _sc().i0(x))(input)
 
 
 i0 = _i0
@@ -216,14 +223,14 @@ i1.defjvp_elementwise()
 def i1e(input):
     """The exponentially scaled modified Bessel function of order 1, ``exp(-|x|) i1(x)``. Matches
     torch.special.i1e."""
-    return _float64(lambda x: _sc.i1e(x))(input)
+    return _float64(lambda x: _sc().i1e(x))(input)
 
 
 @op("special.i0e", grad_fn="SpecialI0EBackward0", promote="float", note="d/dx = i1e(x) - sign(x) * i0e(x)")
 def i0e(input):
     """The exponentially scaled modified Bessel function of order 0, ``exp(-|x|) i0(x)``. Matches
     torch.special.i0e."""
-    return _float64(lambda x: _sc.i0e(x))(input)
+    return _float64(lambda x: _sc().i0e(x))(input)
 
 
 @i0e.defvjp
@@ -257,14 +264,14 @@ def ndtr(input):
 
 
 ndtri = _elementwise(
-    "special.ndtri", "SpecialNdtriBackward0", _float64(lambda x: _sc.ndtri(x)),
+    "special.ndtri", "SpecialNdtriBackward0", _float64(lambda x: _sc().ndtri(x)),
     # derivatives.yaml: grad * std::sqrt(2 * M_PI) * (result.square() / 2).exp()
     lambda grad, result: grad * _SQRT_2PI * exp(pow_scalar(result, 2) / 2),
     note="d/dp = sqrt(2 pi) * exp(ndtri(p)^2 / 2)", method=False,
     doc="The inverse of the standard normal CDF on (0, 1). Matches torch.special.ndtri.")
 
 log_ndtr = _elementwise(
-    "special.log_ndtr", "SpecialLogNdtrBackward0", _float64(lambda x: _sc.log_ndtr(x)),
+    "special.log_ndtr", "SpecialLogNdtrBackward0", _float64(lambda x: _sc().log_ndtr(x)),
     # derivatives.yaml: grad / std::sqrt(2 * M_PI) * (result + self.pow(2) / 2).neg().exp()
     lambda grad, input, result: grad / _SQRT_2PI * exp(-(result + pow_scalar(input, 2) / 2)),
     note="d/dx = exp(-x^2 / 2) / (sqrt(2 pi) * ndtr(x))", method=False,
