@@ -145,6 +145,19 @@ DIFFERENCES = [
     Difference("mean", ("_saved_dim", "_saved_keepdim", "_saved_self_sym_numel", "_saved_self_sym_sizes"),
                _FULL_REDUCTION + "; PyTorch saves self.sym_numel() as well"),
     Difference("l1_loss", ("_saved_dim", "_saved_keepdim", "_saved_self_sym_numel"), _FULL_REDUCTION),
+    *[Difference(loss, ("_saved_dim", "_saved_keepdim", "_saved_self_sym_numel"), _FULL_REDUCTION)
+      for loss in ("margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss", "gaussian_nll_loss",
+                   "multilabel_soft_margin_loss", "triplet_margin_loss", "poisson_nll_loss")],
+    # elementwise math and losses of gradcli/ops/elementwise/special.py and gradcli/ops/nn/shrink_and_margins.py
+    Difference("hypot", ("_saved_self", "_saved_other"), _ONLY_NEEDED, when="nograd"),
+    Difference("copysign", ("_saved_self",), _ONLY_NEEDED, when="nograd"),
+    Difference("true_divide", ("_saved_self",), _ONLY_NEEDED, when="nograd"),
+    Difference("true_divide", ("_saved_self",), "a Python-number divisor: PyTorch records DivBackward1, which saves "
+               "only other; gradcli's rule names self too", when="scalar"),
+    Difference("prelu", ("_saved_weight",), "gradcli multiplies by the weight viewed to broadcast along dim 1 (a "
+               "view node before the op); PyTorch's kernel saves the weight as given"),
+    Difference("soft_margin_loss", ("_saved_target",), "PyTorch saves target as given (the sample's float32 "
+               "constant); gradcli saves it converted to the input's dtype"),
     Difference("kl_div", ("_saved_dim", "_saved_keepdim", "_saved_self_sym_numel"), _FULL_REDUCTION),
     Difference("kl_div", ("_saved_self", "_saved_other"), "batchmean divides by the batch size, a Python int, and "
                "log_target's last node saves the target as a constant: " + _ONLY_NEEDED + "; " + _CONSTANT_DTYPE),

@@ -76,8 +76,8 @@ erfc = _elementwise(
 
 erfinv = _elementwise(
     "erfinv", "ErfinvBackward0", _float64(lambda x: _sc().erfinv(x)),
-    # derivatives.yaml: 0.5 * sqrt(M_PI) * exp(self.erfinv().pow(2)) * grad
-    lambda grad, result: 0.5 * _SQRT_PI * exp(pow_scalar(result, 2)) * grad,
+    # derivatives.yaml: 0.5 * sqrt(M_PI) * exp(self.erfinv().pow(2)) * grad (self saved, not the result)
+    lambda grad, input: 0.5 * _SQRT_PI * exp(pow_scalar(erfinv(input), 2)) * grad,
     note="d/dx = sqrt(pi) / 2 * exp(erfinv(x)^2)",
     doc="The inverse error function on (-1, 1) (±inf at ±1, nan outside). Matches torch.erfinv.")
 
@@ -433,7 +433,7 @@ def copysign(input, other):
 
 
 @copysign.defvjp
-def _(grad, input, other, result):
+def _(grad, input, result):
     # derivatives.yaml copysign_tensor_self_backward: ratio = result / self, 0 where self == 0; other: zeros
     return grad * where(input == 0, 0.0, result / input), zeros_like_grad(grad)
 
@@ -546,7 +546,7 @@ def addcmul(input, tensor1, tensor2, value=1):
 
 
 @addcmul.defvjp
-def _(grad, input, tensor1, tensor2, value):
+def _(grad, tensor1, tensor2, value):
     # derivatives.yaml: self: grad; tensor1: grad * (tensor2 * value); tensor2: grad * (tensor1 * value)
     return grad, grad * (tensor2 * value), grad * (tensor1 * value)
 
@@ -574,7 +574,7 @@ def addcdiv(input, tensor1, tensor2, value=1):
 
 
 @addcdiv.defvjp
-def _(grad, input, tensor1, tensor2, value):
+def _(grad, tensor1, tensor2, value):
     # derivatives.yaml: self: grad; tensor1: grad * (value / tensor2);
     #                   tensor2: -grad * (value * tensor1 / (tensor2 * tensor2))
     return grad, grad * (value / tensor2), -grad * (value * tensor1 / (tensor2 * tensor2))

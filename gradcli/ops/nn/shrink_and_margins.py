@@ -236,9 +236,10 @@ def channel_shuffle(input, groups):
 
 
 @channel_shuffle.defvjp
-def _(grad, input_shape, groups):
-    # shuffling C channels in ``groups`` groups is undone by shuffling them in C / groups groups
-    return channel_shuffle(grad, input_shape[1] // groups)
+def _(grad, groups):
+    # shuffling C channels in ``groups`` groups is undone by shuffling them in C / groups groups (the gradient
+    # has the input's shape)
+    return channel_shuffle(grad, grad.shape[1] // groups)
 
 
 @channel_shuffle.defjvp
