@@ -29,23 +29,34 @@ runner = CliRunner()
 
 
 @pytest.fixture
-def seen(monkeypatch):
+def seen(monkeypatch, tmp_path):
     """The job classes :func:`jobs.run` received and the modes :func:`calculator.differentiate` used, in
-    order, with the real pipeline doing the work."""
-    record = {"jobs": [], "modes": []}
+    order, with the real pipeline doing the work. Each call is appended to a file, so that the calls made in
+    batch's forked worker processes are seen too."""
+    log = tmp_path / "seen.txt"
+
+    def note(kind: str, value: str) -> None:
+        with open(log, "a") as f:
+            f.write(f"{kind} {value}\n")
+
+    class Record:
+        def __getitem__(self, kind: str) -> list:
+            lines = log.read_text().splitlines() if log.exists() else []
+            return [line.split(" ", 1)[1] for line in lines if line.startswith(kind + " ")]
+
     real_run = jobs.run
 
     def run(job, context=None):
-        record["jobs"].append(type(job).__name__)
+        note("jobs", type(job).__name__)
         return real_run(job, context)
 
     monkeypatch.setattr(jobs, "run", run)
     for mode, how in list(calculator.MODES.items()):
         def counted(outcome, mode_, *args, _how=how, **kw):
-            record["modes"].append(mode_)
+            note("modes", mode_)
             return _how(outcome, mode_, *args, **kw)
         monkeypatch.setitem(calculator.MODES, mode, counted)
-    return record
+    return Record()
 
 
 def gc(*args, input=None):
