@@ -101,6 +101,17 @@ def test_an_entry_that_prints_past_its_budget_fails_alone(tmp_path):
     assert r.returncode == 1 and b"3 entries, 1 failed (line 2)" in r.stderr
 
 
+def test_an_entry_that_prints_a_lone_surrogate_fails_as_gradcli_run_does(tmp_path):
+    path = tmp_path / "surrogate.txt"
+    path.write_text(valid(1) + "\nprint('\\ud800'); " + valid(2) + "\n" + valid(3) + "\n")
+    r = run(str(path), "--json")
+    docs = docs_of(r.stdout)
+    assert [d["line"] for d in docs] == [1, 2, 3]
+    assert docs[1]["error"]["type"] == "UnicodeEncodeError" and "surrogates not allowed" in docs[1]["error"]["message"]
+    assert docs[2]["output"]["value"] == 9.0
+    assert r.returncode == 1 and b"3 entries, 1 failed (line 2)" in r.stderr
+
+
 def test_a_comment_that_is_not_utf8_is_a_comment(tmp_path):
     path = tmp_path / "comment.txt"
     path.write_bytes(b"# caf\xe9 \xff\n" + valid(2).encode() + b"\n  # \xfe indented\n" + valid(4).encode() + b"\n")

@@ -129,6 +129,9 @@ class Printed:
         self.budget = budget
 
     def __call__(self, text: str) -> None:
+        # what a print writes must be UTF-8, as on gradcli run's standard output: a lone surrogate is the
+        # program's UnicodeEncodeError (Python's own message), not a character silently dropped
+        text.encode("utf-8")
         self.size += len(text)
         if self.size > self.budget:
             err = LimitError(f"the entry printed more than {self.budget:,} characters (what one entry of a batch "
