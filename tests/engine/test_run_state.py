@@ -57,6 +57,8 @@ ALLOWED = {
     ("gradcli.ops.core.declare", "REGISTRY"): "the op registry",
     ("gradcli.ops.core.declare", "KINDS"): "the op registry's kind of each name",
     ("gradcli.ops.core.declare", "METHODS"): "the op registry's Tensor method names",
+    ("gradcli.ops.core.declare", "FORMULAS"): "the op registry's --explain formula of each backward class",
+    ("gradcli.ops.core.declare", "KINKS"): "the op registry's --check kink name of each backward class",
     ("gradcli.render.registry", "_RENDERERS"): "the output-format registry",
     # installed once, at import, by a module one layer up
     ("gradcli.ops.core.apply", "_fw_apply"): "forward mode's apply, installed at import by ops.core.forward",
