@@ -174,7 +174,7 @@ class ArrayTexts:
     (``LARGE`` elements or more) once each as JSON text behind a placeholder that :meth:`substitute` replaces
     in the document's text (or :meth:`write` writes in its place), so that an array that appears twice (the
     gradient under ``grads`` and again under ``calls``) is encoded once. A large float32/float64 array's text
-    is written by orjson (:func:`gradcli.render.jsonarrays.float_array_bytes`), other dtypes' by ``json.dumps``."""
+    is written by orjson (:func:`gradcli.render.jsonarrays.float_array_parts`), other dtypes' by ``json.dumps``."""
 
     LARGE = 1024
     _TOKEN = re.compile(r'"\\u0000(\d+)\\u0000"')
@@ -196,7 +196,7 @@ class ArrayTexts:
         token = f"\x00{len(self.texts)}\x00"
         if a.dtype in (np.float32, np.float64) and a.ndim:  # by orjson, not json.dumps (many times faster)
             # ASCII bytes, written as they are where it can be
-            self.texts.append(jsonarrays.float_array_bytes(a))
+            self.texts.append(jsonarrays.float_array_parts(a))
         else:
             self.texts.append(json.dumps(array_to_json(a), allow_nan=False))
         self._seen.append((a, token))
@@ -210,7 +210,7 @@ class ArrayTexts:
 
     def _str(self, i: int) -> str:
         t = self.texts[i]
-        return t.decode("ascii") if isinstance(t, bytes) else t
+        return b"".join(t).decode("ascii") if isinstance(t, list) else t
 
     def write(self, text: str, stream) -> None:
         """Write :meth:`substitute` of ``text`` to ``stream`` piece by piece, without joining the large texts
@@ -228,11 +228,12 @@ class ArrayTexts:
         for m in self._TOKEN.finditer(text):
             stream.write(text[pos:m.start()])
             t = self.texts[int(m.group(1))]
-            if isinstance(t, bytes) and buffer is not None:
+            if isinstance(t, list) and buffer is not None:
                 stream.flush()
-                if len(t) > _PIPE_BYTES:
+                if sum(map(len, t)) > _PIPE_BYTES:
                     _widen_pipe(buffer)
-                buffer.write(t)
+                for part in t:
+                    buffer.write(part)
             else:
                 stream.write(self._str(int(m.group(1))))
             pos = m.end()
