@@ -5,7 +5,6 @@ numbers must be exactly those of the small-array path (numpy's shortest repr of 
 from __future__ import annotations
 
 import json
-import os
 
 import numpy as np
 import pytest
