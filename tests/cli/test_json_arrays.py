@@ -211,3 +211,20 @@ def test_orjson_text_of_a_million_randn_equals_json_dumps():
     a = np.random.default_rng(0).standard_normal((1000, 1000)).astype(np.float32)
     a[::7, ::11] *= np.float32(1e-6)  # some in exponent notation, throughout
     assert jsonarrays.float_array_bytes(a) == _json_text(a).encode()
+
+
+def test_batch_json_lines_with_big_arrays_are_json_dumps_text():
+    """What a user does: ``gradcli batch --json`` of programs with a 40x40 leaf (large arrays, written by orjson),
+    one of them with NaN and infinities in its gradient: each line is the text json.dumps writes of its object."""
+    entries = ("x = randn(40, 40, requires_grad=True); (x * x).sum()\n"
+               "x = (randn(40, 40) * (randn(40, 40) > 0)).requires_grad_(); x.sqrt().sum()\n")
+    r = runner.invoke(app, ["batch", "-", "--json", "--seed", "2"], input=entries)
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    assert len(lines) == 2
+    for k, line in enumerate(lines, start=1):
+        doc = json.loads(line)
+        assert doc["line"] == k and line == json.dumps(doc, ensure_ascii=False)
+        assert len(doc["grads"]["x"]["value"]) == 40
+    flat = [v for row in json.loads(lines[1])["grads"]["x"]["value"] for v in row]
+    assert "NaN" in flat and "Infinity" in flat
