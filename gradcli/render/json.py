@@ -8,7 +8,7 @@ NaN or an infinity, ``false`` otherwise, so that numerical trouble is never hidd
 
 How, by size (the text is the same whichever way): up to 16 elements (a batch entry's arrays), element by
 element in Python; larger arrays in a few numpy passes (:func:`shortest_float64`) and one ``tolist``; float32
-and float16 arrays of :attr:`ArrayTexts.LARGE` elements or more, as text built by numpy
+and float64 arrays of :attr:`ArrayTexts.LARGE` elements or more, as text written by orjson
 (:mod:`gradcli.render.jsonarrays`) and written as it is, without ``json.dumps`` walking a list of them.
 """
 
@@ -27,7 +27,7 @@ from .registry import EntryFormat, Renderer, register
 
 symbolic = lazy("gradcli.render.symbolic")  # --symbolic only
 
-jsonarrays = lazy("gradcli.render.jsonarrays")  # float32/float16 arrays only
+jsonarrays = lazy("gradcli.render.jsonarrays")  # large float32/float64 arrays only (it imports orjson)
 
 
 def _scalar(v: float):
@@ -173,8 +173,8 @@ class ArrayTexts:
     """Encodes the arrays of one document: small ones as nested lists (:func:`array_to_json`), large ones
     (``LARGE`` elements or more) once each as JSON text behind a placeholder that :meth:`substitute` replaces
     in the document's text (or :meth:`write` writes in its place), so that an array that appears twice (the
-    gradient under ``grads`` and again under ``calls``) is encoded once. A large float32/float16 array's text
-    is built by numpy (:func:`gradcli.render.jsonarrays.float_array_bytes`), other dtypes' by ``json.dumps``."""
+    gradient under ``grads`` and again under ``calls``) is encoded once. A large float32/float64 array's text
+    is written by orjson (:func:`gradcli.render.jsonarrays.float_array_parts`), other dtypes' by ``json.dumps``."""
 
     LARGE = 1024
     _TOKEN = re.compile(r'"\\u0000(\d+)\\u0000"')
@@ -194,8 +194,8 @@ class ArrayTexts:
                             and np.array_equal(ref, a, equal_nan=nan)):
                 return token
         token = f"\x00{len(self.texts)}\x00"
-        if a.dtype in (np.float32, np.float16) and a.ndim:  # built by numpy, not json.dumps (many times faster)
-            # ASCII bytes in pieces, written as they are where it can be
+        if a.dtype in (np.float32, np.float64) and a.ndim:  # by orjson, not json.dumps (many times faster)
+            # ASCII bytes, written as they are where it can be
             self.texts.append(jsonarrays.float_array_parts(a))
         else:
             self.texts.append(json.dumps(array_to_json(a), allow_nan=False))

@@ -65,7 +65,8 @@ def _imports(args, watched, no_color=True, gc_state=None, environ=None, report=N
 # the limits, the result types, every renderer, rich's console, the language and the op table.
 _COMPUTING = {"numpy", "gradcli.engine.limits", "gradcli.app.result", "gradcli.render.table", "gradcli.render.json",
               "gradcli.render.compact", "gradcli.render.pictures", "gradcli.render.messages", "rich.console",
-              "rich.table", "lark", "gradcli.language", "gradcli.ops", "gradcli.app.calculator", "json"}
+              "rich.table", "lark", "gradcli.language", "gradcli.ops", "gradcli.app.calculator", "json",
+              "orjson"}
 
 
 def test_importing_the_cli_imports_nothing_a_command_needs():
@@ -97,7 +98,8 @@ def test_help_lists_every_format_without_importing_it():
 def test_json_output_never_imports_rich_or_the_tables():
     out, code, loaded = _imports(["grad", "2 * dot(x, x)", "-i", "x=arange(4.0)", "--json"],
                                  {"rich.console", "rich.table", "rich.text", "gradcli.render.table",
-                                  "gradcli.render.compact", "gradcli.render.pictures", "gradcli.render.json"})
+                                  "gradcli.render.compact", "gradcli.render.pictures", "gradcli.render.json",
+                                  "orjson"})  # (orjson: large arrays only)
     assert code == 0 and json.loads(out)["grads"]["x"]["value"] == [0.0, 4.0, 8.0, 12.0]
     assert loaded == ["gradcli.render.json"]
 
@@ -106,7 +108,7 @@ def test_tables_import_neither_the_json_renderer_nor_emoji_codes():
     for no_color in (True, False):
         out, code, loaded = _imports(["grad", "2 * dot(x, x)", "-i", "x=arange(4.0)"],
                                      {"gradcli.render.json", "gradcli.render.compact", "gradcli.render.pictures",
-                                      "rich._emoji_codes", "gradcli.render.table"}, no_color=no_color)
+                                      "rich._emoji_codes", "gradcli.render.table", "orjson"}, no_color=no_color)
         assert code == 0 and "MulBackward0" in out and "tensor([ 0.,  4.,  8., 12.])" in out
         assert loaded == ["gradcli.render.table"]
 

@@ -51,8 +51,6 @@ ALLOWED = {
     ("gradcli.ops.core.apply", "_SHAPES"): "cache of shape tuples shared between graph nodes",
     ("gradcli.engine.generator", "_LIBM_F64"): "cache of the vectorized libm functions, made on first use",
     ("gradcli.ops.shape.joins", "_NARY"): "cache of the cat/stack ops of each arity, made on first use",
-    ("gradcli.render.jsonarrays", "_POOL"): "the JSON encoder's thread pool, made on first use",
-    ("gradcli.render.jsonarrays", "_TABLES"): "the JSON encoder's digit tables, made on first use",
     # registries, filled as declarations are imported (and by tests and plugins)
     ("gradcli.ops.core.declare", "REGISTRY"): "the op registry",
     ("gradcli.ops.core.declare", "KINDS"): "the op registry's kind of each name",
