@@ -325,7 +325,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if isinstance(r, bool) or not isinstance(r, (int, np.integer)):
         raise TypeError(f"repeat_interleave(): argument 'repeats' must be Tensor or int, not {type(r).__name__}")
     if r < 0:
-        raise RuntimeError("Repeats can not be negative")
+        raise RuntimeError("Repeats must be non-negative")
     if x.ndim == 0:
         x = reshape(x, (1,))
     shape = list(x.shape)
@@ -770,7 +770,7 @@ def unravel_index(indices, shape):
     shape, one per dimension. Matches torch.unravel_index.
 
     Raises:
-        TypeError: for indices that are not an integer tensor; RuntimeError for an index out of range.
+        TypeError: for indices that are not an integer tensor; ValueError for a negative size.
     """
     if not isinstance(indices, Tensor):
         indices = Tensor(np.asarray(indices))
@@ -779,12 +779,12 @@ def unravel_index(indices, shape):
     shape = (shape,) if isinstance(shape, (int, np.integer)) else _shape_arg((shape,), "shape")
     if any(s < 0 for s in shape):
         raise ValueError("'shape' cannot have negative values, but got " + str(tuple(shape)))
-    numel = int(np.prod(shape))
     flat = indices.data.astype(np.int64)
-    if flat.size and ((flat < -numel).any() or (flat >= numel).any()):
-        raise RuntimeError(f"'indices' must be in range [{-numel}, {numel - 1}]")
-    flat = np.where(flat < 0, flat + numel, flat)
-    return tuple(Tensor(np.asarray(c, np.int64)) for c in np.unravel_index(flat, shape))
+    # torch.functional.unravel_index: (indices // stride) % size per dimension (floor division, so an index out of
+    # range wraps around rather than raising)
+    strides = np.cumprod((1,) + tuple(shape[:0:-1]))[::-1]
+    return tuple(Tensor(np.asarray((flat // int(st)) % s if s else flat * 0, np.int64))
+                 for st, s in zip(strides, shape))
 
 
 @composite("numel", kind="function")
