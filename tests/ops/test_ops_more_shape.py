@@ -62,6 +62,39 @@ def test_program_matches_pytorch(tmp_path):
     assert got == want
 
 
+OUT_PROGRAM = '''
+import torch
+a = torch.tensor([0, 1, 10, 0], dtype=torch.int8)
+b = torch.tensor([4, 0, 1, 0], dtype=torch.int8)
+print(torch.logical_and(a, b, out=torch.empty(4, dtype=torch.bool)))
+t = torch.zeros(3)
+r = torch.add(torch.ones(3), 2, out=t)
+print(r, t, r is t, t._version)
+e = torch.empty(0)
+torch.hstack([torch.ones(2), torch.zeros(1)], out=e)
+print(e)
+try:
+    torch.add(torch.ones(2), 1, out=torch.empty(2, dtype=torch.long))
+except RuntimeError as err:
+    print(err)
+x = torch.ones(2, requires_grad=True)
+try:
+    torch.mul(x, 2, out=torch.empty(2))
+except RuntimeError as err:
+    print(err)
+with torch.no_grad():
+    print(torch.mul(x, 2, out=torch.empty(2)))
+'''
+
+
+def test_out_keyword_matches_pytorch(tmp_path):
+    """``out=``: the result written into the given tensor (resized from zero elements, its version counted) and
+    returned; a result that cannot be cast, and an input that requires grad, refused with PyTorch's messages;
+    allowed under no_grad."""
+    want, got = python_and_gradcli_stdout(tmp_path, "out_keyword", OUT_PROGRAM)
+    assert got == want
+
+
 ERRORS = {  # id: fn(m) that raises, in gradcli as in torch
     "hsplit-indivisible": lambda m: m.hsplit(m.ones(2, 3), 2),
     "vsplit-1d": lambda m: m.vsplit(m.ones(3), 1),
