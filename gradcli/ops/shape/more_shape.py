@@ -18,6 +18,7 @@ import numpy as np
 
 from ...engine import dtypes, limits
 from ...engine.tensor import Size, Tensor, normalize_dim
+from ..core.apply import infer_size
 from ..core.declare import composite, op
 from ..reduction.reductions import expand, repeat
 from .indexing import index_select
@@ -358,18 +359,21 @@ def broadcast_shapes(*shapes):
     Raises:
         RuntimeError: for shapes that do not broadcast (PyTorch's message).
     """
-    out: list = []
-    for s in shapes:
-        s = (s,) if isinstance(s, (int, np.integer)) and not isinstance(s, bool) else _shape_arg((s,), "shape")
-        if len(s) > len(out):
-            out = [1] * (len(s) - len(out)) + out
-        for i in range(1, len(s) + 1):
-            a, b = out[-i], s[-i]
-            if a == 1 or a == b:
-                out[-i] = b
-            elif b != 1:
-                raise RuntimeError(f"Shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is "
-                                   f"between arg {0} and arg {shapes.index(s) if s in shapes else 1}.")
+    # torch.functional.broadcast_shapes: each shape compared from its last dimension with the result so far
+    shapes = [(sh,) if isinstance(sh, (int, np.integer)) and not isinstance(sh, bool) else _shape_arg((sh,), "shape")
+              for sh in shapes]
+    out = [1] * max((len(sh) for sh in shapes), default=0)
+    for k, sh in enumerate(shapes):
+        for i in range(-1, -1 - len(sh), -1):
+            if sh[i] < 0:
+                raise ValueError("Attempting to broadcast a dimension with negative length!")
+            if sh[i] == 1 or sh[i] == out[i]:
+                continue
+            if out[i] != 1:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {sh[i]} at {i}! Mismatching "
+                                   f"argument at index {k} had {tuple(sh)}; but expected shape should be "
+                                   f"broadcastable to {out}")
+            out[i] = sh[i]
     return Size(out)
 
 
@@ -394,12 +398,7 @@ def broadcast_tensors(*tensors):
         RuntimeError: for shapes that do not broadcast.
     """
     ts = _tensors_arg("broadcast_tensors", tensors)
-    try:
-        shape = np.broadcast_shapes(*(t.shape for t in ts))
-    except ValueError:
-        shapes = [list(t.shape) for t in ts]
-        raise RuntimeError(f"The size of tensor a ({shapes[0][-1]}) must match the size of tensor b "
-                           f"({shapes[1][-1]}) at non-singleton dimension 0") from None
+    shape = infer_size(*(tuple(t.shape) for t in ts))
     return tuple(t if tuple(t.shape) == shape else expand(t, shape) for t in ts)
 
 
