@@ -95,6 +95,21 @@ def test_out_keyword_matches_pytorch(tmp_path):
     assert got == want
 
 
+def test_meshgrid_without_indexing_warns_as_pytorch(torch):
+    """meshgrid without ``indexing`` gives the "ij" grids and PyTorch's UserWarning; with it, no warning."""
+    import warnings
+
+    def run(m):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            grids = m.meshgrid(m.tensor([1.0, 2.0]), m.tensor([3.0, 4.0, 5.0]))
+            m.meshgrid(m.tensor([1.0]), indexing="xy")
+        return [g.tolist() for g in grids], [(w.category.__name__, str(w.message).split(" (Triggered")[0])
+                                             for w in caught]
+
+    assert run(G) == run(torch)
+
+
 ERRORS = {  # id: fn(m) that raises, in gradcli as in torch
     "hsplit-indivisible": lambda m: m.hsplit(m.ones(2, 3), 2),
     "vsplit-1d": lambda m: m.vsplit(m.ones(3), 1),

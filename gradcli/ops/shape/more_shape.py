@@ -13,6 +13,7 @@ is_tensor and broadcast_shapes compute no gradient. Sizes, grad_fn names and err
 from __future__ import annotations
 
 import inspect
+import warnings
 
 import numpy as np
 
@@ -485,7 +486,7 @@ def meshgrid(*tensors, indexing=None):
     """Coordinate grids of 0-d or 1-d tensors: the ``i``-th output is ``tensors[i]`` expanded along the
     other dimensions (``indexing="ij"``, the default; ``"xy"``: the first two inputs swapped, then the first two
     outputs, as at::meshgrid does; NumPy's default).
-    Matches torch.meshgrid.
+    Matches torch.meshgrid, with its UserWarning when ``indexing`` is not given.
 
     Raises:
         RuntimeError: for tensors of more than 1 dimension, tensors of different dtypes, or another indexing.
@@ -493,7 +494,9 @@ def meshgrid(*tensors, indexing=None):
     ts = _tensors_arg("meshgrid", tensors)
     if not ts:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
-    if indexing is None:
+    if indexing is None:  # at::meshgrid's TORCH_WARN_ONCE (Python's default filter shows it once per place)
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+                      UserWarning, stacklevel=2)
         indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
