@@ -13,6 +13,7 @@ from ..engine import limits
 from ..engine.errors import GradcliError
 from ..engine.tensor import Tensor
 from ..ops import REGISTRY
+from ..ops.core import out_arg
 from . import builtins
 from .safety import admit, materialize
 from .statements import program_error
@@ -101,6 +102,8 @@ class Calls:
             raise self.error(TypeError(f"'{type_name(func)}' object is not callable"), node)
         outer, self.call_node = self.call_node, node  # where a warning of this call points
         try:
+            if "out" in kwargs and out_arg.takes_out(func):  # torch.f(..., out=t): the result written into t
+                return out_arg.call_with_out(func, args, kwargs)
             return func(*args, **kwargs)
         except GradcliError as exc:  # e.g. a LimitError of an op: at this call, unless it has a position
             raise exc.with_position(**self._where(node))

@@ -28,6 +28,10 @@ cycle):
   ``t += v``, ``t[key] = v``, and the version counter that guards saved values
 * :mod:`.shape.scatter` — masked_fill, masked_select, masked_scatter, scatter, scatter_add, scatter_reduce,
   index_fill, index_copy, index_add, take, take_along_dim, nonzero (and their in-place methods)
+* :mod:`.shape.more_shape` — hstack/vstack/dstack/column_stack, hsplit/vsplit/dsplit/tensor_split, roll, tile,
+  repeat_interleave, broadcast_to/broadcast_tensors/broadcast_shapes, atleast_1d/2d/3d, flipud/fliplr/rot90,
+  ravel, block_diag, diagflat, meshgrid, cartesian_prod, combinations, tril/triu_indices, select/slice/
+  diagonal_scatter, unravel_index, numel, is_tensor, positive
 * :mod:`.reduction.reductions` — sum, mean, prod, max/min, amax/amin, argmax/argmin, var/std, logsumexp, norm,
   cumsum, sum_to_size, expand, repeat
 * :mod:`.reduction.scans` — cumprod, cummax/cummin, logcumsumexp
@@ -66,7 +70,7 @@ from .elementwise import (comparison as _comparison, unary as _unary, arithmetic
                           activation as _activation, special as _special)
 from . import creation as _creation, random as _random  # noqa: F401
 from .shape import (views as _views, joins as _joins, indexing as _indexing, inplace as _inplace,  # noqa: F401
-                    scatter as _scatter)
+                    scatter as _scatter, more_shape as _more_shape)
 from .reduction import (reductions as _reductions, scans as _scans, order as _order,  # noqa: F401
                         quantile as _quantile)
 from .linalg import (products as _products, structured as _structured, inverses as _inverses,  # noqa: F401

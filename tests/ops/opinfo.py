@@ -1954,12 +1954,114 @@ SPECIAL = [
         S("sum-full", Arg((3, 4)), Arg((3, 4)), Arg((3, 1), POS), kwargs={"full": True, "reduction": "sum"}))),
 ]
 
+MORE_SHAPE = [
+    # ------------------------------ numpy-style joins, splits and the other shape functions (gradcli/ops/shape/more_shape.py)
+    *[OpInfo(n, "shape", extra=(
+        S("2d", Arg((2, 3)), Arg((2, 3)), args=([In(0), In(1)],)),
+        # (column_stack's 1-d sample larger than its 2-d one: the op x transform matrix runs the smallest, and
+        # torch.vmap has no batching rule for column_stack of 1-d tensors)
+        S("1d", Arg((3 if n != "column_stack" else 7,)), Arg((3 if n != "column_stack" else 7,)),
+          args=((In(0), In(1)),)),
+        S("0d", Arg(()), Arg(()), Arg(()), args=([In(0), In(1), In(2)],)),
+        S("3d", Arg((2, 3, 2)), Arg((2, 3, 2)), args=([In(0), In(1)],)),
+        S("int-and-float", Arg((2, 3), INT), Arg((2, 3)), args=([In(0), In(1)],)),
+        *([S("1d", Arg((3,)), Arg((3,)), args=([In(0), In(1)],), name="row_stack")] if n == "vstack" else [])))
+      for n in ("hstack", "vstack", "dstack", "column_stack")],
+    *[OpInfo(n, "shape", extra=(
+        *[S(i, Arg(s), call=lambda m, f, a, k=k: _combine(f(a, k))) for i, s, k in (
+            ("sections", (4, 4, 4), 2), ("indices", (4, 6, 4), [1, 3]), ("indices-out-of-range", (4, 4, 4), [-1, 9]))],
+        S("method", Arg((4, 4, 4)), method=True, call=lambda m, f, a: _combine(f(a, 2)))))
+      for n in ("hsplit", "vsplit", "dsplit")],
+    OpInfo("tensor_split", "shape", extra=(
+        *[S(i, Arg(s), call=lambda m, f, a, k=k, kw=kw: _combine(f(a, k, **kw))) for i, s, k, kw in (
+            ("sections-uneven", (7, 2), 3, {}), ("sections-more", (2, 3), 4, {"dim": 1}),
+            ("indices", (7,), [1, 5], {}), ("indices-decreasing", (6, 2), (4, 2), {}))],
+        S("tensor-sections", Arg((5, 2)), call=lambda m, f, a: _combine(f(a, m.tensor(2)))),
+        S("tensor-indices", Arg((3, 5)), call=lambda m, f, a: _combine(f(a, m.tensor([1, 4]), dim=-1))),
+        S("method", Arg((5, 3)), method=True, call=lambda m, f, a: f(a, 2)[1]))),
+    OpInfo("roll", "shape", extra=(
+        *_one_input([("flat", (3, 4), (1,)), ("dim0", (3, 4), (1, 0)), ("two-dims", (3, 4), ((2, -1), (0, 1))),
+                     ("negative-dim", (2, 3, 4), (5, -1)), ("1d", (5,), (-2,))]),
+        S("method", Arg((3, 4)), args=(1, 1), method=True))),
+    OpInfo("tile", "shape", extra=(
+        *_one_input([("fewer", (3, 4), ((2,),)), ("more", (3,), ((2, 2),)), ("same", (2, 3), ((2, 1),)),
+                     ("0d", (), ((3,),))]),
+        S("method-varargs", Arg((2, 3)), args=(2, 2), method=True))),
+    OpInfo("repeat_interleave", "shape", extra=(
+        S("int", Arg((2, 3)), args=(2,)), S("int-dim", Arg((2, 3)), args=(3, 1)), S("int-dim0", Arg((2, 3)), args=(2, 0)),
+        S("tensor", Arg((2, 3)), args=(tensor([1, 0, 2]), 1)), S("tensor-one", Arg((2, 3)), args=(tensor([2]), 0)),
+        S("tensor-0d", Arg((2, 3)), args=(tensor(2), 1)),
+        S("0d", Arg(()), args=(3,)),
+        S("method", Arg((3,)), args=(tensor([1, 2, 3]), 0), method=True),
+        S("counts", Arg((3,), INT, grad=False), call=lambda m, f, a: f(a.abs())))),
+    OpInfo("broadcast_to", "shape", extra=(
+        *_one_input([("3x1-to-3x4", (3, 1), ((3, 4),)), ("4-to-2x3x4", (4,), ((2, 3, 4),)), ("0d", (), ((2,),)),
+                     ("minus1", (3, 1), ((-1, 2),))]),
+        S("method", Arg((3, 1)), args=((3, 2),), method=True))),
+    OpInfo("broadcast_tensors", "shape", extra=(
+        S("two", Arg((3, 1)), Arg((1, 4)), call=lambda m, f, a, b: _combine(f(a, b))),
+        S("three", Arg((3, 1)), Arg((4,)), Arg(()), call=lambda m, f, a, b, c: _combine(f(a, b, c))),
+        S("same", Arg((2, 3)), Arg((2, 3)), call=lambda m, f, a, b: f(a, b)[1]))),
+    *[OpInfo(n, "shape", extra=(
+        *[S(sh(s), Arg(s), call=lambda m, f, a: f(a) * 1.0) for s in ((), (3,), (2, 3), (2, 3, 2))],
+        S("several", Arg(()), Arg((3,)), Arg((2, 3)), call=lambda m, f, a, b, c: _combine(f(a, b, c))),
+        S("list", Arg((3,)), Arg((2, 2)), call=lambda m, f, a, b: _combine(f([a, b])))))
+      for n in ("atleast_1d", "atleast_2d", "atleast_3d")],
+    OpInfo("flipud", "shape", extra=(S("3x4", Arg((3, 4))), S("1d", Arg((4,))), S("method", Arg((2, 3, 2)), method=True))),
+    OpInfo("fliplr", "shape", extra=(S("3x4", Arg((3, 4))), S("3d", Arg((2, 3, 2))), S("method", Arg((3, 4)), method=True))),
+    OpInfo("rot90", "shape", extra=(
+        *_one_input([("default", (3, 4), ()), ("k2", (3, 4), (2,)), ("k3", (3, 4), (3,)), ("k0", (3, 4), (0,)),
+                     ("k-1", (3, 4), (-1,)), ("dims", (2, 3, 4), (1, [2, 0]))]),
+        S("method", Arg((3, 4)), args=(1, [1, 0]), method=True))),
+    OpInfo("ravel", "shape", extra=(
+        S("2x3", Arg((2, 3))), S("0d", Arg(())), S("transposed", Arg((2, 3)), call=lambda m, f, a: f(a.t())),
+        S("method", Arg((2, 3)), method=True))),
+    OpInfo("diagflat", "shape", extra=(
+        S("1d", Arg((3,))), S("2d", Arg((2, 2))), S("offset", Arg((3,)), args=(1,)), S("offset-neg", Arg((2, 2)), args=(-2,)),
+        S("method", Arg((3,)), method=True))),
+    OpInfo("meshgrid", "shape", extra=(
+        S("ij", Arg((3,)), Arg((2,)), call=lambda m, f, a, b: _combine(f(a, b, indexing="ij"))),
+        S("xy", Arg((3,)), Arg((2,)), call=lambda m, f, a, b: _combine(f(a, b, indexing="xy"))),
+        S("xy-three", Arg((3,)), Arg((2,)), Arg(()), call=lambda m, f, a, b, c: _combine(f(a, b, c, indexing="xy"))),
+        S("list", Arg((3,)), Arg((4,)), call=lambda m, f, a, b: _combine(f([a, b], indexing="ij"))),
+        S("one", Arg((3,)), call=lambda m, f, a: f(a, indexing="xy")[0]))),
+    OpInfo("cartesian_prod", "shape", extra=(
+        S("two", Arg((3,)), Arg((2,))), S("three", Arg((2,)), Arg((2,)), Arg((3,))), S("one", Arg((3,))))),
+    OpInfo("combinations", "shape", extra=(
+        S("r2", Arg((4,))), S("r3", Arg((5,)), args=(3,)), S("replacement", Arg((3,)), kwargs={"with_replacement": True}),
+        S("r1", Arg((3,)), args=(1,)),
+        # r above the length: an empty result, whose Jacobian PyTorch's jacobian cannot stack (the matrix runs the
+        # smallest sample: this one is not it)
+        S("r-large", Arg((4,)), args=(5,)))),
+    OpInfo("block_diag", "shape", extra=(
+        S("2d", Arg((2, 2)), Arg((1, 3))), S("mixed", Arg(()), Arg((3,)), Arg((2, 1))), S("one", Arg((2, 3))),
+        S("int-and-float", Arg((2, 2), INT), Arg((1, 2))))),
+    OpInfo("select_scatter", "shape", extra=(
+        S("dim0", Arg((3, 4)), Arg((4,)), args=(0, 1)), S("dim1-neg", Arg((3, 4)), Arg((3,)), args=(1, -1)),
+        S("3d", Arg((2, 3, 4)), Arg((2, 4)), args=(1, 2)), S("1d", Arg((4,)), Arg(()), args=(0, 2)),
+        S("method", Arg((3, 4)), Arg((4,)), args=(0, 0), method=True))),
+    OpInfo("slice_scatter", "shape", extra=(
+        S("default", Arg((4, 3)), Arg((4, 3))), S("rows", Arg((5, 3)), Arg((2, 3)), kwargs={"start": 1, "end": 3}),
+        S("step", Arg((4, 6)), Arg((4, 2)), kwargs={"dim": 1, "start": 1, "step": 3}),
+        # a negative end (larger than the method sample: torch.func's batching rule of slice_scatter raises for
+        # it, and the op x transform matrix runs the smallest sample)
+        S("end-only", Arg((5, 4)), Arg((3, 4)), kwargs={"end": -2}),
+        S("method", Arg((4, 3)), Arg((2, 3)), kwargs={"start": 2}, method=True))),
+    OpInfo("diagonal_scatter", "shape", extra=(
+        S("square", Arg((3, 3)), Arg((3,))), S("offset", Arg((3, 4)), Arg((3,)), args=(1,)),
+        S("offset-neg", Arg((3, 4)), Arg((2,)), args=(-1,)),
+        S("3d", Arg((2, 3, 4)), Arg((2, 3)), args=(0, 2, 1)),
+        S("method", Arg((3, 3)), Arg((2,)), args=(1,), method=True))),
+    OpInfo("positive", "elementwise", unary_samples),
+]
+
 #: The op table: every entry of every family.
 OP_DB: list[OpInfo] = ELEMENTWISE + ACTIVATIONS + REDUCTIONS + LINALG + SHAPE + INDEXING + NN + LOSSES + RANDOM + \
     LOGICAL + DIAGONALS + TRIANGLES + MASKS_AND_SCATTERS + ORDER + MATRIX
 OP_DB += NN_FUNCTIONAL  # torch.nn.functional's activations, normalizations and distances
 OP_DB += CONV  # convolution and pooling
 OP_DB += SPECIAL  # special functions and the remaining elementwise math
+OP_DB += MORE_SHAPE  # numpy-style joins and splits, roll, tile, meshgrid, the *_scatter functions
 
 #: Entry by name.
 BY_NAME: dict[str, OpInfo] = {op.name: op for op in OP_DB}
