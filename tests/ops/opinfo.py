@@ -1994,12 +1994,12 @@ MORE_MATH = [
       for n in ("signbit", "isposinf", "isneginf")],
     OpInfo("bitwise_not", "elementwise", differentiable=False, extra=(
         S("int", Arg((3, 4), INT, grad=False)), S("bool", Arg((3, 4), BOOL, grad=False)),
-        S("int8", Arg((4,), INT, grad=False), call=lambda m, f, a: f(a.to(m.int8))),
+        S("int8", Arg((4,), INT, grad=False), call=lambda m, f, a: f(a.to(m.int8))), S("0d", Arg((), INT, grad=False)),
         S("method", Arg((3, 1), INT, grad=False), method=True))),
     *[OpInfo(n, "elementwise", differentiable=False, extra=(
         S("int", Arg((3, 4), INT, grad=False), Arg((3, 4), INT, grad=False)),
         S("number", Arg((3, 4), INT, grad=False), args=(2,)),
-        S("wide", Arg((3, 4), INT, grad=False), args=(70,)),
+        S("wide", Arg((3, 4), INT, grad=False), args=(70,)), S("0d-3x1", Arg((), INT, grad=False), Arg((3, 1), INT, grad=False)),
         S("method", Arg((3, 4), INT, grad=False), Arg((4,), INT, grad=False), method=True)))
       for n in ("bitwise_left_shift", "bitwise_right_shift")],
     # ------------------------------------------------------- searching and counting (gradcli/ops/reduction/search.py)
