@@ -22,6 +22,7 @@ cycle):
 * :mod:`.creation` — tensor, zeros, ones, full, eye, arange, linspace, rand, randn, randint, *_like, new_*
 * :mod:`.random` — randperm, randint_like, normal, bernoulli, multinomial, normal_/uniform_/random_/exponential_,
   initial_seed, seed (PyTorch's generator: :mod:`gradcli.engine.generator`)
+* :mod:`.dtype_info` — promote_types, result_type, can_cast, finfo, iinfo, set_default_dtype
 * :mod:`.shape.views` — reshape/view/flatten, transpose/permute/movedim/T, squeeze/unsqueeze, select/narrow and
   slicing, diagonal/diag_embed/diag, flip, clone
 * :mod:`.shape.joins` — cat/concat, stack, split, chunk, unbind
@@ -67,7 +68,7 @@ The functions of torch.linalg and torch.special are registered under their quali
 # private names so that none hides an op of the same name (scatter, softmax, dropout, ...) in this namespace.
 from .elementwise import (comparison as _comparison, unary as _unary, arithmetic as _arithmetic,  # noqa: F401
                           activation as _activation, special as _special, more_math as _more_math)
-from . import creation as _creation, random as _random  # noqa: F401
+from . import creation as _creation, random as _random, dtype_info as _dtype_info  # noqa: F401
 from .shape import (views as _views, joins as _joins, indexing as _indexing, inplace as _inplace,  # noqa: F401
                     scatter as _scatter)
 from .reduction import (reductions as _reductions, scans as _scans, order as _order,  # noqa: F401
