@@ -22,7 +22,7 @@ cycle):
 * :mod:`.creation` — tensor, zeros, ones, full, eye, arange, linspace, rand, randn, randint, *_like, new_*
 * :mod:`.random` — randperm, randint_like, normal, bernoulli, multinomial, normal_/uniform_/random_/exponential_,
   initial_seed, seed (PyTorch's generator: :mod:`gradcli.engine.generator`)
-* :mod:`.dtype_info` — promote_types, result_type, can_cast, finfo, iinfo, set_default_dtype
+* :mod:`.dtype_info` — promote_types, result_type, can_cast, finfo, iinfo, set_default_dtype, set_printoptions
 * :mod:`.shape.views` — reshape/view/flatten, transpose/permute/movedim/T, squeeze/unsqueeze, select/narrow and
   slicing, diagonal/diag_embed/diag, flip, clone
 * :mod:`.shape.joins` — cat/concat, stack, split, chunk, unbind

@@ -1,4 +1,5 @@
-"""torch's dtype utilities: promote_types, result_type, can_cast, finfo, iinfo, set_default_dtype.
+"""torch's dtype and printing utilities: promote_types, result_type, can_cast, finfo, iinfo, set_default_dtype,
+set_printoptions (whose options the active run context keeps, read by :mod:`gradcli.engine.printing`).
 
 They compute nothing on tensors' values, so they are functions of the namespace (``kind="function"``), not ops.
 Promotion is :mod:`gradcli.engine.dtypes`' (PyTorch's categories: bool < integers < floats); the default dtype
@@ -11,7 +12,7 @@ import math
 
 import numpy as np
 
-from ..engine import dtypes
+from ..engine import context, dtypes, printing
 from ..engine.tensor import Tensor
 from .core.declare import composite
 
@@ -153,3 +154,25 @@ def set_default_dtype(d) -> None:
     """
     dtypes.set_default_dtype(d)
 
+
+
+@composite("set_printoptions", kind="function")
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None):
+    """Set how tensors print in the active run context: ``precision`` (digits after the point), ``threshold``
+    (elements before a tensor is summarized), ``edgeitems`` (rows kept at each end of a summary), ``linewidth``,
+    ``profile`` ("default", "short" or "full": all four at once, before the others given) and ``sci_mode``
+    (True/False forces scientific notation on or off; None, the default, lets the values decide). Options not
+    given keep their value, except ``sci_mode``, which is always set. Matches torch.set_printoptions.
+
+    Raises:
+        ValueError: for an unknown ``profile``.
+    """
+    current = printing.print_options()
+    if profile is not None:
+        if profile not in printing.PROFILES:
+            raise ValueError(f"Unknown profile {profile!r}; expected one of: default, short, full")
+        current = current._replace(**dict(zip(("precision", "threshold", "edgeitems", "linewidth"),
+                                              printing.PROFILES[profile])))
+    given = {"precision": precision, "threshold": threshold, "edgeitems": edgeitems, "linewidth": linewidth}
+    current = current._replace(**{k: v for k, v in given.items() if v is not None}, sci_mode=sci_mode)
+    context.state.print_options = None if current == printing.DEFAULT_OPTIONS else current
