@@ -70,14 +70,16 @@ class _Active:
         backward_calls: how many times ``backward`` ran in this context (``gradcli grad`` reads it around a
             program to know whether the program called backward itself).
         func_depth: how many ``torch.func`` transforms (grad, vjp, jacrev, ...) are running (:mod:`gradcli.api.func`).
+        print_options: the options of ``torch.set_printoptions`` (a :class:`gradcli.engine.printing.PrintOptions`),
+            or None for PyTorch's defaults; read by :mod:`gradcli.engine.printing`.
     """
 
     __slots__ = ("context", "sequence", "grad_enabled", "graph_stop", "graph_base", "anomaly", "rng", "fw_level",
-                 "saved_hooks", "inference", "new_tensor_meta", "backward_calls", "func_depth")
+                 "saved_hooks", "inference", "new_tensor_meta", "backward_calls", "func_depth", "print_options")
 
     #: the values that belong to the active context: saved into it when another becomes active, loaded back
     SWAPPED = ("grad_enabled", "anomaly", "rng", "fw_level", "saved_hooks", "inference", "new_tensor_meta",
-               "backward_calls", "func_depth")
+               "backward_calls", "func_depth", "print_options")
 
 
 _SWAPPED_INDEX = {name: i for i, name in enumerate(_Active.SWAPPED)}
@@ -128,7 +130,7 @@ class RunContext:
         self._graph_done = 0
         # the values of _Active.SWAPPED while this context is not active, in that order
         self._values = [bool(grad_enabled), weakref.WeakKeyDictionary() if anomaly else None,
-                        None if seed is None else _seeded(seed), None, (), 0, None, 0, 0]
+                        None if seed is None else _seeded(seed), None, (), 0, None, 0, 0, None]
         self._outer = []
 
     # -------------------------------------------------------------------------------------- activation
@@ -298,7 +300,7 @@ def _make_root() -> RunContext:
     state.sequence = itertools.count()
     state.graph_stop = UNLIMITED
     state.graph_base = 0
-    for name, value in zip(_Active.SWAPPED, (True, None, None, None, (), 0, None, 0, 0)):
+    for name, value in zip(_Active.SWAPPED, (True, None, None, None, (), 0, None, 0, 0, None)):
         setattr(state, name, value)
     root._store()
     return root

@@ -11,16 +11,39 @@ an oracle.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
+from . import context as _context
+
 __all__ = ["format_tensor", "format_value", "format_display"]
 
-# torch.set_printoptions(profile="default"); gradcli offers no way to change them.
-_PRECISION = 4
-_THRESHOLD = 1000
-_EDGEITEMS = 3
-_LINEWIDTH = 80
+
+
+class PrintOptions(NamedTuple):
+    """torch.set_printoptions' options: digits after the point, how many elements a tensor may have before it
+    is summarized, how many rows and columns a summary keeps at each end, the line width, and the scientific
+    notation (None: torch's choice from the values). The active run context holds them
+    (``gradcli.engine.context.state.print_options``; None there means these defaults, torch's "default"
+    profile)."""
+
+    precision: int = 4
+    threshold: float = 1000
+    edgeitems: int = 3
+    linewidth: int = 80
+    sci_mode: bool | None = None
+
+
+DEFAULT_OPTIONS = PrintOptions()
+
+#: torch.set_printoptions' profiles: (precision, threshold, edgeitems, linewidth).
+PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4, math.inf, 3, 80)}
+
+
+def print_options() -> PrintOptions:
+    """The print options of the active run context."""
+    return _context.state.print_options or DEFAULT_OPTIONS
 
 _PREFIX = "tensor("
 
@@ -52,7 +75,9 @@ class _Formatter:
     same digits.
     """
 
-    def __init__(self, values: np.ndarray, floating: bool):
+    def __init__(self, values: np.ndarray, floating: bool, opts: PrintOptions = DEFAULT_OPTIONS):
+        self.opts = opts
+        self.precision = opts.precision
         self.floating_dtype = floating
         self.int_mode = True
         self.sci_mode = False
@@ -76,15 +101,17 @@ class _Formatter:
 
         self.int_mode = bool(np.all(nonzero_finite == np.ceil(nonzero_finite)))
         self.sci_mode = nz_max / nz_min > 1000.0 or nz_max > 1.0e8 or nz_min < 1.0e-4
+        if opts.sci_mode is not None:
+            self.sci_mode = bool(opts.sci_mode)
 
         py_vals = nonzero_finite.tolist()
         if self.sci_mode:
-            width = max(len(f"{v:.{_PRECISION}e}") for v in py_vals)
+            width = max(len(f"{v:.{opts.precision}e}") for v in py_vals)
         elif self.int_mode:
             # +1 for the trailing "." that marks a float tensor.
             width = max(len(f"{v:.0f}") for v in py_vals) + 1
         else:
-            width = max(len(f"{v:.{_PRECISION}f}") for v in py_vals)
+            width = max(len(f"{v:.{opts.precision}f}") for v in py_vals)
         self.max_width = max(self.max_width, width)
 
     def width(self) -> int:
@@ -93,41 +120,42 @@ class _Formatter:
     def format(self, value) -> str:
         if self.floating_dtype:
             if self.sci_mode:
-                ret = f"{value:{self.max_width}.{_PRECISION}e}"
+                ret = f"{value:{self.max_width}.{self.precision}e}"
             elif self.int_mode:
                 ret = f"{value:.0f}"
                 if not (math.isinf(value) or math.isnan(value)):
                     ret += "."
             else:
-                ret = f"{value:.{_PRECISION}f}"
+                ret = f"{value:.{self.precision}f}"
         else:
             ret = f"{value}"
         return (self.max_width - len(ret)) * " " + ret
 
 
-def _summarized_data(values: np.ndarray) -> np.ndarray:
+def _summarized_data(values: np.ndarray, edgeitems: int) -> np.ndarray:
     """Only the elements that will be shown, like torch's ``get_summarized_data``.
 
     torch recursively keeps the first and last ``edgeitems`` rows of every
     dimension longer than ``2 * edgeitems``; selecting those indices along
     each axis independently yields the same set of elements.
     """
-    keep = np.r_[0:_EDGEITEMS, -_EDGEITEMS:0]
+    keep = np.r_[0:edgeitems, -edgeitems:0] if edgeitems else np.zeros(0, dtype=np.int64)
     for axis, size in enumerate(values.shape):
-        if size > 2 * _EDGEITEMS:
+        if size > 2 * edgeitems:
             values = np.take(values, keep, axis=axis)
     return values
 
 
 def _vector_str(values: np.ndarray, indent: int, summarize: bool, formatter: _Formatter) -> str:
+    edge = formatter.opts.edgeitems
     element_length = formatter.width() + 2  # ", " between elements
-    elements_per_line = max(1, math.floor((_LINEWIDTH - indent) / element_length))
+    elements_per_line = max(1, math.floor((formatter.opts.linewidth - indent) / element_length))
 
-    if summarize and values.shape[0] > 2 * _EDGEITEMS:
+    if summarize and values.shape[0] > 2 * edge:
         data = (
-            [formatter.format(v) for v in values[:_EDGEITEMS].tolist()]
+            [formatter.format(v) for v in values[:edge].tolist()]
             + [" ..."]
-            + [formatter.format(v) for v in values[-_EDGEITEMS:].tolist()]
+            + [formatter.format(v) for v in (values[-edge:].tolist() if edge else [])]
         )
     else:
         data = [formatter.format(v) for v in values.tolist()]
@@ -149,8 +177,9 @@ def _tensor_str_with_formatter(
         return _vector_str(values, indent, summarize, formatter)
 
     size = values.shape[0]
-    if summarize and size > 2 * _EDGEITEMS:
-        rows = list(range(_EDGEITEMS)) + [None] + list(range(size - _EDGEITEMS, size))
+    edge = formatter.opts.edgeitems
+    if summarize and size > 2 * edge:
+        rows = list(range(edge)) + [None] + list(range(size - edge, size))
     else:
         rows = list(range(size))
     slices = [
@@ -161,13 +190,13 @@ def _tensor_str_with_formatter(
     return "[" + ("," + "\n" * (dim - 1) + " " * (indent + 1)).join(slices) + "]"
 
 
-def _add_suffixes(tensor_str: str, suffixes: list[str], indent: int) -> str:
+def _add_suffixes(tensor_str: str, suffixes: list[str], indent: int, linewidth: int = 80) -> str:
     parts = [tensor_str]
     # torch's own arithmetic (it over-counts by 2 when there is no newline);
     # kept verbatim because it decides where the suffixes wrap.
     last_line_len = len(tensor_str) - tensor_str.rfind("\n") + 1
     for suffix in suffixes:
-        if last_line_len + len(suffix) + 2 > _LINEWIDTH:
+        if last_line_len + len(suffix) + 2 > linewidth:
             parts.append(",\n" + " " * indent + suffix)
             last_line_len = indent + len(suffix)
         else:
@@ -214,9 +243,11 @@ def format_tensor(
         ValueError: ``default_dtype`` is not a floating dtype.
 
     Convention: matches ``torch/_tensor_str.py`` of PyTorch 2.13 with the
-    default print options (precision 4, threshold 1000, edgeitems 3,
-    linewidth 80), for dense CPU tensors.
+    active run context's print options (torch.set_printoptions; by default
+    precision 4, threshold 1000, edgeitems 3, linewidth 80), for dense CPU
+    tensors.
     """
+    opts = print_options()
     arr = np.asarray(data)
     dtype = arr.dtype
     # Byte order does not change the values, and torch has no such notion.
@@ -245,8 +276,8 @@ def format_tensor(
         if dtype not in (default, np.dtype(np.int64), np.dtype(np.bool_)):
             suffixes.append("dtype=" + _TORCH_DTYPE_NAMES[dtype])
         values = arr.astype(np.float64) if floating else arr
-        summarize = values.size > (_THRESHOLD if threshold is None else threshold)
-        formatter = _Formatter(_summarized_data(values) if summarize else values, floating)
+        summarize = values.size > (opts.threshold if threshold is None else threshold)
+        formatter = _Formatter(_summarized_data(values, opts.edgeitems) if summarize else values, floating, opts)
         tensor_str = _tensor_str_with_formatter(values, indent, summarize, formatter)
 
     if grad_fn is not None:
@@ -256,7 +287,7 @@ def format_tensor(
     if tangent is not None:
         suffixes.append(f"tangent={tangent}")
 
-    return _add_suffixes(_PREFIX + tensor_str, suffixes, indent)
+    return _add_suffixes(_PREFIX + tensor_str, suffixes, indent, opts.linewidth)
 
 
 def _is_tensor_like(obj) -> bool:

@@ -17,9 +17,12 @@ cycle):
 * :mod:`.elementwise.special` — erfc, erfinv, lgamma, digamma, polygamma, mvlgamma, i0 and torch.special's
   Bessel, normal-distribution and entropy functions, logit, sinc, xlogy, asinh/acosh/atanh, hypot, copysign,
   fmax/fmin, nan_to_num, lerp, addcmul/addcdiv, logical_and/or/xor/not, gcd/lcm, heaviside
+* :mod:`.elementwise.more_math` — logaddexp, logaddexp2, float_power, ldexp, frexp, signbit, isposinf,
+  isneginf, bitwise_not, bitwise_left_shift/right_shift, logspace
 * :mod:`.creation` — tensor, zeros, ones, full, eye, arange, linspace, rand, randn, randint, *_like, new_*
 * :mod:`.random` — randperm, randint_like, normal, bernoulli, multinomial, normal_/uniform_/random_/exponential_,
   initial_seed, seed (PyTorch's generator: :mod:`gradcli.engine.generator`)
+* :mod:`.dtype_info` — promote_types, result_type, can_cast, finfo, iinfo, set_default_dtype, set_printoptions
 * :mod:`.shape.views` — reshape/view/flatten, transpose/permute/movedim/T, squeeze/unsqueeze, select/narrow and
   slicing, diagonal/diag_embed/diag, flip, clone
 * :mod:`.shape.joins` — cat/concat, stack, split, chunk, unbind
@@ -37,6 +40,7 @@ cycle):
 * :mod:`.reduction.scans` — cumprod, cummax/cummin, logcumsumexp
 * :mod:`.reduction.order` — sort/argsort, topk, kthvalue, median, msort
 * :mod:`.reduction.quantile` — quantile, nanquantile
+* :mod:`.reduction.search` — isin, searchsorted, bucketize, histc, bincount, unique, unique_consecutive
 * :mod:`.linalg.products` — dot, mv, mm, bmm, outer, matmul, linear, einsum; torch.linalg's cross, multi_dot,
   vecdot, matmul, diagonal; cross, vdot
 * :mod:`.linalg.structured` — tril, triu, trace, kron, tensordot
@@ -67,12 +71,12 @@ The functions of torch.linalg and torch.special are registered under their quali
 # The families, in the order listed above (importing a module declares its ops). The modules are bound under
 # private names so that none hides an op of the same name (scatter, softmax, dropout, ...) in this namespace.
 from .elementwise import (comparison as _comparison, unary as _unary, arithmetic as _arithmetic,  # noqa: F401
-                          activation as _activation, special as _special)
-from . import creation as _creation, random as _random  # noqa: F401
+                          activation as _activation, special as _special, more_math as _more_math)
+from . import creation as _creation, random as _random, dtype_info as _dtype_info  # noqa: F401
 from .shape import (views as _views, joins as _joins, indexing as _indexing, inplace as _inplace,  # noqa: F401
                     scatter as _scatter, more_shape as _more_shape)
 from .reduction import (reductions as _reductions, scans as _scans, order as _order,  # noqa: F401
-                        quantile as _quantile)
+                        quantile as _quantile, search as _search)
 from .linalg import (products as _products, structured as _structured, inverses as _inverses,  # noqa: F401
                      decompositions as _decompositions, determinants as _determinants, norms as _norms,
                      matrix_functions as _matrix_functions)

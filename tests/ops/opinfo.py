@@ -2055,6 +2055,97 @@ MORE_SHAPE = [
     OpInfo("positive", "elementwise", unary_samples),
 ]
 
+
+def _seq(data, dtype=None):
+    """A call of a search op on a constant sorted sequence first: ``f(m.tensor(data), values, **kw)``."""
+    return lambda **kw: (lambda m, f, v: f(m.tensor(data) if dtype is None else m.tensor(data, dtype=getattr(m, dtype)),
+                                          v, **kw))
+
+
+_LDEXP_NEGATIVE = ("PyTorch's derivative for an integer exponent is grad * pow(2, other) in integers, 0 at negative "
+                   "exponents; gradcli matches PyTorch (compared with it), so finite differences disagree there")
+
+MORE_MATH = [
+    # ------------------------------------------------------- more elementwise math (gradcli/ops/elementwise/more_math.py)
+    OpInfo("logaddexp", "elementwise", binary_samples, domain=(R, R)),
+    OpInfo("logaddexp2", "elementwise", binary_samples, domain=(R, R)),
+    OpInfo("float_power", "elementwise", extra=(
+        S("scalar", Arg((3, 4), POS), args=(2.5,)), S("int-scalar", Arg((3, 4)), args=(3,)),
+        S("tensor", Arg((3, 4), POS), Arg((3, 4))), S("broadcast", Arg((3, 1), POS), Arg((4,))),
+        S("number-base", Arg((3, 4)), call=lambda m, f, a: f(2.0, a)),
+        S("method", Arg((3, 4), POS), args=(2,), method=True), S("0d", Arg((), POS), args=(0.5,)))),
+    OpInfo("ldexp", "elementwise", skips=(
+        Skip("test_gradcheck", _LDEXP_NEGATIVE, ("negative-int-exponent",)),
+        Skip("test_gradgradcheck", _LDEXP_NEGATIVE, ("negative-int-exponent",)),
+        Skip("test_jvp", _LDEXP_NEGATIVE, ("negative-int-exponent",))), extra=(
+        S("int-exponent", Arg((3, 4)), Arg((3, 4), INT, grad=False), call=lambda m, f, a, o: f(a, o.abs())),
+        S("negative-int-exponent", Arg((3, 4)), Arg((3, 4), INT, grad=False)),
+        S("float-exponent", Arg((3, 4)), Arg((4,))),
+        S("method", Arg((3, 4)), Arg((3, 1), INT, grad=False), method=True, call=lambda m, f, a, o: f(a, o.abs())),
+        S("0d", Arg(()), Arg(())))),
+    OpInfo("frexp", "elementwise", extra=(
+        S("mantissa", Arg((3, 4), NZ), call=lambda m, f, a: f(a).mantissa),
+        S("exponent", Arg((3, 4), NZ, grad=False), call=lambda m, f, a: f(a).exponent * 1.0),
+        S("method", Arg((2, 3), NZ), method=True, call=lambda m, f, a: f(a)[0]),
+        S("3x1", Arg((3, 1), NZ), call=lambda m, f, a: f(a)[0]),
+        S("0d", Arg((), NZ), call=lambda m, f, a: f(a)[0]))),
+    *[OpInfo(n, "elementwise", differentiable=False, extra=(
+        S("float", Arg((3, 4), grad=False), call=lambda m, f, a: f(a / (a > 0) * (a - 1))),
+        S("int", Arg((3, 4), INT, grad=False)), S("0d", Arg((), grad=False)),
+        S("method", Arg((3, 1), grad=False), method=True)))
+      for n in ("signbit", "isposinf", "isneginf")],
+    OpInfo("bitwise_not", "elementwise", differentiable=False, extra=(
+        S("int", Arg((3, 4), INT, grad=False)), S("bool", Arg((3, 4), BOOL, grad=False)),
+        S("int8", Arg((4,), INT, grad=False), call=lambda m, f, a: f(a.to(m.int8))), S("0d", Arg((), INT, grad=False)),
+        S("method", Arg((3, 1), INT, grad=False), method=True))),
+    *[OpInfo(n, "elementwise", differentiable=False, extra=(
+        S("int", Arg((3, 4), INT, grad=False), Arg((3, 4), INT, grad=False)),
+        S("number", Arg((3, 4), INT, grad=False), args=(2,)),
+        S("wide", Arg((3, 4), INT, grad=False), args=(70,)), S("0d-3x1", Arg((), INT, grad=False), Arg((3, 1), INT, grad=False)),
+        S("method", Arg((3, 4), INT, grad=False), Arg((4,), INT, grad=False), method=True)))
+      for n in ("bitwise_left_shift", "bitwise_right_shift")],
+    # ------------------------------------------------------- searching and counting (gradcli/ops/reduction/search.py)
+    OpInfo("isin", "indexing", differentiable=False, extra=(
+        S("int", Arg((3, 4), INT, grad=False), Arg((5,), INT, grad=False)),
+        S("invert", Arg((3, 4), INT, grad=False), Arg((2, 2), INT, grad=False), kwargs={"invert": True}),
+        S("number", Arg((3, 4), INT, grad=False), args=(1,)))),
+    OpInfo("searchsorted", "indexing", differentiable=False, extra=(
+        S("1d", Arg((3, 4), grad=False), call=_seq([-1.5, -0.5, 0.0, 0.5, 1.5])()),
+        S("right", Arg((3, 4), INT, grad=False), call=_seq([-2, 0, 0, 1, 3])(right=True)),
+        S("side-int32", Arg((5,), INT, grad=False), call=_seq([-2, 0, 0, 1, 3])(side="right", out_int32=True)),
+        S("2d", Arg((2, 3), INT, grad=False), call=_seq([[-2, 0, 1, 3], [-1, -1, 2, 2]])()),
+        S("sorter", Arg((4,), INT, grad=False),
+          call=lambda m, f, v: f(m.tensor([3, -2, 1, 0]), v, sorter=m.tensor([1, 3, 2, 0]))),
+        S("number", Arg((3,), grad=False), call=lambda m, f, v: f(v.sort().values, 0.25)))),
+    OpInfo("bucketize", "indexing", differentiable=False, extra=(
+        S("3x4", Arg((3, 4), INT, grad=False), args=(tensor([-2, 0, 1, 3]),)),
+        S("right-int32", Arg((3, 4), INT, grad=False), args=(tensor([-2, 0, 1, 3]),),
+          kwargs={"right": True, "out_int32": True}),
+        S("float", Arg((5,), grad=False), args=(tensor([-1.0, 0.0, 1.0]),)))),
+    OpInfo("histc", "reduction", differentiable=False, extra=(
+        S("bins4", Arg((3, 4), grad=False), kwargs={"bins": 4, "min": -1, "max": 1}),
+        S("data-range", Arg((20,), grad=False), args=(7,)),
+        S("float64", Arg((3, 4), grad=False), call=lambda m, f, a: f(a.double(), bins=5, min=-2, max=2)),
+        S("method", Arg((6,), grad=False), args=(3,), method=True))),
+    OpInfo("bincount", "reduction", differentiable=False, extra=(
+        S("counts", idx((8,), 4)), S("minlength", idx((5,), 3), kwargs={"minlength": 6}),
+        S("weights", idx((6,), 4), Arg((6,), grad=False)),
+        S("weights-float64", idx((6,), 4), Arg((6,), grad=False), call=lambda m, f, i, w: f(i, w.double())),
+        S("method", idx((6,), 4), method=True))),
+    *[OpInfo(n, "reduction", differentiable=False, extra=(
+        S("flat", Arg((3, 4), INT, grad=False)),
+        *[S(f"{what}-{k}", Arg((3, 4), INT, grad=False),
+            call=lambda m, f, a, k=k: f(a, return_inverse=True, return_counts=True)[k])
+          for k, what in ((0, "values"), (1, "inverse"), (2, "counts"))],
+        S("counts-only", Arg((3, 4), INT, grad=False), call=lambda m, f, a: f(a, return_counts=True)[1]),
+        *[S(f"dim0-{k}", Arg((4, 2), BOOL, grad=False),
+            call=lambda m, f, a, k=k: f(a, dim=0, return_inverse=True, return_counts=True)[k]) for k in range(3)],
+        S("dim1", Arg((2, 5), BOOL, grad=False), kwargs={"dim": -1}),
+        S("method", Arg((6,), INT, grad=False), method=True, call=lambda m, f, a: f(a, return_counts=True)[1])))
+      for n in ("unique", "unique_consecutive")],
+]
+
+
 #: The op table: every entry of every family.
 OP_DB: list[OpInfo] = ELEMENTWISE + ACTIVATIONS + REDUCTIONS + LINALG + SHAPE + INDEXING + NN + LOSSES + RANDOM + \
     LOGICAL + DIAGONALS + TRIANGLES + MASKS_AND_SCATTERS + ORDER + MATRIX
@@ -2062,6 +2153,7 @@ OP_DB += NN_FUNCTIONAL  # torch.nn.functional's activations, normalizations and 
 OP_DB += CONV  # convolution and pooling
 OP_DB += SPECIAL  # special functions and the remaining elementwise math
 OP_DB += MORE_SHAPE  # numpy-style joins and splits, roll, tile, meshgrid, the *_scatter functions
+OP_DB += MORE_MATH  # more elementwise math, searching and counting
 
 #: Entry by name.
 BY_NAME: dict[str, OpInfo] = {op.name: op for op in OP_DB}
