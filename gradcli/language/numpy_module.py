@@ -41,14 +41,10 @@ _WHY = "gradcli programs cannot reach files, pickles, ctypes, memory maps or the
 #: NumPy's names that reach files, pickles, ctypes, memory maps or the OS: refused with that reason.
 REFUSED = frozenset({
     "save", "savez", "savez_compressed", "load", "loadtxt", "savetxt", "genfromtxt", "fromfile", "fromregex",
-    "fromstring", "frombuffer", "memmap", "lib", "ctypeslib", "DataSource", "tofile", "dump", "dumps", "ctypes",
-    "data", "base", "f2py", "distutils", "testing", "show_config", "get_include", "set_printoptions",
-    "setbufsize", "seterrcall", "from_dlpack", "asarray_chkfinite", "typing", "dtypes", "rec", "char", "strings",
-    "ma", "polynomial", "fft", "linalg", "emath", "exceptions", "getbuffer", "newbuffer", "setflags",
-    "__array_interface__", "__array_struct__", "view", "byteswap", "tobytes", "tostring", "getfield",
-    "setfield", "object_", "bytes_", "str_", "void", "vectorize", "frompyfunc", "fromiter", "fromfunction",
-    "apply_along_axis", "apply_over_axes", "piecewise", "einsum", "nditer", "lib", "RandomState_",
-    "get_state", "set_state", "bit_generator", "__getstate__", "__setstate__", "__reduce__"})
+    "fromstring", "frombuffer", "from_dlpack", "memmap", "lib", "ctypeslib", "DataSource", "f2py", "distutils",
+    "testing", "get_include", "show_config", "show_runtime", "tofile", "dump", "dumps", "ctypes", "data", "base",
+    "getbuffer", "newbuffer", "__array_interface__", "__array_struct__", "__dlpack__", "__reduce__",
+    "__setstate__", "__getstate__", "setflags", "bit_generator"})
 
 
 def _refused_error(owner: str, name: str) -> Exception:

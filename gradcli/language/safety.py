@@ -273,3 +273,21 @@ def check_array_index(a: np.ndarray, key) -> None:
         return  # NumPy's own error
     kept = sorted(a.shape, reverse=True)[:max(a.ndim - consumed, 0)]
     limits.check_numel(tuple(shape) + tuple(kept), f"indexing an array of shape {list(a.shape)}")
+
+
+def check_array_value(value):
+    """``value`` as what ``a[key] = value`` stores in a program's NumPy array: a number, an array, a tensor's
+    data (PyTorch's error if it requires grad) or a list sized by its nominal shape; anything else is refused.
+
+    Raises:
+        LimitError: for a list over the ``elements`` limit.
+        TypeError: for a value that is not numbers.
+    """
+    if isinstance(value, Tensor):
+        return value.numpy()
+    if isinstance(value, (list, tuple)):
+        limits.check_numel(nominal_shape(value), "the assigned list")
+        return value
+    if isinstance(value, (bool, int, float, np.ndarray, np.generic)):
+        return value
+    raise TypeError(f"an array holds numbers, not {type(value).__name__}")
