@@ -112,8 +112,8 @@ class Expressions:
     def compare(self, op: str, left, right, node):
         """``left op right`` for one comparison of a chain (``op``: its symbol, or ``is``/``in`` ...)."""
         try:
-            if type(left) is np.ndarray or type(right) is np.ndarray:  # NumPy's broadcast, within the limits
-                check_array_op(op, left, right)
+            if isinstance(left, (np.ndarray, np.generic)) or isinstance(right, (np.ndarray, np.generic)):
+                check_array_op(op, left, right)  # NumPy's broadcast, within the limits
             return _COMPARE[op](left, right)
         except Exception as exc:
             raise self.error(exc, node) from None

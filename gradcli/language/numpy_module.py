@@ -154,6 +154,13 @@ def as_array(data, what: str = "np.array()") -> np.ndarray:
     raise TypeError(f"{what}: gradcli's NumPy holds numbers only, not {type(data).__name__}")
 
 
+def _check_lists(args, kwargs, what: str) -> None:
+    """Refuse a (nested) list argument that NumPy would read as an array over the ``elements`` limit."""
+    for v in (*args, *kwargs.values()):
+        if isinstance(v, (list, tuple)):
+            limits.check_numel(nominal_shape(v), what)
+
+
 def _arrays(args, what: str) -> list:
     return [as_array(a, what) if isinstance(a, (list, tuple, Tensor, range)) else a for a in args]
 
@@ -170,7 +177,8 @@ def _elementwise(fn, name: str):
 
     def call(*args, **kwargs):
         args = _arrays(args, what)
-        limits.check_operands([a for a in args if isinstance(a, np.ndarray)])
+        _check_lists((), kwargs, what)
+        limits.check_operands([a for a in (*args, *kwargs.values()) if isinstance(a, np.ndarray)])
         return _numeric(fn(*args, **_clean(kwargs)), what)
 
     call.__name__ = name
@@ -182,6 +190,9 @@ def _on_array(fn, name: str):
     what = f"np.{name}()"
 
     def call(a, *args, **kwargs):
+        _check_lists(args, kwargs, what)
+        if "shape" in kwargs:  # zeros_like(a, shape=...)
+            limits.check_numel(_shape(kwargs["shape"]), what)
         return _numeric(fn(as_array(a, what), *args, **_clean(kwargs)), what)
 
     call.__name__ = name
@@ -191,6 +202,7 @@ def _on_array(fn, name: str):
 def _creation(fn, name: str, shape_of):
     """NumPy's ``fn`` making an array of the shape ``shape_of(*args, **kwargs)`` gives, checked first."""
     def call(*args, **kwargs):
+        _check_lists(args[1:], {k: v for k, v in kwargs.items() if k != "shape"}, f"np.{name}()")
         limits.check_numel(shape_of(*args, **kwargs), f"np.{name}()")
         return fn(*args, **_clean(kwargs))
 
@@ -301,8 +313,8 @@ _ON_ARRAY = (
     "median", "average", "any", "all", "nansum", "nanmean", "nanmax", "nanmin", "count_nonzero", "ptp",
     "reshape", "transpose", "ravel", "squeeze", "expand_dims", "swapaxes", "moveaxis", "flip", "fliplr",
     "flipud", "sort", "argsort", "unique", "diff", "nonzero", "argwhere", "shape", "ndim", "size", "trace",
-    "diag", "triu", "tril", "roll", "atleast_1d", "atleast_2d", "copy", "percentile", "quantile", "rot90",
-    "allclose", "array_equal", "searchsorted", "histogram", "bincount", "cov", "corrcoef", "sign", "zeros_like",
+    "triu", "tril", "roll", "atleast_1d", "atleast_2d", "copy", "percentile", "quantile", "rot90",
+    "allclose", "array_equal", "searchsorted", "sign", "zeros_like",
     "ones_like", "full_like", "empty_like")
 _JOINED = ("concatenate", "stack", "vstack", "hstack", "column_stack", "dstack")
 
@@ -346,6 +358,7 @@ def _draw(fn, params: tuple, name: str):
 
     def call(*args, **kwargs):
         args = _arrays(args, what)
+        _check_lists((), {k: v for k, v in kwargs.items() if k != "size"}, what)
         kwargs = {k: (as_array(v, what) if isinstance(v, (list, tuple, Tensor)) and k != "size" else v)
                   for k, v in _clean(kwargs).items()}
         size = args[len(params)] if len(args) > len(params) else kwargs.get("size")
@@ -467,8 +480,9 @@ def numpy_namespace(seed: int) -> Namespace:
 
 # ------------------------------------------------------------------------------------------ attributes
 def _method(bound, what: str):
-    """An array method, its keyword arguments cleaned (:func:`_clean`)."""
+    """An array method, its keyword arguments cleaned (:func:`_clean`), its list arguments sized."""
     def call(*args, **kwargs):
+        _check_lists(args, kwargs, what)
         return _numeric(bound(*args, **_clean(kwargs)), what)
 
     return call
@@ -490,8 +504,8 @@ def _tolist(a):
 
 
 _ARRAY_METHODS = ("sum", "mean", "std", "var", "max", "min", "argmax", "argmin", "prod", "cumsum", "cumprod",
-                  "any", "all", "round", "clip", "reshape", "transpose", "squeeze", "flatten", "ravel", "copy",
-                  "sort", "argsort", "swapaxes", "nonzero", "fill", "item", "dot", "trace", "diagonal", "ptp",
+                  "any", "all", "round", "reshape", "transpose", "squeeze", "flatten", "ravel", "copy",
+                  "sort", "argsort", "swapaxes", "nonzero", "fill", "item", "trace", "diagonal", "ptp",
                   "searchsorted", "conj")
 #: What a program reads of an array: its data attributes, the methods above (their keyword arguments cleaned),
 #: ``astype``/``tolist`` within the limits; NumPy's other ndarray names are refused (:func:`_refuser`).
@@ -500,6 +514,9 @@ ARRAY_ATTRS: dict = {
     "T": lambda a: a.T, "itemsize": lambda a: a.itemsize, "nbytes": lambda a: a.nbytes,
     "real": lambda a: a.real, "imag": lambda a: a.imag,
     "astype": _astype, "tolist": _tolist,
+    # a.dot(b), a.clip(lo, hi): their results sized as np.dot's and np.clip's
+    "dot": lambda a: (lambda b, **kwargs: _product("dot")(a, b, **kwargs)),
+    "clip": lambda a: (lambda *args, **kwargs: _elementwise(np.clip, "clip")(a, *args, **kwargs)),
 }
 ARRAY_ATTRS.update({name: (lambda a, name=name: _method(vars(np.ndarray)[name].__get__(a), f"ndarray.{name}"))
                     for name in _ARRAY_METHODS})

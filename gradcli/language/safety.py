@@ -156,7 +156,7 @@ def check_python_op(alias: str, left, right):
         LimitError: for a result over a limit.
         ValueError: for a ``*`` width in %-formatting (not supported: its width would not be checked).
     """
-    if isinstance(left, np.ndarray) or isinstance(right, np.ndarray):
+    if isinstance(left, (np.ndarray, np.generic)) or isinstance(right, (np.ndarray, np.generic)):
         check_array_op(alias, left, right)
         return None
     if alias == "pow":

@@ -56,6 +56,8 @@ def test_names_that_reach_files_pickles_or_memory_are_refused(tmp_path, body):
     ("np.zeros(2).frobnicate", "AttributeError: 'ndarray' object has no attribute 'frobnicate'"),
     ("np.einsum('i,i', np.ones(2), np.ones(2))", "NotImplementedError: numpy.einsum is not supported"),
     ("np.vectorize(lambda v: v)", "NotImplementedError: numpy.vectorize is not supported"),
+    ("np.bincount(np.array([10 ** 12]))", "NotImplementedError: numpy.bincount is not supported"),
+    ("np.diag(np.ones(3))", "NotImplementedError: numpy.diag is not supported"),
     ("np.zerps(2)", "AttributeError: module 'numpy' has no attribute 'zerps'"),
     ("np.array(['a', 'b'])", "TypeError: np.array(): gradcli's NumPy holds numbers only"),
     ("np.array([1], dtype=object)", "TypeError: gradcli's NumPy supports the dtypes"),
@@ -86,6 +88,11 @@ BIG = [
     "a = np.ones(100000)\nb = np.broadcast_to(a, (100000, 100000))", "a = np.ones(10000)\nb = np.tile(a, 100000)",
     "a = np.ones(100000)\nb = np.repeat(a, 100000)", "a = np.ones(100000)\nb = np.meshgrid(a, a)",
     "a = np.ones(100000)\na[:] = [[0.0] * 100000] * 100000",
+    "a = np.ones((100000, 1))\nb = a.dot(a.T)", "a = np.ones((100000, 1))\nb = a.clip(np.zeros(100000), 2)",
+    "b = np.float64(1.0) * ([[0.0] * 1000000] * 1000)", "b = np.float64(1.0) < [[0.0] * 1000000] * 1000",
+    "b = np.zeros_like(np.ones(2), shape=(100000, 100000))",
+    "b = np.clip(np.ones(3), 0, a_max=[[1.0] * 1000000] * 1000)",
+    "b = np.full((2,), [[0.0] * 1000000] * 1000)",
 ]
 
 
