@@ -30,6 +30,7 @@ from .strings import STR_METHODS
 from .values import Class, Function, Generator, Instance, Namespace, Property, type_name
 
 torch_names = lazy("gradcli.language.torch_names")  # PyTorch's names, a long table read only for hints
+numpy_module = lazy("gradcli.language.numpy_module")  # NumPy's tables: read once a program holds NumPy values
 
 
 # ------------------------------------------------------------------------------------------ tables
@@ -150,6 +151,10 @@ def missing(owner: str, name: str, members=()) -> Exception:
              "torch.special": torch_names.SPECIAL}.get(owner) or torch_names.MEMBERS.get(owner, ())
     if name in known:
         return NotImplementedError(f"'{owner}.{name}' is not supported by gradcli ({_SEE_OPS})")
+    if owner in ("numpy", "numpy.random"):  # refused (files, pickles, the OS) or outside the subset
+        refused = numpy_module.missing(owner, name)
+        if refused is not None:
+            return refused
     if owner == "torch" and name in TORCH_SUBMODULES:
         return NotImplementedError(f"gradcli does not support torch.{name} yet ({_SEE_OPS})")
     if owner == "Tensor":
@@ -318,8 +323,10 @@ def _attribute_table(obj):
         return SAVED_TENSOR_ATTRS
     if isinstance(obj, Size):
         return SIZE_ATTRS
-    if type(obj).__name__ == "ndarray" or type(obj).__module__ == "gradcli.ops.shape.inplace":
+    if type(obj).__module__ == "gradcli.ops.shape.inplace":
         return NDARRAY_ATTRS
+    if type(obj).__module__.startswith("numpy"):  # arrays, dtypes, scalars, np.random's generators
+        return numpy_module.attribute_table(obj)
     if isinstance(obj, str):
         return STR_METHODS
     if isinstance(obj, list):

@@ -12,13 +12,15 @@ from __future__ import annotations
 import operator
 import warnings
 
+import numpy as np
+
 from ..engine import limits
 from ..engine.errors import GradcliError
 from ..engine.tensor import Tensor
 from ..ops.operators import BINARY, COMPARISONS, UNARY
 from . import builtins
 from . import nodes as n
-from .safety import admit, check_format_widths, check_python_op
+from .safety import admit, check_array_index, check_array_op, check_format_widths, check_python_op
 from .values import Class, Instance, Scope, Super, type_name
 
 # The operators, from the one table of gradcli.ops.operators (keyed by the grammar's aliases).
@@ -58,6 +60,8 @@ class Expressions:
             obj = self.eval_expr(e.value, env)
             key = self.subscript_key(e, env)
             try:
+                if type(obj) is np.ndarray:  # a program's NumPy array: fancy indexing within the limits
+                    check_array_index(obj, key)
                 return obj[key]
             except Exception as exc:
                 raise self.error(exc, e) from None
@@ -108,6 +112,8 @@ class Expressions:
     def compare(self, op: str, left, right, node):
         """``left op right`` for one comparison of a chain (``op``: its symbol, or ``is``/``in`` ...)."""
         try:
+            if isinstance(left, (np.ndarray, np.generic)) or isinstance(right, (np.ndarray, np.generic)):
+                check_array_op(op, left, right)  # NumPy's broadcast, within the limits
             return _COMPARE[op](left, right)
         except Exception as exc:
             raise self.error(exc, node) from None

@@ -35,6 +35,7 @@ from . import nodes as n
 from .calls import Calls
 from .expressions import Expressions
 from .generators import Generators
+from .namespaces import lazy_numpy_modules
 from .statements import Statements, _Break, _Continue, program_error
 from .values import Return as _Return
 
@@ -105,7 +106,10 @@ class Interpreter(Statements, Generators, Calls, Expressions):
         self._yields: dict = {}  # id(statement) -> whether it yields (see yields())
         self.modules = dict(builtins.modules())
         # `import random`: a generator of this run's own, seeded from the run's seed (--seed)
-        self.modules["random"] = builtins.lazy_random_module(context.generator().initial_seed())
+        seed = context.generator().initial_seed()
+        self.modules["random"] = builtins.lazy_random_module(seed)
+        # `import numpy as np`: NumPy's subset, its np.random seeded from the run's seed too
+        self.modules.update(lazy_numpy_modules(seed))
         self.builtins = builtins.names(self.modules, write=lambda text: self.write(text))
         self.globals: dict = {"__name__": "__main__"}
 

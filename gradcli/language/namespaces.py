@@ -30,6 +30,8 @@ from .values import LazyNamespace, Namespace
 _func = lazy("gradcli.api.func")
 _functional = lazy("gradcli.api.autograd_functional")
 _forward_ad = lazy("gradcli.api.forward_ad")
+# NumPy for programs: loaded when a program imports numpy or converts an array (torch.from_numpy)
+_numpy_module = lazy("gradcli.language.numpy_module")
 
 
 # ------------------------------------------------------------------------------------------- classes
@@ -267,6 +269,30 @@ def lazy_random_module(seed: int) -> Namespace:
     return _LazyRandomModule(seed)
 
 
+def lazy_numpy_modules(seed: int) -> dict[str, Namespace]:
+    """``numpy`` and ``numpy.random`` for one run (:mod:`.numpy_module`), built when a program first reads them:
+    one namespace, its ``random`` NumPy's ``RandomState`` seeded from the run's ``seed``."""
+    built: list = []
+
+    def members() -> dict:
+        if not built:
+            built.append(_numpy_module.numpy_namespace(seed))
+        return built[0].members
+
+    return {"numpy": LazyNamespace("numpy", members),
+            "numpy.random": LazyNamespace("numpy.random", lambda: members()["random"].members)}
+
+
+def _from_numpy(ndarray):
+    """``torch.from_numpy(ndarray)``: see :func:`gradcli.language.numpy_module.from_numpy`."""
+    return _numpy_module.from_numpy(ndarray)
+
+
+def _as_tensor(data, dtype=None, device=None):
+    """``torch.as_tensor(data, dtype=None, device=None)``: see :func:`gradcli.language.numpy_module.as_tensor`."""
+    return _numpy_module.as_tensor(data, dtype, device, REGISTRY["tensor"])
+
+
 def _variable(data, requires_grad: bool = False, volatile: bool = False):
     """The legacy ``torch.autograd.Variable(tensor, requires_grad=False)``: since PyTorch 0.4 a Tensor: a new
     leaf sharing ``data``'s memory (detached), requiring grad when asked. Matches torch.autograd.Variable.
@@ -291,6 +317,7 @@ def _modules() -> dict[str, Namespace]:
         "inference_mode": autograd.inference_mode,
         "is_inference_mode_enabled": autograd.is_inference_mode_enabled,
         "Tensor": TENSOR_CLASS, "Size": Size, "get_default_dtype": dtypes.get_default_dtype,
+        "from_numpy": _from_numpy, "as_tensor": _as_tensor,
     })
     members.update(CONSTANTS)
     members.update(LEGACY_CONSTRUCTORS)

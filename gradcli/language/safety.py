@@ -156,6 +156,9 @@ def check_python_op(alias: str, left, right):
         LimitError: for a result over a limit.
         ValueError: for a ``*`` width in %-formatting (not supported: its width would not be checked).
     """
+    if isinstance(left, (np.ndarray, np.generic)) or isinstance(right, (np.ndarray, np.generic)):
+        check_array_op(alias, left, right)
+        return None
     if alias == "pow":
         if type(left) is int and type(right) is int and right > 0 and _py.abs(left) > 1:
             admit(right * (_py.abs(left).bit_length() - 1) + 1, f"the integer power {left} ** {right}", "int_bits")
@@ -193,3 +196,98 @@ def check_format_widths(spec: str, what: str) -> None:
         if len(digits) > 18 or int(digits) > limits.current.items:
             raise limits.exceeded("items", f"{what} {spec!r} would make a string of more than "
                                            f"{limits.current.items:,} characters")
+
+
+def nominal_shape(data) -> tuple:
+    """The shape a (nested) list or tuple of numbers would give as an array, read along first items (a ragged
+    list is NumPy's error later): what its conversion is sized by before it is built, since ``[[0] * n] * m``
+    holds m references to one list and makes m * n elements.
+
+    Raises:
+        ValueError: for lists nested deeper than 64 levels (a list that holds itself).
+    """
+    shape = []
+    while isinstance(data, (list, tuple)):
+        shape.append(len(data))
+        if len(shape) > 64:  # NumPy's most dimensions (also ends a list that holds itself)
+            raise ValueError("the data is nested deeper than an array's 64 dimensions")
+        if not data:
+            break
+        data = data[0]
+    return tuple(shape)
+
+
+def _operand_shape(v) -> tuple:
+    if isinstance(v, np.ndarray):
+        return v.shape
+    if isinstance(v, Tensor):
+        return v.data.shape
+    return nominal_shape(v) if isinstance(v, (list, tuple)) else ()
+
+
+def check_array_op(alias: str, left, right) -> None:
+    """Refuse an operator on NumPy arrays (``a * b``, ``a @ b``, ``a < b``) whose result would pass the
+    ``elements`` limit, before NumPy broadcasts (lists as the arrays they would become).
+
+    Raises:
+        LimitError: for a result over the limit.
+    """
+    ls, rs = _operand_shape(left), _operand_shape(right)
+    if alias == "matmul":
+        limits.check_matmul(ls, rs)
+        return
+    try:
+        shape = np.broadcast_shapes(ls, rs)
+    except ValueError:
+        return  # NumPy's own error
+    limits.check_numel(shape, f"broadcasting {list(ls)} and {list(rs)}")
+
+
+def check_array_index(a: np.ndarray, key) -> None:
+    """Refuse indexing the array ``a`` with ``key`` whose result would pass the ``elements`` limit: index arrays
+    (and lists) broadcast together (``a[i[:, None], j]``), times an upper bound of the dimensions they leave.
+
+    Raises:
+        LimitError: for a result over the limit.
+    """
+    advanced, consumed = [], 0
+    for k in key if type(key) is tuple else (key,):
+        if isinstance(k, Tensor):
+            k = k.data
+        if isinstance(k, (list, tuple)):
+            advanced.append(nominal_shape(k))
+            consumed += 1
+        elif isinstance(k, np.ndarray) and k.dtype == np.bool_:
+            advanced.append((k.size,))  # a mask selects at most its size
+            consumed += max(k.ndim, 1)
+        elif isinstance(k, np.ndarray):
+            advanced.append(k.shape)
+            consumed += 1
+        elif k is not None and k is not Ellipsis:
+            consumed += 1
+    if not advanced:
+        return  # a view: no larger than ``a``
+    try:
+        shape = np.broadcast_shapes(*advanced)
+    except ValueError:
+        return  # NumPy's own error
+    kept = sorted(a.shape, reverse=True)[:max(a.ndim - consumed, 0)]
+    limits.check_numel(tuple(shape) + tuple(kept), f"indexing an array of shape {list(a.shape)}")
+
+
+def check_array_value(value):
+    """``value`` as what ``a[key] = value`` stores in a program's NumPy array: a number, an array, a tensor's
+    data (PyTorch's error if it requires grad) or a list sized by its nominal shape; anything else is refused.
+
+    Raises:
+        LimitError: for a list over the ``elements`` limit.
+        TypeError: for a value that is not numbers.
+    """
+    if isinstance(value, Tensor):
+        return value.numpy()
+    if isinstance(value, (list, tuple)):
+        limits.check_numel(nominal_shape(value), "the assigned list")
+        return value
+    if isinstance(value, (bool, int, float, np.ndarray, np.generic)):
+        return value
+    raise TypeError(f"an array holds numbers, not {type(value).__name__}")

@@ -11,6 +11,8 @@ from __future__ import annotations
 import errno
 import operator
 
+import numpy as np
+
 from ..api import forward_ad
 from ..engine import anomaly, grad_mode
 from ..engine.errors import EvalError, GradcliError, LimitError
@@ -20,7 +22,7 @@ from ..ops.operators import BINARY
 from ..ops.shape import inplace
 from . import builtins, files
 from . import nodes as n
-from .safety import SEQUENCES, admit, materialize
+from .safety import SEQUENCES, admit, check_array_index, check_array_op, check_array_value, materialize
 from .values import MISSING, Instance, Scope, type_name
 from .values import Return as _Return
 
@@ -52,10 +54,14 @@ def program_error(interp, exc: Exception, node) -> BaseException:
 
 # ``t op= v`` on a Tensor: the in-place op of the operator table (PyTorch's Tensor.__iadd__ and friends).
 _IN_PLACE = {alias: row.in_place for alias, row in BINARY.items() if row.in_place is not None}
+# ``a op= v`` on a program's NumPy array: NumPy's in-place operators (they write into a, and into the tensor that
+# torch.from_numpy made of it)
+_NUMPY_IN_PLACE = {"add": operator.iadd, "sub": operator.isub, "mul": operator.imul, "div": operator.itruediv,
+                   "floordiv": operator.ifloordiv, "mod": operator.imod, "pow": operator.ipow}
 
 _PROVIDED = ("torch, torch.nn, torch.nn.functional, torch.nn.init, torch.nn.utils, torch.optim, "
-             "torch.optim.lr_scheduler, torch.autograd, torch.autograd.functional, torch.autograd.forward_ad, math "
-             "and random")
+             "torch.optim.lr_scheduler, torch.autograd, torch.autograd.functional, torch.autograd.forward_ad, math, "
+             "random and numpy")
 
 def handles(table: dict, *kinds):
     """Decorator: make the function the handler of the node classes ``kinds`` in ``table`` (node type ->
@@ -125,6 +131,12 @@ class Statements:
                 raise self.error(exc, s) from None
         elif type(current) is list and s.op in ("add", "mul"):
             result = self.list_inplace(s.op, current, value, s)  # Python's list.__iadd__/__imul__
+        elif type(current) is np.ndarray and s.op in _NUMPY_IN_PLACE:  # a += v: in place, as NumPy's __iadd__
+            try:
+                check_array_op(s.op, current, value)
+                result = _NUMPY_IN_PLACE[s.op](current, value)
+            except Exception as exc:
+                raise self.error(exc, s) from None
         if result is None:
             result = self.binop(s.op, current, value, s)
         if mark is not None and isinstance(result, Tensor) and result.grad_fn is not None:
@@ -359,6 +371,9 @@ class Statements:
             try:
                 if isinstance(obj, Tensor):
                     inplace.setitem(obj, inplace.numpy_key(key), value)
+                elif type(obj) is np.ndarray:  # a program's NumPy array (numbers only, within the limits)
+                    check_array_index(obj, key)
+                    obj[key] = check_array_value(value)
                 elif isinstance(obj, dict):
                     obj[key] = value
                     admit(len(obj), "the dict")

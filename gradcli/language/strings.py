@@ -31,6 +31,8 @@ def to_repr(x) -> str:
     ``print`` shows it)."""
     if isinstance(x, (str, int, float, bool, type(None))):
         return repr(x)
+    if type(x).__module__ == "numpy":  # an array or NumPy scalar: NumPy's repr (summarized past 1,000 elements)
+        return repr(x)
     if isinstance(x, (list, tuple)) and all(isinstance(v, (str, int, float, bool, type(None))) for v in x):
         admit_text(x, "repr()")
         return repr(x)
@@ -51,7 +53,7 @@ def make_print(write: Callable[[str], None]):
 def _repr(obj) -> str:
     """Python's ``repr`` of what a program holds: a Tensor as PyTorch prints it, strings quoted, containers of
     them as Python writes them (through :func:`to_str`'s rules for tensors)."""
-    if isinstance(obj, (str, Device)):
+    if isinstance(obj, (str, Device)) or type(obj).__module__ == "numpy":  # NumPy's repr of arrays and scalars
         return _py.repr(obj)
     if isinstance(obj, (list, tuple, dict, set)) or not isinstance(obj, (int, float, bool, type(None))):
         return to_str(obj)
