@@ -333,6 +333,12 @@ def _attribute_table(obj):
     return None
 
 
+def _is_data_object(obj) -> bool:
+    """Whether ``obj`` is one of torch.utils.data's datasets, samplers or loaders (gradcli.api.data, which is
+    loaded once a program has named it)."""
+    return type(obj).__module__ == "gradcli.api.data"
+
+
 def _library_attribute(obj, name: str):
     """``(True, value)`` for ``obj.name`` of a custom Function's ctx, a torch.nn module, an optimizer, scheduler
     or hook handle, a class's ``__name__``, ``torch.Tensor.<name>`` or a graph node's saved value; else
@@ -341,7 +347,7 @@ def _library_attribute(obj, name: str):
         return True, _ctx_attribute(obj, name)
     if nn_bridge.is_module(obj):  # torch.nn modules: their registered names and public API
         return True, nn_bridge.module_attribute(obj, name)
-    if nn_bridge.is_library_object(obj):  # optimizers, schedulers, hook handles
+    if nn_bridge.is_library_object(obj) or _is_data_object(obj):  # optimizers, ..., torch.utils.data's
         return True, nn_bridge.object_attribute(obj, name)
     if name == "__name__":
         class_name = _class_name(obj)

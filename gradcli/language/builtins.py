@@ -224,7 +224,8 @@ def _as_class(value, who: str):
         return value
     if isinstance(value, types.FunctionType) and value in _TYPES:
         return _TYPES[value]
-    if is_builtin_base(value) or nn_bridge.is_torch_class(value):
+    if is_builtin_base(value) or nn_bridge.is_torch_class(value) or (
+            isinstance(value, type) and value.__module__ == "gradcli.api.data"):  # torch.utils.data's classes
         return value
     raise TypeError(who)
 
@@ -294,12 +295,13 @@ _TYPES.update({_float: float, _int: int, _bool: bool, to_str: str, _list: list, 
 #: gradcli's classes a program's class may derive from: torch.autograd.Function (custom functions) and
 #: torch.nn.Module with its built-in subclasses (nn_bridge.is_module_class).
 BUILTIN_BASES = (custom_function.FUNCTION,)
-BUILTIN_BASE_NAMES = "torch.autograd.Function, torch.nn.Module"
+BUILTIN_BASE_NAMES = "torch.autograd.Function, torch.nn.Module, torch.utils.data.Dataset"
 
 
 def is_builtin_base(value) -> bool:
     """Whether ``value`` is one of gradcli's classes a program's class may derive from."""
-    return any(value is b for b in BUILTIN_BASES) or nn_bridge.is_module_class(value)
+    return any(value is b for b in BUILTIN_BASES) or nn_bridge.is_module_class(value) or (
+        isinstance(value, type) and value.__module__ == "gradcli.api.data" and "program_base" in vars(value))
 
 
 def _derives(builtin, c) -> bool:

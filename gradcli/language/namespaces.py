@@ -23,13 +23,14 @@ from ..ops.linalg.inverses import _LinAlgError  # torch.linalg.LinAlgError
 from ..ops.elementwise import special as _special  # torch.special
 from . import custom_function, nn_bridge
 from . import files as _files
-from .safety import sized
+from .safety import admit, materialize, sized
 from .values import LazyNamespace, Namespace
 
 # torch.func, torch.autograd.functional and forward_ad: loaded when a program's namespaces are first built
 _func = lazy("gradcli.api.func")
 _functional = lazy("gradcli.api.autograd_functional")
 _forward_ad = lazy("gradcli.api.forward_ad")
+_data = lazy("gradcli.api.data")  # torch.utils.data: loaded when a program first reads one of its names
 
 
 # ------------------------------------------------------------------------------------------- classes
@@ -222,6 +223,46 @@ def math_module() -> Namespace:
     return Namespace("math", members)
 
 
+def _ordered_dict(*args, **kwargs):
+    """``collections.OrderedDict(items=(), **kwargs)`` within the ``items`` limit."""
+    import collections
+
+    if len(args) > 1:
+        raise TypeError(f"expected at most 1 arguments, got {len(args)}")
+    source = args[0] if args else ()
+    items = list(source.items()) if isinstance(source, dict) else materialize(source, "OrderedDict()")
+    admit(len(items) + len(kwargs), "OrderedDict()")
+    return collections.OrderedDict(items, **kwargs)
+
+
+def _defaultdict(default_factory=None, *args, **kwargs):
+    """``collections.defaultdict(default_factory, items=(), **kwargs)`` within the ``items`` limit (a missing
+    key calls ``default_factory``, which may be a program's function)."""
+    import collections
+
+    if default_factory is not None and not callable(default_factory):
+        raise TypeError("first argument must be callable or None")
+    return collections.defaultdict(default_factory, _ordered_dict(*args, **kwargs))
+
+
+def _namedtuple(typename, field_names, *, rename=False, defaults=None, module=None):
+    """``collections.namedtuple(typename, field_names)``: Python's (which accepts only identifiers as names),
+    with at most the ``items`` limit of fields."""
+    import collections
+
+    fields = field_names.replace(",", " ").split() if isinstance(field_names, str) else \
+        materialize(field_names, "namedtuple()")
+    admit(len(fields), "namedtuple()")
+    return collections.namedtuple(typename, fields, rename=rename, defaults=defaults, module="__main__")
+
+
+def collections_module() -> Namespace:
+    """Python's ``collections`` for programs (``from collections import OrderedDict``): ``OrderedDict``,
+    ``defaultdict`` and ``namedtuple``, made within the ``items`` limit."""
+    return Namespace("collections", {"OrderedDict": _ordered_dict, "defaultdict": _defaultdict,
+                                     "namedtuple": _namedtuple})
+
+
 def random_module(seed: int) -> Namespace:
     """Python's ``random`` for one run (``import random``): a ``random.Random`` of its own, seeded from the run's
     seed (``--seed``, or the seed the run context drew), so that a seeded run repeats and runs never share it."""
@@ -325,8 +366,11 @@ def _modules() -> dict[str, Namespace]:
                                                 if k.startswith("linalg.")}, LinAlgError=_LinAlgError))
     # torch.special: the table's "special.<name>" entries
     special_ns = Namespace("torch.special", _special.special_namespace())
+    data_ns = LazyNamespace("torch.utils.data", lambda: dict(_data.NAMES))
+    utils_ns = Namespace("torch.utils", {"data": data_ns})
     torch = Namespace("torch", dict(members, nn=nn, autograd=autograd_ns, optim=nn_spaces["torch.optim"],
-                                    func=func_ns, vmap=_func.vmap, linalg=linalg_ns, special=special_ns))
+                                    func=func_ns, vmap=_func.vmap, linalg=linalg_ns, special=special_ns,
+                                    utils=utils_ns))
     return {"torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.autograd": autograd_ns,
             "torch.nn.init": nn_spaces["torch.nn.init"], "torch.nn.utils": nn_spaces["torch.nn.utils"],
             "torch.optim": nn_spaces["torch.optim"],
@@ -335,5 +379,6 @@ def _modules() -> dict[str, Namespace]:
             "torch.autograd.function": function_ns, "torch.func": func_ns,
             "torch.autograd.graph": graph_ns,
             "torch.linalg": linalg_ns, "torch.special": special_ns,
+            "torch.utils": utils_ns, "torch.utils.data": data_ns, "collections": collections_module(),
             "math": math_module(), "pathlib": Namespace("pathlib", {"Path": _files.PathValue})}
 

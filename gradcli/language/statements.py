@@ -54,8 +54,8 @@ def program_error(interp, exc: Exception, node) -> BaseException:
 _IN_PLACE = {alias: row.in_place for alias, row in BINARY.items() if row.in_place is not None}
 
 _PROVIDED = ("torch, torch.nn, torch.nn.functional, torch.nn.init, torch.nn.utils, torch.optim, "
-             "torch.optim.lr_scheduler, torch.autograd, torch.autograd.functional, torch.autograd.forward_ad, math "
-             "and random")
+             "torch.optim.lr_scheduler, torch.autograd, torch.autograd.functional, torch.autograd.forward_ad, "
+             "torch.utils.data, math, random and collections")
 
 def handles(table: dict, *kinds):
     """Decorator: make the function the handler of the node classes ``kinds`` in ``table`` (node type ->
