@@ -25,11 +25,13 @@ from ..engine import autograd, graph
 from ..ops import REGISTRY
 from ..engine.tensor import Tensor
 from .safety import admit, materialize
+from .attributes import TENSOR_ATTRS
+from ..ops.core.declare import METHODS
 from . import custom_function, files, nn_bridge
 # the interpreter reaches these through this module too (builtins.read_attribute, builtins.modules, ...)
 from .attributes import (builtin_attribute, delete_attribute, did_you_mean, read_attribute,  # noqa: F401
                          set_base_attribute, set_instance_attribute, unsupported_name_hint, write_attribute)
-from .namespaces import (CONSTANTS, EXCEPTIONS, TENSOR_CLASS, TensorClass, TypeName,  # noqa: F401
+from .namespaces import (CONSTANTS, EXCEPTIONS, TENSOR_CLASS, LegacyTensorType, TensorClass, TypeName,  # noqa: F401
                          lazy_random_module, modules)
 from .strings import _repr, make_print, to_repr, to_str  # noqa: F401
 from .values import MISSING, Class, ClassMethod, Instance, Namespace, Property, StaticMethod, type_name
@@ -149,6 +151,44 @@ def _hasattr(obj, name) -> bool:
     return True
 
 
+def _delattr(obj, name) -> None:
+    """Python's ``delattr(obj, name)``: ``del obj.name`` for a program's object (:func:`delete_attribute`).
+
+    Raises:
+        TypeError: for a name that is not a string; AttributeError as Python's otherwise."""
+    if not isinstance(name, str):
+        raise TypeError(f"attribute name must be string, not '{type_name(name)}'")
+    delete_attribute(obj, name)
+
+
+def _dir(*args) -> list:
+    """Python's ``dir(obj)`` over what the language lets a program read: the public methods of strings, lists,
+    dicts, sets and tuples (Python's list for them), a namespace's members, a tensor's attributes and methods,
+    a program object's attributes and its classes' names (with the special methods they define).
+
+    Raises:
+        TypeError: without an argument (gradcli lists a value's names, not the program's variables)."""
+    if len(args) != 1:
+        raise TypeError(f"gradcli's dir() takes exactly one argument ({len(args)} given)")
+    obj = args[0]
+    if type(obj) in (str, list, dict, set, tuple, int, float, bool):
+        return _py.dir(type(obj))  # names only, as Python lists them
+    if isinstance(obj, Namespace):
+        return sorted(obj.members)
+    if isinstance(obj, Tensor):
+        return sorted(n for n in set(TENSOR_ATTRS) | set(METHODS) if not n.startswith("_") or n == "_version")
+    if isinstance(obj, (Instance, Class)):
+        cls = obj.cls if isinstance(obj, Instance) else obj
+        names = {n for c in cls.mro for n in c.namespace}
+        if isinstance(obj, Instance):
+            names.update(obj.attrs)
+        return sorted(names)
+    names = set()
+    for n in getattr(type(obj), "program_attributes", ()):
+        names.add(n)
+    return sorted(names)
+
+
 #: Python's builtins in the language besides ``print`` (which :func:`names` binds to the run's output).
 FUNCTIONS = {
     "len": _len, "range": _range, "abs": _poly("abs", _py.abs), "min": _poly("min", _py.min, True),
@@ -156,6 +196,7 @@ FUNCTIONS = {
     "bool": _bool, "str": to_str, "round": _round, "list": _list, "tuple": _tuple, "enumerate": enumerate,
     "zip": zip, "dict": _dict, "set": _set, "sorted": _sorted, "reversed": _reversed, "any": _py.any,
     "all": _py.all, "hasattr": _hasattr, "repr": lambda obj: _repr(obj), "filter": filter, "map": map,
+    "id": _py.id, "dir": _dir, "delattr": _delattr,
 }
 class _Marker:
     """A builtin name with no Python behaviour of its own (``object``, ``super``): the interpreter gives it
@@ -224,7 +265,7 @@ def _as_class(value, who: str):
         return value
     if isinstance(value, types.FunctionType) and value in _TYPES:
         return _TYPES[value]
-    if is_builtin_base(value) or nn_bridge.is_torch_class(value) or (
+    if is_builtin_base(value) or nn_bridge.is_torch_class(value) or isinstance(value, LegacyTensorType) or (
             isinstance(value, type) and value.__module__ == "gradcli.api.data"):  # torch.utils.data's classes
         return value
     raise TypeError(who)

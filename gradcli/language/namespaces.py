@@ -46,25 +46,34 @@ def _torch_tensor_constructor(*args):
     return REGISTRY["tensor"](args[0], dtype=dtypes.get_default_dtype())
 
 
-def _typed_constructor(dtype_name: str):
-    """``torch.FloatTensor(data)`` / ``torch.FloatTensor(*sizes)`` and the other legacy typed constructors:
-    a tensor of that dtype (sizes give zeros where PyTorch leaves memory uninitialized)."""
-    def construct(*args):
-        dtype = dtypes.NAMES[dtype_name]
+class LegacyTensorType(type):
+    """The metaclass of the legacy typed tensor classes (``torch.FloatTensor``, ``torch.LongTensor``, ...):
+    calling one makes a tensor of its dtype from data or sizes (sizes give zeros where PyTorch leaves memory
+    uninitialized), ``isinstance(x, torch.FloatTensor)`` holds for a float32 tensor, ``x.type(torch.LongTensor)``
+    converts (the class's ``legacy_dtype``), and the class prints as PyTorch's (``<class 'torch.FloatTensor'>``).
+
+    Raises (when called):
+        TypeError: for several arguments that are not all sizes (PyTorch's message).
+    """
+
+    def __call__(cls, *args):
+        dtype = cls.legacy_dtype
         if not args or all(isinstance(a, int) and not isinstance(a, bool) for a in args):
             return REGISTRY["zeros"](*(args or (0,)), dtype=dtype)
         if len(args) > 1:
             raise TypeError("new(): expected sizes (ints) or one sequence of data")
         return REGISTRY["tensor"](args[0], dtype=dtype)
 
-    return construct
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, Tensor) and obj.dtype == cls.legacy_dtype
+
+    def __repr__(cls) -> str:
+        return f"<class 'torch.{cls.__name__}'>"
 
 
 #: The legacy typed constructors old tutorials use (``torch.FloatTensor``, ...), by PyTorch's names.
-LEGACY_CONSTRUCTORS = {name: _typed_constructor(dtype) for name, dtype in (
-    ("FloatTensor", "float32"), ("DoubleTensor", "float64"), ("HalfTensor", "float16"), ("LongTensor", "int64"),
-    ("IntTensor", "int32"), ("ShortTensor", "int16"), ("CharTensor", "int8"), ("ByteTensor", "uint8"),
-    ("BoolTensor", "bool"))}
+LEGACY_CONSTRUCTORS = {name: LegacyTensorType(name, (), {"legacy_dtype": dtypes.NAMES[dtype], "__slots__": ()})
+                       for name, dtype in dtypes.LEGACY_TYPES.items()}
 
 
 class TypeName:
