@@ -76,6 +76,10 @@ NDARRAY_ATTRS = {"shape": lambda a: tuple(a.shape), "ndim": lambda a: a.ndim, "s
 #: the methods of ``list``, ``dict``, ``set`` and ``tuple`` a program may call are containers.py's; ``str``'s
 #: are strings.py's and containers.py's
 STR_METHODS.update(MORE_STR_METHODS)
+#: what a program reads of the builtin types ``str``, ``list``, ``dict``, ``set``, ``tuple`` (the language's
+#: functions behind those names, filled in by builtins.py): their methods unbound (``str.lower``), and
+#: ``dict.fromkeys`` and ``str.maketrans``
+TYPE_ATTRS: dict = {}
 
 
 def _tensor_member(t: Tensor, name: str):
@@ -365,6 +369,8 @@ def read_attribute(obj, name: str):
         if name in obj.members:
             return obj.members[name]
         raise missing(obj.name, name, obj.members)
+    if isinstance(obj, types.FunctionType) and name in TYPE_ATTRS.get(obj, ()):
+        return TYPE_ATTRS[obj][name]
     table = _attribute_table(obj)
     if table is not None and name in table:
         return table[name](obj)

@@ -25,7 +25,9 @@ from ..engine import autograd, graph
 from ..ops import REGISTRY
 from ..engine.tensor import Tensor
 from .safety import admit, materialize
-from .attributes import TENSOR_ATTRS
+from .attributes import TENSOR_ATTRS, TYPE_ATTRS
+from .containers import DICT_METHODS, LIST_METHODS, SET_METHODS, TUPLE_METHODS
+from .strings import STR_METHODS
 from ..ops.core.declare import METHODS
 from . import custom_function, files, nn_bridge
 # the interpreter reaches these through this module too (builtins.read_attribute, builtins.modules, ...)
@@ -328,6 +330,31 @@ FUNCTIONS.update({"open": files.open_file, "next": _next, "iter": _iter, "type":
                   "property": Property, "isinstance": _isinstance, "issubclass": _issubclass,
                   "callable": _callable})
 BUILTIN_NAMES = ("print",) + tuple(FUNCTIONS)
+
+
+def _unbound(kind: type, table: dict, name: str):
+    """``str.lower`` and the other methods of a builtin type read through the type: a function whose first
+    argument is the object (Python's TypeError for another type)."""
+    def method(*args, **kwargs):
+        if not args or not isinstance(args[0], kind):
+            got = type_name(args[0]) if args else "nothing"
+            raise TypeError(f"descriptor '{name}' for '{kind.__name__}' objects doesn't apply to a '{got}' object")
+        return table[name](args[0])(*args[1:], **kwargs)
+
+    method.__name__ = name
+    return method
+
+
+def _fromkeys(iterable, value=None) -> dict:
+    """``dict.fromkeys(iterable, value=None)`` within the ``items`` limit."""
+    return dict.fromkeys(materialize(iterable, "dict.fromkeys()"), value)
+
+
+for _fn, _kind, _table in ((to_str, str, STR_METHODS), (_list, list, LIST_METHODS), (_dict, dict, DICT_METHODS),
+                           (_set, set, SET_METHODS), (_tuple, tuple, TUPLE_METHODS)):
+    TYPE_ATTRS[_fn] = {n: _unbound(_kind, _table, n) for n in _table}
+TYPE_ATTRS[_dict]["fromkeys"] = _fromkeys
+TYPE_ATTRS[to_str]["maketrans"] = STR_METHODS["maketrans"]("")
 _TYPES.update({_float: float, _int: int, _bool: bool, to_str: str, _list: list, _tuple: tuple, _dict: dict,
                _set: set})
 
