@@ -34,7 +34,7 @@ from . import custom_function, files, nn_bridge
 from .attributes import (builtin_attribute, delete_attribute, did_you_mean, read_attribute,  # noqa: F401
                          set_base_attribute, set_instance_attribute, unsupported_name_hint, write_attribute)
 from .namespaces import (CONSTANTS, EXCEPTIONS, TENSOR_CLASS, LegacyTensorType, TensorClass, TypeName,  # noqa: F401
-                         lazy_random_module, modules)
+                         _collection_types, lazy_random_module, modules)
 from .strings import _repr, make_print, to_repr, to_str  # noqa: F401
 from .values import MISSING, Class, ClassMethod, Instance, Namespace, Property, StaticMethod, type_name
 
@@ -114,6 +114,8 @@ def _type(obj):
         return TypeName("torch.utils.hooks.RemovableHandle")
     if isinstance(obj, (Class, TensorClass)) or nn_bridge.is_torch_class(obj):
         return TypeName("type")
+    if type(obj) in _collection_types().values():  # OrderedDict, defaultdict
+        return TypeName(f"collections.{type(obj).__name__}")
     name = type_name(obj)
     return TypeName(name if isinstance(obj, (int, float, str, bool, list, tuple, dict, set, type(None)))
                     else f"gradcli.{name}")
@@ -357,6 +359,7 @@ TYPE_ATTRS[_dict]["fromkeys"] = _fromkeys
 TYPE_ATTRS[to_str]["maketrans"] = STR_METHODS["maketrans"]("")
 _TYPES.update({_float: float, _int: int, _bool: bool, to_str: str, _list: list, _tuple: tuple, _dict: dict,
                _set: set})
+_TYPES.update(_collection_types())  # collections.OrderedDict, defaultdict
 
 
 # ------------------------------------------------------------------------------------ program classes

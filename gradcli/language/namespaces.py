@@ -265,6 +265,13 @@ def _namedtuple(typename, field_names, *, rename=False, defaults=None, module=No
     return collections.namedtuple(typename, fields, rename=rename, defaults=defaults, module="__main__")
 
 
+def _collection_types() -> dict:
+    """The classes behind ``OrderedDict`` and ``defaultdict`` (for ``isinstance``), by the language's function."""
+    import collections
+
+    return {_ordered_dict: collections.OrderedDict, _defaultdict: collections.defaultdict}
+
+
 def collections_module() -> Namespace:
     """Python's ``collections`` for programs (``from collections import OrderedDict``): ``OrderedDict``,
     ``defaultdict`` and ``namedtuple``, made within the ``items`` limit."""

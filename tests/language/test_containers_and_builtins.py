@@ -60,7 +60,8 @@ from torch import nn
 from collections import OrderedDict, defaultdict, namedtuple
 import collections
 od = OrderedDict([("x", 1), ("y", 2)]); od["z"] = 3
-print(list(od.keys()), od["y"], len(od), isinstance(od, dict))
+print(list(od.keys()), od["y"], len(od), isinstance(od, dict), isinstance(od, OrderedDict), type(od))
+print(isinstance({}, OrderedDict), isinstance(defaultdict(int), (list, defaultdict)), type(defaultdict(int)))
 od2 = collections.OrderedDict(a=torch.tensor(1.0)); print(od2["a"])
 dd = defaultdict(list); dd["k"].append(1); dd["k"].append(2); print(dict(dd))
 cnt = defaultdict(int)
