@@ -10,6 +10,7 @@ Python's ``math``; :func:`lazy_random_module` is Python's ``random`` for one run
 
 from __future__ import annotations
 
+import collections
 import math as _math
 
 from ..engine import autograd, dtypes
@@ -234,8 +235,6 @@ def math_module() -> Namespace:
 
 def _ordered_dict(*args, **kwargs):
     """``collections.OrderedDict(items=(), **kwargs)`` within the ``items`` limit."""
-    import collections
-
     if len(args) > 1:
         raise TypeError(f"expected at most 1 arguments, got {len(args)}")
     source = args[0] if args else ()
@@ -247,8 +246,6 @@ def _ordered_dict(*args, **kwargs):
 def _defaultdict(default_factory=None, *args, **kwargs):
     """``collections.defaultdict(default_factory, items=(), **kwargs)`` within the ``items`` limit (a missing
     key calls ``default_factory``, which may be a program's function)."""
-    import collections
-
     if default_factory is not None and not callable(default_factory):
         raise TypeError("first argument must be callable or None")
     return collections.defaultdict(default_factory, _ordered_dict(*args, **kwargs))
@@ -257,8 +254,6 @@ def _defaultdict(default_factory=None, *args, **kwargs):
 def _namedtuple(typename, field_names, *, rename=False, defaults=None, module=None):
     """``collections.namedtuple(typename, field_names)``: Python's (which accepts only identifiers as names),
     with at most the ``items`` limit of fields."""
-    import collections
-
     fields = field_names.replace(",", " ").split() if isinstance(field_names, str) else \
         materialize(field_names, "namedtuple()")
     admit(len(fields), "namedtuple()")
@@ -267,8 +262,6 @@ def _namedtuple(typename, field_names, *, rename=False, defaults=None, module=No
 
 def _collection_types() -> dict:
     """The classes behind ``OrderedDict`` and ``defaultdict`` (for ``isinstance``), by the language's function."""
-    import collections
-
     return {_ordered_dict: collections.OrderedDict, _defaultdict: collections.defaultdict}
 
 
