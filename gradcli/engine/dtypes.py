@@ -57,6 +57,11 @@ NAMES = {d.name: d for d in ALL}
 NAMES.update({"half": float16, "float": float32, "double": float64, "short": int16, "int": int32,
               "long": int64})
 
+#: PyTorch's legacy CPU tensor types (``torch.FloatTensor``, what ``x.type()`` returns), by the dtype they hold.
+LEGACY_TYPES = {"FloatTensor": "float32", "DoubleTensor": "float64", "HalfTensor": "float16",
+                "LongTensor": "int64", "IntTensor": "int32", "ShortTensor": "int16",
+                "CharTensor": "int8", "ByteTensor": "uint8", "BoolTensor": "bool"}
+
 #: The default floating dtype of the active run context (a holder that gradcli.engine.context swaps).
 _default = float32
 

@@ -23,10 +23,11 @@ from ..ops.core.declare import METHODS
 from ..engine.tensor import Size, Tensor
 from ..engine.lazy import lazy
 from . import files
-from .safety import admit, materialize, sized
+from .safety import admit, sized
 from . import custom_function, nn_bridge
 from .namespaces import EXCEPTIONS, TENSOR_CLASS, TypeName
 from .strings import STR_METHODS
+from .containers import DICT_METHODS, LIST_METHODS, MORE_STR_METHODS, SET_METHODS, TUPLE_METHODS  # noqa: F401
 from .values import Class, Function, Generator, Instance, Namespace, Property, type_name
 
 torch_names = lazy("gradcli.language.torch_names")  # PyTorch's names, a long table read only for hints
@@ -73,34 +74,13 @@ SIZE_ATTRS = {"numel": lambda s: s.numel}
 #: what a program reads of ``t.numpy()``'s array (programs print gradients with .numpy())
 NDARRAY_ATTRS = {"shape": lambda a: tuple(a.shape), "ndim": lambda a: a.ndim, "size": lambda a: a.size,
                  "tolist": lambda a: sized(a.tolist, lambda: a.size, "tolist()")}
-#: the methods of ``dict`` and (below) ``list`` a program may call
-DICT_METHODS = {"items": lambda d: d.items, "keys": lambda d: d.keys, "values": lambda d: d.values,
-                "get": lambda d: d.get, "pop": lambda d: d.pop, "setdefault": lambda d: d.setdefault,
-                "update": lambda d: _dict_update(d), "copy": lambda d: d.copy}
-
-
-def _dict_update(d: dict):
-    def update(*args, **kwargs):
-        if len(args) > 1:
-            raise TypeError(f"update expected at most 1 argument, got {len(args)}")
-        source = args[0] if args else ()
-        items = list(source.items()) if isinstance(source, dict) else materialize(source, "dict.update()")
-        admit(len(d) + len(items) + len(kwargs), "dict.update()")
-        d.update(items, **kwargs)
-    return update
-
-
-def _list_extend(v: list):
-    def extend(iterable):
-        items = materialize(iterable, "list.extend()")
-        admit(len(v) + len(items), "list.extend()")
-        v.extend(items)
-    return extend
-
-
-LIST_METHODS = {"append": lambda v: sized(v.append, lambda x: len(v) + 1, "list.append()"), "pop": lambda v: v.pop, "index": lambda v: v.index,
-                "count": lambda v: v.count, "extend": _list_extend, "insert": lambda v: sized(v.insert, lambda *a: len(v) + 1, "list.insert()"),
-                "remove": lambda v: v.remove, "reverse": lambda v: v.reverse, "clear": lambda v: v.clear}
+#: the methods of ``list``, ``dict``, ``set`` and ``tuple`` a program may call are containers.py's; ``str``'s
+#: are strings.py's and containers.py's
+STR_METHODS.update(MORE_STR_METHODS)
+#: what a program reads of the builtin types ``str``, ``list``, ``dict``, ``set``, ``tuple`` (the language's
+#: functions behind those names, filled in by builtins.py): their methods unbound (``str.lower``), and
+#: ``dict.fromkeys`` and ``str.maketrans``
+TYPE_ATTRS: dict = {}
 
 
 def _tensor_member(t: Tensor, name: str):
@@ -333,11 +313,21 @@ def _attribute_table(obj):
         return LIST_METHODS
     if isinstance(obj, dict):
         return DICT_METHODS
+    if isinstance(obj, set):
+        return SET_METHODS
+    if type(obj) is tuple:
+        return TUPLE_METHODS
     if isinstance(obj, files.ReadFile):
         return files.FILE_ATTRS
     if isinstance(obj, files.PathValue):
         return files.PATH_ATTRS
     return None
+
+
+def _is_data_object(obj) -> bool:
+    """Whether ``obj`` is one of torch.utils.data's datasets, samplers or loaders (gradcli.api.data, which is
+    loaded once a program has named it)."""
+    return type(obj).__module__ == "gradcli.api.data"
 
 
 def _library_attribute(obj, name: str):
@@ -348,7 +338,7 @@ def _library_attribute(obj, name: str):
         return True, _ctx_attribute(obj, name)
     if nn_bridge.is_module(obj):  # torch.nn modules: their registered names and public API
         return True, nn_bridge.module_attribute(obj, name)
-    if nn_bridge.is_library_object(obj):  # optimizers, schedulers, hook handles
+    if nn_bridge.is_library_object(obj) or _is_data_object(obj):  # optimizers, ..., torch.utils.data's
         return True, nn_bridge.object_attribute(obj, name)
     if name == "__name__":
         class_name = _class_name(obj)
@@ -386,6 +376,8 @@ def read_attribute(obj, name: str):
         if name in obj.members:
             return obj.members[name]
         raise missing(obj.name, name, obj.members)
+    if isinstance(obj, types.FunctionType) and name in TYPE_ATTRS.get(obj, ()):
+        return TYPE_ATTRS[obj][name]
     table = _attribute_table(obj)
     if table is not None and name in table:
         return table[name](obj)

@@ -25,12 +25,16 @@ from ..engine import autograd, graph
 from ..ops import REGISTRY
 from ..engine.tensor import Tensor
 from .safety import admit, materialize
+from .attributes import TENSOR_ATTRS, TYPE_ATTRS
+from .containers import DICT_METHODS, LIST_METHODS, SET_METHODS, TUPLE_METHODS
+from .strings import STR_METHODS
+from ..ops.core.declare import METHODS
 from . import custom_function, files, nn_bridge
 # the interpreter reaches these through this module too (builtins.read_attribute, builtins.modules, ...)
 from .attributes import (builtin_attribute, delete_attribute, did_you_mean, read_attribute,  # noqa: F401
                          set_base_attribute, set_instance_attribute, unsupported_name_hint, write_attribute)
-from .namespaces import (CONSTANTS, EXCEPTIONS, TENSOR_CLASS, TensorClass, TypeName,  # noqa: F401
-                         lazy_random_module, modules)
+from .namespaces import (CONSTANTS, EXCEPTIONS, TENSOR_CLASS, LegacyTensorType, TensorClass, TypeName,  # noqa: F401
+                         _collection_types, lazy_random_module, modules)
 from .strings import _repr, make_print, to_repr, to_str  # noqa: F401
 from .values import MISSING, Class, ClassMethod, Instance, Namespace, Property, StaticMethod, type_name
 
@@ -110,6 +114,8 @@ def _type(obj):
         return TypeName("torch.utils.hooks.RemovableHandle")
     if isinstance(obj, (Class, TensorClass)) or nn_bridge.is_torch_class(obj):
         return TypeName("type")
+    if type(obj) in _collection_types().values():  # OrderedDict, defaultdict
+        return TypeName(f"collections.{type(obj).__name__}")
     name = type_name(obj)
     return TypeName(name if isinstance(obj, (int, float, str, bool, list, tuple, dict, set, type(None)))
                     else f"gradcli.{name}")
@@ -149,6 +155,44 @@ def _hasattr(obj, name) -> bool:
     return True
 
 
+def _delattr(obj, name) -> None:
+    """Python's ``delattr(obj, name)``: ``del obj.name`` for a program's object (:func:`delete_attribute`).
+
+    Raises:
+        TypeError: for a name that is not a string; AttributeError as Python's otherwise."""
+    if not isinstance(name, str):
+        raise TypeError(f"attribute name must be string, not '{type_name(name)}'")
+    delete_attribute(obj, name)
+
+
+def _dir(*args) -> list:
+    """Python's ``dir(obj)`` over what the language lets a program read: the public methods of strings, lists,
+    dicts, sets and tuples (Python's list for them), a namespace's members, a tensor's attributes and methods,
+    a program object's attributes and its classes' names (with the special methods they define).
+
+    Raises:
+        TypeError: without an argument (gradcli lists a value's names, not the program's variables)."""
+    if len(args) != 1:
+        raise TypeError(f"gradcli's dir() takes exactly one argument ({len(args)} given)")
+    obj = args[0]
+    if type(obj) in (str, list, dict, set, tuple, int, float, bool):
+        return _py.dir(type(obj))  # names only, as Python lists them
+    if isinstance(obj, Namespace):
+        return sorted(obj.members)
+    if isinstance(obj, Tensor):
+        return sorted(n for n in set(TENSOR_ATTRS) | set(METHODS) if not n.startswith("_") or n == "_version")
+    if isinstance(obj, (Instance, Class)):
+        cls = obj.cls if isinstance(obj, Instance) else obj
+        names = {n for c in cls.mro for n in c.namespace}
+        if isinstance(obj, Instance):
+            names.update(obj.attrs)
+        return sorted(names)
+    names = set()
+    for n in getattr(type(obj), "program_attributes", ()):
+        names.add(n)
+    return sorted(names)
+
+
 #: Python's builtins in the language besides ``print`` (which :func:`names` binds to the run's output).
 FUNCTIONS = {
     "len": _len, "range": _range, "abs": _poly("abs", _py.abs), "min": _poly("min", _py.min, True),
@@ -156,6 +200,7 @@ FUNCTIONS = {
     "bool": _bool, "str": to_str, "round": _round, "list": _list, "tuple": _tuple, "enumerate": enumerate,
     "zip": zip, "dict": _dict, "set": _set, "sorted": _sorted, "reversed": _reversed, "any": _py.any,
     "all": _py.all, "hasattr": _hasattr, "repr": lambda obj: _repr(obj), "filter": filter, "map": map,
+    "id": _py.id, "dir": _dir, "delattr": _delattr,
 }
 class _Marker:
     """A builtin name with no Python behaviour of its own (``object``, ``super``): the interpreter gives it
@@ -224,7 +269,8 @@ def _as_class(value, who: str):
         return value
     if isinstance(value, types.FunctionType) and value in _TYPES:
         return _TYPES[value]
-    if is_builtin_base(value) or nn_bridge.is_torch_class(value):
+    if is_builtin_base(value) or nn_bridge.is_torch_class(value) or isinstance(value, LegacyTensorType) or (
+            isinstance(value, type) and value.__module__ == "gradcli.api.data"):  # torch.utils.data's classes
         return value
     raise TypeError(who)
 
@@ -286,20 +332,47 @@ FUNCTIONS.update({"open": files.open_file, "next": _next, "iter": _iter, "type":
                   "property": Property, "isinstance": _isinstance, "issubclass": _issubclass,
                   "callable": _callable})
 BUILTIN_NAMES = ("print",) + tuple(FUNCTIONS)
+
+
+def _unbound(kind: type, table: dict, name: str):
+    """``str.lower`` and the other methods of a builtin type read through the type: a function whose first
+    argument is the object (Python's TypeError for another type)."""
+    def method(*args, **kwargs):
+        if not args or not isinstance(args[0], kind):
+            got = type_name(args[0]) if args else "nothing"
+            raise TypeError(f"descriptor '{name}' for '{kind.__name__}' objects doesn't apply to a '{got}' object")
+        return table[name](args[0])(*args[1:], **kwargs)
+
+    method.__name__ = name
+    return method
+
+
+def _fromkeys(iterable, value=None) -> dict:
+    """``dict.fromkeys(iterable, value=None)`` within the ``items`` limit."""
+    return dict.fromkeys(materialize(iterable, "dict.fromkeys()"), value)
+
+
+for _fn, _kind, _table in ((to_str, str, STR_METHODS), (_list, list, LIST_METHODS), (_dict, dict, DICT_METHODS),
+                           (_set, set, SET_METHODS), (_tuple, tuple, TUPLE_METHODS)):
+    TYPE_ATTRS[_fn] = {n: _unbound(_kind, _table, n) for n in _table}
+TYPE_ATTRS[_dict]["fromkeys"] = _fromkeys
+TYPE_ATTRS[to_str]["maketrans"] = STR_METHODS["maketrans"]("")
 _TYPES.update({_float: float, _int: int, _bool: bool, to_str: str, _list: list, _tuple: tuple, _dict: dict,
                _set: set})
+_TYPES.update(_collection_types())  # collections.OrderedDict, defaultdict
 
 
 # ------------------------------------------------------------------------------------ program classes
 #: gradcli's classes a program's class may derive from: torch.autograd.Function (custom functions) and
 #: torch.nn.Module with its built-in subclasses (nn_bridge.is_module_class).
 BUILTIN_BASES = (custom_function.FUNCTION,)
-BUILTIN_BASE_NAMES = "torch.autograd.Function, torch.nn.Module"
+BUILTIN_BASE_NAMES = "torch.autograd.Function, torch.nn.Module, torch.utils.data.Dataset"
 
 
 def is_builtin_base(value) -> bool:
     """Whether ``value`` is one of gradcli's classes a program's class may derive from."""
-    return any(value is b for b in BUILTIN_BASES) or nn_bridge.is_module_class(value)
+    return any(value is b for b in BUILTIN_BASES) or nn_bridge.is_module_class(value) or (
+        isinstance(value, type) and value.__module__ == "gradcli.api.data" and "program_base" in vars(value))
 
 
 def _derives(builtin, c) -> bool:

@@ -10,6 +10,7 @@ Python's ``math``; :func:`lazy_random_module` is Python's ``random`` for one run
 
 from __future__ import annotations
 
+import collections
 import math as _math
 
 from ..engine import autograd, dtypes
@@ -23,7 +24,7 @@ from ..ops.linalg.inverses import _LinAlgError  # torch.linalg.LinAlgError
 from ..ops.elementwise import special as _special  # torch.special
 from . import custom_function, nn_bridge
 from . import files as _files
-from .safety import sized
+from .safety import admit, materialize, sized
 from .values import LazyNamespace, Namespace
 
 # torch.func, torch.autograd.functional and forward_ad: loaded when a program's namespaces are first built
@@ -32,6 +33,7 @@ _functional = lazy("gradcli.api.autograd_functional")
 _forward_ad = lazy("gradcli.api.forward_ad")
 # NumPy for programs: loaded when a program imports numpy or converts an array (torch.from_numpy)
 _numpy_module = lazy("gradcli.language.numpy_module")
+_data = lazy("gradcli.api.data")  # torch.utils.data: loaded when a program first reads one of its names
 
 
 # ------------------------------------------------------------------------------------------- classes
@@ -47,25 +49,34 @@ def _torch_tensor_constructor(*args):
     return REGISTRY["tensor"](args[0], dtype=dtypes.get_default_dtype())
 
 
-def _typed_constructor(dtype_name: str):
-    """``torch.FloatTensor(data)`` / ``torch.FloatTensor(*sizes)`` and the other legacy typed constructors:
-    a tensor of that dtype (sizes give zeros where PyTorch leaves memory uninitialized)."""
-    def construct(*args):
-        dtype = dtypes.NAMES[dtype_name]
+class LegacyTensorType(type):
+    """The metaclass of the legacy typed tensor classes (``torch.FloatTensor``, ``torch.LongTensor``, ...):
+    calling one makes a tensor of its dtype from data or sizes (sizes give zeros where PyTorch leaves memory
+    uninitialized), ``isinstance(x, torch.FloatTensor)`` holds for a float32 tensor, ``x.type(torch.LongTensor)``
+    converts (the class's ``legacy_dtype``), and the class prints as PyTorch's (``<class 'torch.FloatTensor'>``).
+
+    Raises (when called):
+        TypeError: for several arguments that are not all sizes (PyTorch's message).
+    """
+
+    def __call__(cls, *args):
+        dtype = cls.legacy_dtype
         if not args or all(isinstance(a, int) and not isinstance(a, bool) for a in args):
             return REGISTRY["zeros"](*(args or (0,)), dtype=dtype)
         if len(args) > 1:
             raise TypeError("new(): expected sizes (ints) or one sequence of data")
         return REGISTRY["tensor"](args[0], dtype=dtype)
 
-    return construct
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, Tensor) and obj.dtype == cls.legacy_dtype
+
+    def __repr__(cls) -> str:
+        return f"<class 'torch.{cls.__name__}'>"
 
 
 #: The legacy typed constructors old tutorials use (``torch.FloatTensor``, ...), by PyTorch's names.
-LEGACY_CONSTRUCTORS = {name: _typed_constructor(dtype) for name, dtype in (
-    ("FloatTensor", "float32"), ("DoubleTensor", "float64"), ("HalfTensor", "float16"), ("LongTensor", "int64"),
-    ("IntTensor", "int32"), ("ShortTensor", "int16"), ("CharTensor", "int8"), ("ByteTensor", "uint8"),
-    ("BoolTensor", "bool"))}
+LEGACY_CONSTRUCTORS = {name: LegacyTensorType(name, (), {"legacy_dtype": dtypes.NAMES[dtype], "__slots__": ()})
+                       for name, dtype in dtypes.LEGACY_TYPES.items()}
 
 
 class TypeName:
@@ -224,6 +235,45 @@ def math_module() -> Namespace:
     return Namespace("math", members)
 
 
+def _ordered_dict(*args, **kwargs):
+    """``collections.OrderedDict(items=(), **kwargs)`` within the ``items`` limit."""
+    if len(args) > 1:
+        raise TypeError(f"expected at most 1 arguments, got {len(args)}")
+    source = args[0] if args else ()
+    items = list(source.items()) if isinstance(source, dict) else materialize(source, "OrderedDict()")
+    admit(len(items) + len(kwargs), "OrderedDict()")
+    return collections.OrderedDict(items, **kwargs)
+
+
+def _defaultdict(default_factory=None, *args, **kwargs):
+    """``collections.defaultdict(default_factory, items=(), **kwargs)`` within the ``items`` limit (a missing
+    key calls ``default_factory``, which may be a program's function)."""
+    if default_factory is not None and not callable(default_factory):
+        raise TypeError("first argument must be callable or None")
+    return collections.defaultdict(default_factory, _ordered_dict(*args, **kwargs))
+
+
+def _namedtuple(typename, field_names, *, rename=False, defaults=None, module=None):
+    """``collections.namedtuple(typename, field_names)``: Python's (which accepts only identifiers as names),
+    with at most the ``items`` limit of fields."""
+    fields = field_names.replace(",", " ").split() if isinstance(field_names, str) else \
+        materialize(field_names, "namedtuple()")
+    admit(len(fields), "namedtuple()")
+    return collections.namedtuple(typename, fields, rename=rename, defaults=defaults, module="__main__")
+
+
+def _collection_types() -> dict:
+    """The classes behind ``OrderedDict`` and ``defaultdict`` (for ``isinstance``), by the language's function."""
+    return {_ordered_dict: collections.OrderedDict, _defaultdict: collections.defaultdict}
+
+
+def collections_module() -> Namespace:
+    """Python's ``collections`` for programs (``from collections import OrderedDict``): ``OrderedDict``,
+    ``defaultdict`` and ``namedtuple``, made within the ``items`` limit."""
+    return Namespace("collections", {"OrderedDict": _ordered_dict, "defaultdict": _defaultdict,
+                                     "namedtuple": _namedtuple})
+
+
 def random_module(seed: int) -> Namespace:
     """Python's ``random`` for one run (``import random``): a ``random.Random`` of its own, seeded from the run's
     seed (``--seed``, or the seed the run context drew), so that a seeded run repeats and runs never share it."""
@@ -352,8 +402,11 @@ def _modules() -> dict[str, Namespace]:
                                                 if k.startswith("linalg.")}, LinAlgError=_LinAlgError))
     # torch.special: the table's "special.<name>" entries
     special_ns = Namespace("torch.special", _special.special_namespace())
+    data_ns = LazyNamespace("torch.utils.data", lambda: dict(_data.NAMES))
+    utils_ns = Namespace("torch.utils", {"data": data_ns})
     torch = Namespace("torch", dict(members, nn=nn, autograd=autograd_ns, optim=nn_spaces["torch.optim"],
-                                    func=func_ns, vmap=_func.vmap, linalg=linalg_ns, special=special_ns))
+                                    func=func_ns, vmap=_func.vmap, linalg=linalg_ns, special=special_ns,
+                                    utils=utils_ns))
     return {"torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.autograd": autograd_ns,
             "torch.nn.init": nn_spaces["torch.nn.init"], "torch.nn.utils": nn_spaces["torch.nn.utils"],
             "torch.optim": nn_spaces["torch.optim"],
@@ -362,5 +415,6 @@ def _modules() -> dict[str, Namespace]:
             "torch.autograd.function": function_ns, "torch.func": func_ns,
             "torch.autograd.graph": graph_ns,
             "torch.linalg": linalg_ns, "torch.special": special_ns,
+            "torch.utils": utils_ns, "torch.utils.data": data_ns, "collections": collections_module(),
             "math": math_module(), "pathlib": Namespace("pathlib", {"Path": _files.PathValue})}
 

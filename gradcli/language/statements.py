@@ -60,8 +60,8 @@ _NUMPY_IN_PLACE = {"add": operator.iadd, "sub": operator.isub, "mul": operator.i
                    "floordiv": operator.ifloordiv, "mod": operator.imod, "pow": operator.ipow}
 
 _PROVIDED = ("torch, torch.nn, torch.nn.functional, torch.nn.init, torch.nn.utils, torch.optim, "
-             "torch.optim.lr_scheduler, torch.autograd, torch.autograd.functional, torch.autograd.forward_ad, math, "
-             "random and numpy")
+             "torch.optim.lr_scheduler, torch.autograd, torch.autograd.functional, torch.autograd.forward_ad, "
+             "torch.utils.data, math, random, numpy and collections")
 
 def handles(table: dict, *kinds):
     """Decorator: make the function the handler of the node classes ``kinds`` in ``table`` (node type ->

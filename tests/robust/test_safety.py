@@ -21,7 +21,9 @@ import gradcli as G
 from gradcli.frontends.cli import app
 from gradcli.engine.errors import GradcliError, GradcliSyntaxError
 from gradcli.language.build import build_program
-from gradcli.language.attributes import DTYPE_ATTRS, LIST_METHODS, NODE_ATTRS, STR_METHODS, TENSOR_ATTRS
+from gradcli.language.attributes import (DICT_METHODS, DTYPE_ATTRS, LIST_METHODS, NODE_ATTRS, SET_METHODS,
+                                         STR_METHODS, TENSOR_ATTRS, TUPLE_METHODS)
+from gradcli.ops.core.declare import METHODS
 from gradcli.language.namespaces import TENSOR_CLASS
 from gradcli.language.interpreter import Interpreter
 from gradcli.language.values import Function
@@ -51,7 +53,7 @@ RUNTIME = [
     "import torch.nn.functional.os",
     # string-formatting field lookups: str.format is not there, %-format has no attribute access
     "'{0.__class__}'.format(x)", "'{.__class__}'.format(x)", "'{0.grad_fn}'.format(x)", "'%(a)s' % x",
-    "'{}'.format_map", "''.join.__self__", "'a'.encode()", "'a'.maketrans('a', 'b')",
+    "'{a.__class__}'.format_map({'a': x})", "''.join.__self__", "'a'.encode()", "'a'.maketrans('a', 'b')",
     # attributes outside the allow-lists
     "x.grad_fn", "(x * 2).grad_fn.op", "(x * 2).grad_fn.saved", "(x * 2).grad_fn.edges", "x.dtype.np",
     "x.numpy().ctypes", "x.detach().numpy().tofile('" + SENTINEL + "')", "x.data.base", "[].copy()", "[].sort()",
@@ -72,7 +74,11 @@ ESCAPES = STATIC + RUNTIME
 # Programs of ESCAPES that are legitimate language, and the plain data they return.
 LEGITIMATE = {"x.grad_fn": None, "type(x)": TENSOR_CLASS, "[c for c in 'ab']": ["a", "b"], "class A:\n    pass": None,
               "@no_grad\ndef f():\n    return 1": None, "global x": None, "__name__": "__main__",
-              "def __init__(a):\n    return a": None}
+              "def __init__(a):\n    return a": None,
+              # the names a program may read of a tensor: its attributes and methods, none of Python's internals
+              # Python's container methods that build plain values
+              "'a'.maketrans('a', 'b')": {97: 98}, "[].copy()": [], "[].sort()": None,
+              "dir(x)": sorted(n for n in set(TENSOR_ATTRS) | set(METHODS) if not n.startswith("_") or n == "_version")}
 
 
 @pytest.mark.parametrize("program", ESCAPES)
@@ -118,9 +124,9 @@ def test_attribute_tables_name_only_public_members_that_exist():
     x = G.ones(2, 2, requires_grad=True)
     y = x * 2
     for table, obj in [(TENSOR_ATTRS, y), (NODE_ATTRS, y.grad_fn), (DTYPE_ATTRS, x.dtype), (STR_METHODS, "a b"),
-                       (LIST_METHODS, [1])]:
+                       (LIST_METHODS, [1]), (DICT_METHODS, {1: 2}), (SET_METHODS, {1}), (TUPLE_METHODS, (1,))]:
         for name, accessor in table.items():
-            assert not name.startswith("_") or (table is TENSOR_ATTRS and name == "_version")  # PyTorch's own
+            assert not name.startswith("_") or (table is TENSOR_ATTRS and name in ("_version", "_base", "_is_view"))
             if accessor is not None and not (table is NODE_ATTRS and name == "variable"):
                 accessor(obj)  # every entry reaches a real member
 

@@ -147,6 +147,8 @@ def attribute_names(obj) -> list[str]:
         names = set(attributes.LIST_METHODS)
     elif isinstance(obj, dict):
         names = set(attributes.DICT_METHODS)
+    elif isinstance(obj, set):
+        names = set(attributes.SET_METHODS)
     else:
         names = set(getattr(type(obj), "_fields", ()) if isinstance(obj, tuple) else ())
     return sorted(n for n in names if not n.startswith("_"))

@@ -166,7 +166,7 @@ def _is_device(v) -> bool:
     return isinstance(getattr(v, "type", None), str) and v.type in _DEVICE_TYPES
 
 
-@tensor_method("to", "type")
+@tensor_method("to")
 def to(input, dtype=None, *args, **kwargs):
     """``input`` converted to ``dtype`` (a torch dtype, name, or Python type); the same tensor if it already has
     that dtype. Device arguments ("cpu") are accepted and ignored. Matches torch.Tensor.to."""
@@ -182,6 +182,28 @@ def to(input, dtype=None, *args, **kwargs):
     if input.data.dtype == d:
         return input
     return _to_copy(input, d)
+
+
+@tensor_method("type")
+def _type(self, dtype=None, non_blocking=False, **kwargs):
+    """``x.type()``: the legacy type name (``'torch.FloatTensor'``); ``x.type(t)``: ``x`` converted to ``t``, a
+    dtype, a legacy type (``torch.LongTensor``, a class with a ``legacy_dtype``) or its name
+    (``'torch.LongTensor'``). Matches torch.Tensor.type on CPU.
+
+    Raises:
+        ValueError: for a type name PyTorch does not know (its message).
+    """
+    if dtype is None:
+        dtype = kwargs.get("dtype")
+    if dtype is None:
+        names = {v: k for k, v in dtypes.LEGACY_TYPES.items()}
+        return f"torch.{names.get(self.dtype.name, self.dtype.name)}"
+    if isinstance(dtype, str) and dtype.startswith("torch.") and dtype[6:] in dtypes.LEGACY_TYPES:
+        dtype = dtypes.LEGACY_TYPES[dtype[6:]]
+    elif isinstance(dtype, str):
+        raise ValueError(f"invalid type: '{dtype}'")
+    dtype = getattr(dtype, "legacy_dtype", dtype)  # torch.LongTensor and the other legacy types
+    return to(self, dtype)
 
 
 @tensor_method("float")
