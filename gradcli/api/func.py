@@ -580,6 +580,10 @@ def _batched_call(call, leaves, dims, size):
                                      "None")
                 result.append(leaf)
                 continue
+            if isinstance(leaf, tuple) and hasattr(leaf, "_fields") and all(isinstance(e, Tensor) for e in leaf):
+                # (values, indices) of sort, max(dim), ...: a structseq, mapped field by field as PyTorch's pytree
+                result.append(type(leaf)(*(_vm.remove_level(e, level, size, d) for e in leaf)))
+                continue
             if not isinstance(leaf, Tensor):
                 raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, got type {type(leaf)}. "
                                  "Did you mean to set out_dims= to None for output?")

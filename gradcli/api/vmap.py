@@ -341,7 +341,7 @@ _DIM_PARAMS = {
     "select": ("dim",), "_slice": ("dim",), "_unbind": ("dim",), "_split": ("dim",),
     "_split_with_sizes": ("dim",), "squeeze": ("dim",), "unsqueeze": ("dim",), "transpose": ("dim0", "dim1"),
     "_diagonal": ("dim1", "dim2"), "_unfold_dim": ("dimension",), "_reverse_cumsum": ("dim",),
-    "diag_embed": ("dim1", "dim2"), "permute": ("dims",), "_squeeze_result": ("dim",),
+    "diag_embed": ("dim1", "dim2"), "_squeeze_result": ("dim",),
 }
 _ONE_MORE = {"unsqueeze", "diag_embed"}
 #: Reductions for which ``dim=None`` (or ``()``) means every dimension and a tuple of dims is accepted.
@@ -368,14 +368,13 @@ def _dim_rule(o, args, levels):
             if o.name == "squeeze" and d is None:
                 d = tuple(j for j, s in enumerate(x.shape) if s == 1)
                 if not d:
-                    return wrap_result(_call(REGISTRY["_alias"], [new[0]]), levels, _tracks(args))
+                    return NotImplemented
             else:
                 return NotImplemented
         if rank == 0:
             return NotImplemented
         if isinstance(d, (tuple, list)):
-            shifted = tuple(normalize_dim(e, rank) + k for e in d)
-            new[i] = (tuple(range(k)) + shifted) if o.name == "permute" else shifted
+            new[i] = tuple(normalize_dim(e, rank) + k for e in d)
         elif isinstance(d, (int, np.integer)) and not isinstance(d, bool):
             new[i] = normalize_dim(d, rank) + k
         else:
@@ -383,8 +382,6 @@ def _dim_rule(o, args, levels):
     for a in args[1:]:
         if type(a) is BatchedTensor:
             return NotImplemented
-    if o.name == "permute" and len(args[1]) != r:
-        return NotImplemented
     return wrap_result(_call(o, new), levels, _tracks(args))
 
 
@@ -456,6 +453,14 @@ def _resolve_shape(shape, numel: int):
     return shape if n == numel else None
 
 
+def _sizes_arg(args) -> tuple:
+    """A shape given as varargs (``x.expand(2, 3)``) or as one sequence (``x.expand((2, 3))``)."""
+    rest = args[1:]
+    if len(rest) == 1 and isinstance(rest[0], (tuple, list)):
+        return tuple(rest[0])
+    return tuple(rest)
+
+
 def _shape_rule(o, args, levels):
     x = args[0]
     if type(x) is not BatchedTensor or any(type(a) is BatchedTensor for a in args[1:]):
@@ -469,23 +474,35 @@ def _shape_rule(o, args, levels):
         if shape is None:
             return NotImplemented
         new = [p, tuple(sizes) + shape] + list(args[2:])
+    elif name == "permute":
+        dims = _sizes_arg(args)
+        if len(dims) != x.ndim or any(not isinstance(d, (int, np.integer)) for d in dims):
+            return NotImplemented
+        dims = tuple(normalize_dim(d, x.ndim) + k for d in dims)
+        if len(set(dims)) != len(dims):
+            return NotImplemented
+        new = [p, tuple(range(k)) + dims]
     elif name == "expand":
-        target = tuple(args[1])
+        target = _sizes_arg(args)
         extra = len(target) - x.ndim
         if extra < 0 or any(s == -1 for s in target[:extra]):
             return NotImplemented
         if extra:
             p = physical(x, levels, extra)
         new = [p, tuple(sizes) + tuple(s if s != -1 else p.shape[k + i] for i, s in enumerate(target))]
+        if len(args) > 2 and not isinstance(args[1], (tuple, list)):
+            new = [p] + list(new[1])
     elif name == "repeat":
-        reps = tuple(args[1])
+        reps = _sizes_arg(args)
         if len(reps) < x.ndim:
             return NotImplemented
         p = physical(x, levels, len(reps) - x.ndim)
         new = [p, (1,) * k + reps]
+        if len(args) > 2 and not isinstance(args[1], (tuple, list)):
+            new = [p] + list(new[1])
     elif name == "t":
         if x.ndim < 2:
-            return wrap_result(_call(REGISTRY["_alias"], [p]), levels, _tracks(args))
+            return NotImplemented
         return wrap_result(_transpose(p, k, k + 1), levels, _tracks(args))
     elif name in ("tril", "triu"):
         if x.ndim < 2:
@@ -501,6 +518,8 @@ def _shape_rule(o, args, levels):
 
 
 def _masked_select(o, args, levels):
+    if type(args[1]) is not BatchedTensor:
+        return NotImplemented
     raise RuntimeError("vmap: We do not support batching operators that can output dynamic shape. Attempted to "
                        "vmap over aten::masked_select. Please file an issue at https://github.com/pytorch/pytorch/"
                        "issues if you need this feature.")
@@ -519,7 +538,7 @@ _RANDOM = {"bernoulli", "_exponential_fill", "_normal_fill", "_normal_float_tens
            "_normal_tensor_tensor", "_random_fill", "_uniform_fill"}
 _RANDOM_FILLS = {"_exponential_fill", "_normal_fill", "_random_fill", "_uniform_fill"}
 _MATMUL = {"mm", "bmm", "mv", "dot", "vdot", "outer", "_addmm"}
-_SHAPE = {"_reshape", "_unsafe_view", "_reshape_alias", "expand", "repeat", "t", "tril", "triu",
+_SHAPE = {"permute", "_reshape", "_unsafe_view", "_reshape_alias", "expand", "repeat", "t", "tril", "triu",
           "constant_pad_nd"}
 
 
