@@ -93,7 +93,8 @@ def _metadata(phys: np.ndarray, k: int) -> _Metadata:
     if phys.size == 0:
         base = np.broadcast_to(np.empty((), phys.dtype), shape)
     else:
-        base = np.lib.stride_tricks.as_strided(phys, shape=shape, strides=phys.strides[k:], writeable=False)
+        base = np.lib.stride_tricks.as_strided(phys, shape=shape, strides=phys.strides[k:],
+                                               writeable=phys.flags.writeable)
     return base.view(_Metadata)
 
 
@@ -164,6 +165,60 @@ class BatchedTensor(Tensor):
         raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
 
     numpy = tolist
+
+    # in place: the result computed out of place, then written into the physical tensor (recorded there)
+    def _write(self, result) -> "BatchedTensor":
+        if type(result) is BatchedTensor and not set(result._levels) <= set(self._levels):
+            raise RuntimeError("vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a "
+                               "Tensor `other` in extra_args that has more elements than `self`. This happened due to "
+                               "`other` being vmapped over but `self` not being vmapped over in a vmap. Please try to "
+                               "use out-of-place operators instead of inplace arithmetic.")
+        if tuple(result.shape) != tuple(self.shape):
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
+                               f"{list(result.shape)}")
+        src = physical(result, self._levels) if type(result) is BatchedTensor else result
+        self._value.copy_(src)
+        return self
+
+    def add_(self, other, alpha=1):
+        """In place, as torch.Tensor.add_."""
+        return self._write(REGISTRY["add"](self, other, alpha=alpha))
+
+    def sub_(self, other, alpha=1):
+        """In place, as torch.Tensor.sub_."""
+        return self._write(REGISTRY["sub"](self, other, alpha=alpha))
+
+    def mul_(self, other):
+        """In place, as torch.Tensor.mul_."""
+        return self._write(REGISTRY["mul"](self, other))
+
+    def div_(self, other, *, rounding_mode=None):
+        """In place, as torch.Tensor.div_."""
+        return self._write(REGISTRY["div"](self, other, rounding_mode=rounding_mode))
+
+    def pow_(self, exponent):
+        """In place, as torch.Tensor.pow_."""
+        return self._write(REGISTRY["pow"](self, exponent))
+
+    def clamp_(self, min=None, max=None):
+        """In place, as torch.Tensor.clamp_."""
+        return self._write(REGISTRY["clamp"](self, min, max))
+
+    def fmod_(self, other):
+        """In place, as torch.Tensor.fmod_."""
+        return self._write(REGISTRY["fmod"](self, other))
+
+    def zero_(self):
+        """In place, as torch.Tensor.zero_."""
+        return self._write(REGISTRY["zeros_like"](self))
+
+    def fill_(self, value):
+        """In place, as torch.Tensor.fill_."""
+        return self._write(REGISTRY["zeros_like"](self) + value)
+
+    def copy_(self, src, non_blocking=False):
+        """In place, as torch.Tensor.copy_ (``src`` broadcast to this tensor's shape)."""
+        return self._write(REGISTRY["zeros_like"](self) + src if tuple(src.shape) != tuple(self.shape) else src)
 
     def __repr__(self) -> str:
         text = repr(Tensor(self._value.data))
@@ -307,7 +362,7 @@ def fallback(o, args, levels):
 def _elementwise(o, args, levels):
     n = o.ninputs
     tensors = [a for a in args[:n] if isinstance(a, Tensor)]
-    rank = max(t.ndim for t in tensors)
+    rank = max(t.ndim for t in args if isinstance(t, (Tensor, np.ndarray)))
     dtype = None
     if o.promote is not None and any(type(t) is BatchedTensor and t.ndim == 0 for t in tensors):
         dims = [t.data.dtype for t in tensors if t.ndim]
@@ -323,8 +378,6 @@ def _elementwise(o, args, levels):
             new[i] = p
     for i, a in enumerate(args[n:], n):
         if type(a) is BatchedTensor:  # a tensor parameter (masked_fill's mask) broadcasts as an input does
-            if a.ndim > rank:
-                return NotImplemented
             new[i] = physical(a, levels, rank - a.ndim)
     return wrap_result(_call(o, new), levels, _tracks(args))
 
@@ -361,6 +414,11 @@ def _dim_rule(o, args, levels):
     for pname in _DIM_PARAMS[o.name]:
         i = 1 + names.index(pname)
         d = args[i] if i < len(args) else None
+        if d is None and o.name in ("argmax", "argmin") and r:
+            # PyTorch's rule flattens the example: keepdim gives one dimension of size 1
+            new[0] = _reshape(new[0], tuple(new[0].shape[:k]) + (-1,))
+            new[i] = k
+            continue
         if d is None or d == () or d == []:
             if o.name in _ALL_DIMS and r:
                 new[i] = tuple(range(k, k + r))

@@ -23,6 +23,20 @@ import opinfo
 B = 3
 CASES = [case for _, _, case in opinfo.table_cases()]
 
+#: Samples where torch.func.vmap refuses or answers other than its own per-example results because of a gap in
+#: its batching rules (not a refusal of the computation): gradcli gives the per-example results, and the oracle
+#: is PyTorch's per-example results, stacked. Keyed by test id, with what PyTorch does.
+TORCH_VMAP_GAPS = {
+    "linear-3d-2d-bias-0": "a broadcast error from linear's batching rule",
+    "linear-3d-1d-weight-0d-bias-0": "a broadcast error from linear's batching rule",
+    "linalg.solve-broadcast-0": "a broadcast error from linalg_solve's batching rule",
+    "linalg.solve-broadcast-1": "a broadcast error from linalg_solve's batching rule",
+    "flip-0d-0": "IndexError: flip's rule shifts the dim of a 0-d example past its batch dim",
+    "flip-0d-1": "IndexError: flip's rule shifts the dim of a 0-d example past its batch dim",
+    "index_select-0d-index-0": "index_select's rule treats the 0-d index as a batch of indices (3x3x4)",
+    "index_select-0d-index-1": "index_select's rule treats the 0-d index as a batch of indices (3x3x4)",
+}
+
 
 def _batched_arrays(case, in_dim: int):
     """Per input: (array, in_dim) with B examples stacked along ``in_dim`` for float inputs, (array, None)
@@ -66,13 +80,39 @@ def _leaves(x):
         return [leaf for e in x for leaf in _leaves(e)]
     return [x]
 
+#: Known gradcli differences (strict xfails: fixing one fails the test until its entry is removed).
+GRADCLI_GAPS = {
+    "normal": "torch.normal/multinomial read their probabilities' values (the argument check), so vmap runs "
+              "the function once per example, where the sample's manual_seed replaces the generator that "
+              "makes randomness='error' raise",
+    "multinomial": "as normal",
+    "take_along_dim-flat-1": "PyTorch's flat take_along_dim views a non-contiguous example and raises; gradcli's "
+                             "physical batch is contiguous there and it computes",
+}
 
-@pytest.mark.parametrize("in_dim", [0, 1])
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+
+def _params():
+    out = []
+    for in_dim in (0, 1):
+        for case in CASES:
+            reason = GRADCLI_GAPS.get(f"{case.id}-{in_dim}")
+            if case.op in GRADCLI_GAPS and not case.id.startswith("normal-tensor-float"):
+                reason = GRADCLI_GAPS[case.op]
+            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            out.append(pytest.param(case, in_dim, id=f"{case.id}-{in_dim}", marks=marks))
+    return out
+
+
+@pytest.mark.parametrize("case, in_dim", _params())
 def test_vmap_of_every_op_equals_torch(case, in_dim, torch):
     batched = _batched_arrays(case, in_dim)
     if all(d is None for _, d in batched):
         pytest.skip("no float input to map over")
+    if f"{case.id}-{in_dim}" in TORCH_VMAP_GAPS:
+        want = _run(torch, _per_example_torch(torch), case, batched)
+        got = _run(G, F.vmap, case, batched)
+        _assert_equal(got, want)
+        return
     try:
         want = _run(torch, torch.func.vmap, case, batched)
     except Exception as e:
@@ -86,6 +126,10 @@ def test_vmap_of_every_op_equals_torch(case, in_dim, torch):
             assert type(got.value).__name__ == type(e).__name__, (str(got.value), str(e))
             return
     got = _run(G, F.vmap, case, batched)
+    _assert_equal(got, want)
+
+
+def _assert_equal(got, want):
     for g, w in zip(_leaves(got), _leaves(want), strict=True):
         assert isinstance(g, G.Tensor)
         assert tuple(g.shape) == tuple(w.shape)
