@@ -558,9 +558,26 @@ def _map_once(call, leaves, dims, size):
     where gradcli cannot batch the function."""
     try:
         return _batched_call(call, leaves, dims, size)
-    except _vm.Unbatchable:
+    except (_vm.Unbatchable, _DrewRandom):
         pass
     return _per_example(call, leaves, dims, size)
+
+
+class _DrewRandom(Exception):
+    """A function batched with randomness="different" drew random numbers: it runs once per example instead, so
+    that each example draws its own (gradcli's creation functions give one draw for the whole batch)."""
+
+
+class _Watch:
+    """The generator during a batched call with randomness="different": records whether anything drew."""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.used = False
+
+    def __getattr__(self, name):
+        self.used = True
+        return getattr(self.rng, name)
 
 
 def _batched_call(call, leaves, dims, size):
@@ -568,8 +585,22 @@ def _batched_call(call, leaves, dims, size):
     func, spec, kwargs, randomness, out_dims, name = call
     with _vm.Level(size, randomness) as level:
         args = [x if d is None else _vm.add_level(x, d, level) for x, d in zip(leaves, dims)]
-        with _Randomness("error" if randomness == "error" else "batched"):
-            out = func(*tree_unflatten(args, spec), **kwargs)
+        if randomness == "different":
+            import copy  # (standard library) the generator's state, restored if the batched call drew
+
+            real = generator()
+            before = copy.deepcopy(real)
+            _state.rng = watch = _Watch(real)
+            try:
+                out = func(*tree_unflatten(args, spec), **kwargs)
+            finally:
+                _state.rng = watch.rng if _state.rng is watch else _state.rng
+            if watch.used:
+                _state.rng = before
+                raise _DrewRandom
+        else:
+            with _Randomness(randomness if randomness == "error" else "batched"):
+                out = func(*tree_unflatten(args, spec), **kwargs)
         o_leaves, o_spec = tree_flatten(out)
         odims = _out_dims(out_dims, o_spec, name)
         result = []

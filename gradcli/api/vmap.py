@@ -47,6 +47,9 @@ _transpose = REGISTRY["transpose"]
 
 DYNAMIC_MASK_ERROR = ("vmap: We do not support batching operators that can support dynamic shape. Attempting to "
                       "batch over indexing with a boolean mask.")
+NONZERO_ERROR = ("vmap: We do not support batching operators that can output dynamic shape. Attempted to vmap over "
+                 "aten::nonzero. Please file an issue at https://github.com/pytorch/pytorch/issues if you need this "
+                 "feature.")
 ITEM_ERROR = ("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over calling .item() "
               "on a Tensor, please try to rewrite what you're doing with other operations. If error is occurring "
               "somewhere inside PyTorch internals, please file a bug report.")
@@ -73,7 +76,9 @@ class _Metadata(np.ndarray):
     def __array_function__(self, func, types, args, kwargs):
         if func in _METADATA_FUNCTIONS:
             return super().__array_function__(func, types, args, kwargs)
-        if func in (np.nonzero, np.flatnonzero, np.argwhere):
+        if func is np.argwhere:
+            raise RuntimeError(NONZERO_ERROR)
+        if func in (np.nonzero, np.flatnonzero):
             raise RuntimeError(DYNAMIC_MASK_ERROR)
         raise Unbatchable(f"a BatchedTensor's values were read by numpy.{func.__name__}")
 
@@ -646,6 +651,12 @@ def dispatch(o, args, params=None):
     levels = levels_of(args)
     if levels is None:
         return NotImplemented
+    for a in args:
+        for e in (a if type(a) in (list, tuple) else (a,)):
+            if type(e) is _Metadata:  # a BatchedTensor's values as an index (a mask): numpy would read them
+                if e.dtype == np.bool_:
+                    raise RuntimeError(DYNAMIC_MASK_ERROR)
+                raise Unbatchable("a BatchedTensor as an index")
     rule = rule_of(o)
     if rule is not None:
         out = rule(o, args, levels)
@@ -684,6 +695,9 @@ def batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allo
     for i, out in enumerate(outputs):
         if not out.requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+    for t in inputs:
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
     tracks = create_graph
     if all(type(t) is BatchedTensor and t._levels == levels for t in list(outputs) + list(inputs)):
         sizes = _sizes(list(outputs) + gos, levels)

@@ -474,9 +474,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
         allow_unused = materialize_grads
     outputs = _as_list(outputs)
     inputs = _as_list(inputs)
-    for t in inputs:
-        if not t.requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
     if retain_graph is None:
         retain_graph = create_graph
     if _batched is not None and not is_grads_batched:
@@ -484,6 +481,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
                           materialize_grads)
         if out is not NotImplemented:
             return out
+    for t in inputs:
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
     if is_grads_batched:
         return _batched_grad(outputs, inputs, _as_list(grad_outputs), retain_graph, create_graph, allow_unused,
                              materialize_grads)
