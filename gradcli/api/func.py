@@ -560,6 +560,9 @@ def _map_once(call, leaves, dims, size):
         return _batched_call(call, leaves, dims, size)
     except (_vm.Unbatchable, _DrewRandom):
         pass
+    except Exception as e:
+        if getattr(e, "type", None) != "Unbatchable":  # (the language reports it as an EvalError of that type)
+            raise
     return _per_example(call, leaves, dims, size)
 
 

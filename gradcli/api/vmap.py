@@ -94,13 +94,9 @@ _METADATA_FUNCTIONS = {np.shape, np.ndim, np.size, np.reshape, np.may_share_memo
 
 
 def _metadata(phys: np.ndarray, k: int) -> _Metadata:
-    shape = phys.shape[k:]
-    if phys.size == 0:
-        base = np.broadcast_to(np.empty((), phys.dtype), shape)
-    else:
-        base = np.lib.stride_tricks.as_strided(phys, shape=shape, strides=phys.strides[k:],
-                                               writeable=phys.flags.writeable)
-    return base.view(_Metadata)
+    """An uninitialised array of the logical shape and dtype (its own memory, never read: sharing the
+    physical tensor's would make it a live alias of it for the in-place checks)."""
+    return np.empty(phys.shape[k:], phys.dtype).view(_Metadata)
 
 
 class BatchedTensor(Tensor):
@@ -185,33 +181,37 @@ class BatchedTensor(Tensor):
         self._value.copy_(src)
         return self
 
+    def _old(self) -> "BatchedTensor":
+        """The values before an in-place op, as a copy (what the op's node saves stays unmodified)."""
+        return BatchedTensor(self._value.clone(), self._levels, self._tracks)
+
     def add_(self, other, alpha=1):
         """In place, as torch.Tensor.add_."""
-        return self._write(REGISTRY["add"](self, other, alpha=alpha))
+        return self._write(REGISTRY["add"](self._old(), other, alpha=alpha))
 
     def sub_(self, other, alpha=1):
         """In place, as torch.Tensor.sub_."""
-        return self._write(REGISTRY["sub"](self, other, alpha=alpha))
+        return self._write(REGISTRY["sub"](self._old(), other, alpha=alpha))
 
     def mul_(self, other):
         """In place, as torch.Tensor.mul_."""
-        return self._write(REGISTRY["mul"](self, other))
+        return self._write(REGISTRY["mul"](self._old(), other))
 
     def div_(self, other, *, rounding_mode=None):
         """In place, as torch.Tensor.div_."""
-        return self._write(REGISTRY["div"](self, other, rounding_mode=rounding_mode))
+        return self._write(REGISTRY["div"](self._old(), other, rounding_mode=rounding_mode))
 
     def pow_(self, exponent):
         """In place, as torch.Tensor.pow_."""
-        return self._write(REGISTRY["pow"](self, exponent))
+        return self._write(REGISTRY["pow"](self._old(), exponent))
 
     def clamp_(self, min=None, max=None):
         """In place, as torch.Tensor.clamp_."""
-        return self._write(REGISTRY["clamp"](self, min, max))
+        return self._write(REGISTRY["clamp"](self._old(), min, max))
 
     def fmod_(self, other):
         """In place, as torch.Tensor.fmod_."""
-        return self._write(REGISTRY["fmod"](self, other))
+        return self._write(REGISTRY["fmod"](self._old(), other))
 
     def zero_(self):
         """In place, as torch.Tensor.zero_."""
