@@ -17,8 +17,11 @@ How they are computed (the values are PyTorch's; the machinery is gradcli's own)
 * jacrev's rows are vector-Jacobian products batched through the engine where the graph allows it
   (:func:`gradcli.api.autograd_functional.jacobian_blocks`); jacfwd's columns are one JVP per input element; hessian is
   reverse over reverse (the same values as PyTorch's jacfwd(jacrev)).
-* vmap runs the function once per index of the mapped dimension and stacks the results along ``out_dims``
-  (functorch batches the ops instead; the results are the same).
+* vmap runs the function once on the batch: its mapped arguments are BatchedTensors and each op takes its
+  batching rule (:mod:`gradcli.api.vmap`, functorch's design); a function that gradcli cannot batch (one that
+  reads a BatchedTensor's values from numpy, a Jacobian or forward-mode transform inside vmap, or random draws
+  with ``randomness="different"``) runs once per index of the mapped dimension instead, the results stacked
+  along ``out_dims``.
 """
 
 from __future__ import annotations
@@ -487,10 +490,12 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
     """``vmap(func, in_dims, out_dims)(*args)``: ``func`` mapped over a dimension of its arguments — ``in_dims``
     (an int, None for an argument not mapped, or a structure matching the arguments) says which dimension of
     each Tensor; the results are stacked along ``out_dims`` (None for an output that is the same for every
-    index). Nests (``vmap(vmap(f))``), and composes with grad/jacrev. Computed one index at a time (functorch
-    batches the ops; the values are the same). ``randomness``: "error" (a random op raises PyTorch's error),
-    "same" (every index draws the numbers the first one draws), "different" (each index draws its own, in turn:
-    not PyTorch's batched draw). Matches torch.func.vmap.
+    index). Nests (``vmap(vmap(f))``), and composes with grad (``vmap(grad(f))``: per-example gradients) and
+    with ``torch.autograd.grad`` inside (vmap over its ``grad_outputs``). The function runs once on the batch
+    (:mod:`gradcli.api.vmap`), or once per index where gradcli cannot batch it; ``chunk_size`` maps the batch
+    in chunks of that size. ``randomness``: "error" (a random op raises PyTorch's error), "same" (one draw for
+    every index), "different" (each index draws its own, in turn: not PyTorch's batched draw). Matches
+    torch.func.vmap.
 
     Raises:
         ValueError: no inputs, mapped dims out of range or of different sizes, in_dims not matching the
