@@ -94,9 +94,14 @@ _METADATA_FUNCTIONS = {np.shape, np.ndim, np.size, np.reshape, np.may_share_memo
 
 
 def _metadata(phys: np.ndarray, k: int) -> _Metadata:
-    """An uninitialised array of the logical shape and dtype (its own memory, never read: sharing the
-    physical tensor's would make it a live alias of it for the in-place checks)."""
-    return np.empty(phys.shape[k:], phys.dtype).view(_Metadata)
+    """An array of the logical shape, dtype and strides (the composites decide view or copy from them) over its
+    own uninitialised buffer, never read: sharing the physical tensor's memory would make it a live alias of
+    it for the in-place checks."""
+    shape, strides = phys.shape[k:], phys.strides[k:]
+    if phys.size == 0 or any(st < 0 for st in strides):
+        return np.empty(shape, phys.dtype).view(_Metadata)
+    buffer = np.empty(max(phys.nbytes, phys.itemsize), np.uint8)
+    return np.lib.stride_tricks.as_strided(buffer.view(phys.dtype)[:1], shape=shape, strides=strides).view(_Metadata)
 
 
 class BatchedTensor(Tensor):
