@@ -21,7 +21,8 @@ from helpers import cast, make_arrays, to_np
 import opinfo
 
 B = 3
-CASES = [case for _, _, case in opinfo.table_cases()]
+#: The samples with a float input to map over (the others, integer and bool ops, have nothing to batch here).
+CASES = [case for _, _, case in opinfo.table_cases() if any(a.is_float for a in case.args)]
 
 #: Samples where torch.func.vmap refuses or answers other than its own per-example results because of a gap in
 #: its batching rules (not a refusal of the computation): gradcli gives the per-example results, and the oracle
@@ -106,8 +107,6 @@ def _params():
 @pytest.mark.parametrize("case, in_dim", _params())
 def test_vmap_of_every_op_equals_torch(case, in_dim, torch):
     batched = _batched_arrays(case, in_dim)
-    if all(d is None for _, d in batched):
-        pytest.skip("no float input to map over")
     if f"{case.id}-{in_dim}" in TORCH_VMAP_GAPS:
         want = _run(torch, _per_example_torch(torch), case, batched)
         got = _run(G, F.vmap, case, batched)
