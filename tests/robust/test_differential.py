@@ -190,7 +190,7 @@ def run_gradcli(program: str) -> str:
 #: over inputs that require grad): their backward is a mask of the input, which PyTorch records and gradcli
 #: does not (test_known_differences). Programs using them compare values only, not those flags nor what
 #: they select.
-REQUIRES_GRAD_KNOWN = ("hardtanh", "leaky_relu")
+REQUIRES_GRAD_KNOWN = ("hardtanh", "relu")  # (relu covers leaky_relu and relu6)
 
 
 def alike(got: str, want: str, rtol: float = 1e-6, atol: float = 1e-9) -> bool:
@@ -263,6 +263,11 @@ print([g.requires_grad for g in torch.func.jacfwd(lambda y, s: torch.quantile(y,
 y = torch.tensor([0.5, -1.5], dtype=torch.float64, requires_grad=True)
 print(torch.func.grad(lambda v: torch.nn.functional.hardtanh(v).sum())(y).requires_grad)
 """,
+    "relu_double_backward": """\
+s = torch.tensor(0.7, dtype=torch.float64, requires_grad=True)
+g, = torch.autograd.grad(torch.relu(s), s, create_graph=True)
+print(g.requires_grad)
+""",
     "leaky_relu_double_backward": """\
 s = torch.tensor(-0.3, dtype=torch.float64, requires_grad=True)
 g, = torch.autograd.grad(torch.nn.functional.leaky_relu(s), s, create_graph=True)
@@ -274,7 +279,7 @@ print(g.requires_grad)
 @pytest.mark.parametrize("name", sorted(KNOWN_DIFFERENCES))
 @pytest.mark.xfail(strict=True, reason="mismatches the fuzzer found outside the vmap/func code, reported: a view "
                    "made under no_grad of a tensor that requires grad requires grad in PyTorch; jacfwd's blocks "
-                   "of quantile require grad; leaky_relu's and hardtanh's gradients with "
+                   "of quantile require grad; relu's, leaky_relu's and hardtanh's gradients with "
                    "create_graph require grad (their backward takes the input)")
 def test_known_differences(name):
     program = KNOWN_DIFFERENCES[name]
