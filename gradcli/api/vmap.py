@@ -28,8 +28,6 @@ raises :class:`Unbatchable`, and ``vmap`` then runs it once per example instead.
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 from ..engine import autograd, dtypes
@@ -763,15 +761,6 @@ def current_levels() -> tuple:
     return tuple(lv for lv, _ in _active)
 
 
-def _fw_dispatch(previous):
-    def fw_apply(o, args, params):
-        out = dispatch(o, args, params)
-        return previous(o, args, params) if out is NotImplemented else out
-
-    fw_apply.previous = previous
-    return fw_apply
-
-
 class Level:
     """``with Level(size, randomness) as lv``: a vmap level is running (the op table dispatches BatchedTensors
     to the rules, autograd to :func:`batched_grad`)."""
@@ -848,7 +837,3 @@ def is_batched(x) -> bool:
     """Whether ``x`` is a BatchedTensor."""
     return type(x) is BatchedTensor
 
-
-def all_rows(sizes) -> list:
-    """Every index tuple of a batch of ``sizes``."""
-    return list(itertools.product(*(range(s) for s in sizes)))
