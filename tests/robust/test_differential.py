@@ -190,7 +190,7 @@ def run_gradcli(program: str) -> str:
 #: over inputs that require grad): their backward is a mask of the input, which PyTorch records and gradcli
 #: does not (test_known_differences). Programs using them compare values only, not those flags nor what
 #: they select.
-REQUIRES_GRAD_KNOWN = ("hardtanh", "relu", "hardsigmoid")  # (relu covers leaky_relu and relu6)
+REQUIRES_GRAD_KNOWN = ("hardtanh", "relu", "hardsigmoid", "max_pool")  # (relu covers leaky_relu and relu6)
 
 
 def alike(got: str, want: str, rtol: float = 1e-6, atol: float = 1e-9) -> bool:
@@ -268,6 +268,11 @@ s = torch.tensor(-0.3, dtype=torch.float64, requires_grad=True)
 g, = torch.autograd.grad(torch.nn.functional.hardsigmoid(s), s, create_graph=True)
 print(torch.autograd.grad(g, s, allow_unused=True))
 """,
+    "max_pool1d_double_backward": """\
+x = torch.tensor([[0.5, -1.0, 2.0, 0.3]], dtype=torch.float64, requires_grad=True)
+g, = torch.autograd.grad(torch.nn.functional.max_pool1d(x, 3, 1, 1).sum(), x, create_graph=True)
+print(g.requires_grad)
+""",
     "relu_double_backward": """\
 s = torch.tensor(0.7, dtype=torch.float64, requires_grad=True)
 g, = torch.autograd.grad(torch.relu(s), s, create_graph=True)
@@ -285,7 +290,7 @@ print(g.requires_grad)
 @pytest.mark.xfail(strict=True, reason="mismatches the fuzzer found outside the vmap/func code, reported: a view "
                    "made under no_grad of a tensor that requires grad requires grad in PyTorch; jacfwd's blocks "
                    "of quantile require grad; relu's, leaky_relu's and hardtanh's gradients with "
-                   "create_graph require grad (their backward takes the input); hardsigmoid's second derivative "
+                   "create_graph require grad (their backward takes the input; max_pool1d's too); hardsigmoid's second derivative "
                    "raises RuntimeError where PyTorch gives None")
 def test_known_differences(name):
     program = KNOWN_DIFFERENCES[name]
