@@ -73,6 +73,29 @@ def install_forward_mode(fw_apply) -> None:
     _fw_apply = fw_apply
 
 
+#: While a vmap runs: ``f(o, args, params)`` applying an op to arguments of which some may be batched
+#: (gradcli.api.vmap installs it), returning NotImplemented when none is; None otherwise (nothing to pay).
+_batching = None
+
+
+def install_batching(dispatch) -> None:
+    """Make ``dispatch(o, args, params)`` see every op applied to a non-Tensor-typed argument (and every op in
+    forward mode) while a vmap runs; None uninstalls it. :mod:`gradcli.api.vmap` installs its batching rules."""
+    global _batching, _fw_apply
+    if dispatch is not None and _batching is None:
+        previous = _fw_apply
+
+        def fw_apply(o, args, params):
+            out = dispatch(o, args, params)
+            return previous(o, args, params) if out is NotImplemented else out
+
+        fw_apply.previous = previous
+        _fw_apply = fw_apply
+    elif dispatch is None and _batching is not None:
+        _fw_apply = getattr(_fw_apply, "previous", _fw_apply)
+    _batching = dispatch
+
+
 def _apply(o, args, params=None):
     """Apply an op (``o``, an :class:`~gradcli.ops.core.declare.Op`) to Tensors (and Python numbers): promote,
     run the forward, record the graph. ``args`` are all the op's arguments; ``params``, if given, is
@@ -198,6 +221,10 @@ def _record_binary(o, args, params, datas, out: np.ndarray, odt, dtype) -> Tenso
 
 def _apply_general(o, args):
     """:func:`_apply` for any arguments: promotion, forward, :func:`_wrap_output`."""
+    if _batching is not None:
+        out = _batching(o, args, None)
+        if out is not NotImplemented:
+            return out
     n = o.ninputs
     datas, dtype = _fast_promote(o, args)
     if datas is None:
