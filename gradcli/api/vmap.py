@@ -31,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine import autograd, dtypes
+from ..engine.context import state as _state
 from ..engine.grad_mode import no_grad
 from ..engine.tensor import Tensor, normalize_dim
 from ..ops import REGISTRY
@@ -628,7 +629,8 @@ def rule_of(o):
 
 
 def _random_rule(o, args, levels):
-    mode = _randomness[-1] if _randomness else "error"
+    randomness = _state.vmap_randomness
+    mode = randomness[-1] if randomness else "error"
     if mode == "error":
         raise RuntimeError("vmap: called random operation while in randomness error mode. Please either use the "
                            "'same' or 'different' randomness flags on vmap or perform the randomness operation out "
@@ -642,10 +644,6 @@ def _random_rule(o, args, levels):
         return BatchedTensor(_expand(_reshape(one, (1,) * len(levels) + tuple(one.shape)),
                                      tuple(sizes) + tuple(one.shape)), levels)
     return _elementwise(o, args, levels)
-
-
-#: The randomness of the running vmaps, innermost last.
-_randomness: list = []
 
 
 def dispatch(o, args, params=None):
@@ -753,12 +751,9 @@ def batched_backward(tensors):
 
 # --- entering and leaving a level -----------------------------------------------------------------------------
 
-_active: list = []
-
-
 def current_levels() -> tuple:
-    """The levels of the running vmaps, outermost first."""
-    return tuple(lv for lv, _ in _active)
+    """The levels of the running vmaps in the active run context, outermost first."""
+    return tuple(lv for lv, _ in _state.vmap_levels)
 
 
 class Level:
@@ -771,18 +766,23 @@ class Level:
         self.level = None
 
     def __enter__(self):
-        self.level = (_active[-1][0] + 1) if _active else 1
-        if not _active:
+        # the level stack is the run context's (state.vmap_levels, state.vmap_randomness): immutable tuples,
+        # rebuilt on entry and exit, so a context that is swapped out keeps its own
+        s = _state
+        active = s.vmap_levels
+        self.level = (active[-1][0] + 1) if active else 1
+        if not active:
             _applying.install_batching(dispatch)
             autograd.install_batched(batched_grad, batched_backward)
-        _active.append((self.level, self.size))
-        _randomness.append(self.randomness)
+        s.vmap_levels = active + ((self.level, self.size),)
+        s.vmap_randomness = s.vmap_randomness + (self.randomness,)
         return self.level
 
     def __exit__(self, *exc):
-        _active.pop()
-        _randomness.pop()
-        if not _active:
+        s = _state
+        s.vmap_levels = s.vmap_levels[:-1]
+        s.vmap_randomness = s.vmap_randomness[:-1]
+        if not s.vmap_levels:
             _applying.install_batching(None)
             autograd.install_batched(None, None)
         return False
@@ -824,12 +824,13 @@ def remove_level(x, level: int, size: int, out_dim: int):
 def lift(x: Tensor) -> Tensor:
     """``x`` batched at every running level (expanded where it is not): what a transform inside a vmap
     differentiates, so that each example gets its own gradient."""
-    if not _active:
+    active = _state.vmap_levels
+    if not active:
         return x
     levels = current_levels()
     if type(x) is BatchedTensor and x._levels == levels:
         return x
-    sizes = tuple(s for _, s in _active)
+    sizes = tuple(s for _, s in active)
     return BatchedTensor(_full(x, levels, sizes), levels, type(x) is BatchedTensor and x._tracks)
 
 

@@ -378,15 +378,11 @@ def _make_grads(outputs, grad_outputs, create_graph: bool):
     return grads
 
 
-#: While a vmap runs: ``(grad, backward)`` for BatchedTensor arguments (gradcli.api.vmap installs them; grad
-#: returns NotImplemented when no argument is batched); None otherwise.
-_batched = None
-
-
 def install_batched(grad_fn, backward_fn) -> None:
-    """Install (or, with None, remove) what :func:`grad` and :func:`backward` do while a vmap runs."""
-    global _batched
-    _batched = None if grad_fn is None else (grad_fn, backward_fn)
+    """Install (or, with None, remove) what :func:`grad` and :func:`backward` do while a vmap runs, in the active
+    run context (``state.batched_autograd``: ``(grad, backward)`` for BatchedTensor arguments, installed by
+    gradcli.api.vmap; its grad returns NotImplemented when no argument is batched)."""
+    _state.batched_autograd = None if grad_fn is None else (grad_fn, backward_fn)
 
 
 def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, create_graph: bool = False,
@@ -408,8 +404,9 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
     Matches torch.autograd.backward.
     """
     _state.backward_calls += 1  # the run context's count (RunContext.backward_calls)
-    if _batched is not None:
-        _batched[1](tensors)
+    batched = _state.batched_autograd
+    if batched is not None:
+        batched[1](tensors)
     tensors = _as_list(tensors)
     grad_tensors = _as_list(grad_tensors)
     if retain_graph is None:
@@ -469,8 +466,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
     inputs = _as_list(inputs)
     if retain_graph is None:
         retain_graph = create_graph
-    if _batched is not None and not is_grads_batched:
-        out = _batched[0](outputs, inputs, _as_list(grad_outputs), retain_graph, create_graph, allow_unused,
+    batched = _state.batched_autograd
+    if batched is not None and not is_grads_batched:
+        out = batched[0](outputs, inputs, _as_list(grad_outputs), retain_graph, create_graph, allow_unused,
                           materialize_grads)
         if out is not NotImplemented:
             return out

@@ -137,7 +137,7 @@ def test_ops_with_rules_do_not_take_the_fallback(monkeypatch):
 
 def test_nothing_is_installed_outside_vmap():
     F.vmap(lambda v: v * 2)(G.ones(3))
-    assert _apply._batching is None
+    from gradcli.engine.context import state
+    assert state.batching is None and state.batched_autograd is None
+    assert state.vmap_levels == () and state.vmap_randomness == ()
     assert G.autograd.grad.__module__ == "gradcli.engine.autograd"
-    from gradcli.engine import autograd
-    assert autograd._batched is None

@@ -73,27 +73,21 @@ def install_forward_mode(fw_apply) -> None:
     _fw_apply = fw_apply
 
 
-#: While a vmap runs: ``f(o, args, params)`` applying an op to arguments of which some may be batched
-#: (gradcli.api.vmap installs it), returning NotImplemented when none is; None otherwise (nothing to pay).
-_batching = None
-
-
 def install_batching(dispatch) -> None:
     """Make ``dispatch(o, args, params)`` see every op applied to a non-Tensor-typed argument (and every op in
-    forward mode) while a vmap runs; None uninstalls it. :mod:`gradcli.api.vmap` installs its batching rules."""
-    global _batching, _fw_apply
-    if dispatch is not None and _batching is None:
-        previous = _fw_apply
+    forward mode) while a vmap runs, in the active run context (``state.batching``); None uninstalls it.
+    :mod:`gradcli.api.vmap` installs its batching rules."""
+    _state.batching = dispatch
 
-        def fw_apply(o, args, params):
-            out = dispatch(o, args, params)
-            return previous(o, args, params) if out is NotImplemented else out
 
-        fw_apply.previous = previous
-        _fw_apply = fw_apply
-    elif dispatch is None and _batching is not None:
-        _fw_apply = getattr(_fw_apply, "previous", _fw_apply)
-    _batching = dispatch
+def _forward_apply(o, args, params):
+    """Inside a forward-AD level: the vmap's batching rules first (while a vmap runs), else :func:`_fw_apply`."""
+    batching = _state.batching
+    if batching is not None:
+        out = batching(o, args, params)
+        if out is not NotImplemented:
+            return out
+    return _fw_apply(o, args, params)
 
 
 def _apply(o, args, params=None):
@@ -107,7 +101,7 @@ def _apply(o, args, params=None):
     if n == 2:
         return _apply_binary(o, args, params)
     if _state.fw_level is not None:  # inside torch.autograd.forward_ad.dual_level: tangents may flow
-        return _fw_apply(o, args, params)
+        return _forward_apply(o, args, params)
     return _apply_general(o, args)
 
 
@@ -122,7 +116,7 @@ def _apply_unary(o, args, params=None):
     """:func:`_apply` for an op of one tensor input. A float Tensor runs inline below (this function and
     :func:`_apply_binary` are gradcli's per-op overhead); anything else takes :func:`_apply_general`."""
     if _state.fw_level is not None:  # inside torch.autograd.forward_ad.dual_level: tangents may flow
-        return _fw_apply(o, args, params)
+        return _forward_apply(o, args, params)
     a = args[0]
     if type(a) is Tensor:
         da = a.data
@@ -160,7 +154,7 @@ def _apply_binary(o, args, params=None):
     """:func:`_apply` for an op of two tensor inputs. Two Tensors of one float dtype, or a float Tensor and a
     Python number, run inline below; anything else takes :func:`_apply_general`."""
     if _state.fw_level is not None:  # inside torch.autograd.forward_ad.dual_level: tangents may flow
-        return _fw_apply(o, args, params)
+        return _forward_apply(o, args, params)
     a = args[0]
     if type(a) is Tensor:
         da = a.data
@@ -221,8 +215,9 @@ def _record_binary(o, args, params, datas, out: np.ndarray, odt, dtype) -> Tenso
 
 def _apply_general(o, args):
     """:func:`_apply` for any arguments: promotion, forward, :func:`_wrap_output`."""
-    if _batching is not None:
-        out = _batching(o, args, None)
+    batching = _state.batching
+    if batching is not None:
+        out = batching(o, args, None)
         if out is not NotImplemented:
             return out
     n = o.ninputs
