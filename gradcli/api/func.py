@@ -17,8 +17,11 @@ How they are computed (the values are PyTorch's; the machinery is gradcli's own)
 * jacrev's rows are vector-Jacobian products batched through the engine where the graph allows it
   (:func:`gradcli.api.autograd_functional.jacobian_blocks`); jacfwd's columns are one JVP per input element; hessian is
   reverse over reverse (the same values as PyTorch's jacfwd(jacrev)).
-* vmap runs the function once per index of the mapped dimension and stacks the results along ``out_dims``
-  (functorch batches the ops instead; the results are the same).
+* vmap runs the function once on the batch: its mapped arguments are BatchedTensors and each op takes its
+  batching rule (:mod:`gradcli.api.vmap`, functorch's design); a function that gradcli cannot batch (one that
+  reads a BatchedTensor's values from numpy, a Jacobian or forward-mode transform inside vmap, or random draws
+  with ``randomness="different"``) runs once per index of the mapped dimension instead, the results stacked
+  along ``out_dims``.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from ..engine.context import generator, state as _state
 from .autograd_functional import forward_blocks, jacobian_blocks, jvp_flat, wrap
 from ..ops import REGISTRY
 from ..engine.tensor import Tensor, fw_tangent
+from . import vmap as _vm
 
 _stack = REGISTRY["stack"]
 _zeros_like = REGISTRY["zeros_like"]
@@ -226,7 +230,7 @@ def grad_and_value(func, argnums=0, has_aux: bool = False):
             _check_leaf(x)
         keep = _keeps_graph(leaves)
         with _Transform():
-            wrapped = [wrap(t, keep) for t in leaves]
+            wrapped = [wrap(_vm.lift(t), keep) for t in leaves]
             new_diff = tree_unflatten(wrapped, spec)
             new_args = list(args)
             if isinstance(idx, tuple):
@@ -283,7 +287,7 @@ def vjp(func, *primals, has_aux: bool = False):
         _check_leaf(x)
     keep = _keeps_graph(leaves)
     with _Transform():
-        wrapped = [wrap(t, keep) for t in leaves]
+        wrapped = [wrap(_vm.lift(t), keep) for t in leaves]
         out = func(*tree_unflatten(wrapped, spec))
         out, aux = _split_aux(out, has_aux, "vjp(f, *primals)")
         out_leaves, out_spec = _output_leaves(out, "vjp(f, *primals)")
@@ -338,6 +342,7 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
         if not isinstance(x, Tensor):
             raise RuntimeError(f"{api}: Expected primals and tangents to only contain Tensors, got {type(x)}")
     keep = _keeps_graph(p_leaves + t_leaves)
+    _unbatchable(p_leaves + t_leaves)
     box = {}
 
     def flat(*leaves):
@@ -356,11 +361,18 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
 
 # --- Jacobians ---------------------------------------------------------------------------------------------
 
+def _unbatchable(leaves) -> None:
+    """Jacobians and forward mode are not batched: inside a vmap they make it run once per example."""
+    if _vm.current_levels() and any(_vm.is_batched(t) for t in leaves):
+        raise _vm.Unbatchable("a Jacobian or forward-mode transform of a BatchedTensor")
+
+
 def _jac_transform(func, argnums, has_aux: bool, api: str, forward: bool):
     def wrapper(*args):
         idx = _argnums_args(args, argnums)
         diff = tuple(args[i] for i in idx) if isinstance(idx, tuple) else args[idx]
         leaves, spec = tree_flatten(diff)
+        _unbatchable(tree_flatten(args)[0])
         for x in leaves:
             _check_leaf(x)
         keep = _keeps_graph(leaves)
@@ -384,7 +396,7 @@ def _jac_transform(func, argnums, has_aux: bool, api: str, forward: bool):
             if forward:
                 outs, blocks, aux = forward_blocks(flat, leaves, keep)
             else:
-                wrapped = [wrap(t, keep) for t in leaves]
+                wrapped = [wrap(_vm.lift(t), keep) for t in leaves]
                 outs, aux = flat(*wrapped)
                 blocks = [jacobian_blocks(o, wrapped, keep) for o in outs]
         # each output leaf -> the structure of the differentiated arguments
@@ -531,10 +543,12 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
     """``vmap(func, in_dims, out_dims)(*args)``: ``func`` mapped over a dimension of its arguments — ``in_dims``
     (an int, None for an argument not mapped, or a structure matching the arguments) says which dimension of
     each Tensor; the results are stacked along ``out_dims`` (None for an output that is the same for every
-    index). Nests (``vmap(vmap(f))``), and composes with grad/jacrev. Computed one index at a time (functorch
-    batches the ops; the values are the same). ``randomness``: "error" (a random op raises PyTorch's error),
-    "same" (every index draws the numbers the first one draws), "different" (each index draws its own, in turn:
-    not PyTorch's batched draw). Matches torch.func.vmap.
+    index). Nests (``vmap(vmap(f))``), and composes with grad (``vmap(grad(f))``: per-example gradients) and
+    with ``torch.autograd.grad`` inside (vmap over its ``grad_outputs``). The function runs once on the batch
+    (:mod:`gradcli.api.vmap`), or once per index where gradcli cannot batch it; ``chunk_size`` maps the batch
+    in chunks of that size. ``randomness``: "error" (a random op raises PyTorch's error), "same" (one draw for
+    every index), "different" (each index draws its own, in turn: not PyTorch's batched draw). Matches
+    torch.func.vmap.
 
     Raises:
         ValueError: no inputs, mapped dims out of range or of different sizes, in_dims not matching the
@@ -580,31 +594,139 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
                 raise ValueError(f"vmap({name}, in_dims={in_dims!r}, ...)(<inputs>): Got in_dim={d} for some input, "
                                  f"but that input is a Tensor of dimensionality {nd} so expected in_dim to satisfy "
                                  f"-{nd} <= in_dim < {nd}.")
-            m = x.movedim(d, 0) if d % nd != 0 else x
-            sizes.append(int(m.shape[0]))
-            moved.append(m)
+            sizes.append(int(x.shape[d % nd]))
+            moved.append(d % nd)
         if not sizes:
             raise ValueError("vmap: Expected at least one Tensor to vmap over")
         if len(set(sizes)) > 1:
             raise ValueError("vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
                              f"{sizes} for the mapped dimension")
         size = sizes[0]
-        results = []
-        random = _Randomness(randomness)
-        for i in range(max(size, 1)):
-            sample = []
-            for x, m in zip(leaves, moved):
-                if m is None:
-                    sample.append(x)
-                elif size == 0:  # an empty batch: the function runs once on zeros to learn the output shapes
-                    sample.append(REGISTRY["zeros"](tuple(m.shape[1:]), dtype=m.dtype))
-                else:
-                    sample.append(m[i])
-            with random:
-                results.append(func(*tree_unflatten(sample, spec), **kwargs))
-        return _stack_results(results, size, out_dims, name)
+        call = (func, spec, kwargs, randomness, out_dims, name)
+        if chunk_size is not None and size > chunk_size:
+            return _chunked(call, leaves, moved, size, chunk_size)
+        return _map_once(call, leaves, moved, size)
 
     return wrapper
+
+
+def _map_once(call, leaves, dims, size):
+    """One vmap of ``call = (func, spec, kwargs, randomness, out_dims, name)`` over ``leaves`` mapped along
+    ``dims`` (non-negative, None for an unmapped leaf): batched (:mod:`gradcli.api.vmap`), or once per example
+    where gradcli cannot batch the function."""
+    try:
+        return _batched_call(call, leaves, dims, size)
+    except (_vm.Unbatchable, _DrewRandom):
+        pass
+    except Exception as e:
+        if getattr(e, "type", None) != "Unbatchable":  # (the language reports it as an EvalError of that type)
+            raise
+    return _per_example(call, leaves, dims, size)
+
+
+class _DrewRandom(Exception):
+    """A function batched with randomness="different" drew random numbers: it runs once per example instead, so
+    that each example draws its own (gradcli's creation functions give one draw for the whole batch)."""
+
+
+class _Watch:
+    """The generator during a batched call with randomness="different": records whether anything drew."""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.used = False
+
+    def __getattr__(self, name):
+        self.used = True
+        return getattr(self.rng, name)
+
+
+def _batched_call(call, leaves, dims, size):
+    """One call of the function on BatchedTensors, the results unbatched along ``out_dims``."""
+    func, spec, kwargs, randomness, out_dims, name = call
+    with _vm.Level(size, randomness) as level:
+        args = [x if d is None else _vm.add_level(x, d, level) for x, d in zip(leaves, dims)]
+        if randomness == "different":
+            import copy  # (standard library) the generator's state, restored if the batched call drew
+
+            real = generator()
+            before = copy.deepcopy(real)
+            _state.rng = watch = _Watch(real)
+            try:
+                out = func(*tree_unflatten(args, spec), **kwargs)
+            finally:
+                _state.rng = watch.rng if _state.rng is watch else _state.rng
+            if watch.used:
+                _state.rng = before
+                raise _DrewRandom
+        else:
+            with _Randomness(randomness if randomness == "error" else "batched"):
+                out = func(*tree_unflatten(args, spec), **kwargs)
+        o_leaves, o_spec = tree_flatten(out)
+        odims = _out_dims(out_dims, o_spec, name)
+        result = []
+        for leaf, d in zip(o_leaves, odims):
+            if d is None:
+                if _vm.is_batched(leaf) and level in leaf._levels:
+                    raise ValueError(f"vmap({name}, ...): `{name}` can not return a BatchedTensor when out_dim is "
+                                     "None")
+                result.append(leaf)
+                continue
+            if isinstance(leaf, tuple) and hasattr(leaf, "_fields") and all(isinstance(e, Tensor) for e in leaf):
+                # (values, indices) of sort, max(dim), ...: a structseq, mapped field by field as PyTorch's pytree
+                result.append(type(leaf)(*(_vm.remove_level(e, level, size, d) for e in leaf)))
+                continue
+            if not isinstance(leaf, Tensor):
+                raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, got type {type(leaf)}. "
+                                 "Did you mean to set out_dims= to None for output?")
+            result.append(_vm.remove_level(leaf, level, size, d))
+    return tree_unflatten(result, o_spec)
+
+
+def _out_dims(out_dims, o_spec, name):
+    try:
+        return _broadcast_dims(out_dims, o_spec)
+    except ValueError:
+        d_leaves, d_spec = tree_flatten(out_dims)
+        raise ValueError(f"vmap({name}, ...): out_dims is not compatible with the structure of `outputs`. out_dims "
+                         f"has structure {spec_str(d_spec)} but outputs has structure {spec_str(o_spec)}.") from None
+
+
+def _chunked(call, leaves, dims, size, chunk_size):
+    """vmap with ``chunk_size``: the batch split into chunks of that size, each mapped, the results
+    concatenated along ``out_dims`` (PyTorch's chunked vmap)."""
+    pieces = []
+    for start in range(0, size, chunk_size):
+        n = min(chunk_size, size - start)
+        part = [x if d is None else x.narrow(d, start, n) for x, d in zip(leaves, dims)]
+        pieces.append(_map_once(call, part, dims, n))
+    o_leaves, o_spec = tree_flatten(pieces[0])
+    odims = _out_dims(call[4], o_spec, call[5])
+    columns = [tree_flatten(p)[0] for p in pieces]
+    out = [leaf if d is None else REGISTRY["cat"]([c[j] for c in columns], d)
+           for j, (leaf, d) in enumerate(zip(o_leaves, odims))]
+    return tree_unflatten(out, o_spec)
+
+
+def _per_example(call, leaves, dims, size):
+    """The function called once per example (what vmap does with a function gradcli cannot batch), the
+    results stacked along ``out_dims``."""
+    func, spec, kwargs, randomness, out_dims, name = call
+    moved = [None if d is None else (x.movedim(d, 0) if d else x) for x, d in zip(leaves, dims)]
+    results = []
+    random = _Randomness(randomness)
+    for i in range(max(size, 1)):
+        sample = []
+        for x, m in zip(leaves, moved):
+            if m is None:
+                sample.append(x)
+            elif size == 0:  # an empty batch: the function runs once on zeros to learn the output shapes
+                sample.append(REGISTRY["zeros"](tuple(m.shape[1:]), dtype=m.dtype))
+            else:
+                sample.append(m[i])
+        with random:
+            results.append(func(*tree_unflatten(sample, spec), **kwargs))
+    return _stack_results(results, size, out_dims, name)
 
 
 class _NoRandomness:

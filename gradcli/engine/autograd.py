@@ -378,6 +378,13 @@ def _make_grads(outputs, grad_outputs, create_graph: bool):
     return grads
 
 
+def install_batched(grad_fn, backward_fn) -> None:
+    """Install (or, with None, remove) what :func:`grad` and :func:`backward` do while a vmap runs, in the active
+    run context (``state.batched_autograd``: ``(grad, backward)`` for BatchedTensor arguments, installed by
+    gradcli.api.vmap; its grad returns NotImplemented when no argument is batched)."""
+    _state.batched_autograd = None if grad_fn is None else (grad_fn, backward_fn)
+
+
 def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, create_graph: bool = False,
              inputs=None) -> None:
     """Accumulate gradients of ``tensors`` into the ``.grad`` of the leaves of their graph.
@@ -397,6 +404,9 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
     Matches torch.autograd.backward.
     """
     _state.backward_calls += 1  # the run context's count (RunContext.backward_calls)
+    batched = _state.batched_autograd
+    if batched is not None:
+        batched[1](tensors)
     tensors = _as_list(tensors)
     grad_tensors = _as_list(grad_tensors)
     if retain_graph is None:
@@ -454,11 +464,17 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
         allow_unused = materialize_grads
     outputs = _as_list(outputs)
     inputs = _as_list(inputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    batched = _state.batched_autograd
+    if batched is not None and not is_grads_batched:
+        out = batched[0](outputs, inputs, _as_list(grad_outputs), retain_graph, create_graph, allow_unused,
+                          materialize_grads)
+        if out is not NotImplemented:
+            return out
     for t in inputs:
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    if retain_graph is None:
-        retain_graph = create_graph
     if is_grads_batched:
         return _batched_grad(outputs, inputs, _as_list(grad_outputs), retain_graph, create_graph, allow_unused,
                              materialize_grads)

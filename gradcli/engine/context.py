@@ -3,8 +3,8 @@
 A :class:`RunContext` holds the default float dtype, the random number generator behind ``rand``/``randn``/
 ``randint``, the :class:`~gradcli.engine.limits.Limits`, anomaly mode, grad mode, inference mode, the autograd
 node budget, the forward-AD level (``torch.autograd.forward_ad.dual_level``, :mod:`gradcli.api.forward_ad`), the
-saved-tensors hooks, the depth of running ``torch.func`` transforms and the number of backward calls: what a run
-changes. What belongs to one tensor or graph node (hooks, Parameter marks, views, ``grad_fn.metadata``) lives
+saved-tensors hooks, the depth of running ``torch.func`` transforms, the running vmaps, the number of backward
+calls and what programs may read from files: what a run changes. What belongs to one tensor or graph node (hooks, Parameter marks, views, ``grad_fn.metadata``) lives
 on that object (``Tensor._meta``, ``Node.extra``), so it goes wherever the object goes. One
 context is active at a time; ``with RunContext(...):`` makes one active and, on leaving the block (also by an
 exception), gives back the one that was active before, with whatever that one had changed. There is always a
@@ -70,16 +70,30 @@ class _Active:
         backward_calls: how many times ``backward`` ran in this context (``gradcli grad`` reads it around a
             program to know whether the program called backward itself).
         func_depth: how many ``torch.func`` transforms (grad, vjp, jacrev, ...) are running (:mod:`gradcli.api.func`).
+        vmap_levels: the ``(level, batch size)`` of each running vmap, outermost first; ``()`` outside one
+            (:mod:`gradcli.api.vmap`).
+        vmap_randomness: the ``randomness`` of each running vmap, outermost first.
+        batching: while a vmap runs, ``f(op, args, params)`` that applies an op to arguments of which some may be
+            batched (NotImplemented when none is); None otherwise. The apply functions read it on every call
+            that is not on their inline float path (:mod:`gradcli.ops.core.apply`).
+        batched_autograd: while a vmap runs, the ``(grad, backward)`` that :func:`gradcli.engine.autograd.grad`
+            and ``backward`` hand BatchedTensor arguments to; None otherwise.
+        file_access: what programs may read (``open``, ``Path.read_text``): None (nothing), or the object of
+            :mod:`gradcli.language.files` that holds the allowed directories, the refusal's hint and the bytes
+            read. A new context starts with the active context's, as with the limits (the command that allows
+            reading sets it around the runs it starts, :func:`gradcli.language.files.reading_allowed`).
         print_options: the options of ``torch.set_printoptions`` (a :class:`gradcli.engine.printing.PrintOptions`),
             or None for PyTorch's defaults; read by :mod:`gradcli.engine.printing`.
     """
 
     __slots__ = ("context", "sequence", "grad_enabled", "graph_stop", "graph_base", "anomaly", "rng", "fw_level",
-                 "saved_hooks", "inference", "new_tensor_meta", "backward_calls", "func_depth", "print_options")
+                 "saved_hooks", "inference", "new_tensor_meta", "backward_calls", "func_depth", "vmap_levels",
+                 "vmap_randomness", "batching", "batched_autograd", "file_access", "print_options")
 
     #: the values that belong to the active context: saved into it when another becomes active, loaded back
     SWAPPED = ("grad_enabled", "anomaly", "rng", "fw_level", "saved_hooks", "inference", "new_tensor_meta",
-               "backward_calls", "func_depth", "print_options")
+               "backward_calls", "func_depth", "vmap_levels", "vmap_randomness", "batching", "batched_autograd",
+               "file_access", "print_options")
 
 
 _SWAPPED_INDEX = {name: i for i, name in enumerate(_Active.SWAPPED)}
@@ -130,7 +144,8 @@ class RunContext:
         self._graph_done = 0
         # the values of _Active.SWAPPED while this context is not active, in that order
         self._values = [bool(grad_enabled), weakref.WeakKeyDictionary() if anomaly else None,
-                        None if seed is None else _seeded(seed), None, (), 0, None, 0, 0, None]
+                        None if seed is None else _seeded(seed), None, (), 0, None, 0, 0, (), (), None, None,
+                        current()._value("file_access"), None]
         self._outer = []
 
     # -------------------------------------------------------------------------------------- activation
@@ -300,7 +315,8 @@ def _make_root() -> RunContext:
     state.sequence = itertools.count()
     state.graph_stop = UNLIMITED
     state.graph_base = 0
-    for name, value in zip(_Active.SWAPPED, (True, None, None, None, (), 0, None, 0, 0, None)):
+    for name, value in zip(_Active.SWAPPED, (True, None, None, None, (), 0, None, 0, 0, (), (), None, None, None,
+                                              None)):
         setattr(state, name, value)
     root._store()
     return root

@@ -411,7 +411,7 @@ def to_tensor(value, dtype=None) -> Tensor:
         TypeError: for values that are not numeric.
         ValueError: for ragged nested lists.
     """
-    if type(value) is Tensor:
+    if isinstance(value, Tensor):  # (a subclass too: vmap's BatchedTensor)
         if dtype is not None and value.data.dtype != dtype:
             return Tensor(value.data.astype(dtype))
         return value

@@ -257,9 +257,9 @@ def grad(
         # What the program prints shares standard output with tables; a JSON document keeps it to itself.
         to_file = output not in (None, "-")
         write = program_output(sys.stdout if renderer.prints_to_stdout or to_file else sys.stderr, raw_output)
-        allow_reading(allow_read)
         style, only_symbolic = _symbolic_style(symbolic, symbolic_format, chosen)
-        result = jobs.run(jobs.GradJob(req, check=tolerances, symbolic=style), jobs.Context(write=write))
+        with allow_reading(allow_read):
+            result = jobs.run(jobs.GradJob(req, check=tolerances, symbolic=style), jobs.Context(write=write))
         _show_grad(result, renderer, output, graph=graph, explain=explain, chosen=chosen,
                    tree=graph_values or graph_saved, max_nodes=graph_max_nodes)
     if result.check is not None and not result.check.ok:
@@ -601,15 +601,15 @@ def run(
         renderer = None if graph is None else graph_renderer(graph)
         opts.configure_limits()
         source, filename = run_program.read_source(path)
-        allow_reading(allow_read, path)
         req = run_program.RunRequest(source=source, filename=filename, keep_going=keep_going, notebook=notebook,
                          max_steps=opts.max_steps, seed=opts.seed, dtype=opts.dtype, anomaly=opts.anomaly)
 
-        done = jobs.run(jobs.RunJob(req, graph=renderer is not None, graph_values=graph_values,
-                                    graph_saved=graph_saved),
-                        jobs.Context(write=program_output(sys.stdout, raw_output),
-                                     warn=program_output(sys.stderr, raw_output),
-                                     report=lambda err: report_error(err, opts.debug)))
+        with allow_reading(allow_read, path):
+            done = jobs.run(jobs.RunJob(req, graph=renderer is not None, graph_values=graph_values,
+                                        graph_saved=graph_saved),
+                            jobs.Context(write=program_output(sys.stdout, raw_output),
+                                         warn=program_output(sys.stderr, raw_output),
+                                         report=lambda err: report_error(err, opts.debug)))
         result = done.result
         if renderer is not None:
             drawn = done.drawn

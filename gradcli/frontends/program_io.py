@@ -55,15 +55,16 @@ AllowRead = Annotated[Optional[List[str]], typer.Option(
                                         "under DIR; repeatable. Reads count against --limit file_bytes.")]
 
 
-def allow_reading(directories, program_path: str | None = None) -> None:
-    """Set the directories a program may read files in: ``directories`` (``--allow-read``), and for ``gradcli
-    run`` the program file's own directory (not for standard input)."""
+def allow_reading(directories, program_path: str | None = None):
+    """``with allow_reading(...):`` the directories the runs started in the block may read files in:
+    ``directories`` (``--allow-read``), and for ``gradcli run`` the program file's own directory (not for
+    standard input). Afterwards the process allows what it allowed before (nothing, for the commands)."""
     from ..language import files  # the language is loaded by the commands that run a program
 
     dirs = list(directories or [])
     if program_path and program_path != "-":
         dirs.append(os.path.dirname(os.path.abspath(program_path)))
-    files.allow_read(dirs, "--allow-read DIR")
+    return files.reading_allowed(dirs, "--allow-read DIR")
 
 
 def program_output(stream, raw: bool = False):

@@ -89,6 +89,8 @@ def _tensor_member(t: Tensor, name: str):
     if name not in METHODS:
         return None
     member = vars(Tensor).get(name)
+    if type(t) is not Tensor and name in vars(type(t)):  # a subclass's own method (vmap's BatchedTensor.add_)
+        member = vars(type(t))[name]
     if isinstance(member, property):
         return member.fget(t)
     if isinstance(member, types.FunctionType):

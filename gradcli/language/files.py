@@ -4,8 +4,9 @@ A program may ``open(path)`` (the read modes ``r``/``rt`` only) and ``pathlib.Pa
 under the directories the command allows (:func:`allow_read`): ``gradcli run`` allows the program's own
 directory and each ``--allow-read DIR``; ``grad``, ``batch`` and the session read nothing unless given
 ``--allow-read``; a library user allows none unless it calls :func:`allow_read`. Nothing writes. Every read
-counts against the ``file_bytes`` limit (the bytes read by one process, all files together), checked before
-the file is read. A refused ``open`` is Python's ``PermissionError`` with the option that allows it.
+counts against the ``file_bytes`` limit (the bytes read under one permission, all files together: one command's
+runs), checked before the file is read. The permission belongs to the run context (:class:`ReadAccess`), so
+it never reaches a run or batch entry that was not given it. A refused ``open`` is Python's ``PermissionError`` with the option that allows it.
 
 Paths are resolved (symbolic links and ``..`` followed) before they are compared with the allowed directories,
 so that a link cannot lead out of them.
@@ -16,50 +17,83 @@ from __future__ import annotations
 import io
 import os
 
-from ..engine import limits
+import contextlib
 
-_allowed: list = []  # real paths of the directories whose files a program may read
-_hint = ["--allow-read DIR"]  # what the refusal names
-_read = [0]  # bytes read so far by programs in this process (the file_bytes budget)
+from ..engine import limits
+from ..engine.context import state as _state
+
+
+class ReadAccess:
+    """What programs may read: the real paths of the allowed directories, what a refusal names as the way to
+    allow more, and the bytes read so far under this permission (the ``file_bytes`` budget). It is the run
+    context's (``state.file_access``), so one run's permission does not reach a run in another context."""
+
+    __slots__ = ("directories", "hint", "read")
+
+    def __init__(self, directories, hint: str):
+        self.directories = tuple(os.path.realpath(d) for d in directories)
+        self.hint = hint
+        self.read = 0
 
 
 def allow_read(directories, hint: str = "--allow-read DIR") -> None:
-    """Let programs read the files under ``directories`` (paths; replaces the list) from now on, and none
-    elsewhere. ``hint`` is what a refusal says allows more."""
-    _allowed[:] = [os.path.realpath(d) for d in directories]
-    _hint[0] = hint
-    _read[0] = 0
+    """Let programs in the active run context (and the contexts made from it afterwards) read the files under
+    ``directories`` (paths; replaces the list), and none elsewhere. ``hint`` is what a refusal says allows
+    more."""
+    _state.file_access = ReadAccess(directories, hint)
 
 
-def _check(path) -> str:
+@contextlib.contextmanager
+def reading_allowed(directories, hint: str = "--allow-read DIR"):
+    """``with reading_allowed(dirs):`` :func:`allow_read` for the block only: the runs started inside it (their
+    contexts start with the active one's permission) may read under ``directories``; afterwards the active
+    context allows what it allowed before."""
+    before = _state.file_access
+    allow_read(directories, hint)
+    try:
+        yield
+    finally:
+        _state.file_access = before
+
+
+def _check(path) -> tuple:
+    """``(real path, access)`` of a path a program may read.
+
+    Raises:
+        TypeError: ``path`` is neither a str nor a Path.
+        PermissionError: ``path`` is outside the allowed directories (or none are allowed).
+    """
     if not isinstance(path, (str, PathValue)):
         raise TypeError(f"expected str or Path, not {type(path).__name__}")
     text = str(path)
     real = os.path.realpath(text)
-    for d in _allowed:
+    access = _state.file_access
+    allowed = access.directories if access is not None else ()
+    for d in allowed:
         if real == d or real.startswith(d.rstrip(os.sep) + os.sep):
-            return real
-    where = "outside the directories it may read" if _allowed else "a file, and this command reads none"
-    raise PermissionError(13, f"Permission denied: {text!r} is {where} (give {_hint[0]} to let the program "
+            return real, access
+    where = "outside the directories it may read" if allowed else "a file, and this command reads none"
+    hint = access.hint if access is not None else "--allow-read DIR"
+    raise PermissionError(13, f"Permission denied: {text!r} is {where} (give {hint} to let the program "
                               "read the files under DIR)")
 
 
 def _read_text(path, encoding=None, errors=None) -> str:
-    real = _check(path)
+    real, access = _check(path)
     try:
         size = os.path.getsize(real)
     except OSError as exc:
         raise FileNotFoundError(2, f"No such file or directory: {str(path)!r}") from exc if not os.path.exists(
             real) else exc
     budget = limits.current.file_bytes
-    if _read[0] + size > budget:
+    if access.read + size > budget:
         raise limits.exceeded("file_bytes", f"reading {str(path)!r} ({size:,} bytes) would make "
-                                            f"{_read[0] + size:,} bytes read by the program")
+                                            f"{access.read + size:,} bytes read by the program")
     with open(real, "rb") as f:  # noqa: PTH123 - the one place the language opens a file, to read it
         data = f.read(size + 1)
-    if _read[0] + len(data) > budget:  # it grew while we looked
+    if access.read + len(data) > budget:  # it grew while we looked
         raise limits.exceeded("file_bytes", f"{str(path)!r} is more than {size:,} bytes")
-    _read[0] += len(data)
+    access.read += len(data)
     return data.decode(encoding or "utf-8", errors or "strict").replace("\r\n", "\n").replace("\r", "\n")
 
 
@@ -121,11 +155,11 @@ class PathValue:
 
     def exists(self) -> bool:
         """Whether the path exists (only asked of allowed directories)."""
-        return os.path.exists(_check(self))
+        return os.path.exists(_check(self)[0])
 
     def is_file(self) -> bool:
         """Whether the path is a file (only asked of allowed directories)."""
-        return os.path.isfile(_check(self))
+        return os.path.isfile(_check(self)[0])
 
 
 #: What a program reads of an open file and of a Path (one accessor each).

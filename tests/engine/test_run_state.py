@@ -26,6 +26,7 @@ import ast
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import gradcli
 import gradcli as G
@@ -58,6 +59,10 @@ ALLOWED = {
     ("gradcli.ops.core.declare", "FORMULAS"): "the op registry's --explain formula of each backward class",
     ("gradcli.ops.core.declare", "KINKS"): "the op registry's --check kink name of each backward class",
     ("gradcli.render.registry", "_RENDERERS"): "the output-format registry",
+    ("gradcli.ops.core.declare", "FORMULAS"): "the op registry's formula text of each grad_fn name, filled as "
+                                              "declarations are made",
+    ("gradcli.ops.core.declare", "KINKS"): "the op registry's kinks of each grad_fn name, filled as declarations "
+                                           "are made",
     # installed once, at import, by a module one layer up
     ("gradcli.ops.core.apply", "_fw_apply"): "forward mode's apply, installed at import by ops.core.forward",
     # the process, not a run
@@ -65,6 +70,9 @@ ALLOWED = {
                                         "reads what another took)",
     ("gradcli.frontends.cli", "_collector_deferred"): "whether the command's start-up paused the garbage "
                                                        "collector (once per process)",
+    ("gradcli.engine.limits", "_watchdog"): "the process that kills this process when a time limit is stuck "
+                                            "inside one C call: it guards (and kills) the whole process, whatever "
+                                            "context runs, so there is one per process",
 }
 
 
@@ -252,6 +260,39 @@ def test_transform_depth_is_the_contexts():
 
     g = G.func.grad(f)(G.tensor(np.array([1.0, 2.0])))
     assert g.tolist() == [2.0, 4.0] and depths == [1, 0] and state.func_depth == 0
+
+
+def test_vmap_levels_and_file_permission_are_the_contexts(tmp_path):
+    # a vmap running in one context is not running in another; a permission to read files given in one context
+    # reaches the contexts made from it, not one made before or after
+    from gradcli.engine.context import state
+    from gradcli.language import files
+
+    seen = []
+
+    def f(v):
+        seen.append(len(state.vmap_levels))
+        with RunContext():
+            seen.append((len(state.vmap_levels), state.batching, state.batched_autograd))
+            seen.append(float((G.ones(2) * 3).sum()))  # plain ops, no batching rules
+        return v * 2
+
+    out = G.func.vmap(f)(G.ones(3))
+    assert out.tolist() == [2.0, 2.0, 2.0] and seen == [1, (0, None, None), 6.0]
+    (tmp_path / "a.txt").write_text("hi")
+    before = RunContext()
+    with files.reading_allowed([str(tmp_path)]):
+        inside = RunContext()
+        assert files._read_text(str(tmp_path / "a.txt")) == "hi"
+    after = RunContext()
+    for ctx, may in ((inside, True), (before, False), (after, False)):
+        with ctx:
+            if may:
+                assert files._read_text(str(tmp_path / "a.txt")) == "hi"
+            else:
+                with pytest.raises(PermissionError, match="reads none"):
+                    files._read_text(str(tmp_path / "a.txt"))
+    assert state.file_access is None
 
 
 def test_hooks_and_metadata_live_on_their_objects():

@@ -73,6 +73,23 @@ def install_forward_mode(fw_apply) -> None:
     _fw_apply = fw_apply
 
 
+def install_batching(dispatch) -> None:
+    """Make ``dispatch(o, args, params)`` see every op applied to a non-Tensor-typed argument (and every op in
+    forward mode) while a vmap runs, in the active run context (``state.batching``); None uninstalls it.
+    :mod:`gradcli.api.vmap` installs its batching rules."""
+    _state.batching = dispatch
+
+
+def _forward_apply(o, args, params):
+    """Inside a forward-AD level: the vmap's batching rules first (while a vmap runs), else :func:`_fw_apply`."""
+    batching = _state.batching
+    if batching is not None:
+        out = batching(o, args, params)
+        if out is not NotImplemented:
+            return out
+    return _fw_apply(o, args, params)
+
+
 def _apply(o, args, params=None):
     """Apply an op (``o``, an :class:`~gradcli.ops.core.declare.Op`) to Tensors (and Python numbers): promote,
     run the forward, record the graph. ``args`` are all the op's arguments; ``params``, if given, is
@@ -84,7 +101,7 @@ def _apply(o, args, params=None):
     if n == 2:
         return _apply_binary(o, args, params)
     if _state.fw_level is not None:  # inside torch.autograd.forward_ad.dual_level: tangents may flow
-        return _fw_apply(o, args, params)
+        return _forward_apply(o, args, params)
     return _apply_general(o, args)
 
 
@@ -99,7 +116,7 @@ def _apply_unary(o, args, params=None):
     """:func:`_apply` for an op of one tensor input. A float Tensor runs inline below (this function and
     :func:`_apply_binary` are gradcli's per-op overhead); anything else takes :func:`_apply_general`."""
     if _state.fw_level is not None:  # inside torch.autograd.forward_ad.dual_level: tangents may flow
-        return _fw_apply(o, args, params)
+        return _forward_apply(o, args, params)
     a = args[0]
     if type(a) is Tensor:
         da = a.data
@@ -137,7 +154,7 @@ def _apply_binary(o, args, params=None):
     """:func:`_apply` for an op of two tensor inputs. Two Tensors of one float dtype, or a float Tensor and a
     Python number, run inline below; anything else takes :func:`_apply_general`."""
     if _state.fw_level is not None:  # inside torch.autograd.forward_ad.dual_level: tangents may flow
-        return _fw_apply(o, args, params)
+        return _forward_apply(o, args, params)
     a = args[0]
     if type(a) is Tensor:
         da = a.data
@@ -198,6 +215,11 @@ def _record_binary(o, args, params, datas, out: np.ndarray, odt, dtype) -> Tenso
 
 def _apply_general(o, args):
     """:func:`_apply` for any arguments: promotion, forward, :func:`_wrap_output`."""
+    batching = _state.batching
+    if batching is not None:
+        out = batching(o, args, None)
+        if out is not NotImplemented:
+            return out
     n = o.ninputs
     datas, dtype = _fast_promote(o, args)
     if datas is None:

@@ -24,13 +24,12 @@ from ..core.declare import REGISTRY, composite, not_implemented_for, op, tensor_
 from .comparison import isfinite, isnan, where
 from .unary import cos, erf, exp, log, pow_scalar, reciprocal, sign, sin
 
+_scipy = lazy("scipy")  # scipy.special on first use (scipy loads its submodules when first read)
 
 
 def _sc():
-    """scipy.special, imported on first use (not at start-up: even finding it imports the scipy package)."""
-    import scipy.special
-
-    return scipy.special
+    """scipy.special (lazy("scipy.special") itself would import the scipy package at start-up, to find it)."""
+    return _scipy.special
 
 _loss = lazy("gradcli.ops.nn.loss")  # aten's mul.Scalar (MulBackward1), which special_ndtr ends with
 

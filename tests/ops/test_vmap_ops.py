@@ -1,0 +1,136 @@
+"""Every op of the op table under ``torch.func.vmap``, compared with PyTorch (generated from tests/ops/opinfo.py).
+
+Each sample's float inputs get a batch of 3 examples (drawn like the sample's own values), mapped along the
+leading dimension and along dimension 1 (``in_dims=1``, 0 for a 0-d example); the other inputs (indices,
+masks) are not mapped. The batched result must equal torch.func.vmap's in float64 (values, shape, dtype), and
+where PyTorch refuses (a random op in randomness "error" mode, data-dependent shapes) gradcli must raise the
+same exception type. A new op of the table is covered the moment it has an entry.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import gradcli as G
+from gradcli.api import func as F
+from helpers import cast, make_arrays, to_np
+
+import opinfo
+
+B = 3
+#: The samples with a float input to map over (the others, integer and bool ops, have nothing to batch here).
+CASES = [case for _, _, case in opinfo.table_cases() if any(a.is_float for a in case.args)]
+
+#: Samples where torch.func.vmap refuses or answers other than its own per-example results because of a gap in
+#: its batching rules (not a refusal of the computation): gradcli gives the per-example results, and the oracle
+#: is PyTorch's per-example results, stacked. Keyed by test id, with what PyTorch does.
+TORCH_VMAP_GAPS = {
+    "linear-3d-2d-bias-0": "a broadcast error from linear's batching rule",
+    "linear-3d-1d-weight-0d-bias-0": "a broadcast error from linear's batching rule",
+    "linalg.solve-broadcast-0": "a broadcast error from linalg_solve's batching rule",
+    "linalg.solve-broadcast-1": "a broadcast error from linalg_solve's batching rule",
+    "flip-0d-0": "IndexError: flip's rule shifts the dim of a 0-d example past its batch dim",
+    "flip-0d-1": "IndexError: flip's rule shifts the dim of a 0-d example past its batch dim",
+    "index_select-0d-index-0": "index_select's rule treats the 0-d index as a batch of indices (3x3x4)",
+    "index_select-0d-index-1": "index_select's rule treats the 0-d index as a batch of indices (3x3x4)",
+}
+
+
+def _batched_arrays(case, in_dim: int):
+    """Per input: (array, in_dim) with B examples stacked along ``in_dim`` for float inputs, (array, None)
+    for the others."""
+    draws = [make_arrays(case.args, f"{case.id}/vmap{b}") for b in range(B)]
+    out = []
+    for j, arg in enumerate(case.args):
+        first = draws[0][j]
+        if first.dtype.kind != "f":
+            out.append((first, None))
+            continue
+        d = in_dim if first.ndim >= in_dim else 0
+        out.append((np.stack([cast(dr[j], np.float64) for dr in draws], axis=d), d))
+    return out
+
+
+def _run(m, vmap, case, batched):
+    tensors = []
+    for arr, _ in batched:
+        tensors.append(m.from_numpy(np.array(arr, copy=True)) if m is not G else G.tensor(np.array(arr, copy=True)))
+    dims = tuple(d for _, d in batched)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return vmap(lambda *ts: case.fn(m, *ts), in_dims=dims)(*tensors)
+
+
+def _per_example_torch(torch):
+    def vmap(f, in_dims):
+        def run(*ts):
+            n = next(t.shape[d] for t, d in zip(ts, in_dims) if d is not None)
+            outs = [f(*(t if d is None else t.select(d, i) for t, d in zip(ts, in_dims))) for i in range(n)]
+            if isinstance(outs[0], tuple):
+                return type(outs[0])(*(torch.stack([o[j] for o in outs]) for j in range(len(outs[0]))))
+            return torch.stack(outs)
+        return run
+    return vmap
+
+
+def _leaves(x):
+    if isinstance(x, (tuple, list)):
+        return [leaf for e in x for leaf in _leaves(e)]
+    return [x]
+
+#: Known gradcli differences (strict xfails: fixing one fails the test until its entry is removed).
+GRADCLI_GAPS = {
+    "normal": "torch.normal/multinomial read their probabilities' values (the argument check), so vmap runs "
+              "the function once per example, where the sample's manual_seed replaces the generator that "
+              "makes randomness='error' raise",
+    "multinomial": "as normal",
+    "take_along_dim-flat-1": "PyTorch's flat take_along_dim views a non-contiguous example and raises; gradcli's "
+                             "physical batch is contiguous there and it computes",
+}
+
+
+def _params():
+    out = []
+    for in_dim in (0, 1):
+        for case in CASES:
+            reason = GRADCLI_GAPS.get(f"{case.id}-{in_dim}")
+            if case.op in GRADCLI_GAPS and not case.id.startswith("normal-tensor-float"):
+                reason = GRADCLI_GAPS[case.op]
+            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            out.append(pytest.param(case, in_dim, id=f"{case.id}-{in_dim}", marks=marks))
+    return out
+
+
+@pytest.mark.parametrize("case, in_dim", _params())
+def test_vmap_of_every_op_equals_torch(case, in_dim, torch):
+    batched = _batched_arrays(case, in_dim)
+    if f"{case.id}-{in_dim}" in TORCH_VMAP_GAPS:
+        want = _run(torch, _per_example_torch(torch), case, batched)
+        got = _run(G, F.vmap, case, batched)
+        _assert_equal(got, want)
+        return
+    try:
+        want = _run(torch, torch.func.vmap, case, batched)
+    except Exception as e:
+        if "Batching rule not implemented" in str(e):
+            # PyTorch has no batching rule for this view op (its fallback refuses views): gradcli batches it,
+            # and the oracle is PyTorch's per-example results, stacked
+            want = _run(torch, _per_example_torch(torch), case, batched)
+        else:  # PyTorch refuses: gradcli must refuse with the same exception type
+            with pytest.raises(Exception) as got:
+                _run(G, F.vmap, case, batched)
+            assert type(got.value).__name__ == type(e).__name__, (str(got.value), str(e))
+            return
+    got = _run(G, F.vmap, case, batched)
+    _assert_equal(got, want)
+
+
+def _assert_equal(got, want):
+    for g, w in zip(_leaves(got), _leaves(want), strict=True):
+        assert isinstance(g, G.Tensor)
+        assert tuple(g.shape) == tuple(w.shape)
+        assert str(g.dtype) == str(w.dtype)
+        np.testing.assert_allclose(to_np(g), to_np(w), rtol=1e-7, atol=1e-10)
