@@ -52,6 +52,7 @@ ALLOWED = {
     ("gradcli.ops.core.apply", "_SHAPES"): "cache of shape tuples shared between graph nodes",
     ("gradcli.engine.generator", "_LIBM_F64"): "cache of the vectorized libm functions, made on first use",
     ("gradcli.ops.shape.joins", "_NARY"): "cache of the cat/stack ops of each arity, made on first use",
+    ("gradcli.ops.shape.more_shape", "_BLOCK_DIAG"): "cache of the block_diag ops of each arity, made on first use",
     # registries, filled as declarations are imported (and by tests and plugins)
     ("gradcli.ops.core.declare", "REGISTRY"): "the op registry",
     ("gradcli.ops.core.declare", "KINDS"): "the op registry's kind of each name",

@@ -139,6 +139,17 @@ DYNAMIC_ATTR_CALLS = {"getattr", "setattr", "delattr", "hasattr"}
 FORBIDDEN_ATTRIBUTES = {"__globals__", "__builtins__", "__subclasses__", "__code__", "__getattribute__"}
 # Computed attribute names that were reviewed: (file relative to the package, enclosing function or "<module>").
 REVIEWED_DYNAMIC_ATTRS = {
+    ("engine/context.py", "_load"): "the run context's values, named by the fixed _Active.SWAPPED tuple",
+    ("engine/context.py", "_store"): "the run context's values, named by the fixed _Active.SWAPPED tuple",
+    ("engine/context.py", "_value"): "one of the run context's values, named by the fixed _Active.SWAPPED tuple",
+    ("engine/context.py", "_set_value"): "one of the run context's values, named by the fixed _Active.SWAPPED tuple",
+    ("engine/context.py", "_make_root"): "the root context's defaults, named by the fixed _Active.SWAPPED tuple",
+    ("engine/hooks.py", "register"): "the hook table of a graph node, one of the fixed names its registrars pass",
+    ("ops/core/declare.py", "__init__"): "the defjvp_<kind> method of a forward-mode kind the declaration names "
+                                         "(one of JVP_KINDS)",
+    ("ops/core/declare.py", "defvjp"): "the defjvp_<kind> method of the forward-mode kind the declaration named",
+    ("api/func.py", "__getattr__"): "vmap's randomness guard forwards reads to the engine Generator it wraps "
+                                    "(gradcli code only: programs read attributes through the language's tables)",
     ("ops/core/declare.py", "install_method"): "installs op-table methods on Tensor at import time",
     ("frontends/session/core.py", "command"): "calls the cmd_* method that the session's fixed COMMANDS table names",
     ("render/registry.py", "shows"): "whether a renderer class overrides one of the fixed KINDS methods",

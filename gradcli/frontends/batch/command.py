@@ -22,7 +22,7 @@ from .runner import run_entries
 
 #: The signals that stop a batch as Ctrl-C (SIGINT) does: the workers end, the summary says how many entries
 #: were written, the exit status is 128 + the signal's number.
-STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+STOP_SIGNALS = tuple(sig for sig in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if sig)
 
 dask_runner = lazy("gradcli.frontends.batch.dask_runner")  # Dask: only with --dask
 specs = lazy("gradcli.language.specs")

@@ -10,7 +10,7 @@ Why not ``multiprocessing``: its "spawn" workers import gradcli again (a second 
 workers are forked from a process that by then runs threads (the input's reader), and both start a helper
 process that outlives a killed parent. Here the forker is forked before any thread starts, and nothing
 outlives the batch: when this process ends however it ends (even SIGKILL), the forker reads the end of its
-socket and kills every worker it forked; a worker also dies with the forker (Linux's ``PR_SET_PDEATHSIG``).
+socket and kills every worker it forked (a worker waiting for work also ends when the forker's socket closes).
 
 Messages are pickled objects on ``multiprocessing.connection.Connection`` s (length-prefixed, over the
 sockets), which ``multiprocessing.connection.wait`` watches. Needs ``os.fork`` and ``socket.send_fds``
@@ -59,19 +59,6 @@ class Progress:
         return _SLOT.unpack_from(self._mm, slot * _SLOT.size)
 
 
-def _die_with_parent() -> None:
-    """Linux: this process gets SIGKILL when its parent (the forker) ends."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
 def _quiet_child() -> None:
     """In a forked child: its standard streams go to the null device (it must not hold this process's output
     pipe open, nor write to it), Ctrl-C and hang-up are the parent's to handle, SIGTERM ends it."""
@@ -109,7 +96,6 @@ def _forker_main(control: socket.socket, worker_main) -> None:
             try:
                 control.close()
                 mine.close()
-                _die_with_parent()
                 worker_main(Connection(theirs.detach()), slot)
             except BaseException:
                 status = 1

@@ -13,6 +13,7 @@ imported on first use only. ``torch.special`` names (``special.expit``, ``specia
 
 from __future__ import annotations
 
+import importlib
 import math
 
 import numpy as np
@@ -24,12 +25,10 @@ from ..core.declare import REGISTRY, composite, not_implemented_for, op, tensor_
 from .comparison import isfinite, isnan, where
 from .unary import cos, erf, exp, log, pow_scalar, reciprocal, sign, sin
 
-_scipy = lazy("scipy")  # scipy.special on first use (scipy loads its submodules when first read)
-
-
 def _sc():
-    """scipy.special (lazy("scipy.special") itself would import the scipy package at start-up, to find it)."""
-    return _scipy.special
+    """scipy.special, imported when a special function first runs: not at start-up (even lazy() of it would
+    import the scipy package, to find it)."""
+    return importlib.import_module("scipy.special")
 
 _loss = lazy("gradcli.ops.nn.loss")  # aten's mul.Scalar (MulBackward1), which special_ndtr ends with
 
