@@ -22,6 +22,7 @@ from ...engine import dtypes
 from ...engine.lazy import lazy
 from ...engine.tensor import Tensor, normalize_dim, to_tensor
 from ..core.declare import composite, op, rule_values
+from ..creation import zeros_like
 from ..elementwise.arithmetic import clamp
 from ..elementwise.comparison import isnan, where
 from ..elementwise.special import logical_not, logical_xor
@@ -539,8 +540,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         parts = ([_diff_operand(prepend, x, d, "prepend")] if prepend is not None else []) + [x] + \
             ([_diff_operand(append, x, d, "prepend")] if append is not None else [])
         x = cat(parts, d)
-    if n == 0:
-        return x.clone()
+    if n == 0:  # at::zeros_like(self).copy_(self): grad_fn CopyBackwards
+        return zeros_like(x).copy_(x)
     length = x.shape[d] - 1
     for _ in range(min(n, x.shape[d])):
         hi, lo = narrow(x, d, 1, length), narrow(x, d, 0, length)
