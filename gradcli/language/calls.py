@@ -13,6 +13,7 @@ from ..engine import limits
 from ..engine.errors import GradcliError
 from ..engine.tensor import Tensor
 from ..ops import REGISTRY
+from ..ops.core.declare import numpy_keywords
 from . import builtins
 from .safety import admit, materialize
 from .statements import program_error
@@ -100,6 +101,8 @@ class Calls:
         if not callable(func) or isinstance(func, (Tensor, Namespace, str, list, tuple)):
             raise self.error(TypeError(f"'{type_name(func)}' object is not callable"), node)
         outer, self.call_node = self.call_node, node  # where a warning of this call points
+        if kwargs:
+            kwargs = numpy_keywords(func, kwargs)  # x.sum(axis=0), as PyTorch's argument parser accepts it
         try:
             return func(*args, **kwargs)
         except GradcliError as exc:  # e.g. a LimitError of an op: at this call, unless it has a position
