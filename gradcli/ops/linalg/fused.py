@@ -75,8 +75,8 @@ def addmm(input, mat1, mat2, beta=1, alpha=1):
             that differ (PyTorch's messages).
     """
     _check_mm(mat1, mat2, "mat1", got=True)
-    _check_dtypes("mat1", mat1, "mat2", mat2)
     _check_dtypes("self", input, "mat2", mat2)
+    _check_dtypes("mat1", mat1, "mat2", mat2)
     _check_expand(input, (mat1.shape[0], mat2.shape[1]))
     limits.check_matmul(mat1.shape, mat2.shape)
     return _combine(input, mat1 @ mat2, beta, alpha)

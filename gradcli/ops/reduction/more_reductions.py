@@ -474,7 +474,7 @@ def renorm(input, p, dim, maxnorm):
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
-        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {float(maxnorm)}")
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {float(maxnorm):g}")
     if input.ndim <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
     norm = _vector_norm.forward(input, float(p), _renorm_dims(input.ndim, dim), True)
