@@ -15,7 +15,7 @@ from contextlib import closing, contextmanager
 
 from ...engine.errors import EXIT_EVAL, EXIT_OK, InputError
 from ...engine.lazy import lazy
-from ...app.reporting import report_error
+from ...app.reporting import EXIT_INTERRUPTED, report_error  # noqa: F401 - re-exported by the package
 from .entries import FORMATS, Defaults, format_for, read_entries
 from . import forking
 from .runner import run_entries
