@@ -143,9 +143,9 @@ def _(input_t, mat_t, vec_t, mat, vec, beta, alpha):
 
 def _check_batches(batch1, batch2):
     if batch1.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor")
+        raise RuntimeError("batch1 must be a 3D tensor")
     if batch2.ndim != 3:
-        raise RuntimeError(f"batch2 must be a 3D tensor")
+        raise RuntimeError("batch2 must be a 3D tensor")
     if batch2.shape[:2] != (batch1.shape[0], batch1.shape[2]):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{batch1.shape[0]}, "
                            f"{batch1.shape[2]}] but got: [{batch2.shape[0]}, {batch2.shape[1]}].")

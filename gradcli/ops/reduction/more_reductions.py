@@ -28,7 +28,7 @@ from ..elementwise.comparison import isnan, where
 from ..elementwise.special import logical_not, logical_xor
 from ..elementwise.unary import sqrt
 from ..shape.joins import cat
-from ..shape.views import diagonal, narrow, reshape, select, squeeze, unsqueeze, view
+from ..shape.views import diagonal, narrow, select, squeeze, unsqueeze, view
 from ..linalg.products import mm
 from .order import _gather_tangent, _scatter_back
 from .reductions import (_axes, _dof_warning, _evenly_distribute, _numel, _return_type, _std, _unsqueeze_to, _var,
