@@ -14,6 +14,7 @@ from ..engine.errors import GradcliError
 from ..engine.tensor import Tensor
 from ..ops import REGISTRY
 from ..ops.core import out_arg
+from ..ops.core.declare import numpy_keywords
 from . import builtins
 from .safety import admit, materialize
 from .statements import program_error
@@ -101,6 +102,8 @@ class Calls:
         if not callable(func) or isinstance(func, (Tensor, Namespace, str, list, tuple)):
             raise self.error(TypeError(f"'{type_name(func)}' object is not callable"), node)
         outer, self.call_node = self.call_node, node  # where a warning of this call points
+        if kwargs:
+            kwargs = numpy_keywords(func, kwargs)  # x.sum(axis=0), as PyTorch's argument parser accepts it
         try:
             if "out" in kwargs and out_arg.takes_out(func):  # torch.f(..., out=t): the result written into t
                 return out_arg.call_with_out(func, args, kwargs)

@@ -49,6 +49,10 @@ cycle):
 * :mod:`.linalg.determinants` — torch.linalg's det, slogdet; det, slogdet, logdet
 * :mod:`.linalg.norms` — torch.linalg's vector_norm, matrix_norm, norm; cdist
 * :mod:`.linalg.matrix_functions` — torch.linalg's matrix_power, matrix_exp; matrix_power, matrix_exp
+* :mod:`.linalg.fused` — addmm, addmv, addbmm, baddbmm, addr (beta * input + alpha * product), inner,
+  chain_matmul
+* :mod:`.reduction.more_reductions` — nansum, nanmean, nanmedian, std_mean, var_mean, aminmax, count_nonzero,
+  dist, diff, cov, corrcoef, trapezoid/trapz, cumulative_trapezoid, mode, renorm
 * :mod:`.nn.softmax` — softmax, log_softmax
 * :mod:`.nn.loss` — cross_entropy, nll_loss, mse_loss, l1_loss, smooth_l1_loss, huber_loss,
   binary_cross_entropy, binary_cross_entropy_with_logits, kl_div
@@ -79,7 +83,8 @@ from .reduction import (reductions as _reductions, scans as _scans, order as _or
                         quantile as _quantile, search as _search)
 from .linalg import (products as _products, structured as _structured, inverses as _inverses,  # noqa: F401
                      decompositions as _decompositions, determinants as _determinants, norms as _norms,
-                     matrix_functions as _matrix_functions)
+                     matrix_functions as _matrix_functions, fused as _fused)
+from .reduction import more_reductions as _more_reductions  # noqa: F401
 from .nn import (softmax as _softmax, loss as _loss, embedding as _embedding, batch_norm as _batch_norm,  # noqa: F401
                  dropout as _dropout, functional as _functional, pooling as _pooling,
                  resampling as _resampling, conv as _conv, fold as _fold,

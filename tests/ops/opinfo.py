@@ -2146,6 +2146,121 @@ MORE_MATH = [
 ]
 
 
+def _nan_at(m, a, mask):
+    """``a`` with NaN where ``mask`` (a list of bools of a's last-dimension length) is true (no NaN gradient)."""
+    return m.where(m.tensor(mask), m.tensor(float("nan"), dtype=a.dtype), a)
+
+
+def _pair(r):
+    """Both outputs of a two-output op (std_mean, aminmax) as one tensor that compares both with PyTorch's."""
+    return r[0] * 2 + r[1]
+
+
+_NAN_MASK = [False, True, False, False, True]
+FUSED_AND_MORE_REDUCTIONS = [
+    # ------------------------------------------------------------------ fused products (gradcli/ops/linalg/fused.py)
+    OpInfo("addmm", "linalg", extra=(
+        S("3x5-3x4-4x5", Arg((3, 5)), Arg((3, 4)), Arg((4, 5))), S("broadcast-5", Arg((5,)), Arg((3, 4)), Arg((4, 5))),
+        S("beta-alpha", Arg((3, 5)), Arg((3, 4)), Arg((4, 5)), kwargs={"beta": 0.5, "alpha": 2}),
+        S("beta0", Arg((3, 1)), Arg((3, 4)), Arg((4, 5)), kwargs={"beta": 0}),
+        S("nograd-input", Arg((3, 5), grad=False), Arg((3, 4)), Arg((4, 5))),
+        S("method", Arg((3, 5)), Arg((3, 4)), Arg((4, 5)), kwargs={"alpha": -1.5}, method=True))),
+    OpInfo("addmv", "linalg", extra=(
+        S("3-3x4-4", Arg((3,)), Arg((3, 4)), Arg((4,))), S("0d-input", Arg(()), Arg((3, 4)), Arg((4,))),
+        S("beta-alpha", Arg((3,)), Arg((3, 4)), Arg((4,)), kwargs={"beta": 2, "alpha": 0.5}),
+        S("method", Arg((3,)), Arg((3, 4)), Arg((4,)), kwargs={"beta": 0.5}, method=True))),
+    OpInfo("addbmm", "linalg", extra=(
+        S("3x5-2x3x4-2x4x5", Arg((3, 5)), Arg((2, 3, 4)), Arg((2, 4, 5))),
+        S("beta-alpha-broadcast", Arg((5,)), Arg((2, 3, 4)), Arg((2, 4, 5)), kwargs={"beta": 0.5, "alpha": 3}),
+        S("method", Arg((3, 5)), Arg((2, 3, 4)), Arg((2, 4, 5)), method=True))),
+    OpInfo("baddbmm", "linalg", extra=(
+        S("2x3x5-2x3x4-2x4x5", Arg((2, 3, 5)), Arg((2, 3, 4)), Arg((2, 4, 5))),
+        S("beta-alpha-broadcast", Arg((3, 5)), Arg((2, 3, 4)), Arg((2, 4, 5)), kwargs={"beta": -1, "alpha": 0.5}),
+        S("method", Arg((2, 3, 5)), Arg((2, 3, 4)), Arg((2, 4, 5)), method=True))),
+    OpInfo("addr", "linalg", extra=(
+        S("3x4-3-4", Arg((3, 4)), Arg((3,)), Arg((4,))), S("broadcast", Arg((1, 4)), Arg((3,)), Arg((4,))),
+        S("beta-alpha", Arg((3, 4)), Arg((3,)), Arg((4,)), kwargs={"beta": 2, "alpha": -0.5}),
+        S("method", Arg((3, 4)), Arg((3,)), Arg((4,)), method=True))),
+    OpInfo("inner", "linalg", extra=(
+        S("4-4", Arg((4,)), Arg((4,))), S("3x4-5x4", Arg((3, 4)), Arg((5, 4))), S("2x3x4-4", Arg((2, 3, 4)), Arg((4,))),
+        S("0d-3x4", Arg(()), Arg((3, 4))), S("method", Arg((3, 4)), Arg((2, 4)), method=True))),
+    OpInfo("chain_matmul", "linalg", extra=(
+        S("three", Arg((3, 4)), Arg((4, 2)), Arg((2, 5)), quiet=True),
+        S("two", Arg((3, 4)), Arg((4, 2)), quiet=True), S("one", Arg((3, 4)), quiet=True))),
+    # ------------------------------------------------- more reductions (gradcli/ops/reduction/more_reductions.py)
+    OpInfo("nansum", "reduction", extra=(
+        S("all", Arg((3, 5)), call=lambda m, f, a: f(_nan_at(m, a, _NAN_MASK))),
+        S("dim1", Arg((3, 5)), call=lambda m, f, a: f(_nan_at(m, a, _NAN_MASK), 1)),
+        S("dim0-keepdim", Arg((3, 5)), call=lambda m, f, a: f(_nan_at(m, a, _NAN_MASK), dim=0, keepdim=True)),
+        S("no-nan", Arg((2, 3, 4)), args=((0, 2),)), S("0d", Arg(())), S("int", Arg((3, 4), INT), args=(1,)),
+        S("method", Arg((3, 5)), method=True, call=lambda m, f, a: f(_nan_at(m, a, _NAN_MASK), 1)))),
+    OpInfo("nanmean", "reduction", extra=(
+        S("all", Arg((3, 5)), call=lambda m, f, a: f(_nan_at(m, a, _NAN_MASK))),
+        S("dim1-keepdim", Arg((3, 5)), call=lambda m, f, a: f(_nan_at(m, a, _NAN_MASK), 1, True)),
+        S("no-nan", Arg((3, 4)), args=(0,)),
+        S("method", Arg((3, 5)), method=True, call=lambda m, f, a: f(_nan_at(m, a, _NAN_MASK), 0)))),
+    OpInfo("nanmedian", "reduction", extra=(
+        S("all", Arg((3, 5)), call=lambda m, f, a: f(_nan_at(m, a, _NAN_MASK))), S("all-no-nan", Arg((3, 4))),
+        S("all-ties", Arg((3, 3)), call=lambda m, f, a: f(a[:, _TIES])),
+        S("dim1", Arg((3, 5)), call=lambda m, f, a: _vi(f(_nan_at(m, a, _NAN_MASK), 1))),
+        S("dim1-keepdim", Arg((4, 5)), call=lambda m, f, a: _vi(f(_nan_at(m, a, _NAN_MASK), 1, True))),
+        S("dim-ties", Arg((3, 3)), call=lambda m, f, a: _vi(f(a[:, _TIES], 1))), S("0d", Arg(())),
+        S("method", Arg((3, 5)), method=True, call=lambda m, f, a: f(a, 1).values))),
+    *[OpInfo(n, "reduction", extra=(
+        *[S(i, Arg(s), call=lambda m, f, a, kw=kw: _pair(f(a, **kw))) for i, s, kw in VAR_STD if i != "0d-correction0"],
+        S("first-output", Arg((3, 4)), call=lambda m, f, a: f(a, 1)[0]),
+        S("second-output", Arg((3, 4)), call=lambda m, f, a: f(a, 0, keepdim=True)[1]),
+        S("positional-unbiased", Arg((3, 4)), call=lambda m, f, a: _pair(f(a, 1, False)))))
+      for n in ("std_mean", "var_mean")],
+    OpInfo("aminmax", "reduction", extra=(
+        S("all", Arg((3, 4)), call=lambda m, f, a: _pair(f(a))),
+        S("dim1", Arg((3, 4)), call=lambda m, f, a: _pair(f(a, dim=1))),
+        S("dim0-keepdim", Arg((3, 4)), call=lambda m, f, a: f(a, dim=0, keepdim=True).max),
+        S("ties", Arg((3, 3)), call=lambda m, f, a: _pair(f(a[:, _TIES], dim=1))),
+        S("0d", Arg(()), call=lambda m, f, a: f(a).min),
+        S("method", Arg((3, 4)), method=True, call=lambda m, f, a: f(a, dim=-1).min))),
+    OpInfo("count_nonzero", "reduction", differentiable=False, extra=(
+        S("all", Arg((3, 4), INT, grad=False)), S("dim0", Arg((3, 4), INT, grad=False), args=(0,)),
+        S("dims", Arg((2, 3, 4), INT, grad=False), kwargs={"dim": (0, 2)}), S("bool", Arg((3, 4), BOOL, grad=False)),
+        S("method", Arg((3, 4), INT, grad=False), args=(1,), method=True))),
+    OpInfo("mode", "reduction", extra=(
+        S("ties", Arg((3, 3)), call=lambda m, f, a: _vi(f(a[:, _TIES]))),
+        S("dim0-keepdim", Arg((3, 3)), call=lambda m, f, a: _vi(f(a[_TIES[:4]], 0, True))),
+        S("distinct", Arg((3, 4)), call=lambda m, f, a: f(a).values), S("0d", Arg(()), call=lambda m, f, a: f(a)[0]),
+        S("method", Arg((3, 3)), method=True, call=lambda m, f, a: f(a[:, _TIES], 1).values))),
+    OpInfo("dist", "linalg", extra=(
+        S("3x4-3x4", Arg((3, 4)), Arg((3, 4))), S("broadcast", Arg((3, 4)), Arg((4,))),
+        *[S(f"p{p}", Arg((3, 4)), Arg((3, 4)), args=(p,)) for p in (1, 3, 0.5, float("inf"))],
+        S("nograd-other", Arg((3, 4)), Arg((3, 4), grad=False)),
+        S("method", Arg((3, 4)), Arg((3, 4)), args=(2.5,), method=True))),
+    OpInfo("renorm", "reduction", extra=(
+        S("p2-dim0", Arg((3, 4)), args=(2, 0, 1.5)), S("p1-dim1", Arg((3, 4)), args=(1, 1, 2.5)),
+        S("none-scaled", Arg((3, 4)), args=(2, 0, 100.0)),
+        S("3d", Arg((2, 3, 4)), args=(3, -1, 1.0)), S("method", Arg((3, 4)), args=(2, 1, 1.0), method=True))),
+    OpInfo("diff", "reduction", extra=(
+        S("5", Arg((5,))), S("3x5-n2", Arg((3, 5)), kwargs={"n": 2}), S("3x5-dim0", Arg((3, 5)), kwargs={"dim": 0}),
+        S("prepend-append", Arg((3, 4)), Arg((3, 2)), Arg((3, 1)), call=lambda m, f, a, p, q: f(a, prepend=p, append=q)),
+        S("n-large", Arg((3, 4)), args=(5,)), S("n0", Arg((3, 4)), args=(0,)),
+        S("method", Arg((3, 4)), args=(1, 0), method=True))),
+    OpInfo("cov", "reduction", extra=(
+        S("3x5", Arg((3, 5))), S("5", Arg((5,))), S("correction0", Arg((3, 5)), kwargs={"correction": 0}),
+        S("fweights", Arg((3, 5)), kwargs={"fweights": tensor([1, 2, 1, 3, 1])}),
+        S("aweights", Arg((3, 5)), Arg((5,), POS), call=lambda m, f, a, w: f(a, aweights=w)),
+        S("both-weights", Arg((2, 5)), Arg((5,), POS), call=lambda m, f, a, w: f(a, fweights=m.tensor([2, 1, 1, 1, 3]),
+                                                                                 aweights=w)),
+        S("method", Arg((3, 5)), method=True))),
+    OpInfo("corrcoef", "reduction", extra=(
+        S("3x5", Arg((3, 5))), S("2x6", Arg((2, 6))), S("method", Arg((3, 5)), method=True))),
+    OpInfo("trapezoid", "reduction", extra=(
+        S("5", Arg((5,))), S("3x5-dx", Arg((3, 5)), kwargs={"dx": 0.5}), S("dim0", Arg((3, 5)), kwargs={"dim": 0}),
+        S("x-1d", Arg((3, 5)), Arg((5,))), S("x-2d", Arg((3, 5)), Arg((3, 5))),
+        S("x-dim0", Arg((3, 5)), Arg((3,)), kwargs={"dim": 0}),
+        S("x-1d", Arg((3, 5)), Arg((5,)), name="trapz"))),
+    OpInfo("cumulative_trapezoid", "reduction", extra=(
+        S("5", Arg((5,))), S("3x5-dx", Arg((3, 5)), kwargs={"dx": 0.5}), S("dim0", Arg((3, 5)), kwargs={"dim": 0}),
+        S("x-1d", Arg((3, 5)), Arg((5,))), S("x-2d", Arg((3, 5)), Arg((3, 5))))),
+]
+
 #: The op table: every entry of every family.
 OP_DB: list[OpInfo] = ELEMENTWISE + ACTIVATIONS + REDUCTIONS + LINALG + SHAPE + INDEXING + NN + LOSSES + RANDOM + \
     LOGICAL + DIAGONALS + TRIANGLES + MASKS_AND_SCATTERS + ORDER + MATRIX
@@ -2154,6 +2269,7 @@ OP_DB += CONV  # convolution and pooling
 OP_DB += SPECIAL  # special functions and the remaining elementwise math
 OP_DB += MORE_SHAPE  # numpy-style joins and splits, roll, tile, meshgrid, the *_scatter functions
 OP_DB += MORE_MATH  # more elementwise math, searching and counting
+OP_DB += FUSED_AND_MORE_REDUCTIONS  # fused products (addmm, ...) and more reductions (nansum, cov, ...)
 
 #: Entry by name.
 BY_NAME: dict[str, OpInfo] = {op.name: op for op in OP_DB}

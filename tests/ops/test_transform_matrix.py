@@ -66,6 +66,9 @@ PYTORCH_LACKS = {
     ("column_stack", "vmap"): "torch.vmap has no batching rule for aten::column_stack (\"We could not generate a "
                               "fallback\"); gradcli's vmap runs the function per batch element",
     ("column_stack", "vmap_in_dims_1"): "torch.vmap has no batching rule for aten::column_stack",
+    **{("chain_matmul", t): "PyTorch has no batching rule for the deprecated aten::chain_matmul and cannot "
+                            "generate a fallback ('Batching rule not implemented'); torch.linalg.multi_dot, its "
+                            "replacement, has one" for t in ("vmap", "vmap_in_dims_1")},
 }
 
 

@@ -752,3 +752,31 @@ def require_tensors(name: str, **args) -> None:
 def rule_values(x) -> np.ndarray:
     """The numpy values of a rule argument (a Tensor under create_graph, else an array)."""
     return x.data if isinstance(x, Tensor) else np.asarray(x)
+
+
+#: The NumPy names PyTorch's Python argument parser accepts for four of its parameter names, NumPy's name →
+#: PyTorch's (torch/csrc/utils/python_arg_parser.cpp, ``numpy_compatibility_arg_names``): ``x.sum(axis=0)``,
+#: ``torch.mean(x, axis=1, keepdims=True)``, ``torch.add(x1=a, x2=b)``.
+NUMPY_KEYWORDS = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input", "x2": "other"}
+
+
+def numpy_keywords(func, kwargs: dict) -> dict:
+    """``kwargs`` of a call of ``func`` with NumPy's parameter names (:data:`NUMPY_KEYWORDS`) renamed to PyTorch's,
+    as PyTorch's argument parser does for its functions and Tensor methods: only for an entry of the op table
+    (an op, a composite or a Tensor method of one) that has PyTorch's parameter and not NumPy's; anything else,
+    and a call that names both (``sum(x, dim=0, axis=1)``, which PyTorch refuses too), is left as it is.
+    ``kwargs`` itself is not changed."""
+    if NUMPY_KEYWORDS.keys().isdisjoint(kwargs):
+        return kwargs
+    name = getattr(func, "__name__", None)
+    target = REGISTRY.get(name) if isinstance(getattr(func, "__self__", None), Tensor) else func
+    if target is None or getattr(target, "name", None) not in REGISTRY:
+        return kwargs
+    params = target.param_kinds if isinstance(target, Op) else {p: k for p, k, _ in param_list(target)}
+    out = {}
+    for k, v in kwargs.items():
+        torch_name = NUMPY_KEYWORDS.get(k)
+        if torch_name is not None and k not in params and torch_name in params and torch_name not in kwargs:
+            k = torch_name
+        out[k] = v
+    return out

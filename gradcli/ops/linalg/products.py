@@ -186,7 +186,8 @@ def _(grad, input, mat2, needs_input_grad):
 
 @op("_addmm", grad_fn="AddmmBackward0", inputs=3, promote=None,
     note="d/dinput = grad, d/dmat1 = grad @ mat2^T, d/dmat2 = mat1^T @ grad",
-    formula="input (the bias): grad summed to its shape; mat1: grad @ mat2^T; mat2: mat1^T @ grad")
+    formula="input: beta * grad summed to its shape (beta = alpha = 1 in F.linear); mat1: alpha * grad @ mat2^T; "
+            "mat2: alpha * mat1^T @ grad")
 def _addmm(input, mat1, mat2):
     """``input + mat1 @ mat2`` with ``input`` broadcast to (n×p): torch.addmm with beta = alpha = 1, which
     F.linear calls."""
