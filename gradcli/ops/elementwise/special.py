@@ -13,7 +13,6 @@ imported on first use only. ``torch.special`` names (``special.expit``, ``specia
 
 from __future__ import annotations
 
-import importlib
 import math
 
 import numpy as np
@@ -25,10 +24,12 @@ from ..core.declare import REGISTRY, composite, not_implemented_for, op, tensor_
 from .comparison import isfinite, isnan, where
 from .unary import cos, erf, exp, log, pow_scalar, reciprocal, sign, sin
 
+_scipy = lazy("gradcli.ops.elementwise._scipy_special")  # SciPy, loaded when a special function first runs
+
+
 def _sc():
-    """scipy.special, imported when a special function first runs: not at start-up (even lazy() of it would
-    import the scipy package, to find it)."""
-    return importlib.import_module("scipy.special")
+    """scipy.special."""
+    return _scipy.functions
 
 _loss = lazy("gradcli.ops.nn.loss")  # aten's mul.Scalar (MulBackward1), which special_ndtr ends with
 
