@@ -105,6 +105,10 @@ from .linalg.products import dot, matmul, mm, mv, outer  # noqa: F401
 from .nn.loss import binary_cross_entropy_with_logits  # noqa: F401
 
 from . import operators  # noqa: F401  (installs Tensor's operators; imports the ops above)
+from .core.declare import formulas_from_notes  # noqa: E402
+from .core.formulas import pytorch_names  # noqa: E402
+
+formulas_from_notes(pytorch_names)  # --explain's text for the ops declared with a note only
 
 
 __all__ = ["REGISTRY", "KINDS", "Op", "to_tensor"] + sorted(n for n in REGISTRY if not n.startswith("_"))

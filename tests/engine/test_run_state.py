@@ -59,6 +59,8 @@ ALLOWED = {
     ("gradcli.ops.core.declare", "METHODS"): "the op registry's Tensor method names",
     ("gradcli.ops.core.declare", "FORMULAS"): "the op registry's --explain formula of each backward class",
     ("gradcli.ops.core.declare", "KINKS"): "the op registry's --check kink name of each backward class",
+    ("gradcli.ops.core.declare", "_NOTE_ONLY"): "the op registry's ops declared with a note only (filled as "
+                                                "declarations are imported)",
     ("gradcli.render.registry", "_RENDERERS"): "the output-format registry",
     ("gradcli.ops.core.declare", "FORMULAS"): "the op registry's formula text of each grad_fn name, filled as "
                                               "declarations are made",

@@ -110,6 +110,10 @@ JVP_SHORTHANDS = ("linear", "multilinear", "elementwise", "loss", "reduction")
 #: the ``formula=`` of every declaration (public or not) as the op modules are imported; see :func:`op`.
 FORMULAS: dict[str, str] = {}
 
+#: (grad_fn name, derivative note) of the ops declared without ``formula=``: once the table is declared,
+#: :func:`formulas_from_notes` gives each grad_fn that no declaration gave a formula its op's note.
+_NOTE_ONLY: list = []
+
 #: grad_fn name → the op that ``--check``'s kink messages name, gathered from the ``kinks=`` of the
 #: declarations (ops continuous with one-sided derivatives that differ somewhere: relu, abs, max, ...).
 KINKS: dict[str, str] = {}
@@ -326,6 +330,8 @@ class Op:
         # other ops', which keeps attribute reads on the per-op path fast)
         if formula is None and kinks is None:
             self.formulas, self.kinks = _NO_FORMULAS, None
+            if isinstance(grad_fn, str) and grad_fn.isidentifier() and note:
+                _NOTE_ONLY.append((grad_fn, note))
         else:
             self.formulas, self.kinks = declare_formulas(name, grad_fn, formula, kinks)
         self.ninputs = inputs
@@ -674,6 +680,15 @@ def op(name: str, *, grad_fn, note: str, inputs: int = 1, promote: str | None = 
         return o
 
     return wrap
+
+
+def formulas_from_notes(rename) -> None:
+    """Give every backward function that no declaration gave a ``formula=`` the derivative note of its op (what
+    ``gradcli ops`` lists), in PyTorch's argument names (``rename``: :func:`gradcli.ops.core.formulas.pytorch_names`),
+    so that ``--explain`` shows a formula for every node the table records. Called once, after the whole table
+    is declared (a later ``formula=`` of the same grad_fn would otherwise conflict)."""
+    for grad_fn, note in _NOTE_ONLY:
+        FORMULAS.setdefault(grad_fn, rename(note))
 
 
 def declare_formulas(name: str, grad_fn, formula, kinks: str | None) -> tuple[dict, str | None]:
