@@ -348,7 +348,7 @@ def run(text):
 
 @pytest.mark.parametrize("text, error", [
     ("class A(1):\n    pass", "TypeError: gradcli classes derive from classes of the program, object or "
-                               "torch.autograd.Function, torch.nn.Module; got a 'int'"),
+                               "torch.autograd.Function, torch.nn.Module, torch.utils.data.Dataset; got a 'int'"),
     ("class A:\n    pass\nclass B(A, A):\n    pass", "TypeError: Cannot create a consistent method resolution order"),
     ("class A:\n    def __init__(self):\n        return 1\nA()", "TypeError: __init__() should return None, not 'int'"),
     ("class A:\n    pass\nA(1)", "TypeError: A() takes no arguments"),

@@ -20,7 +20,7 @@ def run(text, **kw):
 @pytest.mark.parametrize("text", [
     "g = (x for x in range(3))\ng.gi_frame",
     "g = (x for x in range(3))\ng.gi_code",
-    "d = {}\nd.fromkeys",
+    "d = {}\nd.__reduce__", "d = {}\nd.items.__self__",
     "f = lambda: 1\nf.body", "f = lambda: 1\nf.scope", "def g():\n    n = 1\n    return lambda: n\ng().defaults",
 ])
 def test_generators_and_dicts_expose_no_python_attribute(text):
