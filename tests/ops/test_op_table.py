@@ -76,8 +76,13 @@ def tdtype(t) -> str:
     return str(t.dtype)
 
 
-def tol(dtype) -> dict:
-    return {"rtol": 1e-6, "atol": 1e-12} if dtype == np.float64 else {"rtol": 1e-5, "atol": 1e-6}
+def tol(dtype, family: str | None = None) -> dict:
+    """The tolerance of a comparison with PyTorch: float64 tight; float32 torch.testing's, and for linear algebra
+    (inverses and powers of inverses, whose float32 error grows with the condition number and whose last bits
+    follow the LAPACK kernel the CPU runs) ten times wider, as PyTorch's own OpInfos widen theirs."""
+    if dtype == np.float64:
+        return {"rtol": 1e-6, "atol": 1e-12}
+    return {"rtol": 1e-4, "atol": 1e-5} if family == "linalg" else {"rtol": 1e-5, "atol": 1e-6}
 
 
 # ============================================================================================ the table
@@ -304,7 +309,8 @@ def test_against_torch(case, dtype, torch):
             continue
         assert tdtype(g.grad) == tdtype(t.grad), f"grad dtype of input {k}"
         assert tuple(g.grad.shape) == tuple(t.grad.shape)
-        np.testing.assert_allclose(g.grad.data, t.grad.numpy(), **tol(dtype), err_msg=f"grad of input {k}")
+        np.testing.assert_allclose(g.grad.data, t.grad.numpy(), **tol(dtype, op.family if op is not None else None),
+                                   err_msg=f"grad of input {k}")
 
 
 @pytest.mark.parametrize("case", _params("test_nondifferentiable_against_torch", NONDIFF_ROWS))

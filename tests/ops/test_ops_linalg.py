@@ -104,7 +104,13 @@ def test_det_gradient_of_singular_matrices(data, torch):
     cofactor matrix through the SVD when the gradient is itself differentiable (create_graph)."""
     f = lambda m, a: m.linalg.det(a)  # noqa: E731
     first = _grads(G, data, f)
-    np.testing.assert_allclose(first.data, _grads(torch, data, f).numpy(), atol=1e-12)
+    want = _grads(torch, data, f).numpy()
+    # PyTorch's first backward is 0 only when its LU meets an exactly zero pivot, which for a rank n-1 matrix
+    # depends on the CPU's LAPACK kernels; where it does not, it gives the cofactors (create_graph's answer)
+    if np.any(want != 0.0):
+        np.testing.assert_allclose(_grads(G, data, f, create_graph=True).data, want, atol=1e-10)
+    else:
+        np.testing.assert_allclose(first.data, want, atol=1e-12)
     np.testing.assert_array_equal(first.data, 0.0)
     graph = _grads(G, data, f, create_graph=True)
     np.testing.assert_allclose(graph.data, _grads(torch, data, f, create_graph=True).detach().numpy(), atol=1e-10)
