@@ -54,7 +54,7 @@ def _elementwise(name: str, grad_fn: str, forward, vjp, *, note: str, doc: str, 
     forward.__name__ = forward.__qualname__ = name.replace(".", "_")
     forward.__doc__ = doc
     return op(name, grad_fn=grad_fn, note=note, promote="float", method=method, aliases=aliases,
-              domain=domain)(forward).defvjp(vjp).defjvp_elementwise()
+              domain=domain, jvp="elementwise")(forward).defvjp(vjp)
 
 
 def _float_kernel(name):
@@ -97,7 +97,7 @@ def _polygamma_forward(n, input):
     return np.asarray(out).astype(dtype, copy=False)
 
 
-@op("_polygamma", grad_fn="PolygammaBackward0", promote="float", public=False,
+@op("_polygamma", jvp="elementwise", grad_fn="PolygammaBackward0", promote="float", public=False,
     note="d/dx = polygamma(n + 1, x)")
 def _polygamma(input, n):
     """``polygamma(n, input)``, the n-th derivative of digamma (torch.polygamma, the tensor second)."""
@@ -108,9 +108,6 @@ def _polygamma(input, n):
 def _(grad, input, n):
     # derivatives.yaml: grad * polygamma(n + 1, self)
     return grad * _polygamma(input, n + 1)
-
-
-_polygamma.defjvp_elementwise()
 
 
 @composite("polygamma", grad_fn="PolygammaBackward0", note="d/dx = polygamma(n + 1, x)")
@@ -147,7 +144,7 @@ lgamma = _elementwise(
     "(torch.special.gammaln).")
 
 
-@op("mvlgamma", grad_fn="MvlgammaBackward0", promote="float", method=True,
+@op("mvlgamma", jvp="elementwise", grad_fn="MvlgammaBackward0", promote="float", method=True,
     note="d/dx = sum over i < p of digamma(x - i / 2)")
 def mvlgamma(input, p):
     """The multivariate log-gamma function of dimension ``p``: ``p (p - 1) / 4 log(pi) + sum_{i<p} lgamma(x -
@@ -174,23 +171,20 @@ def _(grad, input, p):
     return grad * total
 
 
-mvlgamma.defjvp_elementwise()
-
-
 # ------------------------------------------------------------------------------------ Bessel functions
 
 def _i1_forward(input):
     return _float64(lambda x: _sc().i1(x))(input)
 
 
-@op("special.i1", grad_fn="SpecialI1Backward0", promote="float",
+@op("special.i1", jvp="elementwise", grad_fn="SpecialI1Backward0", promote="float",
     note="d/dx = i0(x) - i1(x) / x (1/2 at 0)")
 def i1(input):
     """The modified Bessel function of the first kind of order 1. Matches torch.special.i1."""
     return _i1_forward(input)
 
 
-@op("i0", grad_fn="I0Backward0", promote="float", method=True, note="d/dx = i1(x)")
+@op("i0", jvp="elementwise", grad_fn="I0Backward0", promote="float", method=True, note="d/dx = i1(x)")
 def _i0(input):
     """The modified Bessel function of the first kind of order 0. Matches torch.i0 (torch.special.i0)."""
     return _float64(lambda x: _sc().i0(x))(input)
@@ -205,19 +199,13 @@ def _(grad, input):
     return grad * i1(input)
 
 
-_i0.defjvp_elementwise()
-
-
 @i1.defvjp
 def _(grad, input, result):
     # derivatives.yaml i1_backward: at::where(self == 0, 0.5, i0(self) - result * self.reciprocal()) * grad
     return where(input == 0, 0.5, _i0(input) - result * reciprocal(input)) * grad
 
 
-i1.defjvp_elementwise()
-
-
-@op("special.i1e", grad_fn="SpecialI1EBackward0", promote="float",
+@op("special.i1e", jvp="elementwise", grad_fn="SpecialI1EBackward0", promote="float",
     note="d/dx = i0e(x) - i1e(x) * (sign(x) + 1 / x) (1/2 at 0)")
 def i1e(input):
     """The exponentially scaled modified Bessel function of order 1, ``exp(-|x|) i1(x)``. Matches
@@ -225,7 +213,7 @@ def i1e(input):
     return _float64(lambda x: _sc().i1e(x))(input)
 
 
-@op("special.i0e", grad_fn="SpecialI0EBackward0", promote="float", note="d/dx = i1e(x) - sign(x) * i0e(x)")
+@op("special.i0e", jvp="elementwise", grad_fn="SpecialI0EBackward0", promote="float", note="d/dx = i1e(x) - sign(x) * i0e(x)")
 def i0e(input):
     """The exponentially scaled modified Bessel function of order 0, ``exp(-|x|) i0(x)``. Matches
     torch.special.i0e."""
@@ -238,16 +226,10 @@ def _(grad, input, result):
     return grad * (i1e(input) - sign(input) * result)
 
 
-i0e.defjvp_elementwise()
-
-
 @i1e.defvjp
 def _(grad, input, result):
     # derivatives.yaml i1e_backward: where(self == 0, 0.5, i0e(self) - result * (self.sgn() + self.reciprocal()))
     return where(input == 0, 0.5, i0e(input) - result * (sign(input) + reciprocal(input))) * grad
-
-
-i1e.defjvp_elementwise()
 
 
 # ------------------------------------------------------------------------------ normal distribution
@@ -279,7 +261,7 @@ log_ndtr = _elementwise(
 
 # -------------------------------------------------------------------------------- logit, sinc, entr
 
-@op("logit", grad_fn="LogitBackward0", promote="float", method=True,
+@op("logit", jvp="elementwise", grad_fn="LogitBackward0", promote="float", method=True,
     note="d/dx = 1 / (x (1 - x)) on [eps, 1 - eps], 0 outside (nan outside [0, 1] without eps)")
 def logit(input, eps=None):
     """``log(x / (1 - x))``, with ``x`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given. Matches torch.logit
@@ -299,9 +281,6 @@ def _(grad, input, eps):
     if eps is None:
         return where((input < 0) | (input > 1), float("nan"), inside)
     return where((input < eps) | (input > 1 - eps), 0.0, inside)
-
-
-logit.defjvp_elementwise()
 
 
 def _sinc(input):
@@ -335,7 +314,7 @@ entr = _elementwise(
 
 # -------------------------------------------------------------------------------- xlogy, xlog1py
 
-@op("xlogy", grad_fn="XlogyBackward0", inputs=2, promote="float", method=True,
+@op("xlogy", jvp="elementwise", grad_fn="XlogyBackward0", inputs=2, promote="float", method=True,
     note="d/dinput = log(other) (0 where input = 0 and other <= 0), d/dother = input / other")
 def xlogy(input, other):
     """``input * log(other)``, 0 where ``input`` is 0 (unless ``other`` is nan). Matches torch.xlogy
@@ -353,10 +332,7 @@ def _(grad, input, other, needs_input_grad):
             grad * input / other if needs_input_grad[1] else None)
 
 
-xlogy.defjvp_elementwise()
-
-
-@op("special.xlog1py", grad_fn="SpecialXlog1PyBackward0", inputs=2, promote="float",
+@op("special.xlog1py", jvp="elementwise", grad_fn="SpecialXlog1PyBackward0", inputs=2, promote="float",
     note="d/dinput = log1p(other) (0 where input = 0 and other <= -1), d/dother = input / (other + 1)")
 def xlog1py(input, other):
     """``input * log1p(other)``, 0 where ``input`` is 0 (unless ``other`` is nan). Matches
@@ -372,9 +348,6 @@ def _(grad, input, other, needs_input_grad):
     #                   other: grad * self / (other + 1)
     return (where((input == 0) & (other <= -1), 0.0, xlog1py(grad, other)) if needs_input_grad[0] else None,
             grad * input / (other + 1) if needs_input_grad[1] else None)
-
-
-xlog1py.defjvp_elementwise()
 
 
 # ---------------------------------------------------------------------- inverse hyperbolic functions
@@ -408,7 +381,7 @@ atanh = _elementwise(
 
 # ---------------------------------------------------------------------------- binary elementwise ops
 
-@op("hypot", grad_fn="HypotBackward0", inputs=2, promote="float", method=True,
+@op("hypot", jvp="elementwise", grad_fn="HypotBackward0", inputs=2, promote="float", method=True,
     note="d/dinput = input / result, d/dother = other / result")
 def hypot(input, other):
     """``sqrt(input^2 + other^2)`` without overflow. Matches torch.hypot."""
@@ -421,10 +394,7 @@ def _(grad, input, other, result):
     return grad * input / result, grad * other / result
 
 
-hypot.defjvp_elementwise()
-
-
-@op("copysign", grad_fn="CopysignBackward0", inputs=2, promote="float", method=True,
+@op("copysign", jvp="elementwise", grad_fn="CopysignBackward0", inputs=2, promote="float", method=True,
     note="d/dinput = result / input (0 where input = 0), d/dother = 0")
 def copysign(input, other):
     """``|input|`` with the sign of ``other`` (signed zeros count). Matches torch.copysign."""
@@ -437,10 +407,7 @@ def _(grad, input, result):
     return grad * where(input == 0, 0.0, result / input), zeros_like_grad(grad)
 
 
-copysign.defjvp_elementwise()
-
-
-@op("fmax", grad_fn="FmaxBackward0", inputs=2, promote="same", method=True,
+@op("fmax", jvp="elementwise", grad_fn="FmaxBackward0", inputs=2, promote="same", method=True,
     note="d/dinput = 1 where input >= other or other is nan, d/dother = the rest")
 def fmax(input, other):
     """The elementwise maximum ignoring nan (nan only where both are nan). Matches torch.fmax."""
@@ -455,10 +422,7 @@ def _(grad, input, other):
     return where(pick, grad, 0.0), where(pick, 0.0, grad)
 
 
-fmax.defjvp_elementwise()
-
-
-@op("fmin", grad_fn="FminBackward0", inputs=2, promote="same", method=True,
+@op("fmin", jvp="elementwise", grad_fn="FminBackward0", inputs=2, promote="same", method=True,
     note="d/dinput = 1 where input <= other or other is nan, d/dother = the rest")
 def fmin(input, other):
     """The elementwise minimum ignoring nan (nan only where both are nan). Matches torch.fmin."""
@@ -472,10 +436,7 @@ def _(grad, input, other):
     return where(pick, grad, 0.0), where(pick, 0.0, grad)
 
 
-fmin.defjvp_elementwise()
-
-
-@op("nan_to_num", grad_fn="NanToNumBackward0", promote="same", method=True,
+@op("nan_to_num", jvp="elementwise", grad_fn="NanToNumBackward0", promote="same", method=True,
     note="d/dx = 1 where x is finite, else 0")
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """nan, +inf and -inf replaced by ``nan`` (default 0), ``posinf`` and ``neginf`` (default the dtype's
@@ -491,10 +452,7 @@ def _(grad, input):
     return where(isfinite(input), grad, 0.0)
 
 
-nan_to_num.defjvp_elementwise()
-
-
-@op("lerp", grad_fn="LerpBackward0", inputs=2, promote="same", public=False,
+@op("lerp", jvp="elementwise", grad_fn="LerpBackward0", inputs=2, promote="same", public=False,
     note="d/dinput = 1 - weight, d/dend = weight")
 def _lerp_scalar(input, end, weight):
     """``input + weight * (end - input)`` for a number ``weight`` (torch.lerp, Scalar overload)."""
@@ -507,10 +465,7 @@ def _(grad, weight):
     return grad * (1 - weight), grad * weight
 
 
-_lerp_scalar.defjvp_elementwise()
-
-
-@op("lerp", grad_fn="LerpBackward1", inputs=3, promote="same", public=False,
+@op("lerp", jvp="elementwise", grad_fn="LerpBackward1", inputs=3, promote="same", public=False,
     note="d/dinput = 1 - weight, d/dend = weight, d/dweight = end - input")
 def _lerp_tensor(input, end, weight):
     """``input + weight * (end - input)`` for a tensor ``weight`` (torch.lerp, Tensor overload)."""
@@ -523,9 +478,6 @@ def _(grad, input, end, weight):
     return grad * (1 - weight), grad * weight, grad * (end - input)
 
 
-_lerp_tensor.defjvp_elementwise()
-
-
 @composite("lerp", grad_fn="LerpBackward0 | LerpBackward1 (tensor weight)", method=True,
            note="d/dinput = 1 - weight, d/dend = weight, d/dweight = end - input")
 def lerp(input, end, weight):
@@ -536,7 +488,7 @@ def lerp(input, end, weight):
     return _lerp_scalar(input, end, weight)
 
 
-@op("addcmul", grad_fn="AddcmulBackward0", inputs=3, promote="same", method=True,
+@op("addcmul", jvp="elementwise", grad_fn="AddcmulBackward0", inputs=3, promote="same", method=True,
     note="d/dinput = 1, d/dtensor1 = value * tensor2, d/dtensor2 = value * tensor1")
 def addcmul(input, tensor1, tensor2, value=1):
     """``input + value * tensor1 * tensor2``. Matches torch.addcmul."""
@@ -550,10 +502,7 @@ def _(grad, tensor1, tensor2, value):
     return grad, grad * (tensor2 * value), grad * (tensor1 * value)
 
 
-addcmul.defjvp_elementwise()
-
-
-@op("addcdiv", grad_fn="AddcdivBackward0", inputs=3, promote="same", method=True,
+@op("addcdiv", jvp="elementwise", grad_fn="AddcdivBackward0", inputs=3, promote="same", method=True,
     note="d/dinput = 1, d/dtensor1 = value / tensor2, d/dtensor2 = -value * tensor1 / tensor2^2")
 def addcdiv(input, tensor1, tensor2, value=1):
     """``input + value * tensor1 / tensor2``. Matches torch.addcdiv.
@@ -577,9 +526,6 @@ def _(grad, tensor1, tensor2, value):
     # derivatives.yaml: self: grad; tensor1: grad * (value / tensor2);
     #                   tensor2: -grad * (value * tensor1 / (tensor2 * tensor2))
     return grad, grad * (value / tensor2), -grad * (value * tensor1 / (tensor2 * tensor2))
-
-
-addcdiv.defjvp_elementwise()
 
 
 # ------------------------------------------------------------------------------ not differentiable

@@ -32,7 +32,7 @@ def _check_reduction(reduction: str) -> None:
 
 # ---------------------------------------------------------------------------------------- activations
 
-@op("hardshrink", grad_fn="HardshrinkBackward0", promote=None, method=True,
+@op("hardshrink", jvp="elementwise", grad_fn="HardshrinkBackward0", promote=None, method=True,
     note="d/dx = 1 where |x| > lambd, else 0")
 def hardshrink(input, lambd=0.5):
     """``x`` where ``|x| > lambd``, else 0. Matches torch.nn.functional.hardshrink."""
@@ -45,10 +45,7 @@ def _(grad, input, lambd):
     return where((input >= -lambd) & (input <= lambd), 0.0, grad)
 
 
-hardshrink.defjvp_elementwise()
-
-
-@op("softshrink", grad_fn="SoftshrinkBackward0", promote=None, note="d/dx = 1 where |x| > lambd, else 0")
+@op("softshrink", jvp="elementwise", grad_fn="SoftshrinkBackward0", promote=None, note="d/dx = 1 where |x| > lambd, else 0")
 def softshrink(input, lambd=0.5):
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0. Matches
     torch.nn.functional.softshrink.
@@ -68,16 +65,13 @@ def _(grad, input, lambd):
     return where((input >= -lambd) & (input <= lambd), 0.0, grad)
 
 
-softshrink.defjvp_elementwise()
-
-
 @composite("tanhshrink", grad_fn="SubBackward0", note="d/dx = tanh(x)^2")
 def tanhshrink(input):
     """``x - tanh(x)``, computed so (torch/nn/functional.py). Matches torch.nn.functional.tanhshrink."""
     return input - tanh(input)
 
 
-@op("threshold", grad_fn="ThresholdBackward0", promote=None, note="d/dx = 1 where x > threshold, else 0")
+@op("threshold", jvp="elementwise", grad_fn="ThresholdBackward0", promote=None, note="d/dx = 1 where x > threshold, else 0")
 def _threshold(input, threshold, value):
     """``x`` where ``x > threshold``, else ``value`` (torch.threshold)."""
     return np.where(input > threshold, input, input.dtype.type(value))
@@ -87,9 +81,6 @@ def _threshold(input, threshold, value):
 def _(grad, input, threshold):
     # derivatives.yaml threshold_backward: grad where self > threshold, else 0
     return where(input > threshold, grad, 0.0)
-
-
-_threshold.defjvp_elementwise()
 
 
 @composite("threshold", grad_fn="ThresholdBackward0", note="d/dx = 1 where x > threshold, else 0")
@@ -103,7 +94,7 @@ def threshold(input, threshold, value, inplace=False):
     return out
 
 
-@op("prelu", grad_fn="PreluKernelBackward0", inputs=2, promote=None, public=False,
+@op("prelu", jvp="elementwise", grad_fn="PreluKernelBackward0", inputs=2, promote=None, public=False,
     note="d/dinput = 1 where x > 0, else weight; d/dweight = x where x <= 0 (summed to weight's shape)")
 def _prelu(input, weight):
     """``max(0, x) + weight * min(0, x)`` for a ``weight`` that broadcasts against ``input`` (torch's
@@ -116,9 +107,6 @@ def _(grad, input, weight):
     # derivatives.yaml _prelu_kernel_backward: self: where(self > 0, grad, weight * grad);
     # weight: where(self > 0, 0, self * grad) (the engine sums it back to weight's shape)
     return where(input > 0, grad, weight * grad), where(input > 0, 0.0, input * grad)
-
-
-_prelu.defjvp_elementwise()
 
 
 @composite("prelu", grad_fn="PreluKernelBackward0", note=_prelu.note, method=True)
