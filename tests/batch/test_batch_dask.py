@@ -78,7 +78,7 @@ def test_twenty_thousand_entries_byte_identical_to_one_process(tmp_path, cluster
     procs = {name: subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env())
              for name, cmd in commands.items()}
     (local, local_err), (dask, dask_err) = (procs[name].communicate(timeout=TIMEOUT) for name in commands)
-    assert procs["dask"].returncode == procs["local"].returncode == 1  # the last entry fails, as an entry
+    assert procs["dask"].returncode == procs["local"].returncode == 1, dask_err  # the last entry fails, as an entry
     assert dask == local
     assert local.count(b"\n") == 20_001
     assert json.loads(local.splitlines()[-1])["error"]["type"] == "SyntaxError"
@@ -419,3 +419,17 @@ def test_a_task_that_failed_on_its_worker_is_a_worker_error_that_names_it():
     assert info.value.type == "WorkerError"
     assert info.value.message == ("a Dask worker could not run the entries from line 1: ModuleNotFoundError: "
                                   "No module named 'gradcli' (is gradcli installed where the workers run?)")
+
+
+def test_an_entry_stuck_inside_c_is_stopped_at_its_time_limit(tmp_path, cluster):
+    """Streaming mode: an entry that never returns to Python (one long C call) is killed at its deadline in a
+    process forked by the Dask worker and reported as that entry's LimitError; the batch goes on, in order."""
+    path = tmp_path / "entries.txt"
+    path.write_text(entry(1) + "print(0.5 in range(10**15))\nwhile True: pass\n" + entry(2))
+    p = subprocess.run(gradcli(str(path), "--json", "--dask", cluster.scheduler_address, "--limit", "time=2"),
+                       capture_output=True, env=env(), timeout=TIMEOUT)
+    assert p.returncode == 1, p.stderr
+    docs = [json.loads(line) for line in p.stdout.splitlines()]
+    assert [d["line"] for d in docs] == [1, 2, 3, 4]
+    assert [d.get("error", {}).get("type") for d in docs] == [None, "LimitError", "LimitError", None]
+    assert docs[0]["output"]["value"] == value(1) and docs[3]["output"]["value"] == value(2)

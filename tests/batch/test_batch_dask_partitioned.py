@@ -65,3 +65,68 @@ def test_no_matching_part_is_an_error(tmp_path, cluster):
     r = gradcli(str(tmp_path / "part-*.jsonl"), "--json", "--dask", cluster.scheduler_address,
                 "--output-dir", str(tmp_path / "out"))
     assert r.returncode == 2 and b"no file matches" in r.stderr and b"Traceback" not in r.stderr
+
+
+def _slow_parts(parts, n_parts: int, per_part: int) -> None:
+    """Input parts whose entries each take a few milliseconds of Python (so a part runs long enough to be
+    interrupted part way)."""
+    parts.mkdir()
+    for p in range(n_parts):
+        lines = [json.dumps({"program": f"s = 0\nfor i in range(3000):\n    s = s + i\n(x * {p}).sum() + s",
+                             "inputs": {"x": [float(k)]}, "id": f"{p}-{k}"}) for k in range(per_part)]
+        (parts / f"part-{p:05d}.jsonl").write_text("\n".join(lines) + "\n")
+
+
+def test_a_worker_killed_mid_run_loses_nothing(tmp_path):
+    """SIGKILL to a Dask worker while it runs a part: Dask runs that part again elsewhere, and every output part
+    is still byte for byte what one process writes for its input part; no partial or temporary file is left."""
+    import signal
+    import time
+
+    from distributed import Client
+
+    parts = tmp_path / "in"
+    _slow_parts(parts, 4, 150)
+    out = tmp_path / "out"
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=":0") as c, Client(c.scheduler_address, set_as_default=False) as client:
+        pids = client.run(os.getpid)
+        proc = subprocess.Popen([sys.executable, "-m", "gradcli", "batch", f"{parts}/part-*.jsonl", "--json",
+                                 "--dask", c.scheduler_address, "--output-dir", str(out)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env())
+        killed = None
+        deadline = time.monotonic() + TIMEOUT
+        while killed is None and proc.poll() is None and time.monotonic() < deadline:
+            busy = [a for a, tasks in client.processing().items() if tasks]
+            if busy:
+                time.sleep(0.3)  # part way into the part
+                killed = pids[busy[0]]
+                os.kill(killed, signal.SIGKILL)
+            time.sleep(0.02)
+        _, err = proc.communicate(timeout=TIMEOUT)
+    assert killed is not None, "no worker was seen running a part"
+    assert proc.returncode == 0, err
+    assert "600 entries, 0 failed, in 4 parts" in err.decode()
+    assert sorted(os.listdir(out)) == [f"part-{p:05d}.jsonl" for p in range(4)]
+    for p in range(4):
+        one = gradcli(str(parts / f"part-{p:05d}.jsonl"), "--json")
+        assert (out / f"part-{p:05d}.jsonl").read_bytes() == one.stdout
+
+
+def test_an_entry_stuck_inside_c_is_stopped_at_its_time_limit(tmp_path, cluster):
+    """An entry that never returns to Python is killed at its deadline on the worker and reported as its
+    LimitError; the entries after it in the same part still run."""
+    parts = tmp_path / "in"
+    parts.mkdir()
+    lines = [json.dumps({"program": "(x * 2).sum()", "inputs": {"x": [1.0]}}),
+             json.dumps({"program": "print(0.5 in range(10**15))"}),
+             json.dumps({"program": "(x * 3).sum()", "inputs": {"x": [1.0]}})]
+    (parts / "part-00000.jsonl").write_text("\n".join(lines) + "\n")
+    out = tmp_path / "out"
+    r = gradcli(f"{parts}/part-*.jsonl", "--json", "--dask", cluster.scheduler_address, "--output-dir", str(out),
+                "--limit", "time=2")
+    assert r.returncode == 1, r.stderr
+    docs = [json.loads(line) for line in (out / "part-00000.jsonl").read_text().splitlines()]
+    assert [d["line"] for d in docs] == [1, 2, 3]
+    assert docs[1]["error"]["type"] == "LimitError"
+    assert docs[0]["output"]["value"] == 2.0 and docs[2]["output"]["value"] == 3.0

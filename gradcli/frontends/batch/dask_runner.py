@@ -33,7 +33,7 @@ from typing import Iterable, Iterator
 from ...engine import limits
 from ...engine.errors import InputError
 from .entries import Entry, format_for, read_entries
-from .runner import Feeder, Outcome, _died, run_chunk, run_entries
+from .runner import Feeder, Outcome, _died, run_entries
 
 #: Entries per Dask task: large enough that a task's overhead (a few milliseconds of scheduling and
 #: messages) is small next to its work (about a millisecond per small entry), small enough to spread the work.
@@ -56,16 +56,18 @@ _ENTRY_LOCK = threading.Lock()
 
 
 def run_partition(entries: list, entry_format, debug: bool = False, limit_values: dict | None = None) -> list:
-    """A Dask task: :func:`~gradcli.frontends.batch.runner.run_entry` for each of ``entries`` in the worker, with the
-    client's limits (``limit_values``, ``--limit``), numpy's warnings off (as the CLI) and one entry at a
-    time per worker process. Returns their :class:`~gradcli.frontends.batch.runner.Outcome` s; never raises for a bad
-    entry (its error is its outcome)."""
+    """A Dask task: run ``entries`` in the worker with the client's limits (``limit_values``, ``--limit``),
+    numpy's warnings off (as the CLI) and one entry at a time per worker process. The entries run in a process
+    forked from the Dask worker (:func:`~gradcli.frontends.batch.runner.run_entries`), so that an entry past its
+    ``time`` limit is stopped even inside one C call (its process killed and replaced, the entry reported as its
+    ``LimitError``) and the Dask worker goes on. Returns their :class:`~gradcli.frontends.batch.runner.Outcome` s
+    in order; never raises for a bad entry (its error is its outcome)."""
     import numpy as np
 
     with _ENTRY_LOCK, np.errstate(all="ignore"):
         if limit_values is not None and limits.current.as_dict() != limit_values:
             limits.configure(limit_values)
-        return run_chunk(entries, entry_format, debug)
+        return [outcome for _, outcome in run_entries(entries, entry_format, 1, debug=debug, streaming=False)]
 
 
 def _check_address(address: str) -> None:
@@ -325,5 +327,11 @@ def run_partitioned(pattern: str, output_dir: str, client, entry_format, default
         counts = client.gather(client.compute(tasks, retries=2))
     except _LOST as e:
         raise InputError(f"lost the Dask scheduler ({e})", type="ConnectionError") from e
+    # A worker killed while writing a part leaves its temporary file (the part itself was written again
+    # elsewhere): remove those, so the output directory holds the parts alone.
+    bases = {posixpath.basename(path) for path in paths}
+    for left in out_fs.glob(posixpath.join(output_dir.rstrip("/"), "*.tmp-*")):
+        if posixpath.basename(left).rsplit(".tmp-", 1)[0] in bases:
+            out_fs.rm(left)
     return len(paths), sum(c[0] for c in counts), sum(c[1] for c in counts)
 __all__ = ["DaskRunner", "connect", "run_partition", "run_partitioned", "PARTITION"]

@@ -217,12 +217,6 @@ class _ReadFailed:
         self.exc = exc
 
 
-def run_chunk(entries: list, entry_format, debug: bool = False) -> list:
-    """:func:`run_entry` for several entries, one after another in this thread (a task of a Dask worker)."""
-    with EntryClock() as clock:
-        return [run_entry(entry, entry_format, debug, clock) for entry in entries]
-
-
 #: CPU seconds an entry may run before its worker sends the outcomes of the entries before it in its chunk
 #: (which then need not wait for it); fast entries travel in one message per chunk.
 SEND_AFTER = 0.02
