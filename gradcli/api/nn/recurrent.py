@@ -456,7 +456,7 @@ class RNNCellBase(Module):
 
     def _check(self, input, states) -> None:
         """ATen's checks of a batched step (RuntimeError, PyTorch's messages): the input's size, then each
-        state's batch and hidden size (``hidden0``, ``hidden1`` for LSTMCell's pair, ``hidden`` otherwise)."""
+        state's batch and hidden size (``hidden0``, and ``hidden1`` for LSTMCell's cell state)."""
         if input.size(1) != self.input_size:
             raise RuntimeError(f"input has inconsistent input_size: got {input.size(1)} expected {self.input_size}")
         for label, hx in states:
@@ -500,7 +500,7 @@ class RNNCell(RNNCellBase):
         input, hx, is_batched = self._prepare(input, hx, "RNNCell")
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
-        self._check(input, [("", hx)])
+        self._check(input, [("0", hx)])
         w = self._weights()
         ret = _op(self.nonlinearity)(_linear_hh(hx, w) + _input_part(input, w))
         return ret if is_batched else ret.squeeze(0)
@@ -557,7 +557,7 @@ class GRUCell(RNNCellBase):
 
     def forward(self, input, hx=None):
         input, hx, is_batched = self._prepare(input, hx, "GRUCell")
-        self._check(input, [("", hx)])
+        self._check(input, [("0", hx)])
         w = self._weights()
         ret = _gru_step(_input_part(input, w), hx, w)
         return ret if is_batched else ret.squeeze(0)
