@@ -137,6 +137,7 @@ FLOAT64 = SEQUENCE_MODELS.replace("torch.manual_seed(0)\nconfigs",
 REPRS = '''
 import torch
 from torch import nn
+torch.manual_seed(0)
 for m in [nn.LSTM(10, 20, num_layers=2), nn.RNN(3, 4, 1, "relu", False, True, 0.0, True), nn.GRU(3, 4, dropout=0.25,
           num_layers=2), nn.LSTM(5, 6, proj_size=2, bias=False), nn.RNNCell(3, 4, nonlinearity="relu"),
           nn.LSTMCell(3, 4, bias=False), nn.GRUCell(3, 4)]:
@@ -155,6 +156,44 @@ m = nn.GRU(3, 4, 2)
 print(m.mode, m.input_size, m.hidden_size, m.num_layers, m.bias, m.batch_first, m.dropout, m.bidirectional,
       m.proj_size, [[list(w.shape) for w in ws] for ws in m.all_weights])
 print(isinstance(m, nn.RNNBase), isinstance(nn.GRUCell(2, 3), nn.RNNCellBase), nn.GRU, nn.RNNCell)
+g, c = nn.GRU(3, 4, dtype=torch.float64), nn.LSTMCell(2, 3, dtype=torch.float64)
+print(g.weight_ih_l0, c.bias_hh, g(torch.randn(2, 3, dtype=torch.float64))[1], c(torch.randn(2, dtype=torch.float64)))
+m.weight_hh_l1 = nn.Parameter(torch.zeros(12, 4))
+m.flatten_parameters()
+print(m(torch.ones(2, 1, 3))[1])
+'''
+
+TRAINING = '''
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+
+
+class Tagger(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(10, 4)
+        self.lstm = nn.LSTM(4, 6, num_layers=2, batch_first=True, bidirectional=True, dropout=0.3)
+        self.out = nn.Linear(12, 3)
+
+    def forward(self, tokens):
+        y, (h, c) = self.lstm(self.embed(tokens))
+        return self.out(y)
+
+
+model = Tagger()
+opt = torch.optim.Adam(model.parameters(), lr=0.01)
+tokens = torch.randint(0, 10, (2, 5))
+tags = torch.randint(0, 3, (2, 5))
+for step in range(4):
+    opt.zero_grad()
+    loss = nn.functional.cross_entropy(model(tokens).reshape(-1, 3), tags.reshape(-1))
+    loss.backward()
+    opt.step()
+    print(step, loss.item(), model.lstm.weight_hh_l1_reverse.grad.norm().item())
+model.eval()
+print(model(tokens).argmax(-1).tolist(), model.lstm.weight_ih_l0.reshape(-1).tolist()[:6])
 '''
 
 
@@ -205,8 +244,12 @@ def test_cells_batched_unbatched_and_in_a_loop(tmp_path):
     _agree(tmp_path, "cells", CELLS, 1e-5, 1e-6)
 
 
-def test_repr_attributes_and_parameter_names(tmp_path):
+def test_repr_attributes_parameter_names_and_dtype(tmp_path):
     _agree(tmp_path, "reprs", REPRS, 0, 0)
+
+
+def test_a_tagger_trains_as_pytorchs(tmp_path):
+    _agree(tmp_path, "training", TRAINING, 1e-5, 1e-6)
 
 
 # ----------------------------------------------------------------------------------------------- errors

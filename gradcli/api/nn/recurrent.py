@@ -22,11 +22,10 @@ import warnings
 
 import numpy as np
 
-from ...engine import limits
+from ...engine import dtypes, limits
 from ...engine.tensor import Tensor
 from ...ops import REGISTRY as _OPS
 from . import init
-from .layers import _empty
 from .module import Module
 from .parameter import Parameter
 
@@ -35,6 +34,14 @@ _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 def _op(name):
     return _OPS[name]
+
+
+def _parameter(shape, dtype) -> Parameter:
+    """An uninitialised (zero) parameter of ``dtype`` (a dtype or None: the default dtype), as
+    ``torch.empty(shape, dtype=dtype)`` before ``reset_parameters`` fills it."""
+    limits.check_items(int(np.prod(shape)), "a parameter")
+    d = dtypes.get_default_dtype() if dtype is None else dtypes.as_dtype(dtype)
+    return Parameter(Tensor(np.zeros(shape, dtype=d.np)))
 
 
 def _zeros(shape, like: Tensor) -> Tensor:
@@ -136,7 +143,7 @@ class RNNBase(Module):
                 suffix = "_reverse" if direction == 1 else ""
                 layer_names = [k.format(layer, suffix) for k in kinds]
                 for name, shape in zip(layer_names, shapes):
-                    setattr(self, name, Parameter(_empty(*shape)))
+                    setattr(self, name, _parameter(shape, dtype))
                 names.append(layer_names)
         self._all_weights = names
         self.reset_parameters()
@@ -424,11 +431,11 @@ class RNNCellBase(Module):
         self.input_size = input_size
         self.hidden_size = hidden_size
         self.bias = bias
-        self.weight_ih = Parameter(_empty(num_chunks * hidden_size, input_size))
-        self.weight_hh = Parameter(_empty(num_chunks * hidden_size, hidden_size))
+        self.weight_ih = _parameter((num_chunks * hidden_size, input_size), dtype)
+        self.weight_hh = _parameter((num_chunks * hidden_size, hidden_size), dtype)
         if bias:
-            self.bias_ih = Parameter(_empty(num_chunks * hidden_size))
-            self.bias_hh = Parameter(_empty(num_chunks * hidden_size))
+            self.bias_ih = _parameter((num_chunks * hidden_size,), dtype)
+            self.bias_hh = _parameter((num_chunks * hidden_size,), dtype)
         else:
             self.register_parameter("bias_ih", None)
             self.register_parameter("bias_hh", None)
@@ -493,7 +500,7 @@ class RNNCell(RNNCellBase):
     """
 
     def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
-        super().__init__(input_size, hidden_size, bias, num_chunks=1)
+        super().__init__(input_size, hidden_size, bias, num_chunks=1, dtype=dtype)
         self.nonlinearity = nonlinearity
 
     def forward(self, input, hx=None):
@@ -516,7 +523,7 @@ class LSTMCell(RNNCellBase):
     """
 
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
-        super().__init__(input_size, hidden_size, bias, num_chunks=4)
+        super().__init__(input_size, hidden_size, bias, num_chunks=4, dtype=dtype)
 
     def forward(self, input, hx=None):
         if input.dim() not in (1, 2):
@@ -553,7 +560,7 @@ class GRUCell(RNNCellBase):
     """
 
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
-        super().__init__(input_size, hidden_size, bias, num_chunks=3)
+        super().__init__(input_size, hidden_size, bias, num_chunks=3, dtype=dtype)
 
     def forward(self, input, hx=None):
         input, hx, is_batched = self._prepare(input, hx, "GRUCell")
