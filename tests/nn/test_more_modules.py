@@ -114,12 +114,12 @@ def test_empty(tmp_path):
 
 
 def test_a_module_pytorch_has_and_gradcli_lacks_is_not_implemented(tmp_path):
-    path = tmp_path / "lstm.py"
-    path.write_text("import torch\nfrom torch import nn\nm = nn.LSTM(3, 4)\n")
+    path = tmp_path / "sync_batch_norm.py"
+    path.write_text("import torch\nfrom torch import nn\nm = nn.SyncBatchNorm(3)\n")
     proc = subprocess.run([sys.executable, "-m", "gradcli", "run", str(path)], capture_output=True, text=True,
                           timeout=HANG_TIMEOUT)
     assert proc.returncode == 1
-    assert "NotImplementedError: 'torch.nn.LSTM' is not supported by gradcli" in proc.stderr
+    assert "NotImplementedError: 'torch.nn.SyncBatchNorm' is not supported by gradcli" in proc.stderr
     path.write_text("import torch\nfrom torch import nn\nm = nn.Linearr(3, 4)\n")
     proc = subprocess.run([sys.executable, "-m", "gradcli", "run", str(path)], capture_output=True, text=True,
                           timeout=HANG_TIMEOUT)

@@ -27,6 +27,12 @@ from .more import *  # noqa: F401,F403,E402
 
 CLASSES.update(_more.CLASSES)
 
+# the recurrent layers RNN, LSTM, GRU and their cells (gradcli/api/nn/recurrent.py)
+from . import recurrent as _recurrent  # noqa: E402
+from .recurrent import *  # noqa: F401,F403,E402
+
+CLASSES.update(_recurrent.CLASSES)
+
 # every class prints as PyTorch's (torch.nn.modules.linear.Linear): gradcli/api/nn/naming.py
 from .naming import name_classes as _name_classes  # noqa: E402
 
