@@ -473,7 +473,7 @@ class _Builder:
 
     def call(self, meta, children):
         func, args = children
-        pos_args, kwargs, star, kwstars = [], [], None, []
+        pos_args, kwargs, kwstars = [], [], []
         for kind, a, b in args or []:
             if kind == "pos":
                 if kwargs or kwstars:
@@ -481,16 +481,17 @@ class _Builder:
                                                                                         else ""), a.line, a.col)
                 pos_args.append(a)
             elif kind == "star":
-                if star is not None:
-                    raise self._error("gradcli takes one *iterable per call", a.line, a.col)
-                star = a
+                if kwstars:
+                    raise self._error("iterable argument unpacking follows keyword argument unpacking",
+                                      a.line, a.col)
+                pos_args.append(n.Starred(a.line, a.col, a))
             elif kind == "kwstar":
                 kwstars.append(a)
             else:
                 if any(k == a for k, _ in kwargs):
                     raise self._error(f"keyword argument repeated: {a}", b.line, b.col)
                 kwargs.append((a, b))
-        return n.Call(func.line, func.col, func, pos_args, kwargs, star, kwstars or None)
+        return n.Call(func.line, func.col, func, pos_args, kwargs, kwstars or None)
 
     def arguments(self, meta, children):
         return children

@@ -51,14 +51,17 @@ class Calls:
 
     def call(self, e: n.Call, env):
         func = self.eval_expr(e.func, env)
-        args = [self.eval_expr(a, env) for a in e.args]
-        if e.star is not None:
-            star = self.eval_expr(e.star, env)
+        args = []
+        for a in e.args:
+            if type(a) is not n.Starred:
+                args.append(self.eval_expr(a, env))
+                continue
+            star = self.eval_expr(a.value, env)
             try:
                 args.extend(materialize(star, "the * arguments"))
                 admit(len(args), "the arguments")
             except (TypeError, GradcliError) as exc:
-                raise self.error(exc, e.star) from None
+                raise self.error(exc, a.value) from None
         kwargs = {k: self.eval_expr(v, env) for k, v in e.kwargs}
         for m in e.kwstars or ():
             mapping = self.eval_expr(m, env)

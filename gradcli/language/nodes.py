@@ -134,10 +134,14 @@ class Attribute(Node):
 
 class Call(Node):
     func: Node
-    args: list
+    args: list  # Node or Starred, in the order written
     kwargs: list  # (name, Node)
-    star: Node | None = None  # *iterable
     kwstars: list | None = None  # **mappings
+
+
+class Starred(Node):
+    """``*iterable`` among a call's positional arguments: its items go where it is written (``f(1, *a, 2)``)."""
+    value: Node
 
 
 class Subscript(Node):

@@ -127,9 +127,10 @@ def _statement_types(body):
             yield from _statement_types(block)
 
 
-# The expression nodes (Expressions.eval_expr's); every other node class of nodes.py is a statement.
+# The expression nodes (Expressions.eval_expr's, and Starred, which only a Call's arguments hold); every other
+# node class of nodes.py is a statement.
 EXPRESSION_NODES = {n.Const, n.FString, n.Name, n.Seq, n.Dict, n.Comprehension, n.BinOp, n.UnaryOp, n.Compare,
-                    n.BoolOp, n.Ternary, n.Attribute, n.Call, n.Subscript, n.SliceExpr, n.Lambda}
+                    n.BoolOp, n.Ternary, n.Attribute, n.Call, n.Subscript, n.SliceExpr, n.Lambda, n.Starred}
 
 
 def test_every_statement_kind_has_one_handler():

@@ -259,9 +259,9 @@ def test_the_drivers_tokens_behave_as_larks():
 def test_node_classes_take_their_fields_by_position_or_keyword():
     # nodes._Fields: the annotated attributes are the fields (after line and col), a class-body value is a default
     call = n.Call(1, 2, n.Name(1, 2, "f"), [], [])
-    assert n.fields(call) == ("line", "col", "func", "args", "kwargs", "star", "kwstars")
-    assert (call.star, call.kwstars, call.func.id) == (None, None, "f")
-    assert n.Call(line=3, col=4, func=None, args=[1], kwargs=[], star=5).star == 5
+    assert n.fields(call) == ("line", "col", "func", "args", "kwargs", "kwstars")
+    assert (call.kwstars, call.func.id) == (None, "f")
+    assert n.Call(line=3, col=4, func=None, args=[1], kwargs=[], kwstars=[5]).kwstars == [5]
     assert not hasattr(call, "__dict__") and n.fields(n.Pass(1, 1)) == ("line", "col")
     assert n.fields(n.Program([], "", "f.py")) == ("body", "source", "filename")
     assert n.Program([], "").filename == "<input>"

@@ -23,6 +23,9 @@ def python_output(text: str) -> str:
 
 
 PROGRAMS = {
+    "star_arguments_where_written": "def f(*a, **k):\n    return a, k\nb = [7, 8]\n"
+                                    "print(f(1, *b, 2), f(*b, *b), f(*b, 1, *(3,), x=1, **{'y': 2}))\n"
+                                    "print(max(*[3, 9], 4), list(range(*[1, 7], 2)))\n",
     "list_methods": "l = [1, 2]\nl.extend(range(3))\nl.insert(0, 9)\nl.remove(2)\nl.reverse()\n"
                     "print(l, l.count(1))\nl.clear()\nprint(l)\n",
     "strings": '"""Module docstring\nover two lines."""\nx = 3.14159\n'

@@ -143,7 +143,7 @@ class RNNBase(Module):
                 suffix = "_reverse" if direction == 1 else ""
                 layer_names = [k.format(layer, suffix) for k in kinds]
                 for name, shape in zip(layer_names, shapes):
-                    setattr(self, name, _parameter(shape, dtype))
+                    self.register_parameter(name, _parameter(shape, dtype))
                 names.append(layer_names)
         self._all_weights = names
         self.reset_parameters()
@@ -160,7 +160,7 @@ class RNNBase(Module):
     @property
     def all_weights(self) -> list:
         """The parameters, one list per layer and direction (PyTorch's ``all_weights``)."""
-        return [[getattr(self, name) for name in names] for names in self._all_weights]
+        return [[self._parameters[name] for name in names] for names in self._all_weights]
 
     # ------------------------------------------------------------------------------------ checks
     def check_input(self, input, batch_sizes=None) -> None:
@@ -169,7 +169,7 @@ class RNNBase(Module):
         Raises:
             ValueError: a dtype other than the weights'; RuntimeError: a wrong dim count or input size.
         """
-        wdtype = getattr(self, self._all_weights[0][0]).dtype
+        wdtype = self._parameters[self._all_weights[0][0]].dtype
         if input.dtype != wdtype:
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({wdtype}). Convert "
                              f"input: input.to({wdtype}), or convert model: model.to({input.dtype})")
@@ -216,7 +216,7 @@ class RNNBase(Module):
     # ------------------------------------------------------------------------------------- compute
     def _weights(self, index: int) -> dict:
         """The parameters of layer-direction ``index`` by kind (``weight_ih``, ``bias_hh``, ...)."""
-        return {name.split("_l")[0]: getattr(self, name) for name in self._all_weights[index]}
+        return {name.split("_l")[0]: self._parameters[name] for name in self._all_weights[index]}
 
     def _run(self, input, hiddens: list):
         """ATen's layer stack over a time-major (T, N, H_in) input and the initial state of each layer and
