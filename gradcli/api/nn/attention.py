@@ -10,6 +10,7 @@ numbers up to float rounding; their dropout draws the same Bernoulli mask over t
 
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
 
@@ -30,6 +31,21 @@ def _op(name):
 
 def _is_float(t: Tensor) -> bool:
     return t.data.dtype.kind == "f"
+
+
+@contextlib.contextmanager
+def factory_dtype(dtype):
+    """Parameters made inside are of ``dtype`` (a module's ``dtype=`` argument; None: the default dtype), so
+    that they are drawn in that dtype as PyTorch's factory arguments make them."""
+    if dtype is None:
+        yield
+        return
+    old = dtypes.get_default_dtype()
+    dtypes.set_default_dtype(dtype)
+    try:
+        yield
+    finally:
+        dtypes.set_default_dtype(old)
 
 
 # ------------------------------------------------------------------------------------------------ masks
@@ -337,6 +353,10 @@ class MultiheadAttention(Module):
             raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
                              f"num_heads={num_heads} instead")
         super().__init__()
+        with factory_dtype(dtype):
+            self._build(embed_dim, num_heads, dropout, bias, add_bias_kv, add_zero_attn, kdim, vdim, batch_first)
+
+    def _build(self, embed_dim, num_heads, dropout, bias, add_bias_kv, add_zero_attn, kdim, vdim, batch_first):
         self.embed_dim = embed_dim
         self.kdim = kdim if kdim is not None else embed_dim
         self.vdim = vdim if vdim is not None else embed_dim

@@ -17,7 +17,7 @@ from ...engine import autograd
 from ...engine.tensor import Tensor, is_parameter, mark_parameter
 from ...ops import REGISTRY as _OPS
 from . import init
-from .attention import MultiheadAttention, canonical_mask, dtype_or_none, square_subsequent_mask
+from .attention import MultiheadAttention, canonical_mask, dtype_or_none, factory_dtype, square_subsequent_mask
 from .extra import LayerNorm
 from .layers import GELU, Dropout, Linear, ModuleList, ReLU
 from .module import Module, core_of
@@ -134,6 +134,12 @@ class TransformerEncoderLayer(Module):
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
         super().__init__()
+        with factory_dtype(dtype):
+            self._build(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                        norm_first, bias)
+
+    def _build(self, d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first, norm_first,
+               bias):
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first)
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias)
         self.dropout = Dropout(dropout)
@@ -186,6 +192,12 @@ class TransformerDecoderLayer(Module):
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
         super().__init__()
+        with factory_dtype(dtype):
+            self._build(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                        norm_first, bias)
+
+    def _build(self, d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first, norm_first,
+               bias):
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first,
                                                  bias=bias)
@@ -355,11 +367,23 @@ class Transformer(Module):
 
     _torch_module = "torch.nn.modules.transformer"
     program_attributes = Module.program_attributes + ("generate_square_subsequent_mask",)
+    #: What a program may read from the class itself (``nn.Transformer.generate_square_subsequent_mask(sz)``).
+    static_attributes = ("generate_square_subsequent_mask",)
 
     def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6, dim_feedforward=2048,
                  dropout=0.1, activation="relu", custom_encoder=None, custom_decoder=None, layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
         super().__init__()
+        with factory_dtype(dtype):
+            self._build(d_model, nhead, num_encoder_layers, num_decoder_layers, dim_feedforward, dropout,
+                        activation, custom_encoder, custom_decoder, layer_norm_eps, batch_first, norm_first, bias)
+        self._reset_parameters()
+        self.d_model = d_model
+        self.nhead = nhead
+        self.batch_first = batch_first
+
+    def _build(self, d_model, nhead, num_encoder_layers, num_decoder_layers, dim_feedforward, dropout, activation,
+               custom_encoder, custom_decoder, layer_norm_eps, batch_first, norm_first, bias):
         if custom_encoder is not None:
             self.encoder = custom_encoder
         else:
@@ -374,10 +398,6 @@ class Transformer(Module):
                                             batch_first, norm_first, bias)
             norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
             self.decoder = TransformerDecoder(layer, num_decoder_layers, norm)
-        self._reset_parameters()
-        self.d_model = d_model
-        self.nhead = nhead
-        self.batch_first = batch_first
 
     def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None, src_key_padding_mask=None,
                 tgt_key_padding_mask=None, memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
