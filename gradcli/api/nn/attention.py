@@ -273,42 +273,56 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         attn_mask = key_padding_mask if attn_mask is None else attn_mask + key_padding_mask
     if not training:
         dropout_p = 0.0
+    shape = (tgt_len, bsz, embed_dim, num_heads, src_len, is_batched)
     if need_weights:
-        E = q.shape[-1]
-        q_scaled = q * math.sqrt(1.0 / float(E))
-        if is_causal and attn_mask is None:
-            raise AssertionError("FIXME: is_causal not implemented for need_weights")
-        if attn_mask is not None:
-            weights = _op("baddbmm")(attn_mask, q_scaled, k.transpose(-2, -1))
-        else:
-            weights = _op("bmm")(q_scaled, k.transpose(-2, -1))
-        weights = _op("softmax")(weights, -1)
-        if dropout_p > 0.0:
-            weights = _op("dropout")(weights, dropout_p, True)
-        out = _op("bmm")(weights, v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
-        out = _op("linear")(out, out_proj_weight, out_proj_bias)
-        out = out.view(tgt_len, bsz, out.size(1))
-        weights = weights.view(bsz, num_heads, tgt_len, src_len)
-        if average_attn_weights:
-            weights = weights.mean(dim=1)
-        if not is_batched:
-            out, weights = out.squeeze(1), weights.squeeze(0)
-        return out, weights
+        return _attend_with_weights(q, k, v, attn_mask, dropout_p, is_causal, out_proj_weight, out_proj_bias,
+                                    shape, average_attn_weights)
+    return _attend(q, k, v, attn_mask, dropout_p, is_causal, out_proj_weight, out_proj_bias, shape), None
+
+
+def _attend_with_weights(q, k, v, attn_mask, dropout_p, is_causal, out_w, out_b, shape, average):
+    """Attention of (N*H, L, E) heads returning its weights: scaled scores (baddbmm onto the mask), softmax,
+    dropout, bmm with v, out-projection; the weights (N, L, S) averaged over heads, or (N, H, L, S)."""
+    tgt_len, bsz, embed_dim, num_heads, src_len, is_batched = shape
+    q_scaled = q * math.sqrt(1.0 / float(q.shape[-1]))
+    if is_causal and attn_mask is None:
+        raise AssertionError("FIXME: is_causal not implemented for need_weights")
+    if attn_mask is not None:
+        weights = _op("baddbmm")(attn_mask, q_scaled, k.transpose(-2, -1))
+    else:
+        weights = _op("bmm")(q_scaled, k.transpose(-2, -1))
+    weights = _op("softmax")(weights, -1)
+    if dropout_p > 0.0:
+        weights = _op("dropout")(weights, dropout_p, True)
+    out = _op("bmm")(weights, v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+    out = _op("linear")(out, out_w, out_b)
+    out = out.view(tgt_len, bsz, out.size(1))
+    weights = weights.view(bsz, num_heads, tgt_len, src_len)
+    if average:
+        weights = weights.mean(dim=1)
+    if not is_batched:
+        out, weights = out.squeeze(1), weights.squeeze(0)
+    return out, weights
+
+
+def _attend(q, k, v, attn_mask, dropout_p, is_causal, out_w, out_b, shape):
+    """Attention of (N*H, L, E) heads without its weights, as PyTorch hands it to scaled_dot_product_attention
+    on (N, H, L, E) tensors, then the out-projection."""
+    tgt_len, bsz, embed_dim, num_heads, src_len, is_batched = shape
     if attn_mask is not None:
         if attn_mask.size(0) == 1 and attn_mask.dim() == 3:
             attn_mask = attn_mask.unsqueeze(0)
         else:
             attn_mask = attn_mask.view(bsz, num_heads, -1, src_len)
+    head_dim = embed_dim // num_heads
     q = q.view(bsz, num_heads, tgt_len, head_dim)
     k = k.view(bsz, num_heads, src_len, head_dim)
     v = v.view(bsz, num_heads, src_len, head_dim)
     out = _sdpa(q, k, v, attn_mask, dropout_p, is_causal)
     out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
-    out = _op("linear")(out, out_proj_weight, out_proj_bias)
+    out = _op("linear")(out, out_w, out_b)
     out = out.view(tgt_len, bsz, out.size(1))
-    if not is_batched:
-        out = out.squeeze(1)
-    return out, None
+    return out.squeeze(1) if not is_batched else out
 
 
 def _static(t, static, rows: int, head_dim: int, name: str):

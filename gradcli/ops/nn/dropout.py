@@ -39,8 +39,8 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 def _memory_order(a: np.ndarray) -> list:
     """The axes of ``a`` from outermost to innermost in memory (by decreasing stride; size-1 axes, which
-    change nothing, first): PyTorch draws the mask into ``empty_like(input)``, which lays its axes out in the input's memory
-    order (a transposed input gets a transposed mask), so the draws follow that order."""
+    change nothing, first): PyTorch draws the mask into ``empty_like(input)``, which lays its axes out in the
+    input's memory order (a transposed input gets a transposed mask), so the draws follow that order."""
     if any(s <= 0 for s, n in zip(a.strides, a.shape) if n > 1):  # broadcast (expanded) or flipped: in order
         return list(range(a.ndim))
     return sorted(range(a.ndim), key=lambda d: -a.strides[d] if a.shape[d] > 1 else -np.inf)
