@@ -7,10 +7,13 @@ seconds."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
-from helpers import assert_printed_alike, python_and_gradcli_stdout
+from helpers import HANG_TIMEOUT, assert_printed_alike, python_and_gradcli_stdout
 
 #: Printing helpers every program starts with: values as rounded lists, so that a gradient that is zero up to
 #: float rounding (the key bias of an attention) does not change how a whole tensor is printed.
@@ -199,6 +202,13 @@ show('with grad', enc(x, src_key_padding_mask=kpm))
 dec = nn.TransformerDecoder(nn.TransformerDecoderLayer(4, 2, 8), num_layers=2)
 print(dec.num_layers, len(dec.layers), dec.norm)
 show('decoder stack', dec(torch.randn(3, 2, 4), torch.randn(5, 2, 4)))
+
+# dropout's mask follows the input's memory order, as PyTorch's empty_like(input).bernoulli_ (a batch_first
+# attention output is a transposed view)
+x = torch.arange(1., 25.).reshape(2, 3, 4)
+for view in (x.transpose(0, 1), x.permute(2, 0, 1), x[:, 1:], x.transpose(0, 2)[::2], torch.arange(4.).expand(3, 4)):
+    torch.manual_seed(7)
+    show('dropout of a view', F.dropout(view, 0.5))
 """
 
 ERRORS = PRELUDE + """
@@ -272,6 +282,18 @@ def test_encoder_and_decoder_stacks(tmp_path):
 
 def test_errors_masks_and_attributes(tmp_path):
     _agree(tmp_path, "errors", ERRORS)
+
+
+def test_stacks_of_a_program_class_are_refused(tmp_path):
+    """TransformerEncoder deep-copies its layer; gradcli cannot copy a program's object, and says so."""
+    path = tmp_path / "subclass.py"
+    path.write_text("import torch\nfrom torch import nn\nclass L(nn.TransformerEncoderLayer):\n    pass\n"
+                    "enc = nn.TransformerEncoder(L(4, 2, 8), 2)\n")
+    proc = subprocess.run([sys.executable, "-m", "gradcli", "run", str(path)], capture_output=True, text=True,
+                          timeout=HANG_TIMEOUT)
+    assert proc.returncode == 1, proc.stderr
+    assert "NotImplementedError: gradcli cannot deep-copy a module of a program's class (L)" in proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
 def test_library_mha_matches_torch_functional():
