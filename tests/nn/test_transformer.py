@@ -75,6 +75,17 @@ for kw in [dict(attn_mask=causal), dict(key_padding_mask=kpm), dict(attn_mask=ca
     out.pow(2).sum().backward()
     show('x.grad', x.grad)
 
+# a sequence whose keys are all padding: NaN when the weights are asked for, 0 through
+# scaled_dot_product_attention (its safe softmax), and the other sequence's gradients unaffected
+y = torch.randn(3, 2, 4, requires_grad=True)
+for need in (True, False):
+    y.grad = None
+    out, w = m(y, y, y, key_padding_mask=torch.tensor([[True, True, True], [False, True, False]]), need_weights=need)
+    show('all padding', out)
+    show('all padding weights', w)
+    weighted(out[:, 1]).backward()
+    show('y.grad', y.grad)
+
 # training with dropout: on the weights when they are asked for, inside scaled_dot_product_attention otherwise
 torch.manual_seed(3)
 m = nn.MultiheadAttention(4, 2, dropout=0.3)

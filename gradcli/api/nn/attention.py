@@ -182,7 +182,8 @@ def _project(query, key, value, embed_dim, in_proj_weight, in_proj_bias, separat
 
 def _sdpa(q, k, v, attn_mask, dropout_p, is_causal):
     """Scaled dot-product attention of (N, H, L, E) tensors as PyTorch's math kernel computes it: q and k each
-    scaled by E**-1/4, softmax(q k^T + mask), dropout on the weights, times v."""
+    scaled by E**-1/4, softmax(q k^T + mask) (0 for a row the mask covers entirely, where the weights path
+    gives NaN), dropout on the weights, times v."""
     scale = math.sqrt(1.0 / math.sqrt(q.size(-1)))
     w = _op("matmul")(q * scale, (k * scale).transpose(-2, -1))
     if is_causal:
@@ -191,7 +192,13 @@ def _sdpa(q, k, v, attn_mask, dropout_p, is_causal):
         attn_mask = _op("zeros")((L, S), dtype=q.dtype).masked_fill(keep.logical_not(), float("-inf"))
     if attn_mask is not None:
         w = w + attn_mask
-    w = _op("softmax")(w, -1)
+        dead = (w == float("-inf")).all(-1, keepdim=True)
+        if bool(dead.any()):  # PyTorch's _safe_softmax: a row masked everywhere attends to nothing (weights 0)
+            w = _op("softmax")(w.masked_fill(dead, 0.0), -1).masked_fill(dead, 0.0)
+        else:
+            w = _op("softmax")(w, -1)
+    else:
+        w = _op("softmax")(w, -1)
     if dropout_p > 0.0:
         w = _op("dropout")(w, dropout_p, True)
     return _op("matmul")(w, v)
