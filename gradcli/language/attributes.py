@@ -346,6 +346,8 @@ def _library_attribute(obj, name: str):
         class_name = _class_name(obj)
         if class_name is not None:
             return True, class_name
+    if nn_bridge.is_torch_class(obj) and name in getattr(obj, "static_attributes", ()):  # nn.Transformer.<static>
+        return True, getattr(obj, name)
     if obj is TENSOR_CLASS:  # torch.Tensor.sum: the method, unbound
         return True, tensor_class_attribute(name)
     if name.startswith(("_saved_", "_raw_saved_")) and isinstance(obj, graph.Node):  # PyTorch's names

@@ -37,3 +37,9 @@ CLASSES.update(_recurrent.CLASSES)
 from .naming import name_classes as _name_classes  # noqa: E402
 
 _name_classes([*CLASSES.values(), Module, Parameter])
+
+# MultiheadAttention and the transformer modules (gradcli/api/nn/attention.py, gradcli/api/nn/transformer.py)
+from . import transformer as _transformer  # noqa: E402
+from .transformer import *  # noqa: F401,F403,E402
+
+CLASSES.update(_transformer.CLASSES)

@@ -30,6 +30,17 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
     if p == 1:
         return mul(input, Tensor(np.zeros_like(input.data)))
-    noise = context.generator().bernoulli(np.full(input.data.shape, 1 - p), input.data.dtype)
-    noise = (noise / input.data.dtype.type(1 - p)).astype(input.data.dtype)
+    order = _memory_order(input.data)
+    shape = tuple(input.data.shape[d] for d in order)
+    noise = context.generator().bernoulli(np.full(shape, 1 - p), input.data.dtype)
+    noise = (noise / input.data.dtype.type(1 - p)).astype(input.data.dtype).transpose(np.argsort(order))
     return mul(input, Tensor(noise))
+
+
+def _memory_order(a: np.ndarray) -> list:
+    """The axes of ``a`` from outermost to innermost in memory (by decreasing stride; size-1 axes, which
+    change nothing, first): PyTorch draws the mask into ``empty_like(input)``, which lays its axes out in the
+    input's memory order (a transposed input gets a transposed mask), so the draws follow that order."""
+    if any(s <= 0 for s, n in zip(a.strides, a.shape) if n > 1):  # broadcast (expanded) or flipped: in order
+        return list(range(a.ndim))
+    return sorted(range(a.ndim), key=lambda d: -a.strides[d] if a.shape[d] > 1 else -np.inf)
