@@ -22,6 +22,7 @@ from ..api import gradcheck as _gradcheck
 from ..api.gradcheck import GradcheckError
 from ..ops.linalg.inverses import _LinAlgError  # torch.linalg.LinAlgError
 from ..ops.elementwise import special as _special  # torch.special
+from ..ops.shape import layout as _layout  # torch's memory formats
 from . import custom_function, nn_bridge
 from . import files as _files
 from .safety import admit, materialize, sized
@@ -370,6 +371,7 @@ def _modules() -> dict[str, Namespace]:
         "from_numpy": _from_numpy, "as_tensor": _as_tensor,
     })
     members.update(CONSTANTS)
+    members.update(_layout.MEMORY_FORMATS)  # torch.contiguous_format, torch.channels_last, ...
     members.update(LEGACY_CONSTRUCTORS)
     members.update({"device": Device, "cuda": Namespace("torch.cuda", {"is_available": lambda: False,
                                                                         "device_count": lambda: 0})})

@@ -116,3 +116,9 @@ __all__ = ["REGISTRY", "KINDS", "Op", "to_tensor"] + sorted(n for n in REGISTRY 
 # grad_fn._saved_* (PyTorch's names of saved values) and torch.autograd.graph's saved tensors hooks,
 # installed on the engine
 from .core import saved_hooks, saved_names  # noqa: F401, E402
+
+# Strides and storage (stride, storage_offset, dim_order, resize_, untyped_storage, empty_permuted, the memory
+# formats) and the strided view as_strided with as_strided_scatter
+from .shape import strided as _strided  # noqa: F401, E402
+# More scatters: index_reduce, put, masked_scatter_, fill_diagonal_
+from .shape import more_scatter as _more_scatter  # noqa: F401, E402
