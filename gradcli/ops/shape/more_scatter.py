@@ -86,10 +86,9 @@ def _index_reduce_partials(input, source, result, dim, index, reduce, include_se
     if reduce == "prod":
         masked_self = where(input == 0, 1.0, input)
         d_self = _index_reduce(masked_self, source, dim, index, reduce, include_self) / masked_self
-        src_zero = source == 0
-        zeros = np.zeros(tuple(input.shape), dtype=np.float64)
-        zero_counts = _index_add(zeros, np.asarray(_data(src_zero), dtype=np.float64), dim, index)
-        single = src_zero & Tensor(np.take(zero_counts, index, axis=dim) == 1)
+        src_zero = np.asarray(_data(source)) == 0  # (masks: constants, computed on the values)
+        zero_counts = _index_add(np.zeros(tuple(input.shape)), src_zero.astype(np.float64), dim, index)
+        single = src_zero & (np.take(zero_counts, index, axis=dim) == 1)
         masked_src_result = _index_reduce(input, where(single, 1.0, source), dim, index, reduce, include_self)
         d_src = where(single, index_select(masked_src_result, dim, idx),
                       index_select(result, dim, idx) / where(src_zero, 1.0, source))
@@ -120,17 +119,8 @@ def _(grad, input, source, result, dim, index, reduce, include_self, needs_input
     return gs, gsrc
 
 
-@_index_reduce.defjvp
-def _(input_t, source_t, input, source, result, dim, index, reduce, include_self):
-    # each output element is a function of the self value and the source values that reduce into it: the
-    # tangents weighted by the same partial derivatives as the backward's
-    d_self, d_src = _index_reduce_partials(input, source, result, dim, index, reduce, include_self)
-    t = input_t * d_self
-    if not include_self:
-        keep = np.ones(tuple(input.shape), dtype=bool)
-        keep[(slice(None),) * dim + (index,)] = False
-        t = where(Tensor(keep), t, 0.0)
-    return _index_add(t, source_t * d_src, dim, index)
+# derivatives.yaml gives index_reduce no forward-mode formula: PyTorch raises, and so does gradcli
+_index_reduce.defjvp_unsupported("index_reduce")
 
 
 def _index_reduce_args(fn: str, x: Tensor, dim, index, source, reduce) -> tuple:
@@ -210,7 +200,8 @@ def _(grad, source, index, accumulate, needs_input_grad):
     # source: grad.take(index).reshape_as(source)
     gi = gs = None
     if needs_input_grad[0]:
-        gi = grad if accumulate else _put(grad, np.zeros(tuple(source.shape)), index, False)
+        zeros = np.zeros(tuple(source.shape), dtype=_data(grad).dtype)
+        gi = grad if accumulate else _put(grad, Tensor(zeros) if isinstance(grad, Tensor) else zeros, index, False)
     if needs_input_grad[1]:
         gs = reshape(_take(grad, index), tuple(source.shape))
     return gi, gs
@@ -235,7 +226,7 @@ def _put_args(x: Tensor, index, source) -> tuple:
     if bad.any():
         raise IndexError(f"out of range: tried to access index {idx[bad].reshape(-1)[0]} on a tensor of {n} "
                          "elements.")
-    return np.where(idx < 0, idx + n, idx).astype(np.int64), s
+    return idx, s  # (negative positions count from the end, as numpy's indexing reads them)
 
 
 @composite("put", grad_fn="PutBackward0", method=True, note=_put.note)

@@ -71,14 +71,26 @@ def _fix_unit_dims(shape, strides) -> list:
     return out
 
 
+def _base_of(t: Tensor):
+    # a view's base; None for a tensor that is not a view, and for the per-example tensor of a vmap (whose
+    # example is laid out afresh, row-major)
+    return t._base if type(t) is Tensor else None
+
+
+def _logical(t: Tensor) -> bool:
+    return type(t) is not Tensor  # vmap's BatchedTensor: its data holds the per-example shape, not values
+
+
 def strides_of(t: Tensor) -> tuple:
     """The strides PyTorch reports for ``t``, in elements (see the module docstring)."""
     a = t.data
     if a.ndim == 0:
         return ()
+    if _logical(t):
+        return tuple(_contiguous(a.shape))
     item = a.itemsize
     raw = [s // item for s in a.strides]
-    if t._base is not None:
+    if _base_of(t) is not None:
         return tuple(_fix_unit_dims(a.shape, raw))
     if a.flags.c_contiguous or a.size == 0 or min(raw) < 0 or _dense_order(a.shape, raw) is None:
         return tuple(_contiguous(a.shape))
@@ -92,7 +104,7 @@ def _address(a: np.ndarray) -> int:
 def storage_offset_of(t: Tensor) -> int:
     """Where ``t``'s first element is in its storage, in elements: 0 for a tensor that is not a view, the
     distance from its base's first element for a view."""
-    base = t._base
+    base = _base_of(t)
     if base is None or t.data.size == 0:
         return 0
     return (_address(t.data) - _address(base.data)) // t.data.itemsize
@@ -103,7 +115,9 @@ def _storage(t: Tensor) -> tuple:
     is the tensor's own memory (a view of it) rather than a copy. The storage is the base's memory when the
     base's array lays its elements out densely with the strides :func:`strides_of` reports; otherwise (an array
     numpy broadcast or flipped, which PyTorch would have copied) a row-major copy of the base."""
-    base = t._base if t._base is not None else t
+    if _logical(t):
+        return np.zeros(t.data.size, dtype=t.data.dtype), False
+    base = _base_of(t) if _base_of(t) is not None else t
     b = base.data
     if b.size == 0:
         return np.zeros(0, dtype=b.dtype), False
@@ -424,9 +438,9 @@ class _Geometry(tuple):
     rules name only ``size``, ``stride`` and ``storage_offset``, as PyTorch's formulas do (their saved values
     are PyTorch's ``_saved_size``, ``_saved_stride``, ``_saved_storage_offset``), and read the geometry from it."""
 
-    def __new__(cls, size, pin, pout, n, source=None, flat=None):
+    def __new__(cls, size, pin, pout, n, offset, source=None, flat=None):
         g = super().__new__(cls, size)
-        g.pin, g.pout, g.n, g.source, g.flat = pin, pout, n, source, flat
+        g.pin, g.pout, g.n, g.offset, g.source, g.flat = pin, pout, n, offset, source, flat
         return g
 
 
@@ -459,7 +473,7 @@ def _as_strided(input, size, stride, storage_offset):
     storage ride on ``size``, see :class:`_Geometry`); an array other than the one the geometry was made for
     (a tangent, one sample of a vmap) is read through the same places, zeros outside it."""
     if input is size.source and size.flat is not None:
-        return _strided_view(size.flat, tuple(size), stride, storage_offset)
+        return _strided_view(size.flat, tuple(size), stride, size.offset)
     return _storage_remap.forward(input, size.pin, size.pout, size.n)
 
 
@@ -539,8 +553,8 @@ def as_strided(input, size, stride, storage_offset=None):
     _check_geometry(size, stride, offset, flat.size, x.data.itemsize)
     pin = positions(x.data.shape, strides_of(x), storage_offset_of(x))
     pout = positions(size, stride, offset)
-    geometry = _Geometry(size, pin, pout, flat.size, x.data, flat)
-    out = _as_strided(x, geometry, stride, offset)
+    geometry = _Geometry(size, pin, pout, flat.size, offset, x.data, flat)
+    out = _as_strided(x, geometry, stride, storage_offset)  # (saved as given: None when not, as PyTorch)
     if own:
         mark_view(out, x)
     return out
@@ -592,5 +606,5 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
     if tuple(s.data.shape) != tuple(size):
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
                            f"{list(s.data.shape)}, slice size = {list(size)}")
-    geometry = _Geometry(size, positions(x.data.shape, layout, 0), positions(size, stride, offset), n)
-    return _as_strided_scatter(x, s, geometry, stride, offset)
+    geometry = _Geometry(size, positions(x.data.shape, layout, 0), positions(size, stride, offset), n, offset)
+    return _as_strided_scatter(x, s, geometry, stride, storage_offset)
