@@ -479,4 +479,7 @@ def _display_atom(value, default_dtype) -> str:
         return _repr(value, default_dtype, set())
     if _is_grad_fn_like(value):
         return f"<{value.name()} at {id(value):#x}>"
+    shown = getattr(type(value), "display_text", None)  # gradcli's objects that IPython shows otherwise than repr
+    if shown is not None and callable(shown):
+        return value.display_text()
     return repr(value)

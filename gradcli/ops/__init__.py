@@ -122,3 +122,5 @@ from .core import saved_hooks, saved_names  # noqa: F401, E402
 from .shape import strided as _strided  # noqa: F401, E402
 # More scatters: index_reduce, put, masked_scatter_, fill_diagonal_
 from .shape import more_scatter as _more_scatter  # noqa: F401, E402
+# The in-place forms of the unary elementwise functions (sin_, exp_, sqrt_, ...)
+from .elementwise import inplace_unary as _inplace_unary  # noqa: F401, E402

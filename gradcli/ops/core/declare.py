@@ -399,6 +399,12 @@ class Op:
     def __repr__(self) -> str:
         return f"<gradcli op {self.name}>"
 
+    def display_text(self) -> str:
+        """What a notebook shows for the function ``torch.<name>``: IPython's form for PyTorch's builtin
+        (``<function torch._VariableFunctionsClass.dot>``; PyTorch's Python-level functions and those of
+        ``torch.nn.functional`` show otherwise)."""
+        return f"<function torch._VariableFunctionsClass.{self.name}>"
+
     def defvjp(self, rule):
         """Set the derivative rule (see the module docstring for the names it may take); returns the op.
 
