@@ -331,7 +331,12 @@ def _attribute_table(obj):
 def _is_data_object(obj) -> bool:
     """Whether ``obj`` is one of torch.utils.data's datasets, samplers or loaders (gradcli.api.data, which is
     loaded once a program has named it)."""
-    return type(obj).__module__ == "gradcli.api.data"
+    return type(obj).__module__ in _PROGRAM_OBJECT_MODULES
+
+
+#: The modules whose objects a program reads through their ``program_attributes``: torch.utils.data's, the
+#: storages of ``untyped_storage()`` and torch.autograd.graph's multi-hook handle.
+_PROGRAM_OBJECT_MODULES = frozenset({"gradcli.api.data", "gradcli.ops.shape.strided", "gradcli.engine.hooks"})
 
 
 def _library_attribute(obj, name: str):

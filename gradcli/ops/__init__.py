@@ -120,6 +120,7 @@ from .core import saved_hooks, saved_names  # noqa: F401, E402
 # Strides and storage (stride, storage_offset, dim_order, resize_, untyped_storage, empty_permuted, the memory
 # formats) and the strided view as_strided with as_strided_scatter
 from .shape import strided as _strided  # noqa: F401, E402
+from .shape.layout import MEMORY_FORMATS  # noqa: F401, E402
 # More scatters: index_reduce, put, masked_scatter_, fill_diagonal_
 from .shape import more_scatter as _more_scatter  # noqa: F401, E402
 # The in-place forms of the unary elementwise functions (sin_, exp_, sqrt_, ...)

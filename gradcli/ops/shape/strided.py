@@ -495,9 +495,10 @@ def _overlaps(size, stride) -> bool:
 def _strided_view(flat: np.ndarray, size: tuple, stride: tuple, offset: int) -> np.ndarray:
     """The elements of the 1-d ``flat`` at ``offset + sum(i_k * stride_k)``, as a numpy view (read-only where
     elements overlap, as PyTorch refuses to write those); the caller has checked the bounds."""
-    if 0 in size:
-        return np.zeros(size, dtype=flat.dtype)
     item = flat.itemsize
+    if 0 in size:  # no element to read: PyTorch's sizes and strides, on no memory
+        return np.ndarray(size, dtype=flat.dtype, buffer=flat if flat.size else np.zeros(1, dtype=flat.dtype),
+                          strides=[s * item for s in stride])
     # an ndarray over flat's buffer (so that its .base chain reaches the owner, as the version counter and
     # the views' bookkeeping need); numpy checks once more that every element lies inside that buffer
     out = np.ndarray(size, dtype=flat.dtype, buffer=flat, offset=offset * item, strides=[s * item for s in stride])
