@@ -119,8 +119,17 @@ def _(grad, input, source, result, dim, index, reduce, include_self, needs_input
     return gs, gsrc
 
 
-# derivatives.yaml gives index_reduce no forward-mode formula: PyTorch raises, and so does gradcli
-_index_reduce.defjvp_unsupported("index_reduce")
+def _no_forward_formula():
+    # derivatives.yaml gives index_reduce no forward-mode formula: PyTorch's generated code raises this
+    raise NotImplementedError(
+        "Trying to use forward AD with index_reduce that does not support it because it has not been implemented "
+        "yet.\nPlease file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?template="
+        "feature-request.yml so that we can prioritize its implementation or submit a PR adding the implementation "
+        "to derivatives.yaml")
+
+
+_no_forward_formula.unsupported = True  # (read by torch.func.hessian, as defjvp_unsupported's rules)
+_index_reduce.defjvp(_no_forward_formula)
 
 
 def _index_reduce_args(fn: str, x: Tensor, dim, index, source, reduce) -> tuple:
