@@ -67,6 +67,10 @@ cycle):
 * :mod:`.nn.fold` — unfold/fold, Tensor.unfold
 * :mod:`.nn.shrink_and_margins` — hardshrink, softshrink, tanhshrink, threshold, prelu, pixel_shuffle/unshuffle,
   channel_shuffle, rms_norm, and the margin and likelihood losses
+* :mod:`.shape.layout` — the memory formats (contiguous_format, channels_last, ...) and permuted allocation
+* :mod:`.shape.strided` — stride, storage_offset, dim_order, resize_, untyped_storage, as_strided(_scatter)
+* :mod:`.shape.more_scatter` — index_reduce, put, masked_scatter_, fill_diagonal_
+* :mod:`.elementwise.inplace_unary` — the in-place unary methods (sin_, exp_, sqrt_, ...)
 
 The functions of torch.linalg and torch.special are registered under their qualified names (``"linalg.det"``,
 ``"special.ndtr"``); the namespaces are :mod:`gradcli.api.linalg` and :mod:`gradcli.api.special`.
