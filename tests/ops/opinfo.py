@@ -2293,6 +2293,7 @@ STRIDED_AND_MORE_SCATTERS = [
         S("method", Arg((3, 3)), args=((2,), (4,)), method=True))),
     OpInfo("as_strided_scatter", "shape", extra=(
         S("2x2", Arg((3, 3)), Arg((2, 2)), args=((2, 2), (1, 2))),
+        S("src-only", Arg((2, 2), grad=False), Arg((2,)), args=((2,), (3,))),
         S("offset", Arg((3, 3)), Arg((2,)), args=((2,), (4,), 1)),
         S("method", Arg((3, 3)), Arg((3,)), args=((3,), (4,)), method=True)),
         skips=tuple(Skip(test, _AS_STRIDED_SCATTER_BUG) for test in (
