@@ -41,9 +41,10 @@ _SUBMODULES = _submodules()
 def _engine() -> dict:
     """Import the engine and put its public names into this module (done once)."""
     from .engine import autograd, context, dtypes, tensor  # here, not at the top: --help starts without numpy
-    from .ops import REGISTRY  # here, not at the top: the op table loads on first use of a name (PEP 562)
+    from .ops import MEMORY_FORMATS, REGISTRY  # here, not at the top: the op table loads on first use of a name
 
     names = {k: v for k, v in REGISTRY.items() if not k.startswith("_")}
+    names.update(MEMORY_FORMATS)  # torch.contiguous_format, torch.channels_last, ...
     names.update(autograd=autograd, dtypes=dtypes, backward=autograd.backward, enable_grad=autograd.enable_grad,
                  grad=autograd.grad, is_grad_enabled=autograd.is_grad_enabled, no_grad=autograd.no_grad,
                  set_grad_enabled=autograd.set_grad_enabled, RunContext=context.RunContext, Size=tensor.Size,

@@ -32,6 +32,7 @@ from .autograd_functional import forward_blocks, jacobian_blocks, jvp_flat, wrap
 from ..ops import REGISTRY
 from ..engine.tensor import Tensor, fw_tangent
 from . import vmap as _vm
+from . import einops as _einops
 
 _stack = REGISTRY["stack"]
 _zeros_like = REGISTRY["zeros_like"]
@@ -803,3 +804,42 @@ def _stack_results(results, size: int, out_dims, name: str):
 
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap"]
+
+
+# --- linearize, rearrange ------------------------------------------------------------------------------------
+
+def linearize(func, *primals):
+    """``(output, jvp_fn)``: ``func(*primals)`` and a function that gives the Jacobian-vector product of ``func``
+    at ``primals`` with the tangents it is called with (the same structure, shapes and dtypes as the primals).
+    Matches torch.func.linearize; PyTorch traces the JVP once into a graph, gradcli's ``jvp_fn`` computes it by
+    forward mode (:func:`jvp`) at the saved primals each time it is called (the same values, for a function
+    without random draws).
+
+    Raises:
+        RuntimeError: for tangents of another structure, shape or dtype (PyTorch's messages).
+    """
+    output = func(*primals)
+    flat, spec = tree_flatten(primals)
+    shapes = [tuple(p.shape) for p in flat]
+    dtypes_ = [p.dtype for p in flat]
+
+    def jvp_fn(*tangents):
+        t_flat, t_spec = tree_flatten(tangents)
+        if t_spec != spec:
+            raise RuntimeError(f"Expected the tangents {spec_str(t_spec)} to have the same argspec as the primals "
+                               f"{spec_str(spec)}")
+        for k, t in enumerate(t_flat):
+            if tuple(t.shape) != shapes[k]:
+                raise RuntimeError(f"tangent:{k} with shape {t.shape} in flattened pytree doesn't match the shape "
+                                   f"{flat[k].shape} of the corresponding primal.")
+            if t.dtype != dtypes_[k]:
+                raise RuntimeError(f"tangent:{k} with dtype {t.dtype} in flattened pytree doesn't match the dtype "
+                                   f"{dtypes_[k]} of the corresponding primal.")
+        return jvp(func, tuple(primals), tuple(tangents))[1]
+
+    return output, jvp_fn
+
+
+def rearrange(tensor, pattern: str, **axes_lengths):
+    """``torch.func.rearrange``: see :func:`gradcli.api.einops.rearrange`."""
+    return _einops.rearrange(tensor, pattern, **axes_lengths)

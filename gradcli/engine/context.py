@@ -84,16 +84,22 @@ class _Active:
             reading sets it around the runs it starts, :func:`gradcli.language.files.reading_allowed`).
         print_options: the options of ``torch.set_printoptions`` (a :class:`gradcli.engine.printing.PrintOptions`),
             or None for PyTorch's defaults; read by :mod:`gradcli.engine.printing`.
+        grad_layout_relaxed: inside ``torch.autograd.enforce_grad_layout_policy(False)``: a leaf's first
+            gradient keeps the layout it arrives with instead of the leaf's (:mod:`gradcli.engine.graph`).
+        graph_task: the backward pass that is running (:class:`gradcli.engine.autograd.GraphTask`: its roots
+            and the tensors it captures), or None; process-wide like ``sequence``, restored when a nested
+            backward ends. ``torch.autograd.graph.register_multi_grad_hook`` reads it.
     """
 
     __slots__ = ("context", "sequence", "grad_enabled", "graph_stop", "graph_base", "anomaly", "rng", "fw_level",
                  "saved_hooks", "inference", "new_tensor_meta", "backward_calls", "func_depth", "vmap_levels",
-                 "vmap_randomness", "batching", "batched_autograd", "file_access", "print_options")
+                 "vmap_randomness", "batching", "batched_autograd", "file_access", "print_options",
+                 "grad_layout_relaxed", "graph_task")
 
     #: the values that belong to the active context: saved into it when another becomes active, loaded back
     SWAPPED = ("grad_enabled", "anomaly", "rng", "fw_level", "saved_hooks", "inference", "new_tensor_meta",
                "backward_calls", "func_depth", "vmap_levels", "vmap_randomness", "batching", "batched_autograd",
-               "file_access", "print_options")
+               "file_access", "print_options", "grad_layout_relaxed")
 
 
 _SWAPPED_INDEX = {name: i for i, name in enumerate(_Active.SWAPPED)}
@@ -145,7 +151,7 @@ class RunContext:
         # the values of _Active.SWAPPED while this context is not active, in that order
         self._values = [bool(grad_enabled), weakref.WeakKeyDictionary() if anomaly else None,
                         None if seed is None else _seeded(seed), None, (), 0, None, 0, 0, (), (), None, None,
-                        current()._value("file_access"), None]
+                        current()._value("file_access"), None, False]
         self._outer = []
 
     # -------------------------------------------------------------------------------------- activation
@@ -316,8 +322,9 @@ def _make_root() -> RunContext:
     state.graph_stop = UNLIMITED
     state.graph_base = 0
     for name, value in zip(_Active.SWAPPED, (True, None, None, None, (), 0, None, 0, 0, (), (), None, None, None,
-                                              None)):
+                                              None, False)):
         setattr(state, name, value)
+    state.graph_task = None
     root._store()
     return root
 

@@ -377,11 +377,19 @@ def _accumulate_leaf(leaf: Tensor, grad, create_graph: bool) -> None:
     # new tensor (copied so it never aliases a buffer the caller or another node holds), later ones are
     # added in place, or out of place when recording the backward pass.
     old = leaf._grad
+    meta = leaf._meta
+    if meta is not None and meta.grad_dtype:  # Tensor.grad_dtype set: gradients are cast to it
+        grad = grad.to(meta.grad_dtype) if isinstance(grad, Tensor) else np.asarray(grad, dtype=meta.grad_dtype.np)
     if create_graph:
         leaf._grad = grad if old is None else old + grad
         return
     if old is None:
-        leaf._grad = Tensor(np.array(grad, copy=True))
+        # PyTorch's gradient layout contract: the first gradient is laid out as the leaf (numpy's order="K"
+        # of a dense leaf), unless torch.autograd.enforce_grad_layout_policy(False) keeps the gradient's own
+        g = np.array(grad, copy=True) if _state.grad_layout_relaxed else np.empty_like(leaf.data, dtype=grad.dtype)
+        if not _state.grad_layout_relaxed:
+            g[...] = grad
+        leaf._grad = Tensor(g)
     elif old.requires_grad:
         leaf._grad = Tensor(old.data + grad)
     else:

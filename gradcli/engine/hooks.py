@@ -3,7 +3,8 @@
 ``Tensor.register_hook`` (a tensor's gradient, which the hook may replace),
 ``Tensor.register_post_accumulate_grad_hook`` (a leaf, after its ``.grad`` was accumulated), and
 ``grad_fn.register_prehook`` and ``grad_fn.register_hook`` (a node's gradients before and after it runs), each
-returning a :class:`RemovableHandle`. The hooks live on the objects they were registered on, as PyTorch's do: a
+returning a :class:`RemovableHandle`, and ``torch.autograd.graph.register_multi_grad_hook`` (one function for the
+gradients of several tensors, per backward pass). The hooks live on the objects they were registered on, as PyTorch's do: a
 leaf's in its :class:`~gradcli.engine.tensor.TensorMeta` (``Tensor._meta``), a non-leaf tensor's and a node's in the
 node's :class:`~gradcli.engine.graph.NodeExtra` (``Node.extra``, None for most nodes, so that a backward without
 hooks costs one test per node); the engine (:mod:`gradcli.engine.autograd`) reads them and calls the ``_hooked`` functions of this
@@ -13,7 +14,9 @@ module. Importing it installs the ``register_*`` methods on Tensor and Node.
 from __future__ import annotations
 
 import itertools
+import weakref
 
+from .context import state as _state
 from .graph import MultiNode, Node, node_extra
 from .tensor import Tensor, own_meta
 
@@ -153,3 +156,79 @@ Node.register_prehook.__doc__ = ("``grad_fn.register_prehook(hook)``: ``hook(gra
 Node.register_hook = _node_register("post_hooks")
 Node.register_hook.__doc__ = ("``grad_fn.register_hook(hook)``: ``hook(grad_inputs, grad_outputs)`` after the "
                               "node runs; a tuple it returns replaces grad_inputs. Returns a handle.")
+
+
+# ----------------------------------------------------------------------------- register_multi_grad_hook
+class MultiHandle:
+    """What ``torch.autograd.graph.register_multi_grad_hook`` returns: ``remove()`` unregisters its hooks from
+    every tensor (PyTorch's torch.autograd.graph._MultiHandle)."""
+
+    program_attributes = ("remove",)
+    __slots__ = ("handles",)
+
+    def __init__(self, handles: tuple):
+        self.handles = handles
+
+    def remove(self) -> None:
+        """Unregister the hooks."""
+        for h in self.handles:
+            h.remove()
+
+    def __repr__(self) -> str:
+        return f"<torch.autograd.graph._MultiHandle object at {id(self):#x}>"
+
+    def display_text(self) -> str:
+        """What a notebook shows for it (IPython's form for an object without its own repr)."""
+        return f"<torch.autograd.graph._MultiHandle at {id(self):#x}>"
+
+
+def _current_task():
+    task = _state.graph_task
+    if task is None:
+        raise AssertionError("expected this hook to be called inside a backward call")
+    return task
+
+
+def register_multi_grad_hook(tensors, fn, *, mode: str = "all"):
+    """``torch.autograd.graph.register_multi_grad_hook(tensors, fn, mode="all")``: with ``mode="all"``,
+    ``fn(grads)`` runs once per backward pass, after the gradients of all of ``tensors`` that the pass computes
+    are known, with a list holding each one (None for a tensor the pass does not reach, or, with ``inputs=``,
+    does not capture); with ``mode="any"``, ``fn(grad)`` runs on the first of them the pass computes. Each
+    backward pass keeps its own count (PyTorch's graph task). Returns a handle whose ``remove()`` unregisters
+    the hooks. Matches torch.autograd.graph.register_multi_grad_hook (torch/autograd/graph.py).
+
+    Raises:
+        ValueError: for another mode (PyTorch's message); RuntimeError for a tensor that does not require grad
+            (``mode="all"``, as ``register_hook``).
+    """
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    tensors = tuple(tensors)
+    if mode == "any":
+        fired = weakref.WeakKeyDictionary()
+
+        def first(grad):
+            task = _current_task()
+            if fired.get(task):
+                return
+            fired[task] = True
+            fn(grad)
+
+        return MultiHandle(tuple(t.register_hook(first) for t in tensors if t.requires_grad))
+    count = weakref.WeakKeyDictionary()  # graph task -> [calls so far, calls expected, buffer]
+
+    def inner(idx):
+        def hook(grad):
+            task = _current_task()
+            entry = count.get(task)
+            if entry is None:
+                entry = count[task] = [0, sum(task.will_run(t) for t in tensors), [None] * len(tensors)]
+            entry[2][idx] = grad
+            entry[0] += 1
+            if entry[0] == entry[1]:
+                del count[task]
+                fn(entry[2])
+
+        return hook
+
+    return MultiHandle(tuple(t.register_hook(inner(i)) for i, t in enumerate(tensors)))

@@ -11,6 +11,7 @@ an oracle.
 from __future__ import annotations
 
 import math
+import types
 from typing import NamedTuple
 
 import numpy as np
@@ -479,4 +480,9 @@ def _display_atom(value, default_dtype) -> str:
         return _repr(value, default_dtype, set())
     if _is_grad_fn_like(value):
         return f"<{value.name()} at {id(value):#x}>"
+    # gradcli's objects that IPython shows otherwise than their repr: a method of their class, or of a function
+    # of the op table, an attribute
+    shown = getattr(value if isinstance(value, types.FunctionType) else type(value), "display_text", None)
+    if shown is not None and callable(shown):
+        return value.display_text()
     return repr(value)

@@ -318,9 +318,11 @@ class TensorMeta:
         post_hooks: a leaf's ``register_post_accumulate_grad_hook`` hooks, or None.
         base: for a view, the tensor it is a view of (``Tensor._base``), else None (see :func:`mark_view`).
         views: for a tensor that views were made of, weak references to them, else None.
+        grad_dtype: a leaf's ``Tensor.grad_dtype`` when set (a DType, or None for any dtype); False when not set
+            (the leaf's own dtype) (:mod:`gradcli.api.autograd_graph`).
     """
 
-    __slots__ = ("inference", "parameter", "hooks", "post_hooks", "base", "views")
+    __slots__ = ("inference", "parameter", "hooks", "post_hooks", "base", "views", "grad_dtype")
 
     def __init__(self, inference: bool = False):
         self.inference = inference
@@ -329,6 +331,7 @@ class TensorMeta:
         self.post_hooks = None
         self.base = None
         self.views = None
+        self.grad_dtype = False
 
 
 #: The mark a run context gives every tensor made inside ``torch.inference_mode()`` (shared, never changed: a

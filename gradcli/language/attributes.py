@@ -60,6 +60,7 @@ TENSOR_ATTRS = {
     "item": lambda t: t.item, "tolist": _tolist, "size": lambda t: t.size, "dim": lambda t: t.dim,
     "numel": lambda t: t.numel, "is_floating_point": lambda t: t.is_floating_point, "numpy": lambda t: t.numpy,
     "grad": None,  # read with its warning, by the interpreter
+    "grad_dtype": lambda t: t.grad_dtype,  # (installed by gradcli.api.autograd_graph)
 }
 _TENSOR_UNDERSCORE = frozenset({"_version", "_base", "_is_view"})
 NODE_ATTRS = {"name": lambda f: (lambda: graph.torch_name(f)), "next_functions": lambda f: f.next_functions,
@@ -154,7 +155,8 @@ def missing(owner: str, name: str, members=()) -> Exception:
 #: Tensor attributes that are data (properties in PyTorch), not methods: ``torch.Tensor.<name>`` is not a
 #: function a program can call with a tensor.
 _TENSOR_DATA_ATTRS = frozenset({"shape", "dtype", "ndim", "grad_fn", "output_nr", "requires_grad", "is_leaf",
-                                "is_inference", "_version", "data", "T", "mT", "grad", "retains_grad"})
+                                "is_inference", "_version", "data", "T", "mT", "grad", "retains_grad",
+                                "grad_dtype"})
 
 
 def tensor_class_attribute(name: str):
@@ -329,7 +331,12 @@ def _attribute_table(obj):
 def _is_data_object(obj) -> bool:
     """Whether ``obj`` is one of torch.utils.data's datasets, samplers or loaders (gradcli.api.data, which is
     loaded once a program has named it)."""
-    return type(obj).__module__ == "gradcli.api.data"
+    return type(obj).__module__ in _PROGRAM_OBJECT_MODULES
+
+
+#: The modules whose objects a program reads through their ``program_attributes``: torch.utils.data's, the
+#: storages of ``untyped_storage()`` and torch.autograd.graph's multi-hook handle.
+_PROGRAM_OBJECT_MODULES = frozenset({"gradcli.api.data", "gradcli.ops.shape.strided", "gradcli.engine.hooks"})
 
 
 def _library_attribute(obj, name: str):
@@ -392,7 +399,7 @@ def read_attribute(obj, name: str):
 
 
 def write_attribute(obj, name: str, value) -> None:
-    """``obj.name = value``: only a tensor's ``requires_grad`` (PyTorch's setter) and ``grad``.
+    """``obj.name = value``: only a tensor's ``requires_grad`` (PyTorch's setter), ``grad`` and ``grad_dtype``.
 
     Raises:
         RuntimeError: PyTorch's messages for ``requires_grad`` on a non-leaf or a tensor that is not floating.
@@ -407,6 +414,8 @@ def write_attribute(obj, name: str, value) -> None:
         obj.requires_grad_(bool(value))
     elif isinstance(obj, Tensor) and name == "grad":
         obj.grad = value
+    elif isinstance(obj, Tensor) and name == "grad_dtype":
+        obj.grad_dtype = value
     elif nn_bridge.is_module(obj):
         nn_bridge.set_module_attribute(obj, name, value)
     elif isinstance(obj, custom_function.FunctionCtx) and not name.startswith("__"):

@@ -22,6 +22,9 @@ from ..api import gradcheck as _gradcheck
 from ..api.gradcheck import GradcheckError
 from ..ops.linalg.inverses import _LinAlgError  # torch.linalg.LinAlgError
 from ..ops.elementwise import special as _special  # torch.special
+from ..ops.shape import layout as _layout  # torch's memory formats
+from ..engine import hooks as _hooks  # torch.autograd.graph.register_multi_grad_hook
+from ..api import autograd_graph as _autograd_graph  # torch.autograd's layout policy, graph's mutation block, grad_dtype
 from . import custom_function, nn_bridge
 from . import files as _files
 from .safety import admit, materialize, sized
@@ -370,6 +373,7 @@ def _modules() -> dict[str, Namespace]:
         "from_numpy": _from_numpy, "as_tensor": _as_tensor,
     })
     members.update(CONSTANTS)
+    members.update(_layout.MEMORY_FORMATS)  # torch.contiguous_format, torch.channels_last, ...
     members.update(LEGACY_CONSTRUCTORS)
     members.update({"device": Device, "cuda": Namespace("torch.cuda", {"is_available": lambda: False,
                                                                         "device_count": lambda: 0})})
@@ -387,16 +391,22 @@ def _modules() -> dict[str, Namespace]:
     function_ns = Namespace("torch.autograd.function", {"Function": custom_function.FUNCTION,
                                                          "once_differentiable": custom_function.once_differentiable})
     graph_ns = Namespace("torch.autograd.graph", {"saved_tensors_hooks": _saved_hooks.saved_tensors_hooks,
-                                                  "save_on_cpu": _saved_hooks.save_on_cpu})
+                                                  "save_on_cpu": _saved_hooks.save_on_cpu,
+                                                  "register_multi_grad_hook": _hooks.register_multi_grad_hook,
+                                                  "allow_mutation_on_saved_tensors":
+                                                      _autograd_graph.allow_mutation_on_saved_tensors})
     autograd_ns = Namespace("torch.autograd", {"grad": autograd.grad, "backward": autograd.backward,
                                                "gradcheck": _gradcheck.gradcheck,
                                                "gradgradcheck": _gradcheck.gradgradcheck, "function": function_ns,
                                                "Variable": _variable, "Function": custom_function.FUNCTION,
                                                "functional": autograd_functional, "forward_ad": forward_ad,
-                                               "graph": graph_ns})
+                                               "graph": graph_ns,
+                                               "enforce_grad_layout_policy":
+                                                   _autograd_graph.enforce_grad_layout_policy})
     func_ns = Namespace("torch.func", {"grad": _func.grad, "grad_and_value": _func.grad_and_value,
                                        "vjp": _func.vjp, "jvp": _func.jvp, "jacrev": _func.jacrev,
-                                       "jacfwd": _func.jacfwd, "hessian": _func.hessian, "vmap": _func.vmap})
+                                       "jacfwd": _func.jacfwd, "hessian": _func.hessian, "vmap": _func.vmap,
+                                       "linearize": _func.linearize, "rearrange": _func.rearrange})
     # torch.linalg: the table's "linalg.<name>" entries
     linalg_ns = Namespace("torch.linalg", dict({k[len("linalg."):]: v for k, v in REGISTRY.items()
                                                 if k.startswith("linalg.")}, LinAlgError=_LinAlgError))

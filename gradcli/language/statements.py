@@ -13,7 +13,7 @@ import operator
 
 import numpy as np
 
-from ..api import forward_ad
+from ..api import autograd_graph, forward_ad
 from ..engine import anomaly, grad_mode
 from ..engine.errors import EvalError, GradcliError, LimitError
 from ..engine.tensor import Tensor
@@ -217,7 +217,8 @@ class Statements:
             self.with_instance(ctx, s, env)
             return
         if not isinstance(ctx, (grad_mode._GradModeContext, forward_ad.dual_level,
-                                saved_hooks.saved_tensors_hooks, files.ReadFile)):
+                                saved_hooks.saved_tensors_hooks, files.ReadFile,
+                                autograd_graph.enforce_grad_layout_policy)):
             raise self.error(TypeError(f"'{type_name(ctx)}' object does not support the context manager "
                                        "protocol (gradcli supports torch.no_grad(), torch.enable_grad(), "
                                        "torch.autograd.forward_ad.dual_level() and "

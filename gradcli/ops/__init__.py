@@ -67,6 +67,10 @@ cycle):
 * :mod:`.nn.fold` — unfold/fold, Tensor.unfold
 * :mod:`.nn.shrink_and_margins` — hardshrink, softshrink, tanhshrink, threshold, prelu, pixel_shuffle/unshuffle,
   channel_shuffle, rms_norm, and the margin and likelihood losses
+* :mod:`.shape.layout` — the memory formats (contiguous_format, channels_last, ...) and permuted allocation
+* :mod:`.shape.strided` — stride, storage_offset, dim_order, resize_, untyped_storage, as_strided(_scatter)
+* :mod:`.shape.more_scatter` — index_reduce, put, masked_scatter_, fill_diagonal_
+* :mod:`.elementwise.inplace_unary` — the in-place unary methods (sin_, exp_, sqrt_, ...)
 
 The functions of torch.linalg and torch.special are registered under their qualified names (``"linalg.det"``,
 ``"special.ndtr"``); the namespaces are :mod:`gradcli.api.linalg` and :mod:`gradcli.api.special`.
@@ -116,3 +120,12 @@ __all__ = ["REGISTRY", "KINDS", "Op", "to_tensor"] + sorted(n for n in REGISTRY 
 # grad_fn._saved_* (PyTorch's names of saved values) and torch.autograd.graph's saved tensors hooks,
 # installed on the engine
 from .core import saved_hooks, saved_names  # noqa: F401, E402
+
+# Strides and storage (stride, storage_offset, dim_order, resize_, untyped_storage, empty_permuted, the memory
+# formats) and the strided view as_strided with as_strided_scatter
+from .shape import strided as _strided  # noqa: F401, E402
+from .shape.layout import MEMORY_FORMATS  # noqa: F401, E402
+# More scatters: index_reduce, put, masked_scatter_, fill_diagonal_
+from .shape import more_scatter as _more_scatter  # noqa: F401, E402
+# The in-place forms of the unary elementwise functions (sin_, exp_, sqrt_, ...)
+from .elementwise import inplace_unary as _inplace_unary  # noqa: F401, E402

@@ -20,6 +20,7 @@ import numpy as np
 from ..engine import context, dtypes, limits
 from ..engine.tensor import Tensor
 from .core.declare import check_requires_grad, composite, tensor_method
+from .shape import layout as _layout
 
 # the active run context's generator, made on first use (importing numpy.random costs start-up time)
 _generator = context.generator
@@ -646,16 +647,20 @@ def _new_tensor(self, data, dtype=None, requires_grad=False, device=None):
 @composite("empty", kind="creation")
 def empty(*size, dtype=None, requires_grad=False, **kw):
     """An uninitialised tensor of shape ``size`` (default float dtype unless ``dtype``); gradcli's holds
-    zeros. Matches torch.empty (``memory_format`` and ``pin_memory`` are accepted and have no effect).
+    zeros. Matches torch.empty (``memory_format=torch.channels_last`` lays it out as PyTorch does; ``pin_memory``
+    is accepted and has no effect).
 
     Raises:
         TypeError: for a missing or non-integer size; RuntimeError for a negative size (PyTorch's messages).
     """
     shape = _size("empty", size, kw.pop("size", None))
-    kw.pop("memory_format", None)
+    fmt = kw.pop("memory_format", None)
     kw.pop("pin_memory", None)
     _check_kw("empty", kw)
-    return _leaf(np.zeros(shape, dtype=_float_dtype(dtype)), requires_grad)
+    out = np.zeros(shape, dtype=_float_dtype(dtype))
+    if fmt is not None:  # channels_last: the dims in the format's order (the dims in the format's order)
+        out = _layout.allocate(shape, out.dtype, _layout.format_order(fmt, len(shape)))
+    return _leaf(out, requires_grad)
 
 
 empty_like = _like("empty_like", lambda shape, d: np.zeros(shape, dtype=d),

@@ -2278,3 +2278,41 @@ BY_NAME: dict[str, OpInfo] = {op.name: op for op in OP_DB}
 def table_cases() -> list[tuple[OpInfo, Sample, Case]]:
     """Every sample of every entry, with its helpers.Case (``fn(m, *tensors)``, the test id, the inputs)."""
     return [(op, s, op.case(s)) for op in OP_DB for s in op.samples()]
+
+# gradcli/ops/shape/strided.py and more_scatter.py: the strided view and its scatter, index_reduce, put
+_AS_STRIDED_SCATTER_BUG = (
+    "PyTorch 2.13's as_strided_scatter_backward gives self the gradient at the scattered places instead of "
+    "everywhere else: its own gradcheck fails (numerical Jacobian 1 off the scattered places), and its OpInfo "
+    "expects test_fn_grad to fail (pytorch/pytorch#88105); gradcli's gradient is the numerical one (test_gradcheck, "
+    "test_gradgradcheck), and src's and the forward are compared in tests/ops/test_strided.py")
+STRIDED_AND_MORE_SCATTERS = [
+    OpInfo("as_strided", "shape", extra=(
+        S("2x2-of-3x3", Arg((3, 3)), args=((2, 2), (1, 2))), S("offset", Arg((3, 3)), args=((2, 2), (1, 2), 1)),
+        S("overlap", Arg((3, 3)), args=((3, 2), (1, 1))), S("0d-out", Arg((2, 3)), args=((), (), 4)),
+        S("of-transpose", Arg((3, 4)), call=lambda m, f, a: f(a.t(), (2, 3), (1, 4))),
+        S("method", Arg((3, 3)), args=((2,), (4,)), method=True))),
+    OpInfo("as_strided_scatter", "shape", extra=(
+        S("2x2", Arg((3, 3)), Arg((2, 2)), args=((2, 2), (1, 2))),
+        S("src-only", Arg((2, 2), grad=False), Arg((2,)), args=((2,), (3,))),
+        S("offset", Arg((3, 3)), Arg((2,)), args=((2,), (4,), 1)),
+        S("method", Arg((3, 3)), Arg((3,)), args=((3,), (4,)), method=True)),
+        skips=tuple(Skip(test, _AS_STRIDED_SCATTER_BUG) for test in (
+            "test_against_torch", "test_second_derivative_against_torch"))),
+    OpInfo("index_reduce", "indexing", extra=(
+        *[S(f"{r}{'' if inc else '-exclude'}", Arg((5, 3)), Arg((4, 3)), args=(0, tensor([0, 4, 2, 0]), In(1), r),
+            kwargs={"include_self": inc}, quiet=True)
+          for r in ("prod", "mean", "amax", "amin") for inc in (True, False)],
+        S("prod-zero", Arg((4,)), Arg((3,)), quiet=True,
+          call=lambda m, f, a, b: f(a, 0, m.tensor([1, 1, 2]), b * m.tensor([0.0, 1, 1]), "prod")),
+        S("dim1", Arg((3, 4)), Arg((3, 2)), args=(1, tensor([3, 1]), In(1), "prod"), quiet=True),
+        S("method", Arg((5, 3)), Arg((2, 3)), args=(0, tensor([1, 1]), In(1), "mean"), method=True, quiet=True)),
+        skips=tuple(Skip(test, "derivatives.yaml gives index_reduce no forward-mode formula: PyTorch and gradcli raise "
+                               "the same NotImplementedError (tests/ops/test_more_scatter.py)")
+                    for test in ("test_jvp", "test_jvp_hvp"))),
+    OpInfo("put", "indexing", extra=(
+        S("2d", Arg((2, 3)), Arg((2,)), args=(tensor([1, 3]), In(1))),
+        S("accumulate", Arg((2, 3)), Arg((3,)), args=(tensor([1, 1, -1]), In(1), True)),
+        S("method", Arg((2, 3)), Arg((2,)), args=(tensor([0, 5]), In(1)), method=True))),
+]
+OP_DB += STRIDED_AND_MORE_SCATTERS  # as_strided, as_strided_scatter, index_reduce, put
+BY_NAME.update({op.name: op for op in STRIDED_AND_MORE_SCATTERS})

@@ -72,6 +72,10 @@ PYTORCH_LACKS = {
     **{("chain_matmul", t): "PyTorch has no batching rule for the deprecated aten::chain_matmul and cannot "
                             "generate a fallback ('Batching rule not implemented'); torch.linalg.multi_dot, its "
                             "replacement, has one" for t in ("vmap", "vmap_in_dims_1")},
+    **{("as_strided_scatter", t): "PyTorch has no batching rule for aten::as_strided_scatter ('requires special "
+                                  "handling'); gradcli's vmap runs it per batch element (the matrix's sample "
+                                  "differentiates src only: PyTorch's self gradient is wrong, tests/ops/opinfo.py)"
+       for t in ("jacfwd", "func_hessian", "vmap", "vmap_in_dims_1")},
 }
 
 

@@ -64,7 +64,7 @@ def test_completion_of_commands_variables_ops_and_attributes():
     assert complete(":gr") == [":grad", ":graph"]
     assert "weights" in complete("wei")
     assert "sigmoid" in complete("sigm")
-    assert complete("weights.sigm") == ["sigmoid"]
+    assert complete("weights.sigm") == ["sigmoid", "sigmoid_"]  # (torch.Tensor has both)
     assert "grad_fn" in complete("weights.grad")
     assert "functional" in complete("torch.nn.")
     assert complete("weights.__cl") == []  # only what the language lets a program read

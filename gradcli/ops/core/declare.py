@@ -269,6 +269,7 @@ def composite(name: str, *, grad_fn=_REQUIRED, note=_REQUIRED, method=False, ali
         fn.summary = None  # (gradcli.app.catalog reads the docstring's first paragraph when it lists ops)
         fn.symbolic = None
         fn.defsymbolic = lambda rule: _set_symbolic(fn, rule)
+        fn.display_text = lambda: f"<function torch._VariableFunctionsClass.{name}>"  # (as Op.display_text)
         if formula is not None or kinks is not None:  # (most composites record no node of their own)
             fn.formulas, fn.kinks = declare_formulas(name, grad_fn, formula, kinks)
         for n in (name,) + fn.aliases:
@@ -398,6 +399,12 @@ class Op:
 
     def __repr__(self) -> str:
         return f"<gradcli op {self.name}>"
+
+    def display_text(self) -> str:
+        """What a notebook shows for the function ``torch.<name>``: IPython's form for PyTorch's builtin
+        (``<function torch._VariableFunctionsClass.dot>``; PyTorch's Python-level functions and those of
+        ``torch.nn.functional`` show otherwise)."""
+        return f"<function torch._VariableFunctionsClass.{self.name}>"
 
     def defvjp(self, rule):
         """Set the derivative rule (see the module docstring for the names it may take); returns the op.
