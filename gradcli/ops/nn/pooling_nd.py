@@ -271,8 +271,11 @@ def _fractional_max(fname: str, nd: int, input, kernel_size, output_size, output
     if output_size is None and output_ratio is None:
         raise ValueError(f"{fname} requires specifying either an output_size or an output_ratio")
     if output_size is None:
-        if isinstance(output_ratio, (list, tuple)) and len(output_ratio) > nd:
-            raise ValueError(f"{fname} requires output_ratio to either be a single Int or tuple of Ints.")
+        if nd == 2:  # (torch.nn.functional's 2-d version measures the ratio before expanding it)
+            if not isinstance(output_ratio, (list, tuple)):
+                raise TypeError(f"object of type '{type(output_ratio).__name__}' has no len()")
+            if len(output_ratio) > nd:
+                raise ValueError(f"{fname} requires output_ratio to either be a single Int or tuple of Ints.")
         ratio = _ntuple(output_ratio, nd)
         output_size = [int(input.shape[input.ndim - nd + i] * ratio[i]) for i in range(nd)]
     k = tuple(int(v) for v in _ntuple(kernel_size, nd))
@@ -287,6 +290,8 @@ def _fractional_max(fname: str, nd: int, input, kernel_size, output_size, output
         samples = rand(n, c, nd, dtype=dtypes.as_dtype(input.data.dtype)).data
     else:
         samples = to_tensor(_random_samples).data
+        if samples.dtype != input.data.dtype:
+            raise RuntimeError("Expect _random_samples to have the same dtype as input")
     if samples.ndim != 3 or samples.shape[0] < n:
         raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
     if samples.shape[1] != c:
@@ -301,7 +306,7 @@ def _fractional_max(fname: str, nd: int, input, kernel_size, output_size, output
     limits.check_numel(input.shape[:-nd] + out, "the result")
     # ATen's kernels use sample 0 for the width and 1 for the height in 2-d; 0, 1, 2 for time, height, width
     # in 3-d
-    u = samples[:n].reshape(n * c, nd).astype(input.data.dtype)
+    u = samples[:n].reshape(n * c, nd)
     order = (1, 0) if nd == 2 else (0, 1, 2)
     coords = [(_intervals(u[:, order[i]], spatial[i], out[i], k[i])[:, :, None] + np.arange(k[i])[None, None, :])
               for i in range(nd)]
