@@ -381,6 +381,8 @@ def _unpool_output_size(input, k, s, p, output_size) -> list:
     """torch.nn.functional._unpool_output_size: the default size ``(in - 1) stride + kernel - 2 padding``, or
     ``output_size`` (its last ``len(k)`` values) checked to lie within a stride of it."""
     nd = len(k)
+    if input.ndim < nd:  # (PyTorch's input.size()[-len(kernel_size) + d])
+        raise IndexError("tuple index out of range")
     default = [(input.shape[input.ndim - nd + d] - 1) * s[d] + k[d] - 2 * p[d] for d in range(nd)]
     if output_size is None:
         ret = default
