@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import assert_printed_alike, python_and_gradcli_stdout
 
 import gradcli as G
-from helpers import assert_printed_alike, python_and_gradcli_stdout
 
 MODULES = '''
 import torch

@@ -289,4 +289,4 @@ CLASSES = {c.__name__: c for c in (
     AdaptiveMaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d, LPPool1d, LPPool2d, LPPool3d, FractionalMaxPool2d,
     FractionalMaxPool3d, BatchNorm3d, InstanceNorm3d)}
 
-__all__ = sorted(CLASSES)
+__all__ = list(CLASSES)

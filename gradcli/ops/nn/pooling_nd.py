@@ -23,7 +23,7 @@ from ..elementwise.arithmetic import mul, pow
 from ..elementwise.unary import abs, neg, sign
 from ..reduction.reductions import mean
 from ..shape.views import squeeze, unsqueeze
-from ._im2col import _prod, _refuse
+from ._im2col import _prod
 from .pooling import (_adaptive_matrix, _avg_pool_nd, _max_pool, _pool_gather, _separable, avg_pool1d,
                       avg_pool2d, max_pool1d, max_pool2d)
 
