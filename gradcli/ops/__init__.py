@@ -63,7 +63,9 @@ cycle):
   group_norm, instance_norm, normalize, cosine_similarity, pairwise_distance, bilinear, one_hot
 * :mod:`.nn.pooling` — max_pool1d/2d, avg_pool1d/2d, adaptive_avg_pool1d/2d
 * :mod:`.nn.resampling` — pad, constant_pad_nd, interpolate
-* :mod:`.nn.conv` — conv1d/conv2d, conv_transpose1d/2d
+* :mod:`.nn.pooling_nd` — max_pool3d, avg_pool3d, adaptive_avg_pool3d, adaptive_max_pool1d/2d/3d,
+  fractional_max_pool2d/3d, max_unpool1d/2d/3d, lp_pool1d/2d/3d
+* :mod:`.nn.conv` — conv1d/2d/3d, conv_transpose1d/2d/3d
 * :mod:`.nn.fold` — unfold/fold, Tensor.unfold
 * :mod:`.nn.shrink_and_margins` — hardshrink, softshrink, tanhshrink, threshold, prelu, pixel_shuffle/unshuffle,
   channel_shuffle, rms_norm, and the margin and likelihood losses
@@ -93,6 +95,7 @@ from .nn import (softmax as _softmax, loss as _loss, embedding as _embedding, ba
                  dropout as _dropout, functional as _functional, pooling as _pooling,
                  resampling as _resampling, conv as _conv, fold as _fold,
                  shrink_and_margins as _shrink_and_margins)
+from .nn import pooling_nd as _pooling_nd  # noqa: F401,E402
 from ..engine.tensor import to_tensor  # noqa: F401
 from .core.declare import KINDS, REGISTRY, Op  # noqa: F401
 # the names most used, importable from here (``from gradcli.ops import matmul``)

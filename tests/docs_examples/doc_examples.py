@@ -9,7 +9,8 @@ committed; only what PyTorch printed (``expected.json``) is stored, beside the h
 that a different torch shows up as a changed example instead of a wrong comparison.
 
 Both sides run an example as a notebook does: after ``torch.manual_seed(0)``, each cell's last expression is
-shown as IPython shows it (``IPython.lib.pretty``; gradcli: ``gradcli run --seed 0 --notebook``). The outputs
+shown as IPython shows it (``IPython.lib.pretty``; gradcli: ``gradcli run --seed 0 --notebook``, with the
+``elements`` limit raised to :data:`ELEMENTS_LIMIT`). The outputs
 are compared with object addresses masked; where the texts differ only in numbers, the numbers must agree
 within ``RTOL`` (:func:`outputs_agree`).
 
@@ -61,6 +62,12 @@ OUT_OF_SCOPE = (
     (r"profiler|profile\(", "the profiler"),
     (r"torch\.jit|jit\.|torch\.compile|\bscript\(|torch\._dynamo|torch\.export|fx\.", "jit/compile"),
 )
+
+#: The ``elements`` limit the examples run under (``gradcli run --limit elements=200000000``): a few of PyTorch's
+#: examples make tensors of just over gradcli's default of 100,000,000 elements per tensor (ReplicationPad3d's
+#: and CircularPad3d's pad a 16x3x8x320x480 input to 106,468,992 elements), which PyTorch computes; the default
+#: is a bound for untrusted programs, and these are PyTorch's own.
+ELEMENTS_LIMIT = 200_000_000
 
 #: Relative tolerance for outputs that differ only in their numbers.
 RTOL = 1e-4
@@ -231,16 +238,22 @@ def outputs_agree(expected: str, actual: str) -> bool:
 
 
 def run_gradcli(example: Example) -> tuple[str, str]:
-    """Run ``example`` with gradcli as ``gradcli run --seed 0 --notebook`` does (the same application
-    function, in this process); return (standard output, first error's text or "")."""
+    """Run ``example`` with gradcli as ``gradcli run --seed 0 --notebook --limit elements=200000000`` does
+    (the same application function, in this process, under :data:`ELEMENTS_LIMIT`); return (standard output,
+    first error's text or "")."""
+    import dataclasses
+
     from gradcli.app import run_program
+    from gradcli.engine import limits
+    from gradcli.engine.context import RunContext
 
     out: list[str] = []
     errors: list[str] = []
     req = run_program.RunRequest(source=example.program(), filename=f"<{example.id}>", notebook=True, seed=0)
     try:
-        run_program.run_program(req, write=out.append, warn=lambda text: None,
-                                report=lambda err: errors.append(f"{err.type}: {err}"))
+        with RunContext(limits=dataclasses.replace(limits.current, elements=ELEMENTS_LIMIT)):
+            run_program.run_program(req, write=out.append, warn=lambda text: None,
+                                    report=lambda err: errors.append(f"{err.type}: {err}"))
     except Exception as err:  # a syntax error (the whole program refused) or a bad request
         errors.append(f"{getattr(err, 'type', type(err).__name__)}: {err}")
     return "".join(out), (errors[0] if errors else "")

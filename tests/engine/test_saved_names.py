@@ -75,6 +75,8 @@ DIFFERENCES = [
     # the conv and nn.functional families (gradcli/ops/nn/: conv.py, pooling.py, resampling.py, functional.py)
     Difference("avg_pool2d", ("_saved_stride",), "PyTorch saves stride as given (() when omitted); gradcli saves "
                "the stride it used (kernel_size by default)"),
+    Difference("avg_pool3d", ("_saved_stride",), "PyTorch saves stride as given (() when omitted); gradcli saves "
+               "the stride it used (kernel_size by default)"),
     Difference("constant_pad_nd", ("_saved_pad",), "PyTorch saves pad as unsigned 64-bit ints (a negative pad, a crop, "
                "reads 18446744073709551615); gradcli saves the signed pads"),
     Difference("pad", ("_saved_pad",), "PyTorch saves pad as unsigned 64-bit ints (a negative pad, a crop, reads "
@@ -274,6 +276,10 @@ NAMES_DIFFER = {
     "conv1d": _CONV, "conv2d": _CONV, "conv_transpose1d": _CONV, "conv_transpose2d": _CONV,
     "max_pool1d": _POOL, "max_pool2d": _POOL, "avg_pool1d": _POOL, "avg_pool2d": _POOL,
     "adaptive_avg_pool1d": _POOL, "adaptive_avg_pool2d": _POOL,
+    "conv3d": _CONV, "conv_transpose3d": _CONV, "max_pool3d": _POOL, "avg_pool3d": _POOL,
+    "adaptive_avg_pool3d": _POOL, "adaptive_max_pool1d": _POOL, "adaptive_max_pool2d": _POOL,
+    "adaptive_max_pool3d": _POOL, "fractional_max_pool2d": _POOL, "fractional_max_pool3d": _POOL,
+    "max_unpool1d": _POOL, "max_unpool2d": _POOL, "max_unpool3d": _POOL, "lp_pool2d": _POOL,
     "pad": "gradcli's reflect/replicate/circular pads are one gather (saving its index maps); PyTorch's "
            "ReflectionPad/ReplicationPad nodes save self and padding, ConstantPadNd saves pad",
     "constant_pad_nd": "PyTorch's ConstantPadNdBackward0 saves pad; gradcli's rule reads the pads it cuts off "

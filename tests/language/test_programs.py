@@ -657,6 +657,13 @@ NOT_GENERATED.update({name: _FROM_THE_OP_TABLE for name in (
     "special.log_ndtr", "special.ndtr", "special.ndtri", "special.xlog1py", "tanhshrink", "tensor_split",
     "threshold", "tile", "triplet_margin_loss", "unflatten", "vsplit", "vstack", "xlogy",
 )})
+# the 3-d convolutions and pools and the remaining pools: (N, C, *spatial) inputs and results outside SHAPES, as
+# conv2d's and max_pool2d's (tests/ops/opinfo.py POOL3D, tests/nn/test_pool3d_modules.py)
+NOT_GENERATED.update({name: "(N, C, *spatial) inputs: the op table's samples and tests/nn/test_pool3d_modules.py"
+                      for name in ("conv3d", "conv_transpose3d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
+                                   "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
+                                   "fractional_max_pool2d", "fractional_max_pool3d", "max_unpool1d",
+                                   "max_unpool2d", "max_unpool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d")})
 
 
 def _applied(tpl: Template, args: list) -> Expr | None:

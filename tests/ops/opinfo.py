@@ -2261,6 +2261,71 @@ FUSED_AND_MORE_REDUCTIONS = [
         S("x-1d", Arg((3, 5)), Arg((5,))), S("x-2d", Arg((3, 5)), Arg((3, 5))))),
 ]
 
+# gradcli/ops/nn/conv.py (3-d) and pooling_nd.py: 3-d convolutions and pools, adaptive max, fractional, LP
+# pools and unpooling
+_FRAC2 = [[[0.3, 0.8], [0.55, 0.1]]]  # _random_samples (N=1, C=2, 2), made in the input's dtype
+_FRAC3 = [[[0.3, 0.8, 0.45], [0.55, 0.1, 0.9]]]
+_UNPOOL2 = [[[[5, 2], [8, 15]], [[0, 7], [13, 10]]]]  # distinct flat positions in 4x4 planes
+
+
+def _frac(samples, nd: int, **kw) -> Callable:
+    return lambda m, f, a: f(a, 2, _random_samples=m.tensor(samples, dtype=a.dtype), **kw)
+
+
+POOL3D = [
+    OpInfo("conv3d", "nn", extra=(
+        S("1x2x3x4x4-3x2x2x2x3-bias", Arg((1, 2, 3, 4, 4)), Arg((3, 2, 2, 2, 3)), Arg((3,))),
+        S("stride-padding-dilation-groups", Arg((1, 4, 4, 3, 5)), Arg((2, 2, 2, 2, 2)),
+          kwargs={"stride": (2, 1, 2), "padding": 1, "dilation": (1, 2, 1), "groups": 2}),
+        S("unbatched", Arg((2, 3, 3, 3)), Arg((2, 2, 2, 2, 2))))),
+    OpInfo("conv_transpose3d", "nn", extra=(
+        S("1x2x2x3x2-2x3x2x2x2-bias", Arg((1, 2, 2, 3, 2)), Arg((2, 3, 2, 2, 2)), Arg((3,))),
+        S("stride-padding-output-padding", Arg((1, 2, 2, 2, 2)), Arg((2, 1, 3, 2, 2)),
+          kwargs={"stride": 2, "padding": 1, "output_padding": (1, 0, 1)}))),
+    OpInfo("max_pool3d", "nn", extra=(
+        S("2", Arg((1, 2, 4, 4, 5)), args=(2,)),
+        S("stride-padding-ceil", Arg((1, 1, 5, 4, 5)), args=((3, 2, 2), (2, 1, 2), 1, 1, True)),
+        S("unbatched-indices", Arg((2, 3, 4, 4)), call=lambda m, f, a: f(a, 2, return_indices=True)[0]))),
+    OpInfo("avg_pool3d", "nn", extra=(
+        S("2", Arg((1, 2, 4, 4, 5)), args=(2,)),
+        S("stride-padding-no-count-pad", Arg((1, 1, 5, 4, 5)), args=(3, 2, 1, True, False)),
+        S("divisor-override", Arg((2, 3, 4, 4)), kwargs={"kernel_size": 2, "divisor_override": 5}))),
+    OpInfo("adaptive_avg_pool3d", "nn", extra=(
+        S("2x3x2", Arg((1, 2, 5, 4, 3)), args=((2, 3, 2),)),
+        S("none", Arg((2, 3, 4, 3)), args=((3, None, 2),)),
+        S("1", Arg((1, 2, 3, 3, 3)), args=(1,)))),
+    OpInfo("adaptive_max_pool2d", "nn", extra=(
+        S("3x2", Arg((2, 2, 5, 7)), args=((3, 2),)),
+        S("none-indices", Arg((1, 2, 4, 5)), call=lambda m, f, a: f(a, (None, 3), True)[0]),
+        S("unbatched", Arg((2, 5, 5)), args=(3,)))),
+    OpInfo("adaptive_max_pool1d", "nn", extra=(
+        S("3", Arg((2, 2, 7)), args=(3,)), S("unbatched", Arg((2, 5)), args=(2,)))),
+    OpInfo("adaptive_max_pool3d", "nn", extra=(
+        S("2x3x2", Arg((1, 2, 5, 4, 3)), args=((2, 3, 2),)), S("unbatched", Arg((2, 3, 4, 4)), args=(2,)))),
+    OpInfo("fractional_max_pool2d", "nn", extra=(
+        S("output-size", Arg((1, 2, 5, 6)), call=_frac(_FRAC2, 2, output_size=(3, 4))),
+        S("output-ratio", Arg((1, 2, 6, 6)), call=_frac(_FRAC2, 2, output_ratio=(0.5, 0.5))),
+        S("unbatched", Arg((2, 5, 5)), call=_frac(_FRAC2, 2, output_size=3)))),
+    OpInfo("fractional_max_pool3d", "nn", extra=(
+        S("output-size", Arg((1, 2, 4, 5, 4)), call=_frac(_FRAC3, 3, output_size=(2, 3, 2))),
+        S("unbatched", Arg((2, 4, 4, 4)), call=_frac(_FRAC3, 3, output_ratio=0.5)))),
+    OpInfo("max_unpool2d", "nn", extra=(
+        S("2", Arg((1, 2, 2, 2)), call=lambda m, f, a: f(a, m.tensor(_UNPOOL2), 2)),
+        S("output-size", Arg((1, 2, 2, 2)), call=lambda m, f, a: f(a, m.tensor(_UNPOOL2), 2, output_size=(5, 4))))),
+    OpInfo("max_unpool1d", "nn", extra=(
+        S("2", Arg((1, 2, 3)), call=lambda m, f, a: f(a, m.tensor([[[1, 2, 5], [0, 3, 4]]]), 2)),)),
+    OpInfo("max_unpool3d", "nn", extra=(
+        S("2", Arg((1, 2, 1, 2, 1)), call=lambda m, f, a: f(a, m.tensor([[[[[3], [9]]], [[[14], [0]]]]]), 2)),)),
+    OpInfo("lp_pool2d", "nn", extra=(
+        S("p2", Arg((1, 2, 4, 5)), args=(2, 2)),
+        S("p3-stride", Arg((1, 2, 5, 5), POS), args=(3, (3, 2), (2, 1))),
+        S("inf", Arg((2, 4, 4)), args=(float("inf"), 2)))),
+    OpInfo("lp_pool1d", "nn", extra=(
+        S("p2", Arg((2, 2, 6)), args=(2, 3, 2)), S("p3", Arg((2, 5), POS), args=(3, 2)))),
+    OpInfo("lp_pool3d", "nn", extra=(
+        S("p2", Arg((1, 2, 4, 4, 4)), args=(2, 2)), S("p3-stride", Arg((2, 4, 3, 4), POS), args=(3, (2, 2, 3), 1)))),
+]
+
 #: The op table: every entry of every family.
 OP_DB: list[OpInfo] = ELEMENTWISE + ACTIVATIONS + REDUCTIONS + LINALG + SHAPE + INDEXING + NN + LOSSES + RANDOM + \
     LOGICAL + DIAGONALS + TRIANGLES + MASKS_AND_SCATTERS + ORDER + MATRIX
@@ -2270,6 +2335,7 @@ OP_DB += SPECIAL  # special functions and the remaining elementwise math
 OP_DB += MORE_SHAPE  # numpy-style joins and splits, roll, tile, meshgrid, the *_scatter functions
 OP_DB += MORE_MATH  # more elementwise math, searching and counting
 OP_DB += FUSED_AND_MORE_REDUCTIONS  # fused products (addmm, ...) and more reductions (nansum, cov, ...)
+OP_DB += POOL3D  # 3-d convolutions and pools, adaptive max, fractional and LP pools, unpooling
 
 #: Entry by name.
 BY_NAME: dict[str, OpInfo] = {op.name: op for op in OP_DB}

@@ -76,9 +76,9 @@ def test_torch_names_file_is_current():
 @pytest.mark.parametrize("program, type_, message", [
     ("torch.stft(x)", "NotImplementedError", "'torch.stft' is not supported by gradcli"),
     ("x.stft()", "NotImplementedError", "'Tensor.stft' is not supported by gradcli"),
-    ("F.conv3d(x, x)", "NotImplementedError", "'torch.nn.functional.conv3d' is not supported by gradcli"),
-    ("torch.nn.functional.conv3d(x, x)", "NotImplementedError",
-     "'torch.nn.functional.conv3d' is not supported by gradcli"),
+    ("F.conv_tbc(x, x)", "NotImplementedError", "'torch.nn.functional.conv_tbc' is not supported by gradcli"),
+    ("torch.nn.functional.conv_tbc(x, x)", "NotImplementedError",
+     "'torch.nn.functional.conv_tbc' is not supported by gradcli"),
     ("torch.foo(x)", "AttributeError", "module 'torch' has no attribute 'foo'"),
     ("x.foo()", "AttributeError", "'Tensor' object has no attribute 'foo'"),
     ("x.zero_grad()", "AttributeError", "'Tensor' object has no attribute 'zero_grad'"),

@@ -58,6 +58,8 @@ PYTORCH_WRONG = {
         "vhp", "torch.autograd.functional.hvp's double-backward trick through a transposed convolution with "
                "output_padding raises 'output_padding is not supported for non-transposed convolutions'; vhp "
                "answers"),
+    ("conv_transpose3d", "hvp"): (
+        "vhp", "as conv_transpose1d's: PyTorch's hvp raises for a transposed convolution with output_padding"),
 }
 
 #: Cells where PyTorch raises for want of a rule that gradcli has: (op, transform) -> the reason. PyTorch must

@@ -33,6 +33,13 @@ from .recurrent import *  # noqa: F401,F403,E402
 
 CLASSES.update(_recurrent.CLASSES)
 
+# 3-d convolution, pooling and normalization, adaptive max, unpooling, LP and fractional pools
+# (gradcli/api/nn/pool3d.py)
+from . import pool3d as _pool3d  # noqa: E402
+from .pool3d import *  # noqa: F401,F403,E402
+
+CLASSES.update(_pool3d.CLASSES)
+
 # every class prints as PyTorch's (torch.nn.modules.linear.Linear): gradcli/api/nn/naming.py
 from .naming import name_classes as _name_classes  # noqa: E402
 

@@ -62,8 +62,10 @@ def _(grad, input, weight, training, eps, running_mean, running_var, weight_shap
     else:
         dt = np.float64 if grad.dtype == np.float64 else np.float32
         shape = (1, -1) + (1,) * (nd - 2)
-        xmu = sub(input, Tensor(running_mean.astype(dt).reshape(shape)))
-        invstd = Tensor((1.0 / np.sqrt(running_var.astype(np.float64) + eps)).astype(dt).reshape(shape))
+        # constants as the rule's other values are: Tensors under create_graph, else numpy arrays
+        const = Tensor if isinstance(input, Tensor) else np.asarray
+        xmu = sub(input, const(running_mean.astype(dt).reshape(shape)))
+        invstd = const((1.0 / np.sqrt(running_var.astype(np.float64) + eps)).astype(dt).reshape(shape))
     xhat = mul(xmu, invstd)
     sum_g = sum(grad, axes, True)
     sum_gx = sum(mul(grad, xhat), axes, True)

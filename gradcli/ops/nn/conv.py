@@ -1,4 +1,4 @@
-"""Convolution: conv1d/conv2d/conv_transpose1d/conv_transpose2d, as torch.nn.functional computes them and names
+"""Convolution: conv1d/2d/3d and conv_transpose1d/2d/3d, as torch.nn.functional computes them and names
 their backward (aten::_convolution and the op of its weight's gradient), on the im2col kernels of
 :mod:`._im2col`.
 
@@ -52,16 +52,32 @@ def _channel_first(y: np.ndarray, groups: int) -> np.ndarray:
     return np.ascontiguousarray(y.reshape(n, o, -1).swapaxes(0, 1)).reshape(groups, o // groups, -1)
 
 
+#: The most elements of one im2col matrix made at once: a larger batch goes through in slices of samples, so
+#: that the 3-d convolutions of PyTorch's examples (a 20x16x10x50x100 input) need megabytes, not gigabytes.
+_COLS_BUDGET = 1 << 24
+
+
+def _batch_slices(n: int, per_sample: int) -> list:
+    """Slices of the batch of ``n`` samples whose im2col matrices (``per_sample`` elements each) fit the budget
+    (one sample at least)."""
+    step = max(1, _COLS_BUDGET // max(per_sample, 1))
+    return [slice(i, min(n, i + step)) for i in range(0, n, step)]
+
+
 def _conv_np(x, w, stride, padding, dilation, groups) -> np.ndarray:
     """conv(X, w): (N, C, *S) with (O, C/G, *K) → (N, O, *out)."""
-    n = x.shape[0]
+    n, c = x.shape[:2]
     o, cg = w.shape[:2]
     ksize = w.shape[2:]
     out = _conv_out(x.shape[2:], ksize, stride, padding, dilation)
-    col = _cols(x, ksize, stride, padding, dilation, out, groups)
-    y = _bmm(w.reshape(groups, o // groups, cg * _prod(ksize)), col)  # (G, O/G, N*P)
-    y = y.reshape(o, n, _prod(out)).swapaxes(0, 1)
-    return np.ascontiguousarray(y).reshape((n, o) + tuple(out))
+    p = _prod(out)
+    limits.check_numel((n, o) + tuple(out), "the convolution's result")
+    wm = w.reshape(groups, o // groups, cg * _prod(ksize))
+    y = np.empty((n, o, p), dtype=np.result_type(x.dtype, w.dtype))
+    for sl in _batch_slices(n, c * _prod(ksize) * p):
+        col = _cols(x[sl], ksize, stride, padding, dilation, out, groups)
+        y[sl] = _bmm(wm, col).reshape(o, -1, p).swapaxes(0, 1)  # (G, O/G, n*P) → (n, O, P)
+    return y.reshape((n, o) + tuple(out))
 
 
 def _conv_t_np(y, w, spatial, stride, padding, dilation, groups) -> np.ndarray:
@@ -71,17 +87,30 @@ def _conv_t_np(y, w, spatial, stride, padding, dilation, groups) -> np.ndarray:
     cg = w.shape[1]
     ksize = w.shape[2:]
     wm = w.reshape(groups, o // groups, cg * _prod(ksize)).transpose(0, 2, 1)
-    cols = _bmm(wm, _channel_first(y, groups))  # (G, C/G*K, N*P)
-    cols = cols.reshape((groups * cg,) + tuple(ksize) + (n,) + tuple(out))
-    return _col2im(cols, spatial, ksize, stride, padding, dilation)
+    limits.check_numel((n, groups * cg) + tuple(spatial), "the transposed convolution's result")
+    x = np.zeros((0, groups * cg) + tuple(spatial), dtype=np.result_type(y.dtype, w.dtype)) if n == 0 else None
+    for sl in _batch_slices(n, groups * cg * _prod(ksize) * _prod(out)):
+        cols = _bmm(wm, _channel_first(y[sl], groups))  # (G, C/G*K, n*P)
+        cols = cols.reshape((groups * cg,) + tuple(ksize) + (-1,) + tuple(out))
+        part = _col2im(cols, spatial, ksize, stride, padding, dilation)
+        if x is None:
+            if sl.stop == n:
+                return part
+            x = np.empty((n,) + part.shape[1:], dtype=part.dtype)
+        x[sl] = part
+    return x
 
 
 def _conv_w_np(x, y, weight_shape, stride, padding, dilation, groups) -> np.ndarray:
     """convW(X, Y): the weight's gradient, (N, C, *S) and (N, O, *out) → (O, C/G, *K)."""
+    n, c = x.shape[:2]
     out = y.shape[2:]
     ksize = tuple(weight_shape[2:])
-    col = _cols(x, ksize, stride, padding, dilation, out, groups)  # (G, C/G*K, N*P)
-    gw = _bmm(_channel_first(y, groups), col.transpose(0, 2, 1))  # (G, O/G, C/G*K)
+    gw = np.zeros((groups, weight_shape[0] // groups, weight_shape[1] * _prod(ksize)),
+                  dtype=np.result_type(x.dtype, y.dtype))
+    for sl in _batch_slices(n, c * _prod(ksize) * _prod(out)):
+        col = _cols(x[sl], ksize, stride, padding, dilation, out, groups)  # (G, C/G*K, n*P)
+        gw = gw + _bmm(_channel_first(y[sl], groups), col.transpose(0, 2, 1))  # (G, O/G, C/G*K)
     return gw.reshape(tuple(weight_shape))
 
 
@@ -389,4 +418,31 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         RuntimeError: as :func:`conv_transpose1d`.
     """
     return _conv("conv_transpose2d", 2, input, weight, bias, stride, padding, dilation, groups, True,
+                 output_padding)
+
+
+@composite("conv3d", grad_fn="ConvolutionBackward0", note=_CONV_NOTE)
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-d convolution (cross-correlation) of ``input`` (N, C, D, H, W) or unbatched (C, D, H, W) with ``weight``
+    (O, C/groups, kD, kH, kW), plus ``bias`` (O,): each output size ``(size + 2 padding - dilation (k - 1) - 1)
+    // stride + 1``; ``stride``, ``padding``, ``dilation`` ints or triples, ``padding`` also 'valid' or 'same'.
+    Float and integer dtypes. Matches torch.nn.functional.conv3d (grad_fn ConvolutionBackward0).
+
+    Raises:
+        RuntimeError: as :func:`conv1d`.
+    """
+    return _conv("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
+
+
+@composite("conv_transpose3d", grad_fn="ConvolutionBackward0", note=_CONV_NOTE)
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """3-d transposed convolution of ``input`` (N, C_in, D, H, W) or (C_in, D, H, W) with ``weight`` (C_in,
+    C_out/groups, kD, kH, kW): each output size ``(size - 1) stride - 2 padding + dilation (k - 1) +
+    output_padding + 1`` (the gradient of conv3d with respect to its input). Matches
+    torch.nn.functional.conv_transpose3d (grad_fn ConvolutionBackward0).
+
+    Raises:
+        RuntimeError: as :func:`conv_transpose1d`.
+    """
+    return _conv("conv_transpose3d", 3, input, weight, bias, stride, padding, dilation, groups, True,
                  output_padding)

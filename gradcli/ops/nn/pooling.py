@@ -19,19 +19,21 @@ from ._im2col import _col2im, _prod, _refuse, _windows
 def _pool_args(fname: str, kernel_size, stride, padding, dilation, nd: int = 2):
     """kernel_size, stride (default: the kernel size), padding, dilation as ``nd``-tuples (PyTorch's
     pooling_output_shape checks)."""
+    count = {1: "one", 2: "two", 3: "three"}[nd]
+
     def tup(v, name):
         if isinstance(v, (list, tuple)):
             v = tuple(int(x) for x in v)
             if len(v) == 1:
                 v = v * nd
             if len(v) != nd:
-                raise RuntimeError(f"{fname}: {name} must either be a single int, or a tuple of two ints")
+                raise RuntimeError(f"{fname}: {name} must either be a single int, or a tuple of {count} ints")
             return v
         return (int(v),) * nd
 
     k = tup(kernel_size, "kernel_size")
     s = k if stride is None or (isinstance(stride, (list, tuple)) and not len(stride)) else \
-        tup(stride, "stride must either be omitted, a single int, or a tuple of two ints")
+        tup(stride, f"stride must either be omitted, a single int, or a tuple of {count} ints")
     p = tup(padding, "padding")
     d = tup(dilation, "dilation")
     if any(x <= 0 for x in k):
@@ -39,7 +41,9 @@ def _pool_args(fname: str, kernel_size, stride, padding, dilation, nd: int = 2):
     if any(x <= 0 for x in s):
         raise RuntimeError("stride should not be zero")
     if any(x <= 0 for x in d):
-        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {d[0]} dilationW: {d[-1]}")
+        got = f"dilationT: {d[0]} dilationH: {d[1]} dilationW: {d[2]}" if nd == 3 else \
+            f"dilationH: {d[0]} dilationW: {d[-1]}"
+        raise RuntimeError(f"dilation should be greater than zero, but got {got}")
     for pp, kk, dd in zip(p, k, d):
         if pp > (dd * (kk - 1) + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pp}, "
@@ -77,30 +81,36 @@ def _pool_windows(x: np.ndarray, k, s, p, d, out, fill) -> np.ndarray:
     return _windows(xp, k, s, d, out)
 
 
-def _gather_grad_fn(indices, name):
+def _gather_grad_fn(indices, name, nd=2):
     return name
 
 
 @op("_pool_gather", grad_fn=_gather_grad_fn, promote=None,
     note="d/dx = each output's gradient added at the input position it was taken from", jvp="linear")
-def _pool_gather(input, indices, name):
-    """``input`` (..., *S) taken at ``indices`` (..., *out), flat positions within each trailing ``S``."""
-    rows = _prod(indices.shape[:-2])
+def _pool_gather(input, indices, name, nd=2):
+    """``input`` (..., *S) taken at ``indices`` (..., *out), flat positions within each trailing ``S`` (the
+    last ``nd`` dims): the max pools' values at their indices (``name`` is PyTorch's grad_fn of the pool)."""
+    rows = _prod(indices.shape[:-nd])
     flat = input.reshape(rows, -1)
     return np.take_along_axis(flat, indices.reshape(rows, -1), axis=1).reshape(indices.shape)
 
 
 @_pool_gather.defvjp
-def _(grad, indices, input_shape):
-    return _pool_scatter(grad, indices, tuple(input_shape))
+def _(grad, indices, name, nd, input_shape):
+    return _pool_scatter(grad, indices, tuple(input_shape), name, nd)
 
 
-@op("_pool_scatter", grad_fn="MaxPool2DWithIndicesBackwardBackward0", promote=None,
+def _scatter_grad_fn(indices, input_shape, name="MaxPool2DWithIndicesBackward0", nd=2):
+    return name.replace("Backward0", "BackwardBackward0")
+
+
+@op("_pool_scatter", grad_fn=_scatter_grad_fn, promote=None,
     note="d/dgrad = the gradient of the input taken at the indices again", jvp="linear")
-def _pool_scatter(grad, indices, input_shape):
+def _pool_scatter(grad, indices, input_shape, name="MaxPool2DWithIndicesBackward0", nd=2):
     """Zeros of ``input_shape`` with each element of ``grad`` added at its flat position ``indices`` (within
-    the trailing dims; repeated positions accumulate)."""
-    rows = _prod(input_shape[:-2])
+    the trailing ``nd`` dims; repeated positions accumulate): the gradient of a max pool (``name``: the pool's
+    grad_fn)."""
+    rows = _prod(input_shape[:-nd])
     size = _prod(input_shape) // rows
     idx = (indices.reshape(rows, -1) + (np.arange(rows) * size)[:, None]).reshape(-1)
     out = np.bincount(idx, weights=grad.reshape(-1), minlength=rows * size)
@@ -108,8 +118,8 @@ def _pool_scatter(grad, indices, input_shape):
 
 
 @_pool_scatter.defvjp
-def _(grad, indices):
-    return _pool_gather(grad, indices, "MaxPool2DWithIndicesBackward0")
+def _(grad, indices, name, nd):
+    return _pool_gather(grad, indices, name, nd)
 
 
 def _max_pool_indices(x: np.ndarray, k, s, p, d, ceil_mode: bool) -> np.ndarray:
@@ -156,7 +166,10 @@ def _max_pool_indices(x: np.ndarray, k, s, p, d, ceil_mode: bool) -> np.ndarray:
 
 @composite("max_pool2d", grad_fn="MaxPool2DWithIndicesBackward0",
            note="d/dx = each window's gradient at the position of its maximum",
-           formula="input: grad at the position of each window's maximum, 0 elsewhere",
+           formula={"MaxPool2DWithIndicesBackward0": "input: grad at the position of each window's maximum, 0 "
+                                                     "elsewhere",
+                    "MaxPool2DWithIndicesBackwardBackward0": "grad: the input's gradient taken at the maxima's "
+                                                             "positions"},
            kinks="max_pool")
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """The maximum of each ``kernel_size`` window of ``input`` (N, C, H, W) or (C, H, W), windows every
@@ -171,12 +184,18 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
             above half the kernel, an output size below 1.
         NotImplementedError: for a bool input ("max_pool2d" not implemented for 'Bool').
     """
-    input = _pool_input("max_pool2d", input)
+    return _max_pool("max_pool2d", 2, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def _max_pool(fname: str, nd: int, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
+    """max_pool2d/max_pool3d: the checks, the indices of the maxima, the values taken there (grad_fn
+    MaxPool{nd}DWithIndicesBackward0)."""
+    input = _pool_input(fname, input, nd)
     if input.data.dtype == np.bool_:
-        raise NotImplementedError("\"max_pool2d\" not implemented for 'Bool'")
-    k, s, p, d = _pool_args("max_pool2d", kernel_size, stride, padding, dilation)
+        raise NotImplementedError(f"\"{fname}\" not implemented for 'Bool'")
+    k, s, p, d = _pool_args(fname, kernel_size, stride, padding, dilation, nd)
     idx = _max_pool_indices(input.data, k, s, p, d, ceil_mode)
-    values = _pool_gather(input, idx, "MaxPool2DWithIndicesBackward0")
+    values = _pool_gather(input, idx, f"MaxPool{nd}DWithIndicesBackward0", nd)
     return (values, Tensor(idx)) if return_indices else values
 
 
@@ -244,7 +263,11 @@ def _(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_
                               count_include_pad, divisor_override)
 
 
-@op("_avg_pool_backward", grad_fn="AvgPool2DBackwardBackward0", promote=None,
+def _avg_backward_grad_fn(input_shape, kernel_size, *rest):
+    return f"AvgPool{len(kernel_size)}DBackwardBackward0"
+
+
+@op("_avg_pool_backward", grad_fn=_avg_backward_grad_fn, promote=None,
     note="d/dgrad = the average pool of the gradient", jvp="linear")
 def _avg_pool_backward(grad, input_shape, kernel_size, stride, padding, ceil_mode, count_include_pad,
                        divisor_override):
@@ -267,7 +290,8 @@ def _(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_
 
 
 @composite("avg_pool2d", grad_fn="AvgPool2DBackward0", note=_avg_pool.note,
-           formula="input: grad / divisor at each position of the window, summed over windows")
+           formula={"AvgPool2DBackward0": "input: grad / divisor at each position of the window, summed over windows",
+                    "AvgPool2DBackwardBackward0": "grad: the average pool of the input's gradient"})
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     """The average of each ``kernel_size`` window of ``input`` (N, C, H, W) or (C, H, W), windows every
@@ -279,15 +303,23 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         RuntimeError: PyTorch's messages for an empty or wrongly shaped input, zero stride, padding above half
             the kernel, a zero divisor_override, an output size below 1.
     """
-    input = _pool_input("avg_pool2d", input)
-    _refuse("avg_pool2d", input, "f", np.int64)
-    k, s, p, _ = _pool_args("avg_pool2d", kernel_size, stride, padding, 1)
+    return _avg_pool_nd("avg_pool2d", 2, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                        divisor_override)
+
+
+def _avg_pool_nd(fname: str, nd: int, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                 divisor_override, kernel: str | None = None, also=(np.int64,)):
+    """avg_pool2d/avg_pool3d: the checks (``kernel``: the CPU kernel named when a dtype other than a float or
+    one of ``also`` is refused) and the average of each window (grad_fn AvgPool{nd}DBackward0)."""
+    input = _pool_input(fname, input, nd)
+    _refuse(kernel or fname, input, "f", *also)
+    k, s, p, _ = _pool_args(fname, kernel_size, stride, padding, 1, nd)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    out = tuple(_pool_out(n, kk, ss, pp, 1, ceil_mode) for n, kk, ss, pp in zip(input.shape[-2:], k, s, p))
+    out = tuple(_pool_out(n, kk, ss, pp, 1, ceil_mode) for n, kk, ss, pp in zip(input.shape[-nd:], k, s, p))
     if any(o <= 0 for o in out):
-        raise RuntimeError(f"Given input size: ({'x'.join(map(str, input.shape[-3:]))}). Calculated output size: "
-                           f"({'x'.join(map(str, (input.shape[-3],) + out))}). Output size is too small")
+        raise RuntimeError(f"Given input size: ({'x'.join(map(str, input.shape[-nd - 1:]))}). Calculated output "
+                           f"size: ({'x'.join(map(str, (input.shape[-nd - 1],) + out))}). Output size is too small")
     return _avg_pool(input, k, s, p, bool(ceil_mode), bool(count_include_pad), divisor_override)
 
 

@@ -98,18 +98,20 @@ def _(grad, maps, name):
     return _take_axes(grad, maps, name)
 
 
-@composite("pad", grad_fn="ConstantPadNdBackward0 (constant) | ReflectionPad{1,2}DBackward0 (reflect) | "
-                          "ReplicationPad{1,2}DBackward0 (replicate) | CopySlices (circular)",
+@composite("pad", grad_fn="ConstantPadNdBackward0 (constant) | ReflectionPad{1,2,3}DBackward0 (reflect) | "
+                          "ReplicationPad{1,2,3}DBackward0 (replicate) | CopySlices (circular)",
            note="d/dx = the gradient of the copied elements added back to where they came from",
            formula={"ReflectionPad1DBackward0": "input: each padded element's grad added to its mirror source",
                     "ReflectionPad2DBackward0": "input: each padded element's grad added to its mirror source",
                     "ReplicationPad1DBackward0": "input: the padding's grad added to the edge it copies",
-                    "ReplicationPad2DBackward0": "input: the padding's grad added to the edge it copies"})
+                    "ReplicationPad2DBackward0": "input: the padding's grad added to the edge it copies",
+                    "ReflectionPad3DBackward0": "input: each padded element's grad added to its mirror source",
+                    "ReplicationPad3DBackward0": "input: the padding's grad added to the edge it copies"})
 def pad(input, pad, mode="constant", value=None):
     """``input`` padded: ``pad`` is (left, right) for the last dim, then (top, bottom) for the one before, and
     so on. ``mode`` "constant" (with ``value``, default 0; negative amounts crop), "reflect" (mirror without the
     edge), "replicate" (the edge repeated) or "circular" (wrapped around); the non-constant modes pad the last
-    1 or 2 dims of a (C, L)/(N, C, L) or (C, H, W)/(N, C, H, W) input. Matches torch.nn.functional.pad.
+    1, 2 or 3 dims of a (C, L)/(N, C, L), (C, H, W)/(N, C, H, W) or (C, D, H, W)/(N, C, D, H, W) input. Matches torch.nn.functional.pad.
 
     Raises:
         RuntimeError: PyTorch's messages for an odd or too long ``pad``, a value with a non-constant mode,
@@ -134,7 +136,7 @@ def pad(input, pad, mode="constant", value=None):
     if value is not None and value != 0:
         raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
     nd = len(pad) // 2
-    if nd not in (1, 2) or input.ndim not in (nd + 1, nd + 2):
+    if nd not in (1, 2, 3) or input.ndim not in (nd + 1, nd + 2):
         raise NotImplementedError(
             f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\nSupported combinations "
             f"for non-constant padding:\n  - 2D or 3D input: padding size = 2 (pads last dimension)\n  - 3D or 4D "
