@@ -67,6 +67,9 @@ cycle):
 * :mod:`.nn.fold` — unfold/fold, Tensor.unfold
 * :mod:`.nn.shrink_and_margins` — hardshrink, softshrink, tanhshrink, threshold, prelu, pixel_shuffle/unshuffle,
   channel_shuffle, rms_norm, and the margin and likelihood losses
+* :mod:`.linalg.factorizations` — torch.linalg's lu_factor(_ex), lu, lu_solve, solve_triangular, ldl_factor(_ex),
+  inv_ex, solve_ex, cholesky_ex; lu, lu_solve, lu_unpack, triangular_solve, cholesky
+* :mod:`.linalg.least_squares` — torch.linalg's lstsq, tensorinv, tensorsolve, matrix_rank
 
 The functions of torch.linalg and torch.special are registered under their qualified names (``"linalg.det"``,
 ``"special.ndtr"``); the namespaces are :mod:`gradcli.api.linalg` and :mod:`gradcli.api.special`.
@@ -89,6 +92,7 @@ from .nn import (softmax as _softmax, loss as _loss, embedding as _embedding, ba
                  dropout as _dropout, functional as _functional, pooling as _pooling,
                  resampling as _resampling, conv as _conv, fold as _fold,
                  shrink_and_margins as _shrink_and_margins)
+from .linalg import factorizations as _factorizations, least_squares as _least_squares  # noqa: F401
 from ..engine.tensor import to_tensor  # noqa: F401
 from .core.declare import KINDS, REGISTRY, Op  # noqa: F401
 # the names most used, importable from here (``from gradcli.ops import matmul``)
