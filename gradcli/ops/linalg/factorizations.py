@@ -23,6 +23,7 @@ from .inverses import (_LinAlgError, _batch_prefix, _cat, _check_float, _check_m
                        _linalg_inv, _linalg_solve, _mH, _named_tuple, _narrow, _undefined)
 from .products import matmul
 from .structured import tril, triu
+from ..reduction.reductions import expand
 
 _lapack = lazy("gradcli.ops.linalg._lapack")  # SciPy's LAPACK, loaded when a factorization first runs
 
@@ -162,11 +163,15 @@ def _(grads, input, A, upper, transpose, unitriangular, needs_input_grad):
 
 @_triangular_solve.defjvp
 def _(input_t, A_t, input, A, result, upper, transpose, unitriangular):
-    # derivatives.yaml triangular_solve: solution: triangular_solve(b_t - op(A_t) X, A); clone: A_t
-    x = result[0]
+    # derivatives.yaml triangular_solve: solution: op(A)^{-1} (b_t - op(dA) X), dA the part of A_t the forward
+    # reads (its triangle); clone: A_t, broadcast to the batch. PyTorch's rule (generic_solve_jvp) takes the whole
+    # A_t, untransposed also when transpose=True: the same tangent for a triangular A_t without transpose, and one
+    # that central differences refute otherwise (tests/ops/test_linalg_factorizations.py)
+    x, clone = result
     dA = _tri(A_t, upper, unitriangular)
     dA = _mH(dA) if transpose else dA
-    return _triangular_solve(input_t - matmul(dA, x), A, upper, transpose, unitriangular)[0], A_t
+    dX = _triangular_solve(input_t - matmul(dA, x), A, upper, transpose, unitriangular)[0]
+    return dX, expand(A_t, tuple(clone.shape))
 
 
 @composite("triangular_solve", grad_fn="TriangularSolveBackward0", note=_triangular_solve.note, method=True)
@@ -273,7 +278,7 @@ def _lu_backward(gL, gU, P, L, U, m: int, n: int, k: int):
     gA = _linalg_solve_triangular(_mH(L1), triu(gA), True, True, True)
     if gL is not None:
         gA = _cat([gA + tril(_narrow(gL, -2, 0, k), -1), _narrow(gL, -2, k, m - k)], -2)
-    gA = _linalg_solve_triangular(_mH(U), gA, True, False, False)
+    gA = _linalg_solve_triangular(_mH(U), gA, False, False, False)
     if gL is None:
         gA = _cat([gA, np.zeros_like(rule_values(L2))], -2)
     return matmul(P, gA)
@@ -498,12 +503,12 @@ def _lu_solve_np(LU: np.ndarray, piv: np.ndarray, B: np.ndarray, left: bool, adj
     return np.swapaxes(_lapack.getrs(LU, piv, np.swapaxes(B, -1, -2), trans=0 if adjoint else 1), -1, -2)
 
 
-@op("_linalg_lu_solve", grad_fn="LinalgLuSolveBackward0", inputs=2, promote=None,
+@op("_linalg_lu_solve", grad_fn="LinalgLuSolveBackward0", inputs=3, promote=None,
     note="d/dB = lu_solve(LU, grad, adjoint=!adjoint); d/dLU from gA = -A^{-T} grad X^T: tril(P^T gA U^T, -1) "
          "+ triu(L^T P^T gA)",
     formula="B: lu_solve(LU, pivots, grad, adjoint=!adjoint); LU: tril(P^T gA U^T, -1) + triu(L^T P^T gA), "
             "gA = -grad_B @ result^T")
-def _linalg_lu_solve(LU, B, pivots, left=True, adjoint=False):
+def _linalg_lu_solve(LU, pivots, B, left=True, adjoint=False):
     """``X`` with ``A X = B`` for the LU factorization of ``A`` (``X A = B``, ``A^H``: left, adjoint).
     torch.linalg.lu_solve."""
     piv = _data(pivots)
@@ -524,14 +529,21 @@ def _linalg_lu_solve(LU, B, pivots, left=True, adjoint=False):
     return _lu_solve_np(LU, piv, B, left, adjoint).astype(LU.dtype, copy=False)
 
 
+def _int_pivots(pivots, LU):
+    """The pivots a rule received as the int32 values the forward had (a node keeps its saved inputs in the dtype
+    the op computed in), a Tensor when the rule runs on Tensors."""
+    return _like(_data(pivots).astype(np.int32), LU)
+
+
 @_linalg_lu_solve.defvjp
-def _(grad, LU, pivots, result, left, adjoint, needs_input_grad):
+def _(grad, LU, pivots, result, left, adjoint, needs_input_grad):  # pivots: an int input, no gradient
     # gB = A^{-H} grad (the adjoint system); gA by the solve's own rule, then onto the LU factors through
     # dA = P (dL U + L dU): gL = tril(P^T gA U^H, -1), gU = triu(L^H P^T gA) (FunctionsManual.cpp
     # linalg_lu_solve_LU gives the same)
-    gB = _linalg_lu_solve(LU, grad, pivots, left, not adjoint)
+    pivots = _int_pivots(pivots, LU)
+    gB = _linalg_lu_solve(LU, pivots, grad, left, not adjoint)
     if not needs_input_grad[0]:
-        return None, gB
+        return None, None, gB
     X = result
     if left:
         gA = -matmul(X, _mH(gB)) if adjoint else -matmul(gB, _mH(X))
@@ -541,20 +553,21 @@ def _(grad, LU, pivots, result, left, adjoint, needs_input_grad):
     L, U = _unpack(LU, n)
     PtgA = matmul(_like(np.swapaxes(_permutation(_data(pivots), n, rule_values(LU).dtype), -1, -2), LU), gA)
     gLU = tril(matmul(PtgA, _mH(U)), -1) + triu(matmul(_mH(L), PtgA))
-    return gLU, gB
+    return gLU, None, gB
 
 
 @_linalg_lu_solve.defjvp
 def _(LU_t, B_t, LU, pivots, result, left, adjoint):
     # dX = A^{-1} (dB - dA X) for A X = B (and likewise for the other three systems), dA = P (dL U + L dU)
     n = LU.shape[-1]
+    pivots = _int_pivots(pivots, LU)
     L, U = _unpack(LU, n)
     dL, dU = tril(LU_t, -1), triu(LU_t)
     P = Tensor(_permutation(_data(pivots), n, LU.data.dtype))
     dA = matmul(P, matmul(dL, U) + matmul(L, dU))
     dA = _mH(dA) if adjoint else dA
     rhs = B_t - (matmul(dA, result) if left else matmul(result, dA))
-    return _linalg_lu_solve(LU, rhs, pivots, left, adjoint)
+    return _linalg_lu_solve(LU, pivots, rhs, left, adjoint)
 
 
 @composite("linalg.lu_solve", grad_fn="LinalgLuSolveBackward0", note=_linalg_lu_solve.note)
@@ -567,14 +580,14 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     Raises:
         RuntimeError: pivots not int32, non-square LU, other dtypes, incompatible shapes (PyTorch's messages).
     """
-    return _linalg_lu_solve(to_tensor(LU), to_tensor(B), to_tensor(pivots).data, bool(left), bool(adjoint))
+    return _linalg_lu_solve(to_tensor(LU), to_tensor(pivots), to_tensor(B), bool(left), bool(adjoint))
 
 
 @composite("lu_solve", grad_fn="LinalgLuSolveBackward0", note=_linalg_lu_solve.note, method=True)
 def lu_solve(input, LU_data, LU_pivots):
     """torch.lu_solve (deprecated in PyTorch for torch.linalg.lu_solve, its arguments reordered): ``A^{-1} b``
     for ``b`` (..., n, k) and the LU factorization of ``A``."""
-    return _linalg_lu_solve(to_tensor(LU_data), to_tensor(input), to_tensor(LU_pivots).data, True, False)
+    return _linalg_lu_solve(to_tensor(LU_data), to_tensor(LU_pivots), to_tensor(input), True, False)
 
 
 # ================================================================================================ *_ex, cholesky
@@ -669,9 +682,16 @@ def _(grad, result, upper):
     return _linalg_cholesky.vjp(grad, result, upper)
 
 
-@_cholesky.defjvp
-def _(input_t, result, upper):
-    return _linalg_cholesky.jvp(input_t, result, upper)
+def _cholesky_no_forward_ad():
+    # derivatives.yaml has no forward-mode formula for the deprecated cholesky (linalg_cholesky_ex has one)
+    raise NotImplementedError(
+        "Trying to use forward AD with cholesky that does not support it because it has not been implemented yet.\n"
+        "Please file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml"
+        " so that we can prioritize its implementation or submit a PR adding the implementation to derivatives.yaml")
+
+
+_cholesky_no_forward_ad.unsupported = True  # (read by torch.func.hessian: forward over reverse raises here)
+_cholesky.defjvp(_cholesky_no_forward_ad)
 
 
 @composite("cholesky", grad_fn="CholeskyBackward0", note=_cholesky.note, method=True)

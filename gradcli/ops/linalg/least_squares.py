@@ -18,7 +18,7 @@ from ...engine.lazy import lazy
 from ...engine.tensor import Tensor, to_tensor
 from ..core.declare import composite, op, rule_values
 from ..reduction.reductions import sum
-from ..shape.views import movedim, reshape, squeeze, unsqueeze
+from ..shape.views import _reshape_alias, movedim, reshape, squeeze, unsqueeze
 from .inverses import (_LinAlgError, _check_float, _is_vector_rhs, _linalg_inv, _linalg_pinv, _linalg_solve, _mH,
                        _named_tuple, _undefined)
 from .decompositions import _linalg_eigh, _linalg_svdvals
@@ -219,7 +219,8 @@ def linalg_tensorinv(A, ind=2):
         inv = _linalg_inv(reshape(A, (p_head, p_tail)))
     except _LinAlgError as err:  # PyTorch inverts with at::inverse, whose message is named "inv"
         raise _LinAlgError(str(err).replace("linalg.inv:", "inv:", 1)) from None
-    return reshape(inv, tuple(tail) + tuple(head))
+    # LAPACK's inverse is column-major in PyTorch, so its reshape is an alias (ReshapeAliasBackward0)
+    return _reshape_alias(inv, tuple(tail) + tuple(head))
 
 
 @composite("linalg.tensorsolve", grad_fn="composite", note="the solve of the matrix reshape, reshaped back")
