@@ -366,8 +366,7 @@ def linalg_lu_factor(A, *, pivot=True):
             by zero. ..." for a singular matrix (with "(Batch element b): " in a batch), and see lu_factor_ex.
     """
     A = to_tensor(A)
-    if A.data.ndim < 2:
-        raise RuntimeError("linalg.lu_factor: The input tensor A must have at least 2 dimensions.")
+    _check_lu_input("linalg.lu_factor", A.data, bool(pivot))
     LU, piv, info = _linalg_lu_factor_ex(A, bool(pivot))
     if np.any(info.data):
         raise _lu_error("torch.linalg.lu_factor", A.data, info.data)
