@@ -16,7 +16,8 @@ commands which do no linear algebra should not pay (tests/cli/test_startup_impor
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import get_blas_funcs, get_lapack_funcs, lstsq as _scipy_lstsq
+from scipy.linalg import get_blas_funcs, get_lapack_funcs
+from scipy.linalg import lstsq as _scipy_lstsq
 
 
 def _funcs(names: tuple, a: np.ndarray):

@@ -15,15 +15,28 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...engine import dtypes
 from ...engine.lazy import lazy
 from ...engine.tensor import Tensor, to_tensor
 from ..core.declare import composite, op, rule_values
+from ..reduction.reductions import expand
 from .decompositions import _linalg_cholesky
-from .inverses import (_LinAlgError, _batch_prefix, _cat, _check_float, _check_matrix, _is_vector_rhs,
-                       _linalg_inv, _linalg_solve, _mH, _named_tuple, _narrow, _undefined)
+from .inverses import (
+    _batch_prefix,
+    _cat,
+    _check_float,
+    _check_matrix,
+    _is_vector_rhs,
+    _linalg_inv,
+    _linalg_solve,
+    _LinAlgError,
+    _mH,
+    _named_tuple,
+    _narrow,
+    _undefined,
+)
 from .products import matmul
 from .structured import tril, triu
-from ..reduction.reductions import expand
 
 _lapack = lazy("gradcli.ops.linalg._lapack")  # SciPy's LAPACK, loaded when a factorization first runs
 
@@ -73,8 +86,6 @@ def _check_solve_triangular(A: np.ndarray, B: np.ndarray, left: bool) -> None:
 
 
 def _dtype_name(a: np.ndarray) -> str:
-    from ...engine import dtypes  # (a leaf module of the engine, the names of dtypes in messages)
-
     return dtypes.scalar_type_name(a.dtype)
 
 
@@ -222,7 +233,7 @@ def _permutation(piv: np.ndarray, m: int, dtype) -> np.ndarray:
 
 def _unpack(LU, k: int):
     """``(L, U)`` of the packed LU (..., m, n): L (..., m, k) unit lower, U (..., k, n) upper."""
-    m, n = rule_values(LU).shape[-2:]
+    m = rule_values(LU).shape[-2]
     L = tril(_narrow(LU, -1, 0, k), -1) + _like(np.eye(m, k, dtype=rule_values(LU).dtype), LU)
     U = triu(_narrow(LU, -2, 0, k))
     return L, U

@@ -14,14 +14,24 @@ import math
 
 import numpy as np
 
+from ...engine import dtypes
 from ...engine.lazy import lazy
 from ...engine.tensor import Tensor, to_tensor
 from ..core.declare import composite, op, rule_values
 from ..reduction.reductions import sum
 from ..shape.views import _reshape_alias, movedim, reshape, squeeze, unsqueeze
-from .inverses import (_LinAlgError, _check_float, _is_vector_rhs, _linalg_inv, _linalg_pinv, _linalg_solve, _mH,
-                       _named_tuple, _undefined)
 from .decompositions import _linalg_eigh, _linalg_svdvals
+from .inverses import (
+    _check_float,
+    _is_vector_rhs,
+    _linalg_inv,
+    _linalg_pinv,
+    _linalg_solve,
+    _LinAlgError,
+    _mH,
+    _named_tuple,
+    _undefined,
+)
 from .products import matmul
 
 _lapack = lazy("gradcli.ops.linalg._lapack")  # SciPy's LAPACK, loaded when lstsq first runs
@@ -41,8 +51,6 @@ def _check_lstsq(A: np.ndarray, B: np.ndarray, driver: str) -> bool:
         raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
     _check_float("torch.linalg.lstsq", A)
     if A.dtype != B.dtype:
-        from ...engine import dtypes  # (the dtype names of the message)
-
         raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's "
                            f"dtype {dtypes.scalar_type_name(A.dtype)} and other's dtype "
                            f"{dtypes.scalar_type_name(B.dtype)}")
