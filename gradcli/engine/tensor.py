@@ -41,6 +41,11 @@ class Size(tuple):
 
     __str__ = __repr__
 
+    def __getitem__(self, key):
+        """A size, or a Size for a slice (``x.shape[1:]`` is a ``torch.Size``, as PyTorch's)."""
+        out = tuple.__getitem__(self, key)
+        return Size(out) if isinstance(key, slice) else out
+
     def numel(self) -> int:
         """The product of the sizes (1 for ``()``)."""
         n = 1

@@ -73,6 +73,9 @@ cycle):
 * :mod:`.shape.strided` — stride, storage_offset, dim_order, resize_, untyped_storage, as_strided(_scatter)
 * :mod:`.shape.more_scatter` — index_reduce, put, masked_scatter_, fill_diagonal_
 * :mod:`.elementwise.inplace_unary` — the in-place unary methods (sin_, exp_, sqrt_, ...)
+* :mod:`.linalg.factorizations` — torch.linalg's lu_factor(_ex), lu, lu_solve, solve_triangular, ldl_factor(_ex),
+  inv_ex, solve_ex, cholesky_ex; lu, lu_solve, lu_unpack, triangular_solve, cholesky
+* :mod:`.linalg.least_squares` — torch.linalg's lstsq, tensorinv, tensorsolve, matrix_rank
 
 The functions of torch.linalg and torch.special are registered under their qualified names (``"linalg.det"``,
 ``"special.ndtr"``); the namespaces are :mod:`gradcli.api.linalg` and :mod:`gradcli.api.special`.
@@ -96,6 +99,7 @@ from .nn import (softmax as _softmax, loss as _loss, embedding as _embedding, ba
                  resampling as _resampling, conv as _conv, fold as _fold,
                  shrink_and_margins as _shrink_and_margins)
 from .nn import pooling_nd as _pooling_nd  # noqa: F401,E402
+from .linalg import factorizations as _factorizations, least_squares as _least_squares  # noqa: F401
 from ..engine.tensor import to_tensor  # noqa: F401
 from .core.declare import KINDS, REGISTRY, Op  # noqa: F401
 # the names most used, importable from here (``from gradcli.ops import matmul``)

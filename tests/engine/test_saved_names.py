@@ -332,6 +332,17 @@ NAMES_DIFFER.update({name: _NOT_YET for name in (
     "combinations", "cumulative_trapezoid", "float_power", "frexp", "inner", "ldexp", "mode", "nanmean",
     "nanmedian", "nansum", "roll", "slice_scatter", "std_mean", "trapezoid", "var_mean")})
 
+# LU, triangular solves, lstsq and the *_ex variants (gradcli/ops/linalg/factorizations.py, least_squares.py):
+# gradcli's rules recompute the factorization from the input (an op with several outputs cannot save them) where
+# PyTorch's nodes save LAPACK's factors and results
+_FACTORS = ("PyTorch's node saves the factors/results (LU, pivots, L, U, P, solution, L of cholesky_ex, inverse); "
+            "gradcli's rule saves the input and recomputes them")
+NAMES_DIFFER.update({name: _FACTORS for name in (
+    "linalg.lu_factor", "linalg.lu_factor_ex", "lu", "linalg.lu", "lu_unpack", "triangular_solve",
+    "linalg.cholesky_ex", "linalg.inv_ex", "linalg.solve_ex", "linalg.lstsq", "linalg.tensorsolve",
+    "linalg.tensorinv")})
+DIFFERENCES += [Difference(op, ("_saved_pivots",), _CONSTANT_DTYPE) for op in ("linalg.lu_solve", "lu_solve")]
+
 _OTHER_VALUE = ("gradcli's node saves this value in another form than PyTorch's (dims normalized or as a tuple, "
                 "a number where PyTorch saves a tensor, or its own operand where PyTorch saves a cast copy)")
 DIFFERENCES += [Difference(op, attrs, _OTHER_VALUE) for op, attrs in (

@@ -2326,6 +2326,125 @@ POOL3D = [
         S("p2", Arg((1, 2, 4, 4, 4)), args=(2, 2)), S("p3-stride", Arg((2, 4, 3, 4), POS), args=(3, (2, 2, 3), 1)))),
 ]
 
+# ---- gradcli/ops/linalg/factorizations.py and least_squares.py: LU and LDL factorizations, triangular solves,
+# lstsq, the *_ex variants, tensorinv/tensorsolve, matrix_rank. Inputs well-conditioned as MATRIX's (``_wc``,
+# ``_spd``, ``_sym``); pivots, for the functions that take them, come from lu_factor of the sample's matrix (an
+# int32 constant) or are given.
+def _lu_of(m, a):
+    return m.linalg.lu_factor(_wc(m, a))
+
+
+def _piv(m, *p):
+    return m.tensor(list(p), dtype=m.int32)
+
+
+def _tensor_wc(m, a, shape):
+    """``a`` (a flat-able tensor of n*n elements) as a well-conditioned n×n matrix, reshaped to ``shape``."""
+    n = int(round(a.numel() ** 0.5))
+    return _wc(m, a.reshape(n, n)).reshape(shape)
+
+
+#: PyTorch's forward-mode rule of triangular_solve (generic_solve_jvp) solves with A_t untransposed when
+#: transpose=True; central differences and the VJP say A_t^T (gradcli's rule).
+_TRANSPOSE_JVP = tuple(Skip(t, "PyTorch's forward-mode triangular_solve with transpose=True uses A_t untransposed, "
+                               "which central differences refute; gradcli's tangent is compared with them and with "
+                               "PyTorch's transposed solve in tests/ops/test_linalg_factorizations.py",
+                            ids=("lower-transpose",)) for t in ("test_jvp", "test_jvp_hvp"))
+#: torch.cholesky (deprecated) has no forward-mode rule in PyTorch; gradcli raises the same error.
+_CHOLESKY_NO_FORWARD = tuple(Skip(t, "PyTorch has no forward-mode rule for torch.cholesky (NotImplementedError); "
+                                     "gradcli raises the same error, compared in "
+                                     "tests/ops/test_linalg_factorizations.py") for t in ("test_jvp", "test_jvp_hvp"))
+_LDL_NO_GRAD = Skip("test_jvp", "PyTorch has no derivative of ldl_factor (forward mode raises too); compared in "
+                                "tests/ops/test_linalg_factorizations.py")
+FACTORIZATIONS = [
+    OpInfo("linalg.lu_factor", "linalg", op=lambda m: m.linalg.lu_factor, extra=(
+        _sq("3x3", (3, 3), lambda m, f, a: f(_wc(m, a)).LU), _sq("batch", (2, 3, 3), lambda m, f, a: f(_wc(m, a))[0]),
+        _sq("4x3", (4, 3), lambda m, f, a: f(a).LU), _sq("3x4", (3, 4), lambda m, f, a: f(a).LU),
+        _sq("1x1", (1, 1), lambda m, f, a: f(_wc(m, a)).LU))),
+    OpInfo("linalg.lu_factor_ex", "linalg", op=lambda m: m.linalg.lu_factor_ex, extra=(
+        _sq("3x3", (3, 3), lambda m, f, a: f(_wc(m, a)).LU), _sq("batch-4x2", (2, 4, 2), lambda m, f, a: f(a)[0]))),
+    OpInfo("lu", "linalg", extra=(_sq("3x3", (3, 3), lambda m, f, a: f(_wc(m, a))[0]),
+                                  _sq("infos", (2, 3, 3), lambda m, f, a: f(_wc(m, a), get_infos=True)[0]),
+                                  S("method", Arg((3, 3)), method=True, call=lambda m, f, a: f(_wc(m, a))[0]))),
+    OpInfo("linalg.lu", "linalg", op=lambda m: m.linalg.lu, extra=(
+        _sq("3x3-L", (3, 3), lambda m, f, a: f(_wc(m, a)).L), _sq("3x3-U", (3, 3), lambda m, f, a: f(_wc(m, a)).U),
+        _sq("4x3-LU", (4, 3), lambda m, f, a: (lambda r: r.L @ r.U)(f(a))),
+        _sq("3x4-L", (3, 4), lambda m, f, a: f(a).L), _sq("3x4-U", (3, 4), lambda m, f, a: f(a).U),
+        _sq("batch-PLU", (2, 3, 3), lambda m, f, a: (lambda r: r.P @ r.L @ r.U)(f(_wc(m, a)))))),
+    OpInfo("lu_unpack", "linalg", extra=(
+        _sq("3x3-L", (3, 3), lambda m, f, a: f(a, _piv(m, 2, 2, 3)).L),
+        _sq("3x3-U", (3, 3), lambda m, f, a: f(a, _piv(m, 3, 2, 3)).U),
+        _sq("4x3-LU", (4, 3), lambda m, f, a: (lambda r: r.L @ r.U)(f(a, _piv(m, 1, 4, 3)))),
+        _sq("2x4-L", (2, 4), lambda m, f, a: f(a, _piv(m, 2, 2)).L))),
+    OpInfo("linalg.lu_solve", "linalg", op=lambda m: m.linalg.lu_solve, extra=(
+        S("3x3-3x2", Arg((3, 3)), Arg((3, 2)), call=lambda m, f, a, b: f(*_lu_of(m, a), b)),
+        S("broadcast", Arg((3, 3)), Arg((2, 3, 2)), call=lambda m, f, a, b: f(*_lu_of(m, a), b)),
+        S("left-false", Arg((3, 3)), Arg((2, 3)), call=lambda m, f, a, b: f(*_lu_of(m, a), b, left=False)),
+        S("adjoint", Arg((3, 3)), Arg((3, 2)), call=lambda m, f, a, b: f(*_lu_of(m, a), b, adjoint=True)),
+        S("left-false-adjoint", Arg((2, 3, 3)), Arg((2, 4, 3)),
+          call=lambda m, f, a, b: f(*_lu_of(m, a), b, left=False, adjoint=True)),
+        S("LU-only", Arg((3, 3)), Arg((3, 2), grad=False), call=lambda m, f, a, b: f(*_lu_of(m, a), b)))),
+    OpInfo("lu_solve", "linalg", extra=(
+        S("3x3-3x2", Arg((3, 3)), Arg((3, 2)), call=lambda m, f, a, b: f(b, *_lu_of(m, a))),)),
+    OpInfo("linalg.solve_triangular", "linalg", op=lambda m: m.linalg.solve_triangular, extra=(
+        S("upper", Arg((3, 3)), Arg((3, 2)), call=lambda m, f, a, b: f(_wc(m, a), b, upper=True)),
+        S("lower", Arg((3, 3)), Arg((3, 2)), call=lambda m, f, a, b: f(_wc(m, a), b, upper=False)),
+        S("left-false", Arg((3, 3)), Arg((2, 3)), call=lambda m, f, a, b: f(_wc(m, a), b, upper=False, left=False)),
+        S("unitriangular", Arg((3, 3)), Arg((3, 2)),
+          call=lambda m, f, a, b: f(a, b, upper=True, unitriangular=True)),
+        S("broadcast", Arg((2, 1, 3, 3)), Arg((3, 3, 2)), call=lambda m, f, a, b: f(_wc(m, a), b, upper=True)),
+        S("nograd-A", Arg((3, 3), grad=False), Arg((3, 2)), call=lambda m, f, a, b: f(_wc(m, a), b, upper=True)))),
+    OpInfo("triangular_solve", "linalg", skips=_TRANSPOSE_JVP, extra=(
+        S("upper", Arg((3, 2)), Arg((3, 3)), call=lambda m, f, b, a: f(b, _wc(m, a).triu()).solution),
+        S("lower-transpose", Arg((3, 2)), Arg((3, 3)),
+          call=lambda m, f, b, a: f(b, _wc(m, a).tril(), upper=False, transpose=True).solution),
+        S("both", Arg((2, 3, 2)), Arg((2, 3, 3)),
+          call=lambda m, f, b, a: (lambda r: r.solution.sum() + r.cloned_coefficient.sum())(f(b, _wc(m, a).triu()))),
+        S("unitriangular", Arg((3, 2)), Arg((3, 3)),
+          call=lambda m, f, b, a: f(b, a.triu(1), unitriangular=True)[0]),
+        S("method", Arg((3, 2)), Arg((3, 3)), method=True, call=lambda m, f, b, a: f(b, _wc(m, a).triu())[0]))),
+    OpInfo("cholesky", "linalg", skips=_CHOLESKY_NO_FORWARD, extra=(_sq("3x3", (3, 3), lambda m, f, a: f(_spd(m, a))),
+                                        _sq("upper-batch", (2, 3, 3), lambda m, f, a: f(_spd(m, a), upper=True)),
+                                        S("method", Arg((3, 3)), method=True, call=lambda m, f, a: f(_spd(m, a))))),
+    OpInfo("linalg.cholesky_ex", "linalg", op=lambda m: m.linalg.cholesky_ex, extra=(
+        _sq("3x3", (3, 3), lambda m, f, a: f(_spd(m, a)).L),
+        _sq("upper", (2, 3, 3), lambda m, f, a: f(_spd(m, a), upper=True)[0]))),
+    OpInfo("linalg.inv_ex", "linalg", op=lambda m: m.linalg.inv_ex, extra=(
+        _sq("3x3", (3, 3), lambda m, f, a: f(_wc(m, a)).inverse),
+        _sq("batch", (2, 3, 3), lambda m, f, a: f(_wc(m, a))[0]))),
+    OpInfo("linalg.solve_ex", "linalg", op=lambda m: m.linalg.solve_ex, skips=(_HVP_VS_FD,), extra=(
+        S("3x3-3x2", Arg((3, 3)), Arg((3, 2)), call=lambda m, f, a, b: f(_wc(m, a), b).result),
+        S("vector", Arg((2, 3, 3)), Arg((2, 3)), call=lambda m, f, a, b: f(_wc(m, a), b)[0]),
+        S("left-false", Arg((3, 3)), Arg((2, 3)), call=lambda m, f, a, b: f(_wc(m, a), b, left=False)[0]))),
+    OpInfo("linalg.ldl_factor", "linalg", op=lambda m: m.linalg.ldl_factor, supports_autograd=False,
+           skips=(_LDL_NO_GRAD,), extra=(
+               _sq("3x3", (3, 3), lambda m, f, a: f(_sym(m, a)).LD),
+               _sq("batch", (2, 4, 4), lambda m, f, a: f(_spd(m, a))[0]))),
+    OpInfo("linalg.ldl_factor_ex", "linalg", op=lambda m: m.linalg.ldl_factor_ex, supports_autograd=False,
+           skips=(_LDL_NO_GRAD,), extra=(_sq("3x3", (3, 3), lambda m, f, a: f(_sym(m, a)).LD),)),
+    OpInfo("linalg.lstsq", "linalg", op=lambda m: m.linalg.lstsq, extra=(
+        S("4x3-4x2", Arg((4, 3)), Arg((4, 2)), call=lambda m, f, a, b: f(a, b).solution),
+        S("square", Arg((3, 3)), Arg((3, 2)), call=lambda m, f, a, b: f(_wc(m, a), b)[0]),
+        S("vector", Arg((4, 3)), Arg((4,)), call=lambda m, f, a, b: f(a, b).solution),
+        S("broadcast", Arg((1, 3, 3)), Arg((2, 3, 3)), call=lambda m, f, a, b: f(_wc(m, a), b).solution),
+        S("gelsd-residuals", Arg((5, 3)), Arg((5, 2)), call=lambda m, f, a, b: f(a, b, driver="gelsd").residuals),
+        S("gels-both", Arg((4, 2)), Arg((4, 3)),
+          call=lambda m, f, a, b: (lambda r: r.solution.sum(0) + r.residuals)(f(a, b, driver="gels"))))),
+    OpInfo("linalg.matrix_rank", "linalg", op=lambda m: m.linalg.matrix_rank, differentiable=False, extra=(
+        _sq("3x3", (3, 3), lambda m, f, a: f(a)), _sq("batch-4x2", (3, 4, 2), lambda m, f, a: f(a)),
+        _sq("rank1", (3, 3), lambda m, f, a: f(a[:, :1] @ a[:1, :])),
+        _sq("atol", (3, 3), lambda m, f, a: f(a, atol=1.0)), _sq("hermitian", (3, 3), lambda m, f, a: f(_sym(m, a),
+                                                                                                        hermitian=True)))),
+    OpInfo("linalg.tensorinv", "linalg", op=lambda m: m.linalg.tensorinv, extra=(
+        _sq("2x3x6", (2, 3, 6), lambda m, f, a: f(_tensor_wc(m, a, (2, 3, 6)), ind=2)),
+        _sq("4x4-ind1", (4, 4), lambda m, f, a: f(_wc(m, a), ind=1)))),
+    OpInfo("linalg.tensorsolve", "linalg", op=lambda m: m.linalg.tensorsolve, skips=(_HVP_VS_FD,), extra=(
+        S("6x2x3", Arg((6, 2, 3)), Arg((6,)), call=lambda m, f, a, b: f(_tensor_wc(m, a, (6, 2, 3)), b)),
+        S("dims", Arg((2, 3, 6)), Arg((6,)),
+          call=lambda m, f, a, b: f(_tensor_wc(m, a, (6, 2, 3)).permute(1, 2, 0), b, dims=(0, 1))))),
+]
+
+
 #: The op table: every entry of every family.
 OP_DB: list[OpInfo] = ELEMENTWISE + ACTIVATIONS + REDUCTIONS + LINALG + SHAPE + INDEXING + NN + LOSSES + RANDOM + \
     LOGICAL + DIAGONALS + TRIANGLES + MASKS_AND_SCATTERS + ORDER + MATRIX
@@ -2336,6 +2455,7 @@ OP_DB += MORE_SHAPE  # numpy-style joins and splits, roll, tile, meshgrid, the *
 OP_DB += MORE_MATH  # more elementwise math, searching and counting
 OP_DB += FUSED_AND_MORE_REDUCTIONS  # fused products (addmm, ...) and more reductions (nansum, cov, ...)
 OP_DB += POOL3D  # 3-d convolutions and pools, adaptive max, fractional and LP pools, unpooling
+OP_DB += FACTORIZATIONS  # LU and LDL factorizations, triangular solves, lstsq, the *_ex variants
 
 #: Entry by name.
 BY_NAME: dict[str, OpInfo] = {op.name: op for op in OP_DB}

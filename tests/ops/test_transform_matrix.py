@@ -71,6 +71,9 @@ PYTORCH_LACKS = {
     ("soft_margin_loss", "func_hessian"): "PyTorch's forward mode has no rule for soft_margin_loss_backward "
                                           "(NotImplementedError), which torch.func.hessian needs; gradcli's "
                                           "double backward is gradchecked (tests/ops/test_op_table.py)",
+    ("triangular_solve", "func_hessian"): "PyTorch's forward mode of triangular_solve sets a tangent of A's shape "
+                                          "on the batched cloned_coefficient inside torch.func.hessian's vmap (a "
+                                          "size error); gradcli's double backward is gradchecked",
     **{("chain_matmul", t): "PyTorch has no batching rule for the deprecated aten::chain_matmul and cannot "
                             "generate a fallback ('Batching rule not implemented'); torch.linalg.multi_dot, its "
                             "replacement, has one" for t in ("vmap", "vmap_in_dims_1")},

@@ -36,6 +36,12 @@ TORCH_VMAP_GAPS = {
     "flip-0d-1": "IndexError: flip's rule shifts the dim of a 0-d example past its batch dim",
     "index_select-0d-index-0": "index_select's rule treats the 0-d index as a batch of indices (3x3x4)",
     "index_select-0d-index-1": "index_select's rule treats the 0-d index as a batch of indices (3x3x4)",
+    "linalg.lu_solve-broadcast-0": "linalg_lu_solve's batching rule broadcasts LU against B's example batch (other "
+                                   "numbers than per example)",
+    "linalg.lu_solve-broadcast-1": "linalg_lu_solve's batching rule broadcasts LU against B's example batch (other "
+                                   "numbers than per example)",
+    "linalg.lstsq-vector-0": "linalg_lstsq's batching rule does not see the vector right-hand side (a size error)",
+    "linalg.lstsq-vector-1": "linalg_lstsq's batching rule does not see the vector right-hand side (a size error)",
 }
 
 

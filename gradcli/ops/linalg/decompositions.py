@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...engine.lazy import lazy
 from ...engine.tensor import Tensor, to_tensor
 from ..core.declare import composite, op, rule_values
 from ..elementwise.comparison import where
@@ -21,6 +22,9 @@ from .inverses import (_LinAlgError, _batch_prefix, _cat, _check_matrix, _linalg
 from .products import matmul
 from .structured import tril
 from ..shape.views import _diagonal, diag_embed, unsqueeze
+
+# LAPACK in the input's precision (gesdd, PyTorch's CPU SVD driver; numpy.linalg would compute float32 in float64)
+_lapack = lazy("gradcli.ops.linalg._lapack")
 
 
 return_types_linalg_qr = _named_tuple("linalg_qr", ("Q", "R"))
@@ -318,7 +322,7 @@ def _check_driver(driver) -> None:
 def _linalg_svd(A, full_matrices=True):
     """``(U, S, Vh)`` of each matrix of ``A``. torch.linalg.svd."""
     _check_matrix("linalg.svd", A, square=False)
-    u, s, vh = np.linalg.svd(A, full_matrices=bool(full_matrices))
+    u, s, vh = _lapack.gesdd(A, full_matrices=bool(full_matrices))
     return u.astype(A.dtype, copy=False), s.astype(A.dtype, copy=False), vh.astype(A.dtype, copy=False)
 
 
@@ -422,7 +426,7 @@ def _(A_t, A, result, full_matrices):
 def linalg_svd(A, full_matrices=True, *, driver=None):
     """``(U, S, Vh)`` with ``A = U diag(S) Vh`` (a named tuple torch.return_types.linalg_svd): singular values
     descending; U m×m and Vh n×n with ``full_matrices``, else m×k and k×n (k = min(m, n)); the singular vectors'
-    signs are LAPACK's (gesdd). Matches torch.linalg.svd (grad_fn LinalgSvdBackward0, FunctionsManual.cpp
+    signs are LAPACK's (gesdd, in the input's precision, as PyTorch on the CPU). Matches torch.linalg.svd (grad_fn LinalgSvdBackward0, FunctionsManual.cpp
     svd_backward; inf/nan where singular values repeat and U or Vh is used, as PyTorch's).
 
     Raises:
@@ -451,7 +455,7 @@ def svd(input, some=True, compute_uv=True):
 def _linalg_svdvals(A):
     """The singular values of each matrix of ``A``, descending. torch.linalg.svdvals."""
     _check_matrix("linalg.svdvals", A, square=False)
-    return np.linalg.svd(A, compute_uv=False).astype(A.dtype, copy=False)
+    return _lapack.gesdd(A, compute_uv=False)
 
 
 @_linalg_svdvals.defvjp

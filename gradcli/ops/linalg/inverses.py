@@ -22,12 +22,16 @@ import builtins as _py
 import numpy as np
 
 from ...engine import dtypes
+from ...engine.lazy import lazy
 from ...engine.tensor import Tensor, to_tensor
 from ..core.declare import composite, op, rule_values
 from .products import matmul
 from ..reduction.reductions import sum
 from ..shape.joins import cat
 from ..shape.views import narrow, transpose, unsqueeze
+
+# LAPACK in the input's precision (sgesv for float32, as PyTorch; numpy.linalg would compute float32 in float64)
+_lapack = lazy("gradcli.ops.linalg._lapack")
 
 
 # ================================================================================================ helpers
@@ -228,10 +232,9 @@ def _linalg_solve(A, B, left=True):
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({shp})")
     batch = np.broadcast_shapes(A.shape[:-2], b.shape[:-2])
-    try:
-        x = np.linalg.solve(np.broadcast_to(A, batch + A.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:]))
-    except np.linalg.LinAlgError:
-        raise _LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.") from None
+    x, info = _lapack.gesv(np.broadcast_to(A, batch + A.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:]))
+    if np.any(info):
+        raise _LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.")
     if not left:
         x = np.swapaxes(x, -1, -2)
     x = x.astype(A.dtype, copy=False)
@@ -295,7 +298,7 @@ def _linalg_pinv(A, rtol=None, hermitian=False):
         rtol = np.finfo(A.dtype).eps * _py.max(m, n)
     if m == 0 or n == 0:
         return np.zeros(A.shape[:-2] + (n, m), dtype=A.dtype)
-    u, s, vh = np.linalg.svd(A, full_matrices=False)
+    u, s, vh = _lapack.gesdd(A, full_matrices=False)
     cutoff = rtol * np.max(s, axis=-1, keepdims=True)
     sinv = np.where(s > cutoff, 1.0 / np.where(s > cutoff, s, 1.0), 0.0).astype(A.dtype)
     return (np.swapaxes(vh, -1, -2) * sinv[..., None, :]) @ np.swapaxes(u, -1, -2)

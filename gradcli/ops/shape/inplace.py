@@ -1,5 +1,5 @@
 """In-place operations: the ``_``-suffixed methods (``add_``, ``sub_``, ``mul_``, ``div_``, ``pow_``, ``clamp_``,
-``fill_``, ``zero_``, ``copy_``), ``t[key] = v``, and PyTorch's version counter that guards saved values against
+``fill_``, ``zero_``, ``copy_``, ``tril_``, ``triu_``), ``t[key] = v``, and PyTorch's version counter that guards saved values against
 them. ``t += v`` and the other augmented assignments on tensors use them (:mod:`gradcli.ops.operators`).
 
 All of them go through :func:`apply`: the result is computed by the ordinary (out-of-place) op, checked, and
@@ -54,6 +54,7 @@ from . import joins, views as views_ops
 from .indexing import _copy_slices, _index_put, _setitem_kind, numpy_key
 from ..reduction.reductions import expand
 from ..elementwise.unary import ceil, floor, frac, trunc
+from ..linalg import structured as _structured  # tril/triu, for tril_/triu_
 
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 OVERLAP_ERROR = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
@@ -547,6 +548,20 @@ def fmod_(self, other):
     """``self.fmod_(other)``: torch.fmod in place; returns self. Matches torch.Tensor.fmod_ (grad_fn FmodBackward0 for
     a number, FmodBackward1 for a tensor)."""
     return apply(self, lambda s: fmod(s, other), (other,))
+
+
+@tensor_method("tril_")
+def tril_(self, diagonal=0):
+    """``self.tril_(diagonal)``: torch.tril in place (the elements above the ``diagonal``-th diagonal zeroed);
+    returns self. Matches torch.Tensor.tril_ (grad_fn TrilBackward0)."""
+    return apply(self, lambda s: _structured.tril(s, diagonal))
+
+
+@tensor_method("triu_")
+def triu_(self, diagonal=0):
+    """``self.triu_(diagonal)``: torch.triu in place (the elements below the ``diagonal``-th diagonal zeroed);
+    returns self. Matches torch.Tensor.triu_ (grad_fn TriuBackward0)."""
+    return apply(self, lambda s: _structured.triu(s, diagonal))
 
 
 @tensor_method("zero_")
