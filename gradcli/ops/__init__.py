@@ -116,3 +116,7 @@ __all__ = ["REGISTRY", "KINDS", "Op", "to_tensor"] + sorted(n for n in REGISTRY 
 # grad_fn._saved_* (PyTorch's names of saved values) and torch.autograd.graph's saved tensors hooks,
 # installed on the engine
 from .core import saved_hooks, saved_names  # noqa: F401, E402
+
+# More elementwise math, shapes, histograms, legacy functions and the Poisson sampler (each module's docstring
+# lists its ops): imported after the table above, whose ops they use.
+from .elementwise import more_math2 as _more_math2  # noqa: F401, E402  deg2rad, rad2deg, nextafter, igamma, zeta

@@ -2278,3 +2278,41 @@ BY_NAME: dict[str, OpInfo] = {op.name: op for op in OP_DB}
 def table_cases() -> list[tuple[OpInfo, Sample, Case]]:
     """Every sample of every entry, with its helpers.Case (``fn(m, *tensors)``, the test id, the inputs)."""
     return [(op, s, op.case(s)) for op in OP_DB for s in op.samples()]
+
+
+# ------------------------------------ deg2rad, nextafter, igamma, zeta (gradcli/ops/elementwise/more_math2.py),
+# histograms, argwhere/nonzero_static/vander/gradient, torch.range and poisson
+_NO_FORWARD_AD = "PyTorch has no forward-mode rule for {} (derivatives.yaml gives no result: formula); gradcli " \
+                 "raises the same error, compared in tests/ops/test_more_tensor_ops.py"
+
+
+def _no_forward_ad(name: str) -> tuple:
+    return tuple(Skip(t, _NO_FORWARD_AD.format(name)) for t in ("test_jvp", "test_jvp_hvp"))
+
+
+def _gamma_samples(op: OpInfo) -> Iterable[Sample]:
+    """igamma/igammac/zeta: the first input (a, or zeta's x) without grad (PyTorch has no derivative for it)."""
+    for sa, sb in BINARY_SHAPES:
+        yield S(f"{sh(sa)}-{sh(sb)}", Arg(sa, "gt1", grad=False), Arg(sb, POS))
+    if op.method:
+        yield S("method", Arg((3, 4), "gt1", grad=False), Arg((4,), POS), method=True)
+
+
+MORE_TENSOR_OPS = [
+    _unary("deg2rad", R, extra=[S("int", Arg((3, 4), INT, grad=False))]),
+    _unary("rad2deg", R, extra=[S("int", Arg((3, 4), INT, grad=False))]),
+    OpInfo("nextafter", "elementwise", binary_samples, domain=(R, R), skips=tuple(
+        Skip(t, "nextafter(a, a) is a, but PyTorch's derivative is 0 where input == other (gradcli's too, compared "
+                "with PyTorch in test_against_torch): finite differences give 1", ids=("same-tensor",))
+        for t in ("test_gradcheck", "test_gradgradcheck", "test_jvp"))),
+    *[OpInfo(n, "elementwise", _gamma_samples, op=op, skips=_no_forward_ad(aten))
+      for n, op, aten in (("igamma", None, "igamma"), ("igammac", None, "igammac"),
+                          ("special.gammainc", lambda m: m.special.gammainc, "igamma"),
+                          ("special.gammaincc", lambda m: m.special.gammaincc, "igammac"))],
+    OpInfo("special.zeta", "elementwise", _gamma_samples, op=lambda m: m.special.zeta,
+           skips=_no_forward_ad("special_zeta"), extra=(
+               S("number-x", Arg((3, 4), POS), call=lambda m, f, q: f(2.5, q)),
+               S("number-q", Arg((3, 4), "gt1", grad=False), call=lambda m, f, x: f(x, 1.5)))),
+]
+OP_DB += MORE_TENSOR_OPS  # deg2rad/rad2deg, nextafter, igamma/igammac, zeta, histograms, vander, gradient, ...
+BY_NAME.update({op.name: op for op in MORE_TENSOR_OPS})
