@@ -24,6 +24,7 @@ from ..ops.linalg.inverses import _LinAlgError  # torch.linalg.LinAlgError
 from ..ops.elementwise import special as _special  # torch.special
 from . import custom_function, nn_bridge
 from . import files as _files
+from .itertools_module import itertools_module
 from .safety import admit, materialize, sized
 from .values import LazyNamespace, Namespace
 
@@ -416,5 +417,6 @@ def _modules() -> dict[str, Namespace]:
             "torch.autograd.graph": graph_ns,
             "torch.linalg": linalg_ns, "torch.special": special_ns,
             "torch.utils": utils_ns, "torch.utils.data": data_ns, "collections": collections_module(),
+            "itertools": itertools_module(),
             "math": math_module(), "pathlib": Namespace("pathlib", {"Path": _files.PathValue})}
 
