@@ -2313,6 +2313,23 @@ MORE_TENSOR_OPS = [
            skips=_no_forward_ad("special_zeta"), extra=(
                S("number-x", Arg((3, 4), POS), call=lambda m, f, q: f(2.5, q)),
                S("number-q", Arg((3, 4), "gt1", grad=False), call=lambda m, f, x: f(x, 1.5)))),
+    # ---------------------------------------------------------------- gradcli/ops/shape/more_shape2.py
+    OpInfo("argwhere", "indexing", differentiable=False, extra=(
+        S("3x4", Arg((3, 4), INT, grad=False)), S("bool", Arg((2, 3, 4), BOOL, grad=False)), S("float", Arg((4,))),
+        S("0d", Arg((), INT, grad=False)), S("method", Arg((3, 4), INT, grad=False), method=True))),
+    OpInfo("nonzero_static", "indexing", differentiable=False, extra=(
+        S("pad", Arg((3, 4), INT, grad=False), kwargs={"size": 20}),
+        S("truncate", Arg((3, 4), INT, grad=False), kwargs={"size": 2, "fill_value": 7}),
+        S("0d", Arg((), INT, grad=False), kwargs={"size": 2}), S("none", Arg((2, 3), BOOL, grad=False), kwargs={"size": 0}),
+        S("method", Arg((3, 4), INT, grad=False), kwargs={"size": 5}, method=True))),
+    # PyTorch's vander records its graph but its backward raises (its in-place cumprod overwrites what its
+    # derivative saved): the error is compared with PyTorch's
+    OpInfo("vander", "shape", supports_autograd=False, skips=(
+        Skip("test_against_torch", "with N=2 the cumprod runs along a size-1 dim, whose derivative in gradcli is the "
+                                   "gradient itself without reading the overwritten input: gradcli's backward gives "
+                                   "a gradient where PyTorch's raises", ids=("N2-increasing",), xfail=True),), extra=(
+        S("4", Arg((4,))), S("N3", Arg((4,)), kwargs={"N": 3}), S("N2-increasing", Arg((3,)), args=(2, True)),
+        S("N6", Arg((3,)), kwargs={"N": 6, "increasing": True}), S("int", Arg((4,), INT, grad=False)))),
 ]
 OP_DB += MORE_TENSOR_OPS  # deg2rad/rad2deg, nextafter, igamma/igammac, zeta, histograms, vander, gradient, ...
 BY_NAME.update({op.name: op for op in MORE_TENSOR_OPS})
