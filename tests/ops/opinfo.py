@@ -2330,6 +2330,24 @@ MORE_TENSOR_OPS = [
                                    "a gradient where PyTorch's raises", ids=("N2-increasing",), xfail=True),), extra=(
         S("4", Arg((4,))), S("N3", Arg((4,)), kwargs={"N": 3}), S("N2-increasing", Arg((3,)), args=(2, True)),
         S("N6", Arg((3,)), kwargs={"N": 6, "increasing": True}), S("int", Arg((4,), INT, grad=False)))),
+    # ---------------------------------------------- gradcli/ops/reduction/histograms.py: PyTorch's NotImplemented
+    # node on the results, whose backward raises (compared with PyTorch's)
+    OpInfo("histogram", "reduction", supports_autograd=False, extra=(
+        S("bins4-range", Arg((3, 4)), call=lambda m, f, a: f(a, 4, range=(-1.0, 1.0)).hist),
+        S("data-range-edges", Arg((7,)), call=lambda m, f, a: f(a, 5).bin_edges),
+        S("weight-density", Arg((3, 4)), Arg((3, 4), POS, grad=False),
+          call=lambda m, f, a, w: f(a, 3, weight=w, density=True).hist),
+        S("edges", Arg((10,)), call=lambda m, f, a: f(a, m.tensor([-2.0, -0.5, 0.0, 2.0], dtype=a.dtype)).hist),
+        S("float64", Arg((3, 4)), call=lambda m, f, a: f(a.double(), 6).hist),
+        S("method", Arg((3, 4)), method=True, call=lambda m, f, a: f(a, 3).hist))),
+    OpInfo("histogramdd", "reduction", supports_autograd=False, extra=(
+        S("bins3", Arg((8, 2)), call=lambda m, f, a: f(a, bins=3).hist),
+        S("bins-per-dim-range", Arg((6, 3)), call=lambda m, f, a: f(a, bins=[2, 3, 4], range=[-1.0, 1, -2, 2, 0, 1]).hist),
+        S("weight-density", Arg((2, 5, 2)), Arg((2, 5), POS, grad=False),
+          call=lambda m, f, a, w: f(a, bins=[2, 2], weight=w, density=True).hist),
+        S("edges", Arg((9, 2)), call=lambda m, f, a: f(a, bins=[m.tensor([-2.0, 0.0, 2.0], dtype=a.dtype),
+                                             m.tensor([-1.0, 1.0], dtype=a.dtype)]).hist),
+        S("bin-edges", Arg((5, 2)), call=lambda m, f, a: f(a, bins=[2, 3]).bin_edges[1]))),
 ]
 OP_DB += MORE_TENSOR_OPS  # deg2rad/rad2deg, nextafter, igamma/igammac, zeta, histograms, vander, gradient, ...
 BY_NAME.update({op.name: op for op in MORE_TENSOR_OPS})
