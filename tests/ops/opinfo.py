@@ -2348,6 +2348,19 @@ MORE_TENSOR_OPS = [
         S("edges", Arg((9, 2)), call=lambda m, f, a: f(a, bins=[m.tensor([-2.0, 0.0, 2.0], dtype=a.dtype),
                                              m.tensor([-1.0, 1.0], dtype=a.dtype)]).hist),
         S("bin-edges", Arg((5, 2)), call=lambda m, f, a: f(a, bins=[2, 3]).bin_edges[1]))),
+    # ------------------------------------------------------------ gradcli/ops/reduction/numerical_gradient.py
+    OpInfo("gradient", "reduction", extra=(
+        S("5", Arg((5,)), call=lambda m, f, a: f(a)[0]),
+        S("3x4-dim1", Arg((3, 4)), call=lambda m, f, a: f(a)[1]),
+        S("spacing", Arg((3, 4)), call=lambda m, f, a: f(a, spacing=2.0)[0]),
+        S("spacing-list", Arg((3, 4)), call=lambda m, f, a: f(a, spacing=[3.0, 0.5])[1]),
+        S("dim", Arg((3, 4)), call=lambda m, f, a: f(a, dim=1)[0]),
+        S("edge-order2", Arg((4, 5)), call=lambda m, f, a: f(a, edge_order=2, dim=[1, 0])[1]),
+        S("coordinates", Arg((3, 4)), call=lambda m, f, a: f(a, spacing=(m.tensor([0.0, 1.0, 3.0]),
+                                                                           m.tensor([0.0, 0.5, 2.0, 2.5])))[0]),
+        S("coordinates-edge-order2", Arg((5,)), call=lambda m, f, a: f(
+            a, spacing=(m.tensor([-2.0, -1.0, 1.0, 4.0, 4.5], dtype=a.dtype),), edge_order=2)[0]),
+        S("3d", Arg((2, 3, 4)), call=lambda m, f, a: f(a, dim=-1)[0]))),
 ]
 OP_DB += MORE_TENSOR_OPS  # deg2rad/rad2deg, nextafter, igamma/igammac, zeta, histograms, vander, gradient, ...
 BY_NAME.update({op.name: op for op in MORE_TENSOR_OPS})
