@@ -124,3 +124,4 @@ from .shape import more_shape2 as _more_shape2  # noqa: F401, E402  argwhere, no
 from . import legacy as _legacy  # noqa: F401, E402  range, typename, set_default_tensor_type, set_flush_denormal
 from .reduction import histograms as _histograms  # noqa: F401, E402  histogram, histogramdd
 from .reduction import numerical_gradient as _numerical_gradient  # noqa: F401, E402  gradient
+from . import random_poisson as _random_poisson  # noqa: F401, E402  poisson

@@ -2361,6 +2361,11 @@ MORE_TENSOR_OPS = [
         S("coordinates-edge-order2", Arg((5,)), call=lambda m, f, a: f(
             a, spacing=(m.tensor([-2.0, -1.0, 1.0, 4.0, 4.5], dtype=a.dtype),), edge_order=2)[0]),
         S("3d", Arg((2, 3, 4)), call=lambda m, f, a: f(a, dim=-1)[0]))),
+    # ------------------------------------------------------------------------- gradcli/ops/random_poisson.py
+    OpInfo("poisson", "random", op=_seeded("poisson"), extra=(
+        S("3x4", Arg((3, 4), POS)), S("0d", Arg((), POS)),
+        S("large-rates", Arg((17,), POS), call=lambda m, f, a: f(a * 20)),
+        S("mixed-rates", Arg((4, 5), POS), call=lambda m, f, a: f(a * m.tensor([0.0, 1.0, 5.0, 9.0, 30.0]))))),
 ]
 OP_DB += MORE_TENSOR_OPS  # deg2rad/rad2deg, nextafter, igamma/igammac, zeta, histograms, vander, gradient, ...
 BY_NAME.update({op.name: op for op in MORE_TENSOR_OPS})
