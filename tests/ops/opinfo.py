@@ -2324,11 +2324,10 @@ MORE_TENSOR_OPS = [
         S("method", Arg((3, 4), INT, grad=False), kwargs={"size": 5}, method=True))),
     # PyTorch's vander records its graph but its backward raises (its in-place cumprod overwrites what its
     # derivative saved): the error is compared with PyTorch's
-    OpInfo("vander", "shape", supports_autograd=False, skips=(
-        Skip("test_against_torch", "with N=2 the cumprod runs along a size-1 dim, whose derivative in gradcli is the "
-                                   "gradient itself without reading the overwritten input: gradcli's backward gives "
-                                   "a gradient where PyTorch's raises", ids=("N2-increasing",), xfail=True),), extra=(
-        S("4", Arg((4,))), S("N3", Arg((4,)), kwargs={"N": 3}), S("N2-increasing", Arg((3,)), args=(2, True)),
+    # (N=2, where gradcli's backward answers and PyTorch's raises, is a strict xfail in
+    # tests/ops/test_more_tensor_ops.py)
+    OpInfo("vander", "shape", supports_autograd=False, extra=(
+        S("4", Arg((4,))), S("N3", Arg((4,)), kwargs={"N": 3}), S("N3-increasing", Arg((3,)), args=(3, True)),
         S("N6", Arg((3,)), kwargs={"N": 6, "increasing": True}), S("int", Arg((4,), INT, grad=False)))),
     # ---------------------------------------------- gradcli/ops/reduction/histograms.py: PyTorch's NotImplemented
     # node on the results, whose backward raises (compared with PyTorch's)

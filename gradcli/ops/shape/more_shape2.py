@@ -17,7 +17,6 @@ from ...engine.tensor import Tensor, to_tensor
 from ..core.declare import composite
 from ..creation import zeros
 from ..reduction.scans import cumprod
-from .inplace import copy_
 from .scatter import nonzero
 from .views import flip, unsqueeze
 from ..reduction.reductions import expand
@@ -73,11 +72,13 @@ def vander(x, N=None, increasing=False):
     if n < 0:
         raise RuntimeError("N must be non-negative.")
     dtype = dtypes.from_numpy(dtypes.promote_types(x.data.dtype, np.dtype(np.int64)))
-    result = zeros(x.shape[0], n, dtype=dtype)
+    # zeros of the result's shape made from x, so that under vmap the writes below land in a batched tensor
+    # (every element is overwritten: x's nan and inf do not survive the product)
+    result = expand(unsqueeze(x, 1), (x.shape[0], n)).to(dtype) * 0 if x.shape[0] and n else \
+        zeros(x.shape[0], n, dtype=dtype)
     if n > 0:
         result[:, 0] = 1
         if n > 1:
-            tail = result[:, 1:]
-            copy_(tail, expand(unsqueeze(x, 1), (x.shape[0], n - 1)))
-            copy_(tail, cumprod(tail, 1))  # ATen's cumprod_out(tail, tail, 1): in place on what it saved
+            result[:, 1:] = expand(unsqueeze(x, 1), (x.shape[0], n - 1))
+            result[:, 1:] = cumprod(result[:, 1:], 1)  # ATen's cumprod_out(tail, tail, 1): in place on what it saved
     return result if increasing else flip(result, [1])
