@@ -67,6 +67,13 @@ cycle):
 * :mod:`.nn.fold` — unfold/fold, Tensor.unfold
 * :mod:`.nn.shrink_and_margins` — hardshrink, softshrink, tanhshrink, threshold, prelu, pixel_shuffle/unshuffle,
   channel_shuffle, rms_norm, and the margin and likelihood losses
+* :mod:`.elementwise.more_math2` — deg2rad, rad2deg, nextafter, igamma/igammac (special.gammainc/gammaincc),
+  special.zeta
+* :mod:`.shape.more_shape2` — argwhere, nonzero_static, vander
+* :mod:`.reduction.histograms` — histogram, histogramdd
+* :mod:`.reduction.numerical_gradient` — gradient
+* :mod:`.legacy` — range (deprecated), typename, set_default_tensor_type (deprecated)
+* :mod:`.random_poisson` — poisson (ATen's CPU sampler on PyTorch's generator)
 
 The functions of torch.linalg and torch.special are registered under their qualified names (``"linalg.det"``,
 ``"special.ndtr"``); the namespaces are :mod:`gradcli.api.linalg` and :mod:`gradcli.api.special`.
@@ -121,7 +128,7 @@ from .core import saved_hooks, saved_names  # noqa: F401, E402
 # lists its ops): imported after the table above, whose ops they use.
 from .elementwise import more_math2 as _more_math2  # noqa: F401, E402  deg2rad, rad2deg, nextafter, igamma, zeta
 from .shape import more_shape2 as _more_shape2  # noqa: F401, E402  argwhere, nonzero_static, vander
-from . import legacy as _legacy  # noqa: F401, E402  range, typename, set_default_tensor_type, set_flush_denormal
+from . import legacy as _legacy  # noqa: F401, E402  range, typename, set_default_tensor_type
 from .reduction import histograms as _histograms  # noqa: F401, E402  histogram, histogramdd
 from .reduction import numerical_gradient as _numerical_gradient  # noqa: F401, E402  gradient
 from . import random_poisson as _random_poisson  # noqa: F401, E402  poisson

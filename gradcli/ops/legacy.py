@@ -1,9 +1,8 @@
-"""PyTorch's legacy and process-setting functions: torch.range (deprecated), torch.typename,
-torch.set_default_tensor_type (deprecated) and torch.set_flush_denormal.
+"""PyTorch's legacy functions: torch.range (deprecated), torch.typename and torch.set_default_tensor_type
+(deprecated).
 
-What they change lives in the run context, as the rest of gradcli's run state: set_default_tensor_type sets the
-context's default dtype (as torch.set_default_dtype), and set_flush_denormal the context's flush mode, which the
-tensors a run makes from data read (:func:`flush_denormal_enabled`).
+What set_default_tensor_type changes lives in the run context, as the rest of gradcli's run state: the context's
+default dtype (as torch.set_default_dtype).
 """
 
 from __future__ import annotations

@@ -4,9 +4,8 @@ zeta function (torch.igamma/igammac, torch.special.gammainc/gammaincc, torch.spe
 Each op is declared once with its derivative rule as PyTorch's tools/autograd/derivatives.yaml writes it (quoted
 beside each rule). Where derivatives.yaml says ``not_implemented`` (igamma's and igammac's derivative with respect
 to ``input``, zeta's with respect to ``x``), the backward raises PyTorch's NotImplementedError for that input, and,
-as derivatives.yaml gives these no ``result:`` formula, they declare no forward-mode rule: forward mode raises
-PyTorch's "Trying to use forward AD with igamma" error (the ops carry ATen's names: igamma, igammac,
-special_zeta). The values of the special functions come from SciPy's ``scipy.special`` (Cephes, as PyTorch's CPU
+as derivatives.yaml gives these no ``result:`` formula, their forward-mode rule raises PyTorch's "Trying to use
+forward AD with igamma that does not support it" error (with ATen's names: igamma, igammac, special_zeta). The values of the special functions come from SciPy's ``scipy.special`` (Cephes, as PyTorch's CPU
 kernels), computed in float64 and rounded to the result's dtype; SciPy is imported on first use only.
 """
 
@@ -19,6 +18,7 @@ import numpy as np
 from ...engine.lazy import lazy
 from ...engine.tensor import Tensor
 from ..core.declare import composite, not_implemented_for, op, zeros_like_grad
+from ..core.forward import fw_not_implemented
 from .comparison import where
 from .special import lgamma
 from .unary import exp, log
@@ -96,14 +96,11 @@ def _(grad, input, other):
 
 # ---------------------------------------------------------------------------- incomplete gamma functions
 
-def _igamma_forward(kernel: str, function: str):
-    def forward(input, other):
-        _floating(kernel, input, other)
-        dtype = np.result_type(input, other)
-        out = getattr(_scipy.functions, function)(input.astype(np.float64, copy=False),
-                                                  other.astype(np.float64, copy=False))
-        return np.asarray(out).astype(dtype, copy=False)
-    return forward
+def _igamma_values(kernel: str, function: str, input, other):
+    _floating(kernel, input, other)
+    dtype = np.result_type(input, other)
+    out = getattr(_scipy.functions, function)(input.astype(np.float64, copy=False), other.astype(np.float64, copy=False))
+    return np.asarray(out).astype(dtype, copy=False)
 
 
 def _igamma_density(input, other):
@@ -112,15 +109,19 @@ def _igamma_density(input, other):
     return exp((input - 1) * log(other) - other - lgamma(input))
 
 
-igamma = op("igamma", grad_fn="IgammaBackward0", inputs=2, promote="same", method=True,
-            note="d/dother = exp((input - 1) * log(other) - other - lgamma(input)); none for input",
-            formula="input: not implemented; other: grad * exp((input - 1) * log(other) - other - lgamma(input))",
-            )(_igamma_forward("igamma_cpu", "gammainc"))
-igamma.__doc__ = ("The regularized lower incomplete gamma function P(input, other), elementwise with "
-                  "broadcasting (floating tensors only). Matches torch.igamma (torch.special.gammainc); its "
-                  "derivative exists with respect to ``other`` only, as PyTorch's.\n\n    Raises:\n        "
-                  "NotImplementedError: for integer tensors, and in backward for the derivative with respect to "
-                  "``input`` (PyTorch's messages).")
+@op("igamma", grad_fn="IgammaBackward0", inputs=2, promote="same", method=True,
+    note="d/dother = exp((input - 1) * log(other) - other - lgamma(input)); none for input",
+    formula="input: not implemented; other: grad * exp((input - 1) * log(other) - other - lgamma(input))")
+def igamma(input, other):
+    """The regularized lower incomplete gamma function P(input, other), elementwise with broadcasting (floating
+    tensors only). Matches torch.igamma (torch.special.gammainc); its derivative exists with respect to ``other``
+    only, as PyTorch's, and it has no forward mode (PyTorch's error).
+
+    Raises:
+        NotImplementedError: for integer tensors, and in backward for the derivative with respect to ``input``
+            (PyTorch's messages).
+    """
+    return _igamma_values("igamma_cpu", "gammainc", input, other)
 
 
 @igamma.defvjp
@@ -132,15 +133,25 @@ def _(grad, input, other, needs_input_grad):
     return None, grad * _igamma_density(input, other)
 
 
-igammac = op("igammac", grad_fn="IgammacBackward0", inputs=2, promote="same", method=True,
-             note="d/dother = -exp((input - 1) * log(other) - other - lgamma(input)); none for input",
-             formula="input: not implemented; other: -grad * exp((input - 1) * log(other) - other - lgamma(input))",
-             )(_igamma_forward("igammac_cpu", "gammaincc"))
-igammac.__doc__ = ("The regularized upper incomplete gamma function Q(input, other) = 1 - P(input, other), "
-                   "elementwise with broadcasting (floating tensors only). Matches torch.igammac "
-                   "(torch.special.gammaincc); its derivative exists with respect to ``other`` only.\n\n    "
-                   "Raises:\n        NotImplementedError: for integer tensors, and in backward for the "
-                   "derivative with respect to ``input`` (PyTorch's messages).")
+@igamma.defjvp
+def _(input_t, other_t):
+    # derivatives.yaml gives igamma no result: formula
+    raise NotImplementedError(fw_not_implemented("igamma"))
+
+
+@op("igammac", grad_fn="IgammacBackward0", inputs=2, promote="same", method=True,
+    note="d/dother = -exp((input - 1) * log(other) - other - lgamma(input)); none for input",
+    formula="input: not implemented; other: -grad * exp((input - 1) * log(other) - other - lgamma(input))")
+def igammac(input, other):
+    """The regularized upper incomplete gamma function Q(input, other) = 1 - P(input, other), elementwise with
+    broadcasting (floating tensors only). Matches torch.igammac (torch.special.gammaincc); its derivative exists
+    with respect to ``other`` only, and it has no forward mode (PyTorch's error).
+
+    Raises:
+        NotImplementedError: for integer tensors, and in backward for the derivative with respect to ``input``
+            (PyTorch's messages).
+    """
+    return _igamma_values("igammac_cpu", "gammaincc", input, other)
 
 
 @igammac.defvjp
@@ -150,6 +161,12 @@ def _(grad, input, other, needs_input_grad):
     if needs_input_grad[0]:
         raise _no_derivative("igammac: input")
     return None, -grad * _igamma_density(input, other)
+
+
+@igammac.defjvp
+def _(input_t, other_t):
+    # derivatives.yaml gives igammac no result: formula
+    raise NotImplementedError(fw_not_implemented("igammac"))
 
 
 @composite("special.gammainc", grad_fn="IgammaBackward0",
@@ -193,8 +210,14 @@ def _zeta_vjp(grad, input, other, needs_input_grad):
     return None, (grad * -input * _zeta_tensors(input + 1.0, other) if needs_input_grad[1] else None)
 
 
+def _zeta_jvp(input_t, other_t):
+    # derivatives.yaml gives special_zeta no result: formula
+    raise NotImplementedError(fw_not_implemented("special_zeta"))
+
+
 for _op in (_zeta_tensors, _zeta_number_x, _zeta_number_other):
     _op.defvjp(_zeta_vjp)
+    _op.defjvp(_zeta_jvp)
 
 
 @composite("special.zeta", grad_fn="SpecialZetaBackward0 (tensors) | SpecialZetaBackward1 (number x) | "

@@ -31,6 +31,13 @@ def _not_implemented(aten: str):
     return rule
 
 
+def _no_forward_mode(aten: str):
+    def rule(input_t):
+        # PyTorch's text for an op without a derivatives.yaml entry (autograd's NotImplemented kernel)
+        raise NotImplementedError(f"Trying to use forward AD with aten::{aten} that does not support it.")
+    return rule
+
+
 def _range_edges(x: np.ndarray, bins: list, range_) -> list:
     """The outer edges of each dimension: ``range_`` (min0, max0, min1, max1, ...), else the data's extremes."""
     d = x.shape[-1]
@@ -126,6 +133,7 @@ def _histogram(input, weight, edges, density):
 
 
 _histogram.defvjp(_not_implemented("histogram"))
+_histogram.defjvp(_no_forward_mode("histogram"))
 
 
 @op("_histogramdd_from_bin_cts", grad_fn="NotImplemented", inputs=2, promote=None, public=False,
@@ -136,6 +144,7 @@ def _histogramdd_counts(input, weight, edges, density):
 
 
 _histogramdd_counts.defvjp(_not_implemented("_histogramdd_from_bin_cts"))
+_histogramdd_counts.defjvp(_no_forward_mode("_histogramdd_from_bin_cts"))
 
 
 @op("_histogramdd_from_bin_tensors", grad_fn="NotImplemented", inputs=2, promote=None, public=False,
@@ -146,6 +155,7 @@ def _histogramdd_counts_at_edges(input, weight, edges, density):
 
 
 _histogramdd_counts_at_edges.defvjp(_not_implemented("_histogramdd_from_bin_tensors"))
+_histogramdd_counts_at_edges.defjvp(_no_forward_mode("_histogramdd_from_bin_tensors"))
 
 
 @op("_histogramdd_bin_edges", grad_fn="NotImplemented", promote=None, multi_output=True, public=False,
@@ -156,6 +166,7 @@ def _histogramdd_edges(input, edges):
 
 
 _histogramdd_edges.defvjp(_not_implemented("_histogramdd_bin_edges"))
+_histogramdd_edges.defjvp(_no_forward_mode("_histogramdd_bin_edges"))
 
 
 @composite("histogram", grad_fn="NotImplemented", note="no derivative (PyTorch declares none)", method=True)
