@@ -96,10 +96,12 @@ def _(grad, input, other):
 
 # ---------------------------------------------------------------------------- incomplete gamma functions
 
-def _igamma_values(kernel: str, function: str, input, other):
+def _igamma_values(kernel: str, upper: bool, input, other):
     _floating(kernel, input, other)
     dtype = np.result_type(input, other)
-    out = getattr(_scipy.functions, function)(input.astype(np.float64, copy=False), other.astype(np.float64, copy=False))
+    sc = _scipy.functions
+    function = sc.gammaincc if upper else sc.gammainc
+    out = function(input.astype(np.float64, copy=False), other.astype(np.float64, copy=False))
     return np.asarray(out).astype(dtype, copy=False)
 
 
@@ -121,7 +123,7 @@ def igamma(input, other):
         NotImplementedError: for integer tensors, and in backward for the derivative with respect to ``input``
             (PyTorch's messages).
     """
-    return _igamma_values("igamma_cpu", "gammainc", input, other)
+    return _igamma_values("igamma_cpu", False, input, other)
 
 
 @igamma.defvjp
@@ -151,7 +153,7 @@ def igammac(input, other):
         NotImplementedError: for integer tensors, and in backward for the derivative with respect to ``input``
             (PyTorch's messages).
     """
-    return _igamma_values("igammac_cpu", "gammaincc", input, other)
+    return _igamma_values("igammac_cpu", True, input, other)
 
 
 @igammac.defvjp
