@@ -601,7 +601,7 @@ _ELEMENTWISE = {"add", "sub", "rsub", "eq", "ne", "lt", "le", "gt", "ge", "bitwi
                 "elu_backward", "gelu_backward", "softplus_backward", "_hardsigmoid_backward", "celu", "elu",
                 "hardtanh", "leaky_relu", "silu", "mish", "logsigmoid", "sign"}
 #: Ops that draw random numbers (randomness="error" refuses them; "same" gives every example one draw).
-_RANDOM = {"bernoulli", "_exponential_fill", "_normal_fill", "_normal_float_tensor", "_normal_tensor_float",
+_RANDOM = {"bernoulli", "poisson", "_exponential_fill", "_normal_fill", "_normal_float_tensor", "_normal_tensor_float",
            "_normal_tensor_tensor", "_random_fill", "_uniform_fill"}
 _RANDOM_FILLS = {"_exponential_fill", "_normal_fill", "_random_fill", "_uniform_fill"}
 _MATMUL = {"mm", "bmm", "mv", "dot", "vdot", "outer", "_addmm"}

@@ -29,7 +29,7 @@ from .attributes import TENSOR_ATTRS, TYPE_ATTRS
 from .containers import DICT_METHODS, LIST_METHODS, SET_METHODS, TUPLE_METHODS
 from .strings import STR_METHODS
 from ..ops.core.declare import METHODS
-from . import custom_function, files, nn_bridge
+from . import custom_function, files, itertools_module, nn_bridge
 # the interpreter reaches these through this module too (builtins.read_attribute, builtins.modules, ...)
 from .attributes import (builtin_attribute, delete_attribute, did_you_mean, read_attribute,  # noqa: F401
                          set_base_attribute, set_instance_attribute, unsupported_name_hint, write_attribute)
@@ -357,6 +357,7 @@ for _fn, _kind, _table in ((to_str, str, STR_METHODS), (_list, list, LIST_METHOD
     TYPE_ATTRS[_fn] = {n: _unbound(_kind, _table, n) for n in _table}
 TYPE_ATTRS[_dict]["fromkeys"] = _fromkeys
 TYPE_ATTRS[to_str]["maketrans"] = STR_METHODS["maketrans"]("")
+TYPE_ATTRS.update(itertools_module.FUNCTION_ATTRS)  # itertools.chain.from_iterable
 _TYPES.update({_float: float, _int: int, _bool: bool, to_str: str, _list: list, _tuple: tuple, _dict: dict,
                _set: set})
 _TYPES.update(_collection_types())  # collections.OrderedDict, defaultdict

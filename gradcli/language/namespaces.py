@@ -27,6 +27,7 @@ from ..engine import hooks as _hooks  # torch.autograd.graph.register_multi_grad
 from ..api import autograd_graph as _autograd_graph  # torch.autograd's layout policy, graph's mutation block, grad_dtype
 from . import custom_function, nn_bridge
 from . import files as _files
+from .itertools_module import itertools_module
 from .safety import admit, materialize, sized
 from .values import LazyNamespace, Namespace
 
@@ -426,5 +427,6 @@ def _modules() -> dict[str, Namespace]:
             "torch.autograd.graph": graph_ns,
             "torch.linalg": linalg_ns, "torch.special": special_ns,
             "torch.utils": utils_ns, "torch.utils.data": data_ns, "collections": collections_module(),
+            "itertools": itertools_module(),
             "math": math_module(), "pathlib": Namespace("pathlib", {"Path": _files.PathValue})}
 

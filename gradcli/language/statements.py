@@ -61,7 +61,7 @@ _NUMPY_IN_PLACE = {"add": operator.iadd, "sub": operator.isub, "mul": operator.i
 
 _PROVIDED = ("torch, torch.nn, torch.nn.functional, torch.nn.init, torch.nn.utils, torch.optim, "
              "torch.optim.lr_scheduler, torch.autograd, torch.autograd.functional, torch.autograd.forward_ad, "
-             "torch.utils.data, math, random, numpy and collections")
+             "torch.utils.data, math, random, numpy, collections and itertools")
 
 def handles(table: dict, *kinds):
     """Decorator: make the function the handler of the node classes ``kinds`` in ``table`` (node type ->

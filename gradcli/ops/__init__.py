@@ -76,6 +76,13 @@ cycle):
 * :mod:`.linalg.factorizations` — torch.linalg's lu_factor(_ex), lu, lu_solve, solve_triangular, ldl_factor(_ex),
   inv_ex, solve_ex, cholesky_ex; lu, lu_solve, lu_unpack, triangular_solve, cholesky
 * :mod:`.linalg.least_squares` — torch.linalg's lstsq, tensorinv, tensorsolve, matrix_rank
+* :mod:`.elementwise.more_math2` — deg2rad, rad2deg, nextafter, igamma/igammac (special.gammainc/gammaincc),
+  special.zeta
+* :mod:`.shape.more_shape2` — argwhere, nonzero_static, vander
+* :mod:`.reduction.histograms` — histogram, histogramdd
+* :mod:`.reduction.numerical_gradient` — gradient
+* :mod:`.legacy` — range (deprecated), typename, set_default_tensor_type (deprecated)
+* :mod:`.random_poisson` — poisson (ATen's CPU sampler on PyTorch's generator)
 
 The functions of torch.linalg and torch.special are registered under their qualified names (``"linalg.det"``,
 ``"special.ndtr"``); the namespaces are :mod:`gradcli.api.linalg` and :mod:`gradcli.api.special`.
@@ -136,3 +143,11 @@ from .shape.layout import MEMORY_FORMATS  # noqa: F401, E402
 from .shape import more_scatter as _more_scatter  # noqa: F401, E402
 # The in-place forms of the unary elementwise functions (sin_, exp_, sqrt_, ...)
 from .elementwise import inplace_unary as _inplace_unary  # noqa: F401, E402
+# More elementwise math, shapes, histograms, legacy functions and the Poisson sampler (each module's docstring
+# lists its ops): imported after the table above, whose ops they use.
+from .elementwise import more_math2 as _more_math2  # noqa: F401, E402  deg2rad, rad2deg, nextafter, igamma, zeta
+from .shape import more_shape2 as _more_shape2  # noqa: F401, E402  argwhere, nonzero_static, vander
+from . import legacy as _legacy  # noqa: F401, E402  range, typename, set_default_tensor_type
+from .reduction import histograms as _histograms  # noqa: F401, E402  histogram, histogramdd
+from .reduction import numerical_gradient as _numerical_gradient  # noqa: F401, E402  gradient
+from . import random_poisson as _random_poisson  # noqa: F401, E402  poisson

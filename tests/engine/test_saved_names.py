@@ -115,6 +115,9 @@ DIFFERENCES = [
                "self.reshape(-1, 1) * vec2)"),
     Difference("linear", ("_saved_mat1",), _ONLY_NEEDED, "nograd"),
     Difference("cat", ("_saved_dim",), "gradcli's cat normalizes dim before recording (PyTorch keeps -1)", "dim-1"),
+    Difference("nextafter", ("_saved_other", "_saved_self"), _ONLY_NEEDED, "nograd-input"),
+    Difference("special.zeta", ("_saved_self",), "PyTorch's SpecialZetaBackward1 saves the number x as a Scalar; "
+               "gradcli's node keeps a number input among its parameters, not as a saved value", "number-x"),
     Difference("stack", ("_saved_dim",), "gradcli's stack normalizes dim before recording (PyTorch keeps -1)",
                "dim-1"),
     Difference("split", ("_saved_self",), "one piece bigger than the tensor is recorded as a multiplication by one; "
@@ -244,6 +247,8 @@ NAMES_DIFFER = {
     "unsqueeze": "PyTorch's UnsqueezeBackward0 saves only dim; gradcli's rule reads the input's shape",
     "squeeze": "PyTorch's SqueezeBackward1 saves self_sym_sizes and dim; gradcli's rule reads the input's shape",
     "cat": "PyTorch saves the sizes of every input (tensors0_sym_sizes, ...); gradcli's rule reads them otherwise",
+    "gradient": "the CatBackward0 that ends torch.gradient saves only dim in PyTorch (its pieces' sizes are not "
+                "exposed there); gradcli's cat saves each piece's sizes (tensors0_sym_sizes, ...)",
     "stack": "PyTorch saves the sizes of every input (tensors0_sym_sizes, ...); gradcli's rule reads them otherwise",
     "split": "PyTorch's split_backward saves self_sym_sizes and split_size; gradcli's op keeps its pieces' sizes",
     "chunk": "PyTorch's split_backward saves self_sym_sizes and split_size; gradcli's op keeps its pieces' sizes",

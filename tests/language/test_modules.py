@@ -54,6 +54,6 @@ def test_other_modules_are_refused_with_what_gradcli_provides():
     assert r.exit_code == 1
     assert ("No module named 'os' (gradcli programs can import torch, torch.nn, torch.nn.functional, torch.nn.init, "
             "torch.nn.utils, torch.optim, torch.optim.lr_scheduler, torch.autograd, torch.autograd.functional, "
-            "torch.autograd.forward_ad, torch.utils.data, math, random, numpy and collections)") in r.stderr
+            "torch.autograd.forward_ad, torch.utils.data, math, random, numpy, collections and itertools)") in r.stderr
     r = CliRunner().invoke(app, ["grad", "import math; math.__dict__"])
     assert r.exit_code == 2 and "does not allow the attribute" in r.stderr and "Traceback" not in r.stderr

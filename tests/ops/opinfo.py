@@ -2502,3 +2502,92 @@ STRIDED_AND_MORE_SCATTERS = [
 ]
 OP_DB += STRIDED_AND_MORE_SCATTERS  # as_strided, as_strided_scatter, index_reduce, put
 BY_NAME.update({op.name: op for op in STRIDED_AND_MORE_SCATTERS})
+
+# ------------------------------------ deg2rad, nextafter, igamma, zeta (gradcli/ops/elementwise/more_math2.py),
+# histograms, argwhere/nonzero_static/vander/gradient, torch.range and poisson
+_NO_FORWARD_AD = "PyTorch has no forward-mode rule for {} (derivatives.yaml gives no result: formula); gradcli " \
+                 "raises the same error, compared in tests/ops/test_more_tensor_ops.py"
+
+
+def _no_forward_ad(name: str) -> tuple:
+    return tuple(Skip(t, _NO_FORWARD_AD.format(name)) for t in ("test_jvp", "test_jvp_hvp"))
+
+
+def _gamma_samples(op: OpInfo) -> Iterable[Sample]:
+    """igamma/igammac/zeta: the first input (a, or zeta's x) without grad (PyTorch has no derivative for it)."""
+    for sa, sb in BINARY_SHAPES:
+        yield S(f"{sh(sa)}-{sh(sb)}", Arg(sa, "gt1", grad=False), Arg(sb, POS))
+    if op.method:
+        yield S("method", Arg((3, 4), "gt1", grad=False), Arg((4,), POS), method=True)
+
+
+MORE_TENSOR_OPS = [
+    _unary("deg2rad", R, extra=[S("int", Arg((3, 4), INT, grad=False))]),
+    _unary("rad2deg", R, extra=[S("int", Arg((3, 4), INT, grad=False))]),
+    OpInfo("nextafter", "elementwise", binary_samples, domain=(R, R), skips=tuple(
+        Skip(t, "nextafter(a, a) is a, but PyTorch's derivative is 0 where input == other (gradcli's too, compared "
+                "with PyTorch in test_against_torch): finite differences give 1", ids=("same-tensor",))
+        for t in ("test_gradcheck", "test_gradgradcheck", "test_jvp"))),
+    *[OpInfo(n, "elementwise", _gamma_samples, op=op, skips=_no_forward_ad(aten))
+      for n, op, aten in (("igamma", None, "igamma"), ("igammac", None, "igammac"),
+                          ("special.gammainc", lambda m: m.special.gammainc, "igamma"),
+                          ("special.gammaincc", lambda m: m.special.gammaincc, "igammac"))],
+    OpInfo("special.zeta", "elementwise", _gamma_samples, op=lambda m: m.special.zeta,
+           skips=_no_forward_ad("special_zeta"), extra=(
+               S("number-x", Arg((3, 4), POS), call=lambda m, f, q: f(2.5, q)),
+               S("number-q", Arg((3, 4), "gt1", grad=False), call=lambda m, f, x: f(x, 1.5)))),
+    # ---------------------------------------------------------------- gradcli/ops/shape/more_shape2.py
+    OpInfo("argwhere", "indexing", differentiable=False, extra=(
+        S("3x4", Arg((3, 4), INT, grad=False)), S("bool", Arg((2, 3, 4), BOOL, grad=False)), S("float", Arg((4,))),
+        S("0d", Arg((), INT, grad=False)), S("method", Arg((3, 4), INT, grad=False), method=True))),
+    OpInfo("nonzero_static", "indexing", differentiable=False, extra=(
+        S("pad", Arg((3, 4), INT, grad=False), kwargs={"size": 20}),
+        S("truncate", Arg((3, 4), INT, grad=False), kwargs={"size": 2, "fill_value": 7}),
+        S("0d", Arg((), INT, grad=False), kwargs={"size": 2}), S("none", Arg((2, 3), BOOL, grad=False), kwargs={"size": 0}),
+        S("method", Arg((3, 4), INT, grad=False), kwargs={"size": 5}, method=True))),
+    # PyTorch's vander records its graph but its backward raises (its in-place cumprod overwrites what its
+    # derivative saved): the error is compared with PyTorch's
+    # (N=2, where gradcli's backward answers and PyTorch's raises, is a strict xfail in
+    # tests/ops/test_more_tensor_ops.py)
+    OpInfo("vander", "shape", supports_autograd=False, extra=(
+        S("4", Arg((4,))), S("N3", Arg((4,)), kwargs={"N": 3}), S("N3-increasing", Arg((3,)), args=(3, True)),
+        S("N6", Arg((3,)), kwargs={"N": 6, "increasing": True}), S("int", Arg((4,), INT, grad=False)))),
+    # ---------------------------------------------- gradcli/ops/reduction/histograms.py: PyTorch's NotImplemented
+    # node on the results, whose backward raises (compared with PyTorch's)
+    OpInfo("histogram", "reduction", supports_autograd=False, extra=(
+        S("bins4-range", Arg((3, 4)), call=lambda m, f, a: f(a, 4, range=(-1.0, 1.0)).hist),
+        S("data-range-edges", Arg((7,)), call=lambda m, f, a: f(a, 5).bin_edges),
+        S("weight-density", Arg((3, 4)), Arg((3, 4), POS, grad=False),
+          call=lambda m, f, a, w: f(a, 3, weight=w, density=True).hist),
+        S("edges", Arg((10,)), call=lambda m, f, a: f(a, m.tensor([-2.0, -0.5, 0.0, 2.0], dtype=a.dtype)).hist),
+        S("float64", Arg((3, 4)), call=lambda m, f, a: f(a.double(), 6).hist),
+        S("method", Arg((3, 4)), method=True, call=lambda m, f, a: f(a, 3).hist))),
+    OpInfo("histogramdd", "reduction", supports_autograd=False, extra=(
+        S("bins3", Arg((8, 2)), call=lambda m, f, a: f(a, bins=3).hist),
+        S("bins-per-dim-range", Arg((6, 3)), call=lambda m, f, a: f(a, bins=[2, 3, 4], range=[-1.0, 1, -2, 2, 0, 1]).hist),
+        S("weight-density", Arg((2, 5, 2)), Arg((2, 5), POS, grad=False),
+          call=lambda m, f, a, w: f(a, bins=[2, 2], weight=w, density=True).hist),
+        S("edges", Arg((9, 2)), call=lambda m, f, a: f(a, bins=[m.tensor([-2.0, 0.0, 2.0], dtype=a.dtype),
+                                             m.tensor([-1.0, 1.0], dtype=a.dtype)]).hist),
+        S("bin-edges", Arg((5, 2)), call=lambda m, f, a: f(a, bins=[2, 3]).bin_edges[1]))),
+    # ------------------------------------------------------------ gradcli/ops/reduction/numerical_gradient.py
+    OpInfo("gradient", "reduction", extra=(
+        S("5", Arg((5,)), call=lambda m, f, a: f(a)[0]),
+        S("3x4-dim1", Arg((3, 4)), call=lambda m, f, a: f(a)[1]),
+        S("spacing", Arg((3, 4)), call=lambda m, f, a: f(a, spacing=2.0)[0]),
+        S("spacing-list", Arg((3, 4)), call=lambda m, f, a: f(a, spacing=[3.0, 0.5])[1]),
+        S("dim", Arg((3, 4)), call=lambda m, f, a: f(a, dim=1)[0]),
+        S("edge-order2", Arg((4, 5)), call=lambda m, f, a: f(a, edge_order=2, dim=[1, 0])[1]),
+        S("coordinates", Arg((3, 4)), call=lambda m, f, a: f(a, spacing=(m.tensor([0.0, 1.0, 3.0]),
+                                                                           m.tensor([0.0, 0.5, 2.0, 2.5])))[0]),
+        S("coordinates-edge-order2", Arg((5,)), call=lambda m, f, a: f(
+            a, spacing=(m.tensor([-2.0, -1.0, 1.0, 4.0, 4.5], dtype=a.dtype),), edge_order=2)[0]),
+        S("3d", Arg((2, 3, 4)), call=lambda m, f, a: f(a, dim=-1)[0]))),
+    # ------------------------------------------------------------------------- gradcli/ops/random_poisson.py
+    OpInfo("poisson", "random", op=_seeded("poisson"), extra=(
+        S("3x4", Arg((3, 4), POS)), S("0d", Arg((), POS)),
+        S("large-rates", Arg((17,), POS), call=lambda m, f, a: f(a * 20)),
+        S("mixed-rates", Arg((4, 5), POS), call=lambda m, f, a: f(a * m.tensor([0.0, 1.0, 5.0, 9.0, 30.0]))))),
+]
+OP_DB += MORE_TENSOR_OPS  # deg2rad/rad2deg, nextafter, igamma/igammac, zeta, histograms, vander, gradient, ...
+BY_NAME.update({op.name: op for op in MORE_TENSOR_OPS})

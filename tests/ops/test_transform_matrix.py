@@ -74,6 +74,13 @@ PYTORCH_LACKS = {
     ("triangular_solve", "func_hessian"): "PyTorch's forward mode of triangular_solve sets a tangent of A's shape "
                                           "on the batched cloned_coefficient inside torch.func.hessian's vmap (a "
                                           "size error); gradcli's double backward is gradchecked",
+    **{(op, "func_hessian"): "PyTorch has no forward-mode rule for igamma/igammac/special_zeta (derivatives.yaml "
+                             "gives no result: formula), which torch.func.hessian needs; gradcli's double backward "
+                             "is gradchecked (tests/ops/test_op_table.py)"
+       for op in ("igamma", "igammac", "special.gammainc", "special.gammaincc", "special.zeta")},
+    **{("histogramdd", t): "torch.vmap has no batching rule for aten::histogramdd (\"We could not generate a "
+                           "fallback\"); gradcli's vmap runs the function per batch element"
+       for t in ("vmap", "vmap_in_dims_1")},
     **{("chain_matmul", t): "PyTorch has no batching rule for the deprecated aten::chain_matmul and cannot "
                             "generate a fallback ('Batching rule not implemented'); torch.linalg.multi_dot, its "
                             "replacement, has one" for t in ("vmap", "vmap_in_dims_1")},

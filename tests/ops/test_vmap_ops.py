@@ -98,6 +98,9 @@ GRADCLI_GAPS = {
               "the function once per example, where the sample's manual_seed replaces the generator that "
               "makes randomness='error' raise",
     "multinomial": "as normal",
+    "argwhere-float-0": "gradcli's vmap refuses argwhere as it refuses nonzero (a result of dynamic shape); "
+                        "PyTorch's vmap answers argwhere of float examples",
+    "argwhere-float-1": "as argwhere-float-0",
     "take_along_dim-flat-1": "PyTorch's flat take_along_dim views a non-contiguous example and raises; gradcli's "
                              "physical batch is contiguous there and it computes",
 }

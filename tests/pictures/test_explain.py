@@ -133,7 +133,8 @@ def test_every_backward_function_of_the_op_table_has_a_formula():
     from helpers import g_inputs, make_arrays
 
     names = {}
-    rows = [r for r in opinfo.table_cases() if r[0].differentiable] + [(None, None, c) for c in cases_graphs.BOOK.cases]
+    rows = [r for r in opinfo.table_cases() if r[0].differentiable and r[0].supports_autograd] + \
+        [(None, None, c) for c in cases_graphs.BOOK.cases]  # (an op whose backward raises, as PyTorch's, left out)
     for _, _, case in rows:
         arrays = make_arrays(case.args, case.id)
         inputs = g_inputs(case.args, arrays)

@@ -342,7 +342,14 @@ def _remainder_forward(input, other):
         raise broadcast_error(e, input, other) from None
     if input.dtype.kind in "iu" and np.any(other == 0):
         raise RuntimeError("ZeroDivisionError")
-    return np.remainder(input, other)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.remainder(input, other)
+        if out.dtype.kind != "f":
+            return out
+        # ATen's floating kernel: fmod, then ``+ other`` where the signs differ; the zeros keep fmod's sign (the
+        # dividend's: remainder(-2., 2) is -0., remainder(3., -1.5) is 0.), where NumPy's take the divisor's
+        mod = np.fmod(input, other, dtype=out.dtype)
+        return np.where((mod != 0) & ((other < 0) != (mod < 0)), mod + other, mod).astype(out.dtype, copy=False)
 
 
 _REMAINDER_NOTE = "d/dinput = 1, d/dother = -floor(input / other)"

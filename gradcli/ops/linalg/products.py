@@ -600,11 +600,30 @@ def _einsum_compose(tensors: list, subs: list, out: str, ell_letters: str):
     return result
 
 
+def _einsum_sublists(args: tuple) -> tuple:
+    """torch.einsum's sublist form ``(op1, sublist1, op2, sublist2, ..., [sublist_out])`` as ``(equation,
+    operands)``: subscripts 0-25 are ``A``-``Z``, 26-51 ``a``-``z``, ``...`` is ``...`` (torch/functional.py)."""
+    def letter(n) -> str:
+        if n is Ellipsis:
+            return "..."
+        if isinstance(n, int) and 0 <= n < 26:
+            return chr(ord("A") + n)
+        if isinstance(n, int) and 26 <= n < 52:
+            return chr(ord("a") + n - 26)
+        raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+
+    equation = ",".join("".join(letter(s) for s in sub) for sub in args[1::2])
+    if len(args) % 2 == 1:
+        return equation + "->" + "".join(letter(s) for s in args[-1]), args[:-1:2]
+    return equation, args[::2]
+
+
 @composite("einsum", grad_fn="varies", note=einsum_note)
 def einsum(equation, *operands):
     """Einstein summation over the operands by ``equation`` (``"ij,jk->ik"``; ``...`` for broadcast
     dimensions; without ``->`` the output is the ellipsis then the subscripts used once, alphabetically);
-    the operands may also be given as one list. Operands must share one dtype. Matches torch.einsum as it runs
+    the operands may also be given as one list, or as PyTorch's sublists (``einsum(a, [0, 1], b, [1, 2],
+    [0, 2])``). Operands must share one dtype. Matches torch.einsum as it runs
     without opt_einsum: the operands are contracted left to right, and the graph is PyTorch's
     permute/diagonal/unsqueeze/sum/mul/bmm/view decomposition (aten/src/ATen/native/Linear.cpp), so grad_fn is
     PermuteBackward0 (one operand, nothing summed), SumBackward1 (one operand, summed subscripts), MulBackward0
@@ -614,6 +633,8 @@ def einsum(equation, *operands):
         RuntimeError: PyTorch's messages for malformed equations, wrong operand counts, ranks, sizes or dtypes.
         LimitError: for a result of more than the ``elements`` limit (before it is computed).
     """
+    if isinstance(equation, Tensor):  # the sublist form: einsum(op1, [0, 1], op2, [1, 2], [0, 2])
+        equation, operands = _einsum_sublists((equation,) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     if not isinstance(equation, str):

@@ -4,8 +4,9 @@ The indices (and so where the gradient goes when values tie) are the ones PyTorc
 topk runs libstdc++'s std::nth_element + std::sort (or std::partial_sort when ``64 * k <= n``) on (value,
 index) pairs (aten/src/ATen/native/TopKImpl.h), emulated step by step here; kthvalue runs PyTorch's own
 quick_select_template (aten/src/ATen/native/SortingUtils.h); median along a dim takes the lower median with ties
-broken by index, NaN (the first one) winning; sort is stable (as PyTorch's CPU sort), NaN last ascending and
-first descending. median of all elements shares the gradient evenly between the
+broken by index, NaN (the first one) winning; sort with ``stable=True`` is stable, and without it orders tied
+values as libstdc++'s std::sort does (PyTorch's CPU sort; 1-d integers of 32,768 elements and more go through its
+radix sort, stable), NaN last ascending and first descending. median of all elements shares the gradient evenly between the
 elements equal to it (evenly_distribute_backward); the others send it to their index
 (value_selecting_reduction_backward).
 """
@@ -293,7 +294,49 @@ def _sort(input, dim, descending, stable):
         key = np.where(np.isnan(input), -np.inf if descending else np.inf, key)
     idx = np.argsort(key, axis=d, kind="stable")
     values = np.take_along_axis(input, idx, axis=d)
+    if not stable and not _radix_sorted(input, descending):
+        idx = _unstable_order(input, values, idx, d, descending)
+        values = np.take_along_axis(input, idx, axis=d)
     return values, idx.astype(np.int64)
+
+
+def _radix_sorted(input, descending: bool) -> bool:
+    """Whether ATen sorts with its radix sort (stable) instead of std::sort: 1-d integers ascending, from
+    at::internal::GRAIN_SIZE (32,768) elements (SortingKernel.cpp, can_use_radix_sort)."""
+    return input.ndim == 1 and not descending and input.dtype.kind in "iu" and input.size >= 32768
+
+
+def _unstable_order(input, values, idx, d: int, descending: bool):
+    """The indices of ``sort(stable=False)``: ATen runs libstdc++'s std::sort on (value, index) pairs compared by
+    value only (KeyValueCompAsc/Desc: NaN last ascending, first descending), which orders tied values its own
+    way. A slice without ties (NaNs tie with each other) has one order, the stable one; the slices with ties
+    are sorted again by :func:`_std_sort`, step by step."""
+    moved = np.moveaxis(values, d, -1)
+    if moved.shape[-1] < 2:
+        return idx
+    same = moved[..., 1:] == moved[..., :-1]
+    if moved.dtype.kind == "f":
+        same |= np.isnan(moved[..., 1:]) & np.isnan(moved[..., :-1])
+    tied = np.any(same, axis=-1)
+    if not np.any(tied):
+        return idx
+    out = np.moveaxis(idx.copy(), d, -1)
+    rows = np.moveaxis(input, d, -1)
+    isnan = math.isnan
+    if descending:
+        def comp(left, right):
+            return (isnan(left[0]) and not isnan(right[0])) or left[0] > right[0]
+    else:
+        def comp(left, right):
+            return (not isnan(left[0]) and isnan(right[0])) or left[0] < right[0]
+    for pos in np.ndindex(tied.shape):
+        if not tied[pos]:
+            continue
+        row = rows[pos].astype(np.float64) if rows.dtype.kind != "f" else rows[pos]
+        pairs = [(v, j) for j, v in enumerate(row.tolist())]
+        _std_sort(pairs, 0, len(pairs), comp)
+        out[pos] = [j for _, j in pairs]
+    return np.moveaxis(out, -1, d)
 
 
 @_sort.defvjp
