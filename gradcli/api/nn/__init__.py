@@ -27,6 +27,13 @@ from .more import *  # noqa: F401,F403,E402
 
 CLASSES.update(_more.CLASSES)
 
+# channel-wise and alpha dropouts, RReLU, LocalResponseNorm, the CTC, multi-margin, multi-label margin and linear
+# cross-entropy losses (gradcli/api/nn/more2.py)
+from . import more2 as _more2  # noqa: E402
+from .more2 import *  # noqa: F401,F403,E402
+
+CLASSES.update(_more2.CLASSES)
+
 # every class prints as PyTorch's (torch.nn.modules.linear.Linear): gradcli/api/nn/naming.py
 from .naming import name_classes as _name_classes  # noqa: E402
 
