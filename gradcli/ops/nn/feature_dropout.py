@@ -37,6 +37,22 @@ from .softmax import softmax
 _ALPHA = 1.7580993408473766
 
 
+def _generator():
+    """The run's generator for a draw of these composites, refused inside ``vmap`` as PyTorch refuses it: with
+    ``randomness="error"`` (the default) PyTorch's error; with "different" (a draw per example, which these
+    composites do not make) a NotImplementedError. With "same" the one draw serves every example, as in PyTorch."""
+    modes = context.state.vmap_randomness
+    if modes:
+        if modes[-1] == "error":
+            raise RuntimeError("vmap: called random operation while in randomness error mode. Please either use the "
+                               "'same' or 'different' randomness flags on vmap or perform the randomness operation "
+                               "out of vmap")
+        if modes[-1] == "different":
+            raise NotImplementedError("dropout variants, rrelu and gumbel_softmax under vmap(randomness='different') "
+                                      "are not supported by gradcli")
+    return context.generator()
+
+
 def _check_p(p) -> None:
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
@@ -56,7 +72,7 @@ def _dropout_impl(input, p, train: bool, feature: bool, alpha: bool):
         shape = input.shape[:2] + (1,) * (input.ndim - 2)
     else:
         shape = input.shape
-    noise = context.generator().bernoulli(np.full(shape, 1 - p), dt)  # noise.bernoulli_(1 - p)
+    noise = _generator().bernoulli(np.full(shape, 1 - p), dt)  # noise.bernoulli_(1 - p)
     if not alpha:
         return mul(input, Tensor((noise / dt.type(1 - p)).astype(dt)))
     a = 1.0 / np.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
@@ -201,7 +217,7 @@ def _(grad, input, noise, lower, upper, training):
     # derivatives.yaml rrelu_with_noise_backward: grad * noise when training and upper - lower > 1e-6, else
     # leaky_relu_backward(grad, self, (lower + upper) / 2)
     if training and upper - lower > 1e-6:
-        return grad * noise
+        return grad * (Tensor(noise) if isinstance(grad, Tensor) else noise)
     return where(input > 0, grad, grad * ((lower + upper) / 2))
 
 
@@ -212,7 +228,7 @@ def _rrelu_noise(x: np.ndarray, lower: float, upper: float) -> np.ndarray:
     noise = np.ones(x.shape, x.dtype)
     flat = x.reshape(-1)
     neg_at = np.flatnonzero(flat <= 0)
-    r = context.generator().uniform((neg_at.size,), np.float64, lower, upper)
+    r = _generator().uniform((neg_at.size,), np.float64, lower, upper)
     opmath = np.float64 if x.dtype == np.float64 else np.float32
     noise.reshape(-1)[neg_at] = r.astype(opmath).astype(x.dtype)
     return noise
@@ -229,6 +245,8 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
         RuntimeError: for lower > upper (PyTorch's message).
     """
     input = to_tensor(input)
+    if context.state.vmap_levels:  # PyTorch has no batching rule for rrelu
+        raise RuntimeError("vmap: we do not yet support aten::rrelu. Please file an issue")
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if input.data.dtype.kind != "f":
@@ -251,7 +269,7 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", UserWarning, stacklevel=3)
     dt = logits.data.dtype
-    gumbels = neg(log(Tensor(context.generator().exponential(logits.shape, dt))))
+    gumbels = neg(log(Tensor(_generator().exponential(logits.shape, dt))))
     y_soft = softmax(div(add(logits, gumbels), tau), dim)
     if not hard:
         return y_soft

@@ -24,6 +24,7 @@ import warnings
 
 import numpy as np
 
+from ...engine import dtypes
 from ...engine.tensor import Tensor, to_tensor
 from ..core.declare import composite, op
 from ..elementwise.arithmetic import div
@@ -227,8 +228,8 @@ def _lengths(v, name: str) -> tuple:
         if v.data.dtype.kind not in "iu":
             raise RuntimeError(f"{name} must be integral")
         return tuple(int(x) for x in v.data.reshape(-1))
-    if isinstance(v, (int, np.integer)):
-        return (int(v),)
+    if not isinstance(v, (tuple, list)):
+        raise TypeError(f"ctc_loss(): argument '{name}' must be a tuple of ints or a Tensor, not {type(v).__name__}")
     return tuple(int(x) for x in v)
 
 
@@ -287,7 +288,7 @@ def _multi_margin_terms(input, target, p, margin, weight):
     return x, y, z, on, h, nframe, dim
 
 
-@op("_multi_margin_loss", grad_fn="MultiMarginLossBackward0", promote=None,
+@op("multi_margin_loss", grad_fn="MultiMarginLossBackward0", promote=None, public=False,
     note="d/dx_j = w_y * (1 or 2 z_j) / dim where z_j = margin - x_y + x_j > 0, and minus their sum at the target",
     formula="self: for each j != y with z = margin - x[y] + x[j] > 0: grad * w[y] * (1, or 2 z for p = 2) / dim "
             "to x[j] and its negative to x[y] (/ nframe for 'mean')")
@@ -325,6 +326,10 @@ def _(grad, input, target, p, margin, weight, reduction):
     return _multi_margin_loss_backward(grad, input, target, p, margin, weight, reduction)
 
 
+def _scalar(t) -> str:
+    return dtypes.scalar_type_name(t.data.dtype)
+
+
 def _legacy(size_average, reduce, reduction):
     return _legacy_reduction(size_average, reduce, reduction)
 
@@ -348,6 +353,8 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         weight = to_tensor(weight)
         if weight.ndim != 1:
             raise ValueError("weight must be one-dimensional")
+        if weight.data.dtype != input.data.dtype:
+            raise RuntimeError(f"expected scalar type {_scalar(input)} but found {_scalar(weight)}")
         if weight.requires_grad:
             raise RuntimeError("The function 'multi_margin_loss' is not differentiable with respect to argument "
                                "'weight'. This input cannot have requires_grad True.")
@@ -386,7 +393,7 @@ def _multilabel_mask(x, y, listed, is_target):
     return z, on
 
 
-@op("_multilabel_margin_loss", grad_fn="MultilabelMarginLossBackward0", promote=None,
+@op("multilabel_margin_loss_forward", grad_fn="MultilabelMarginLossBackward0", promote=None, public=False,
     note="d/dx_d = +1/dim for each target y_k with 1 - x[y_k] + x[d] > 0 (d not a target), -1/dim to x[y_k]",
     formula="self: for each listed target k and non-target class d with 1 - x[y_k] + x[d] > 0: grad / dim to "
             "x[d] and -grad / dim to x[y_k] (/ nframe for 'mean')")
