@@ -324,9 +324,15 @@ def native_channel_shuffle(input, groups):
     Raises:
         RuntimeError: for fewer than 3 dims or channels not divisible by ``groups`` (PyTorch's messages).
     """
+    if input.ndim < 3:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes "
+                           f"{list(input.shape)}")
     return channel_shuffle.forward(input, groups)
 
 
 @native_channel_shuffle.defvjp
 def _(grad):
     raise RuntimeError("derivative for aten::native_channel_shuffle is not implemented")
+
+
+native_channel_shuffle.defjvp_unsupported("native_channel_shuffle")

@@ -27,6 +27,7 @@ import numpy as np
 from ...engine import dtypes
 from ...engine.tensor import Tensor, to_tensor
 from ..core.declare import composite, op
+from ..core.forward import fw_not_implemented
 from ..elementwise.arithmetic import div
 from ..elementwise.comparison import where
 from ..linalg.products import linear
@@ -124,7 +125,7 @@ def _ctc_forward(log_probs, targets, input_lengths, target_lengths, blank):
 
 def _ctc_check(log_probs, targets, input_lengths, target_lengths, blank):
     """ctc_loss_cpu_template's argument checks (PyTorch's messages)."""
-    c = "ctc_loss_cpu"
+    c = "ctc_loss_allocate_outputs"
     if log_probs.ndim != 3:
         raise RuntimeError(f"Expected 3-dimensional tensor, but got {log_probs.ndim}-dimensional tensor for argument "
                            f"#1 'log_probs' (while checking arguments for {c})")
@@ -364,7 +365,9 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
                            f"{list(input.shape)}")
     if target.ndim > 1 or target.numel() != nframe:
-        raise RuntimeError(f"inconsistent target size, expected {nframe} but got {list(target.shape)}")
+        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
+                           f"samples (batch size). Expected target size [{nframe}], but got {list(target.shape)}. "
+                           f"Input has shape {list(input.shape)}.")
     if weight is not None and weight.numel() != dim:
         raise RuntimeError(f"inconsistent weight size, expected {dim} but got {list(weight.shape)}")
     t = target.data.astype(np.int64)
@@ -459,7 +462,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     t = target.data.astype(np.int64)
     _, y, listed, _, _ = _multilabel_terms(input.data, t)
     if np.any(listed & ((y < 0) | (y >= dim))):
-        raise RuntimeError("target out of range")
+        raise RuntimeError("argument #2 'target' is out of range")
     is_target = np.zeros((nframe, dim), input.data.dtype)
     for k in range(dim):
         rows = np.flatnonzero(listed[:, k])
@@ -633,14 +636,15 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     else:
         offs = offsets.data.astype(np.int64)
     n = weight.shape[0]
-    if idx.size and (idx.min() < 0 or idx.max() >= n):
-        raise IndexError("index out of range in self")
     if offs.size and offs[0] != 0:
         raise RuntimeError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
-                           f"position 0. However, got {offs[0]}")
+                           f"position 0. However, got {offs[0]}\n[ torch.LongTensor{{}} ]")
     if offs.size and offs[-1] > idx.size:
-        raise RuntimeError(f"offsets[-1] can not be greater than input's length {idx.size}, but got offsets[-1] of "
+        raise RuntimeError(f"offsets[-1] can not be greater than input's length {idx.size} but got offsets[-1] of "
                            f"{offs[-1]}")
+    if (idx.size and (idx.min() < 0 or idx.max() >= n)) or np.any(np.diff(offs) < 0):
+        raise RuntimeError("Expected i < index_size to be true, but got false.  (Could this error message be "
+                           "improved?  If so, please report an enhancement request to PyTorch.)")
     if padding_idx is None:
         pad = -1
     else:
@@ -698,3 +702,52 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weig
     logits = reshape(linear(input, linear_weight, linear_bias), logits_shape)
     return cross_entropy(logits, target, weight=weight, reduction=reduction, ignore_index=ignore_index,
                          label_smoothing=label_smoothing)
+
+
+# ------------------------------------------------------------------------------------------- forward mode
+# derivatives.yaml gives none of these ops a forward-mode rule: forward AD raises PyTorch's NotImplementedError.
+def _unsupported(name: str):
+    def raise_(*_):
+        raise NotImplementedError(fw_not_implemented(name))
+    return raise_
+
+
+@_ctc_loss.defjvp
+def _(log_probs_t):
+    _unsupported("_ctc_loss")()
+
+
+@_multi_margin_loss.defjvp
+def _(input_t):
+    _unsupported("multi_margin_loss")()
+
+
+@_multilabel_margin_loss.defjvp
+def _(input_t):
+    _unsupported("multilabel_margin_loss_forward")()
+
+
+@_embedding_bag.defjvp
+def _(weight_t, per_sample_weights_t):
+    _unsupported("_embedding_bag")()
+
+
+@_ctc_loss_backward.defjvp
+def _(grad_t, log_probs_t):
+    _unsupported("_ctc_loss_backward")()
+
+
+@_multi_margin_loss_backward.defjvp
+def _(grad_t, input_t):
+    _unsupported("multi_margin_loss_backward")()
+
+
+@_multilabel_margin_loss_backward.defjvp
+def _(grad_t, input_t):
+    _unsupported("multilabel_margin_loss_backward")()
+
+
+for _op in (_ctc_loss, _multi_margin_loss, _multilabel_margin_loss, _embedding_bag, _ctc_loss_backward,
+            _multi_margin_loss_backward, _multilabel_margin_loss_backward):
+    _op.jvp.unsupported = True  # (read by torch.func.hessian: forward over reverse raises here)
+del _op
