@@ -174,6 +174,15 @@ class LinearCrossEntropyLoss(_WeightedLoss):
                 f"ignore_index={self.ignore_index}, label_smoothing={self.label_smoothing}, options={self.options}")
 
 
+#: PyTorch 2.13's module of each class (its ``repr``: gradcli/api/nn/naming.py reads ``_torch_module``).
+_TORCH_MODULES = {"torch.nn.modules.dropout": (Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout),
+                  "torch.nn.modules.activation": (RReLU,), "torch.nn.modules.normalization": (LocalResponseNorm,),
+                  "torch.nn.modules.loss": (CTCLoss, MultiMarginLoss, MultiLabelMarginLoss, LinearCrossEntropyLoss)}
+for _module, _classes in _TORCH_MODULES.items():
+    for _cls in _classes:
+        type.__setattr__(_cls, "_torch_module", _module)
+del _module, _classes, _cls
+
 #: The classes of this module that ``torch.nn`` exposes, by name (added to gradcli.api.nn.CLASSES).
 CLASSES = {c.__name__: c for c in (
     Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout, RReLU, LocalResponseNorm, CTCLoss,
