@@ -528,6 +528,8 @@ def _embedding_bag(weight, per_sample_weights, indices, offsets, mode, scale_gra
 
 def _embedding_bag_grads(grad, weight, per_sample_weights, indices, offsets, mode, scale_grad_by_freq,
                          include_last_offset, padding_idx, needs_input_grad):
+    if isinstance(grad, Tensor) and grad.requires_grad:  # a gradient of the gradient (create_graph)
+        raise NotImplementedError("the derivative for '_embedding_bag_backward' is not implemented.")
     g = _array(grad).astype(np.float64)
     w = _array(weight)
     psw = _array(per_sample_weights)
