@@ -29,7 +29,7 @@ from .attributes import TENSOR_ATTRS, TYPE_ATTRS
 from .containers import DICT_METHODS, LIST_METHODS, SET_METHODS, TUPLE_METHODS
 from .strings import STR_METHODS
 from ..ops.core.declare import METHODS
-from . import custom_function, files, itertools_module, nn_bridge
+from . import custom_function, files, help_text, itertools_module, nn_bridge
 # the interpreter reaches these through this module too (builtins.read_attribute, builtins.modules, ...)
 from .attributes import (builtin_attribute, delete_attribute, did_you_mean, read_attribute,  # noqa: F401
                          set_base_attribute, set_instance_attribute, unsupported_name_hint, write_attribute)
@@ -80,8 +80,13 @@ def _float(x=0.0):
     return float(x)
 
 
-def _int(x=0):
-    return int(x)
+_NO_BASE = object()
+
+
+def _int(x=0, base=_NO_BASE):
+    """Python's ``int(x)`` and ``int(text, base)`` (``base`` 0 reads a prefix: ``int('0b100', base=0)`` is 4);
+    Python's errors (a base with a non-string, an invalid literal, a string over Python's digit limit)."""
+    return int(x) if base is _NO_BASE else int(x, base)
 
 
 def _bool(x=False):
@@ -419,7 +424,8 @@ def names(mods: dict[str, Namespace], write: Callable[[str], None]) -> dict:
         static.update(CONSTANTS)
         _CACHE["names"], _CACHE["names_key"] = static, key
     out = dict(_CACHE["names"])
-    out.update({"print": make_print(write), "torch": mods["torch"], "F": mods["torch.nn.functional"]})
+    out.update({"print": make_print(write), "help": help_text.make_help(write), "torch": mods["torch"],
+                "F": mods["torch.nn.functional"]})
     return out
 
 

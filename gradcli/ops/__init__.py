@@ -83,6 +83,9 @@ cycle):
 * :mod:`.reduction.numerical_gradient` — gradient
 * :mod:`.legacy` — range (deprecated), typename, set_default_tensor_type (deprecated)
 * :mod:`.random_poisson` — poisson (ATen's CPU sampler on PyTorch's generator)
+* :mod:`.nn.feature_dropout` — dropout1d/2d/3d, feature_dropout, alpha_dropout, feature_alpha_dropout, rrelu,
+  gumbel_softmax, local_response_norm, native_channel_shuffle
+* :mod:`.nn.more_losses` — ctc_loss, multi_margin_loss, multilabel_margin_loss, embedding_bag, linear_cross_entropy
 
 The functions of torch.linalg and torch.special are registered under their qualified names (``"linalg.det"``,
 ``"special.ndtr"``); the namespaces are :mod:`gradcli.api.linalg` and :mod:`gradcli.api.special`.
@@ -107,6 +110,7 @@ from .nn import (softmax as _softmax, loss as _loss, embedding as _embedding, ba
                  shrink_and_margins as _shrink_and_margins)
 from .nn import pooling_nd as _pooling_nd  # noqa: F401,E402
 from .linalg import factorizations as _factorizations, least_squares as _least_squares  # noqa: F401
+from .nn import feature_dropout as _feature_dropout, more_losses as _more_losses  # noqa: F401,E402
 from ..engine.tensor import to_tensor  # noqa: F401
 from .core.declare import KINDS, REGISTRY, Op  # noqa: F401
 # the names most used, importable from here (``from gradcli.ops import matmul``)

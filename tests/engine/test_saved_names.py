@@ -170,6 +170,23 @@ DIFFERENCES = [
                "op holds the default 1"),
     Difference("std", ("_saved_correction",), "PyTorch saves correction=None when it is not given; gradcli's "
                "op holds the default 1"),
+    # dropouts, rrelu, ctc_loss, embedding_bag, linear_cross_entropy (gradcli/ops/nn/feature_dropout.py, more_losses.py)
+    *[Difference(name, ("_saved_self",), _ONLY_NEEDED + " (the input times a constant mask)")
+      for name in ("feature_dropout", "dropout1d", "dropout2d", "dropout3d")],
+    *[Difference(name, ("_saved_dim",), "an unbatched input's last node is squeeze(0): PyTorch's SqueezeBackward1 "
+                 "saves dim; gradcli's rule reads the input's shape", when="unbatched") for name in ("dropout1d",
+                                                                                                     "dropout3d")],
+    Difference("rrelu", ("_saved_noise",), "out of training PyTorch saves its noise buffer unwritten (empty_like: "
+               "whatever the memory held); gradcli's is zeros", when="eval"),
+    Difference("ctc_loss", ("_saved_dim", "_saved_keepdim", "_saved_self_sym_numel"), _FULL_REDUCTION),
+    Difference("embedding_bag", ("_saved_include_last_offset", "_saved_per_sample_weights", "_saved_result1",
+                                 "_saved_result2", "_saved_result3", "_saved_sparse", "_saved_weight",
+                                 "_saved_weight_sym_argsize_0"),
+               "PyTorch's node saves the forward's extra outputs (offset2bag, bag_size, max_indices) and the weight's "
+               "size; gradcli's rule recomputes the bags from the indices and offsets it saves, and takes a ones "
+               "per_sample_weights when none is given"),
+    Difference("linear_cross_entropy", ("_saved_self", "_saved_self_sym_sizes", "_saved_total_weight"),
+               "the last node is cross_entropy's nll_loss or reduction: " + _ONLY_NEEDED),
 ]
 
 

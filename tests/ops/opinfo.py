@@ -2445,6 +2445,92 @@ FACTORIZATIONS = [
 ]
 
 
+# ------------------------------ channel-wise and alpha dropouts, rrelu, gumbel_softmax, local_response_norm,
+# native_channel_shuffle (gradcli/ops/nn/feature_dropout.py); ctc_loss, the multi-class and multi-label margin
+# losses, embedding_bag, linear_cross_entropy (gradcli/ops/nn/more_losses.py). The random ones reseed before each
+# call (gradcli's generator is PyTorch's), so both libraries and every gradcheck evaluation draw the same masks.
+#: PyTorch has no forward-mode rule for these ops ("Trying to use forward AD with ... that does not support it");
+#: gradcli raises the same error (tests/nn/test_nn_misc.py compares it).
+_NO_FORWARD_AD = tuple(Skip(t, "PyTorch has no forward-mode rule for this op; gradcli raises its NotImplementedError, "
+                               "compared in tests/nn/test_nn_misc.py") for t in ("test_jvp", "test_jvp_hvp"))
+
+
+def _ctc(targets, input_lengths, target_lengths, **kw):
+    """A ctc_loss call on log_softmax(x) (PyTorch's CTC gradient is the one through the log_softmax that made the
+    log-probabilities: gradcheck holds there)."""
+    def call(m, f, x):
+        t = m.tensor(targets)
+        if isinstance(input_lengths, (tuple, int)):  # lengths as tensors (both, as PyTorch's overloads take them)
+            return f(x.log_softmax(-1), t, m.tensor(input_lengths), m.tensor(target_lengths), **kw)
+        return f(x.log_softmax(-1), t, input_lengths, target_lengths, **kw)
+    return call
+
+
+NN_MISC = [
+    OpInfo("feature_dropout", "nn", op=_seeded("feature_dropout"), extra=(
+        S("train", Arg((3, 4, 2)), args=(0.4, True)), S("eval", Arg((3, 4)), args=(0.5, False)))),
+    OpInfo("dropout1d", "nn", op=_seeded("dropout1d"), extra=(
+        S("3d", Arg((3, 4, 5)), args=(0.4,)), S("unbatched", Arg((4, 5)), args=(0.3,)),
+        S("eval", Arg((2, 3, 4)), args=(0.5, False)))),
+    OpInfo("dropout2d", "nn", op=_seeded("dropout2d"), extra=(
+        S("4d", Arg((2, 3, 2, 2)), args=(0.5,)), S("p1", Arg((2, 3, 2, 2)), args=(1.0,)))),
+    OpInfo("dropout3d", "nn", op=_seeded("dropout3d"), extra=(
+        S("5d", Arg((2, 3, 2, 1, 2)), args=(0.5,)), S("unbatched", Arg((3, 2, 2, 2)), args=(0.25,)))),
+    OpInfo("alpha_dropout", "nn", op=_seeded("alpha_dropout"), extra=(
+        S("train", Arg((5, 4)), args=(0.3, True)), S("eval", Arg((3, 4)), args=(0.5,)))),
+    OpInfo("feature_alpha_dropout", "nn", op=_seeded("feature_alpha_dropout"), extra=(
+        S("train", Arg((3, 4, 2)), args=(0.3, True)),)),
+    OpInfo("rrelu", "activation", op=_seeded("rrelu"), extra=(
+        S("train", Arg((3, 4), NZ), kwargs={"training": True}), S("eval", Arg((3, 4), NZ)),
+        S("train-bounds", Arg((10,), NZ), args=(0.2, 0.5, True)), S("0d", Arg((), NZ), kwargs={"training": True}),
+        S("3x1", Arg((3, 1), NZ), kwargs={"training": True}))),
+    OpInfo("gumbel_softmax", "nn", op=_seeded("gumbel_softmax"), skips=tuple(
+        Skip(t, "hard=True is the straight-through estimator: the values are one-hot (finite differences give 0) "
+                "and the gradient is the soft sample's by construction; compared with PyTorch's in "
+                "test_against_torch", ("hard",)) for t in ("test_gradcheck", "test_gradgradcheck", "test_jvp", "test_jvp_hvp")),
+           extra=(
+        S("soft", Arg((3, 5))), S("hard", Arg((3, 5)), kwargs={"hard": True}),
+        S("tau-dim0", Arg((4, 3)), kwargs={"tau": 0.5, "dim": 0}))),
+    OpInfo("local_response_norm", "nn", extra=(
+        S("3d", Arg((2, 5, 4)), args=(3,)), S("5d", Arg((1, 3, 2, 2, 2)), args=(2,)),
+        S("4d-params", Arg((2, 4, 3, 3)), args=(2,), kwargs={"alpha": 0.1, "beta": 0.5, "k": 2.0}))),
+    OpInfo("native_channel_shuffle", "shape", supports_autograd=False, extra=(
+        S("2", Arg((1, 4, 2, 2)), args=(2,)), S("3", Arg((2, 6, 3)), args=(3,)))),
+    OpInfo("ctc_loss", "loss", supports_gradgrad=False, skips=_NO_FORWARD_AD, extra=(
+        S("padded-mean", Arg((6, 2, 4)), call=_ctc([[1, 2, 2], [3, 1, 0]], (6, 5), (3, 2))),
+        S("concatenated-sum", Arg((5, 3, 3)), call=_ctc([1, 2, 2, 1, 1], [5, 4, 5], [2, 1, 2], reduction="sum")),
+        S("unbatched", Arg((6, 4)), call=_ctc([1, 3, 3], 6, 3)),
+        S("blank-last-zero-infinity", Arg((3, 2, 3)), call=_ctc([[0, 0, 0], [1, 0, 0]], [3, 3], [3, 1], blank=2,
+                                                               zero_infinity=True, reduction="sum")))),
+    OpInfo("multi_margin_loss", "loss", supports_gradgrad=False, skips=_NO_FORWARD_AD, extra=(
+        S("mean", Arg((3, 5)), args=(tensor([1, 0, 4]),)),
+        S("p2-margin", Arg((3, 5)), args=(tensor([2, 2, 0]),), kwargs={"p": 2, "margin": 0.5}),
+        S("weight-sum", Arg((3, 5)), Arg((5,), POS, grad=False), args=(tensor([1, 0, 4]),),
+          kwargs={"weight": In(1), "reduction": "sum"}),
+        S("none", Arg((3, 5)), args=(tensor([4, 3, 1]),), kwargs={"reduction": "none"}),
+        S("1d", Arg((5,)), args=(tensor(2),)))),
+    OpInfo("multilabel_margin_loss", "loss", supports_gradgrad=False, skips=_NO_FORWARD_AD, extra=(
+        S("mean", Arg((3, 5)), args=(tensor([[1, 0, -1, 0, 0], [0, 1, 2, 3, 4], [4, -1, 0, 0, 0]]),)),
+        S("none", Arg((2, 4)), args=(tensor([[3, 0, -1, 1], [2, -1, 0, 0]]),), kwargs={"reduction": "none"}),
+        S("1d-sum", Arg((4,)), args=(tensor([3, 0, -1, 1]),), kwargs={"reduction": "sum"}))),
+    OpInfo("embedding_bag", "nn", supports_gradgrad=False, skips=_NO_FORWARD_AD, extra=(
+        S("mean", Arg((10, 3)), call=lambda m, f, w: f(m.tensor([1, 2, 4, 5, 4, 3, 2, 9]), w, m.tensor([0, 4]))),
+        S("sum-padding", Arg((10, 3)), call=lambda m, f, w: f(m.tensor([2, 2, 2, 2, 4, 3, 2, 9]), w, m.tensor([0, 4]),
+                                                             padding_idx=2, mode="sum")),
+        S("max-empty-bag", Arg((6, 2)), call=lambda m, f, w: f(m.tensor([1, 2, 4, 5]), w, m.tensor([0, 2, 2]),
+                                                              mode="max")),
+        S("2d-sum", Arg((5, 4)), call=lambda m, f, w: f(m.tensor([[1, 2], [4, 4]]), w, mode="sum")),
+        S("per-sample-weights", Arg((6, 2)), Arg((5,)),
+          call=lambda m, f, w, p: f(m.tensor([1, 2, 4, 5, 1]), w, m.tensor([0, 2, 5]), mode="sum",
+                                    per_sample_weights=p, include_last_offset=True)))),
+    OpInfo("linear_cross_entropy", "loss", extra=(
+        S("indices", Arg((2, 5)), Arg((4, 5)), args=(tensor([1, 3]),)),
+        S("k-dim-bias", Arg((2, 5)), Arg((3, 2, 5)), Arg((3, 2)),
+          call=lambda m, f, x, w, b: f(x, w, m.tensor([[0, 2], [1, 1]]), linear_bias=b, reduction="sum")),
+        S("probabilities", Arg((2, 5)), Arg((4, 5)), Arg((2, 4), UNIT, grad=False)),
+        S("unbatched-smoothing", Arg((5,)), Arg((4, 5)), args=(tensor(2),), kwargs={"label_smoothing": 0.1}))),
+]
+
 #: The op table: every entry of every family.
 OP_DB: list[OpInfo] = ELEMENTWISE + ACTIVATIONS + REDUCTIONS + LINALG + SHAPE + INDEXING + NN + LOSSES + RANDOM + \
     LOGICAL + DIAGONALS + TRIANGLES + MASKS_AND_SCATTERS + ORDER + MATRIX
@@ -2456,6 +2542,7 @@ OP_DB += MORE_MATH  # more elementwise math, searching and counting
 OP_DB += FUSED_AND_MORE_REDUCTIONS  # fused products (addmm, ...) and more reductions (nansum, cov, ...)
 OP_DB += POOL3D  # 3-d convolutions and pools, adaptive max, fractional and LP pools, unpooling
 OP_DB += FACTORIZATIONS  # LU and LDL factorizations, triangular solves, lstsq, the *_ex variants
+OP_DB += NN_MISC  # feature and alpha dropouts, rrelu, gumbel_softmax, ctc and margin losses, embedding_bag
 
 #: Entry by name.
 BY_NAME: dict[str, OpInfo] = {op.name: op for op in OP_DB}

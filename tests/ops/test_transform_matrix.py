@@ -88,6 +88,18 @@ PYTORCH_LACKS = {
                                   "handling'); gradcli's vmap runs it per batch element (the matrix's sample "
                                   "differentiates src only: PyTorch's self gradient is wrong, tests/ops/opinfo.py)"
        for t in ("jacfwd", "func_hessian", "vmap", "vmap_in_dims_1")},
+    # the random composites of gradcli/ops/nn/feature_dropout.py: PyTorch's jacfwd is vmap(jvp) with
+    # randomness="error", which refuses a draw (and torch.func.hessian is jacfwd of jacrev); gradcli's jacfwd
+    # runs the function once and differentiates its one draw. A known difference: gradcli does not refuse the
+    # draw there (vmap does refuse it, tests/ops/test_vmap_ops.py).
+    **{(name, t): "PyTorch's jacfwd (vmap with randomness='error') refuses the random draw; gradcli differentiates "
+                  "the one draw" for name in ("dropout1d", "dropout2d", "dropout3d",
+                                              "feature_alpha_dropout", "gumbel_softmax")
+       for t in ("jacfwd", "func_hessian")},
+    **{("rrelu", t): "PyTorch's vmap has no batching rule for rrelu_with_noise, which its jacfwd needs; gradcli's "
+                     "forward mode differentiates the slopes" for t in ("jacfwd", "func_hessian")},
+    ("embedding_bag", "func_hessian"): "PyTorch has no forward-mode rule for _embedding_bag, which its hessian "
+                                       "(jacfwd of jacrev) needs; gradcli's hessian is reverse over reverse here",
 }
 
 

@@ -39,6 +39,12 @@ from . import pool3d as _pool3d  # noqa: E402
 from .pool3d import *  # noqa: F401,F403,E402
 
 CLASSES.update(_pool3d.CLASSES)
+# channel-wise and alpha dropouts, RReLU, LocalResponseNorm, the CTC, multi-margin, multi-label margin and linear
+# cross-entropy losses (gradcli/api/nn/more2.py)
+from . import more2 as _more2  # noqa: E402
+from .more2 import *  # noqa: F401,F403,E402
+
+CLASSES.update(_more2.CLASSES)
 
 # every class prints as PyTorch's (torch.nn.modules.linear.Linear): gradcli/api/nn/naming.py
 from .naming import name_classes as _name_classes  # noqa: E402
