@@ -123,7 +123,28 @@ PYTORCH_WRONG.update({
     ("linalg.solve-broadcast-A", "jacrev"): (
         "jacobian", "torch.func.jacrev's batching rule of linalg.solve with a broadcast matrix gives other numbers "
                     "than the backward row by row"),
+    **{(sample, transform): (reference, "PyTorch's scatter_reduce_jvp gives no tangent for reduce='prod' (None: "
+                                        "zero), so its forward-mode transforms drop that term; its reverse-mode ones "
+                                        "and central differences agree with gradcli's product rule")
+       for sample in ("scatter_reduce-prod", "scatter_reduce-prod-exclude", "scatter_reduce-prod-zero")
+       for transform, reference in (("jacfwd", "jacobian"), ("func_jvp", "functional_jvp"),
+                                    ("func_hessian", "hessian"))},
 })
+
+
+#: Cells of the long matrix that failed and were gradcli's bugs, fixed: they run in the default suite too.
+LONG_REGRESSIONS = {
+    "cosine_similarity-zero-norm": ("forward_ad", "jacfwd", "func_jvp"),  # the norm's clamp zeroes the tangent
+    "diff-n0": ("vmap", "vmap_in_dims_1"),  # zeros_like of a mapped tensor is mapped
+}
+
+
+@pytest.mark.parametrize("sample", sorted(LONG_REGRESSIONS))
+def test_fixed_cells_of_the_long_matrix(sample, torch):
+    case = next(c for _, _, c in tm.rows(True) if c.id == sample)
+    pair = tm.libs(torch)
+    failing = [f"{t}: {p}" for t in LONG_REGRESSIONS[sample] if (p := tm.run_cell(pair, case, t))]
+    assert not failing, "\n".join(failing)
 
 
 def test_every_differentiable_entry_has_its_rows():
