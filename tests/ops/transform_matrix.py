@@ -195,6 +195,31 @@ TRANSFORMS = {
     "func_vjp": t_func_vjp, "func_jvp": t_func_jvp, "vmap": t_vmap, "vmap_in_dims_1": t_vmap_in_dims_1,
 }
 
+def _stacked(m, outs):
+    if isinstance(outs[0], (tuple, list)):
+        return tuple(_stacked(m, [o[j] for o in outs]) for j in range(len(outs[0])))
+    return m.stack(outs)
+
+
+def r_vmap_per_example(c: Call):
+    return _stacked(c.lib.m, [c.f(*[x[i] for x in c.xb0]) for i in range(c.xb0[0].shape[0])])
+
+
+def r_vmap_in_dims_1_per_example(c: Call):
+    n = next(x.shape[1] for x in c.xb1 if x is not None)
+    return _stacked(c.lib.m, [c.f(*[x0 if x is None else x.select(1, i) for x, x0 in zip(c.xb1, c.xs)])
+                              for i in range(n)])
+
+
+def r_functional_jvp_tangent(c: Call):
+    return t_functional_jvp(c)[1]
+
+
+#: What a PYTORCH_WRONG entry may compare with besides the columns: PyTorch's per-example results stacked
+#: (where its batching rule is wrong), the JVP of torch.autograd.functional.jvp (its double-backward trick) alone.
+REFERENCES = {"vmap_per_example": r_vmap_per_example, "vmap_in_dims_1_per_example": r_vmap_in_dims_1_per_example,
+              "functional_jvp_tangent": r_functional_jvp_tangent}
+
 #: Transforms of a scalar function (fs): they need a differentiable output.
 SECOND_ORDER = {"double_backward", "hessian", "hessian_vectorize", "hvp", "vhp", "func_hessian"}
 
@@ -303,7 +328,7 @@ def run_cell(libs_pair, case, name: str, torch_transform: str | None = None, gra
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                res = TRANSFORMS[transform](c)
+                res = (TRANSFORMS[transform] if transform in TRANSFORMS else REFERENCES[transform])(c)
             results.append(("ok", [_np(t) for t in _flatten(res)]))
         except Exception as e:  # noqa: BLE001 - the error is the result compared
             results.append(("error", (type(e).__name__, str(e).splitlines()[0] if str(e) else "")))
