@@ -133,7 +133,20 @@ PYTORCH_WRONG.update({
                                          "per-example results: index_select treats a 0-d index as a batch of "
                                          "indices; linalg.solve with a broadcast matrix")
        for sample in ("index_select-0d-index", "linalg.solve-broadcast") for t in ("vmap", "vmap_in_dims_1")},
+    ("logcumsumexp-large", "func_hessian"): (
+        "hessian", "torch.func.hessian (forward over reverse) of logcumsumexp of inputs scaled by 50 is off by 3.8e3 "
+                   "from PyTorch's own functional.hessian and double backward (its logcumsumexp jvp adds 1e-13 to "
+                   "the running sum)"),
+    ("cosine_similarity-zero-norm", "func_hessian"): (
+        "hessian", "torch.func.hessian where a norm is below eps: forward mode sees the in-place clamp that reverse "
+                   "mode does not, and the result disagrees with PyTorch's own functional.hessian"),
 })
+
+#: Cells compared at torch.testing's default absolute tolerance for float64 (1e-7) instead of the matrix's
+#: 1e-10: PyTorch's own transforms differ by as much there (rounding of large exponentials).
+CELL_ATOL = {
+    ("logsumexp-large", "func_hessian"): 1e-7,  # PyTorch's func.hessian and functional.hessian differ by 1.7e-10
+}
 
 
 #: Cells of the long matrix that failed and were gradcli's bugs, fixed: they run in the default suite too.
@@ -213,7 +226,7 @@ def test_op_under_every_transform(case, torch):
                 assert tm.run_cell(pair, case, reference, torch_transform=name, gradcli_is_torch=True) is not None, (
                     f"PyTorch's {name} of {case.id} agrees with its {reference} now: remove the PYTORCH_WRONG entry")
         else:
-            problem = tm.run_cell(pair, case, name)
+            problem = tm.run_cell(pair, case, name, atol=CELL_ATOL.get((case.id, name), tm.ATOL))
         if problem:
             failing.append(f"{name}: {problem}")
     assert not failing, "\n".join(failing)

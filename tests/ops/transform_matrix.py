@@ -313,10 +313,12 @@ def _call(lib: Lib, case, arrays, name: str) -> Call:
     return Call(lib, f, fs, xs, v, u, vb, xb0, xb1)
 
 
-def run_cell(libs_pair, case, name: str, torch_transform: str | None = None, gradcli_is_torch: bool = False):
-    """Run transform ``name`` on ``case`` in both libraries; returns None when they agree, else a short text of
-    the difference. ``torch_transform``: compare with that transform of PyTorch instead (where PyTorch's own
-    ``name`` is wrong); ``gradcli_is_torch``: run PyTorch on both sides (to compare two of its transforms)."""
+def run_cell(libs_pair, case, name: str, torch_transform: str | None = None, gradcli_is_torch: bool = False,
+             atol: float = ATOL):
+    """Run transform ``name`` on ``case`` in both libraries; returns None when they agree (rtol :data:`RTOL`,
+    ``atol``), else a short text of the difference. ``torch_transform``: compare with that transform of PyTorch
+    instead (where PyTorch's own ``name`` is wrong); ``gradcli_is_torch``: run PyTorch on both sides (to compare
+    two of its transforms)."""
     arrays = [np.asarray(a, dtype=np.float64) if a.dtype.kind == "f" else a
               for a in make_arrays(case.args, case.id)]
     results = []
@@ -349,7 +351,7 @@ def run_cell(libs_pair, case, name: str, torch_transform: str | None = None, gra
             continue
         if a.shape != b.shape:
             return f"result {k}: shape {a.shape}, PyTorch {b.shape}"
-        if not np.allclose(a, b, rtol=RTOL, atol=ATOL, equal_nan=True):
+        if not np.allclose(a, b, rtol=RTOL, atol=atol, equal_nan=True):
             err = np.max(np.abs(a - b))
             return f"result {k}: max abs difference {err:.3g}"
     return None
