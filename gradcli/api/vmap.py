@@ -81,6 +81,9 @@ class _Metadata(np.ndarray):
             raise RuntimeError(DYNAMIC_MASK_ERROR)
         raise Unbatchable(f"a BatchedTensor's values were read by numpy.{func.__name__}")
 
+    #: what an in-place op checks: a batched result cannot be written into an unbatched tensor
+    batched = True
+
     def _refuse(self, *args, **kwargs):
         raise Unbatchable("a BatchedTensor's values were read")
 
@@ -216,6 +219,11 @@ class BatchedTensor(Tensor):
     def fmod_(self, other):
         """In place, as torch.Tensor.fmod_."""
         return self._write(REGISTRY["fmod"](self._old(), other))
+
+    def batched_like(self, fill) -> "BatchedTensor":
+        """``fill(shape)`` (a numpy array) over the physical shape, batched as this tensor is: torch.zeros_like and
+        torch.ones_like of a BatchedTensor inside vmap."""
+        return BatchedTensor(Tensor(fill(self._value.data.shape)), self._levels)
 
     def zero_(self):
         """In place, as torch.Tensor.zero_."""

@@ -19,6 +19,7 @@ import numpy as np
 from ..engine import dtypes, limits
 from ..engine.errors import EvalError, InputError
 from ..engine.lazy import lazy
+from ..engine.tensor import Tensor
 from .result import GradResult, InputInfo
 from .stages import (GradRequest, Outcome, backward, bind, build_graph, describe, execute, grad_of,  # noqa: F401
                      gradient_tensor, load, prepare, run_context, run_output, seed_context, tensor_info)
@@ -144,18 +145,19 @@ def check(outcome: Outcome | None, mode: str = "check", *, request: GradRequest,
     return transforms.check_transform(request, result, **tolerances)
 
 
-def transform(outcome: Outcome, mode: str, *, strategy: str = "reverse", vectors=()) -> dict:
+def transform(outcome: Outcome, mode: str, *, strategy: str = "reverse", vectors=(), strict: bool = False) -> dict:
     """A transform of the outcome's program (``mode``: jacobian, hessian, jvp or hvp) at its inputs, computed
     in ``strategy`` ("reverse" or "forward": the jacobian's); ``vectors`` the tangents (jvp) or vectors (hvp),
-    one Tensor per input. Its blocks, keyed as :attr:`~gradcli.app.transforms.TransformResult.blocks`.
+    one Tensor per input; ``strict``: PyTorch's ``strict=True``. Its blocks, keyed as
+    :attr:`~gradcli.app.transforms.TransformResult.blocks`.
 
     Raises:
-        EvalError: PyTorch's errors (a Hessian of an output with several elements).
+        EvalError: PyTorch's errors (a Hessian of an output with several elements, strict mode's).
     """
     values = tuple(t for _, t in outcome.wrt)
     try:
         return transforms.transform_blocks(mode, strategy, outcome.rerun, values, vectors,
-                                           [n for n, _ in outcome.wrt])
+                                           [n for n, _ in outcome.wrt], strict=strict)
     except (RuntimeError, TypeError, ValueError, NotImplementedError) as e:
         raise EvalError.from_exception(e) from None
 
@@ -197,11 +199,13 @@ def compute_checked(req: GradRequest, write=None, warn=None, **tolerances) -> Gr
 
 
 def compute_transform(req: GradRequest, kind: str, mode: str = "auto", vectors=None, write=None, warn=None,
-                      check: dict | None = None):
+                      check: dict | None = None, strict: bool = False):
     """Run ``req``'s program and transform its output: ``kind`` one of
     :data:`~gradcli.app.transforms.KINDS`; ``mode`` the jacobian's ("reverse", "forward" or "auto");
     ``vectors``: the ``NAME=SPEC`` tangents (jvp) or vectors (hvp), one per input; ``check``: the ``--check``
-    options (eps, atol, rtol), or None. A :class:`~gradcli.app.transforms.TransformResult`.
+    options (eps, atol, rtol), or None; ``strict``: PyTorch's ``strict=True`` (jacobian, hessian). A
+    :class:`~gradcli.app.transforms.TransformResult`. The program of a Jacobian or Hessian may end in a tuple
+    of tensors (several outputs, as a function given to torch.autograd.functional may return).
 
     Raises:
         InputError: no -i input, an unknown or unavailable mode, missing or misshapen vectors, or a result
@@ -222,18 +226,20 @@ def compute_transform(req: GradRequest, kind: str, mode: str = "auto", vectors=N
             raise InputError(f"{kind} needs an input to differentiate with respect to: -i NAME=SPEC",
                              type="UsageError")
         vs = transforms.vectors(kind, vectors, inputs, bound.interp) if transforms.KINDS[kind]["vector"] else ()
-        outcome = execute(bound, hint=False)
-        out_n = int(outcome.output.data.size)
+        outcome = execute(bound, hint=False, tuples=kind in ("jacobian", "hessian"))
+        outputs = transforms.outputs_of(outcome.output)
+        out_n = sum(int(o.data.size) for o in outputs if isinstance(o, Tensor))
         sizes = [int(t.data.size) for _, t in inputs]
         total = {"jacobian": out_n * sum(sizes), "hessian": sum(sizes) ** 2, "jvp": out_n,
                  "hvp": sum(sizes)}[kind]
         if total > limits.current.elements:
             raise limits.exceeded("elements", f"the {kind} has {total:,} elements ({out_n:,} output x "
                                               f"{sum(sizes):,} input elements)")
-        mode = transforms.choose_mode(kind, mode, sum(sizes), out_n)
+        mode = transforms.choose_mode(kind, mode, sum(sizes), out_n, strict)
         base = [np.asarray(t.data, np.float64) for _, t in inputs]
-        blocks = differentiate(outcome, kind, strategy=mode, vectors=vs)
-        result = transforms.TransformResult(kind=kind, output=tensor_info(outcome.output.detach()), mode=mode,
+        blocks = differentiate(outcome, kind, strategy=mode, vectors=vs, strict=strict)
+        result = transforms.TransformResult(kind=kind, output=transforms.output_info(outcome.output, tensor_info),
+                                            mode=mode,
                                             inputs=[(name, tuple(t.shape)) for name, t in inputs], blocks=blocks,
                                             default_dtype=dtypes.get_default_dtype().name)
     if check is not None:

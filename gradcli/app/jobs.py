@@ -61,13 +61,13 @@ class TransformJob(_Record):
     """A transform of a program's output: ``kind`` jacobian, hessian, jvp or hvp; ``mode`` the jacobian's
     ("reverse", "forward" or "auto"); ``vectors`` the ``NAME=SPEC`` tangents (jvp) or vectors (hvp); ``check``
     the ``--check`` tolerances (``eps``, ``atol``, ``rtol``) or None; ``symbolic``: the Hessian as a formula too
-    (``gradcli hessian --symbolic``)."""
-    _fields = ("request", "kind", "mode", "vectors", "check", "symbolic")
+    (``gradcli hessian --symbolic``); ``strict``: PyTorch's ``strict=True`` (``--strict``)."""
+    _fields = ("request", "kind", "mode", "vectors", "check", "symbolic", "strict")
 
     def __init__(self, request: GradRequest, kind: str, mode: str = "auto", vectors: list | None = None,
-                 check: dict | None = None, symbolic: bool = False):
+                 check: dict | None = None, symbolic: bool = False, strict: bool = False):
         self.request, self.kind, self.mode, self.vectors, self.check = request, kind, mode, vectors, check
-        self.symbolic = symbolic
+        self.symbolic, self.strict = symbolic, strict
 
 
 class SessionJob(_Record):
@@ -161,7 +161,8 @@ def run_transform(job: TransformJob, context: Context):
     if job.symbolic:
         sympy_check.require_sympy()
     result = calculator.compute_transform(job.request, job.kind, job.mode, vectors=job.vectors,
-                                          write=context.write, warn=context.warn, check=job.check)
+                                          write=context.write, warn=context.warn, check=job.check,
+                                          strict=job.strict)
     if job.symbolic:
         result.symbolic = symbolic.symbolic_hessian(result, job.request)
     return result
@@ -281,8 +282,9 @@ def workspace_graph(workspace, text: str) -> GradResult:
 
 def workspace_transform(workspace, text: str, kind: str):
     """``:jacobian EXPR`` / ``:hessian EXPR``: the answer of ``gradcli jacobian``/``hessian`` for ``text`` with
-    the session's leaves as the inputs (a :class:`~gradcli.app.transforms.TransformResult`, in reverse mode);
-    the session's variables and the leaves' ``.grad`` are left as they were.
+    the session's leaves as the inputs (a :class:`~gradcli.app.transforms.TransformResult`, in reverse mode;
+    ``EXPR`` may be a tuple of tensors, several outputs); the session's variables and the leaves' ``.grad``
+    are left as they were.
 
     Raises:
         InputError: no leaf in the session (exit code 2).
@@ -300,7 +302,7 @@ def workspace_transform(workspace, text: str, kind: str):
         interp.globals = dict(saved)
         interp.globals.update({name: v for (name, _), v in zip(leaves, values)})
         try:
-            return run_output(interp, program)
+            return run_output(interp, program, tuples=True)
         finally:
             interp.globals = saved
 
@@ -308,6 +310,6 @@ def workspace_transform(workspace, text: str, kind: str):
     outcome = Outcome(output=output, leaves=[(name, t, "leaf") for name, t in leaves], wrt=list(leaves),
                       rerun=rerun)
     blocks = differentiate(outcome, kind, strategy="reverse")
-    return transforms.TransformResult(kind=kind, output=tensor_info(output.detach()), mode="reverse",
+    return transforms.TransformResult(kind=kind, output=transforms.output_info(output, tensor_info), mode="reverse",
                                       inputs=[(name, tuple(t.shape)) for name, t in leaves], blocks=blocks,
                                       default_dtype=dtypes.get_default_dtype().name)

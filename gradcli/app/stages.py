@@ -91,7 +91,8 @@ class Outcome(_Record):
     """What running a bound program gave.
 
     Attributes:
-        output: the program's output (its last expression), a Tensor.
+        output: the program's output (its last expression), a Tensor (a tuple of them for a transform's
+            several outputs).
         leaves: ``(name, tensor, kind)`` of the inputs, then of the leaves the program made itself (kind "leaf").
         backward_calls: how many backward calls the program made itself (``y.backward()`` in the program).
         wrt: ``(name, tensor)`` of the inputs a transform differentiates with respect to.
@@ -161,11 +162,11 @@ def prepare(req, write, warn, globals_: dict | None = None):
     return bound.interp, program.tree, bound.named
 
 
-def execute(bound: Bound, recorder=None, hint: bool = True) -> Outcome:
+def execute(bound: Bound, recorder=None, hint: bool = True, tuples: bool = False) -> Outcome:
     """Run the bound program (under ``recorder``, a :class:`gradcli.app.recording.Recorder`, when given): its
     output, its leaves (the inputs, then those the program made itself, by name), the backward calls it made,
     and the program as a function of its ``-i`` inputs. ``hint``: a failure gets its hint (an undefined name:
-    how to give it with -i/-c).
+    how to give it with -i/-c). ``tuples``: a tuple of Tensors is an output too (see :func:`run_output`).
 
     Raises:
         EvalError: the program fails or has no numeric output (exit 1).
@@ -176,10 +177,10 @@ def execute(bound: Bound, recorder=None, hint: bool = True) -> Outcome:
     calls_before = ctx.backward_calls
     try:
         if recorder is None:
-            output = run_output(interp, tree)
+            output = run_output(interp, tree, tuples)
         else:
             with recorder.running():
-                output = run_output(interp, tree)
+                output = run_output(interp, tree, tuples)
             recorder.note_names(interp.globals)
     except EvalError as err:
         if hint:
@@ -193,7 +194,7 @@ def execute(bound: Bound, recorder=None, hint: bool = True) -> Outcome:
     def rerun(*values):
         for (name, _), v in zip(wrt, values):
             interp.globals[name] = v
-        return run_output(interp, tree)
+        return run_output(interp, tree, tuples)
 
     return Outcome(output=output, leaves=leaves, backward_calls=made, wrt=wrt, rerun=rerun, bound=bound)
 
@@ -276,8 +277,11 @@ def backward(output: Tensor, gradient=None, retain_graph: bool = False, where: s
         raise backward_error(e, output, gradient, where) from None
 
 
-def run_output(interp, program) -> Tensor:
-    """Run the program; its last expression (or assignment) is the output, as a Tensor.
+def run_output(interp, program, tuples: bool = False):
+    """Run the program; its last expression (or assignment) is the output, as a Tensor. With ``tuples`` (the
+    Jacobian and Hessian, whose function may return several outputs as PyTorch's may), a tuple with a Tensor
+    among its items is returned as it is: torch.autograd.functional takes a tuple of outputs, and says what is
+    wrong with one that is not a Tensor.
 
     Raises:
         EvalError: the program fails or has no numeric output (exit 1).
@@ -294,6 +298,8 @@ def run_output(interp, program) -> Tensor:
                                  "program first (y.backward(); x.grad), or let gradcli do it (output y)")
         raise EvalError("the program has no output: its last statement must be an expression (or an "
                         "assignment)", type="ValueError")
+    if tuples and isinstance(output, tuple) and any(isinstance(o, Tensor) for o in output):
+        return output
     if not isinstance(output, Tensor):
         try:
             output = to_tensor(output)

@@ -8,6 +8,12 @@ differentiated maps the inputs to the program's output, and :mod:`gradcli.api.au
 an output of shape O has shape O + I; ``H[a][b]`` has shape I_a + I_b; the JVP has the output's shape; the HVP
 one block per input, of its shape. The element count is checked against the ``elements`` limit before any work.
 
+A Jacobian's (or Hessian's) program may end in a tuple of tensors, as PyTorch's function may return one: the
+Jacobian is then one block per output and input, keyed ``(output index, input name)`` (PyTorch's tuple of
+tuples); ``strict`` is PyTorch's ``strict=True`` (an output independent of an input is an error), computed row
+by row in reverse mode as PyTorch computes it (PyTorch has it neither with ``vectorize=True`` nor in forward
+mode, and says so).
+
 Modes: a Jacobian is computed in reverse mode (rows: vector-Jacobian products batched through the engine) or
 forward mode (columns: one forward-mode JVP per input element); ``auto`` chooses forward when the inputs have
 fewer elements than the output. A JVP is forward mode, an HVP reverse over reverse, a Hessian reverse over
@@ -28,6 +34,7 @@ from ..api import autograd_functional as functional
 from ..engine import autograd
 from ..engine.errors import EvalError, InputError
 from ..engine.lazy import lazy
+from ..engine.printing import format_tensor
 from ..engine.tensor import Tensor
 from ..language.specs import evaluate_spec, make_spec
 from .stages import GradRequest, prepare, run_context, run_output
@@ -48,9 +55,11 @@ KINDS = {
 
 @dataclass
 class TransformResult:
-    """A transform's answer: the program's ``output``, ``kind`` (a key of :data:`KINDS`), ``mode`` (how it was
+    """A transform's answer: the program's ``output`` (a TensorInfo; a tuple of them for a Jacobian of several
+    outputs), ``kind`` (a key of :data:`KINDS`), ``mode`` (how it was
     computed: "reverse" or "forward"), ``inputs`` (the -i names in order, with their shapes), and ``blocks``:
-    name → array (Jacobian, shape O + I; HVP, shape I), (name a, name b) → array (Hessian, shape I_a + I_b),
+    name → array (Jacobian, shape O + I; HVP, shape I), (output index, name) → array (Jacobian of a tuple of
+    outputs), (name a, name b) → array (Hessian, shape I_a + I_b),
     or None → array (JVP, shape O). ``check``: the :class:`~gradcli.app.finite_differences.CheckResult` of ``--check``."""
     kind: str
     output: TensorInfo
@@ -62,10 +71,11 @@ class TransformResult:
 
 
 def block_label(kind: str, key) -> str:
-    """How the tables and compact lines name a block: ``d output/d x`` (jacobian), ``d2 output/d x d y``
-    (hessian), ``jvp`` (J v), ``hvp x`` (the HVP's block of input x)."""
+    """How the tables and compact lines name a block: ``d output/d x`` (jacobian; ``d output[1]/d x`` for the
+    second of a tuple of outputs), ``d2 output/d x d y`` (hessian), ``jvp`` (J v), ``hvp x`` (the HVP's block of
+    input x)."""
     if kind == "jacobian":
-        return f"d output/d {key}"
+        return f"d output[{key[0]}]/d {key[1]}" if isinstance(key, tuple) else f"d output/d {key}"
     if kind == "hessian":
         return f"d2 output/d {key[0]} d {key[1]}"
     return kind if key is None else f"{kind} {key}"
@@ -101,9 +111,32 @@ def vectors(kind: str, specs, inputs, interp) -> tuple:
     return tuple(out)
 
 
-def choose_mode(kind: str, mode: str, in_elements: int, out_elements: int) -> str:
+def outputs_of(output) -> tuple:
+    """The output tensors of a program's output: ``(output,)``, or the tuple itself."""
+    return output if isinstance(output, tuple) else (output,)
+
+
+def output_info(output, info):
+    """``info`` (a Tensor → TensorInfo function) of the detached output, or a tuple of them for a tuple of
+    outputs (whose items that are not Tensors PyTorch has refused before this is called)."""
+    if isinstance(output, tuple):
+        return tuple(info(o.detach()) for o in output)
+    return info(output.detach())
+
+
+def output_text(output, default_dtype, **kw) -> str:
+    """The output (a TensorInfo, or a tuple of them) as PyTorch prints it: ``tensor(...)``, or
+    ``(tensor(...), tensor(...))`` for a tuple; ``kw`` goes to :func:`gradcli.engine.printing.format_tensor`."""
+    if isinstance(output, tuple):
+        return "(" + ", ".join(format_tensor(o.value, default_dtype=default_dtype) for o in output) + \
+            ("," if len(output) == 1 else "") + ")"
+    return format_tensor(output.value, default_dtype=default_dtype, **kw)
+
+
+def choose_mode(kind: str, mode: str, in_elements: int, out_elements: int, strict: bool = False) -> str:
     """The mode a transform is computed in: jacobian's ``mode`` ("auto": forward when the inputs have fewer
-    elements than the output); jvp forward, hessian and hvp reverse.
+    elements than the output, reverse with ``strict``, which PyTorch has only in reverse mode); jvp forward,
+    hessian and hvp reverse.
 
     Raises:
         InputError: an unknown mode, or a mode other than the transform's own (exit 2).
@@ -116,23 +149,29 @@ def choose_mode(kind: str, mode: str, in_elements: int, out_elements: int) -> st
             raise InputError(f"{kind} is computed in {own} mode (--mode {mode} is not available)", type="UsageError")
         return own
     if mode == "auto":
-        return "forward" if in_elements < out_elements else "reverse"
+        return "forward" if in_elements < out_elements and not strict else "reverse"
     return mode
 
 
-def transform_blocks(kind: str, mode: str, f, values, vs=(), names=()) -> dict:
+def transform_blocks(kind: str, mode: str, f, values, vs=(), names=(), strict: bool = False) -> dict:
     """The blocks of a transform of ``f`` at ``values`` (Tensors; ``names`` theirs, ``vs`` the tangents or
-    vectors): by :mod:`gradcli.api.autograd_functional`, in ``mode`` (jacobian); keyed as :class:`TransformResult.blocks`.
+    vectors): by :mod:`gradcli.api.autograd_functional`, in ``mode`` (jacobian); keyed as
+    :class:`TransformResult.blocks`. ``strict``: PyTorch's ``strict=True``, with ``vectorize=False`` in
+    reverse mode (PyTorch refuses it with ``vectorize=True``); in forward mode PyTorch's refusal.
 
     Raises:
-        RuntimeError, TypeError, ValueError: PyTorch's errors (a Hessian of an output with several elements).
+        RuntimeError, TypeError, ValueError: PyTorch's errors (a Hessian of an output with several elements, an
+            output independent of an input in strict mode, an output that is not a Tensor).
     """
     if kind == "jacobian":
-        res = functional.jacobian(f, values, vectorize=True,
-                                  strategy="forward-mode" if mode == "forward" else "reverse-mode")
+        forward = mode == "forward"
+        res = functional.jacobian(f, values, strict=strict, vectorize=forward or not strict,
+                                  strategy="forward-mode" if forward else "reverse-mode")
+        if isinstance(res[0], (tuple, list)):  # a tuple of outputs: one tuple of blocks per output
+            return {(i, name): np.array(r.data) for i, per in enumerate(res) for name, r in zip(names, per)}
         return {name: np.array(r.data) for name, r in zip(names, res)}
     if kind == "hessian":
-        res = functional.hessian(f, values)
+        res = functional.hessian(f, values, strict=strict)
         return {(a, b): np.array(res[i][j].data) for i, a in enumerate(names) for j, b in enumerate(names)}
     if kind == "jvp":
         _, jv = functional.jvp_forward(f, values, vs)
@@ -168,9 +207,9 @@ def check_transform(req: GradRequest, result: TransformResult, base, vectors, ep
             xs = [Tensor(b + sign * eps * v).requires_grad_(True) for b, v in zip(base, direction)]
             for n, x in zip(names, xs):
                 interp.globals[n] = x
-            out = run_output(interp, program)
+            out = run_output(interp, program, tuples=of_output)
             if of_output:
-                return [np.asarray(out.data, np.float64)]
+                return [np.asarray(o.data, np.float64) for o in outputs_of(out)]
             gs = autograd.grad([out], xs, allow_unused=True)
             return [np.zeros(b.shape) if g is None else np.asarray(g.data, np.float64) for g, b in zip(gs, base)]
 
@@ -186,11 +225,15 @@ def check_transform(req: GradRequest, result: TransformResult, base, vectors, ep
     try:
         if result.kind in ("jvp", "hvp"):
             numeric = dict(zip(list(result.blocks), along(vectors)))
-        elif result.kind == "jacobian":
+        elif result.kind == "jacobian":  # column k of each output's block: the outputs along element k
             numeric = {}
+            several = isinstance(result.output, tuple)
             for i, name in enumerate(names):
-                cols = [along(basis(i, k))[0].reshape(-1) for k in range(base[i].size)]
-                numeric[name] = np.stack(cols, axis=-1).reshape(np.shape(result.blocks[name]))
+                cols = [along(basis(i, k)) for k in range(base[i].size)]
+                for o in range(len(cols[0]) if cols else len(outputs_of(result.output))):
+                    key = (o, name) if several else name
+                    block = np.stack([c[o].reshape(-1) for c in cols], axis=-1) if cols else np.zeros(0)
+                    numeric[key] = block.reshape(np.shape(result.blocks[key]))
         else:  # hessian: the gradient's change along each element of input b is column k of H[a][b]
             numeric = {}
             for j, b in enumerate(names):
@@ -203,7 +246,8 @@ def check_transform(req: GradRequest, result: TransformResult, base, vectors, ep
     evaluations = 2 * (1 if result.kind in ("jvp", "hvp") else sum(b.size for b in base))
     out = finite_differences.CheckResult(eps=eps, atol=atol, rtol=rtol, evaluations=evaluations)
     for key in result.blocks:
-        label = result.kind if key is None else key if isinstance(key, str) else f"{key[0]},{key[1]}"
+        label = (result.kind if key is None else key if isinstance(key, str) else f"output[{key[0]}],{key[1]}"
+                 if isinstance(key[0], int) else f"{key[0]},{key[1]}")
         out.inputs.append(finite_differences.compare_arrays(label, np.asarray(result.blocks[key], np.float64),
                                                             numeric[key], atol, rtol))
     return out

@@ -340,7 +340,7 @@ class MultiNode(Node):
 #: Backward functions PyTorch defines in C++ only: their ``name()`` is namespaced
 #: (``"torch::autograd::CopySlices"``), while their class name (shown by repr and in a tensor's ``grad_fn=<...>``)
 #: is the short one.
-_CPP_FUNCTIONS = frozenset({"AccumulateGrad", "CopySlices", "CopyBackwards"})
+_CPP_FUNCTIONS = frozenset({"AccumulateGrad", "CopySlices", "CopyBackwards", "NotImplemented"})
 
 
 def torch_name(fn) -> str:

@@ -450,7 +450,8 @@ def _transform_command(ctx, kind: str, mode: str, vectors, options: dict) -> Non
                             seed=opts.seed, dtype=opts.dtype, max_steps=opts.max_steps)
         write = sys.stdout.write if renderer.prints_to_stdout else sys.stderr.write
         result = jobs.run(jobs.TransformJob(req, kind, mode, vectors=vectors, check=check,
-                                            symbolic=bool(options.get("symbolic"))), jobs.Context(write=write))
+                                            symbolic=bool(options.get("symbolic")),
+                                            strict=bool(options.get("strict"))), jobs.Context(write=write))
         renderer.transform(result, sys.stdout)
         from ..render.messages import check_failure  # watched at start-up (test_startup_imports)
 
@@ -481,47 +482,53 @@ _TRANSFORM_TAIL = (("format", TransformFormat, None), ("json_", Json, False), ("
                    ("limit", Limit, None), ("debug", Debug, False), ("check", Check, False), ("eps", Eps, 1e-6),
                    ("atol", Atol, 1e-5), ("rtol", Rtol, 1e-3))
 
-#: ``gradcli jacobian``/``hessian``/``jvp``/``hvp``: each command's own option (parameter, annotation, default;
+_STRICT = Annotated[bool, typer.Option(
+    "--strict", help="PyTorch's strict=True: an output independent of an input, or one that does not require "
+                     "grad, is an error (PyTorch's message) instead of zeros; reverse mode only, as in PyTorch.")]
+
+#: ``gradcli jacobian``/``hessian``/``jvp``/``hvp``: each command's own options (parameter, annotation, default;
 #: ``mode`` is the differentiation mode, a vectors option holds the -t/-v blocks), its fixed mode when it has
 #: no --mode, and its docstring (the help).
 _TRANSFORMS = {
-    "jacobian": (("mode", Annotated[str, typer.Option(
+    "jacobian": ((("mode", Annotated[str, typer.Option(
         "--mode", metavar="[reverse|forward|auto]",
         help="How to compute it: reverse mode (rows: vector-Jacobian products, batched), forward mode (columns: "
              "one forward-mode JVP per input element); auto chooses forward when the inputs have fewer elements "
-             "than the output.")], "auto"), None,
+             "than the output (reverse with --strict).")], "auto"), ("strict", _STRICT, False)), None,
         """The Jacobian of the program's output with respect to each input: shape output + input, as
-    torch.autograd.functional.jacobian (tables, or JSON: gradcli schema jacobian). --check compares it with
-    central differences along each input element."""),
-    "hessian": (("symbolic", Annotated[bool, typer.Option(
+    torch.autograd.functional.jacobian (tables, or JSON: gradcli schema jacobian). A program ending in a tuple
+    of tensors has several outputs: one block per output and input, as PyTorch's tuple of tuples. --check
+    compares it with central differences along each input element."""),
+    "hessian": ((("symbolic", Annotated[bool, typer.Option(
         "--symbolic", help="Also each block as a simplified closed form (needs SymPy: pip install "
-                           "'gradcli[symbolic]'), checked against the computed block.")], False), "reverse",
+                           "'gradcli[symbolic]'), checked against the computed block.")], False),
+                 ("strict", _STRICT, False)), "reverse",
                 """The Hessian of the program's single-element output with respect to the inputs: H[a][b] of shape
     a + b, as torch.autograd.functional.hessian (tables, or JSON: gradcli schema hessian). --check compares it
     with central differences of the gradient along each input element."""),
-    "jvp": (("tangent", Annotated[Optional[List[str]], typer.Option(
+    "jvp": ((("tangent", Annotated[Optional[List[str]], typer.Option(
         "--tangent", "-t", metavar="NAME=SPEC", help="The tangent of an input (its shape; one per -i input).")],
-             None), "auto",
+             None),), "auto",
             """The Jacobian-vector product J v of the program's output with the tangents, by forward-mode AD: the
     output's shape, as torch.func.jvp (tables, or JSON: gradcli schema jvp). --check compares it with central
     differences along the tangents."""),
-    "hvp": (("vector", Annotated[Optional[List[str]], typer.Option(
+    "hvp": ((("vector", Annotated[Optional[List[str]], typer.Option(
         "--vector", "-v", metavar="NAME=SPEC", help="The vector's block for an input (its shape; one per -i "
-                                                      "input).")], None), "reverse",
+                                                      "input).")], None),), "reverse",
             """The Hessian-vector product H v of the program's single-element output: one block per input, of its
     shape, as torch.autograd.functional.hvp (tables, or JSON: gradcli schema hvp). --check compares it with
     central differences of the gradient along the vector."""),
 }
 
 
-def _register_transform(kind: str, own, mode: str | None, doc: str) -> None:
+def _register_transform(kind: str, own: tuple, mode: str | None, doc: str) -> None:
     """Register the command ``kind`` of :data:`_TRANSFORMS`: the shared options of :data:`_TRANSFORM_HEAD` and
-    :data:`_TRANSFORM_TAIL` around its own option ``own`` (None: none), the signature typer reads."""
-    rows = _TRANSFORM_HEAD + ((own,) if own is not None else ()) + _TRANSFORM_TAIL
-    own_name = None if own is None else own[0]
+    :data:`_TRANSFORM_TAIL` around its own options ``own`` (rows), the signature typer reads."""
+    rows = _TRANSFORM_HEAD + tuple(own) + _TRANSFORM_TAIL
+    vectors_name = next((row[0] for row in own if row[0] in ("tangent", "vector")), None)
 
     def command(ctx: typer.Context, **options) -> None:
-        vectors = None if own_name in (None, "mode", "symbolic") else options[own_name]
+        vectors = None if vectors_name is None else options[vectors_name]
         _transform_command(ctx, kind, options.get("mode", mode), vectors, options)
 
     params = [inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context)]

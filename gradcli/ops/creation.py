@@ -571,10 +571,15 @@ def _like_input(name: str, input) -> np.ndarray:
     return input.data
 
 
-def _like(name, fill, doc):
+def _like(name, fill, doc, batchable: bool = False):
     def like(input, dtype=None, requires_grad=False, device=None):
         a = _like_input(name, input)
         d = dtypes.as_dtype(dtype).np if dtype is not None else a.dtype
+        # inside vmap (a BatchedTensor has ``batched_like``), a constant fill is batched as the input is, as in
+        # PyTorch: an in-place op on it may then take batched values
+        batched = getattr(input, "batched_like", None) if batchable and not requires_grad else None
+        if batched is not None:
+            return batched(lambda shape: fill(shape, d))
         return _leaf(fill(a.shape, d), requires_grad)
 
     like.__name__ = like.__qualname__ = name
@@ -583,9 +588,11 @@ def _like(name, fill, doc):
 
 
 zeros_like = _like("zeros_like", lambda shape, d: np.zeros(shape, dtype=d),
-                   "Zeros with the shape (and dtype, unless ``dtype``) of ``input``. Matches torch.zeros_like.")
+                   "Zeros with the shape (and dtype, unless ``dtype``) of ``input``. Matches torch.zeros_like.",
+                   batchable=True)
 ones_like = _like("ones_like", lambda shape, d: np.ones(shape, dtype=d),
-                  "Ones with the shape (and dtype, unless ``dtype``) of ``input``. Matches torch.ones_like.")
+                  "Ones with the shape (and dtype, unless ``dtype``) of ``input``. Matches torch.ones_like.",
+                  batchable=True)
 rand_like = _like("rand_like", lambda shape, d: _uniform(shape, _random_float_dtype("check_uniform_bounds", d)),
                   "Uniform [0, 1) samples with the shape (and float dtype) of ``input``. Like torch.rand_like.\n\n"
                   "Raises:\n    NotImplementedError: for integer or bool dtypes (PyTorch's message).")

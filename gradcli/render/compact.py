@@ -78,7 +78,7 @@ def transform_lines(r) -> list[str]:
     """``gradcli jacobian``/``hessian``/``jvp``/``hvp -q``: the output, then one line per block (``d output/d x:
     tensor(...)``, ``jvp: tensor(...)``), then the ``--check`` line."""
     d = np.dtype(r.default_dtype)
-    lines = ["output: " + one_line(format_tensor(r.output.value, default_dtype=d))]
+    lines = ["output: " + one_line(transforms.output_text(r.output, d))]
     for key, a in r.blocks.items():
         lines.append(f"{transforms.block_label(r.kind, key)}: " + one_line(format_tensor(a, default_dtype=d)))
     if getattr(r, "symbolic", None) is not None:  # hessian --symbolic

@@ -397,7 +397,8 @@ register(JsonRenderer())
 def transform_to_dict(r, enc=array_to_json) -> dict:
     """The ``gradcli jacobian``/``hessian``/``jvp``/``hvp --json`` document (schemas of the same names): the
     output, the blocks under the transform's name (by input name; by two names for the Hessian; one block for
-    the JVP), the mode, and ``"check"`` with ``--check``."""
+    the JVP; a Jacobian of a tuple of outputs: a list of the outputs, and a list of blocks by input name, one
+    per output), the mode, and ``"check"`` with ``--check``."""
     def block(a):
         return {"value": enc(a), "shape": list(a.shape)}
 
@@ -407,9 +408,14 @@ def transform_to_dict(r, enc=array_to_json) -> dict:
             body.setdefault(a, {})[b] = block(arr)
     elif r.kind == "jvp":
         body = block(r.blocks[None])
+    elif isinstance(r.output, tuple):  # several outputs: a list over them of blocks by input name
+        body = [{} for _ in r.output]
+        for (i, name), a in r.blocks.items():
+            body[i][name] = block(a)
     else:
         body = {name: block(a) for name, a in r.blocks.items()}
-    doc = {"output": _tensor(r.output, enc), r.kind: body, "mode": r.mode}
+    output = [_tensor(o, enc) for o in r.output] if isinstance(r.output, tuple) else _tensor(r.output, enc)
+    doc = {"output": output, r.kind: body, "mode": r.mode}
     if getattr(r, "symbolic", None) is not None:  # hessian --symbolic
         doc["symbolic"] = symbolic.to_dict(r.symbolic)
     if r.check is not None:

@@ -286,7 +286,7 @@ def render_transform(result, console) -> None:
     from rich.text import Text
 
     d = np.dtype(result.default_dtype)
-    console.print(Text("output: " + format_tensor(result.output.value, default_dtype=d)), soft_wrap=True)
+    console.print(Text("output: " + transforms.output_text(result.output, d)), soft_wrap=True)
     shapes = dict(result.inputs)
     for key, a in result.blocks.items():
         if result.kind in ("jvp", "hvp"):
@@ -295,7 +295,11 @@ def render_transform(result, console) -> None:
             console.print(Text(f"{transforms.block_label(result.kind, key)}: " + format_tensor(a, default_dtype=d)),
                           soft_wrap=True)
             continue
-        if result.kind == "jacobian":
+        if result.kind == "jacobian" and isinstance(key, tuple):  # one of several outputs
+            row_shape, col_shape = tuple(result.output[key[0]].shape), shapes[key[1]]
+            title = (f"jacobian ({result.mode} mode): d output[{key[0]}] / d {key[1]}, shape {_shape(a.shape)} "
+                     f"(rows: output[{key[0]}] elements, columns: {key[1]})")
+        elif result.kind == "jacobian":
             row_shape, col_shape = tuple(result.output.shape), shapes[key]
             title = (f"jacobian ({result.mode} mode): d output / d {key}, shape {_shape(a.shape)} (rows: output "
                      f"elements, columns: {key})")
@@ -391,8 +395,11 @@ def batch_cells(result: GradResult, default_dtype=None) -> tuple[str, str]:
     if default_dtype is None:
         default_dtype = np.dtype(result.default_dtype)
     out = result.output
-    output = format_tensor(out.value, grad_fn=out.grad_fn, requires_grad=out.requires_grad,
-                           default_dtype=default_dtype)
+    if isinstance(out, tuple):  # a transform entry's several outputs
+        output = transforms.output_text(out, default_dtype)
+    else:
+        output = format_tensor(out.value, grad_fn=out.grad_fn, requires_grad=out.requires_grad,
+                               default_dtype=default_dtype)
     if getattr(result, "blocks", None) is not None:  # a transform entry: its blocks, labelled
         named = [(transforms.block_label(result.kind, key), a) for key, a in result.blocks.items()]
     else:

@@ -141,7 +141,6 @@ DIFFERENCES = [
     Difference("elu", ("_saved_scale", "_saved_input_scale"), _SCALAR_DEFAULTS),
     Difference("selu", ("_saved_input_scale",), _SCALAR_DEFAULTS),
     Difference("softplus", ("_saved_beta", "_saved_threshold"), _SCALAR_DEFAULTS),
-    Difference("relu6", ("_saved_min_val", "_saved_max_val"), _SCALAR_DEFAULTS),
     Difference("norm", ("_saved_ord",), _SCALAR_DEFAULTS),
     Difference("sum", ("_saved_dim", "_saved_keepdim"), _FULL_REDUCTION),
     Difference("sum_to_size", ("_saved_dim", "_saved_keepdim", "_saved_self", "_saved_other"),

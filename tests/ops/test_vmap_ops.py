@@ -42,6 +42,9 @@ TORCH_VMAP_GAPS = {
                                    "numbers than per example)",
     "linalg.lstsq-vector-0": "linalg_lstsq's batching rule does not see the vector right-hand side (a size error)",
     "linalg.lstsq-vector-1": "linalg_lstsq's batching rule does not see the vector right-hand side (a size error)",
+    "slice_scatter-end-only-0": "slice_scatter's rule does not shift a negative end= past the batch dim (RuntimeError: "
+                                "upper bound and lower bound inconsistent with step sign); each example answers",
+    "slice_scatter-end-only-1": "slice_scatter's rule with a negative end= (the same RuntimeError)",
 }
 
 
@@ -89,11 +92,6 @@ def _leaves(x):
 
 #: Known gradcli differences (strict xfails: fixing one fails the test until its entry is removed).
 GRADCLI_GAPS = {
-    "slice_scatter-end-only-0": "slice_scatter with only end= under vmap: the per-example fallback gets the slice's "
-                                "bounds wrong (RuntimeError: upper bound and lower bound inconsistent with step sign)",
-    "slice_scatter-end-only-1": "slice_scatter with only end= under vmap (the same bounds error)",
-    "diff-n0-0": "diff with n=0 under vmap returns other numbers than torch's (its copy of the input is not batched)",
-    "diff-n0-1": "diff with n=0 under vmap (in_dims=1): other numbers than torch's",
     "normal": "torch.normal/multinomial read their probabilities' values (the argument check), so vmap runs "
               "the function once per example, where the sample's manual_seed replaces the generator that "
               "makes randomness='error' raise",
@@ -148,3 +146,21 @@ def _assert_equal(got, want):
         assert tuple(g.shape) == tuple(w.shape)
         assert str(g.dtype) == str(w.dtype)
         np.testing.assert_allclose(to_np(g), to_np(w), rtol=1e-7, atol=1e-10)
+
+
+@pytest.mark.parametrize("body", [
+    lambda m, a: m.zeros_like(a).copy_(a) * 2,  # zeros_like of a mapped tensor is mapped: copy_ takes its values
+    lambda m, a: m.ones_like(a).add_(a),
+    lambda m, a: m.zeros(2, 4).copy_(a),  # an unmapped tensor cannot take mapped values in place
+    lambda m, a: m.ones(2, 4).mul_(a),
+])
+def test_in_place_ops_on_mapped_and_unmapped_tensors_as_pytorch(body, torch):
+    x = np.arange(24.0).reshape(3, 2, 4)
+    try:
+        want = torch.func.vmap(lambda a: body(torch, a))(torch.tensor(x))
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError) as got:
+            F.vmap(lambda a: body(G, a))(G.tensor(x))
+        assert str(got.value) == str(e)
+        return
+    _assert_equal(F.vmap(lambda a: body(G, a))(G.tensor(x)), want)

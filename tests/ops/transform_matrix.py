@@ -195,6 +195,31 @@ TRANSFORMS = {
     "func_vjp": t_func_vjp, "func_jvp": t_func_jvp, "vmap": t_vmap, "vmap_in_dims_1": t_vmap_in_dims_1,
 }
 
+def _stacked(m, outs):
+    if isinstance(outs[0], (tuple, list)):
+        return tuple(_stacked(m, [o[j] for o in outs]) for j in range(len(outs[0])))
+    return m.stack(outs)
+
+
+def r_vmap_per_example(c: Call):
+    return _stacked(c.lib.m, [c.f(*[x[i] for x in c.xb0]) for i in range(c.xb0[0].shape[0])])
+
+
+def r_vmap_in_dims_1_per_example(c: Call):
+    n = next(x.shape[1] for x in c.xb1 if x is not None)
+    return _stacked(c.lib.m, [c.f(*[x0 if x is None else x.select(1, i) for x, x0 in zip(c.xb1, c.xs)])
+                              for i in range(n)])
+
+
+def r_functional_jvp_tangent(c: Call):
+    return t_functional_jvp(c)[1]
+
+
+#: What a PYTORCH_WRONG entry may compare with besides the columns: PyTorch's per-example results stacked
+#: (where its batching rule is wrong), the JVP of torch.autograd.functional.jvp (its double-backward trick) alone.
+REFERENCES = {"vmap_per_example": r_vmap_per_example, "vmap_in_dims_1_per_example": r_vmap_in_dims_1_per_example,
+              "functional_jvp_tangent": r_functional_jvp_tangent}
+
 #: Transforms of a scalar function (fs): they need a differentiable output.
 SECOND_ORDER = {"double_backward", "hessian", "hessian_vectorize", "hvp", "vhp", "func_hessian"}
 
@@ -288,10 +313,12 @@ def _call(lib: Lib, case, arrays, name: str) -> Call:
     return Call(lib, f, fs, xs, v, u, vb, xb0, xb1)
 
 
-def run_cell(libs_pair, case, name: str, torch_transform: str | None = None, gradcli_is_torch: bool = False):
-    """Run transform ``name`` on ``case`` in both libraries; returns None when they agree, else a short text of
-    the difference. ``torch_transform``: compare with that transform of PyTorch instead (where PyTorch's own
-    ``name`` is wrong); ``gradcli_is_torch``: run PyTorch on both sides (to compare two of its transforms)."""
+def run_cell(libs_pair, case, name: str, torch_transform: str | None = None, gradcli_is_torch: bool = False,
+             atol: float = ATOL):
+    """Run transform ``name`` on ``case`` in both libraries; returns None when they agree (rtol :data:`RTOL`,
+    ``atol``), else a short text of the difference. ``torch_transform``: compare with that transform of PyTorch
+    instead (where PyTorch's own ``name`` is wrong); ``gradcli_is_torch``: run PyTorch on both sides (to compare
+    two of its transforms)."""
     arrays = [np.asarray(a, dtype=np.float64) if a.dtype.kind == "f" else a
               for a in make_arrays(case.args, case.id)]
     results = []
@@ -303,7 +330,7 @@ def run_cell(libs_pair, case, name: str, torch_transform: str | None = None, gra
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                res = TRANSFORMS[transform](c)
+                res = (TRANSFORMS[transform] if transform in TRANSFORMS else REFERENCES[transform])(c)
             results.append(("ok", [_np(t) for t in _flatten(res)]))
         except Exception as e:  # noqa: BLE001 - the error is the result compared
             results.append(("error", (type(e).__name__, str(e).splitlines()[0] if str(e) else "")))
@@ -324,7 +351,7 @@ def run_cell(libs_pair, case, name: str, torch_transform: str | None = None, gra
             continue
         if a.shape != b.shape:
             return f"result {k}: shape {a.shape}, PyTorch {b.shape}"
-        if not np.allclose(a, b, rtol=RTOL, atol=ATOL, equal_nan=True):
+        if not np.allclose(a, b, rtol=RTOL, atol=atol, equal_nan=True):
             err = np.max(np.abs(a - b))
             return f"result {k}: max abs difference {err:.3g}"
     return None

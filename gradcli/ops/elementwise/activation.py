@@ -20,7 +20,7 @@ import numpy as np
 
 from ...engine import autograd
 from ...engine.tensor import Tensor
-from ..core.declare import composite, not_implemented_for, op
+from ..core.declare import composite, not_implemented_for, op, zeros_like_grad
 from .arithmetic import pow
 from .comparison import where
 from ..shape.inplace import apply  # the checks, the write into the buffer and the version counter of every in-place op
@@ -71,7 +71,62 @@ def _relu(input):
 @_relu.defvjp
 def _(grad, result):
     # threshold_backward(grad, result, 0): zero where result <= 0, so at 0 too
-    return where(result <= 0, 0.0, grad)
+    return _threshold_backward(grad, result, 0)
+
+
+# The backward kernels of relu, hardtanh and leaky_relu as ops of their own, as in PyTorch: with create_graph the
+# gradient is recorded as their node, which takes the input (or result) too, so it requires grad when that does
+# (derivatives.yaml: grad_output: the same backward of grad; self: zeros_like(grad)).
+
+
+def _mask_backward_vjp(backward):
+    def vjp(grad, input, *params, needs_input_grad):
+        gg = backward(grad, input, *params) if needs_input_grad[0] else None
+        return gg, (zeros_like_grad(grad) if needs_input_grad[1] else None)
+    return vjp
+
+
+@op("threshold_backward", grad_fn="ThresholdBackwardBackward0", inputs=2, promote=None, public=False,
+    note="relu's backward: grad_output where self > threshold, else 0; no derivative with respect to self",
+    formula="grad_output: threshold_backward(grad, self, threshold); self: 0", jvp="elementwise")
+def _threshold_backward(grad_output, input, threshold):
+    """threshold_backward: 0 where ``input <= threshold`` (so at the threshold), else ``grad_output``."""
+    return np.where(input <= threshold, grad_output.dtype.type(0), grad_output)
+
+
+@_threshold_backward.defvjp
+def _(grad, input, threshold, needs_input_grad):
+    return _mask_backward_vjp(_threshold_backward)(grad, input, threshold, needs_input_grad=needs_input_grad)
+
+
+@op("hardtanh_backward", grad_fn="HardtanhBackwardBackward0", inputs=2, promote=None, public=False,
+    note="hardtanh's backward: grad_output where min_val < self < max_val, else 0; no derivative with respect "
+         "to self", formula="grad_output: hardtanh_backward(grad, self, min_val, max_val); self: 0",
+    jvp="elementwise")
+def _hardtanh_backward(grad_output, input, min_val, max_val):
+    """hardtanh_backward: 0 where ``input <= min_val`` or ``input >= max_val`` (so at both bounds), else
+    ``grad_output``."""
+    return np.where((input <= min_val) | (input >= max_val), grad_output.dtype.type(0), grad_output)
+
+
+@_hardtanh_backward.defvjp
+def _(grad, input, min_val, max_val, needs_input_grad):
+    return _mask_backward_vjp(_hardtanh_backward)(grad, input, min_val, max_val, needs_input_grad=needs_input_grad)
+
+
+@op("leaky_relu_backward", grad_fn="LeakyReluBackwardBackward0", inputs=2, promote=None, public=False,
+    note="leaky_relu's backward: grad_output where self > 0, else grad_output * negative_slope; no derivative "
+         "with respect to self", formula="grad_output: leaky_relu_backward(grad, self, negative_slope); self: 0",
+    jvp="elementwise")
+def _leaky_relu_backward(grad_output, input, negative_slope):
+    """leaky_relu_backward: ``grad_output`` where ``input > 0``, else ``grad_output * negative_slope`` (so
+    ``negative_slope`` at 0)."""
+    return np.where(input > 0, grad_output, grad_output * grad_output.dtype.type(negative_slope))
+
+
+@_leaky_relu_backward.defvjp
+def _(grad, input, negative_slope, needs_input_grad):
+    return _mask_backward_vjp(_leaky_relu_backward)(grad, input, negative_slope, needs_input_grad=needs_input_grad)
 
 
 @_relu.defsymbolic
@@ -110,7 +165,7 @@ def _hardtanh(input, min_val, max_val):
 @_hardtanh.defvjp
 def _(grad, input, min_val, max_val):
     # hardtanh_backward: zero where input <= min_val or input >= max_val, so at both bounds
-    return where((input <= min_val) | (input >= max_val), 0.0, grad)
+    return _hardtanh_backward(grad, input, min_val, max_val)
 
 
 @composite("hardtanh", grad_fn="HardtanhBackward0", note=_HARDTANH_NOTE)
@@ -130,7 +185,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 def relu6(input, inplace=False):
     """``min(max(input, 0), 6)``, computed as hardtanh(input, 0, 6) (grad_fn HardtanhBackward0). Matches
     torch.nn.functional.relu6: the gradient is 0 at 0 and at 6."""
-    return _inplace(input, _hardtanh(input, 0.0, 6.0), inplace)
+    return _inplace(input, _hardtanh(input, 0, 6), inplace)  # PyTorch passes the Scalars 0 and 6 (ints)
 
 
 # ----------------------------------------------------------------------------------------- leaky_relu
@@ -147,7 +202,7 @@ def _leaky_relu(input, negative_slope):
 @_leaky_relu.defvjp
 def _(grad, input, negative_slope):
     # leaky_relu_backward: grad where input > 0, else grad * negative_slope (so negative_slope at 0)
-    return where(input > 0, grad, grad * negative_slope)
+    return _leaky_relu_backward(grad, input, negative_slope)
 
 
 @composite("leaky_relu", grad_fn="LeakyReluBackward0", note=_LEAKY_RELU_NOTE)

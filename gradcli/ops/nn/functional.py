@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...engine import autograd, dtypes, limits
-from ...engine.tensor import Tensor, normalize_dim, to_tensor
+from ...engine.context import state as _state
+from ...engine.tensor import Tensor, fw_tangent, normalize_dim, to_tensor
 from ..core.apply import infer_size
 from ..core.declare import composite, not_implemented_for, op
 from ..elementwise.activation import _elu, _elu_backward, _inplace, softplus
@@ -545,7 +546,14 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     def clamped_norm(x):
         n = _vector_norm(x, 2.0, dim, True)
         shift = np.maximum(n.data, n.data.dtype.type(eps)) - n.data
-        return n + Tensor(shift)
+        out = n + Tensor(shift)
+        tangent = fw_tangent(out)
+        if tangent is not None:
+            # no_grad does not stop forward AD: PyTorch's clamp_min_ zeroes the tangent where not norm >= eps
+            below = ~(n.data >= n.data.dtype.type(eps))
+            if below.any():
+                out._fw = (_state.fw_level, where(Tensor(below), 0.0, tangent))
+        return out
 
     return sum((x1 / clamped_norm(x1)) * (x2 / clamped_norm(x2)), dim)
 

@@ -283,6 +283,14 @@ def _cast_ok(src: np.dtype, dst: np.dtype) -> bool:
     return not (dst.kind == "b" and src.kind != "b")
 
 
+#: PyTorch's refusal of an in-place op on a tensor that a vmap does not map, with an argument that it maps.
+INPLACE_BATCHED_ERROR = ("vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a Tensor "
+                         "`other` in extra_args that has more elements than `self`. This happened due to `other` "
+                         "being vmapped over but `self` not being vmapped over in a vmap. Please try to use "
+                         "out-of-place operators instead of inplace arithmetic. If said operator is being called "
+                         "inside the PyTorch framework, please file a bug report instead.")
+
+
 def apply(t: Tensor, compute, others=(), *, cast: str = "scalar", anomaly_mark=None,
           aliased_tangent: bool = False) -> Tensor:
     """Run ``compute(t)`` (an out-of-place op giving a Tensor) and write its result into ``t``'s buffer.
@@ -332,6 +340,9 @@ def apply(t: Tensor, compute, others=(), *, cast: str = "scalar", anomaly_mark=N
     result = compute(src)
     out = result.data
     data = t.data
+    if getattr(out, "batched", False) and not getattr(data, "batched", False):  # inside vmap: a batched result
+        # for an unbatched t (PyTorch's message)
+        raise RuntimeError(INPLACE_BATCHED_ERROR)
     if out.shape != data.shape:
         raise RuntimeError(f"output with shape {list(data.shape)} doesn't match the broadcast shape "
                            f"{list(out.shape)}")
