@@ -42,3 +42,28 @@ while node is not None:
 def test_activation_gradients_with_create_graph_print_what_pytorch_prints(tmp_path):
     want, got = python_and_gradcli_stdout(tmp_path, "activation_backward", PROGRAM)
     assert got == want
+
+
+POOL_PROGRAM = """\
+import torch
+import torch.nn.functional as F
+
+x = torch.tensor([[[0.5, -0.9, 1.8, -1.9, 0.2], [1.2, 1.6, 0.4, 0.9, -0.7]]], dtype=torch.float64,
+                 requires_grad=True)
+cases = [("avg_pool1d", lambda t: F.avg_pool1d(t, 3, 1, 1)),
+         ("avg_pool2d", lambda t: F.avg_pool2d(t.unsqueeze(0), 2, 1, ceil_mode=True)),
+         ("avg_pool3d", lambda t: F.avg_pool3d(t.unsqueeze(0).unsqueeze(0), (1, 2, 2), 1))]
+for name, f in cases:
+    g, = torch.autograd.grad(f(x).sum(), x, create_graph=True)
+    print(name, g.tolist(), g.requires_grad)
+    print(torch.autograd.grad((g * x).sum(), x, allow_unused=True))
+    gg, = torch.autograd.grad((f(x) ** 2).sum(), x, create_graph=True)
+    print(torch.autograd.grad(gg.sum(), x))
+"""
+
+
+def test_average_pool_gradients_with_create_graph_print_what_pytorch_prints(tmp_path):
+    # avg_pool*_backward takes the input (for its shape): the gradient requires grad, its derivative in the
+    # input is zeros, and a loss that is not linear in the pool still has its second derivative
+    want, got = python_and_gradcli_stdout(tmp_path, "avg_pool_backward", POOL_PROGRAM)
+    assert got == want

@@ -258,22 +258,27 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
 
 
 @_avg_pool.defvjp
-def _(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, input_shape):
-    return _avg_pool_backward(grad, tuple(input_shape), kernel_size, stride, padding, ceil_mode,
-                              count_include_pad, divisor_override)
+def _(grad, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    return _avg_pool_backward(grad, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                              divisor_override)
 
 
-def _avg_backward_grad_fn(input_shape, kernel_size, *rest):
+def _avg_backward_grad_fn(kernel_size, *rest):
     return f"AvgPool{len(kernel_size)}DBackwardBackward0"
 
 
-@op("_avg_pool_backward", grad_fn=_avg_backward_grad_fn, promote=None,
-    note="d/dgrad = the average pool of the gradient", jvp="linear")
-def _avg_pool_backward(grad, input_shape, kernel_size, stride, padding, ceil_mode, count_include_pad,
+# The backward kernel takes the input as PyTorch's avg_pool2d_backward(grad_output, self, ...) does (for its
+# shape only): so with create_graph the gradient requires grad when the input does, and its derivative in the
+# input is zeros (derivatives.yaml: grad_output: avg_pool2d(grad, ...); self: zeros_like(self)).
+@op("_avg_pool_backward", grad_fn=_avg_backward_grad_fn, inputs=2, promote=None,
+    note="d/dgrad = the average pool of the gradient; no derivative with respect to self")
+def _avg_pool_backward(grad, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                        divisor_override):
-    """The gradient of :func:`_avg_pool`: each output's gradient over its divisor, added over its window."""
+    """The gradient of :func:`_avg_pool` for an input like ``input``: each output's gradient over its divisor,
+    added over its window."""
     k, s, p = kernel_size, stride, padding
     nd = len(k)
+    input_shape = input.shape
     sizes = tuple(input_shape[-nd:])
     out = grad.shape[-nd:]
     div = _avg_divisors(sizes, k, s, p, out, count_include_pad, divisor_override)
@@ -285,8 +290,19 @@ def _avg_pool_backward(grad, input_shape, kernel_size, stride, padding, ceil_mod
 
 
 @_avg_pool_backward.defvjp
-def _(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    return _avg_pool(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+def _(grad, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, needs_input_grad):
+    gg = (_avg_pool(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+          if needs_input_grad[0] else None)
+    if not needs_input_grad[1]:
+        return gg, None
+    return gg, (Tensor(np.zeros_like(input.data)) if isinstance(input, Tensor) else np.zeros_like(input))
+
+
+@_avg_pool_backward.defjvp
+def _(grad_t, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    # linear in grad_output; the input gives only its shape
+    return _avg_pool_backward(grad_t, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                              divisor_override)
 
 
 @composite("avg_pool2d", grad_fn="AvgPool2DBackward0", note=_avg_pool.note,
