@@ -299,6 +299,63 @@ def random_(self, *args, generator=None, **kw):
     return apply(self, lambda s: _random_fill(s, low, high), cast=None)
 
 
+@op("_bernoulli_fill", grad_fn="BernoulliBackward2", promote=None, note="d/dself = 0",
+    formula="input: 0 (its values are overwritten by samples)", jvp="elementwise")
+def _bernoulli_fill(input, p):
+    """``input``'s shape and dtype filled with 0/1 draws of probability ``p`` (a float: float64 uniforms, as
+    PyTorch's ``bernoulli_(float p)``)."""
+    return _generator().bernoulli(np.full(input.shape, p, np.float64), input.dtype)
+
+
+@_bernoulli_fill.defvjp
+def _(grad):
+    return _zeros_like(grad)
+
+
+@op("_bernoulli_fill_tensor", grad_fn="BernoulliBackward1", promote=None, note="d/dself = 0",
+    formula="input: 0 (its values are overwritten by samples)", jvp="elementwise")
+def _bernoulli_fill_tensor(input, probs):
+    """``input``'s shape and dtype filled with 0/1 draws of probabilities ``probs`` (a numpy array of its
+    shape: uniforms in ``probs``'s dtype, as PyTorch's ``bernoulli_(Tensor p)``)."""
+    return _generator().bernoulli(probs, input.dtype)
+
+
+@_bernoulli_fill_tensor.defvjp
+def _(grad):
+    return _zeros_like(grad)
+
+
+@tensor_method("bernoulli_")
+@_drawing
+def bernoulli_(self, p=0.5, *, generator=None):
+    """Fill with 0/1 samples in place, 1 with probability ``p`` (a float, or a tensor broadcast to self's
+    shape); returns self. Matches torch.Tensor.bernoulli_ number for number after the same seed (a float p
+    draws float64 uniforms; a tensor p uniforms of its dtype). A tensor p gets no gradient (PyTorch's is 0).
+
+    Raises:
+        RuntimeError: for probabilities outside [0, 1] (PyTorch's messages), a p that does not broadcast to
+            self's shape, and see :func:`gradcli.ops.shape.inplace.apply`.
+    """
+    if isinstance(p, Tensor):
+        probs = p.data
+        if probs.dtype.kind != "f":
+            probs = probs.astype(np.float32)
+        try:
+            probs = np.broadcast_to(probs, self.shape)
+        except ValueError:
+            raise RuntimeError(f"The size of tensor a ({p.shape[-1] if p.data.ndim else 1}) must match the "
+                               f"size of tensor b ({self.shape[-1]}) at non-singleton dimension "
+                               f"{self.data.ndim - 1}") from None
+        if np.any((probs < 0) | (probs > 1)):
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
+                               "message be improved?  If so, please report an enhancement request to PyTorch.)")
+        return apply(self, lambda s: _bernoulli_fill_tensor(s, probs), cast=None)
+    p = float(p)
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
+    return apply(self, lambda s: _bernoulli_fill(s, p), cast=None)
+
+
 def _from_to(name: str, args: tuple, kw: dict, defaults: tuple):
     """``from`` and ``to`` given by position or keyword (``from`` is a Python keyword: ``**{"from": 1}``)."""
     if len(args) > 2:

@@ -79,6 +79,35 @@ print(torch.rand(3))  # the global generator was not used by the draws above
 """)
 
 
+def test_bernoulli_in_place(tmp_path):
+    _same(tmp_path, "gen_bernoulli_", """
+import torch
+g = torch.Generator().manual_seed(3)
+print(torch.zeros(2, 3).bernoulli_(torch.tensor([0.2, 0.9, 0.5]), generator=g))
+print(torch.zeros(20).bernoulli_(0.3, generator=g), torch.zeros(20, dtype=torch.float64).bernoulli_(generator=g))
+print(torch.zeros(4).bernoulli_(torch.rand(4, dtype=torch.float64, generator=g), generator=g))
+torch.manual_seed(1)
+x = torch.zeros(3, requires_grad=True).clone()
+print(x.bernoulli_(0.5))
+y = torch.zeros(3, requires_grad=True).clone()
+print(y.bernoulli_(torch.full((3,), 0.5)))
+try:
+    torch.zeros(2).bernoulli_(1.5)
+except RuntimeError as e:
+    print(e)
+""")
+
+
+def test_isinstance_of_generator_and_device(tmp_path):
+    _same(tmp_path, "gen_isinstance", """
+import torch
+g = torch.Generator()
+print(isinstance(g, torch.Generator), isinstance(torch.default_generator, torch.Generator),
+      isinstance(torch.manual_seed(1), torch.Generator), isinstance(3, torch.Generator))
+print(isinstance(g.device, torch.device), g.device.type, g.device.index)
+""")
+
+
 def test_data_utilities_take_a_generator(tmp_path):
     _same(tmp_path, "gen_data", """
 import torch
