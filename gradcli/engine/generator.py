@@ -135,9 +135,11 @@ class Generator:
 
     def random(self, n: int) -> np.ndarray:
         """The next ``n`` 32-bit words (``random()``), as uint64."""
+        if not n:  # no draw: a just-seeded twister stays untouched (get_state's ``next`` stays 0)
+            return np.zeros(0, np.uint64)
         if self._bits is None:
             self._bits = _mt19937(self._seed)
-        return self._bits.random_raw(n) if n else np.zeros(0, np.uint64)
+        return self._bits.random_raw(n)
 
     def random64(self, n: int) -> np.ndarray:
         """The next ``n`` 64-bit words (``random64()``: two 32-bit words each, the first one high), as uint64."""

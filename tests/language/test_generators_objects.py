@@ -59,6 +59,12 @@ print(torch.equal(x, torch.randn(20)), torch.equal(s, torch.default_generator.ge
 for k in range(630):
     torch.rand(1)
 print(torch.default_generator.get_state()[:32].tolist())
+h = torch.Generator().manual_seed(4)
+torch.rand(0, generator=h)  # no draw: the state still says "just seeded"
+print(h.get_state()[:32].tolist())
+for k in range(624):
+    torch.rand(1, generator=h)
+print(h.get_state()[:32].tolist())
 """)
 
 
