@@ -139,6 +139,7 @@ class _DefaultGenerator(TorchGenerator):
 
     @property
     def engine(self) -> _EngineGenerator:
+        """The active run context's generator (made on first use)."""
         return context.generator()
 
 
