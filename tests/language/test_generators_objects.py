@@ -81,6 +81,7 @@ print(torch.bernoulli(torch.full((5,), 0.5), generator=g), torch.multinomial(tor
 x = torch.empty(4)
 print(x.uniform_(generator=g).clone(), x.normal_(generator=g).clone(), x.random_(0, 9, generator=g).clone(),
       x.exponential_(generator=g).clone())
+print(torch.poisson(torch.tensor([1.0, 4.0, 20.0, 0.5]), generator=g), torch.poisson(torch.ones(3), g))
 print(torch.rand(3))  # the global generator was not used by the draws above
 """)
 
