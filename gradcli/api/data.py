@@ -39,12 +39,7 @@ def _generator_of(generator) -> _EngineGenerator:
     Raises:
         TypeError: for a value that is not a generator.
     """
-    if generator is None:
-        return context.generator()
-    inner = getattr(generator, "generator", generator)  # a program-level wrapper may hold the engine's one
-    if not isinstance(inner, _EngineGenerator):
-        raise TypeError(f"generator must be a torch.Generator, not {type(generator).__name__}")
-    return inner
+    return context.generator_of(generator)
 
 
 def _draw_int64(gen: _EngineGenerator) -> int:

@@ -33,6 +33,7 @@ default dtype (and unlike its thread-local grad mode), the active context is per
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import weakref
 
@@ -303,6 +304,40 @@ def generator() -> Generator:
     if rng is None:
         rng = state.rng = Generator()
     return rng
+
+
+def generator_of(g=None) -> Generator:
+    """The engine generator behind an op's ``generator=`` argument: the active context's (``torch.default_generator``)
+    for None, else the one a ``torch.Generator`` object holds (its ``engine``).
+
+    Raises:
+        TypeError: for anything that is not a ``torch.Generator``.
+    """
+    if g is None:
+        return generator()
+    inner = getattr(g, "engine", None) if not isinstance(g, Generator) else g
+    if not isinstance(inner, Generator):
+        raise TypeError(f"expected a torch.Generator as generator=, not {type(g).__name__}")
+    return inner
+
+
+@contextlib.contextmanager
+def drawing_from(g=None):
+    """Within it, the active context's random ops draw from ``g``'s generator (an op's ``generator=`` argument);
+    None leaves the context's own. The context's generator is restored on leaving.
+
+    Raises:
+        TypeError: see :func:`generator_of`.
+    """
+    if g is None:
+        yield
+        return
+    inner, saved = generator_of(g), state.rng
+    state.rng = inner
+    try:
+        yield
+    finally:
+        state.rng = saved
 
 
 def manual_seed(seed: int) -> None:

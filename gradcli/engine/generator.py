@@ -85,13 +85,61 @@ class Generator:
         self.manual_seed(s)
         return s
 
+    # ---------------------------------------------------------------------------------------------- state
+
+    def get_state(self) -> np.ndarray:
+        """The state as ``torch.Generator.get_state()`` writes it: 5056 bytes (uint8) of PyTorch's
+        ``CPUGeneratorImplState`` (aten/src/ATen/CPUGeneratorImpl.cpp): the initial seed (uint64), ``left``
+        and ``seeded`` (int32), ``next`` (uint64), the 624 twister words (each as uint64), ``normal_x``,
+        ``normal_y``, ``normal_rho`` (float64), ``normal_is_valid`` (int32), then the float normal cache
+        (float32 and a bool, never set on the CPU path) and padding. The cached normal is stored in
+        ``normal_y``, as PyTorch stores it."""
+        bits = self._bits if self._bits is not None else _mt19937(self._seed)
+        st = bits.state["state"]
+        pos = int(st["pos"])
+        fresh = self._bits is None  # std::mt19937 just seeded: left 1, next 0
+        nxt = 0 if fresh else pos
+        left = 1 if (fresh or pos >= 624) else 625 - pos
+        out = bytearray(5056)
+        head = np.array([self._seed], np.uint64).tobytes() + np.array([left, 1], np.int32).tobytes() + \
+            np.array([nxt], np.uint64).tobytes() + np.asarray(st["key"], np.uint64).tobytes()
+        out[:len(head)] = head
+        if self._next_normal is not None:
+            out[5024:5032] = np.array([self._next_normal], np.float64).tobytes()  # normal_y
+            out[5040:5044] = np.array([1], np.int32).tobytes()  # normal_is_valid
+        return np.frombuffer(bytes(out), np.uint8).copy()
+
+    def set_state(self, state: np.ndarray) -> None:
+        """Restore a state written by :meth:`get_state` (``torch.Generator.set_state``; a valid cached normal
+        is read back from ``normal_y``).
+
+        Raises:
+            RuntimeError: for a state that is not 5056 bytes long (PyTorch's message).
+        """
+        raw = np.asarray(state, np.uint8).tobytes()
+        if len(raw) != 5056:
+            raise RuntimeError("Expected either a THGeneratorState of size 5048 or a CPUGeneratorImplState of "
+                               f"size 5056 but found the input RNG state size to be {len(raw)}")
+        seed = int(np.frombuffer(raw[0:8], np.uint64)[0])
+        left = int(np.frombuffer(raw[8:12], np.int32)[0])
+        nxt = int(np.frombuffer(raw[16:24], np.uint64)[0])
+        key = np.frombuffer(raw[24:5016], np.uint64).astype(np.uint32)
+        normal_y = float(np.frombuffer(raw[5024:5032], np.float64)[0])
+        valid = int(np.frombuffer(raw[5040:5044], np.int32)[0])
+        bits = _mt19937(seed)
+        bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": 624 if left <= 1 else nxt}}
+        self._seed, self._bits = seed, bits
+        self._next_normal = normal_y if valid else None
+
     # ---------------------------------------------------------------------------------------------- words
 
     def random(self, n: int) -> np.ndarray:
         """The next ``n`` 32-bit words (``random()``), as uint64."""
+        if not n:  # no draw: a just-seeded twister stays untouched (get_state's ``next`` stays 0)
+            return np.zeros(0, np.uint64)
         if self._bits is None:
             self._bits = _mt19937(self._seed)
-        return self._bits.random_raw(n) if n else np.zeros(0, np.uint64)
+        return self._bits.random_raw(n)
 
     def random64(self, n: int) -> np.ndarray:
         """The next ``n`` 64-bit words (``random64()``: two 32-bit words each, the first one high), as uint64."""

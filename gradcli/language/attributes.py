@@ -335,8 +335,9 @@ def _is_data_object(obj) -> bool:
 
 
 #: The modules whose objects a program reads through their ``program_attributes``: torch.utils.data's, the
-#: storages of ``untyped_storage()`` and torch.autograd.graph's multi-hook handle.
-_PROGRAM_OBJECT_MODULES = frozenset({"gradcli.api.data", "gradcli.ops.shape.strided", "gradcli.engine.hooks"})
+#: storages of ``untyped_storage()``, torch.autograd.graph's multi-hook handle, torch.Generator and torch.device.
+_PROGRAM_OBJECT_MODULES = frozenset({"gradcli.api.data", "gradcli.ops.shape.strided", "gradcli.engine.hooks",
+                                     "gradcli.language.torch_generator"})
 
 
 def _library_attribute(obj, name: str):

@@ -275,7 +275,8 @@ def _as_class(value, who: str):
     if isinstance(value, types.FunctionType) and value in _TYPES:
         return _TYPES[value]
     if is_builtin_base(value) or nn_bridge.is_torch_class(value) or isinstance(value, LegacyTensorType) or (
-            isinstance(value, type) and value.__module__ == "gradcli.api.data"):  # torch.utils.data's classes
+            isinstance(value, type) and value.__module__ in (
+                "gradcli.api.data", "gradcli.language.torch_generator")):  # torch.utils.data's, Generator, device
         return value
     raise TypeError(who)
 

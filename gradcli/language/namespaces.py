@@ -28,6 +28,7 @@ from ..api import autograd_graph as _autograd_graph  # torch.autograd's layout p
 from . import custom_function, nn_bridge
 from . import files as _files
 from .itertools_module import itertools_module
+from .torch_generator import TORCH_NAMES as _GENERATOR_NAMES, Device  # torch.device, torch.Generator
 from .safety import admit, materialize, sized
 from .values import LazyNamespace, Namespace
 
@@ -135,39 +136,6 @@ EXCEPTIONS["_LinAlgError"] = _LinAlgError
 # ------------------------------------------------------------------------------------------ namespaces
 _CACHE: dict = {}
 
-
-class Device:
-    """``torch.device("cpu")``: gradcli computes on the CPU only; printed as PyTorch prints a device.
-
-    Raises:
-        RuntimeError: for a device string PyTorch does not know (its message); a CUDA device is accepted as a
-            name (``.to(device)`` of a CPU tensor keeps it on the CPU, as gradcli has no other).
-    """
-
-    __slots__ = ("type", "index")
-
-    def __init__(self, type="cpu", index=None):
-        text = str(type)
-        kind, _, idx = text.partition(":")
-        if kind not in ("cpu", "cuda", "mps", "meta"):
-            raise RuntimeError(f"Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, "
-                               f"maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of "
-                               f"device string: {text}")
-        self.type = kind
-        self.index = int(idx) if idx else index
-
-    def __repr__(self) -> str:
-        return f"device(type='{self.type}')" if self.index is None else \
-            f"device(type='{self.type}', index={self.index})"
-
-    def __str__(self) -> str:
-        return self.type if self.index is None else f"{self.type}:{self.index}"
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Device) and (self.type, self.index) == (other.type, other.index)
-
-    def __hash__(self) -> int:
-        return hash((self.type, self.index))
 
 #: ``pi``, ``e``, ``inf`` and ``nan`` (Python floats, as ``torch.pi`` ... are), bare and under ``torch``.
 CONSTANTS = {"pi": _math.pi, "e": _math.e, "inf": _math.inf, "nan": _math.nan}
@@ -376,6 +344,7 @@ def _modules() -> dict[str, Namespace]:
     members.update(CONSTANTS)
     members.update(_layout.MEMORY_FORMATS)  # torch.contiguous_format, torch.channels_last, ...
     members.update(LEGACY_CONSTRUCTORS)
+    members.update(_GENERATOR_NAMES)  # torch.Generator, default_generator, manual_seed, default device
     members.update({"device": Device, "cuda": Namespace("torch.cuda", {"is_available": lambda: False,
                                                                         "device_count": lambda: 0})})
     functional = Namespace("torch.nn.functional", members)

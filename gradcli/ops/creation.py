@@ -508,7 +508,8 @@ def rand(*size, dtype=None, requires_grad=False, generator=None, **kw):
     """
     shape = _size("rand", size, kw.pop("size", None))
     _check_kw("rand", kw)
-    return _leaf(_uniform(shape, _random_float_dtype("check_uniform_bounds", _float_dtype(dtype))), requires_grad)
+    with context.drawing_from(generator):
+        return _leaf(_uniform(shape, _random_float_dtype("check_uniform_bounds", _float_dtype(dtype))), requires_grad)
 
 
 @composite("randn", kind="creation")
@@ -522,7 +523,8 @@ def randn(*size, dtype=None, requires_grad=False, generator=None, **kw):
     shape = _size("randn", size, kw.pop("size", None))
     _check_kw("randn", kw)
     d = _random_float_dtype("normal_kernel_cpu", _float_dtype(dtype))
-    return _leaf(_normal(shape, d), requires_grad)
+    with context.drawing_from(generator):
+        return _leaf(_normal(shape, d), requires_grad)
 
 
 @composite("randint", kind="creation")
@@ -559,7 +561,8 @@ def randint(*args, size=None, low=None, high=None, dtype=None, requires_grad=Fal
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     d = dtypes.as_dtype(dtype).np if dtype is not None else np.dtype(np.int64)
-    return _leaf(_generator().random_from_to(shape, low, high, d), requires_grad)
+    with context.drawing_from(generator):
+        return _leaf(_generator().random_from_to(shape, low, high, d), requires_grad)
 
 
 # --------------------------------------------------------------------------------------------- *_like
@@ -571,8 +574,14 @@ def _like_input(name: str, input) -> np.ndarray:
     return input.data
 
 
-def _like(name, fill, doc, batchable: bool = False):
-    def like(input, dtype=None, requires_grad=False, device=None):
+def _like(name, fill, doc, batchable: bool = False, random: bool = False):
+    def like(input, dtype=None, requires_grad=False, device=None, *, generator=None):
+        if generator is not None and not random:
+            raise TypeError(f"{name}() got an unexpected keyword argument 'generator'")
+        with context.drawing_from(generator):
+            return _like_fill(input, dtype, requires_grad)
+
+    def _like_fill(input, dtype, requires_grad):
         a = _like_input(name, input)
         d = dtypes.as_dtype(dtype).np if dtype is not None else a.dtype
         # inside vmap (a BatchedTensor has ``batched_like``), a constant fill is batched as the input is, as in
@@ -595,11 +604,11 @@ ones_like = _like("ones_like", lambda shape, d: np.ones(shape, dtype=d),
                   batchable=True)
 rand_like = _like("rand_like", lambda shape, d: _uniform(shape, _random_float_dtype("check_uniform_bounds", d)),
                   "Uniform [0, 1) samples with the shape (and float dtype) of ``input``. Like torch.rand_like.\n\n"
-                  "Raises:\n    NotImplementedError: for integer or bool dtypes (PyTorch's message).")
+                  "Raises:\n    NotImplementedError: for integer or bool dtypes (PyTorch's message).", random=True)
 randn_like = _like("randn_like",
                    lambda shape, d: _normal(shape, _random_float_dtype("normal_kernel_cpu", d)),
                    "Standard normal samples with the shape (and float dtype) of ``input``. Like torch.randn_like."
-                   "\n\nRaises:\n    NotImplementedError: for integer or bool dtypes (PyTorch's message).")
+                   "\n\nRaises:\n    NotImplementedError: for integer or bool dtypes (PyTorch's message).", random=True)
 
 
 @composite("full_like", kind="creation")

@@ -12,6 +12,8 @@ with a zero gradient.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..engine import context, dtypes
@@ -22,6 +24,16 @@ from .shape.inplace import _zeros_like, apply
 from .reduction.order import _topk_indices
 
 _generator = context.generator
+
+
+def _drawing(f):
+    """``f`` taking a keyword ``generator=``: its numbers come from that ``torch.Generator`` (the run's when None,
+    :func:`gradcli.engine.context.drawing_from`)."""
+    @functools.wraps(f)
+    def drawing(*args, generator=None, **kw):
+        with context.drawing_from(generator):
+            return f(*args, **kw)
+    return drawing
 
 
 def _zero_grads(grad, n):
@@ -59,11 +71,13 @@ def randperm(n, dtype=None, requires_grad=False, generator=None, device=None, la
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     d = dtypes.as_dtype(dtype).np if dtype is not None else np.dtype(np.int64)
-    return _leaf(_generator().randperm(n, d), requires_grad)
+    with context.drawing_from(generator):
+        return _leaf(_generator().randperm(n, d), requires_grad)
 
 
 @composite("randint_like", kind="creation")
-def randint_like(input, low=0, high=None, dtype=None, requires_grad=False, device=None):
+@_drawing
+def randint_like(input, low=0, high=None, dtype=None, requires_grad=False, device=None, *, generator=None):
     """Integers uniform in [low, high) with the shape (and dtype, unless ``dtype``) of ``input``:
     ``randint_like(input, high)`` or ``randint_like(input, low, high)``. Matches torch.randint_like.
 
@@ -129,6 +143,7 @@ def _(grad):
 
 
 @composite("normal", grad_fn="NormalBackward1", note="d/dmean = 0, d/dstd = 0 (samples, not reparameterized)")
+@_drawing
 def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, requires_grad=False, device=None):
     """Normal samples, in PyTorch's four forms: ``normal(mean: Tensor, std: Tensor)`` (broadcast),
     ``normal(mean: Tensor, std: float = 1)``, ``normal(mean: float, std: Tensor)`` (grad_fn NormalBackward1/2/3,
@@ -162,7 +177,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, requires_gra
 
 @op("bernoulli", grad_fn="BernoulliBackward0", promote=None, method=True, note="d/dinput = 0 (samples)",
     formula="input: 0 (a sample)", jvp="elementwise")
-def bernoulli(input, p=None):
+def bernoulli(input, p=None, generator=None):
     """0/1 samples, 1 with probability ``input`` (or ``p`` when given), in ``input``'s dtype. Matches
     torch.bernoulli number for number after the same seed (one uniform per element: 1 when it is below p).
 
@@ -173,7 +188,8 @@ def bernoulli(input, p=None):
     if np.any((probs < 0) | (probs > 1)):
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
                            "message be improved?  If so, please report an enhancement request to PyTorch.)")
-    return _generator().bernoulli(probs, input.dtype)
+    with context.drawing_from(generator):
+        return _generator().bernoulli(probs, input.dtype)
 
 
 @bernoulli.defvjp
@@ -229,6 +245,7 @@ def _float_self(name: str, self: Tensor) -> None:
 
 
 @tensor_method("normal_")
+@_drawing
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """Fill with normal samples N(mean, std) in place; returns self. Matches torch.Tensor.normal_ number for
     number after the same seed (grad_fn NormalBackward0 when recorded).
@@ -243,6 +260,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
 
 
 @tensor_method("uniform_")
+@_drawing
 def uniform_(self, *args, generator=None, **kw):
     """Fill with uniform samples in [from, to) (default [0, 1)) in place: ``uniform_(from, to)``; returns self.
     Matches torch.Tensor.uniform_ number for number after the same seed (grad_fn UniformBackward0 when recorded).
@@ -260,6 +278,7 @@ def uniform_(self, *args, generator=None, **kw):
 
 
 @tensor_method("random_")
+@_drawing
 def random_(self, *args, generator=None, **kw):
     """Fill with integers in place: ``random_(to)`` gives [0, to), ``random_(from, to)`` [from, to); returns
     self. Matches torch.Tensor.random_ with bounds, number for number after the same seed.
@@ -278,6 +297,63 @@ def random_(self, *args, generator=None, **kw):
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     return apply(self, lambda s: _random_fill(s, low, high), cast=None)
+
+
+@op("_bernoulli_fill", grad_fn="BernoulliBackward2", promote=None, note="d/dself = 0",
+    formula="input: 0 (its values are overwritten by samples)", jvp="elementwise")
+def _bernoulli_fill(input, p):
+    """``input``'s shape and dtype filled with 0/1 draws of probability ``p`` (a float: float64 uniforms, as
+    PyTorch's ``bernoulli_(float p)``)."""
+    return _generator().bernoulli(np.full(input.shape, p, np.float64), input.dtype)
+
+
+@_bernoulli_fill.defvjp
+def _(grad):
+    return _zeros_like(grad)
+
+
+@op("_bernoulli_fill_tensor", grad_fn="BernoulliBackward1", promote=None, note="d/dself = 0",
+    formula="input: 0 (its values are overwritten by samples)", jvp="elementwise")
+def _bernoulli_fill_tensor(input, probs):
+    """``input``'s shape and dtype filled with 0/1 draws of probabilities ``probs`` (a numpy array of its
+    shape: uniforms in ``probs``'s dtype, as PyTorch's ``bernoulli_(Tensor p)``)."""
+    return _generator().bernoulli(probs, input.dtype)
+
+
+@_bernoulli_fill_tensor.defvjp
+def _(grad):
+    return _zeros_like(grad)
+
+
+@tensor_method("bernoulli_")
+@_drawing
+def bernoulli_(self, p=0.5, *, generator=None):
+    """Fill with 0/1 samples in place, 1 with probability ``p`` (a float, or a tensor broadcast to self's
+    shape); returns self. Matches torch.Tensor.bernoulli_ number for number after the same seed (a float p
+    draws float64 uniforms; a tensor p uniforms of its dtype). A tensor p gets no gradient (PyTorch's is 0).
+
+    Raises:
+        RuntimeError: for probabilities outside [0, 1] (PyTorch's messages), a p that does not broadcast to
+            self's shape, and see :func:`gradcli.ops.shape.inplace.apply`.
+    """
+    if isinstance(p, Tensor):
+        probs = p.data
+        if probs.dtype.kind != "f":
+            probs = probs.astype(np.float32)
+        try:
+            probs = np.broadcast_to(probs, self.shape)
+        except ValueError:
+            raise RuntimeError(f"The size of tensor a ({p.shape[-1] if p.data.ndim else 1}) must match the "
+                               f"size of tensor b ({self.shape[-1]}) at non-singleton dimension "
+                               f"{self.data.ndim - 1}") from None
+        if np.any((probs < 0) | (probs > 1)):
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
+                               "message be improved?  If so, please report an enhancement request to PyTorch.)")
+        return apply(self, lambda s: _bernoulli_fill_tensor(s, probs), cast=None)
+    p = float(p)
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
+    return apply(self, lambda s: _bernoulli_fill(s, p), cast=None)
 
 
 def _from_to(name: str, args: tuple, kw: dict, defaults: tuple):
@@ -313,6 +389,7 @@ _LONG_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char"
 
 
 @tensor_method("exponential_")
+@_drawing
 def exponential_(self, lambd=1.0, *, generator=None):
     """Fill with samples of the exponential distribution of rate ``lambd`` in place; returns self. Matches
     torch.Tensor.exponential_ number for number after the same seed (``-1 / lambd * log1p(-u)`` of float64
@@ -335,6 +412,7 @@ _FLOAT32_MAX_CONSECUTIVE_INT = 1 << 24
 
 @composite("multinomial", grad_fn="none (integers)", note="not differentiable (int64 category indices)",
            method=True, differentiable=False)
+@_drawing
 def multinomial(input, num_samples, replacement=False, *, generator=None):
     """``num_samples`` category indices drawn from each row of the (unnormalized) probabilities ``input``
     (shape (C,) or (R, C), floating point): int64 of shape (num_samples,) or (R, num_samples). Matches

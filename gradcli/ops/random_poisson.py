@@ -66,18 +66,16 @@ def _sample(rate: float, gen) -> int:
     formula="input: 0 (a sample)", jvp="elementwise")
 def poisson(input, generator=None):
     """A Poisson sample of each rate of ``input`` (floating, non-negative), in ``input``'s dtype. Matches
-    torch.poisson number for number after the same seed (the run context's generator; ``generator`` is
-    accepted for PyTorch's signature and must be None).
+    torch.poisson number for number after the same seed (from ``generator``, a ``torch.Generator``, or the run
+    context's generator when None).
 
     Raises:
         RuntimeError: for a negative or nan rate (PyTorch's message); NotImplementedError for integer tensors.
-        TypeError: for a ``generator`` other than None.
+        TypeError: for a ``generator`` that is not a torch.Generator.
     """
-    if generator is not None:
-        raise TypeError("poisson(): gradcli draws from the run's generator (torch.manual_seed); pass no generator")
     if input.dtype.kind != "f":
         raise not_implemented_for("poisson_cpu", input.dtype)
-    gen = context.generator()
+    gen = context.generator_of(generator)
     rates = input.astype(np.float64).ravel()
     out = np.empty(rates.shape, dtype=np.float64)
     for i, rate in enumerate(rates.tolist()):
