@@ -56,3 +56,10 @@ from . import transformer as _transformer  # noqa: E402
 from .transformer import *  # noqa: F401,F403,E402
 
 CLASSES.update(_transformer.CLASSES)
+
+# ParameterList and ParameterDict (gradcli/api/nn/paramcontainers.py), printing as PyTorch's classes
+from . import paramcontainers as _paramcontainers  # noqa: E402
+from .paramcontainers import *  # noqa: F401,F403,E402
+
+CLASSES.update(_paramcontainers.CLASSES)
+_name_classes(_paramcontainers.CLASSES.values())

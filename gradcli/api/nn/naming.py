@@ -46,7 +46,7 @@ TORCH_MODULES = {
     + ("FractionalMaxPool2d", "FractionalMaxPool3d"),
     "torch.nn.modules.fold": ("Fold", "Unfold"),
     "torch.nn.modules.upsampling": ("Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"),
-    "torch.nn.modules.container": ("ModuleDict", "ModuleList", "Sequential"),
+    "torch.nn.modules.container": ("ModuleDict", "ModuleList", "Sequential", "ParameterList", "ParameterDict"),
     "torch.nn.modules.distance": ("CosineSimilarity", "PairwiseDistance"),
     "torch.nn.modules.dropout": ("Dropout",),
     "torch.nn.modules.flatten": ("Flatten", "Unflatten"),

@@ -1,0 +1,73 @@
+"""nn.ParameterList, nn.ParameterDict, the lazy modules and Embedding.from_pretrained in programs as PyTorch users
+write them: each program is run by Python with torch and by ``gradcli run``, and the outputs must agree (numbers to
+rtol 1e-4)."""
+
+from __future__ import annotations
+
+from helpers import assert_printed_alike, python_and_gradcli_stdout
+
+CONTAINERS = """
+import torch
+from torch import nn
+from collections import OrderedDict
+torch.manual_seed(0)
+pl = nn.ParameterList([nn.Parameter(torch.randn(2)), nn.Parameter(torch.randn(2, 3))])
+print(pl)
+pl.append(nn.Parameter(torch.zeros(1, dtype=torch.float64)))
+pl.append(torch.ones(2))
+pl.extend([torch.zeros(())])
+print(pl)
+print(len(pl), pl[0], pl[-2], pl[3].requires_grad, isinstance(pl[3], nn.Parameter))
+print(pl[1:3])
+pd = nn.ParameterDict({"b": nn.Parameter(torch.randn(1)), "a": torch.zeros(2)})
+print(pd)
+print(list(pd.keys()), pd["a"], "a" in pd, len(pd))
+print(nn.ParameterDict(OrderedDict([("z", torch.ones(1)), ("y", torch.ones(3, dtype=torch.float64))])))
+print(nn.ParameterList(), nn.ParameterDict())
+print(nn.ParameterList([1, "x", nn.Parameter(torch.randn(1), requires_grad=False)]))
+print(pd.pop("b"), pd)
+pd.update([("c", nn.Parameter(torch.ones(1))), ("d", torch.zeros(2, 2))])
+print(pd)
+for k, v in pd.items():
+    print(k, v.shape)
+print(nn.ParameterList, type(pd))
+"""
+
+TRAINING = """
+import torch
+from torch import nn
+torch.manual_seed(3)
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ws = nn.ParameterList([nn.Parameter(torch.randn(3, 3) * 0.5) for _ in range(2)])
+        self.extra = nn.ParameterDict({"scale": nn.Parameter(torch.ones(1)), "shift": torch.zeros(3)})
+    def forward(self, x):
+        for w in self.ws:
+            x = torch.tanh(x @ w)
+        return x * self.extra["scale"] + self.extra["shift"]
+model = Model()
+print(model)
+print([(n, tuple(p.shape)) for n, p in model.named_parameters()])
+print(list(model.state_dict().keys()))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.randn(4, 3)
+y = torch.randn(4, 3)
+for step in range(2):
+    opt.zero_grad()
+    loss = ((model(x) - y) ** 2).mean()
+    loss.backward()
+    print(step, loss, model.ws[0].grad, model.extra["shift"].grad)
+    opt.step()
+print(model.ws[1], model.extra["scale"])
+"""
+
+
+def test_parameter_list_and_dict_print_and_index_as_pytorch(tmp_path):
+    want, got = python_and_gradcli_stdout(tmp_path, "containers", CONTAINERS)
+    assert_printed_alike(got, want)
+
+
+def test_a_model_holding_parameter_containers_trains_as_pytorch(tmp_path):
+    want, got = python_and_gradcli_stdout(tmp_path, "training", TRAINING)
+    assert_printed_alike(got, want)
