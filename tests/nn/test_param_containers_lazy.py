@@ -71,3 +71,44 @@ def test_parameter_list_and_dict_print_and_index_as_pytorch(tmp_path):
 def test_a_model_holding_parameter_containers_trains_as_pytorch(tmp_path):
     want, got = python_and_gradcli_stdout(tmp_path, "training", TRAINING)
     assert_printed_alike(got, want)
+
+LAZY = """
+import torch
+from torch import nn
+torch.manual_seed(0)
+l = nn.LazyLinear(2)
+print(l, l.weight, type(l), l.has_uninitialized_params())
+print(list(l.named_parameters()))
+x = torch.randn(4, 3, requires_grad=True)
+y = l(x)
+print(l, type(l), y, isinstance(l, nn.Linear))
+y.pow(2).sum().backward()
+print(l.weight.grad, l.bias.grad, x.grad)
+print(l.weight, l.bias)
+c = nn.LazyConv2d(4, 3, padding=1)
+print(c)
+out = c(torch.randn(2, 3, 5, 5))
+print(c, out.shape, c.weight.shape, c.bias)
+c1 = nn.LazyConv1d(2, 2, bias=False)
+print(c1, c1(torch.randn(3, 4)).sum(), c1)
+bn = nn.LazyBatchNorm1d()
+print(bn, list(bn.named_buffers()))
+print(bn(torch.randn(4, 3)), bn, bn.running_mean, bn.running_var, bn.num_batches_tracked)
+bn2 = nn.LazyBatchNorm2d(affine=False)
+print(bn2, bn2(torch.randn(2, 2, 2, 2)).shape, bn2, list(bn2.state_dict()))
+m = nn.Sequential(nn.LazyLinear(5), nn.ReLU(), nn.LazyLinear(1))
+print(m)
+print(m(torch.randn(2, 4)), m)
+opt = torch.optim.SGD(m.parameters(), lr=0.1)
+for step in range(2):
+    opt.zero_grad()
+    loss = m(torch.ones(3, 4)).pow(2).mean()
+    loss.backward()
+    opt.step()
+    print(step, loss, m[2].weight)
+"""
+
+
+def test_lazy_modules_initialise_on_the_first_call_as_pytorch(tmp_path):
+    want, got = python_and_gradcli_stdout(tmp_path, "lazy", LAZY)
+    assert_printed_alike(got, want)

@@ -24,7 +24,7 @@ class TorchClass(type):
 TORCH_MODULES = {
     "torch.nn.modules.module": ("Module",),
     "torch.nn.parameter": ("Parameter",),
-    "torch.nn.modules.linear": ("Identity", "Linear", "Bilinear"),
+    "torch.nn.modules.linear": ("Identity", "Linear", "Bilinear", "LazyLinear"),
     "torch.nn.modules.activation": (
         "CELU", "ELU", "GELU", "GLU", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU", "LogSigmoid",
         "LogSoftmax", "Mish", "ReLU", "ReLU6", "SELU", "SiLU", "Sigmoid", "Softmax", "Softmin", "Softplus",
@@ -37,10 +37,12 @@ TORCH_MODULES = {
                               "L1Loss", "MSELoss", "NLLLoss", "SmoothL1Loss", "MarginRankingLoss",
                               "HingeEmbeddingLoss", "SoftMarginLoss", "CosineEmbeddingLoss",
                               "MultiLabelSoftMarginLoss", "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss"),
-    "torch.nn.modules.batchnorm": ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d"),
+    "torch.nn.modules.batchnorm": ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d",
+                                  "LazyBatchNorm2d"),
     "torch.nn.modules.instancenorm": ("InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"),
     "torch.nn.modules.normalization": ("GroupNorm", "LayerNorm", "RMSNorm"),
-    "torch.nn.modules.conv": ("Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"),
+    "torch.nn.modules.conv": ("Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
+                                "LazyConv1d", "LazyConv2d"),
     "torch.nn.modules.pooling": tuple(f"{k}{n}d" for k in ("AdaptiveAvgPool", "AvgPool", "MaxPool", "AdaptiveMaxPool",
                                                            "MaxUnpool", "LPPool") for n in (1, 2, 3))
     + ("FractionalMaxPool2d", "FractionalMaxPool3d"),
