@@ -112,3 +112,24 @@ for step in range(2):
 def test_lazy_modules_initialise_on_the_first_call_as_pytorch(tmp_path):
     want, got = python_and_gradcli_stdout(tmp_path, "lazy", LAZY)
     assert_printed_alike(got, want)
+
+FROM_PRETRAINED = """
+import torch
+from torch import nn
+w = torch.tensor([[1.0, 2.3, 3.0], [4.0, 5.1, 6.3], [0.5, -1.0, 2.0]])
+e = nn.Embedding.from_pretrained(w)
+print(e, e.weight, e(torch.tensor([1, 0, 2])), e.weight.requires_grad)
+e2 = nn.Embedding.from_pretrained(w, freeze=False, padding_idx=0)
+out = e2(torch.tensor([[0, 1], [2, 1]]))
+(out * torch.arange(6.).reshape(2, 1, 3)).sum().backward()
+print(e2, out, e2.weight.grad, e2.weight.requires_grad)
+try:
+    nn.Embedding.from_pretrained(torch.ones(3))
+except AssertionError as err:
+    print("AssertionError", err)
+"""
+
+
+def test_embedding_from_pretrained_as_pytorch(tmp_path):
+    want, got = python_and_gradcli_stdout(tmp_path, "from_pretrained", FROM_PRETRAINED)
+    assert_printed_alike(got, want)
