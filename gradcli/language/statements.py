@@ -20,7 +20,7 @@ from ..engine.tensor import Tensor
 from ..ops.core import saved_hooks
 from ..ops.operators import BINARY
 from ..ops.shape import inplace
-from . import builtins, files
+from . import builtins, files, nn_bridge
 from . import nodes as n
 from .safety import SEQUENCES, admit, check_array_index, check_array_op, check_array_value, materialize
 from .values import MISSING, Instance, Scope, type_name
@@ -381,6 +381,8 @@ class Statements:
                 elif isinstance(obj, list):
                     if isinstance(key, slice):
                         admit(len(obj) + len(value), "the list")
+                    obj[key] = value
+                elif nn_bridge.assigns_items(obj):  # nn.ModuleList / ModuleDict / ParameterList / ParameterDict
                     obj[key] = value
                 else:
                     raise TypeError(f"'{type_name(obj)}' object does not support item assignment")

@@ -133,3 +133,52 @@ except AssertionError as err:
 def test_embedding_from_pretrained_as_pytorch(tmp_path):
     want, got = python_and_gradcli_stdout(tmp_path, "from_pretrained", FROM_PRETRAINED)
     assert_printed_alike(got, want)
+
+EDGES = """
+import torch
+from torch import nn
+torch.manual_seed(1)
+pl = nn.ParameterList([torch.ones(2)])
+pl[0] = torch.zeros(3)
+pl.extend([torch.ones(1)])
+print(pl, len(pl))
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.params = nn.ParameterList()
+        for i in range(3):
+            self.params.append(nn.Parameter(torch.randn(2) * i))
+    def forward(self, x):
+        for p in self.params:
+            x = x * p
+        return x.sum()
+n = Net()
+print(n, sum(p.numel() for p in n.parameters()))
+n(torch.ones(2)).backward()
+print([p.grad for p in n.params])
+try:
+    pl(1)
+except RuntimeError as e:
+    print("RuntimeError", e)
+try:
+    pl[5]
+except IndexError as e:
+    print("IndexError", e)
+pd = nn.ParameterDict()
+pd["w"] = torch.ones(2)
+print(pd.get("w"), pd.get("q"), pd.setdefault("q", torch.zeros(1)), list(pd))
+try:
+    pd["nope"]
+except (KeyError, AttributeError) as e:
+    print(type(e).__name__, e)
+l = nn.LazyLinear(3)
+l.zero_grad()
+print(l.training, l.eval(), l.has_uninitialized_params())
+l = l.double()
+print(l(torch.ones(2, 2, dtype=torch.float64)).dtype)
+"""
+
+
+def test_container_item_assignment_errors_and_lazy_casts_as_pytorch(tmp_path):
+    want, got = python_and_gradcli_stdout(tmp_path, "edges", EDGES)
+    assert_printed_alike(got, want)

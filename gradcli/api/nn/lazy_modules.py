@@ -13,6 +13,7 @@ parameters are placeholders, not tensors.
 
 from __future__ import annotations
 
+from ...engine import dtypes
 from .conv import Conv1d, Conv2d
 from .extra import BatchNorm2d
 from .layers import BatchNorm1d, Linear, _empty
@@ -26,6 +27,11 @@ class UninitializedParameter:
 
     grad = None
     requires_grad = True
+
+    def __init__(self):
+        # the numpy dtype the materialised tensor will have (the default dtype; Module.double() and
+        # the other casts change it, as they change the dtype of PyTorch's uninitialised parameters)
+        self.np_dtype = dtypes.get_default_dtype().np
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}>"
@@ -75,6 +81,7 @@ class _LazyMixin:
             for name, value in d[store].items():
                 if isinstance(value, UninitializedParameter):
                     fresh = _empty(*shapes[name])
+                    fresh.data = fresh.data.astype(value.np_dtype)
                     d[store][name] = kind(fresh) if kind is not None else fresh
         object.__setattr__(self, "__class__", self.cls_to_become)
         self.reset_parameters()

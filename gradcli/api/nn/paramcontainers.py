@@ -150,7 +150,7 @@ class ParameterDict(_ParameterStore):
 
     Raises:
         TypeError: a key that is not a string, or an update element that is not a pair (PyTorch's messages).
-        KeyError: a missing key.
+        AttributeError: a missing key (PyTorch's message: it reads the key as an attribute).
     """
 
     program_attributes = Module.program_attributes + ("keys", "values", "items", "update", "pop", "popitem",
@@ -171,8 +171,8 @@ class ParameterDict(_ParameterStore):
 
     def __getitem__(self, key):
         key = self._key(key)
-        if key not in self.__dict__["_keys"]:
-            raise KeyError(key)
+        if key not in self.__dict__["_keys"]:  # PyTorch reads the key as an attribute
+            raise AttributeError(f"'ParameterDict' object has no attribute '{key}'")
         return self._get(key)
 
     def __setitem__(self, key, value) -> None:
