@@ -64,7 +64,7 @@ from .paramcontainers import *  # noqa: F401,F403,E402
 CLASSES.update(_paramcontainers.CLASSES)
 _name_classes(_paramcontainers.CLASSES.values())
 
-# the lazy modules LazyLinear, LazyConv1d/2d, LazyBatchNorm1d/2d (gradcli/api/nn/lazy_modules.py)
+# the lazy modules LazyLinear, LazyConv1d/2d/3d, LazyBatchNorm1d/2d/3d (gradcli/api/nn/lazy_modules.py)
 from . import lazy_modules as _lazy_modules  # noqa: E402
 from .lazy_modules import *  # noqa: F401,F403,E402
 

@@ -1,5 +1,5 @@
-"""The lazy modules of ``torch.nn``: ``LazyLinear``, ``LazyConv1d``/``2d`` and ``LazyBatchNorm1d``/``2d``, as
-PyTorch 2.13's ``torch/nn/modules/lazy.py`` and the classes built on it.
+"""The lazy modules of ``torch.nn``: ``LazyLinear``, ``LazyConv1d``/``2d``/``3d`` and ``LazyBatchNorm1d``/``2d``/
+``3d``, as PyTorch 2.13's ``torch/nn/modules/lazy.py`` and the classes built on it.
 
 A lazy module is its non-lazy class (``cls_to_become``) built with the inferred size 0 and its sized parameters
 and buffers left uninitialised (they print as ``<UninitializedParameter>`` / ``<UninitializedBuffer>``). The first
@@ -18,6 +18,7 @@ from .conv import Conv1d, Conv2d
 from .extra import BatchNorm2d
 from .layers import BatchNorm1d, Linear, _empty
 from .module import Module
+from .pool3d import BatchNorm3d, Conv3d
 from .parameter import Parameter
 
 
@@ -156,6 +157,13 @@ class LazyConv2d(_LazyConv, Conv2d):
     cls_to_become = Conv2d
 
 
+class LazyConv3d(_LazyConv, Conv3d):
+    """``nn.LazyConv3d(out_channels, kernel_size, ...)``: a Conv3d whose ``in_channels`` is read from its first
+    input."""
+
+    cls_to_become = Conv3d
+
+
 class _LazyNorm(_LazyMixin):
     _lazy_names = ("weight", "bias", "running_mean", "running_var")
     program_attributes = BatchNorm1d.program_attributes + ("has_uninitialized_params", "initialize_parameters")
@@ -181,5 +189,12 @@ class LazyBatchNorm2d(_LazyNorm, BatchNorm2d):
     cls_to_become = BatchNorm2d
 
 
-CLASSES = {c.__name__: c for c in (LazyLinear, LazyConv1d, LazyConv2d, LazyBatchNorm1d, LazyBatchNorm2d)}
+class LazyBatchNorm3d(_LazyNorm, BatchNorm3d):
+    """``nn.LazyBatchNorm3d(...)``: a BatchNorm3d whose ``num_features`` is read from its first input."""
+
+    cls_to_become = BatchNorm3d
+
+
+CLASSES = {c.__name__: c for c in (LazyLinear, LazyConv1d, LazyConv2d, LazyConv3d, LazyBatchNorm1d, LazyBatchNorm2d,
+                                   LazyBatchNorm3d)}
 __all__ = sorted(CLASSES)

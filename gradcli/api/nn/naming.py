@@ -38,11 +38,11 @@ TORCH_MODULES = {
                               "HingeEmbeddingLoss", "SoftMarginLoss", "CosineEmbeddingLoss",
                               "MultiLabelSoftMarginLoss", "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss"),
     "torch.nn.modules.batchnorm": ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d",
-                                  "LazyBatchNorm2d"),
+                                  "LazyBatchNorm2d", "LazyBatchNorm3d"),
     "torch.nn.modules.instancenorm": ("InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"),
     "torch.nn.modules.normalization": ("GroupNorm", "LayerNorm", "RMSNorm"),
     "torch.nn.modules.conv": ("Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
-                                "LazyConv1d", "LazyConv2d"),
+                                "LazyConv1d", "LazyConv2d", "LazyConv3d"),
     "torch.nn.modules.pooling": tuple(f"{k}{n}d" for k in ("AdaptiveAvgPool", "AvgPool", "MaxPool", "AdaptiveMaxPool",
                                                            "MaxUnpool", "LPPool") for n in (1, 2, 3))
     + ("FractionalMaxPool2d", "FractionalMaxPool3d"),
