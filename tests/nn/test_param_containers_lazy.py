@@ -78,7 +78,7 @@ from torch import nn
 torch.manual_seed(0)
 l = nn.LazyLinear(2)
 print(l, l.weight, type(l), l.has_uninitialized_params())
-print(list(l.named_parameters()))
+print(list(l.named_parameters()), l.state_dict())
 x = torch.randn(4, 3, requires_grad=True)
 y = l(x)
 print(l, type(l), y, isinstance(l, nn.Linear))

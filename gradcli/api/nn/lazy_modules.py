@@ -34,6 +34,10 @@ class UninitializedParameter:
         # the other casts change it, as they change the dtype of PyTorch's uninitialised parameters)
         self.np_dtype = dtypes.get_default_dtype().np
 
+    def detach(self):
+        """Itself (``state_dict()`` holds it as PyTorch's does, printed ``<UninitializedParameter>``)."""
+        return self
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__}>"
 
