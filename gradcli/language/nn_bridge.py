@@ -59,6 +59,12 @@ def assigns_items(obj) -> bool:
                                                _nn.ParameterDict))
 
 
+def extends_in_place(obj) -> bool:
+    """Whether ``obj`` is an ``nn.ModuleList`` or ``nn.ParameterList``, whose ``+=`` extends it in place (their
+    ``__iadd__``)."""
+    return is_module(obj) and isinstance(obj, (_nn.ModuleList, _nn.ParameterList))
+
+
 def parameter_class():
     """``torch.nn.Parameter`` (gradcli's class), loading torch.nn if needed."""
     return _nn.Parameter

@@ -131,6 +131,11 @@ class Statements:
                 raise self.error(exc, s) from None
         elif type(current) is list and s.op in ("add", "mul"):
             result = self.list_inplace(s.op, current, value, s)  # Python's list.__iadd__/__imul__
+        elif s.op == "add" and nn_bridge.extends_in_place(current):  # ModuleList/ParameterList.__iadd__
+            try:
+                result = current.extend(value)
+            except Exception as exc:
+                raise self.error(exc, s) from None
         elif type(current) is np.ndarray and s.op in _NUMPY_IN_PLACE:  # a += v: in place, as NumPy's __iadd__
             try:
                 check_array_op(s.op, current, value)

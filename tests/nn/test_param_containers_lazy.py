@@ -145,7 +145,12 @@ torch.manual_seed(1)
 pl = nn.ParameterList([torch.ones(2)])
 pl[0] = torch.zeros(3)
 pl.extend([torch.ones(1)])
-print(pl, len(pl))
+same = pl
+pl += [torch.ones(2, 2)]
+print(pl, len(pl), same is pl)
+ml = nn.ModuleList([nn.ReLU()])
+ml += [nn.Tanh()]
+print(ml)
 class Net(nn.Module):
     def __init__(self):
         super().__init__()
