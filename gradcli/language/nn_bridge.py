@@ -52,6 +52,19 @@ def is_optimizer_or_scheduler(obj) -> bool:
     return type(_optim) is types.ModuleType and isinstance(obj, (_optim.Optimizer, _optim.lr_scheduler.LRScheduler))
 
 
+def assigns_items(obj) -> bool:
+    """Whether ``obj`` is one of gradcli's container modules, which take ``obj[key] = value`` as PyTorch's do
+    (ModuleList, ModuleDict, Sequential, ParameterList, ParameterDict: each registers the value)."""
+    return is_module(obj) and isinstance(obj, (_nn.ModuleList, _nn.ModuleDict, _nn.Sequential, _nn.ParameterList,
+                                               _nn.ParameterDict))
+
+
+def extends_in_place(obj) -> bool:
+    """Whether ``obj`` is an ``nn.ModuleList`` or ``nn.ParameterList``, whose ``+=`` extends it in place (their
+    ``__iadd__``)."""
+    return is_module(obj) and isinstance(obj, (_nn.ModuleList, _nn.ParameterList))
+
+
 def parameter_class():
     """``torch.nn.Parameter`` (gradcli's class), loading torch.nn if needed."""
     return _nn.Parameter

@@ -20,7 +20,7 @@ from ..engine.tensor import Tensor
 from ..ops.core import saved_hooks
 from ..ops.operators import BINARY
 from ..ops.shape import inplace
-from . import builtins, files
+from . import builtins, files, nn_bridge
 from . import nodes as n
 from .safety import SEQUENCES, admit, check_array_index, check_array_op, check_array_value, materialize
 from .values import MISSING, Instance, Scope, type_name
@@ -131,6 +131,11 @@ class Statements:
                 raise self.error(exc, s) from None
         elif type(current) is list and s.op in ("add", "mul"):
             result = self.list_inplace(s.op, current, value, s)  # Python's list.__iadd__/__imul__
+        elif s.op == "add" and nn_bridge.extends_in_place(current):  # ModuleList/ParameterList.__iadd__
+            try:
+                result = current.extend(value)
+            except Exception as exc:
+                raise self.error(exc, s) from None
         elif type(current) is np.ndarray and s.op in _NUMPY_IN_PLACE:  # a += v: in place, as NumPy's __iadd__
             try:
                 check_array_op(s.op, current, value)
@@ -381,6 +386,8 @@ class Statements:
                 elif isinstance(obj, list):
                     if isinstance(key, slice):
                         admit(len(obj) + len(value), "the list")
+                    obj[key] = value
+                elif nn_bridge.assigns_items(obj):  # nn.ModuleList / ModuleDict / ParameterList / ParameterDict
                     obj[key] = value
                 else:
                     raise TypeError(f"'{type_name(obj)}' object does not support item assignment")

@@ -56,3 +56,17 @@ from . import transformer as _transformer  # noqa: E402
 from .transformer import *  # noqa: F401,F403,E402
 
 CLASSES.update(_transformer.CLASSES)
+
+# ParameterList and ParameterDict (gradcli/api/nn/paramcontainers.py), printing as PyTorch's classes
+from . import paramcontainers as _paramcontainers  # noqa: E402
+from .paramcontainers import *  # noqa: F401,F403,E402
+
+CLASSES.update(_paramcontainers.CLASSES)
+_name_classes(_paramcontainers.CLASSES.values())
+
+# the lazy modules LazyLinear, LazyConv1d/2d/3d, LazyBatchNorm1d/2d/3d (gradcli/api/nn/lazy_modules.py)
+from . import lazy_modules as _lazy_modules  # noqa: E402
+from .lazy_modules import *  # noqa: F401,F403,E402
+
+CLASSES.update(_lazy_modules.CLASSES)
+_name_classes(_lazy_modules.CLASSES.values())

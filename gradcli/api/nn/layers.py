@@ -79,6 +79,7 @@ class Embedding(Module):
 
     program_attributes = Module.program_attributes + ("num_embeddings", "embedding_dim", "padding_idx",
                                                       "reset_parameters")
+    static_attributes = ("from_pretrained",)
 
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
                  scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):
@@ -101,7 +102,25 @@ class Embedding(Module):
             self.weight = Parameter(_empty(num_embeddings, embedding_dim), requires_grad=not _freeze)
             self.reset_parameters()
         else:
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
             self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None, norm_type=2.0,
+                        scale_grad_by_freq=False, sparse=False):
+        """``nn.Embedding.from_pretrained``: an Embedding whose weight is a Parameter sharing the 2-d
+        ``embeddings``' memory (its padding row is kept as given), frozen (no grad) unless ``freeze=False``.
+
+        Raises:
+            AssertionError: ``embeddings`` is not 2-dimensional (PyTorch's message).
+        """
+        if embeddings.dim() != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        return cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings, _freeze=freeze,
+                   padding_idx=padding_idx, max_norm=max_norm, norm_type=norm_type,
+                   scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
 
     def reset_parameters(self) -> None:
         """Draw ``weight`` from N(0, 1) again (the padding row zero)."""

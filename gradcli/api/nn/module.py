@@ -358,7 +358,9 @@ class Module(metaclass=TorchClass):
         for mod in (m for _, m in self._named_cores()):
             for store in ("_parameters", "_buffers"):
                 for k, v in mod.__dict__[store].items():
-                    if v is not None and v.data.dtype.kind == "f":
+                    if v is not None and not isinstance(v, Tensor):  # a lazy module's uninitialised one
+                        v.np_dtype = d.np
+                    elif v is not None and v.data.dtype.kind == "f":
                         v.data = v.data.astype(d.np)
                         if v.grad is not None:
                             v.grad = None
