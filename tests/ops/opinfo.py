@@ -2385,7 +2385,8 @@ FACTORIZATIONS = [
           call=lambda m, f, a, b: f(*_lu_of(m, a), b, left=False, adjoint=True)),
         S("LU-only", Arg((3, 3)), Arg((3, 2), grad=False), call=lambda m, f, a, b: f(*_lu_of(m, a), b)))),
     OpInfo("lu_solve", "linalg", extra=(
-        S("3x3-3x2", Arg((3, 3)), Arg((3, 2)), call=lambda m, f, a, b: f(b, *_lu_of(m, a))),)),
+        S("3x3-3x2", Arg((3, 3)), Arg((3, 2)), call=lambda m, f, a, b: f(b, *_lu_of(m, a))),
+        S("method", Arg((3, 3)), Arg((3, 2)), method=True, call=lambda m, f, a, b: f(b, *_lu_of(m, a))))),
     OpInfo("linalg.solve_triangular", "linalg", op=lambda m: m.linalg.solve_triangular, extra=(
         S("upper", Arg((3, 3)), Arg((3, 2)), call=lambda m, f, a, b: f(_wc(m, a), b, upper=True)),
         S("lower", Arg((3, 3)), Arg((3, 2)), call=lambda m, f, a, b: f(_wc(m, a), b, upper=False)),

@@ -195,13 +195,13 @@ def _zeta_forward(input, other):
 
 
 _ZETA_NOTE = "d/dother = -x * zeta(x + 1, other); none for x"
-_ZETA_FORMULA = "x: not implemented; other: -grad * x * zeta(x + 1, other)"
+_ZETA_FORMULA = "input: not implemented; other: -grad * input * zeta(input + 1, other)"
 _zeta_tensors = op("special_zeta", grad_fn="SpecialZetaBackward0", inputs=2, promote="float", public=False,
                    note=_ZETA_NOTE, formula=_ZETA_FORMULA)(_zeta_forward)
 _zeta_number_x = op("special_zeta", grad_fn="SpecialZetaBackward1", inputs=2, promote="float", public=False,
                     note=_ZETA_NOTE, formula=_ZETA_FORMULA)(_zeta_forward)
 _zeta_number_other = op("special_zeta", grad_fn="SpecialZetaBackward2", inputs=2, promote="float",
-                        public=False, note=_ZETA_NOTE, formula="x: not implemented")(_zeta_forward)
+                        public=False, note=_ZETA_NOTE, formula="input: not implemented")(_zeta_forward)
 
 
 def _zeta_vjp(grad, input, other, needs_input_grad):

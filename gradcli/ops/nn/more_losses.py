@@ -291,8 +291,8 @@ def _multi_margin_terms(input, target, p, margin, weight):
 
 @op("multi_margin_loss", grad_fn="MultiMarginLossBackward0", promote=None, public=False,
     note="d/dx_j = w_y * (1 or 2 z_j) / dim where z_j = margin - x_y + x_j > 0, and minus their sum at the target",
-    formula="self: for each j != y with z = margin - x[y] + x[j] > 0: grad * w[y] * (1, or 2 z for p = 2) / dim "
-            "to x[j] and its negative to x[y] (/ nframe for 'mean')")
+    formula="self: for each class j other than the target t with z = margin - input[t] + input[j] > 0: grad * "
+            "weight[t] * (1, or 2 z for p = 2) / dim to input[j] and its negative to input[t] (/ nframe for 'mean')")
 def _multi_margin_loss(input, target, p, margin, weight, reduction):
     """LossMultiMargin.cpp's forward: ``sum_j w_y max(0, margin - x_y + x_j)^p / dim`` per sample, reduced."""
     x, y, z, on, h, nframe, dim = _multi_margin_terms(input, target, p, margin, weight)
@@ -398,8 +398,8 @@ def _multilabel_mask(x, y, listed, is_target):
 
 @op("multilabel_margin_loss_forward", grad_fn="MultilabelMarginLossBackward0", promote=None, public=False,
     note="d/dx_d = +1/dim for each target y_k with 1 - x[y_k] + x[d] > 0 (d not a target), -1/dim to x[y_k]",
-    formula="self: for each listed target k and non-target class d with 1 - x[y_k] + x[d] > 0: grad / dim to "
-            "x[d] and -grad / dim to x[y_k] (/ nframe for 'mean')")
+    formula="self: for each listed target t and non-target class d with 1 - input[t] + input[d] > 0: grad / dim "
+            "to input[d] and -grad / dim to input[t] (/ nframe for 'mean')")
 def _multilabel_margin_loss(input, target, is_target, reduction):
     """LossMultiLabelMargin.cpp's forward: ``sum_k sum_{d not a target} max(0, 1 - x[y_k] + x[d]) / dim``."""
     x, y, listed, nframe, dim = _multilabel_terms(input, target)
