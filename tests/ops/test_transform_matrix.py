@@ -230,6 +230,15 @@ def test_the_matrix_is_not_trivial():
     assert tm.run_cell(pair, case, "func_vjp") is not None
 
 
+#: Cells where gradcli is known to differ from PyTorch: gaps to fix, each still failing (strict: a cell that
+#: passes fails the test until its entry is removed).
+GRADCLI_GAPS = {
+    ("as_strided", "vmap_in_dims_1"): "PyTorch's batching rule of as_strided reads each example's place in the "
+                                      "physical batched storage (strides of the whole batch); gradcli's vmap treats "
+                                      "each example as a contiguous tensor of its own",
+}
+
+
 def entry(table: dict, case, transform: str):
     """The entry of ``table`` for a cell: keyed by the sample's id first (an entry None there: none, though the
     op has one), else by the op."""
@@ -244,6 +253,10 @@ def test_op_under_every_transform(case, torch):
     failing = []
     for name in tm.TRANSFORMS:
         known = entry(PYTORCH_WRONG, case, name)
+        if entry(GRADCLI_GAPS, case, name) is not None:
+            assert tm.run_cell(pair, case, name) is not None, (
+                f"{name} of {case.id} equals PyTorch's now: remove the GRADCLI_GAPS entry")
+            continue
         if entry(PYTORCH_LACKS, case, name) is not None:
             problem = tm.run_cell(pair, case, name)
             assert problem is not None and problem.startswith("PyTorch raises") and problem.endswith("answers"), (

@@ -174,14 +174,16 @@ def _(input_t, other_t):
 @composite("special.gammainc", grad_fn="IgammaBackward0",
            note="d/dother = exp((input - 1) * log(other) - other - lgamma(input)); none for input")
 def gammainc(input, other):
-    """torch.special.gammainc: :func:`igamma` (the regularized lower incomplete gamma function)."""
+    """torch.special.gammainc: :func:`igamma` (the regularized lower incomplete gamma function), elementwise with
+    broadcasting. Matches torch.special.gammainc (grad_fn IgammaBackward0)."""
     return igamma(input, other)
 
 
 @composite("special.gammaincc", grad_fn="IgammacBackward0",
            note="d/dother = -exp((input - 1) * log(other) - other - lgamma(input)); none for input")
 def gammaincc(input, other):
-    """torch.special.gammaincc: :func:`igammac` (the regularized upper incomplete gamma function)."""
+    """torch.special.gammaincc: :func:`igammac` (the regularized upper incomplete gamma function), elementwise
+    with broadcasting. Matches torch.special.gammaincc (grad_fn IgammacBackward0)."""
     return igammac(input, other)
 
 
