@@ -91,10 +91,19 @@ def test_a_program_prints_what_pytorch_prints(tmp_path):
     assert got == want
 
 
-def test_a_notebook_shows_a_torch_function_as_ipython_shows_pytorchs(torch):
-    from IPython.lib.pretty import pretty
+def _ipython_function_text(fn) -> str:
+    # IPython.lib.pretty's _function_pprint (IPython is not a test dependency): "<function MODULE.QUALNAME>",
+    # the module left out for builtins
+    name = fn.__qualname__
+    if fn.__module__ and fn.__module__ not in ("__builtin__", "builtins", "exceptions"):
+        name = f"{fn.__module__}.{name}"
+    return f"<function {name}>"
 
+
+def test_a_notebook_shows_a_torch_function_as_ipython_shows_pytorchs(torch):
     from gradcli.app import run_program
+
+    pretty = _ipython_function_text
 
     out = []
     req = run_program.RunRequest(source="import torch\n# %%\ntorch.dot\n# %%\ntorch.matmul\n", filename="<nb>",
