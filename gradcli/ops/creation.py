@@ -378,6 +378,25 @@ def _number(name: str, arg: str, v):
     return v
 
 
+def range_bounds(start, end, step, d: np.dtype) -> tuple:
+    """``(start, end, step, integral)`` of torch.arange/torch.range after PyTorch's checks of the bounds: ints
+    when ``d`` (the result's numpy dtype) is integral or bool.
+
+    Raises:
+        RuntimeError: for a zero step, an infinite bound or a step of the wrong sign (PyTorch's messages).
+    """
+    integral = d.kind in "iub"
+    if integral:
+        start, end, step = int(start), int(end), int(step)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
+    if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    return start, end, step, integral
+
+
 @composite("arange", kind="creation")
 def arange(start=None, end=None, step=1, dtype=None, requires_grad=False, device=None):
     """Values from ``start`` (default 0) up to ``end`` (exclusive) by ``step``: ``ceil((end - start) / step)``
@@ -399,15 +418,7 @@ def arange(start=None, end=None, step=1, dtype=None, requires_grad=False, device
     else:
         floats = any(isinstance(v, float) for v in (start, end, step))
         d = dtypes.get_default_dtype().np if floats else np.dtype(np.int64)
-    integral = d.kind in "iub"
-    if integral:
-        start, end, step = int(start), int(end), int(step)
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if not (math.isfinite(start) and math.isfinite(end)):
-        raise RuntimeError(f"unsupported range: {start} -> {end}")
-    if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
-        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    start, end, step, integral = range_bounds(start, end, step, d)
     n = math.ceil(float(end - start) / step) if integral else math.ceil((float(end) - float(start)) / float(step))
     limits.check_numel((n,), "arange()")
     if integral:

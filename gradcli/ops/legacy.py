@@ -7,7 +7,6 @@ default dtype (as torch.set_default_dtype).
 
 from __future__ import annotations
 
-import math
 import re
 import warnings
 
@@ -16,6 +15,7 @@ import numpy as np
 from ..engine import dtypes, limits
 from ..engine.tensor import Tensor
 from .core.declare import composite
+from .creation import range_bounds
 
 _RANGE_WARNING = ("torch.range is deprecated and will be removed in a future release because its behavior is "
                   "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
@@ -44,15 +44,7 @@ def range_(start, end, step=1, dtype=None, requires_grad=False, device=None):
     warnings.warn(_RANGE_WARNING, UserWarning, stacklevel=2)
     start, end, step = (_number(n, v) for n, v in (("start", start), ("end", end), ("step", step)))
     d = dtypes.as_dtype(dtype).np if dtype is not None else dtypes.get_default_dtype().np
-    integral = d.kind in "iub"
-    if integral:
-        start, end, step = int(start), int(end), int(step)
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if not (math.isfinite(start) and math.isfinite(end)):
-        raise RuntimeError(f"unsupported range: {start} -> {end}")
-    if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
-        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    start, end, step, integral = range_bounds(start, end, step, d)
     n = (end - start) // step + 1 if integral else int((float(end) - float(start)) / float(step) + 1)
     limits.check_numel((n,), "range()")
     if integral:
