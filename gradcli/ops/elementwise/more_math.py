@@ -32,7 +32,7 @@ def _floating(name: str, *arrays) -> None:
 
 # ------------------------------------------------------------------------------------------ logaddexp
 
-@op("logaddexp", grad_fn="LogaddexpBackward0", inputs=2, promote="same", method=True,
+@op("logaddexp", jvp="elementwise", grad_fn="LogaddexpBackward0", inputs=2, promote="same", method=True,
     note="d/dinput = 1 / (1 + exp(other - input)), d/dother = 1 / (1 + exp(input - other))")
 def logaddexp(input, other):
     """``log(exp(input) + exp(other))`` without overflow, with broadcasting. Matches torch.logaddexp.
@@ -50,10 +50,8 @@ def _(grad, input, other):
     return grad / (1 + exp(other - input)), grad / (1 + exp(input - other))
 
 
-logaddexp.defjvp_elementwise()
 
-
-@op("logaddexp2", grad_fn="Logaddexp2Backward0", inputs=2, promote="same", method=True,
+@op("logaddexp2", jvp="elementwise", grad_fn="Logaddexp2Backward0", inputs=2, promote="same", method=True,
     note="d/dinput = 1 / (1 + 2^(other - input)), d/dother = 1 / (1 + 2^(input - other))")
 def logaddexp2(input, other):
     """``log2(2^input + 2^other)`` without overflow, with broadcasting. Matches torch.logaddexp2.
@@ -70,8 +68,6 @@ def _(grad, input, other):
     # derivatives.yaml: self: grad / (1 + pow(2, other - self)); other: grad / (1 + pow(2, self - other))
     return grad / (1 + exp2(other - input)), grad / (1 + exp2(input - other))
 
-
-logaddexp2.defjvp_elementwise()
 
 
 # ------------------------------------------------------------------------------- float_power and ldexp
@@ -98,7 +94,7 @@ def float_power(input, exponent):
     return pow(_as_double(input), _as_double(exponent))
 
 
-@op("ldexp", grad_fn="LdexpBackward0", inputs=2, promote="float", public=False,
+@op("ldexp", jvp="elementwise", grad_fn="LdexpBackward0", inputs=2, promote="float", public=False,
     note="d/dinput = 2^other, d/dother = input * 2^other * ln 2")
 def _ldexp_tensor(input, other):
     """``input * 2 ** other`` for a floating ``other`` (torch.ldexp)."""
@@ -111,10 +107,8 @@ def _(grad, input, other):
     return grad * exp2(other), grad * input * exp2(other) * _LN2
 
 
-_ldexp_tensor.defjvp_elementwise()
 
-
-@op("ldexp", grad_fn="LdexpBackward0", promote="float", public=False, note="d/dinput = 2^other")
+@op("ldexp", jvp="elementwise", grad_fn="LdexpBackward0", promote="float", public=False, note="d/dinput = 2^other")
 def _ldexp_int(input, other):
     """``input * 2 ** other`` for an integer ``other`` (a numpy array, not differentiable) (torch.ldexp)."""
     return input * np.exp2(other.astype(input.dtype))
@@ -127,8 +121,6 @@ def _(grad, other):
     power = np.where(other < 0, 0, np.left_shift(1, np.clip(other, 0, 62))).astype(other.dtype)
     return grad * (Tensor(power) if isinstance(grad, Tensor) else power)
 
-
-_ldexp_int.defjvp_elementwise()
 
 
 @composite("ldexp", grad_fn="LdexpBackward0", method=True,
@@ -181,7 +173,7 @@ def _check_frexp(input) -> None:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
 
 
-@op("frexp", grad_fn="FrexpBackward0", promote=None, public=False, note="d/dx = 1 / 2^exponent")
+@op("frexp", jvp="elementwise", grad_fn="FrexpBackward0", promote=None, public=False, note="d/dx = 1 / 2^exponent")
 def _frexp_mantissa(input):
     """The mantissa of :func:`frexp` (the differentiable output)."""
     _check_frexp(input)
@@ -193,8 +185,6 @@ def _(grad, input):
     # derivatives.yaml frexp.Tensor: self: grad / exponent.exp2()
     return grad / exp2(_frexp_exponent(input))
 
-
-_frexp_mantissa.defjvp_elementwise()
 
 
 @op("frexp", grad_fn=None, promote=None, differentiable=False, public=False, note="not differentiable")
