@@ -36,6 +36,7 @@ from ..engine.grad_mode import no_grad
 from ..engine.tensor import Tensor, normalize_dim
 from ..ops import REGISTRY
 from ..ops.core import apply as _applying
+from ..ops.shape.inplace import batched_inplace_error
 
 _reshape = REGISTRY["reshape"]
 _stack = REGISTRY["stack"]
@@ -111,14 +112,19 @@ class BatchedTensor(Tensor):
 
     Attributes:
         data: a metadata array of the logical shape (its values cannot be read; see :class:`Unbatchable`).
+        _lifted: the levels at which the tensor is only an expansion of a value that the vmap does not map (an
+            unmapped input that a transform inside the vmap differentiates, see :func:`lift`, and what is
+            computed from such inputs alone): PyTorch holds such a tensor unbatched there, so an in-place op
+            writing mapped values into it is refused.
     """
 
-    __slots__ = ("_value", "_levels", "_tracks")
+    __slots__ = ("_value", "_levels", "_tracks", "_lifted")
 
-    def __init__(self, value: Tensor, levels: tuple, tracks: bool = False):
+    def __init__(self, value: Tensor, levels: tuple, tracks: bool = False, lifted: frozenset = frozenset()):
         self._value = value
         self._levels = levels
         self._tracks = tracks
+        self._lifted = lifted
         self.data = _metadata(value.data, len(levels))
         self._grad = None
         self._retains_grad = False
@@ -149,7 +155,7 @@ class BatchedTensor(Tensor):
 
     def detach(self) -> "BatchedTensor":
         """The same batch without history."""
-        return BatchedTensor(self._value.detach(), self._levels)
+        return BatchedTensor(self._value.detach(), self._levels, lifted=self._lifted)
 
     def requires_grad_(self, requires_grad: bool = True) -> "BatchedTensor":
         """Make a transform inside the vmap differentiate this tensor (the physical tensor becomes a leaf that
@@ -175,12 +181,10 @@ class BatchedTensor(Tensor):
     numpy = tolist
 
     # in place: the result computed out of place, then written into the physical tensor (recorded there)
-    def _write(self, result) -> "BatchedTensor":
-        if type(result) is BatchedTensor and not set(result._levels) <= set(self._levels):
-            raise RuntimeError("vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a "
-                               "Tensor `other` in extra_args that has more elements than `self`. This happened due to "
-                               "`other` being vmapped over but `self` not being vmapped over in a vmap. Please try to "
-                               "use out-of-place operators instead of inplace arithmetic.")
+    def _write(self, result, refusal: str = "arithmetic") -> "BatchedTensor":
+        if type(result) is BatchedTensor and not set(result._levels).difference(result._lifted) <= \
+                set(self._levels).difference(self._lifted):
+            raise batched_inplace_error(refusal, self.shape, result)
         if tuple(result.shape) != tuple(self.shape):
             raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
                                f"{list(result.shape)}")
@@ -190,11 +194,11 @@ class BatchedTensor(Tensor):
 
     def _old(self) -> "BatchedTensor":
         """The values before an in-place op, as a copy (what the op's node saves stays unmodified)."""
-        return BatchedTensor(self._value.clone(), self._levels, self._tracks)
+        return BatchedTensor(self._value.clone(), self._levels, self._tracks, self._lifted)
 
     def add_(self, other, alpha=1):
         """In place, as torch.Tensor.add_."""
-        return self._write(REGISTRY["add"](self._old(), other, alpha=alpha))
+        return self._write(REGISTRY["add"](self._old(), other, alpha=alpha), "add")
 
     def sub_(self, other, alpha=1):
         """In place, as torch.Tensor.sub_."""
@@ -210,15 +214,15 @@ class BatchedTensor(Tensor):
 
     def pow_(self, exponent):
         """In place, as torch.Tensor.pow_."""
-        return self._write(REGISTRY["pow"](self._old(), exponent))
+        return self._write(REGISTRY["pow"](self._old(), exponent), "aten::pow_")
 
     def clamp_(self, min=None, max=None):
         """In place, as torch.Tensor.clamp_."""
-        return self._write(REGISTRY["clamp"](self._old(), min, max))
+        return self._write(REGISTRY["clamp"](self._old(), min, max), "aten::clamp_")
 
     def fmod_(self, other):
         """In place, as torch.Tensor.fmod_."""
-        return self._write(REGISTRY["fmod"](self._old(), other))
+        return self._write(REGISTRY["fmod"](self._old(), other), "aten::fmod_")
 
     def batched_like(self, fill) -> "BatchedTensor":
         """``fill(shape)`` (a numpy array) over the physical shape, batched as this tensor is: torch.zeros_like and
@@ -660,18 +664,38 @@ def dispatch(o, args, params=None):
     levels = levels_of(args)
     if levels is None:
         return NotImplemented
+    batched = []
     for a in args:
         for e in (a if type(a) in (list, tuple) else (a,)):
             if type(e) is _Metadata:  # a BatchedTensor's values as an index (a mask): numpy would read them
                 if e.dtype == np.bool_:
                     raise RuntimeError(DYNAMIC_MASK_ERROR)
                 raise Unbatchable("a BatchedTensor as an index")
+            if type(e) is BatchedTensor:
+                batched.append(e)
     rule = rule_of(o)
+    out = NotImplemented
     if rule is not None:
         out = rule(o, args, levels)
-        if out is not NotImplemented:
-            return out
-    return fallback(o, args, levels)
+    if out is NotImplemented:
+        out = fallback(o, args, levels)
+    if any(b._lifted for b in batched):
+        _mark_lifted(out, batched)
+    return out
+
+
+def _mark_lifted(out, batched: list) -> None:
+    """Mark the levels at which ``out`` is computed from lifted values alone: a level is lifted in the result
+    when every argument batched at it is lifted there (see :attr:`BatchedTensor._lifted`)."""
+    lifted = None
+    for b in batched:
+        mine = b._lifted.union(lv for lv in current_levels() if lv not in b._levels)
+        lifted = mine if lifted is None else lifted & mine
+    if not lifted:
+        return
+    for t in (out if type(out) is tuple else (out,)):
+        if type(t) is BatchedTensor and all(t is not b for b in batched):
+            t._lifted = frozenset(lv for lv in t._levels if lv in lifted)
 
 
 # --- autograd inside vmap ------------------------------------------------------------------------------------
@@ -839,7 +863,10 @@ def lift(x: Tensor) -> Tensor:
     if type(x) is BatchedTensor and x._levels == levels:
         return x
     sizes = tuple(s for _, s in active)
-    return BatchedTensor(_full(x, levels, sizes), levels, type(x) is BatchedTensor and x._tracks)
+    if type(x) is BatchedTensor:
+        lifted = x._lifted.union(lv for lv in levels if lv not in x._levels)
+        return BatchedTensor(_full(x, levels, sizes), levels, x._tracks, frozenset(lifted))
+    return BatchedTensor(_full(x, levels, sizes), levels, False, frozenset(levels))
 
 
 def is_batched(x) -> bool:

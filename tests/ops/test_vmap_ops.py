@@ -169,3 +169,37 @@ def test_in_place_ops_on_mapped_and_unmapped_tensors_as_pytorch(body, torch):
         assert str(got.value) == str(e)
         return
     _assert_equal(F.vmap(lambda a: body(G, a))(G.tensor(x)), want)
+
+
+@pytest.mark.parametrize("body", [
+    # a tensor computed from unmapped inputs alone is unmapped: mapped values cannot be written into it
+    lambda m, x, y, s: (y.exp().clone().mul_(x), s.sum())[1],
+    lambda m, x, y, s: (y * s).clone().add_(x, alpha=2.0).sum(),
+    lambda m, x, y, s: y.sin().clamp(-1.0, 1.0).sub_(x).sum(),
+    lambda m, x, y, s: y.exp().pow_(x).sum(),  # (PyTorch's slow fallback's message, naming the level)
+    lambda m, x, y, s: y.exp().fmod_(x).sum(),
+    lambda m, x, y, s: m.ones(2, dtype=m.float64).add_(x).mul(y).sum(),  # add_'s own rule: a shape error
+    # unmapped values written into a mapped tensor, or into an unmapped one, are allowed
+    lambda m, x, y, s: x.clone().mul_(y.exp()).sum(),
+    lambda m, x, y, s: (y.sin().add_(2.0).mul_(s) * (y * x)).sum(),
+    lambda m, x, y, s: (y.exp().clone().mul_(s) + x).clone().mul_(x).sum(),
+])
+def test_in_place_ops_under_vmap_of_grad_with_unmapped_inputs_as_pytorch(body, torch):
+    # gradcli expands the unmapped inputs of grad inside vmap (each example gets its own gradient); what is
+    # computed from them alone stays unmapped for the in-place checks, as PyTorch holds it unbatched
+    x = np.arange(6.0).reshape(3, 2) * 0.5 - 1.0
+    y, s = np.array([1.0, 2.0]), np.array(0.5)
+
+    def call(m):
+        f = m.func.grad(lambda x, y, s: body(m, x, y, s), argnums=(0, 1, 2))
+        args = [m.tensor(a, dtype=m.float64, requires_grad=r) for a, r in ((x, False), (y, True), (s, True))]
+        return m.func.vmap(f, in_dims=(0, None, None))(*args)
+
+    try:
+        want = call(torch)
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError) as got:
+            call(G)
+        assert str(got.value) == str(e)
+        return
+    _assert_equal(call(G), want)

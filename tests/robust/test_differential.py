@@ -264,19 +264,6 @@ x = torch.tensor([[0.5, -1.0, 2.0, 0.3]], dtype=torch.float64, requires_grad=Tru
 g, = torch.autograd.grad(torch.nn.functional.max_pool1d(x, 3, 1, 1).sum(), x, create_graph=True)
 print(g.requires_grad)
 """,
-    "inplace_into_an_unbatched_tensor_under_vmap_of_grad": """\
-y = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
-s = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
-def f(x, y, s):
-    t = y.exp().clone()
-    t.mul_(x)
-    return s.sum()
-try:
-    torch.func.vmap(torch.func.grad(f, argnums=(0, 1)), in_dims=(0, None, None))(torch.ones(3, 2, dtype=torch.float64), y, s)
-    print("answered")
-except RuntimeError as e:
-    print("RuntimeError")
-""",
 }
 
 

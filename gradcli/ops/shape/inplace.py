@@ -283,7 +283,8 @@ def _cast_ok(src: np.dtype, dst: np.dtype) -> bool:
     return not (dst.kind == "b" and src.kind != "b")
 
 
-#: PyTorch's refusal of an in-place op on a tensor that a vmap does not map, with an argument that it maps.
+#: PyTorch's refusal of an in-place op on a tensor that a vmap does not map, with an argument that it maps (the
+#: batching rule of the binary pointwise in-place ops: mul_, sub_, div_, copy_).
 INPLACE_BATCHED_ERROR = ("vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a Tensor "
                          "`other` in extra_args that has more elements than `self`. This happened due to `other` "
                          "being vmapped over but `self` not being vmapped over in a vmap. Please try to use "
@@ -291,8 +292,27 @@ INPLACE_BATCHED_ERROR = ("vmap: inplace arithmetic(self, *extra_args) is not pos
                          "inside the PyTorch framework, please file a bug report instead.")
 
 
+def batched_inplace_error(refusal: str, shape, result) -> RuntimeError:
+    """PyTorch's error for an in-place op inside vmap writing mapped values (``result``, a BatchedTensor) into a
+    tensor of logical ``shape`` that the vmap does not map there. ``refusal`` says which of functorch's paths
+    PyTorch takes for the op: "arithmetic" (the binary pointwise rule: INPLACE_BATCHED_ERROR), "add" (add_'s own
+    rule: a shape mismatch against the physical result, batch dimensions in front), or an ATen name such as
+    "aten::pow_" (the slow fallback's message, BatchedFallback.cpp, naming the level)."""
+    if refusal == "add":
+        return RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
+                            f"{list(result._value.shape)}")
+    if refusal == "arithmetic":
+        return RuntimeError(INPLACE_BATCHED_ERROR)
+    level = min(result._levels)
+    return RuntimeError(f"vmap: {refusal}(self, *extra_args) is not possible because there exists a Tensor `other` in "
+                        "extra_args that has more elements than `self`. This happened due to `other` being vmapped "
+                        f"over but `self` not being vmapped over at level {level}. Please try to use out-of-place "
+                        f"operators instead of {refusal}. If said operator is being called inside the PyTorch "
+                        "framework, please file a bug report instead.")
+
+
 def apply(t: Tensor, compute, others=(), *, cast: str = "scalar", anomaly_mark=None,
-          aliased_tangent: bool = False) -> Tensor:
+          aliased_tangent: bool = False, refusal: str = "arithmetic") -> Tensor:
     """Run ``compute(t)`` (an out-of-place op giving a Tensor) and write its result into ``t``'s buffer.
 
     Args:
@@ -306,6 +326,8 @@ def apply(t: Tensor, compute, others=(), *, cast: str = "scalar", anomaly_mark=N
         aliased_tangent: under forward AD, when an argument shares ``t``'s memory, compute the tangent as
             PyTorch does for a formula without ``result`` (mul_): after the primal is written, the argument read
             with its new values and its old tangent, ``t`` with its old values.
+        refusal: inside vmap, how PyTorch refuses mapped values written into ``t`` where it is not mapped (see
+            :func:`batched_inplace_error`).
 
     Returns:
         ``t``, with its new values (and its new grad_fn when recorded).
@@ -342,7 +364,7 @@ def apply(t: Tensor, compute, others=(), *, cast: str = "scalar", anomaly_mark=N
     data = t.data
     if getattr(out, "batched", False) and not getattr(data, "batched", False):  # inside vmap: a batched result
         # for an unbatched t (PyTorch's message)
-        raise RuntimeError(INPLACE_BATCHED_ERROR)
+        raise batched_inplace_error(refusal, data.shape, result)
     if out.shape != data.shape:
         raise RuntimeError(f"output with shape {list(data.shape)} doesn't match the broadcast shape "
                            f"{list(out.shape)}")
@@ -481,7 +503,7 @@ def add_(self, other, alpha=1):
     Raises:
         RuntimeError: see :func:`apply`, and add's own errors (operands that do not broadcast, float alpha).
     """
-    return apply(self, lambda s: add(s, other, alpha), (other,))
+    return apply(self, lambda s: add(s, other, alpha), (other,), refusal="add")
 
 
 @tensor_method("sub_")
@@ -525,7 +547,7 @@ def pow_(self, exponent):
     Raises:
         RuntimeError: see :func:`apply`.
     """
-    return apply(self, lambda s: pow(s, exponent), (exponent,))
+    return apply(self, lambda s: pow(s, exponent), (exponent,), refusal="aten::pow_")
 
 
 @tensor_method("clamp_", "clip_")
@@ -537,7 +559,7 @@ def clamp_(self, min=None, max=None):
     Raises:
         RuntimeError: see :func:`apply`, and clamp's own errors (no bound given).
     """
-    return apply(self, lambda s: clamp(s, min, max), (min, max), cast="c")
+    return apply(self, lambda s: clamp(s, min, max), (min, max), cast="c", refusal="aten::clamp_")
 
 
 def _rounding_inplace(name: str, fn):
@@ -558,7 +580,7 @@ for _name, _fn in (("floor_", floor), ("ceil_", ceil), ("trunc_", trunc), ("fix_
 def fmod_(self, other):
     """``self.fmod_(other)``: torch.fmod in place; returns self. Matches torch.Tensor.fmod_ (grad_fn FmodBackward0 for
     a number, FmodBackward1 for a tensor)."""
-    return apply(self, lambda s: fmod(s, other), (other,))
+    return apply(self, lambda s: fmod(s, other), (other,), refusal="aten::fmod_")
 
 
 @tensor_method("tril_")
