@@ -168,6 +168,10 @@ def _modified_message(node, slot: int, a: np.ndarray, rec: versions.Record) -> s
             f"{VERSION_HINT}")
 
 
+def _short_name_full(node) -> str:
+    return graph.torch_name(node)
+
+
 def _short_name(node) -> str:
     # PyTorch 2.13 names nodes without the "BackwardN" suffix in these messages ("output 0 of Mul"), and its
     # C++-only nodes by their full name ("output 0 of torch::autograd::CopySlices")
@@ -262,6 +266,9 @@ def _regenerate_views(base: Tensor) -> None:
     """Give each live view of ``base`` (which requires grad: its history was just rewritten) the history of
     its place in the base, as PyTorch does when it next reads a view's grad_fn."""
     for v in live_views(base):
+        m = v._meta
+        if m.no_grad_view == 1:  # a view made in no_grad mode gets no history (PyTorch refuses its next use)
+            continue
         node = _as_strided_view(base, _view_key(v.data, base.data)).grad_fn
         _rebase(v, node)
 
@@ -319,14 +326,17 @@ def apply(t: Tensor, compute, others=(), *, cast: str = "scalar", anomaly_mark=N
     level = _state.fw_level
     tangent = None if level is None else fw_tangent(t)
     fn = t.grad_fn
+    meta = t._meta
     if enabled:
         if type(fn) is MultiNode:
             raise RuntimeError(_multi_output_message(t))
+        if meta is not None and meta.no_grad_view and (
+                t.requires_grad or any(type(o) is Tensor and o.requires_grad for o in others)):
+            raise RuntimeError(_no_grad_view_message(t))
         if t.requires_grad and fn is None:
             raise RuntimeError(LEAF_ERROR)
     _check_writable(t)
     record = enabled and (t.requires_grad or any(type(o) is Tensor and o.requires_grad for o in others))
-    meta = t._meta
     base = None if meta is None else meta.base  # t._base
     if record:
         if base is not None and base.requires_grad and base.grad_fn is None:
@@ -405,6 +415,24 @@ def _rebase(t: Tensor, node) -> None:
         del t._output_nr
     except AttributeError:
         pass
+
+
+#: PyTorch's refusal of an in-place op with grad mode on, on a view made in no_grad mode (handle_view_on_rebase).
+NO_GRAD_VIEW_ERROR = ("{} no_grad mode and is being modified inplace with grad mode enabled. Given that this use case "
+                      "is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the "
+                      "view and the inplace either both inside the no_grad block (if you don't want the inplace to "
+                      "be tracked) or both outside (if you want the inplace to be tracked).")
+
+
+def _no_grad_view_message(t: Tensor, view: str | None = None) -> str:
+    """The message for an in-place op on ``t``, a view made in no_grad mode or a view of one (``view``: the name of
+    the view that an indexed assignment writes through, if any)."""
+    if view is not None:
+        return NO_GRAD_VIEW_ERROR.format(f"Output 0 of {view} is a view of a view which was created in")
+    if t.grad_fn is not None:  # (PyTorch names the node here without "Backward0": "Transpose", "Squeeze1")
+        name = re.sub(r"Backward0$|Backward(?=\d+$)", "", _short_name_full(t.grad_fn))
+        return NO_GRAD_VIEW_ERROR.format(f"Output {t.output_nr} of {name} is a view of a view which was created in")
+    return NO_GRAD_VIEW_ERROR.format("A view was created in")
 
 
 def _multi_output_message(t: Tensor) -> str:
@@ -632,6 +660,10 @@ def setitem(t: Tensor, key, value) -> None:
     enabled = _state.grad_enabled
     if enabled:
         view, advanced = _setitem_kind(key, t.data.shape)
+        meta = t._meta
+        if meta is not None and meta.no_grad_view and (
+                t.requires_grad or (isinstance(value, Tensor) and value.requires_grad)):
+            raise RuntimeError(_no_grad_view_message(t, view or None))
         if t.requires_grad and t.grad_fn is None:  # t[key] is a view of t: PyTorch's words for it
             raise RuntimeError(("a view of " if view or not advanced else "") + LEAF_ERROR)
         if view and type(t.grad_fn) is MultiNode:  # the view made by the index is what PyTorch refuses
