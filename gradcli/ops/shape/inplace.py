@@ -168,10 +168,6 @@ def _modified_message(node, slot: int, a: np.ndarray, rec: versions.Record) -> s
             f"{VERSION_HINT}")
 
 
-def _short_name_full(node) -> str:
-    return graph.torch_name(node)
-
-
 def _short_name(node) -> str:
     # PyTorch 2.13 names nodes without the "BackwardN" suffix in these messages ("output 0 of Mul"), and its
     # C++-only nodes by their full name ("output 0 of torch::autograd::CopySlices")
@@ -330,9 +326,8 @@ def apply(t: Tensor, compute, others=(), *, cast: str = "scalar", anomaly_mark=N
     if enabled:
         if type(fn) is MultiNode:
             raise RuntimeError(_multi_output_message(t))
-        if meta is not None and meta.no_grad_view and (
-                t.requires_grad or any(type(o) is Tensor and o.requires_grad for o in others)):
-            raise RuntimeError(_no_grad_view_message(t))
+        if meta is not None and meta.no_grad_view:
+            _check_no_grad_view(t, others)
         if t.requires_grad and fn is None:
             raise RuntimeError(LEAF_ERROR)
     _check_writable(t)
@@ -424,13 +419,20 @@ NO_GRAD_VIEW_ERROR = ("{} no_grad mode and is being modified inplace with grad m
                       "be tracked) or both outside (if you want the inplace to be tracked).")
 
 
+def _check_no_grad_view(t: Tensor, others, view: str | None = None) -> None:
+    """Refuse, as PyTorch's check_inplace, an in-place op in grad mode on ``t`` (a view made in no_grad mode or
+    a view of one) when it would be recorded (``t`` or one of ``others`` requires grad)."""
+    if t.requires_grad or any(type(o) is Tensor and o.requires_grad for o in others):
+        raise RuntimeError(_no_grad_view_message(t, view))
+
+
 def _no_grad_view_message(t: Tensor, view: str | None = None) -> str:
     """The message for an in-place op on ``t``, a view made in no_grad mode or a view of one (``view``: the name of
     the view that an indexed assignment writes through, if any)."""
     if view is not None:
         return NO_GRAD_VIEW_ERROR.format(f"Output 0 of {view} is a view of a view which was created in")
     if t.grad_fn is not None:  # (PyTorch names the node here without "Backward0": "Transpose", "Squeeze1")
-        name = re.sub(r"Backward0$|Backward(?=\d+$)", "", _short_name_full(t.grad_fn))
+        name = re.sub(r"Backward0$|Backward(?=\d+$)", "", graph.torch_name(t.grad_fn))
         return NO_GRAD_VIEW_ERROR.format(f"Output {t.output_nr} of {name} is a view of a view which was created in")
     return NO_GRAD_VIEW_ERROR.format("A view was created in")
 
@@ -661,9 +663,8 @@ def setitem(t: Tensor, key, value) -> None:
     if enabled:
         view, advanced = _setitem_kind(key, t.data.shape)
         meta = t._meta
-        if meta is not None and meta.no_grad_view and (
-                t.requires_grad or (isinstance(value, Tensor) and value.requires_grad)):
-            raise RuntimeError(_no_grad_view_message(t, view or None))
+        if meta is not None and meta.no_grad_view:
+            _check_no_grad_view(t, (value,), view or None)
         if t.requires_grad and t.grad_fn is None:  # t[key] is a view of t: PyTorch's words for it
             raise RuntimeError(("a view of " if view or not advanced else "") + LEAF_ERROR)
         if view and type(t.grad_fn) is MultiNode:  # the view made by the index is what PyTorch refuses
