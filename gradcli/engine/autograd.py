@@ -236,6 +236,9 @@ def _run(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None
                         if e is None:
                             continue
                     else:  # a leaf that requires grad
+                        m = e._meta
+                        if m is not None and m.no_grad_view == 1:  # a view made in no_grad mode: no edge leads
+                            continue  # to it in PyTorch's graph (its grad accumulator is null)
                         d = e.data
                         if (create_graph or type(g) is not np.ndarray or g.shape != d.shape or
                                 g.dtype != d.dtype):

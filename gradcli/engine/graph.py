@@ -158,6 +158,8 @@ class Node:
                 out.append((e, 0))
             elif type(e) is OutputEdge:
                 out.append((e.node, e.nr))
+            elif e._meta is not None and e._meta.no_grad_view == 1:  # a view made in no_grad mode: no edge
+                out.append((None, 0))
             else:
                 out.append((AccumulateGrad(e), 0))
         return tuple(out)

@@ -183,6 +183,9 @@ class Tensor:
                                "var_no_grad = var.detach().")
         if requires_grad and self.data.dtype.kind != "f":
             raise RuntimeError(REQUIRES_GRAD_INPLACE_ERROR)
+        m = self._meta
+        if not requires_grad and m is not None and m.no_grad_view == 1 and m.base.requires_grad:
+            requires_grad = True  # a view made in no_grad mode requires grad while its base does (PyTorch's)
         self.requires_grad = requires_grad
         return self
 
@@ -325,9 +328,12 @@ class TensorMeta:
         views: for a tensor that views were made of, weak references to them, else None.
         grad_dtype: a leaf's ``Tensor.grad_dtype`` when set (a DType, or None for any dtype); False when not set
             (the leaf's own dtype) (:mod:`gradcli.api.autograd_graph`).
+        no_grad_view: 0; 1 for a view made under ``torch.no_grad()`` (PyTorch's CreationMeta::NO_GRAD_MODE: it
+            requires grad when its base does, yet is a leaf that gradients do not reach), 2 for a view of such
+            a view made with grad mode on (see :func:`mark_view`).
     """
 
-    __slots__ = ("inference", "parameter", "hooks", "post_hooks", "base", "views", "grad_dtype")
+    __slots__ = ("inference", "parameter", "hooks", "post_hooks", "base", "views", "grad_dtype", "no_grad_view")
 
     def __init__(self, inference: bool = False):
         self.inference = inference
@@ -337,6 +343,7 @@ class TensorMeta:
         self.base = None
         self.views = None
         self.grad_dtype = False
+        self.no_grad_view = 0
 
 
 #: The mark a run context gives every tensor made inside ``torch.inference_mode()`` (shared, never changed: a
@@ -380,7 +387,17 @@ def mark_view(out: Tensor, of: Tensor) -> None:
     base = of if m is None or m.base is None else m.base
     if versions.root(d) is not versions.root(base.data):
         return
-    own_meta(out).base = base
+    om = own_meta(out)
+    om.base = base
+    if not _state.grad_enabled:
+        # PyTorch's views made in no_grad mode: the view requires grad as its base does, but no edge of the graph
+        # leads to it (its grad_fn is None, gradients stop there) and an in-place op on it in grad mode is refused
+        # (torch/csrc/autograd/variable.cpp, CreationMeta::NO_GRAD_MODE)
+        if not _state.inference:
+            om.no_grad_view = 1
+            out.requires_grad = base.requires_grad
+    elif m is not None and m.no_grad_view:  # the creation meta propagates to views of the view
+        om.no_grad_view = 2
     bm = own_meta(base)
     views = bm.views
     if views is None:

@@ -176,13 +176,18 @@ def test_gradcheck_and_gradgradcheck(call):
     assert gradgradcheck(fn, [x])
 
 
-def test_integer_and_no_grad_pieces_are_plain_tensors():
+def test_integer_and_no_grad_pieces_are_plain_tensors(torch):
     for pieces in (G.arange(6).split(2), G.arange(6).unbind()):
         assert all(p.grad_fn is None and not p.requires_grad and p.output_nr == 0 for p in pieces)
+    flags = []
+    for m in (G, torch):
+        x = m.arange(6.0, requires_grad=True)
+        with m.no_grad():
+            pieces = x.split(4)
+        # views made in no_grad mode: leaves without history that require grad as their base does (PyTorch's)
+        flags.append([(p.grad_fn is None, p.requires_grad, p.is_leaf) for p in pieces])
+    assert flags[0] == flags[1] == [(True, True, True)] * 2
     x = G.arange(6.0, requires_grad=True)
-    with G.no_grad():
-        pieces = x.split(4)
-    assert all(p.grad_fn is None and not p.requires_grad for p in pieces)
     assert x.unbind()[3].output_nr == 3 and x.output_nr == 0
 
 

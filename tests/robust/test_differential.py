@@ -90,11 +90,10 @@ def steps(draw):
             if v == "expand(3, 4)":
                 shape = (3, 4)
             lines.append(f"{name} = ({e.text}){'' if v.startswith('[') else '.'}{v}")
-        elif kind == "no_grad":
-            # (``* 1.0``: not a view; a view of a tensor that requires grad made under no_grad is a known
-            # difference, test_known_differences)
+        elif kind == "no_grad":  # (a view made here of a tensor that requires grad: requires grad, no edge)
+            views = ["", ".unsqueeze(0).squeeze(0)", f".view({tuple(shape)})"]
             lines.append("with torch.no_grad():")
-            lines.append(f"    {name} = ({e.text}) * 1.0")
+            lines.append(f"    {name} = ({e.text}){draw(st.sampled_from(views))}")
         elif kind == "detach":
             lines.append(f"{name} = ({e.text}).detach()")
         else:
@@ -150,8 +149,8 @@ def render(body: list, action: str, values: dict) -> str:
                                 "None))(xb, y, z, s)"))
     elif action == "jacrev":
         main.append(_print_list("torch.func.jacrev(f, argnums=(1, 3))(x, y, z, s)"))
-    elif action == "jacfwd":  # (values only: requires_grad of some jacfwd blocks is a known difference)
-        main.append("print([g.tolist() for g in torch.func.jacfwd(f, argnums=(1, 3))(x, y, z, s)])")
+    elif action == "jacfwd":
+        main.append(_print_list("torch.func.jacfwd(f, argnums=(1, 3))(x, y, z, s)"))
     elif action == "functional_jacobian":
         main.append(_print_list("torch.autograd.functional.jacobian(f, (x, y, z, s))"))
     else:
@@ -187,10 +186,9 @@ def run_gradcli(program: str) -> str:
 
 
 #: Ops whose gradient's ``requires_grad`` differs from PyTorch's where it is recorded (create_graph, a transform
-#: over inputs that require grad): max_pool's backward is a scatter by the indices, which PyTorch records as a
-#: node taking the input and gradcli does not (test_known_differences); hardsigmoid's second derivative raises
-#: (as PyTorch's does). Programs using them compare values only, not those flags nor what they select.
-REQUIRES_GRAD_KNOWN = ("hardsigmoid", "max_pool")
+#: over inputs that require grad): hardsigmoid's second derivative raises (as PyTorch's does). Programs using them
+#: compare values only, not those flags nor what they select.
+REQUIRES_GRAD_KNOWN = ("hardsigmoid",)
 
 
 def alike(got: str, want: str, rtol: float = 1e-6, atol: float = 1e-9) -> bool:
@@ -245,35 +243,123 @@ def test_every_action_runs_on_a_fixed_program(action):
     compare(render(body, action, values))
 
 
-KNOWN_DIFFERENCES = {
-    "view_under_no_grad": """\
-y = torch.tensor([0.5, -1.0], dtype=torch.float64, requires_grad=True)
+#: Mismatches the fuzzer found and that were fixed: each program prints what PyTorch prints
+#: (test_fixed_differences).
+FIXED_DIFFERENCES = {
+    # a view made under no_grad of a tensor that requires grad requires grad and is a leaf, but no edge of the
+    # graph leads to it; an in-place op on it (or on a view of it) in grad mode is refused
+    "views_under_no_grad": """\
+y = torch.tensor([[0.5, -1.0]], dtype=torch.float64, requires_grad=True)
+w = torch.tensor([1.0, 2.0], dtype=torch.float64)
+z = y * 2
 with torch.no_grad():
-    t = y.reshape_as(y)
-out = (t * t).sum()
-print(out.requires_grad, t.requires_grad, t.is_leaf)
+    views = [y.reshape_as(y), y.view(2), y.expand(3, 2), y[0:1], y.unsqueeze(0), y.t(), y.transpose(0, 1),
+             y.squeeze(0), y.narrow(1, 0, 1), y[0], y.unbind(0)[0], y.chunk(2, 1)[0], y.view_as(y), z[0],
+             y.unsqueeze(0).squeeze(0), w.view(2)]
+    others = [y.detach(), y * 1.0, y.flip(0)]
+print([(t.requires_grad, t.is_leaf, t.grad_fn is None) for t in views + others])
+a = views[0]
+out = (a * a).sum() + (views[13] * 3).sum()
+print(out.requires_grad, out.grad_fn.name(), out.grad_fn.next_functions[0][0].next_functions[0][0].next_functions)
+out.backward(retain_graph=True)
+print(a.grad, y.grad)
+print(torch.autograd.grad(out + y.sum(), [y], retain_graph=True)[0].tolist())
+try:
+    torch.autograd.grad(out, [a])
+except RuntimeError as e:
+    print(e)
+b = views[4].squeeze(0)
+print(b.requires_grad, b.is_leaf, b.grad_fn.name(), b.grad_fn.next_functions)
+for t, op in [(a, "mul_"), (views[3], "add_"), (b, "mul_"), (views[2], "add_"), (views[15], "y"), (views[15], "mul_")]:
+    try:
+        if op == "y":
+            t.mul_(y[0])
+        elif op == "add_":
+            t.add_(2.0)
+        else:
+            t.mul_(2.0)
+        print("done", t.requires_grad)
+    except RuntimeError as e:
+        print(e)
+for key in [0, (0, slice(1, None)), [0]]:
+    try:
+        views[4][key] = 1.0
+    except RuntimeError as e:
+        print(e)
+with torch.no_grad():
+    views[3].mul_(2.0)
+print(y.tolist(), views[3].requires_grad_(False).requires_grad, views[6].detach().requires_grad)
 """,
-    "jacfwd_of_quantile_requires_grad": """\
+    # the gradient of a max pool with create_graph requires grad: PyTorch's backward kernel takes the input
+    "max_pool_double_backward": """\
+x1 = torch.tensor([[[0.5, -1.0, 2.0, 0.3, 1.1], [0.2, 0.4, -0.3, 0.9, 0.0]]], dtype=torch.float64, requires_grad=True)
+x2 = torch.arange(40, dtype=torch.float64).reshape(1, 2, 5, 4).sin().requires_grad_()
+x3 = torch.arange(48, dtype=torch.float64).reshape(1, 1, 4, 4, 3).cos().requires_grad_()
+r = torch.tensor([[[0.3, 0.6], [0.1, 0.8]]], dtype=torch.float64)
+for f, x in [(lambda x: F.max_pool1d(x, 3, 1, 1), x1), (lambda x: F.max_pool1d(x, 2, return_indices=True)[0], x1),
+             (lambda x: F.max_pool2d(x, 2, 1), x2), (lambda x: F.max_pool2d(x[0], 2, 1, 1), x2),
+             (lambda x: F.max_pool3d(x, 2, 1), x3), (lambda x: F.adaptive_max_pool1d(x, 3), x1),
+             (lambda x: F.adaptive_max_pool2d(x, (2, 3)), x2), (lambda x: F.adaptive_max_pool3d(x, 2), x3),
+             (lambda x: F.fractional_max_pool2d(x, 2, output_size=(2, 2), _random_samples=r), x2)]:
+    g, = torch.autograd.grad(f(x).sum(), x, create_graph=True)
+    print(g.requires_grad, g.grad_fn.name(), [n.name() if n else None for n, _ in g.grad_fn.next_functions])
+    gg, = torch.autograd.grad((g * g.detach().cos()).sum(), x)
+    print(gg.abs().sum().item(), torch.autograd.gradgradcheck(f, (x,)))
+v, i = F.max_pool1d(x1, 2, return_indices=True)
+u = v.detach().requires_grad_()
+g, = torch.autograd.grad(F.max_unpool1d(u, i, 2).sum(), u, create_graph=True)
+print(g.requires_grad)
+""",
+    # forward mode: a zero tangent's term of PyTorch's formula is recorded (y * 2.0 under jacfwd), so which
+    # jacfwd blocks require grad follows from the ops (quantile's lerp, sort's gather, median's index)
+    "jacfwd_requires_grad": """\
 y = torch.tensor([0.5, -1.0, 1.5, 0.25], dtype=torch.float64, requires_grad=True)
 s = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
-print([g.requires_grad for g in torch.func.jacfwd(lambda y, s: torch.quantile(y, 0.3, dim=-1, keepdim=True).sum(),
-                                                  argnums=(0, 1))(y, s)])
+w = torch.tensor([0.3, 0.2, 0.1, 0.9], dtype=torch.float64)
+q = torch.tensor([0.3, 0.5], dtype=torch.float64)
+fs = [lambda y, s: torch.quantile(y, 0.3, dim=-1, keepdim=True).sum(), lambda y, s: torch.quantile(y, 0.3) * s,
+      lambda y, s: torch.nanquantile(y, 0.3, dim=0).sum(), lambda y, s: torch.quantile(y, q, dim=0).sum(),
+      lambda y, s: torch.quantile(y, 0.3, interpolation="lower"), lambda y, s: torch.quantile(y, 0.3, 0, interpolation="midpoint"),
+      lambda y, s: torch.quantile(y, 0.3, interpolation="nearest"), lambda y, s: torch.quantile(y.detach(), 0.3) * s,
+      lambda y, s: torch.median(y), lambda y, s: torch.median(y, 0)[0], lambda y, s: torch.nanmedian(y),
+      lambda y, s: torch.sort(y)[0].sum(), lambda y, s: torch.topk(y, 2)[0].sum(), lambda y, s: torch.kthvalue(y, 2)[0],
+      lambda y, s: torch.msort(y).sum(), lambda y, s: y.max(), lambda y, s: y.cummax(0)[0].sum(), lambda y, s: y.mode()[0],
+      lambda y, s: torch.lerp(y, y.flip(0), w).sum(), lambda y, s: torch.lerp(y, y.flip(0), 0.3).sum(),
+      lambda y, s: torch.lerp(w, w, y).sum(), lambda y, s: (y * w).sum(), lambda y, s: (y * 2.0).sum(),
+      lambda y, s: (2.0 * y).sum(), lambda y, s: (y + w).sum(), lambda y, s: (y / 2.0).sum(), lambda y, s: (w / y).sum(),
+      lambda y, s: y @ w, lambda y, s: torch.outer(y, w).sum(), lambda y, s: torch.where(w > 0.2, y, w).sum(),
+      lambda y, s: torch.addcmul(y, w, w).sum(), lambda y, s: torch.maximum(y, w).sum(), lambda y, s: (y ** w).sum(),
+      lambda y, s: y.sum() * s.detach(), lambda y, s: (y.exp() * torch.inf).sum()]
+for f in fs:
+    print([(g.tolist(), g.requires_grad) for g in torch.func.jacfwd(f, argnums=(0, 1))(y, s)])
 """,
-    "max_pool1d_double_backward": """\
-x = torch.tensor([[0.5, -1.0, 2.0, 0.3]], dtype=torch.float64, requires_grad=True)
-g, = torch.autograd.grad(torch.nn.functional.max_pool1d(x, 3, 1, 1).sum(), x, create_graph=True)
-print(g.requires_grad)
+    # inside vmap(grad(f, argnums=...)) an unmapped input is expanded to the batch so that each example gets its
+    # own gradient; what is computed from such inputs alone stays unmapped for the in-place checks
+    "inplace_under_vmap_of_grad": """\
+y = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+s = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
+x = torch.ones(3, 2, dtype=torch.float64)
+def f(x, y, s):
+    t = y.exp().clone()
+    t.mul_(x)
+    return s.sum()
+def g(x, y, s):
+    t = x.clone()
+    t.mul_(y.exp())
+    u = y.sin()
+    u.add_(2.0)
+    return (t * u * s).sum()
+for fn in (f, g):
+    try:
+        print([(r + 0).tolist() for r in torch.func.vmap(torch.func.grad(fn, argnums=(0, 1)), in_dims=(0, None, None))(x, y, s)])
+    except RuntimeError as e:
+        print(e)
 """,
 }
 
 
-@pytest.mark.parametrize("name", sorted(KNOWN_DIFFERENCES))
-@pytest.mark.xfail(strict=True, reason="mismatches the fuzzer found outside the vmap/func code, reported: a view "
-                   "made under no_grad of a tensor that requires grad requires grad in PyTorch; jacfwd's blocks "
-                   "of quantile require grad; max_pool1d's gradient with create_graph requires grad (its backward "
-                   "takes the input); inside vmap(grad(f, argnums=...)) an input that vmap does not map is expanded "
-                   "to the batch (so that each example gets its own gradient), so an in-place op writing mapped "
-                   "values into a tensor made from it is not refused as PyTorch refuses it")
-def test_known_differences(name):
-    program = KNOWN_DIFFERENCES[name]
-    assert run_gradcli(program) == run_torch(program)
+@pytest.mark.parametrize("name", sorted(FIXED_DIFFERENCES))
+def test_fixed_differences(name):
+    program = FIXED_DIFFERENCES[name]
+    got, want = run_gradcli(program), run_torch(program)
+    assert alike(got, want), f"gradcli:\n{got}\ntorch:\n{want}"

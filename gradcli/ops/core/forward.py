@@ -95,6 +95,10 @@ def _jvp_multilinear(o: Op, args, tangents, out, outs):
         if t is not None:
             term = _apply(o, tuple(args[:k]) + (t,) + tuple(args[k + 1:]))
             ts = term if ts is None else ts + term
+    if ts is not None and _zero_terms_recorded(o, args):
+        for k, t in enumerate(tangents):
+            if t is None and _has_zero_tangent(args[k]):
+                ts = _with_zero_term(ts, _apply(o, tuple(args[:k]) + (_zero_tangent(args[k]),) + tuple(args[k + 1:])))
     return ts
 
 
@@ -108,7 +112,44 @@ def _jvp_elementwise(o: Op, args, tangents, out, outs):
             g = g[k] if type(g) is tuple else g
             if g is not None:
                 ts = g if ts is None else ts + g
+    if ts is not None and _zero_terms_recorded(o, args):
+        for k, t in enumerate(tangents):
+            if t is None and _has_zero_tangent(args[k]):
+                only = tuple([j == k for j in range(len(tangents))])
+                g = o.vjp(*_vjp_args(o, _zero_tangent(args[k]), args, out, only))
+                ts = _with_zero_term(ts, g[k] if type(g) is tuple else g)
     return ts
+
+
+# PyTorch's forward-mode formulas are sums of one term per input (derivatives.yaml, "result: other_t * self_p +
+# self_t * other_p" for mul); an input without a tangent, while another has one, gets a zero tangent there
+# (at::_efficientzerotensor), and the term is still recorded: ``y * 2.0`` under jacfwd over a ``y`` that requires
+# grad has a tangent ``2.0_t * y + y_t * 2.0`` that requires grad (while ``y + 2.0``'s, ``y_t + 2.0_t``, does
+# not). gradcli's terms for those inputs: their value is zero (PyTorch's zero tensor gives zero even times inf),
+# so only their history is kept, joined to the tangent by a where that always selects the tangent.
+def _zero_terms_recorded(o: Op, args) -> bool:
+    # a term for a missing tangent is recorded only when an input requires grad (and grad mode is on)
+    return _state.grad_enabled and any(type(a) is Tensor and a.requires_grad for a in args[:o.ninputs])
+
+
+def _has_zero_tangent(a) -> bool:
+    # a float Tensor or a number (a wrapped number in PyTorch: a Tensor argument there) gets a zero tangent
+    return (type(a) is Tensor and a.data.dtype.kind == "f") or (_is_number(a) and not isinstance(a, bool))
+
+
+def _zero_tangent(a) -> Tensor:
+    if type(a) is Tensor:
+        return Tensor(np.zeros_like(a.data))
+    return Tensor(np.zeros((), dtype=np.float64 if isinstance(a, (int, float)) else np.complex128))
+
+
+def _with_zero_term(ts, term):
+    """``ts`` with the history of ``term`` (a zero-valued term of the tangent) when it has one: the same values
+    (no ``+ 0`` that would turn -0.0 into 0.0, nor ``0 * inf``), requiring grad through ``term`` too."""
+    if type(term) is not Tensor or not term.requires_grad or type(ts) is not Tensor:
+        return ts
+    where = REGISTRY["where"]  # (the op module of where imports this one)
+    return where(Tensor(np.zeros((), dtype=np.bool_)), term, ts)
 
 
 def _jvp_loss(o: Op, args, tangents, out, outs):

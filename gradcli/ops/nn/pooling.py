@@ -96,8 +96,12 @@ def _pool_gather(input, indices, name, nd=2):
 
 
 @_pool_gather.defvjp
-def _(grad, indices, name, nd, input_shape):
-    return _pool_scatter(grad, indices, tuple(input_shape), name, nd)
+def _(grad, input, indices, name, nd):
+    if name == "ViewBackward0":  # max_unpool's gradient (a gather and a view in PyTorch): scattered back by
+        # PyTorch's gather backward, which takes the input for its shape only
+        return _pool_scatter(grad, indices, tuple(np.shape(input.data if isinstance(input, Tensor) else input)),
+                             name, nd)
+    return _max_pool_backward(grad, input, indices, name, nd)
 
 
 def _scatter_grad_fn(indices, input_shape, name="MaxPool2DWithIndicesBackward0", nd=2):
@@ -110,6 +114,12 @@ def _pool_scatter(grad, indices, input_shape, name="MaxPool2DWithIndicesBackward
     """Zeros of ``input_shape`` with each element of ``grad`` added at its flat position ``indices`` (within
     the trailing ``nd`` dims; repeated positions accumulate): the gradient of a max pool (``name``: the pool's
     grad_fn)."""
+    return _scatter_at(grad, indices, input_shape, nd)
+
+
+def _scatter_at(grad: np.ndarray, indices: np.ndarray, input_shape: tuple, nd: int) -> np.ndarray:
+    """Zeros of ``input_shape`` with each element of ``grad`` added at its flat position ``indices`` within the
+    trailing ``nd`` dims (repeated positions accumulate)."""
     rows = _prod(input_shape[:-nd])
     size = _prod(input_shape) // rows
     idx = (indices.reshape(rows, -1) + (np.arange(rows) * size)[:, None]).reshape(-1)
@@ -120,6 +130,36 @@ def _pool_scatter(grad, indices, input_shape, name="MaxPool2DWithIndicesBackward
 @_pool_scatter.defvjp
 def _(grad, indices, name, nd):
     return _pool_gather(grad, indices, name, nd)
+
+
+def _pool_backward_grad_fn(indices, name, nd=2):
+    return name.replace("Backward0", "BackwardBackward0")
+
+
+# The backward kernel of the max pools takes the input, as PyTorch's max_pool2d_with_indices_backward(grad_output,
+# self, ..., indices) (and adaptive_max_pool2d_backward, fractional_max_pool2d_backward) do, for its shape only:
+# so with create_graph the gradient requires grad when the input does, and its derivative in the input is zeros
+# (derivatives.yaml: grad_output: max_pool_double_backward(grad, indices, 2); self: zeros_like(self)).
+@op("_max_pool_backward", grad_fn=_pool_backward_grad_fn, inputs=2, promote=None,
+    note="d/dgrad = the input's gradient taken at the indices again; no derivative with respect to self")
+def _max_pool_backward(grad, input, indices, name, nd):
+    """The gradient of a max pool (``name``: its grad_fn) of an input like ``input``: zeros with each element of
+    ``grad`` added at its flat position ``indices`` (within the trailing ``nd`` dims)."""
+    return _scatter_at(grad, indices, tuple(input.shape), nd)
+
+
+@_max_pool_backward.defvjp
+def _(grad, input, indices, name, nd, needs_input_grad):
+    gg = _pool_gather(grad, indices, name, nd) if needs_input_grad[0] else None
+    if not needs_input_grad[1]:
+        return gg, None
+    return gg, (Tensor(np.zeros_like(input.data)) if isinstance(input, Tensor) else np.zeros_like(input))
+
+
+@_max_pool_backward.defjvp
+def _(grad_t, input, indices, name, nd):
+    # linear in grad_output; the input gives only its shape
+    return _max_pool_backward(grad_t, input, indices, name, nd)
 
 
 def _max_pool_indices(x: np.ndarray, k, s, p, d, ceil_mode: bool) -> np.ndarray:

@@ -262,6 +262,9 @@ def _regenerate_views(base: Tensor) -> None:
     """Give each live view of ``base`` (which requires grad: its history was just rewritten) the history of
     its place in the base, as PyTorch does when it next reads a view's grad_fn."""
     for v in live_views(base):
+        m = v._meta
+        if m.no_grad_view == 1:  # a view made in no_grad mode gets no history (PyTorch refuses its next use)
+            continue
         node = _as_strided_view(base, _view_key(v.data, base.data)).grad_fn
         _rebase(v, node)
 
@@ -341,14 +344,16 @@ def apply(t: Tensor, compute, others=(), *, cast: str = "scalar", anomaly_mark=N
     level = _state.fw_level
     tangent = None if level is None else fw_tangent(t)
     fn = t.grad_fn
+    meta = t._meta
     if enabled:
         if type(fn) is MultiNode:
             raise RuntimeError(_multi_output_message(t))
+        if meta is not None and meta.no_grad_view:
+            _check_no_grad_view(t, others)
         if t.requires_grad and fn is None:
             raise RuntimeError(LEAF_ERROR)
     _check_writable(t)
     record = enabled and (t.requires_grad or any(type(o) is Tensor and o.requires_grad for o in others))
-    meta = t._meta
     base = None if meta is None else meta.base  # t._base
     if record:
         if base is not None and base.requires_grad and base.grad_fn is None:
@@ -427,6 +432,31 @@ def _rebase(t: Tensor, node) -> None:
         del t._output_nr
     except AttributeError:
         pass
+
+
+#: PyTorch's refusal of an in-place op with grad mode on, on a view made in no_grad mode (handle_view_on_rebase).
+NO_GRAD_VIEW_ERROR = ("{} no_grad mode and is being modified inplace with grad mode enabled. Given that this use case "
+                      "is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the "
+                      "view and the inplace either both inside the no_grad block (if you don't want the inplace to "
+                      "be tracked) or both outside (if you want the inplace to be tracked).")
+
+
+def _check_no_grad_view(t: Tensor, others, view: str | None = None) -> None:
+    """Refuse, as PyTorch's check_inplace, an in-place op in grad mode on ``t`` (a view made in no_grad mode or
+    a view of one) when it would be recorded (``t`` or one of ``others`` requires grad)."""
+    if t.requires_grad or any(type(o) is Tensor and o.requires_grad for o in others):
+        raise RuntimeError(_no_grad_view_message(t, view))
+
+
+def _no_grad_view_message(t: Tensor, view: str | None = None) -> str:
+    """The message for an in-place op on ``t``, a view made in no_grad mode or a view of one (``view``: the name of
+    the view that an indexed assignment writes through, if any)."""
+    if view is not None:
+        return NO_GRAD_VIEW_ERROR.format(f"Output 0 of {view} is a view of a view which was created in")
+    if t.grad_fn is not None:  # (PyTorch names the node here without "Backward0": "Transpose", "Squeeze1")
+        name = re.sub(r"Backward0$|Backward(?=\d+$)", "", graph.torch_name(t.grad_fn))
+        return NO_GRAD_VIEW_ERROR.format(f"Output {t.output_nr} of {name} is a view of a view which was created in")
+    return NO_GRAD_VIEW_ERROR.format("A view was created in")
 
 
 def _multi_output_message(t: Tensor) -> str:
@@ -654,6 +684,9 @@ def setitem(t: Tensor, key, value) -> None:
     enabled = _state.grad_enabled
     if enabled:
         view, advanced = _setitem_kind(key, t.data.shape)
+        meta = t._meta
+        if meta is not None and meta.no_grad_view:
+            _check_no_grad_view(t, (value,), view or None)
         if t.requires_grad and t.grad_fn is None:  # t[key] is a view of t: PyTorch's words for it
             raise RuntimeError(("a view of " if view or not advanced else "") + LEAF_ERROR)
         if view and type(t.grad_fn) is MultiNode:  # the view made by the index is what PyTorch refuses

@@ -522,6 +522,9 @@ def unsqueeze(input, dim):
 
 @unsqueeze.defvjp
 def _(grad, dim, input_shape):
+    # derivatives.yaml: grad.squeeze(dim), recorded as SqueezeBackward1 (with create_graph)
+    if isinstance(grad, Tensor):
+        return squeeze(grad, dim)
     return _reshape(grad, input_shape)
 
 
