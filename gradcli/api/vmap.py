@@ -32,6 +32,7 @@ import numpy as np
 
 from ..engine import autograd, dtypes
 from ..engine.context import state as _state
+from ..engine.errors import Unbatchable
 from ..engine.grad_mode import no_grad
 from ..engine.tensor import Tensor, normalize_dim
 from ..ops import REGISTRY
@@ -59,11 +60,6 @@ BACKWARD_ERROR = ("backward() called inside a functorch transform. This is not s
                   "or functorch.vjp instead or call backward() outside of functorch transforms.")
 SAME_RANDOMNESS_ERROR = ("Vmap does not currently support same randomness with a batched tensor input. Please file "
                          "an issue with functorch")
-
-
-class Unbatchable(Exception):
-    """Raised where gradcli cannot batch a step of a vmapped function (its values are read as a numpy array);
-    ``vmap`` then runs the function once per example."""
 
 
 class _Metadata(np.ndarray):

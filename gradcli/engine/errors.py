@@ -164,3 +164,9 @@ class InputLimitError(InputError):
 
     default_type = "LimitError"
     limit = ""
+
+
+class Unbatchable(Exception):
+    """Raised inside ``vmap`` where gradcli cannot batch a step of the function (its values are read as a numpy
+    array, or a value computed from unmapped inputs alone is written into an unbatched tensor); ``vmap`` then
+    runs the function once per example (gradcli.api.func), which gives PyTorch's results for such functions."""

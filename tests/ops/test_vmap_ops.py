@@ -183,6 +183,9 @@ def test_in_place_ops_on_mapped_and_unmapped_tensors_as_pytorch(body, torch):
     lambda m, x, y, s: x.clone().mul_(y.exp()).sum(),
     lambda m, x, y, s: (y.sin().add_(2.0).mul_(s) * (y * x)).sum(),
     lambda m, x, y, s: (y.exp().clone().mul_(s) + x).clone().mul_(x).sum(),
+    # unmapped values written into a tensor that is not an input (vmap runs the function once per example)
+    lambda m, x, y, s: (m.ones(2, dtype=m.float64).mul_(y).add_(y.exp()) * x).sum(),
+    lambda m, x, y, s: (m.zeros(2, dtype=m.float64).copy_(y * s) * x.sin()).sum(),
 ])
 def test_in_place_ops_under_vmap_of_grad_with_unmapped_inputs_as_pytorch(body, torch):
     # gradcli expands the unmapped inputs of grad inside vmap (each example gets its own gradient); what is

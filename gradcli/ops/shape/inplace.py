@@ -46,6 +46,7 @@ import numpy as np
 from ...engine import autograd, dtypes, graph, versions
 from ...engine.graph import MultiNode, Node, OutputEdge
 from ...engine.context import state as _state
+from ...engine.errors import Unbatchable
 from ...engine.tensor import Tensor, fw_tangent, live_views, mark_view
 from ..core.apply import broadcast_error
 from ..core.declare import op, tensor_method
@@ -368,7 +369,10 @@ def apply(t: Tensor, compute, others=(), *, cast: str = "scalar", anomaly_mark=N
     out = result.data
     data = t.data
     if getattr(out, "batched", False) and not getattr(data, "batched", False):  # inside vmap: a batched result
-        # for an unbatched t (PyTorch's message)
+        # for an unbatched t (PyTorch's message); a result computed from unmapped inputs alone (lifted at every
+        # level, see gradcli.api.vmap) is unbatched in PyTorch and may be written: vmap runs per example then
+        if set(result._levels) <= result._lifted:
+            raise Unbatchable("a value of unmapped inputs written into an unbatched tensor")
         raise batched_inplace_error(refusal, data.shape, result)
     if out.shape != data.shape:
         raise RuntimeError(f"output with shape {list(data.shape)} doesn't match the broadcast shape "
