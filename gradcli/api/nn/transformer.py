@@ -118,6 +118,23 @@ def _detect_is_causal_mask(mask, is_causal=None, size=None) -> bool:
 
 
 # ------------------------------------------------------------------------------------------- layers
+def _layer_init(name: str):
+    """The ``__init__`` of TransformerEncoderLayer and TransformerDecoderLayer (``name``): PyTorch's signature
+    (device accepted and unused), the submodules made by the class's ``_build`` under ``dtype`` as the factory
+    dtype. Its ``__qualname__`` is ``<name>.__init__``, so that Python's errors for wrong arguments name the
+    class, as PyTorch's do."""
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-5,
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        Module.__init__(self)
+        with factory_dtype(dtype):
+            self._build(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                        norm_first, bias)
+
+    __init__.__qualname__ = f"{name}.__init__"
+    return __init__
+
+
 def _build_feed_forward(layer: Module, d_model, dim_feedforward, dropout, layer_norm_eps, norm_first, bias,
                         cross_attention: bool) -> None:
     """The submodules both layers make after their attention, in PyTorch's order (so that parameters are drawn
@@ -164,12 +181,7 @@ class TransformerEncoderLayer(Module):
 
     _torch_module = "torch.nn.modules.transformer"
 
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-5,
-                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
-        super().__init__()
-        with factory_dtype(dtype):
-            self._build(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
-                        norm_first, bias)
+    __init__ = _layer_init("TransformerEncoderLayer")
 
     def _build(self, d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first, norm_first,
                bias):
@@ -211,12 +223,7 @@ class TransformerDecoderLayer(Module):
 
     _torch_module = "torch.nn.modules.transformer"
 
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-5,
-                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
-        super().__init__()
-        with factory_dtype(dtype):
-            self._build(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
-                        norm_first, bias)
+    __init__ = _layer_init("TransformerDecoderLayer")
 
     def _build(self, d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first, norm_first,
                bias):
