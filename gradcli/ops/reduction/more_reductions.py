@@ -210,6 +210,16 @@ def _(input_t, input, result, dim, correction, keepdim):
             mean(input_t, _axes(dim, input.ndim), keepdim))
 
 
+def _with_mean(name, entry, input, dim, unbiased, keepdim, correction):
+    """var_mean's and std_mean's body (``name``, the op ``entry``): the arguments read as torch.var's, PyTorch's
+    warning for ``correction`` not below the number of reduced elements, and the two results as a tuple."""
+    dim, correction, keepdim = _var_args(name, dim, unbiased, keepdim, correction)
+    x = to_tensor(input)
+    if _numel(x.shape, dim) - correction <= 0:
+        _dof_warning(name, stacklevel=5)  # (one frame more than the ops that warn themselves: this one)
+    return tuple(entry(x, dim, correction, keepdim))
+
+
 @composite("var_mean", grad_fn="VarMeanBackward0", note=_var_mean.note)
 def var_mean(input, dim=None, unbiased=None, keepdim=False, correction=None):
     """``(var, mean)`` over ``dim`` (int or tuple; all elements when None) with Bessel's ``correction`` (default
@@ -218,11 +228,7 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, correction=None):
     Raises:
         RuntimeError: for integer tensors; TypeError for both ``unbiased`` and ``correction``.
     """
-    dim, correction, keepdim = _var_args("var_mean", dim, unbiased, keepdim, correction)
-    x = to_tensor(input)
-    if _numel(x.shape, dim) - correction <= 0:
-        _dof_warning("var_mean")
-    return tuple(_var_mean(x, dim, correction, keepdim))
+    return _with_mean("var_mean", _var_mean, input, dim, unbiased, keepdim, correction)
 
 
 @composite("std_mean", grad_fn="StdMeanBackward0", note=_std_mean.note)
@@ -233,11 +239,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, correction=None):
     Raises:
         RuntimeError: for integer tensors; TypeError for both ``unbiased`` and ``correction``.
     """
-    dim, correction, keepdim = _var_args("std_mean", dim, unbiased, keepdim, correction)
-    x = to_tensor(input)
-    if _numel(x.shape, dim) - correction <= 0:
-        _dof_warning("std_mean")
-    return tuple(_std_mean(x, dim, correction, keepdim))
+    return _with_mean("std_mean", _std_mean, input, dim, unbiased, keepdim, correction)
 
 
 # ------------------------------------------------------------------------------------- aminmax, count_nonzero

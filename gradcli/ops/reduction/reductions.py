@@ -461,9 +461,11 @@ any_ = _logical_reduction("any", np.any)
 # -------------------------------------------------------------------------------------------------- var, std
 
 
-def _dof_warning(name: str) -> None:
+def _dof_warning(name: str, stacklevel: int = 4) -> None:
+    """PyTorch's warning for ``correction`` not below the number of reduced elements; ``stacklevel`` as
+    warnings.warn's, counted from here (4: the caller of the op that called this)."""
     warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
-                  "factor (input numel divided by output numel).", UserWarning, stacklevel=4)
+                  "factor (input numel divided by output numel).", UserWarning, stacklevel=stacklevel)
 
 
 def _var_forward(name):
