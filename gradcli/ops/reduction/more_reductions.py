@@ -31,8 +31,9 @@ from ..shape.joins import cat
 from ..shape.views import diagonal, narrow, select, squeeze, unsqueeze, view
 from ..linalg.products import mm
 from .order import _def_select_rules, _select_along, _slice_indices
-from .reductions import (_axes, _dof_warning, _evenly_distribute, _numel, _return_type, _std, _unsqueeze_to, _var,
-                         _var_args, _var_backward, _vector_norm, amax, amin, cumsum, expand, mean, sum)
+from .reductions import (_accumulated_dtype, _axes, _dof_warning, _evenly_distribute, _numel, _return_type, _std,
+                         _unsqueeze_to, _var, _var_args, _var_backward, _vector_norm, amax, amin, cumsum, expand, mean,
+                         sum)
 
 _loss = lazy("gradcli.ops.nn.loss")  # aten's mul.Scalar and div.Scalar (MulBackward1, DivBackward1)
 
@@ -54,8 +55,7 @@ def nansum(input, dim=None, keepdim=False, dtype=None):
         IndexError: for a dimension out of range.
     """
     axes = _axes(dim, input.ndim)
-    out_dtype = dtypes.as_dtype(dtype).np if dtype is not None else (
-        np.dtype(np.int64) if input.dtype.kind in "iub" else input.dtype)
+    out_dtype = _accumulated_dtype(input, dtype)
     return np.asarray(np.nansum(input, axis=axes, keepdims=keepdim if dim is not None else False, dtype=out_dtype))
 
 
