@@ -143,6 +143,20 @@ class _ConvNd(Module):
         return self._conv_forward(input, self.weight, self.bias)
 
 
+def _conv_init(name: str):
+    """The ``__init__`` of Conv1d, Conv2d and Conv3d (``name``): PyTorch's signature (no output_padding; device
+    and dtype accepted and unused), the arguments passed on to :class:`_ConvNd`. Its ``__qualname__`` is
+    ``<name>.__init__``, so that Python's errors for wrong arguments name the class, as PyTorch's do."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        _ConvNd.__init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode)
+
+    __init__.__qualname__ = f"{name}.__init__"
+    return __init__
+
+
 class Conv1d(_ConvNd):
     """``nn.Conv1d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
     padding_mode='zeros')``: F.conv1d with its own weight (out_channels, in_channels / groups, kernel_size) and
@@ -154,11 +168,7 @@ class Conv1d(_ConvNd):
     """
 
     _nd = 1
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                         padding_mode)
+    __init__ = _conv_init("Conv1d")
 
 
 class Conv2d(_ConvNd):
@@ -171,11 +181,7 @@ class Conv2d(_ConvNd):
     """
 
     _nd = 2
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                         padding_mode)
+    __init__ = _conv_init("Conv2d")
 
 
 class _ConvTransposeNd(_ConvNd):
@@ -317,44 +323,44 @@ class AvgPool2d(Module):
         self.count_include_pad = count_include_pad
         self.divisor_override = divisor_override
 
+    _fn = "avg_pool2d"
+
     def forward(self, input):
-        return _op("avg_pool2d")(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                                 self.count_include_pad, self.divisor_override)
+        return _op(self._fn)(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                             self.count_include_pad, self.divisor_override)
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class AdaptiveAvgPool2d(Module):
+class _AdaptiveAvgPoolNd(Module):
+    """torch.nn.modules.pooling._AdaptiveAvgPoolNd: ``(output_size)``, forward through
+    F.adaptive_avg_pool{_nd}d."""
+
+    program_attributes = Module.program_attributes + ("output_size",)
+    _nd = 2
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return _op(f"adaptive_avg_pool{self._nd}d")(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     """``nn.AdaptiveAvgPool2d(output_size)``: F.adaptive_avg_pool2d. Matches torch.nn.AdaptiveAvgPool2d."""
 
-    program_attributes = Module.program_attributes + ("output_size",)
-
-    def __init__(self, output_size):
-        super().__init__()
-        self.output_size = output_size
-
-    def forward(self, input):
-        return _op("adaptive_avg_pool2d")(input, self.output_size)
-
-    def extra_repr(self) -> str:
-        return f"output_size={self.output_size}"
+    _nd = 2
 
 
-class AdaptiveAvgPool1d(Module):
+class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
     """``nn.AdaptiveAvgPool1d(output_size)``: F.adaptive_avg_pool1d. Matches torch.nn.AdaptiveAvgPool1d."""
 
-    program_attributes = Module.program_attributes + ("output_size",)
-
-    def __init__(self, output_size):
-        super().__init__()
-        self.output_size = output_size
-
-    def forward(self, input):
-        return _op("adaptive_avg_pool1d")(input, self.output_size)
-
-    def extra_repr(self) -> str:
-        return f"output_size={self.output_size}"
+    _nd = 1
 
 
 # ---------------------------------------------------------------------------------------- fold, resize

@@ -8,7 +8,7 @@ pooling_nd.py) and ``extra_repr`` as ``print(model)`` shows it."""
 from __future__ import annotations
 
 from ...ops import REGISTRY as _OPS
-from .conv import AdaptiveAvgPool2d, AvgPool2d, _ConvNd, _ConvTransposeNd, _MaxPoolNd, _ntuple
+from .conv import AdaptiveAvgPool2d, AvgPool2d, _conv_init, _ConvNd, _ConvTransposeNd, _MaxPoolNd, _ntuple
 from .extra import _InstanceNorm
 from .layers import BatchNorm1d
 from .module import Module
@@ -31,11 +31,7 @@ class Conv3d(_ConvNd):
     """
 
     _nd = 3
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                         padding_mode)
+    __init__ = _conv_init("Conv3d")
 
 
 class ConvTranspose3d(_ConvTransposeNd):
@@ -63,16 +59,13 @@ class AvgPool3d(AvgPool2d):
     divisor_override=None)``: F.avg_pool3d. Matches torch.nn.AvgPool3d (``print`` shows ``AvgPool3d(kernel_size=3,
     stride=2, padding=0)``)."""
 
-    def forward(self, input):
-        return _op("avg_pool3d")(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                                 self.count_include_pad, self.divisor_override)
+    _fn = "avg_pool3d"
 
 
 class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
     """``nn.AdaptiveAvgPool3d(output_size)``: F.adaptive_avg_pool3d. Matches torch.nn.AdaptiveAvgPool3d."""
 
-    def forward(self, input):
-        return _op("adaptive_avg_pool3d")(input, self.output_size)
+    _nd = 3
 
 
 # -------------------------------------------------------------------------------- adaptive max pools

@@ -118,6 +118,56 @@ def _detect_is_causal_mask(mask, is_causal=None, size=None) -> bool:
 
 
 # ------------------------------------------------------------------------------------------- layers
+def _layer_init(name: str):
+    """The ``__init__`` of TransformerEncoderLayer and TransformerDecoderLayer (``name``): PyTorch's signature
+    (device accepted and unused), the submodules made by the class's ``_build`` under ``dtype`` as the factory
+    dtype. Its ``__qualname__`` is ``<name>.__init__``, so that Python's errors for wrong arguments name the
+    class, as PyTorch's do."""
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-5,
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        Module.__init__(self)
+        with factory_dtype(dtype):
+            self._build(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                        norm_first, bias)
+
+    __init__.__qualname__ = f"{name}.__init__"
+    return __init__
+
+
+def _build_feed_forward(layer: Module, d_model, dim_feedforward, dropout, layer_norm_eps, norm_first, bias,
+                        cross_attention: bool) -> None:
+    """The submodules both layers make after their attention, in PyTorch's order (so that parameters are drawn
+    and printed as PyTorch's): ``linear1``, ``dropout``, ``linear2``, the ``norm_first`` flag, then ``norm1``,
+    ``norm2`` and ``dropout1``, ``dropout2``, one of each per residual block (with ``cross_attention``, the
+    decoder's, a third block: ``norm3`` and ``dropout3``)."""
+    layer.linear1 = Linear(d_model, dim_feedforward, bias=bias)
+    layer.dropout = Dropout(dropout)
+    layer.linear2 = Linear(dim_feedforward, d_model, bias=bias)
+    layer.norm_first = norm_first
+    layer.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
+    layer.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
+    if cross_attention:
+        layer.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
+    layer.dropout1 = Dropout(dropout)
+    layer.dropout2 = Dropout(dropout)
+    if cross_attention:
+        layer.dropout3 = Dropout(dropout)
+
+
+def _self_attention_block(self, x, attn_mask, key_padding_mask, is_causal=False):
+    """Both layers' ``_sa_block``: self-attention (no weights returned), then ``dropout1``."""
+    x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
+                       is_causal=is_causal)[0]
+    return self.dropout1(x)
+
+
+def _feed_forward_block(layer: Module, x, last_dropout: Module):
+    """Both layers' ``_ff_block``: linear2(dropout(activation(linear1(x)))), then the block's own dropout."""
+    x = layer.linear2(layer.dropout(_apply_activation(layer, layer.linear1(x))))
+    return last_dropout(x)
+
+
 class TransformerEncoderLayer(Module):
     """``nn.TransformerEncoderLayer(d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu,
     layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True)``: self-attention then a feed-forward
@@ -131,24 +181,12 @@ class TransformerEncoderLayer(Module):
 
     _torch_module = "torch.nn.modules.transformer"
 
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-5,
-                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
-        super().__init__()
-        with factory_dtype(dtype):
-            self._build(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
-                        norm_first, bias)
+    __init__ = _layer_init("TransformerEncoderLayer")
 
     def _build(self, d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first, norm_first,
                bias):
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
+        _build_feed_forward(self, d_model, dim_feedforward, dropout, layer_norm_eps, norm_first, bias, False)
         activation = _activation_fn(activation)
         self.activation_relu_or_gelu = _relu_or_gelu(activation)
         self.activation = activation
@@ -166,14 +204,10 @@ class TransformerEncoderLayer(Module):
             x = self.norm2(x + self._ff_block(x))
         return x
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
-                           is_causal=is_causal)[0]
-        return self.dropout1(x)
+    _sa_block = _self_attention_block
 
     def _ff_block(self, x):
-        x = self.linear2(self.dropout(_apply_activation(self, self.linear1(x))))
-        return self.dropout2(x)
+        return _feed_forward_block(self, x, self.dropout2)
 
 
 class TransformerDecoderLayer(Module):
@@ -189,28 +223,14 @@ class TransformerDecoderLayer(Module):
 
     _torch_module = "torch.nn.modules.transformer"
 
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-5,
-                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
-        super().__init__()
-        with factory_dtype(dtype):
-            self._build(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
-                        norm_first, bias)
+    __init__ = _layer_init("TransformerDecoderLayer")
 
     def _build(self, d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first, norm_first,
                bias):
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first,
                                                  bias=bias)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
+        _build_feed_forward(self, d_model, dim_feedforward, dropout, layer_norm_eps, norm_first, bias, True)
         self.activation = _activation_fn(activation)
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
@@ -226,10 +246,7 @@ class TransformerDecoderLayer(Module):
             x = self.norm3(x + self._ff_block(x))
         return x
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, is_causal=is_causal,
-                           need_weights=False)[0]
-        return self.dropout1(x)
+    _sa_block = _self_attention_block
 
     def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal=False):
         x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
@@ -237,8 +254,7 @@ class TransformerDecoderLayer(Module):
         return self.dropout2(x)
 
     def _ff_block(self, x):
-        x = self.linear2(self.dropout(_apply_activation(self, self.linear1(x))))
-        return self.dropout3(x)
+        return _feed_forward_block(self, x, self.dropout3)
 
 
 # ------------------------------------------------------------------------------------------- stacks

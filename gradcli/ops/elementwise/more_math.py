@@ -32,42 +32,31 @@ def _floating(name: str, *arrays) -> None:
 
 # ------------------------------------------------------------------------------------------ logaddexp
 
-@op("logaddexp", jvp="elementwise", grad_fn="LogaddexpBackward0", inputs=2, promote="same", method=True,
-    note="d/dinput = 1 / (1 + exp(other - input)), d/dother = 1 / (1 + exp(input - other))")
-def logaddexp(input, other):
-    """``log(exp(input) + exp(other))`` without overflow, with broadcasting. Matches torch.logaddexp.
+def _logaddexp(name: str, ufunc, power, value: str, base: str):
+    """logaddexp (``base`` "e": ``power`` exp) or logaddexp2 (``base`` "2": exp2): ``value`` computed by
+    ``ufunc`` without overflow, with broadcasting, float tensors only; derivatives.yaml's rule, self: grad / (1 +
+    pow(base, other - self)), other: grad / (1 + pow(base, self - other))."""
+    def forward(input, other):
+        _floating(f"{name}_cpu", input, other)
+        return ufunc(input, other)
 
-    Raises:
-        NotImplementedError: for integer or bool tensors (PyTorch's message).
-    """
-    _floating("logaddexp_cpu", input, other)
-    return np.logaddexp(input, other)
+    forward.__name__ = forward.__qualname__ = name
+    forward.__doc__ = (f"``{value}`` without overflow, with broadcasting. Matches torch.{name}.\n\n    Raises:\n"
+                       "        NotImplementedError: for integer or bool tensors (PyTorch's message).\n    ")
+    pw = "exp" if base == "e" else "2^"
+    entry = op(name, jvp="elementwise", grad_fn=f"{name.capitalize()}Backward0", inputs=2, promote="same",
+               method=True, note=f"d/dinput = 1 / (1 + {pw}(other - input)), d/dother = 1 / (1 + {pw}(input - other))"
+               )(forward)
 
+    @entry.defvjp
+    def _(grad, input, other):
+        return grad / (1 + power(other - input)), grad / (1 + power(input - other))
 
-@logaddexp.defvjp
-def _(grad, input, other):
-    # derivatives.yaml: self: grad / (1 + exp(other - self)); other: grad / (1 + exp(self - other))
-    return grad / (1 + exp(other - input)), grad / (1 + exp(input - other))
-
-
-
-@op("logaddexp2", jvp="elementwise", grad_fn="Logaddexp2Backward0", inputs=2, promote="same", method=True,
-    note="d/dinput = 1 / (1 + 2^(other - input)), d/dother = 1 / (1 + 2^(input - other))")
-def logaddexp2(input, other):
-    """``log2(2^input + 2^other)`` without overflow, with broadcasting. Matches torch.logaddexp2.
-
-    Raises:
-        NotImplementedError: for integer or bool tensors (PyTorch's message).
-    """
-    _floating("logaddexp2_cpu", input, other)
-    return np.logaddexp2(input, other)
+    return entry
 
 
-@logaddexp2.defvjp
-def _(grad, input, other):
-    # derivatives.yaml: self: grad / (1 + pow(2, other - self)); other: grad / (1 + pow(2, self - other))
-    return grad / (1 + exp2(other - input)), grad / (1 + exp2(input - other))
-
+logaddexp = _logaddexp("logaddexp", np.logaddexp, exp, "log(exp(input) + exp(other))", "e")
+logaddexp2 = _logaddexp("logaddexp2", np.logaddexp2, exp2, "log2(2^input + 2^other)", "2")
 
 
 # ------------------------------------------------------------------------------- float_power and ldexp

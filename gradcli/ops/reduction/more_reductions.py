@@ -21,7 +21,7 @@ import numpy as np
 from ...engine import dtypes
 from ...engine.lazy import lazy
 from ...engine.tensor import Tensor, normalize_dim, to_tensor
-from ..core.declare import composite, op, rule_values
+from ..core.declare import composite, op
 from ..creation import zeros_like
 from ..elementwise.arithmetic import clamp
 from ..elementwise.comparison import isnan, where
@@ -30,9 +30,10 @@ from ..elementwise.unary import sqrt
 from ..shape.joins import cat
 from ..shape.views import diagonal, narrow, select, squeeze, unsqueeze, view
 from ..linalg.products import mm
-from .order import _gather_tangent, _scatter_back
-from .reductions import (_axes, _dof_warning, _evenly_distribute, _numel, _return_type, _std, _unsqueeze_to, _var,
-                         _var_args, _var_backward, _vector_norm, amax, amin, cumsum, expand, mean, sum)
+from .order import _def_select_rules, _select_along, _slice_indices
+from .reductions import (_accumulated_dtype, _axes, _dof_warning, _evenly_distribute, _numel, _return_type, _std,
+                         _unsqueeze_to, _var, _var_args, _var_backward, _vector_norm, amax, amin, cumsum, expand, mean,
+                         sum)
 
 _loss = lazy("gradcli.ops.nn.loss")  # aten's mul.Scalar and div.Scalar (MulBackward1, DivBackward1)
 
@@ -54,8 +55,7 @@ def nansum(input, dim=None, keepdim=False, dtype=None):
         IndexError: for a dimension out of range.
     """
     axes = _axes(dim, input.ndim)
-    out_dtype = dtypes.as_dtype(dtype).np if dtype is not None else (
-        np.dtype(np.int64) if input.dtype.kind in "iub" else input.dtype)
+    out_dtype = _accumulated_dtype(input, dtype)
     return np.asarray(np.nansum(input, axis=axes, keepdims=keepdim if dim is not None else False, dtype=out_dtype))
 
 
@@ -94,14 +94,7 @@ def _nanmedian_index(row) -> int:
 
 
 def _nanmedian_indices(data, dim, keepdim):
-    if data.ndim == 0:
-        return np.zeros((), dtype=np.int64)
-    axis = normalize_dim(dim, data.ndim)
-    moved = np.moveaxis(data, axis, -1)
-    rows = moved.reshape(-1, moved.shape[-1])
-    idx = np.asarray([_nanmedian_index(r) for r in rows], dtype=np.int64).reshape(moved.shape[:-1] + (1,))
-    idx = np.moveaxis(idx, -1, axis)
-    return idx if keepdim else np.squeeze(idx, axis)
+    return _slice_indices(data, dim, keepdim, _nanmedian_index)
 
 
 @op("_nanmedian_all", grad_fn="NanmedianBackward0", promote=None,
@@ -130,28 +123,10 @@ def _nanmedian_dim(input, dim, keepdim):
     """``(values, indices)`` of torch.nanmedian(input, dim, keepdim)."""
     if input.dtype.kind == "b":
         raise NotImplementedError('"nanmedian_cpu" not implemented for \'Bool\'')
-    if input.ndim == 0:
-        normalize_dim(dim, 1)
-        return input.copy(), np.zeros((), dtype=np.int64)
-    axis = normalize_dim(dim, input.ndim)
-    if input.shape[axis] == 0:
-        raise IndexError(f"nanmedian(): Expected reduction dim {axis} to have non-zero size.")
-    idx = _nanmedian_indices(input, axis, True)
-    values = np.take_along_axis(input, idx, axis=axis)
-    if not keepdim:
-        values, idx = np.squeeze(values, axis), np.squeeze(idx, axis)
-    return values, idx
+    return _select_along("nanmedian", input, dim, keepdim, _nanmedian_indices)
 
 
-@_nanmedian_dim.defvjp
-def _(grad, input, dim, keepdim):
-    # derivatives.yaml nanmedian.dim: value_selecting_reduction_backward(grad, dim, indices, self.sizes(), keepdim)
-    return _scatter_back(grad, input, dim, _nanmedian_indices(rule_values(input), dim, keepdim), keepdim)
-
-
-@_nanmedian_dim.defjvp
-def _(input_t, input, dim, keepdim):
-    return _gather_tangent(input_t, input, dim, _nanmedian_indices(input.data, dim, keepdim), keepdim)
+_def_select_rules(_nanmedian_dim, _nanmedian_indices)  # derivatives.yaml nanmedian.dim
 
 
 @composite("nanmedian", grad_fn="NanmedianBackward0 (all elements) | NanmedianBackward1 (dim)", method=True,
@@ -235,6 +210,16 @@ def _(input_t, input, result, dim, correction, keepdim):
             mean(input_t, _axes(dim, input.ndim), keepdim))
 
 
+def _with_mean(name, entry, input, dim, unbiased, keepdim, correction):
+    """var_mean's and std_mean's body (``name``, the op ``entry``): the arguments read as torch.var's, PyTorch's
+    warning for ``correction`` not below the number of reduced elements, and the two results as a tuple."""
+    dim, correction, keepdim = _var_args(name, dim, unbiased, keepdim, correction)
+    x = to_tensor(input)
+    if _numel(x.shape, dim) - correction <= 0:
+        _dof_warning(name, stacklevel=5)  # (one frame more than the ops that warn themselves: this one)
+    return tuple(entry(x, dim, correction, keepdim))
+
+
 @composite("var_mean", grad_fn="VarMeanBackward0", note=_var_mean.note)
 def var_mean(input, dim=None, unbiased=None, keepdim=False, correction=None):
     """``(var, mean)`` over ``dim`` (int or tuple; all elements when None) with Bessel's ``correction`` (default
@@ -243,11 +228,7 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, correction=None):
     Raises:
         RuntimeError: for integer tensors; TypeError for both ``unbiased`` and ``correction``.
     """
-    dim, correction, keepdim = _var_args("var_mean", dim, unbiased, keepdim, correction)
-    x = to_tensor(input)
-    if _numel(x.shape, dim) - correction <= 0:
-        _dof_warning("var_mean")
-    return tuple(_var_mean(x, dim, correction, keepdim))
+    return _with_mean("var_mean", _var_mean, input, dim, unbiased, keepdim, correction)
 
 
 @composite("std_mean", grad_fn="StdMeanBackward0", note=_std_mean.note)
@@ -258,11 +239,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, correction=None):
     Raises:
         RuntimeError: for integer tensors; TypeError for both ``unbiased`` and ``correction``.
     """
-    dim, correction, keepdim = _var_args("std_mean", dim, unbiased, keepdim, correction)
-    x = to_tensor(input)
-    if _numel(x.shape, dim) - correction <= 0:
-        _dof_warning("std_mean")
-    return tuple(_std_mean(x, dim, correction, keepdim))
+    return _with_mean("std_mean", _std_mean, input, dim, unbiased, keepdim, correction)
 
 
 # ------------------------------------------------------------------------------------- aminmax, count_nonzero
@@ -370,42 +347,17 @@ def _mode_index(row) -> int:
 
 
 def _mode_indices(data, dim, keepdim):
-    if data.ndim == 0:
-        return np.zeros((), dtype=np.int64)
-    axis = normalize_dim(dim, data.ndim)
-    moved = np.moveaxis(data, axis, -1)
-    rows = moved.reshape(-1, moved.shape[-1]).tolist()
-    idx = np.asarray([_mode_index(r) for r in rows], dtype=np.int64).reshape(moved.shape[:-1] + (1,))
-    idx = np.moveaxis(idx, -1, axis)
-    return idx if keepdim else np.squeeze(idx, axis)
+    return _slice_indices(data, dim, keepdim, _mode_index, as_float=False)  # (int64 compared exactly)
 
 
 @op("_mode", grad_fn="ModeBackward0", promote=None, note="d/dx = 1 at the index of each slice's mode, 0 elsewhere",
     formula="input: grad at the index of each slice's mode, 0 elsewhere")
 def _mode(input, dim, keepdim):
     """``(values, indices)`` of torch.mode(input, dim, keepdim)."""
-    if input.ndim == 0:
-        normalize_dim(dim, 1)
-        return input.copy(), np.zeros((), dtype=np.int64)
-    axis = normalize_dim(dim, input.ndim)
-    if input.shape[axis] == 0:
-        raise IndexError(f"mode(): Expected reduction dim {axis} to have non-zero size.")
-    idx = _mode_indices(input, axis, True)
-    values = np.take_along_axis(input, idx, axis=axis)
-    if not keepdim:
-        values, idx = np.squeeze(values, axis), np.squeeze(idx, axis)
-    return values, idx
+    return _select_along("mode", input, dim, keepdim, _mode_indices)
 
 
-@_mode.defvjp
-def _(grad, input, dim, keepdim):
-    # derivatives.yaml mode: value_selecting_reduction_backward(grad, dim, indices, self.sizes(), keepdim)
-    return _scatter_back(grad, input, dim, _mode_indices(rule_values(input), dim, keepdim), keepdim)
-
-
-@_mode.defjvp
-def _(input_t, input, dim, keepdim):
-    return _gather_tangent(input_t, input, dim, _mode_indices(input.data, dim, keepdim), keepdim)
+_def_select_rules(_mode, _mode_indices)  # derivatives.yaml mode
 
 
 @composite("mode", grad_fn="ModeBackward0", method=True, note=_mode.note)

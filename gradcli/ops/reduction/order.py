@@ -240,14 +240,17 @@ def _quick_select(values, k: int) -> int:
             hi = j - 1
 
 
-def _per_slice(data: np.ndarray, axis: int, width: int, pick, fast=None) -> np.ndarray:
-    """Indices (int64) along ``axis``, ``width`` per slice, from ``pick(list of floats) -> list of ints``.
+def _per_slice(data: np.ndarray, axis: int, width: int, pick, fast=None, as_float: bool = True) -> np.ndarray:
+    """Indices (int64) along ``axis``, ``width`` per slice, from ``pick(list of floats) -> list of ints`` (with
+    ``as_float=False``, a list of the elements as Python numbers of their own type: int64 beyond 2**53 stays exact).
 
     ``fast(rows) -> array`` (optional) gives the same indices with numpy for the slices without tied values or
     NaN, where the index of a value does not depend on the algorithm: only the other slices run ``pick``."""
     moved = np.moveaxis(data, axis, -1)
     rows = int(np.prod(moved.shape[:-1], dtype=np.int64))
-    flat = moved.reshape(rows, moved.shape[-1]).astype(np.float64)
+    flat = moved.reshape(rows, moved.shape[-1])
+    if as_float:
+        flat = flat.astype(np.float64)
     if fast is not None and flat.size:
         ordered = np.sort(flat, axis=1)
         slow = np.isnan(flat).any(axis=1) | (ordered[:, 1:] == ordered[:, :-1]).any(axis=1)
@@ -277,6 +280,62 @@ def _gather_tangent(input_t, input, dim, idx, keepdim):
     axis = normalize_dim(dim, input.ndim)
     out = gather(input_t, axis, Tensor(idx if keepdim else np.expand_dims(idx, axis)))
     return out if keepdim else out.squeeze(axis)
+
+
+def _slice_indices(data, dim, keepdim, pick, fast=None, as_float=True):
+    """The int64 index along ``dim`` of the value that a value-selecting reduction (median, nanmedian, mode,
+    kthvalue) picks in each slice, from ``pick(row) -> int`` (``fast`` and ``as_float`` as :func:`_per_slice`'s);
+    0 for a 0-d ``data``; ``dim`` kept as size 1 with ``keepdim``, squeezed without."""
+    if data.ndim == 0:
+        return np.zeros((), dtype=np.int64)
+    axis = normalize_dim(dim, data.ndim)
+    idx = _per_slice(data, axis, 1, lambda row: [pick(row)], fast, as_float)
+    return idx if keepdim else np.squeeze(idx, axis)
+
+
+def _take_selected(input, axis, idx, keepdim):
+    """``(values, indices)`` of a value-selecting reduction: ``input``'s elements at ``idx`` (the indices with
+    ``axis`` kept as size 1), both squeezed along ``axis`` unless ``keepdim``."""
+    values = np.take_along_axis(input, idx, axis=axis)
+    if not keepdim:
+        values, idx = np.squeeze(values, axis), np.squeeze(idx, axis)
+    return values, idx
+
+
+def _def_select_rules(entry, indices):
+    """Give ``entry``, a value-selecting reduction ``(input, dim, keepdim) -> (values, indices)`` (median,
+    nanmedian, mode along a dim), its derivative rules, with ``indices(data, dim, keepdim)`` the indices its
+    forward picks (recomputed from the saved input): derivatives.yaml's
+    ``value_selecting_reduction_backward(grad, dim, indices, self.sizes(), keepdim)`` and, forward mode,
+    ``gather_with_keepdimed_indices(self_t, dim, indices, keepdim)``. Returns ``entry``."""
+
+    @entry.defvjp
+    def _(grad, input, dim, keepdim):
+        return _scatter_back(grad, input, dim, indices(rule_values(input), dim, keepdim), keepdim)
+
+    @entry.defjvp
+    def _(input_t, input, dim, keepdim):
+        return _gather_tangent(input_t, input, dim, indices(input.data, dim, keepdim), keepdim)
+
+    return entry
+
+
+def _select_along(name, input, dim, keepdim, indices, empty_ok=False):
+    """``(values, indices)`` of torch.``name``(input, dim, keepdim) for median, nanmedian and mode, with
+    ``indices(input, axis, True)`` the index picked in each slice. A 0-d input is its own value, at index 0.
+
+    Raises:
+        IndexError: for ``dim`` out of range; for a ``dim`` of size 0 (PyTorch's message) unless ``empty_ok``
+            (median's CPU kernel returns empty values and indices instead)."""
+    axis = normalize_dim(dim, max(input.ndim, 1))
+    if input.ndim == 0:
+        return input.copy(), np.zeros((), dtype=np.int64)
+    if input.shape[axis] == 0:
+        if not empty_ok:
+            raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
+        shape = input.shape[:axis] + ((1,) if keepdim else ()) + input.shape[axis + 1:]
+        return np.zeros(shape, dtype=input.dtype), np.zeros(shape, dtype=np.int64)
+    return _take_selected(input, axis, indices(input, axis, True), keepdim)
 
 
 # ------------------------------------------------------------------------------------------ sort/argsort
@@ -443,12 +502,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 
 # ----------------------------------------------------------------------------------------------- kthvalue
 def _kth_indices(data, k, dim, keepdim):
-    if data.ndim == 0:
-        return np.zeros((), dtype=np.int64)
-    axis = normalize_dim(dim, data.ndim)
-    idx = _per_slice(data, axis, 1, lambda row: [_quick_select(row, k - 1)],
-                     lambda rows: np.argsort(rows, axis=1, kind="stable")[:, k - 1])
-    return idx if keepdim else np.squeeze(idx, axis)
+    return _slice_indices(data, dim, keepdim, lambda row: _quick_select(row, k - 1),
+                          lambda rows: np.argsort(rows, axis=1, kind="stable")[:, k - 1])
 
 
 @op("_kthvalue", grad_fn="KthvalueBackward0", promote=None,
@@ -464,11 +519,7 @@ def _kthvalue(input, k, dim, keepdim):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}")
     if input.ndim == 0:
         return input.copy(), np.zeros((), dtype=np.int64)
-    idx = _kth_indices(input, k, axis, True)
-    values = np.take_along_axis(input, idx, axis=axis)
-    if not keepdim:
-        values, idx = np.squeeze(values, axis), np.squeeze(idx, axis)
-    return values, idx
+    return _take_selected(input, axis, _kth_indices(input, k, axis, True), keepdim)
 
 
 @_kthvalue.defvjp
@@ -528,12 +579,8 @@ _median_all.defvjp(_evenly_distribute)  # derivatives.yaml median: evenly_distri
 
 
 def _median_indices(data, dim, keepdim):
-    if data.ndim == 0:
-        return np.zeros((), dtype=np.int64)
-    axis = normalize_dim(dim, data.ndim)
-    idx = _per_slice(data, axis, 1, lambda row: [_median_index(row)],
-                     lambda rows: np.argsort(rows, axis=1, kind="stable")[:, (rows.shape[1] - 1) // 2])
-    return idx if keepdim else np.squeeze(idx, axis)
+    return _slice_indices(data, dim, keepdim, _median_index,
+                          lambda rows: np.argsort(rows, axis=1, kind="stable")[:, (rows.shape[1] - 1) // 2])
 
 
 @op("_median_dim", grad_fn="MedianBackward1", promote=None,
@@ -542,30 +589,10 @@ def _median_indices(data, dim, keepdim):
 def _median_dim(input, dim, keepdim):
     """``(values, indices)`` of torch.median(input, dim, keepdim)."""
     _median_check(input)
-    axis = normalize_dim(dim, max(input.ndim, 1))
-    if input.ndim == 0:
-        return input.copy(), np.zeros((), dtype=np.int64)
-    if input.shape[axis] == 0:
-        shape = input.shape[:axis] + ((1,) if keepdim else ()) + input.shape[axis + 1:]
-        if input.size:
-            raise IndexError(f"median(): Expected reduction dim {axis} to have non-zero size.")
-        return np.zeros(shape, dtype=input.dtype), np.zeros(shape, dtype=np.int64)
-    idx = _median_indices(input, axis, True)
-    values = np.take_along_axis(input, idx, axis=axis)
-    if not keepdim:
-        values, idx = np.squeeze(values, axis), np.squeeze(idx, axis)
-    return values, idx
+    return _select_along("median", input, dim, keepdim, _median_indices, empty_ok=True)
 
 
-@_median_dim.defvjp
-def _(grad, input, dim, keepdim):
-    return _scatter_back(grad, input, dim, _median_indices(rule_values(input), dim, keepdim), keepdim)
-
-
-@_median_dim.defjvp
-def _(input_t, input, dim, keepdim):
-    # derivatives.yaml median.dim: values: gather_with_keepdimed_indices(self_t, dim, indices, keepdim)
-    return _gather_tangent(input_t, input, dim, _median_indices(input.data, dim, keepdim), keepdim)
+_def_select_rules(_median_dim, _median_indices)  # derivatives.yaml median.dim
 
 
 @composite("median", grad_fn="MedianBackward0 (all elements) | MedianBackward1 (dim)", method=True,

@@ -65,6 +65,14 @@ def _sum_grad_fn(dim=None, keepdim=False, dtype=None):
     return "SumBackward0" if dim is None else "SumBackward1"
 
 
+def _accumulated_dtype(input, dtype) -> np.dtype:
+    """The numpy dtype that sum, nansum, prod, cumsum and cumprod compute in and return: ``dtype`` when given,
+    else int64 for bool and integer inputs (PyTorch promotes integral types to kLong), else the input's."""
+    if dtype is not None:
+        return dtypes.as_dtype(dtype).np
+    return np.dtype(np.int64) if input.dtype.kind in "iub" else input.dtype
+
+
 @op("sum", grad_fn=_sum_grad_fn, promote=None, method=True,
     note="d/dx = 1 (the gradient broadcast over the reduced dims)",
     formula={"SumBackward0": "input: grad copied to every element",
@@ -76,8 +84,7 @@ def sum(input, dim=None, keepdim=False, dtype=None):
         IndexError: for a dimension out of range.
     """
     axes = _axes(dim, input.ndim)
-    out_dtype = dtypes.as_dtype(dtype).np if dtype is not None else (
-        np.dtype(np.int64) if input.dtype.kind in "iub" else input.dtype)
+    out_dtype = _accumulated_dtype(input, dtype)
     return np.sum(input, axis=axes, keepdims=keepdim if dim is not None else False, dtype=out_dtype)
 
 
@@ -149,8 +156,7 @@ def prod(input, dim=None, keepdim=False, dtype=None):
     """
     if isinstance(dim, (tuple, list)):
         raise TypeError("prod(): argument 'dim' must be int, not tuple")
-    out_dtype = dtypes.as_dtype(dtype).np if dtype is not None else (
-        np.dtype(np.int64) if input.dtype.kind in "iub" else input.dtype)
+    out_dtype = _accumulated_dtype(input, dtype)
     if dim is None:
         return np.prod(input, dtype=out_dtype)
     axis = normalize_dim(dim, input.ndim)
@@ -461,9 +467,11 @@ any_ = _logical_reduction("any", np.any)
 # -------------------------------------------------------------------------------------------------- var, std
 
 
-def _dof_warning(name: str) -> None:
+def _dof_warning(name: str, stacklevel: int = 4) -> None:
+    """PyTorch's warning for ``correction`` not below the number of reduced elements; ``stacklevel`` as
+    warnings.warn's, counted from here (4: the caller of the op that called this)."""
     warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
-                  "factor (input numel divided by output numel).", UserWarning, stacklevel=4)
+                  "factor (input numel divided by output numel).", UserWarning, stacklevel=stacklevel)
 
 
 def _var_forward(name):
@@ -621,8 +629,7 @@ def cumsum(input, dim, dtype=None):
         IndexError: for a dimension out of range.
     """
     axis = normalize_dim(dim, input.ndim)
-    out_dtype = dtypes.as_dtype(dtype).np if dtype is not None else (
-        np.dtype(np.int64) if input.dtype.kind in "iub" else input.dtype)
+    out_dtype = _accumulated_dtype(input, dtype)
     if input.ndim == 0:
         return input.astype(out_dtype)
     return np.cumsum(input, axis=axis, dtype=out_dtype)

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...engine import dtypes
 from ...engine.tensor import Tensor, normalize_dim, to_tensor
 from ..core.declare import composite, not_implemented_for, op, rule_values
 from ..elementwise.comparison import where
 from ..shape.indexing import _gather_backward, gather
-from .reductions import _return_type, _reverse_cumsum, cumsum, max, sum
+from .reductions import _accumulated_dtype, _return_type, _reverse_cumsum, cumsum, max, sum
 from ..shape.views import flip, movedim, unsqueeze
 from ..elementwise.unary import abs, exp, log
 
@@ -48,8 +47,7 @@ def cumprod(input, dim, dtype=None):
         IndexError: for a dimension out of range.
     """
     axis = normalize_dim(dim, input.ndim)
-    out_dtype = dtypes.as_dtype(dtype).np if dtype is not None else (
-        np.dtype(np.int64) if input.dtype.kind in "iub" else input.dtype)
+    out_dtype = _accumulated_dtype(input, dtype)
     if input.ndim == 0:
         return input.astype(out_dtype)
     return np.cumprod(input.astype(out_dtype, copy=False), axis=axis)

@@ -20,7 +20,7 @@ from ..core.declare import composite, op, tensor_method
 from ..elementwise.comparison import where
 from .indexing import index_select
 from .inplace import apply, fill_
-from .scatter import _index_add, _inplace, _put_accumulate, _take, masked_scatter
+from .scatter import _index_add, _inplace, _put_accumulate, _shared_among_ties, _take, _tensor_arg, masked_scatter
 from .strided import as_strided, storage_offset_of, strides_of
 from .views import reshape
 
@@ -93,11 +93,7 @@ def _index_reduce_partials(input, source, result, dim, index, reduce, include_se
         d_src = where(single, index_select(masked_src_result, dim, idx),
                       index_select(result, dim, idx) / where(src_zero, 1.0, source))
         return d_self, d_src
-    value = index_select(result, dim, idx)
-    self_is = where(input == result, 1.0, 0.0 * input)
-    src_is = where(source == value, 1.0, 0.0 * source)
-    share = 1 / _index_add(self_is, src_is, dim, index)
-    return self_is * share, src_is * index_select(share, dim, idx)
+    return _shared_among_ties(input, source, result, dim, index, index_select, _index_add)
 
 
 def _data(v):
@@ -136,9 +132,7 @@ def _index_reduce_args(fn: str, x: Tensor, dim, index, source, reduce) -> tuple:
     if reduce not in _REDUCES:
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got "
                            f"{reduce}.")
-    if not isinstance(index, Tensor):
-        raise TypeError(f"{fn}(): argument 'index' (position 2) must be Tensor, not {type(index).__name__}")
-    idx = index.data
+    idx = _tensor_arg(fn, "index", 2, index)
     if idx.dtype not in (np.int64, np.int32):
         raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: "
                            f"{dtypes.scalar_type_name(idx.dtype)}")
@@ -217,9 +211,7 @@ def _(grad, source, index, accumulate, needs_input_grad):
 
 
 def _put_args(x: Tensor, index, source) -> tuple:
-    if not isinstance(index, Tensor):
-        raise TypeError(f"put_(): argument 'index' (position 1) must be Tensor, not {type(index).__name__}")
-    idx = index.data
+    idx = _tensor_arg("put_", "index", 1, index)
     if idx.dtype != np.int64:
         raise RuntimeError(f"put_(): Expected a long tensor for index, but got {dtypes.scalar_type_name(idx.dtype)}")
     s = to_tensor(source)

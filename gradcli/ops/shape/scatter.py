@@ -698,11 +698,21 @@ def _scatter_reduce_partials(input, src, result, dim, index, reduce, include_sel
         d_src = where(single, gather(masked_src_result, dim, idx),
                       gather(result, dim, idx) / where(src_zero, 1.0, src))
         return d_self, d_src
-    value = gather(result, dim, idx)
+    return _shared_among_ties(input, src, result, dim, index, gather, _scatter_add)
+
+
+def _shared_among_ties(input, src, result, dim, index, select, add):
+    """amax/amin's ``(d out / d self, d out_at_index / d src)`` of scatter_reduce and index_reduce: 1 / k at
+    each of the k values (of self and src) equal to the result they reduced into, 0 elsewhere
+    (FunctionsManual.cpp's ``grad.masked_fill(self != result, 0) / N``). ``select(t, dim, Tensor(index))``
+    reads the result at src's positions (gather; index_select for index_reduce's slices) and ``add(t, src,
+    dim, index)`` sums src's elements into them (_scatter_add; _index_add)."""
+    idx = Tensor(index)
+    value = select(result, dim, idx)
     self_is = where(input == result, 1.0, 0.0 * input)
     src_is = where(src == value, 1.0, 0.0 * src)
-    share = 1 / _scatter_add(self_is, src_is, dim, index)
-    return self_is * share, src_is * gather(share, dim, idx)
+    share = 1 / add(self_is, src_is, dim, index)
+    return self_is * share, src_is * select(share, dim, idx)
 
 
 _PROD_ZEROS_ERROR = ("scatter_reduce(): Double backward is unsupported for src when >1 zeros in src are scattered to "
