@@ -614,7 +614,7 @@ _ELEMENTWISE = {"add", "sub", "rsub", "eq", "ne", "lt", "le", "gt", "ge", "bitwi
                 "hardtanh", "leaky_relu", "silu", "mish", "logsigmoid", "sign"}
 #: Ops that draw random numbers (randomness="error" refuses them; "same" gives every example one draw).
 _RANDOM = {"bernoulli", "poisson", "_exponential_fill", "_normal_fill", "_normal_float_tensor", "_normal_tensor_float",
-           "_normal_tensor_tensor", "_random_fill", "_uniform_fill"}
+           "_normal_tensor_tensor", "_random_fill", "_uniform_fill", "multinomial"}
 _RANDOM_FILLS = {"_exponential_fill", "_normal_fill", "_random_fill", "_uniform_fill"}
 _MATMUL = {"mm", "bmm", "mv", "dot", "vdot", "outer", "_addmm"}
 _SHAPE = {"permute", "_reshape", "_unsafe_view", "_reshape_alias", "expand", "repeat", "t", "tril", "triu",
@@ -655,6 +655,8 @@ def _random_rule(o, args, levels):
         sizes = _sizes(args, levels)
         return BatchedTensor(_expand(_reshape(one, (1,) * len(levels) + tuple(one.shape)),
                                      tuple(sizes) + tuple(one.shape)), levels)
+    if o.name == "multinomial":  # rows of each example: drawn example by example
+        raise Unbatchable("multinomial with randomness='different'")
     return _elementwise(o, args, levels)
 
 
