@@ -549,6 +549,8 @@ def as_strided(input, size, stride, storage_offset=None):
     """
     x = to_tensor(input)
     size, stride = _int_list("size", size), _int_list("stride", stride)
+    if getattr(x.data, "batched", False):  # inside vmap: the batching rule takes the view in the physical storage
+        return _as_strided(x, size, stride, storage_offset)
     offset = storage_offset_of(x) if storage_offset is None else int(storage_offset)
     flat, own = _storage(x)
     _check_geometry(size, stride, offset, flat.size, x.data.itemsize)
@@ -591,8 +593,9 @@ def _(grad, size, stride, storage_offset, needs_input_grad):
 @composite("as_strided_scatter", grad_fn="AsStridedScatterBackward0", method=True, note=_as_strided_scatter.note)
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
     """A copy of ``input`` with ``src`` embedded at the elements of its strided view ``size``/``stride``/
-    ``storage_offset`` (the copy's storage offset is 0, its layout ``input``'s). Matches torch.as_strided_scatter
-    (grad_fn AsStridedScatterBackward0).
+    ``storage_offset`` of ``input``'s storage (a view's places count from its base's first element, as
+    as_strided's; ``storage_offset`` defaults to the input's), the copy keeping ``input``'s strides. Matches
+    torch.as_strided_scatter (grad_fn AsStridedScatterBackward0).
 
     Raises:
         RuntimeError: as :func:`as_strided`, and for a ``src`` of another shape than ``size`` (PyTorch's
@@ -600,12 +603,21 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
     """
     x, s = to_tensor(input), to_tensor(src)
     size, stride = _int_list("size", size), _int_list("stride", stride)
-    offset = 0 if storage_offset is None else int(storage_offset)
-    layout = strides_of(Tensor(np.empty_like(x.data)))
-    n = 1 + sum((k - 1) * st for k, st in zip(x.data.shape, layout)) if x.data.size else 0
+    flat, own = _storage(x)
+    layout, start = strides_of(x), storage_offset_of(x)
+    if own and not _overlaps(x.data.shape, layout):
+        # ATen's clone_preserve_strides: a copy of the whole storage, the input's strides and offset kept, so the
+        # strided places (storage_offset defaults to the input's) are counted in the input's storage
+        n = flat.size
+    else:  # a tensor with internal overlap (expanded) is cloned afresh, row-major, as ATen does; one whose array
+        # numpy laid out (PyTorch would have copied it) in its own layout (vmap's examples: Unbatchable, per example)
+        overlap = not _logical(x) and _overlaps(x.data.shape, layout)
+        layout, start = tuple(_contiguous(x.data.shape)) if overlap else strides_of(Tensor(np.empty_like(x.data))), 0
+        n = 1 + sum((k - 1) * st for k, st in zip(x.data.shape, layout)) if x.data.size else 0
+    offset = start if storage_offset is None else int(storage_offset)
     _check_geometry(size, stride, offset, n, x.data.itemsize)
     if tuple(s.data.shape) != tuple(size):
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
                            f"{list(s.data.shape)}, slice size = {list(size)}")
-    geometry = _Geometry(size, positions(x.data.shape, layout, 0), positions(size, stride, offset), n, offset)
+    geometry = _Geometry(size, positions(x.data.shape, layout, start), positions(size, stride, offset), n, offset)
     return _as_strided_scatter(x, s, geometry, stride, storage_offset)
