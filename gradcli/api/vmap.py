@@ -37,7 +37,7 @@ from ..engine.tensor import Tensor, normalize_dim
 from ..ops import REGISTRY
 from ..ops.core import apply as _applying
 from ..ops.shape.inplace import batched_inplace_error
-from ..ops.shape.strided import storage_offset_of, strides_of
+from ..ops.shape.strided import batched_as_strided, storage_offset_of, strides_of
 
 _reshape = REGISTRY["reshape"]
 _stack = REGISTRY["stack"]
@@ -634,7 +634,8 @@ def _as_strided_rule(o, args, levels):
     """functorch's as_strided batching rule (aten/src/ATen/functorch/LegacyBatchingRegistrations.cpp): each
     example's view is taken in the physical storage, ``storage_offset`` counted from the physical tensor's
     (each example's offset moves on by its batch strides), after checking that the view of the first example
-    stays inside the memory that the example reaches; the batch dims keep their physical strides in front."""
+    stays inside the memory that the example reaches; the batch dims keep their physical strides in front
+    (:func:`gradcli.ops.shape.strided.batched_as_strided`, whose gradient is each example's own)."""
     x, size, stride, offset = args
     if type(x) is not BatchedTensor:
         return NotImplemented
@@ -660,8 +661,7 @@ def _as_strided_rule(o, args, levels):
         if end > reach or start < base:
             raise RuntimeError(call + f"`result` can access some memory in range [{start}, {end}], but `tensor` can "
                                f"only access some memory in range [{base}, {reach}]. " + rewrite)
-    out = REGISTRY["as_strided"](p, shape[:k] + size, tuple(pst[:k]) + stride, offset)
-    return wrap_result(out, levels, _tracks(args))
+    return wrap_result(batched_as_strided(p, k, size, stride, offset), levels, _tracks(args))
 
 
 def rule_of(o):

@@ -563,6 +563,35 @@ def as_strided(input, size, stride, storage_offset=None):
     return out
 
 
+def batched_as_strided(p: Tensor, k: int, size: tuple, stride: tuple, storage_offset) -> Tensor:
+    """vmap's as_strided on the physical tensor ``p`` whose ``k`` leading dims are the batch dims: the view of
+    ``p``'s storage with the batch dims' sizes and strides in front of ``size``/``stride`` at ``storage_offset``
+    (``p``'s own when None), as functorch's batching rule takes it (an example may read memory beyond its own
+    elements). The gradient is each example's own (functorch's as_strided_backward runs per example, on the
+    example's sizes and strides): it reaches the example's elements that its view reads, no other example's.
+
+    Raises:
+        RuntimeError: as :func:`as_strided` (the caller checks the examples' bounds first, with vmap's messages).
+    """
+    shape, pst, base = tuple(p.data.shape), strides_of(p), storage_offset_of(p)
+    start = base if storage_offset is None else int(storage_offset)
+    full_size, full_stride = shape[:k] + tuple(size), tuple(pst[:k]) + tuple(stride)
+    flat, own = _storage(p)
+    _check_geometry(full_size, full_stride, start, flat.size, p.data.itemsize)
+    pin = positions(shape[k:], pst[k:], 0)
+    pout = positions(size, stride, start - base)
+    block = 1 + max(int(pin.max(initial=-1)), int(pout.max(initial=-1)))
+    examples = int(np.prod(shape[:k], dtype=np.int64))
+    first = np.arange(examples, dtype=np.int64).reshape(shape[:k]) * block
+    pin = first.reshape(shape[:k] + (1,) * pin.ndim) + pin
+    pout = first.reshape(shape[:k] + (1,) * pout.ndim) + pout
+    geometry = _Geometry(full_size, pin, pout, examples * block, start, p.data, flat)
+    out = _as_strided(p, geometry, full_stride, storage_offset)
+    if own:
+        mark_view(out, p)
+    return out
+
+
 # ------------------------------------------------------------------------------------ as_strided_scatter
 @op("as_strided_scatter", grad_fn="AsStridedScatterBackward0", inputs=2, promote=None, public=False,
     jvp="linear", note="d/dinput = the gradient where src was not written; d/dsrc = the gradient at src's places",
