@@ -326,7 +326,9 @@ def _tracks(args) -> bool:
 
 
 def _call(o, args):
-    return _applying._apply(o, tuple(args))
+    # (the op's own apply function: a view op's physical result is marked a view of its physical input, so that
+    # the storage a batched view shares with its base is the physical one, as in PyTorch)
+    return o.apply_fn(o, tuple(args))
 
 
 # --- the slow fallback ----------------------------------------------------------------------------------------

@@ -272,3 +272,55 @@ def test_flat_take_along_dim_of_a_non_contiguous_input_as_pytorch(in_dim, torch)
     else:
         for g, w in zip(res, want):
             _assert_equal(g, w)
+
+
+_AS_STRIDED_BODIES = {
+    "2x2": lambda m, a: m.as_strided(a, (2, 2), (1, 2)),
+    "offset": lambda m, a: a.as_strided((2, 2), (1, 2), 1),
+    "0d": lambda m, a: m.as_strided(a, (), (), 4),
+    "of-transpose": lambda m, a: m.as_strided(a.t(), (2, 3), (1, 3)),
+    "overlap": lambda m, a: m.as_strided(a, (3, 2), (1, 1)),
+    "out-of-bounds": lambda m, a: m.as_strided(a, (3, 3), (3, 1), 1),
+    "below-the-example": lambda m, a: m.as_strided(a[1:], (2,), (1,), 0),
+    "length-mismatch": lambda m, a: m.as_strided(a, (2, 2), (2,)),
+    "negative-stride": lambda m, a: m.as_strided(a, (2,), (-1,)),
+    "grad": lambda m, a: m.func.grad(lambda b: (m.as_strided(b, (2, 2), (1, 2)) ** 2).sum())(a),
+    "grad-of-transpose": lambda m, a: m.func.grad(lambda b: (m.as_strided(b.t(), (3, 2), (2, 1)).exp()).sum())(a),
+}
+
+
+@pytest.mark.parametrize("in_dim", [0, 1, 2])
+@pytest.mark.parametrize("name", list(_AS_STRIDED_BODIES))
+def test_as_strided_under_vmap_as_pytorch(name, in_dim, torch):
+    # functorch's rule: each example's view in the physical storage (its offset moved on by the batch strides,
+    # which depend on in_dims), its bounds check and messages; under grad each example gets its own gradient
+    x = np.arange(27.0).reshape(3, 3, 3) / 10.0
+    body = _AS_STRIDED_BODIES[name]
+
+    def call(m, vmap):
+        return vmap(lambda a: body(m, a), in_dims=in_dim)(m.tensor(x))
+
+    try:
+        want = call(torch, torch.func.vmap)
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError) as got:
+            call(G, F.vmap)
+        assert str(got.value) == str(e)
+        return
+    _assert_equal(call(G, F.vmap), want)
+
+
+def test_as_strided_under_nested_vmap_as_pytorch(torch):
+    x = np.arange(48.0).reshape(2, 4, 6) / 10.0
+    for body in (lambda m, a: m.as_strided(a, (2,), (2,)), lambda m, a: m.as_strided(a, (2, 2), (1, 3), 1),
+                 lambda m, a: m.as_strided(a, (3,), (3,), 1)):
+        res = []
+        for m, vmap in ((torch, torch.func.vmap), (G, F.vmap)):
+            try:
+                res.append(vmap(vmap(lambda a: body(m, a)), in_dims=1)(m.tensor(x)))
+            except RuntimeError as e:
+                res.append(str(e))
+        if isinstance(res[0], str):
+            assert res[1] == res[0]
+        else:
+            _assert_equal(res[1], res[0])
