@@ -252,26 +252,34 @@ def test_argwhere_under_vmap_runs_per_example_and_nonzero_is_refused_as_pytorch(
         assert str(got.value) == str(want.value)
 
 
+def _outcome(fn, *args):
+    """``fn(*args)``'s result, or the text of the RuntimeError it raises."""
+    try:
+        return fn(*args)
+    except RuntimeError as e:
+        return str(e)
+
+
+def _assert_same_outcome(got, want):
+    if isinstance(want, str):
+        assert got == want
+    else:
+        _assert_equal(got, want)
+
+
 @pytest.mark.parametrize("in_dim", [0, 1])
 def test_flat_take_along_dim_of_a_non_contiguous_input_as_pytorch(in_dim, torch):
     # PyTorch's take_along_dim without dim is self.view(-1).gather(...): a transposed input, or the examples
     # of a batch mapped along dimension 1, cannot be viewed
     x = np.arange(36.0).reshape(3, 3, 4)
     idx = [0, 11, 5]
-    for m, vmap in ((torch, torch.func.vmap), (G, F.vmap)):
-        t = m.tensor(x)
-        try:
-            res = (m.take_along_dim(t.transpose(0, 1)[0].t(), m.tensor(idx)),
-                   vmap(lambda a: m.take_along_dim(a, m.tensor(idx)), in_dims=in_dim)(t))
-        except RuntimeError as e:
-            res = str(e)
-        if m is torch:
-            want = res
-    if isinstance(want, str):
-        assert res == want
-    else:
-        for g, w in zip(res, want):
-            _assert_equal(g, w)
+    for body in (lambda m, t: m.take_along_dim(t[0].t(), m.tensor(idx)),
+                 lambda m, t: m.take_along_dim(t[0], m.tensor(idx))):
+        _assert_same_outcome(_outcome(body, G, G.tensor(x)), _outcome(body, torch, torch.tensor(x)))
+    want = _outcome(lambda: torch.func.vmap(lambda a: torch.take_along_dim(a, torch.tensor(idx)), in_dims=in_dim)(
+        torch.tensor(x)))
+    got = _outcome(lambda: F.vmap(lambda a: G.take_along_dim(a, G.tensor(idx)), in_dims=in_dim)(G.tensor(x)))
+    _assert_same_outcome(got, want)
 
 
 _AS_STRIDED_BODIES = {
@@ -310,17 +318,13 @@ def test_as_strided_under_vmap_as_pytorch(name, in_dim, torch):
     _assert_equal(call(G, F.vmap), want)
 
 
-def test_as_strided_under_nested_vmap_as_pytorch(torch):
+@pytest.mark.parametrize("body", [
+    lambda m, a: m.as_strided(a, (2,), (2,)),
+    lambda m, a: m.as_strided(a, (2, 2), (1, 3), 1),
+    lambda m, a: m.as_strided(a, (3,), (3,), 1),
+])
+def test_as_strided_under_nested_vmap_as_pytorch(body, torch):
     x = np.arange(48.0).reshape(2, 4, 6) / 10.0
-    for body in (lambda m, a: m.as_strided(a, (2,), (2,)), lambda m, a: m.as_strided(a, (2, 2), (1, 3), 1),
-                 lambda m, a: m.as_strided(a, (3,), (3,), 1)):
-        res = []
-        for m, vmap in ((torch, torch.func.vmap), (G, F.vmap)):
-            try:
-                res.append(vmap(vmap(lambda a: body(m, a)), in_dims=1)(m.tensor(x)))
-            except RuntimeError as e:
-                res.append(str(e))
-        if isinstance(res[0], str):
-            assert res[1] == res[0]
-        else:
-            _assert_equal(res[1], res[0])
+    want = _outcome(lambda: torch.func.vmap(torch.func.vmap(lambda a: body(torch, a)), in_dims=1)(torch.tensor(x)))
+    got = _outcome(lambda: F.vmap(F.vmap(lambda a: body(G, a)), in_dims=1)(G.tensor(x)))
+    _assert_same_outcome(got, want)
