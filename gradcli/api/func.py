@@ -731,7 +731,18 @@ def _per_example(call, leaves, dims, size):
 
 
 class _NoRandomness:
-    """The generator of a vmap with ``randomness="error"``: any use is PyTorch's error."""
+    """The generator of a vmap with ``randomness="error"``: any use is PyTorch's error, also after a
+    ``manual_seed`` inside the vmap (which seeds the generator in use after it, ``saved``)."""
+
+    def __init__(self, saved):
+        self.saved = saved
+
+    def seeded_later(self, rng) -> None:
+        """``torch.manual_seed`` inside the vmap: ``rng`` is the generator after it; draws stay refused."""
+        if type(self.saved) is _NoRandomness:
+            self.saved.seeded_later(rng)
+        else:
+            self.saved = rng
 
     def __getattr__(self, name):
         if name.startswith("__"):
@@ -759,14 +770,13 @@ class _Randomness:
         import copy
 
         if self.mode == "error":
-            self._saved = _state.rng
-            _state.rng = _NoRandomness()
+            _state.rng = self._saved = _NoRandomness(_state.rng)
         elif self.mode == "same":
             _state.rng = copy.deepcopy(self.start)
 
     def __exit__(self, *exc):
         if self.mode == "error":
-            _state.rng = self._saved
+            _state.rng = self._saved.saved
         return False
 
 

@@ -38,6 +38,7 @@ from ..engine.tensor import Tensor, normalize_dim
 from ..ops import REGISTRY
 from ..ops.core import apply as _applying
 from ..ops.shape.inplace import batched_inplace_error
+from ..ops.shape.strided import batched_as_strided, storage_offset_of, strides_of
 
 _reshape = REGISTRY["reshape"]
 _stack = REGISTRY["stack"]
@@ -321,7 +322,9 @@ def _tracks(args) -> bool:
 
 
 def _call(o, args):
-    return _applying._apply(o, tuple(args))
+    # (the op's own apply function: a view op's physical result is marked a view of its physical input, so that
+    # the storage a batched view shares with its base is the physical one, as in PyTorch)
+    return o.apply_fn(o, tuple(args))
 
 
 # --- the slow fallback ----------------------------------------------------------------------------------------
@@ -610,11 +613,53 @@ _ELEMENTWISE = {"add", "sub", "rsub", "eq", "ne", "lt", "le", "gt", "ge", "bitwi
                 "hardtanh", "leaky_relu", "silu", "mish", "logsigmoid", "sign"}
 #: Ops that draw random numbers (randomness="error" refuses them; "same" gives every example one draw).
 _RANDOM = {"bernoulli", "poisson", "_exponential_fill", "_normal_fill", "_normal_float_tensor", "_normal_tensor_float",
-           "_normal_tensor_tensor", "_random_fill", "_uniform_fill"}
+           "_normal_tensor_tensor", "_random_fill", "_uniform_fill", "multinomial"}
 _RANDOM_FILLS = {"_exponential_fill", "_normal_fill", "_random_fill", "_uniform_fill"}
 _MATMUL = {"mm", "bmm", "mv", "dot", "vdot", "outer", "_addmm"}
 _SHAPE = {"permute", "_reshape", "_unsafe_view", "_reshape_alias", "expand", "repeat", "t", "tril", "triu",
           "constant_pad_nd"}
+
+
+def _storage_end(sizes, strides, offset: int):
+    """One past the last storage place that a tensor of ``sizes``/``strides`` at ``offset`` reaches, or None when
+    it has no element (functorch's maximum_indexable_location)."""
+    if any(n == 0 for n in sizes):
+        return None
+    return offset + 1 + sum((n - 1) * st for n, st in zip(sizes, strides))
+
+
+def _as_strided_rule(o, args, levels):
+    """functorch's as_strided batching rule (aten/src/ATen/functorch/LegacyBatchingRegistrations.cpp): each
+    example's view is taken in the physical storage, ``storage_offset`` counted from the physical tensor's
+    (each example's offset moves on by its batch strides), after checking that the view of the first example
+    stays inside the memory that the example reaches; the batch dims keep their physical strides in front
+    (:func:`gradcli.ops.shape.strided.batched_as_strided`, whose gradient is each example's own)."""
+    x, size, stride, offset = args
+    if type(x) is not BatchedTensor:
+        return NotImplemented
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"Tensor.as_strided(size, stride, ...): size and stride must have the same length! Got "
+                           f"size {list(size)} and stride {list(stride)}")
+    p = physical(x, levels)
+    k, shape, pst, base = len(levels), tuple(p.shape), strides_of(p), storage_offset_of(p)
+    start = base if offset is None else int(offset)
+    for j in reversed(range(k)):  # each level's rule, innermost first, sees the levels inside it as example dims
+        sizes, strides = shape[j + 1:k] + size, pst[j + 1:k] + stride
+        end, reach = _storage_end(sizes, strides, start), _storage_end(shape[j + 1:], pst[j + 1:], base)
+        call = (f"result = tensor.as_strided({list(sizes)}, {list(strides)}, {start}) can access memory outside of "
+                "`tensor`. ")
+        rewrite = ("This is not supported inside of vmap, please try to rewrite the `as_strided` call as a sequence "
+                   "of PyTorch view operations")
+        if end is None:
+            continue
+        if reach is None:
+            raise RuntimeError(call + "`tensor` has no storage but the passed-in (size, stride, storage_offset) imply "
+                               "a result with some storage. " + rewrite)
+        if end > reach or start < base:
+            raise RuntimeError(call + f"`result` can access some memory in range [{start}, {end}], but `tensor` can "
+                               f"only access some memory in range [{base}, {reach}]. " + rewrite)
+    return wrap_result(batched_as_strided(p, k, size, stride, offset), levels, _tracks(args))
 
 
 def rule_of(o):
@@ -625,6 +670,8 @@ def rule_of(o):
         return _random_rule
     if name == "masked_select":
         return _masked_select
+    if name == "as_strided":
+        return _as_strided_rule
     if name in _DIM_PARAMS:
         return _dim_rule
     if name in _MATMUL:
@@ -651,6 +698,8 @@ def _random_rule(o, args, levels):
         sizes = _sizes(args, levels)
         return BatchedTensor(_expand(_reshape(one, (1,) * len(levels) + tuple(one.shape)),
                                      tuple(sizes) + tuple(one.shape)), levels)
+    if o.name == "multinomial":  # rows of each example: drawn example by example
+        raise Unbatchable("multinomial with randomness='different'")
     return _elementwise(o, args, levels)
 
 

@@ -346,7 +346,11 @@ def manual_seed(seed: int) -> None:
     Raises:
         ValueError: see :meth:`gradcli.engine.generator.Generator.manual_seed`.
     """
-    state.rng = _seeded(seed)
+    seeded = _seeded(seed)
+    if hasattr(type(state.rng), "seeded_later"):  # a vmap's refusal (randomness="error"): draws stay refused
+        state.rng.seeded_later(seeded)
+        return
+    state.rng = seeded
 
 
 def _make_root() -> RunContext:

@@ -104,6 +104,11 @@ def _num(v) -> str:
     return str(int(v)) if v.is_integer() else repr(v)
 
 
+def _check_std_values(std: np.ndarray) -> None:
+    if (std < 0).any():
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+
+
 @op("_normal_tensor_float", grad_fn="NormalBackward1", promote=None, note="d/dmean = 0",
     formula="mean: 0 (a sample; PyTorch does not reparameterize)", jvp="elementwise")
 def _normal_tensor_float(mean, std):
@@ -120,6 +125,7 @@ def _(grad):
     formula="std: 0 (a sample; PyTorch does not reparameterize)", jvp="elementwise")
 def _normal_float_tensor(std, mean):
     """Samples of N(mean, std) with ``std``'s shape and dtype (torch.normal(float mean, Tensor std))."""
+    _check_std_values(std)
     return (_generator().normal(std.shape, std.dtype) * std + std.dtype.type(mean)).astype(std.dtype)
 
 
@@ -132,6 +138,7 @@ def _(grad):
     formula="mean: 0; std: 0 (a sample)", jvp="elementwise")
 def _normal_tensor_tensor(mean, std):
     """Samples of N(mean, std), shapes broadcast (torch.normal(Tensor mean, Tensor std))."""
+    _check_std_values(std)
     shape = np.broadcast_shapes(mean.shape, std.shape)
     d = np.result_type(mean, std)
     return (_generator().normal(shape, d) * std + mean).astype(d)
@@ -154,16 +161,14 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, requires_gra
         RuntimeError: for a negative std (PyTorch's message).
         TypeError: for ``normal(float, float)`` without a size.
     """
+    # (std's values are checked by the ops, which see them: under vmap the batching rule decides first, and
+    # randomness="error" refuses before any argument check, as PyTorch's)
     if isinstance(mean, Tensor) and isinstance(std, Tensor):
-        if (std.data < 0).any():
-            raise RuntimeError("normal expects all elements of std >= 0.0")
         return _normal_tensor_tensor(mean, std)
     if isinstance(mean, Tensor):
         _check_std(std)
         return _normal_tensor_float(mean, float(std))
     if isinstance(std, Tensor):
-        if (std.data < 0).any():
-            raise RuntimeError("normal expects all elements of std >= 0.0")
         return _normal_float_tensor(std, float(mean))
     if size is None:
         raise TypeError("normal() received an invalid combination of arguments - got (float, float), but "
@@ -432,7 +437,13 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
                         f"{type(num_samples).__name__}")
     if not isinstance(input, Tensor):
         raise TypeError(f"multinomial(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    p, n = input.data, int(num_samples)
+    # (the arguments' checks are the op's: under vmap its rule decides first, as PyTorch's)
+    return _multinomial(input, int(num_samples), bool(replacement))
+
+
+@op("multinomial", grad_fn=None, promote=None, differentiable=False, public=False, note="not differentiable")
+def _multinomial(p, n, replacement):
+    """``n`` category indices drawn from each row of ``p``, after PyTorch's checks (see :func:`multinomial`)."""
     if p.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if p.dtype.kind != "f":
@@ -447,12 +458,12 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
         raise RuntimeError("number of categories cannot exceed 2^24")
     shape = (n,) if p.ndim == 1 else (p.shape[0], n)
     if 0 in shape:
-        return Tensor(np.zeros(shape, np.int64))
+        return np.zeros(shape, np.int64)
     rows = p.reshape(p.shape[0] if p.ndim == 2 else 1, cats)
     if not replacement or n == 1:
-        return Tensor(_multinomial_gumbel(p, rows, n))
+        return _multinomial_gumbel(p, rows, n)
     _check_rows_as_the_kernel(rows, n)
-    return Tensor(_generator().multinomial(rows, n).reshape(shape))
+    return _generator().multinomial(rows, n).reshape(shape)
 
 
 def _multinomial_gumbel(p: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:

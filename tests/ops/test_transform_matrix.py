@@ -232,10 +232,7 @@ def test_the_matrix_is_not_trivial():
 
 #: Cells where gradcli is known to differ from PyTorch: gaps to fix, each still failing (strict: a cell that
 #: passes fails the test until its entry is removed).
-GRADCLI_GAPS = {
-    ("as_strided", "vmap_in_dims_1"): "PyTorch's batching rule of as_strided reads each example's place in the "
-                                      "physical batched storage (strides of the whole batch); gradcli's vmap treats "
-                                      "each example as a contiguous tensor of its own",
+GRADCLI_GAPS: dict = {
 }
 
 

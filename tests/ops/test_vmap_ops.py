@@ -91,21 +91,7 @@ def _leaves(x):
     return [x]
 
 #: Known gradcli differences (strict xfails: fixing one fails the test until its entry is removed).
-GRADCLI_GAPS = {
-    **{key: "PyTorch's batching rule of as_strided/as_strided_scatter reads each example's place in the physical "
-            "batched storage; gradcli's vmap treats each example as a contiguous tensor of its own"
-       for key in ("as_strided-of-transpose-0", "as_strided-2x2-of-3x3-1", "as_strided-offset-1",
-                   "as_strided-overlap-1", "as_strided-0d-out-1", "as_strided-of-transpose-1", "as_strided-method-1",
-                   *(f"as_strided_scatter-{s}-{d}" for s in ("2x2", "src-only", "offset", "method") for d in (0, 1)))},
-    "normal": "torch.normal/multinomial read their probabilities' values (the argument check), so vmap runs "
-              "the function once per example, where the sample's manual_seed replaces the generator that "
-              "makes randomness='error' raise",
-    "multinomial": "as normal",
-    "argwhere-float-0": "gradcli's vmap refuses argwhere as it refuses nonzero (a result of dynamic shape); "
-                        "PyTorch's vmap answers argwhere of float examples",
-    "argwhere-float-1": "as argwhere-float-0",
-    "take_along_dim-flat-1": "PyTorch's flat take_along_dim views a non-contiguous example and raises; gradcli's "
-                             "physical batch is contiguous there and it computes",
+GRADCLI_GAPS: dict = {
 }
 
 
@@ -114,8 +100,6 @@ def _params():
     for in_dim in (0, 1):
         for case in CASES:
             reason = GRADCLI_GAPS.get(f"{case.id}-{in_dim}")
-            if case.op in GRADCLI_GAPS and not case.id.startswith("normal-tensor-float"):
-                reason = GRADCLI_GAPS[case.op]
             marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
             out.append(pytest.param(case, in_dim, id=f"{case.id}-{in_dim}", marks=marks))
     return out
@@ -132,9 +116,9 @@ def test_vmap_of_every_op_equals_torch(case, in_dim, torch):
     try:
         want = _run(torch, torch.func.vmap, case, batched)
     except Exception as e:
-        if "Batching rule not implemented" in str(e):
-            # PyTorch has no batching rule for this view op (its fallback refuses views): gradcli batches it,
-            # and the oracle is PyTorch's per-example results, stacked
+        if "Batching rule not implemented" in str(e) or "does not yet have a batching rule" in str(e):
+            # PyTorch has no batching rule for this op (its fallback refuses views; as_strided_scatter "requires
+            # special handling"): gradcli batches it, and the oracle is PyTorch's per-example results, stacked
             want = _run(torch, _per_example_torch(torch), case, batched)
         else:  # PyTorch refuses: gradcli must refuse with the same exception type
             with pytest.raises(Exception) as got:
@@ -206,3 +190,144 @@ def test_in_place_ops_under_vmap_of_grad_with_unmapped_inputs_as_pytorch(body, t
         assert str(got.value) == str(e)
         return
     _assert_equal(call(G), want)
+
+
+_RANDOM_BODIES = {
+    "normal-tensor-float": lambda m, x: m.normal(x, 2.0),
+    "normal-float-tensor": lambda m, x: m.normal(1.5, x + 0.1),
+    "normal-tensor-tensor": lambda m, x: m.normal(x, x + 0.1),
+    "normal-unmapped-std": lambda m, x: m.normal(x, m.ones(4, dtype=m.float64)),
+    "normal-negative-std": lambda m, x: m.normal(1.5, x - 2.0),
+    "normal-unmapped": lambda m, x: m.normal(m.zeros(4, dtype=m.float64), 1.0) + x,
+    "multinomial": lambda m, x: m.multinomial(x, 3),
+    "multinomial-replacement": lambda m, x: m.multinomial(x, 6, True),
+    "multinomial-2d": lambda m, x: m.multinomial(x.reshape(2, 2), 2),
+    "multinomial-too-many": lambda m, x: m.multinomial(x, 6),
+    "multinomial-negative": lambda m, x: m.multinomial(x - 2.0, 2),
+    "multinomial-unmapped": lambda m, x: m.multinomial(m.ones(4, dtype=m.float64), 2) + x.long() * 0,
+    "seeded-normal": lambda m, x: (m.manual_seed(0), m.normal(x, 2.0))[1],
+    "seeded-randn": lambda m, x: (m.manual_seed(0), m.randn(4, dtype=m.float64))[1] + x,
+    "seeded-per-example": lambda m, x: (m.manual_seed(0), m.normal(1.5, x.exp() * 0.1))[1],
+}
+
+
+@pytest.mark.parametrize("randomness", ["error", "different", "same"])
+@pytest.mark.parametrize("name", list(_RANDOM_BODIES))
+def test_random_ops_under_vmap_as_pytorch(name, randomness, torch):
+    # PyTorch's random batching rules: "error" refuses before any argument check, "same" refuses a mapped
+    # input, "different" draws per example (the numbers are the generator's: shapes, dtypes, errors and the
+    # equal rows of "same" are compared)
+    body = _RANDOM_BODIES[name]
+    x = np.array([[0.5, 0.1, 0.9, 0.3], [0.2, 0.8, 0.4, 0.6], [0.7, 0.3, 0.1, 0.5]])
+
+    def call(m, vmap):
+        return vmap(lambda a: body(m, a), randomness=randomness)(m.tensor(x, dtype=m.float64))
+
+    try:
+        want = call(torch, torch.func.vmap)
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError) as got:
+            call(G, F.vmap)
+        assert str(got.value) == str(e)
+        return
+    got = call(G, F.vmap)
+    assert tuple(got.shape) == tuple(want.shape) and str(got.dtype) == str(want.dtype)
+    if randomness == "same" or got.dtype.is_floating_point:  # (category indices may repeat by chance)
+        rows_equal = [bool((w == want[0]).all()) for w in want]
+        assert [bool((to_np(g) == to_np(got[0])).all()) for g in got] == rows_equal
+
+
+def test_argwhere_under_vmap_runs_per_example_and_nonzero_is_refused_as_pytorch(torch):
+    x = np.array([[1.0, 0.0, 2.0, 0.0], [0.0, 3.0, 0.0, 4.0], [5.0, 0.0, 0.0, 6.0]])
+    for vmap_g, vmap_t, a in ((F.vmap(G.argwhere), torch.func.vmap(torch.argwhere), x),
+                              (F.vmap(F.vmap(G.argwhere), in_dims=1), torch.func.vmap(torch.func.vmap(torch.argwhere),
+                                                                                      in_dims=1), x.reshape(3, 2, 2))):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _assert_equal(vmap_g(G.tensor(a)), vmap_t(torch.tensor(a)))
+    x[1, 1] = 0.0  # examples with different counts: stack's error
+    for fn in ("argwhere", "nonzero"):
+        with warnings.catch_warnings(), pytest.raises(RuntimeError) as want:
+            warnings.simplefilter("ignore")
+            torch.func.vmap(getattr(torch, fn))(torch.tensor(x))
+        with pytest.raises(RuntimeError) as got:
+            F.vmap(getattr(G, fn))(G.tensor(x))
+        assert str(got.value) == str(want.value)
+
+
+def _outcome(fn, *args):
+    """``fn(*args)``'s result, or the text of the RuntimeError it raises."""
+    try:
+        return fn(*args)
+    except RuntimeError as e:
+        return str(e)
+
+
+def _assert_same_outcome(got, want):
+    if isinstance(want, str):
+        assert got == want
+    else:
+        _assert_equal(got, want)
+
+
+@pytest.mark.parametrize("in_dim", [0, 1])
+def test_flat_take_along_dim_of_a_non_contiguous_input_as_pytorch(in_dim, torch):
+    # PyTorch's take_along_dim without dim is self.view(-1).gather(...): a transposed input, or the examples
+    # of a batch mapped along dimension 1, cannot be viewed
+    x = np.arange(36.0).reshape(3, 3, 4)
+    idx = [0, 11, 5]
+    for body in (lambda m, t: m.take_along_dim(t[0].t(), m.tensor(idx)),
+                 lambda m, t: m.take_along_dim(t[0], m.tensor(idx))):
+        _assert_same_outcome(_outcome(body, G, G.tensor(x)), _outcome(body, torch, torch.tensor(x)))
+    want = _outcome(lambda: torch.func.vmap(lambda a: torch.take_along_dim(a, torch.tensor(idx)), in_dims=in_dim)(
+        torch.tensor(x)))
+    got = _outcome(lambda: F.vmap(lambda a: G.take_along_dim(a, G.tensor(idx)), in_dims=in_dim)(G.tensor(x)))
+    _assert_same_outcome(got, want)
+
+
+_AS_STRIDED_BODIES = {
+    "2x2": lambda m, a: m.as_strided(a, (2, 2), (1, 2)),
+    "offset": lambda m, a: a.as_strided((2, 2), (1, 2), 1),
+    "0d": lambda m, a: m.as_strided(a, (), (), 4),
+    "of-transpose": lambda m, a: m.as_strided(a.t(), (2, 3), (1, 3)),
+    "overlap": lambda m, a: m.as_strided(a, (3, 2), (1, 1)),
+    "out-of-bounds": lambda m, a: m.as_strided(a, (3, 3), (3, 1), 1),
+    "below-the-example": lambda m, a: m.as_strided(a[1:], (2,), (1,), 0),
+    "length-mismatch": lambda m, a: m.as_strided(a, (2, 2), (2,)),
+    "negative-stride": lambda m, a: m.as_strided(a, (2,), (-1,)),
+    "grad": lambda m, a: m.func.grad(lambda b: (m.as_strided(b, (2, 2), (1, 2)) ** 2).sum())(a),
+    "grad-of-transpose": lambda m, a: m.func.grad(lambda b: (m.as_strided(b.t(), (3, 2), (2, 1)).exp()).sum())(a),
+}
+
+
+@pytest.mark.parametrize("in_dim", [0, 1, 2])
+@pytest.mark.parametrize("name", list(_AS_STRIDED_BODIES))
+def test_as_strided_under_vmap_as_pytorch(name, in_dim, torch):
+    # functorch's rule: each example's view in the physical storage (its offset moved on by the batch strides,
+    # which depend on in_dims), its bounds check and messages; under grad each example gets its own gradient
+    x = np.arange(27.0).reshape(3, 3, 3) / 10.0
+    body = _AS_STRIDED_BODIES[name]
+
+    def call(m, vmap):
+        return vmap(lambda a: body(m, a), in_dims=in_dim)(m.tensor(x))
+
+    try:
+        want = call(torch, torch.func.vmap)
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError) as got:
+            call(G, F.vmap)
+        assert str(got.value) == str(e)
+        return
+    _assert_equal(call(G, F.vmap), want)
+
+
+@pytest.mark.parametrize("body", [
+    lambda m, a: m.as_strided(a, (2,), (2,)),
+    lambda m, a: m.as_strided(a, (2, 2), (1, 3), 1),
+    lambda m, a: m.as_strided(a, (3,), (3,), 1),
+])
+def test_as_strided_under_nested_vmap_as_pytorch(body, torch):
+    x = np.arange(48.0).reshape(2, 4, 6) / 10.0
+    want = _outcome(lambda: torch.func.vmap(torch.func.vmap(lambda a: body(torch, a)), in_dims=1)(torch.tensor(x)))
+    got = _outcome(lambda: F.vmap(F.vmap(lambda a: body(G, a)), in_dims=1)(G.tensor(x)))
+    _assert_same_outcome(got, want)

@@ -14,7 +14,7 @@ import numpy as np
 
 from ...engine import dtypes
 from ...engine.tensor import Tensor, to_tensor
-from ..core.declare import composite
+from ..core.declare import composite, op
 from ..creation import zeros
 from ..reduction.scans import cumprod
 from .scatter import nonzero
@@ -27,8 +27,18 @@ from ..reduction.reductions import expand
 def argwhere(input):
     """The indices of the nonzero elements of ``input``, an int64 tensor of shape ``(n, input.ndim)`` in
     row-major order (``(n, 0)`` for a 0-d input). Matches torch.argwhere (torch.nonzero's result); not
-    differentiable."""
-    return nonzero(input)
+    differentiable. Under vmap it runs once per example (an op without a batching rule, as aten::argwhere in
+    PyTorch), where torch.nonzero is refused; examples with different numbers of nonzero elements fail to stack
+    (stack's error, as PyTorch's)."""
+    return _argwhere(to_tensor(input))
+
+
+@op("argwhere", grad_fn=None, promote=None, differentiable=False, public=False, note="not differentiable")
+def _argwhere(input):
+    """torch.nonzero's indices of ``input``: int64 of shape ``(n, input.ndim)``."""
+    if input.ndim == 0:
+        return np.zeros((1 if input != 0 else 0, 0), dtype=np.int64)
+    return np.argwhere(input).astype(np.int64)
 
 
 @composite("nonzero_static", grad_fn="none (indices)", note="not differentiable (indices)", method=True,

@@ -23,7 +23,7 @@ from ..elementwise.comparison import where
 from .indexing import _gather_key, gather, index_select
 from .inplace import apply
 from ..reduction.reductions import expand, sum
-from .views import reshape
+from .views import reshape, view
 
 
 def _tensor_arg(fn: str, name: str, position: int, v) -> np.ndarray:
@@ -542,16 +542,17 @@ def take_along_dim(input, indices, dim=None):
     without ``dim``, of the flattened input. Matches torch.take_along_dim (grad_fn GatherBackward0).
 
     Raises:
-        RuntimeError: for indices that are not int64 or of another number of dimensions; IndexError for a dim out
-            of range or given with a 0-d input (PyTorch's messages).
+        RuntimeError: for indices that are not int64 or of another number of dimensions, or without ``dim`` an
+            input that cannot be viewed as 1-d (a transposed one: PyTorch's ``view(-1)``); IndexError for a dim
+            out of range or given with a 0-d input (PyTorch's messages).
     """
     x = to_tensor(input)
     idx = _tensor_arg("take_along_dim", "indices", 2, indices)
     if idx.dtype != np.int64:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
                            f"{dtypes.scalar_type_name(idx.dtype)}")
-    if dim is None:
-        return gather(reshape(x, (-1,)), 0, Tensor(idx.reshape(-1)))
+    if dim is None:  # PyTorch's self.view(-1): an input whose elements are not one run of memory is refused
+        return gather(view(x, -1), 0, Tensor(idx.reshape(-1)))
     if x.ndim != idx.ndim:
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
                            f"but got {x.ndim} dimensions for input, and {idx.ndim} dimensions for indices")

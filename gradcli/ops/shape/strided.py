@@ -549,6 +549,8 @@ def as_strided(input, size, stride, storage_offset=None):
     """
     x = to_tensor(input)
     size, stride = _int_list("size", size), _int_list("stride", stride)
+    if getattr(x.data, "batched", False):  # inside vmap: the batching rule takes the view in the physical storage
+        return _as_strided(x, size, stride, storage_offset)
     offset = storage_offset_of(x) if storage_offset is None else int(storage_offset)
     flat, own = _storage(x)
     _check_geometry(size, stride, offset, flat.size, x.data.itemsize)
@@ -558,6 +560,35 @@ def as_strided(input, size, stride, storage_offset=None):
     out = _as_strided(x, geometry, stride, storage_offset)  # (saved as given: None when not, as PyTorch)
     if own:
         mark_view(out, x)
+    return out
+
+
+def batched_as_strided(p: Tensor, k: int, size: tuple, stride: tuple, storage_offset) -> Tensor:
+    """vmap's as_strided on the physical tensor ``p`` whose ``k`` leading dims are the batch dims: the view of
+    ``p``'s storage with the batch dims' sizes and strides in front of ``size``/``stride`` at ``storage_offset``
+    (``p``'s own when None), as functorch's batching rule takes it (an example may read memory beyond its own
+    elements). The gradient is each example's own (functorch's as_strided_backward runs per example, on the
+    example's sizes and strides): it reaches the example's elements that its view reads, no other example's.
+
+    Raises:
+        RuntimeError: as :func:`as_strided` (the caller checks the examples' bounds first, with vmap's messages).
+    """
+    shape, pst, base = tuple(p.data.shape), strides_of(p), storage_offset_of(p)
+    start = base if storage_offset is None else int(storage_offset)
+    full_size, full_stride = shape[:k] + tuple(size), tuple(pst[:k]) + tuple(stride)
+    flat, own = _storage(p)
+    _check_geometry(full_size, full_stride, start, flat.size, p.data.itemsize)
+    pin = positions(shape[k:], pst[k:], 0)
+    pout = positions(size, stride, start - base)
+    block = 1 + max(int(pin.max(initial=-1)), int(pout.max(initial=-1)))
+    examples = int(np.prod(shape[:k], dtype=np.int64))
+    first = np.arange(examples, dtype=np.int64).reshape(shape[:k]) * block
+    pin = first.reshape(shape[:k] + (1,) * pin.ndim) + pin
+    pout = first.reshape(shape[:k] + (1,) * pout.ndim) + pout
+    geometry = _Geometry(full_size, pin, pout, examples * block, start, p.data, flat)
+    out = _as_strided(p, geometry, full_stride, storage_offset)
+    if own:
+        mark_view(out, p)
     return out
 
 
@@ -591,8 +622,9 @@ def _(grad, size, stride, storage_offset, needs_input_grad):
 @composite("as_strided_scatter", grad_fn="AsStridedScatterBackward0", method=True, note=_as_strided_scatter.note)
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
     """A copy of ``input`` with ``src`` embedded at the elements of its strided view ``size``/``stride``/
-    ``storage_offset`` (the copy's storage offset is 0, its layout ``input``'s). Matches torch.as_strided_scatter
-    (grad_fn AsStridedScatterBackward0).
+    ``storage_offset`` of ``input``'s storage (a view's places count from its base's first element, as
+    as_strided's; ``storage_offset`` defaults to the input's), the copy keeping ``input``'s strides. Matches
+    torch.as_strided_scatter (grad_fn AsStridedScatterBackward0).
 
     Raises:
         RuntimeError: as :func:`as_strided`, and for a ``src`` of another shape than ``size`` (PyTorch's
@@ -600,12 +632,21 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
     """
     x, s = to_tensor(input), to_tensor(src)
     size, stride = _int_list("size", size), _int_list("stride", stride)
-    offset = 0 if storage_offset is None else int(storage_offset)
-    layout = strides_of(Tensor(np.empty_like(x.data)))
-    n = 1 + sum((k - 1) * st for k, st in zip(x.data.shape, layout)) if x.data.size else 0
+    flat, own = _storage(x)
+    layout, start = strides_of(x), storage_offset_of(x)
+    if own and not _overlaps(x.data.shape, layout):
+        # ATen's clone_preserve_strides: a copy of the whole storage, the input's strides and offset kept, so the
+        # strided places (storage_offset defaults to the input's) are counted in the input's storage
+        n = flat.size
+    else:  # a tensor with internal overlap (expanded) is cloned afresh, row-major, as ATen does; one whose array
+        # numpy laid out (PyTorch would have copied it) in its own layout (vmap's examples: Unbatchable, per example)
+        overlap = not _logical(x) and _overlaps(x.data.shape, layout)
+        layout, start = tuple(_contiguous(x.data.shape)) if overlap else strides_of(Tensor(np.empty_like(x.data))), 0
+        n = 1 + sum((k - 1) * st for k, st in zip(x.data.shape, layout)) if x.data.size else 0
+    offset = start if storage_offset is None else int(storage_offset)
     _check_geometry(size, stride, offset, n, x.data.itemsize)
     if tuple(s.data.shape) != tuple(size):
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
                            f"{list(s.data.shape)}, slice size = {list(size)}")
-    geometry = _Geometry(size, positions(x.data.shape, layout, 0), positions(size, stride, offset), n, offset)
+    geometry = _Geometry(size, positions(x.data.shape, layout, start), positions(size, stride, offset), n, offset)
     return _as_strided_scatter(x, s, geometry, stride, storage_offset)
