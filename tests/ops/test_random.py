@@ -68,6 +68,22 @@ def test_every_sampler_equals_pytorch_bit_for_bit(name, dt):
             _same(got, want)
 
 
+@pytest.mark.parametrize("dt", FLOATS)
+def test_a_draw_of_many_chunks_equals_pytorch_bit_for_bit(dt):
+    """randn and normal_ of more values than one chunk of the generator's normal fill (drawn and transformed a
+    chunk at a time), with a tail that is not a multiple of 16, and the draw after them."""
+    torch = pytest.importorskip("torch")
+    from gradcli.engine import generator
+
+    n = 3 * generator._NORMAL_CHUNK + 37
+    for seed in (0, 42):
+        torch.manual_seed(seed)
+        G.manual_seed(seed)
+        for call in (CALLS["randn"], CALLS["normal_"], CALLS["randn"]):
+            _same(call(G, (n,), dt).data, call(torch, (n,), dt).numpy())
+        _same(G.randn(5).data, torch.randn(5).numpy())
+
+
 def test_a_sequence_of_calls_keeps_pytorch_s_generator_state():
     """The state carries across calls and kinds: the words each call consumes, and the normal number PyTorch's
     scalar kernel keeps for the next call (an odd count of fewer than 16 normals leaves one)."""
