@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 import gradcli as G
 from gradcli.engine.generator import Generator
-from helpers import ROOT, python_and_gradcli_stdout
+from helpers import HANG_TIMEOUT, ROOT, python_and_gradcli_stdout
+from torch_python import run_python
 
 SEEDS = [0, 1, 7, 42, 1234, 2**31 - 1, 2**32 + 5, 2**63 + 11, -1, -(2**63)]
 SIZES = [(), (1,), (2,), (3,), (15,), (16,), (17,), (31,), (32,), (33,), (4, 5), (2, 3, 8), (1000,)]
@@ -222,7 +223,8 @@ def test_a_seeded_program_prints_pytorch_s_numbers(tmp_path):
         "requires_grad=True)\n")
     assert got.stdout.startswith(expected)
     torch = pytest.importorskip("torch")
-    want = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, check=True)
+    want = run_python(program, timeout=HANG_TIMEOUT)
+    assert want.returncode == 0, want.stderr
     assert got.stdout == want.stdout
     assert torch.__version__  # the oracle ran
 
