@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import gradcli as G
+from torch_python import run_python
 
 #: The repository's top folder (examples/, grammars/, benchmarks/ live there).
 ROOT = Path(__file__).resolve().parent.parent
@@ -425,8 +426,7 @@ def python_and_gradcli_stdout(tmp_path, name: str, program: str) -> tuple[str, s
     path = tmp_path / f"{name}.py"
     path.write_text(program)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    want = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env,
-                          timeout=HANG_TIMEOUT)
+    want = run_python(path, timeout=HANG_TIMEOUT, env=env)  # as `python PATH`, torch imported once per process
     assert want.returncode == 0, want.stderr
     got = subprocess.run([sys.executable, "-m", "gradcli", "run", str(path)], capture_output=True, text=True, env=env,
                          timeout=HANG_TIMEOUT)

@@ -43,6 +43,10 @@ def _mt19937(seed: int):
     return bit_generator
 
 
+#: Values per chunk of :meth:`Generator._normal_fill` (a multiple of 16).
+_NORMAL_CHUNK = 1 << 16
+
+
 class Generator:
     """PyTorch's CPU generator: an mt19937 with PyTorch's transformations (see the module docstring).
 
@@ -205,12 +209,16 @@ class Generator:
         return out.astype(d, copy=False).reshape(shape)
 
     def _normal_fill(self, n: int, dtype, transform) -> np.ndarray:
-        u = self.uniform((n,), dtype)
+        # The uniforms are drawn and transformed a chunk at a time (the twister's words come out in the same order,
+        # and each block of 16 is transformed on its own, so the numbers are the same): the transform's float64
+        # temporaries then stay a few megabytes instead of many times the result's size.
         whole = n - n % 16
         out = np.empty(n, dtype=np.float64 if dtype == np.float64 else np.float32)
-        if whole:
-            out[:whole] = transform(u[:whole]).reshape(-1)
+        for start in range(0, whole, _NORMAL_CHUNK):
+            stop = min(start + _NORMAL_CHUNK, whole)
+            out[start:stop] = transform(self.uniform((stop - start,), dtype)).reshape(-1)
         if n % 16:
+            self.uniform((n % 16,), dtype)  # drawn (as one draw of n would) but not used
             # PyTorch recomputes the last 16 values from 16 new uniforms
             out[n - 16:] = transform(self.uniform((16,), dtype)).reshape(-1)
         return out

@@ -29,6 +29,10 @@ from gradcli.frontends.batch import Defaults, read_entries
 from gradcli.frontends.batch.dask_runner import DaskRunner
 from helpers import ROOT
 
+# pytest-xdist (the suite runs with -n auto): this module's tests run in one worker, so that the module-scoped
+# LocalCluster starts once.
+pytestmark = pytest.mark.xdist_group("dask")
+
 #: Seconds before a test counts a command as hung: a guard against hangs, not a speed check (a loaded machine
 #: can be many times slower than an idle one).
 TIMEOUT = 600

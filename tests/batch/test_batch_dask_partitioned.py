@@ -17,6 +17,10 @@ from distributed import LocalCluster  # noqa: E402
 
 from helpers import ROOT  # noqa: E402
 
+# pytest-xdist (the suite runs with -n auto): this module's tests run in one worker, so that the module-scoped
+# cluster starts once.
+pytestmark = pytest.mark.xdist_group("dask_partitioned")
+
 TIMEOUT = 600
 
 

@@ -30,6 +30,10 @@ from pathlib import Path
 
 import pytest
 
+# pytest-xdist (the suite runs with -n auto): this module's tests run in one worker, so that corpus_runs (module-
+# scoped) runs every corpus program once.
+pytestmark = pytest.mark.xdist_group("corpus")
+
 HERE = Path(__file__).resolve().parent
 PROGRAMS_DIR = HERE / "programs"
 EXPECTED_DIR = HERE / "expected"

@@ -24,6 +24,10 @@ torch = pytest.importorskip("torch", reason="the documented examples are read fr
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import doc_examples as D  # noqa: E402
 
+# pytest-xdist (the suite runs with -n auto): this module's tests run in one worker, so that test_report counts the
+# results of the examples this process has run and runs only the others.
+pytestmark = pytest.mark.xdist_group("doc_examples")
+
 HERE = Path(__file__).resolve().parent
 EXPECTED = json.loads((HERE / "expected.json").read_text())
 PASSING = set((HERE / "passing.txt").read_text().split())

@@ -13,7 +13,8 @@ import pytest
 
 import gradcli as G
 from gradcli.api import autograd_functional as GF
-from helpers import ROOT
+from helpers import HANG_TIMEOUT, ROOT
+from torch_python import run_python
 
 PROGRAM = '''\
 import torch
@@ -62,7 +63,8 @@ def test_a_program_prints_what_pytorch_prints(tmp_path):
     assert "RuntimeError: Output 0 of the user-provided function is independent of input 1. This is not allowed " \
            "in strict mode." in got.stdout
     torch = pytest.importorskip("torch")
-    want = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, check=True)
+    want = run_python(path, timeout=HANG_TIMEOUT)
+    assert want.returncode == 0, want.stderr
     assert got.stdout == want.stdout, torch.__version__
 
 

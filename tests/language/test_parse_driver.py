@@ -151,9 +151,16 @@ def test_tricky_texts_build_the_same_programs(text):
 
 
 def _strategies():
+    """tests/robust/test_fuzz.py's grammar strategies, from the module pytest collects (imported under the name
+    pytest gives it, ``test_fuzz`` from its folder, so that its strategies are built once per test process)."""
     import importlib
+    import sys
+    from pathlib import Path
 
-    return importlib.import_module("robust.test_fuzz")
+    folder = str(Path(__file__).resolve().parent.parent / "robust")
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    return importlib.import_module("test_fuzz")
 
 
 @settings(**_SETTINGS)

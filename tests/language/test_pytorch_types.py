@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from helpers import ROOT
+from torch_python import run_python
 
 
 def _mask(text: str) -> str:
@@ -34,7 +35,7 @@ def torch_prints(tmp_path, text: str) -> str:
     pytest.importorskip("torch")
     path = tmp_path / "oracle.py"
     path.write_text(text, encoding="utf-8")
-    p = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    p = run_python(path, timeout=300, cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     return p.stdout
 

@@ -29,6 +29,11 @@ from gradcli.language import nodes
 from gradcli.language.build import build_program
 
 from helpers import HANG_TIMEOUT, ROOT
+
+# pytest-xdist (the suite runs with -n auto): this module's tests run in one worker, so that seed_runs (module-
+# scoped) runs the seeded examples once.
+pytestmark = pytest.mark.xdist_group("run_seeds")
+
 SEEDS = sorted((ROOT / "examples" / "seeds").glob("0*.txt"))
 runner = CliRunner()
 

@@ -11,7 +11,8 @@ import sys
 import pytest
 
 import gradcli as G
-from helpers import ROOT
+from helpers import HANG_TIMEOUT, ROOT
+from torch_python import run_python
 
 PROGRAM = """\
 import torch
@@ -47,7 +48,8 @@ def test_the_program_prints_what_pytorch_prints(tmp_path):
     assert got.returncode == 0, got.stderr
     assert got.stdout == EXPECTED
     pytest.importorskip("torch")
-    want = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, check=True)
+    want = run_python(path, timeout=HANG_TIMEOUT)
+    assert want.returncode == 0, want.stderr
     assert want.stdout == EXPECTED
 
 
@@ -94,5 +96,6 @@ def test_autograd_grad_s_whole_signature_and_variable(tmp_path):
     assert got.returncode == 0, got.stderr
     assert got.stdout == GRAD_EXPECTED
     pytest.importorskip("torch")
-    want = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, check=True)
+    want = run_python(path, timeout=HANG_TIMEOUT)
+    assert want.returncode == 0, want.stderr
     assert want.stdout == GRAD_EXPECTED

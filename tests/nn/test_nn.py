@@ -13,6 +13,7 @@ import gradcli as G
 from gradcli.api import nn as gnn
 from gradcli.api import optim as gopt
 from helpers import HANG_TIMEOUT, assert_printed_alike
+from torch_python import run_python
 
 torch = pytest.importorskip("torch")
 
@@ -233,7 +234,8 @@ def test_program_module_classes_through_gradcli_run(tmp_path):
     path.write_text(PROGRAM)
     ours = subprocess.run([sys.executable, "-m", "gradcli", "run", str(path)], capture_output=True, text=True,
                           timeout=HANG_TIMEOUT)
-    theirs = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=HANG_TIMEOUT)
+    theirs = run_python(path, timeout=HANG_TIMEOUT)
+    assert theirs.returncode == 0, theirs.stderr
     assert ours.returncode == 0, ours.stderr
     assert_printed_alike(ours.stdout, theirs.stdout)  # a float32 loss after Linear layers and Adam steps
 

@@ -22,6 +22,7 @@ random each run, for deep runs). Each crash found becomes an entry of ``REGRESSI
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import os
@@ -177,11 +178,19 @@ class _BoundedLark(LarkStrategy):
             self.nesting -= 1
 
 
-def _grammar_strategy(start: str, budget: int):
+@functools.lru_cache(maxsize=None)
+def _grammar_tables():
+    """gradcli's grammar as a Lark LALR parser and its compiled terminals: built once per test process, shared by
+    both strategies."""
     from lark import Lark
 
     grammar = Lark(grammar_path().read_text(encoding="utf-8"), parser="lalr", start=["file_input", "spec_input"])
     terminals, _, ignore = grammar.grammar.compile(["file_input", "spec_input"], ())
+    return grammar, terminals, ignore
+
+
+def _grammar_strategy(start: str, budget: int):
+    grammar, terminals, ignore = _grammar_tables()
     pad = lambda s: st.just(f" {s} ")  # noqa: E731 - keywords never run into names
     explicit = {t.name: pad(t.pattern.value) for t in terminals if t.pattern.type == "str"}
     explicit.update({name: st.just(" ") for name in ignore})
