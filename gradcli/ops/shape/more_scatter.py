@@ -94,8 +94,10 @@ def _index_reduce_partials(input, source, result, dim, index, reduce, include_se
                       index_select(result, dim, idx) / where(src_zero, 1.0, source))
         return d_self, d_src
     value = index_select(result, dim, idx)
-    self_is = where(input == result, 1.0, 0.0 * input)
-    src_is = where(source == value, 1.0, 0.0 * source)
+    # the masks (self == result) as PyTorch's: 1 or +0 (0 * a negative value is -0, which "+ 0.0" makes +0, so
+    # that the gradient's zeros have the signs of PyTorch's mask * grad)
+    self_is = where(input == result, 1.0, 0.0 * input) + 0.0
+    src_is = where(source == value, 1.0, 0.0 * source) + 0.0
     share = 1 / _index_add(self_is, src_is, dim, index)
     return self_is * share, src_is * index_select(share, dim, idx)
 
