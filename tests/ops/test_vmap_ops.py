@@ -97,10 +97,6 @@ GRADCLI_GAPS = {
        for key in ("as_strided-of-transpose-0", "as_strided-2x2-of-3x3-1", "as_strided-offset-1",
                    "as_strided-overlap-1", "as_strided-0d-out-1", "as_strided-of-transpose-1", "as_strided-method-1",
                    *(f"as_strided_scatter-{s}-{d}" for s in ("2x2", "src-only", "offset", "method") for d in (0, 1)))},
-    "normal": "torch.normal/multinomial read their probabilities' values (the argument check), so vmap runs "
-              "the function once per example, where the sample's manual_seed replaces the generator that "
-              "makes randomness='error' raise",
-    "multinomial": "as normal",
     "argwhere-float-0": "gradcli's vmap refuses argwhere as it refuses nonzero (a result of dynamic shape); "
                         "PyTorch's vmap answers argwhere of float examples",
     "argwhere-float-1": "as argwhere-float-0",
@@ -114,7 +110,7 @@ def _params():
     for in_dim in (0, 1):
         for case in CASES:
             reason = GRADCLI_GAPS.get(f"{case.id}-{in_dim}")
-            if case.op in GRADCLI_GAPS and not case.id.startswith("normal-tensor-float"):
+            if case.op in GRADCLI_GAPS:
                 reason = GRADCLI_GAPS[case.op]
             marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
             out.append(pytest.param(case, in_dim, id=f"{case.id}-{in_dim}", marks=marks))
