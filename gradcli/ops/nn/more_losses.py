@@ -788,7 +788,18 @@ def _(grad_t, input_t):
     _unsupported("multilabel_margin_loss_backward")()
 
 
+@_embedding_bag_backward.defjvp
+def _(grad_t, per_sample_weights_t):
+    _unsupported("_embedding_bag_dense_backward")()  # (what the composite _embedding_bag_backward calls)
+
+
+@_embedding_bag_per_sample_weights_backward.defjvp
+def _(grad_t, weight_t):
+    _unsupported("_embedding_bag_per_sample_weights_backward")()
+
+
 for _op in (_ctc_loss, _multi_margin_loss, _multilabel_margin_loss, _embedding_bag, _ctc_loss_backward,
-            _multi_margin_loss_backward, _multilabel_margin_loss_backward):
+            _multi_margin_loss_backward, _multilabel_margin_loss_backward, _embedding_bag_backward,
+            _embedding_bag_per_sample_weights_backward):
     _op.jvp.unsupported = True  # (read by torch.func.hessian: forward over reverse raises here)
 del _op
