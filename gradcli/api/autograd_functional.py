@@ -203,10 +203,26 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vec
         if vectorize and strict:
             raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
                                "supported together. Please either set `strict=False` or `vectorize=False`.")
-        jac = [tuple(jacobian_blocks(out, inputs, create_graph, strict, i)) for i, out in enumerate(outputs)]
+        try:
+            jac = [tuple(jacobian_blocks(out, inputs, create_graph, strict, i)) for i, out in enumerate(outputs)]
+        except (RuntimeError, NotImplementedError):
+            if vectorize:
+                _vectorized_error(outputs, inputs)
+            raise
     result = tuple(j if is_inputs_tuple else j[0] for j in jac)
     result = _finish(result, create_graph)
     return result if is_outputs_tuple else result[0]
+
+
+def _vectorized_error(outputs, inputs) -> None:
+    """Raise the error PyTorch's vectorized Jacobian raises, where gradcli's rows raised one: PyTorch's one pass
+    (vmap over the backward) meets the nodes of every row of every output at once, latest first, so its error is
+    that of one pass with every output's every cotangent (where two nodes whose derivatives are not implemented
+    raise different errors, as embedding_bag's gradients, that of the later one)."""
+    outs = [o for o in outputs if o.requires_grad]
+    if outs:
+        autograd.grad(outs, list(inputs), [REGISTRY["ones_like"](o) for o in outs], retain_graph=True,
+                      allow_unused=True)
 
 
 def jacobian_blocks(out, inputs, create_graph: bool = False, strict: bool = False, out_index: int = 0) -> list:

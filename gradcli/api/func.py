@@ -368,7 +368,7 @@ def _unbatchable(leaves) -> None:
         raise _vm.Unbatchable("a Jacobian or forward-mode transform of a BatchedTensor")
 
 
-def _jac_transform(func, argnums, has_aux: bool, api: str, forward: bool):
+def _jac_transform(func, argnums, has_aux: bool, api: str, forward: bool, randomness: str = "error"):
     def wrapper(*args):
         idx = _argnums_args(args, argnums)
         diff = tuple(args[i] for i in idx) if isinstance(idx, tuple) else args[idx]
@@ -395,7 +395,13 @@ def _jac_transform(func, argnums, has_aux: bool, api: str, forward: bool):
 
         with _Transform():
             if forward:
-                outs, blocks, aux = forward_blocks(flat, leaves, keep)
+                random = _Randomness(randomness)  # each JVP is one example of PyTorch's vmap over the basis
+
+                def drawn(*new_leaves):
+                    with random:
+                        return flat(*new_leaves)
+
+                outs, blocks, aux = forward_blocks(drawn, leaves, keep)
             else:
                 wrapped = [wrap(_vm.lift(t), keep) for t in leaves]
                 outs, aux = flat(*wrapped)
@@ -425,9 +431,17 @@ def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size=None, _prealloc
 
 def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error"):
     """``jacfwd(func, argnums)(*args)``: the Jacobian by forward-mode AD (one JVP per input element), nested as
-    :func:`jacrev`'s. Matches torch.func.jacfwd."""
+    :func:`jacrev`'s. Matches torch.func.jacfwd, which is ``vmap(jvp, randomness=randomness)`` over the one-hot
+    tangents: with ``randomness="error"`` (the default) a random draw of ``func`` (dropout in training, rrelu,
+    gumbel_softmax, rand, bernoulli, ...) raises; with "same" every JVP sees the first one's numbers (the
+    Jacobian of one draw); with "different" each JVP draws its own.
+
+    Raises:
+        RuntimeError: a draw with ``randomness="error"`` (PyTorch's "vmap: called random operation while in
+            randomness error mode. ..."); an unknown ``randomness`` (PyTorch's message).
+    """
     _check_randomness(randomness)
-    return _jac_transform(func, argnums, has_aux, "jacfwd", forward=True)
+    return _jac_transform(func, argnums, has_aux, "jacfwd", forward=True, randomness=randomness)
 
 
 def hessian(func, argnums=0):
@@ -448,23 +462,34 @@ def hessian(func, argnums=0):
     Raises:
         NotImplementedError: forward AD through an op without a forward-mode rule (PyTorch's message, e.g. the
             second derivative of hardsigmoid: "Trying to use forward AD with aten::hardsigmoid_backward that
-            does not support it.").
+            does not support it."); forward AD through the function itself (its forward pass runs on dual
+            numbers in PyTorch too: index_reduce's "Trying to use forward AD with index_reduce ...").
+        RuntimeError: the function draws random numbers (PyTorch's jacfwd refuses them: "vmap: called random
+            operation while in randomness error mode. ...").
     """
-    inner = jacrev(func, argnums)
+    box = {}
+
+    def recorded(*args):
+        out = box["out"] = func(*args)
+        return out
+
+    inner = jacrev(recorded, argnums)
 
     def checked(*args):
         out = inner(*args)
-        if _forward_differs(tree_flatten(out)[0]):
+        # the gradient's graph and the function's own: forward over reverse runs both on dual numbers
+        if _forward_differs(tree_flatten(out)[0]) or _forward_differs(tree_flatten(box.pop("out", None))[0]):
             raise _ForwardOverReverse
         return out
 
     reverse, forward = jacrev(checked, argnums), jacfwd(inner, argnums)
 
     def wrapper(*args):
-        try:
-            return reverse(*args)
-        except Exception:  # noqa: BLE001 - forward over reverse answers, or raises what PyTorch raises first
-            return forward(*args)
+        with _Randomness("error"):  # PyTorch's outer jacfwd refuses a draw, in either order of the modes
+            try:
+                return reverse(*args)
+            except Exception:  # noqa: BLE001 - forward over reverse answers, or raises what PyTorch raises first
+                return forward(*args)
 
     return wrapper
 
@@ -731,18 +756,14 @@ def _per_example(call, leaves, dims, size):
 
 
 class _NoRandomness:
-    """The generator of a vmap with ``randomness="error"``: any use is PyTorch's error, also after a
-    ``manual_seed`` inside the vmap (which seeds the generator in use after it, ``saved``)."""
+    """The generator of a vmap with ``randomness="error"`` (and of jacfwd's JVPs): any use is PyTorch's error.
+    ``hidden``: the generator it replaces, which ``manual_seed`` inside the transform reseeds."""
 
-    def __init__(self, saved):
-        self.saved = saved
+    #: read by gradcli.engine.context.manual_seed
+    refuses_draws = True
 
-    def seeded_later(self, rng) -> None:
-        """``torch.manual_seed`` inside the vmap: ``rng`` is the generator after it; draws stay refused."""
-        if type(self.saved) is _NoRandomness:
-            self.saved.seeded_later(rng)
-        else:
-            self.saved = rng
+    def __init__(self, hidden):
+        self.__dict__["hidden"] = hidden
 
     def __getattr__(self, name):
         if name.startswith("__"):
@@ -770,13 +791,15 @@ class _Randomness:
         import copy
 
         if self.mode == "error":
-            _state.rng = self._saved = _NoRandomness(_state.rng)
+            self._saved = _state.rng
+            _state.rng = _NoRandomness(self._saved)
         elif self.mode == "same":
             _state.rng = copy.deepcopy(self.start)
 
     def __exit__(self, *exc):
         if self.mode == "error":
-            _state.rng = self._saved.saved
+            rng = _state.rng
+            _state.rng = rng.hidden if isinstance(rng, _NoRandomness) else self._saved
         return False
 
 

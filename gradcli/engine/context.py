@@ -346,11 +346,16 @@ def manual_seed(seed: int) -> None:
     Raises:
         ValueError: see :meth:`gradcli.engine.generator.Generator.manual_seed`.
     """
-    seeded = _seeded(seed)
-    if hasattr(type(state.rng), "seeded_later"):  # a vmap's refusal (randomness="error"): draws stay refused
-        state.rng.seeded_later(seeded)
+    rng = state.rng
+    if getattr(rng, "refuses_draws", False):
+        # inside vmap(randomness="error") or jacfwd the generator is replaced by a refusal: the seed goes to the
+        # generator it hides (restored when the transform ends), and draws stay refused, as PyTorch's; nested
+        # refusals hide one another, the innermost hidden one is the generator
+        while getattr(rng.hidden, "refuses_draws", False):
+            rng = rng.hidden
+        rng.__dict__["hidden"] = _seeded(seed)
         return
-    state.rng = seeded
+    state.rng = _seeded(seed)
 
 
 def _make_root() -> RunContext:

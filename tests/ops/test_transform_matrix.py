@@ -10,8 +10,18 @@ with n=0, forward mode of cosine_similarity at a zero norm: :data:`LONG_REGRESSI
 suite), PyTorch's limits (:data:`PYTORCH_LACKS`: functional.jacobian of an empty output, missing or broken
 batching rules) and PyTorch's wrong cells (:data:`PYTORCH_WRONG`: forward mode of scatter_reduce's "prod",
 func.hessian of the norms with a weight, vmap of index_select with a 0-d index), and one tolerance
-(:data:`CELL_ATOL`); entries for one sample of the long matrix are keyed by its id. The rows come from the op
-table, so a new op has its rows the moment it has an entry (:func:`test_every_differentiable_entry_has_its_rows`).
+(:data:`CELL_ATOL`); entries for one sample of the long matrix are keyed by its id. A later run left 19 failing
+samples: gradcli's bugs fixed and run in the default suite by :data:`LONG_REGRESSIONS` (jacfwd and func.hessian
+did not refuse a random draw: feature_dropout-train, alpha_dropout-train, and dropout1d-eval/dropout2d-p1, whose
+op-keyed PYTORCH_LACKS entries went; the second derivatives through embedding_bag's gradients with
+per_sample_weights did not raise PyTorch's errors; func.hessian of the 7 index_reduce samples answered where
+PyTorch's forward over reverse meets index_reduce's missing forward-mode rule), PyTorch's wrong cells
+(:data:`PYTORCH_WRONG`: vmap of linalg.lu_solve-broadcast, forward mode of triangular_solve-lower-transpose,
+functional.jvp of as_strided_scatter), a PyTorch limit (:data:`PYTORCH_LACKS`: vmap of linalg.lstsq-vector; and
+rrelu-eval's jacfwd), cells where no PyTorch transform is right (:data:`PYTORCH_WRONG_NO_REFERENCE`: the
+reverse-mode cells of as_strided_scatter-2x2/-offset/-method, checked against central differences), and the
+vmap of as_strided-of-transpose (a gradcli gap of vmap, its own helper's). The rows come from the op table, so
+a new op has its rows the moment it has an entry (:func:`test_every_differentiable_entry_has_its_rows`).
 
 Where PyTorch's own transform is wrong (it disagrees with its own unbatched computation of the same numbers:
 functorch batching rules, a NaN from a double-backward trick, a double backward that raises where the
@@ -90,18 +100,6 @@ PYTORCH_LACKS = {
                                   "handling'); gradcli's vmap runs it per batch element (the matrix's sample "
                                   "differentiates src only: PyTorch's self gradient is wrong, tests/ops/opinfo.py)"
        for t in ("jacfwd", "func_hessian", "vmap", "vmap_in_dims_1")},
-    # the random composites of gradcli/ops/nn/feature_dropout.py: PyTorch's jacfwd is vmap(jvp) with
-    # randomness="error", which refuses a draw (and torch.func.hessian is jacfwd of jacrev); gradcli's jacfwd
-    # runs the function once and differentiates its one draw. A known difference: gradcli does not refuse the
-    # draw there (vmap does refuse it, tests/ops/test_vmap_ops.py).
-    **{(name, t): "PyTorch's jacfwd (vmap with randomness='error') refuses the random draw; gradcli differentiates "
-                  "the one draw" for name in ("dropout1d", "dropout2d", "dropout3d",
-                                              "feature_alpha_dropout", "gumbel_softmax")
-       for t in ("jacfwd", "func_hessian")},
-    **{("rrelu", t): "PyTorch's vmap has no batching rule for rrelu_with_noise, which its jacfwd needs; gradcli's "
-                     "forward mode differentiates the slopes" for t in ("jacfwd", "func_hessian")},
-    ("embedding_bag", "func_hessian"): "PyTorch has no forward-mode rule for _embedding_bag, which its hessian "
-                                       "(jacfwd of jacrev) needs; gradcli's hessian is reverse over reverse here",
     # ---- samples of the long matrix only (GRADCLI_MATRIX=long), keyed by the sample's id
     ("column_stack-0d", "vmap_in_dims_1"): None,  # 0-d examples are mapped along dim 0: PyTorch answers
     **{(sample, t): "torch.autograd.functional.jacobian of an output with no elements: PyTorch stacks an empty "
@@ -139,6 +137,14 @@ PYTORCH_LACKS = {
                                                "raises; gradcli's physical batch is contiguous there",
     **{("index_select-0d-index", t): "forward mode of index_select with a 0-d index inside torch.func: PyTorch sets "
                                      "a tangent of another size and raises" for t in ("jacfwd", "func_hessian")},
+    **{("rrelu-eval", t): "PyTorch's vmap has no batching rule for rrelu_with_noise ('we do not yet support "
+                          "aten::rrelu_with_noise'), which its jacfwd needs even in eval mode, where nothing is "
+                          "drawn; gradcli's jacfwd runs the function (leaky_relu with the mean slope)"
+       for t in ("jacfwd", "func_hessian")},
+    **{("linalg.lstsq-vector", t): "linalg.lstsq's batching rule takes a batch of vectors b (B, m) for one matrix "
+                                   "b and raises 'input.size(-2) should match other.size(-2)'; each example "
+                                   "answers (PyTorch's own per-example results equal gradcli's vmap)"
+       for t in ("vmap", "vmap_in_dims_1")},
 }
 
 #: Cells of the long matrix where PyTorch's own transform is wrong for one sample (see PYTORCH_WRONG).
@@ -163,6 +169,21 @@ PYTORCH_WRONG.update({
                                          "per-example results: index_select treats a 0-d index as a batch of "
                                          "indices; linalg.solve with a broadcast matrix")
        for sample in ("index_select-0d-index", "linalg.solve-broadcast") for t in ("vmap", "vmap_in_dims_1")},
+    **{("linalg.lu_solve-broadcast", t): (
+        t + "_per_example", "torch.func.vmap's batching rule of linalg.lu_solve with B broadcast over the LU "
+                            "factorization's batch answers other numbers (by 1.8e3) than PyTorch's own per-example "
+                            "results, which gradcli's vmap equals") for t in ("vmap", "vmap_in_dims_1")},
+    **{("triangular_solve-lower-transpose", transform): (
+        reference, "PyTorch's forward-mode rule of triangular_solve with transpose=True solves with A "
+                   "untransposed (generic_solve_jvp): its forward-mode transforms disagree with its own reverse "
+                   "mode and with central differences (tests/ops/opinfo.py, _TRANSPOSE_JVP)")
+       for transform, reference in (("forward_ad", "functional_jvp_tangent"), ("jacfwd", "jacobian"),
+                                    ("func_jvp", "functional_jvp"))},
+    **{(sample, "functional_jvp"): (
+        "func_jvp", "torch.autograd.functional.jvp's double-backward trick goes through as_strided_scatter's "
+                    "backward, whose self gradient is wrong (tests/ops/opinfo.py, _AS_STRIDED_SCATTER_BUG); "
+                    "torch.func.jvp (forward mode) gives the right numbers")
+       for sample in ("as_strided_scatter-2x2", "as_strided_scatter-offset", "as_strided_scatter-method")},
     ("logcumsumexp-large", "func_hessian"): (
         "hessian", "torch.func.hessian (forward over reverse) of logcumsumexp of inputs scaled by 50 is off by 3.8e3 "
                    "from PyTorch's own functional.hessian and double backward (its logcumsumexp jvp adds 1e-13 to "
@@ -171,6 +192,18 @@ PYTORCH_WRONG.update({
         "hessian", "torch.func.hessian where a norm is below eps: forward mode sees the in-place clamp that reverse "
                    "mode does not, and the result disagrees with PyTorch's own functional.hessian"),
 })
+
+#: Cells where PyTorch's transform is wrong and none of its transforms gives the right numbers: (sample,
+#: transform) -> why. gradcli's cell is checked against central differences in float64
+#: (:func:`transform_matrix.numeric_cell`), and PyTorch's is asserted to disagree with them (so that a PyTorch
+#: that fixes the bug makes the entry fail, asking for its removal).
+PYTORCH_WRONG_NO_REFERENCE = {
+    (sample, t): "PyTorch's as_strided_scatter_backward gives self the gradient at the scattered places instead of "
+                 "everywhere else (tests/ops/opinfo.py, _AS_STRIDED_SCATTER_BUG); its reverse-mode transforms all "
+                 "go through it, and its jacfwd has no batching rule for as_strided_scatter"
+    for sample in ("as_strided_scatter-2x2", "as_strided_scatter-offset", "as_strided_scatter-method")
+    for t in tm.NUMERIC
+}
 
 #: Cells compared at torch.testing's default absolute tolerance for float64 (1e-7) instead of the matrix's
 #: 1e-10: PyTorch's own transforms differ by as much there (rounding of large exponentials).
@@ -183,6 +216,14 @@ CELL_ATOL = {
 LONG_REGRESSIONS = {
     "cosine_similarity-zero-norm": ("forward_ad", "jacfwd", "func_jvp"),  # the norm's clamp zeroes the tangent
     "diff-n0": ("vmap", "vmap_in_dims_1"),  # zeros_like of a mapped tensor is mapped
+    # jacfwd (vmap of jvp with randomness="error") and func.hessian (jacfwd of jacrev) refuse a draw
+    "feature_dropout-train": ("jacfwd", "func_hessian"), "alpha_dropout-train": ("jacfwd", "func_hessian"),
+    "dropout1d-eval": ("jacfwd", "func_hessian"), "dropout2d-p1": ("jacfwd", "func_hessian"),
+    # the gradients of embedding_bag are nodes whose derivatives are not implemented, as PyTorch's
+    "embedding_bag-per-sample-weights": ("double_backward", "hessian", "hessian_vectorize", "functional_jvp", "hvp",
+                                         "vhp"),
+    # func.hessian runs the function's forward on dual numbers too: index_reduce has no forward-mode rule
+    "index_reduce-amax": ("func_hessian",), "index_reduce-mean-exclude": ("func_hessian",),
 }
 
 
@@ -208,6 +249,8 @@ def test_every_differentiable_entry_has_its_rows():
         assert transform in tm.TRANSFORMS and (reference in tm.TRANSFORMS or reference in tm.REFERENCES)
     for name, transform in PYTORCH_LACKS:
         assert (name in with_rows or name in sample_ids) and transform in tm.TRANSFORMS, (name, transform)
+    for name, transform in PYTORCH_WRONG_NO_REFERENCE:
+        assert name in sample_ids and transform in tm.NUMERIC, (name, transform)
 
 
 def test_the_matrix_is_not_trivial():
@@ -253,6 +296,14 @@ def test_op_under_every_transform(case, torch):
         if entry(GRADCLI_GAPS, case, name) is not None:
             assert tm.run_cell(pair, case, name) is not None, (
                 f"{name} of {case.id} equals PyTorch's now: remove the GRADCLI_GAPS entry")
+            continue
+        if (case.id, name) in PYTORCH_WRONG_NO_REFERENCE:
+            problem = tm.numeric_cell(pair, case, name)
+            assert tm.numeric_cell(pair, case, name, gradcli_is_torch=True) is not None, (
+                f"PyTorch's {name} of {case.id} agrees with central differences now: remove the "
+                "PYTORCH_WRONG_NO_REFERENCE entry")
+            if problem:
+                failing.append(f"{name}: {problem}")
             continue
         if entry(PYTORCH_LACKS, case, name) is not None:
             problem = tm.run_cell(pair, case, name)

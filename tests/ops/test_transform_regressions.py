@@ -149,9 +149,71 @@ show(a.grad, b.grad)
 """
 
 
+# torch.func.jacfwd is vmap(jvp) with randomness="error" by default: a draw raises (and torch.func.hessian is
+# jacfwd of jacrev); "same" and "different" differentiate the draws
+RANDOM_JACFWD = PRELUDE + """
+x = torch.tensor([[0.3, -1.2], [2.0, 0.5]], dtype=torch.float64)
+jacfwd = torch.func.jacfwd
+err(lambda: jacfwd(lambda t: F.dropout(t, 0.5))(x))
+err(lambda: jacfwd(lambda t: F.dropout1d(t.unsqueeze(0), 0.5))(x))
+err(lambda: jacfwd(lambda t: F.alpha_dropout(t, 0.3, training=True))(x))
+err(lambda: jacfwd(lambda t: torch.feature_alpha_dropout(t.unsqueeze(0), 0.3, True))(x))
+err(lambda: jacfwd(lambda t: F.gumbel_softmax(t))(x))
+err(lambda: jacfwd(lambda t: t * torch.rand(2, 2, dtype=torch.float64))(x))
+err(lambda: jacfwd(lambda t: t * torch.randn_like(t))(x))
+err(lambda: jacfwd(lambda t: t * torch.bernoulli(torch.full_like(t, 0.5)))(x))
+err(lambda: jacfwd(lambda t: t * torch.empty_like(t).normal_())(x))
+err(lambda: torch.func.hessian(lambda t: F.dropout(t, 0.5).pow(2).sum())(x))
+err(lambda: jacfwd(lambda t: (torch.manual_seed(3), F.dropout(t))[1])(x))
+print(torch.rand(3))
+err(lambda: jacfwd(lambda t: t * 2, randomness="sometimes")(x))
+show(jacfwd(lambda t: F.dropout(t, 0.5, training=False))(x), torch.func.hessian(lambda t: F.dropout(t, 0.0).pow(3).sum())(x))
+for mode in ("same", "different"):
+    torch.manual_seed(0)
+    d = jacfwd(lambda t: F.dropout(t, 0.5), randomness=mode)(x).reshape(4, 4)
+    print(mode, bool((d - torch.diag(torch.diagonal(d))).abs().max() == 0), set(torch.diagonal(d).tolist()) <= {0.0, 2.0})
+"""
+
+# a second derivative through embedding_bag's gradients raises PyTorch's errors (they are not differentiable
+# again); torch.func.hessian of index_reduce meets its missing forward-mode rule; the zeros of index_reduce's
+# amax/amin gradient are positive, as PyTorch's
+SCATTER_AND_BAGS = PRELUDE + """
+a = torch.arange(15.0, dtype=torch.float64).reshape(5, 3).requires_grad_()
+b = (torch.arange(12.0, dtype=torch.float64).reshape(4, 3) - 5).requires_grad_()
+w = torch.arange(15.0, dtype=torch.float64).reshape(5, 3) - 7
+i = torch.tensor([0, 4, 2, 0])
+for r in ("amax", "amin", "mean"):
+    print(torch.autograd.grad((a.index_reduce(0, i, b, r) * w).sum(), (a, b)))
+    print(torch.autograd.grad((a.index_reduce(0, i, b, r, include_self=False) * w.abs()).sum(), (a, b)))
+err(lambda: torch.func.hessian(lambda s: (a.detach().index_reduce(0, i, s, "mean") * w).sum())(b.detach()))
+err(lambda: torch.func.hessian(lambda s: (s.index_reduce(0, i, b.detach(), "amax") * w).sum())(a.detach()))
+W = torch.tensor([[0.3, -1.2], [2.0, 0.5], [0.1, 0.7], [-0.4, 1.1], [0.9, -0.2], [1.5, 0.25]], dtype=torch.float64,
+                 requires_grad=True)
+p = torch.tensor([0.5, -1.0, 2.0, 0.3, 1.2], dtype=torch.float64, requires_grad=True)
+out = F.embedding_bag(torch.tensor([1, 2, 4, 5, 1]), W, torch.tensor([0, 2, 5]), mode="sum", per_sample_weights=p,
+                      include_last_offset=True)
+v = torch.tensor([[1.0, -2.0], [0.5, 3.0]], dtype=torch.float64)
+gW, gp = torch.autograd.grad((out * v).sum(), (W, p), create_graph=True)
+show(gW, gp)
+print(gW.requires_grad, gp.requires_grad)
+err(lambda: torch.autograd.grad(gp.sum(), W, retain_graph=True))
+err(lambda: torch.autograd.grad(gW.sum(), p, retain_graph=True))
+err(lambda: torch.autograd.grad(gW.sum() + gp.sum(), (W, p), retain_graph=True))
+f = lambda W, p: (F.embedding_bag(torch.tensor([1, 2, 4, 5, 1]), W, torch.tensor([0, 2, 5]), mode="sum",
+                                  per_sample_weights=p, include_last_offset=True) * v).sum()
+err(lambda: torch.autograd.functional.hessian(f, (W.detach(), p.detach())))
+err(lambda: torch.autograd.functional.hessian(f, (W.detach(), p.detach()), vectorize=True))
+err(lambda: torch.autograd.functional.hvp(f, (W.detach(), p.detach()), (torch.ones(6, 2, dtype=torch.float64), torch.ones(5, dtype=torch.float64))))
+W2 = W.detach().requires_grad_()
+g2, = torch.autograd.grad(F.embedding_bag(torch.tensor([1, 2, 4, 5]), W2, torch.tensor([0, 2])).pow(2).sum(), W2, create_graph=True)
+print(g2.requires_grad)
+"""
+
+
 @pytest.mark.parametrize("name, program", [("softmax", SOFTMAX), ("linalg", LINALG), ("errors", ERRORS),
                                            ("strict", STRICT), ("inplace-forward", INPLACE_FORWARD),
-                                           ("saved-hooks", SAVED_HOOKS)])
+                                           ("saved-hooks", SAVED_HOOKS), ("random-jacfwd", RANDOM_JACFWD),
+                                           ("scatter-and-bags", SCATTER_AND_BAGS)])
 def test_program_prints_pytorch_s_output(tmp_path, name, program):
     want, got = python_and_gradcli_stdout(tmp_path, name, program)
     assert_printed_alike(got, want)

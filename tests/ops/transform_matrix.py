@@ -357,6 +357,73 @@ def run_cell(libs_pair, case, name: str, torch_transform: str | None = None, gra
     return None
 
 
+# ============================================================================================ central differences
+#: The transforms :func:`numeric_cell` checks against central differences: the first-order reverse-mode ones.
+NUMERIC = ("backward", "grads_batched", "jacobian", "jacobian_vectorize", "functional_vjp", "jacrev", "func_grad",
+           "func_vjp")
+
+
+def _central(fn, xs: list, eps: float = 1e-6):
+    """``fn`` (float64 arrays -> an array) at ``xs`` and its derivative by central differences: per input a
+    block of shape output + input."""
+    out = fn(xs)
+    blocks = []
+    for k, x in enumerate(xs):
+        cols = []
+        for i in range(x.size):
+            d = np.zeros(x.size)
+            d[i] = eps
+            d = d.reshape(x.shape)
+            hi = fn([y + d if j == k else y for j, y in enumerate(xs)])
+            lo = fn([y - d if j == k else y for j, y in enumerate(xs)])
+            cols.append((hi - lo) / (2 * eps))
+        blocks.append(np.stack(cols, axis=-1).reshape(out.shape + x.shape) if cols else np.zeros(out.shape + x.shape))
+    return out, blocks
+
+
+def numeric_cell(libs_pair, case, name: str, gradcli_is_torch: bool = False, tol: float = 1e-6):
+    """Transform ``name`` (one of :data:`NUMERIC`) on ``case`` in gradcli (PyTorch with ``gradcli_is_torch``)
+    against the same numbers from central differences of the library's forward in float64 (rtol and atol
+    ``tol``): None when they agree, else a short text. For cells where no PyTorch transform gives the right
+    numbers."""
+    arrays = [np.asarray(a, dtype=np.float64) if a.dtype.kind == "f" else a
+              for a in make_arrays(case.args, case.id)]
+    lib = libs_pair[1] if gradcli_is_torch else libs_pair[0]
+    lib.m.manual_seed(0)
+    c = _call(lib, case, arrays, name)
+
+    def value(f):
+        return lambda vals: np.asarray(_np(f(*[_t(lib, v) for v in vals])), dtype=np.float64)
+
+    xs = [np.asarray(_np(x), dtype=np.float64) for x in c.xs]
+    out, jac = _central(value(c.f), xs)
+
+    def vjp(v):
+        return [np.tensordot(v, b, axes=v.ndim) for b in jac]
+
+    v, vb = _np(c.v), _np(c.vb)
+    want = {"backward": lambda: vjp(v),
+            "grads_batched": lambda: [np.stack(r) for r in zip(*[vjp(b) for b in vb])],
+            "jacobian": lambda: jac, "jacobian_vectorize": lambda: jac, "jacrev": lambda: jac,
+            "functional_vjp": lambda: [out] + vjp(v), "func_vjp": lambda: [out] + vjp(v),
+            "func_grad": lambda: _central(value(c.fs), xs)[1]}[name]()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = [_np(t) for t in _flatten(TRANSFORMS[name](c))]
+    except Exception as e:  # noqa: BLE001 - the error is the result
+        return f"raises {type(e).__name__}: {str(e)[:150]}"
+    if len(got) != len(want):
+        return f"{len(got)} results, central differences {len(want)}"
+    for k, (a, b) in enumerate(zip(got, want)):
+        a = np.zeros(b.shape) if a is None else a
+        if a.shape != b.shape:
+            return f"result {k}: shape {a.shape}, central differences {b.shape}"
+        if not np.allclose(a, b, rtol=tol, atol=tol):
+            return f"result {k}: max abs difference {np.max(np.abs(a - b)):.3g} from central differences"
+    return None
+
+
 # ============================================================================================ the CLI
 def _literal(v) -> str | None:
     if isinstance(v, bool) or v is None:

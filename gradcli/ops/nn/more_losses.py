@@ -526,49 +526,88 @@ def _embedding_bag(weight, per_sample_weights, indices, offsets, mode, scale_gra
     return out
 
 
-def _embedding_bag_grads(grad, weight, per_sample_weights, indices, offsets, mode, scale_grad_by_freq,
-                         include_last_offset, padding_idx, needs_input_grad):
-    if isinstance(grad, Tensor) and grad.requires_grad:  # a gradient of the gradient (create_graph)
-        raise NotImplementedError("the derivative for '_embedding_bag_backward' is not implemented.")
-    g = _array(grad).astype(np.float64)
-    w = _array(weight)
-    psw = _array(per_sample_weights)
+def _embedding_bag_weight_grad(g, w, psw, indices, offsets, mode, include_last_offset, padding_idx):
+    """EmbeddingBag.cpp's _embedding_bag_dense_backward on arrays: each bag's gradient added into the rows it
+    looked up (times per_sample_weights for 'sum', / the bag's size for 'mean', to the maximal row for 'max')."""
+    g = np.asarray(g).astype(np.float64)
     bag, n_bags = _bags(indices, offsets, include_last_offset, indices.shape[0])
     keep = indices != padding_idx
-    gw = gp = None
-    if needs_input_grad[0]:
-        gw = np.zeros(w.shape)
-        if mode == 2:
-            _, _, arg = _bag_reduce(w, indices, bag, n_bags, "max", None, padding_idx)
-            cols = np.broadcast_to(np.arange(w.shape[1]), arg.shape)
-            hit = arg >= 0
-            np.add.at(gw, (arg[hit], cols[hit]), g[hit])
+    gw = np.zeros(w.shape)
+    if mode == 2:
+        _, _, arg = _bag_reduce(w, indices, bag, n_bags, "max", None, padding_idx)
+        cols = np.broadcast_to(np.arange(w.shape[1]), arg.shape)
+        hit = arg >= 0
+        np.add.at(gw, (arg[hit], cols[hit]), g[hit])
+    else:
+        per = g[bag]
+        if mode == 1:
+            count = np.bincount(bag[keep], minlength=n_bags)[:n_bags]
+            per = per / np.maximum(count, 1)[bag][:, None]
         else:
-            per = g[bag]
-            if mode == 1:
-                count = np.bincount(bag[keep], minlength=n_bags)[:n_bags]
-                per = per / np.maximum(count, 1)[bag][:, None]
-            else:
-                per = per * psw.astype(np.float64)[:, None]
-            if scale_grad_by_freq:
-                freq = np.bincount(indices, minlength=w.shape[0])
-                per = per / freq[indices][:, None]
-            np.add.at(gw, indices[keep], per[keep])
-        gw = Tensor(gw.astype(w.dtype)) if isinstance(grad, Tensor) else gw.astype(w.dtype)
-    if needs_input_grad[1] and mode == 0:
-        gp = np.where(keep, np.einsum("ij,ij->i", g[bag], w[indices].astype(np.float64)), 0.0).astype(psw.dtype)
-        gp = Tensor(gp) if isinstance(grad, Tensor) else gp
-    return gw, gp
+            per = per * np.asarray(psw).astype(np.float64)[:, None]
+        np.add.at(gw, indices[keep], per[keep])
+    return gw.astype(w.dtype)
+
+
+def _embedding_bag_psw_grad(g, w, indices, offsets, include_last_offset, padding_idx, dtype):
+    """EmbeddingBag.cpp's _embedding_bag_per_sample_weights_backward on arrays: the dot product of each bag's
+    gradient with the row each sample looked up (0 for a padding row)."""
+    g = np.asarray(g).astype(np.float64)
+    bag, _ = _bags(indices, offsets, include_last_offset, indices.shape[0])
+    keep = indices != padding_idx
+    return np.where(keep, np.einsum("ij,ij->i", g[bag], np.asarray(w)[indices].astype(np.float64)), 0.0).astype(dtype)
+
+
+@op("_embedding_bag_backward", grad_fn="NotImplemented", inputs=2, promote=None,
+    note="no derivative: backward raises, as in PyTorch")
+def _embedding_bag_backward(grad, per_sample_weights, weight, indices, offsets, mode, include_last_offset,
+                            padding_idx):
+    """The weight's gradient (``weight`` an array: the maximal rows of 'max' and the dtype) as a node of a graph
+    made with create_graph: PyTorch's derivative of _embedding_bag_backward is not implemented."""
+    return _embedding_bag_weight_grad(grad, weight, per_sample_weights, indices, offsets, mode, include_last_offset,
+                                      padding_idx)
+
+
+@_embedding_bag_backward.defvjp
+def _(grad):
+    raise NotImplementedError("the derivative for '_embedding_bag_backward' is not implemented.")
+
+
+@op("_embedding_bag_per_sample_weights_backward", grad_fn="NotImplemented", inputs=2, promote=None,
+    note="no derivative: backward raises, as in PyTorch")
+def _embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets, include_last_offset, padding_idx,
+                                               dtype):
+    """per_sample_weights' gradient as a node of a graph made with create_graph: PyTorch has no derivative of
+    _embedding_bag_per_sample_weights_backward (its NotImplemented node raises)."""
+    return _embedding_bag_psw_grad(grad, weight, indices, offsets, include_last_offset, padding_idx, dtype)
+
+
+_embedding_bag_per_sample_weights_backward.defvjp(_not_implemented("_embedding_bag_per_sample_weights_backward"))
 
 
 @_embedding_bag.defvjp
 def _(grad, weight, per_sample_weights, indices, offsets, mode, scale_grad_by_freq, include_last_offset,
       padding_idx, needs_input_grad):
     # derivatives.yaml _embedding_bag: weight: _embedding_bag_backward(...); per_sample_weights:
-    # _embedding_bag_per_sample_weights_backward(...); neither is differentiable again (PyTorch's results do not
-    # require grad), so both are computed on arrays
-    return _embedding_bag_grads(grad, weight, per_sample_weights, indices, offsets, mode, scale_grad_by_freq,
-                                include_last_offset, padding_idx, needs_input_grad)
+    # _embedding_bag_per_sample_weights_backward(...); neither is differentiable again: with create_graph (a
+    # Tensor grad) each is a node whose backward raises PyTorch's error, so that a second derivative through
+    # them raises as PyTorch's does (the weight's gradient depends on per_sample_weights, theirs on the weight)
+    graph = isinstance(grad, Tensor)
+    w, psw = _array(weight), _array(per_sample_weights)
+    gw = gp = None
+    if needs_input_grad[0]:
+        if graph:
+            gw = _embedding_bag_backward(grad, to_tensor(per_sample_weights), w, indices, offsets, mode,
+                                         include_last_offset, padding_idx)
+        else:
+            gw = _embedding_bag_weight_grad(grad, w, psw, indices, offsets, mode, include_last_offset, padding_idx)
+    if needs_input_grad[1] and mode == 0:
+        if graph:
+            gp = _embedding_bag_per_sample_weights_backward(grad, to_tensor(weight), indices, offsets,
+                                                            include_last_offset, padding_idx, psw.dtype)
+        else:
+            gp = _embedding_bag_psw_grad(grad, w, indices, offsets, include_last_offset, padding_idx, psw.dtype)
+    return gw, gp
 
 
 def _embedding_bag_check(input, weight, offsets, per_sample_weights, mode, include_last_offset):
@@ -749,7 +788,18 @@ def _(grad_t, input_t):
     _unsupported("multilabel_margin_loss_backward")()
 
 
+@_embedding_bag_backward.defjvp
+def _(grad_t, per_sample_weights_t):
+    _unsupported("_embedding_bag_dense_backward")()  # (what the composite _embedding_bag_backward calls)
+
+
+@_embedding_bag_per_sample_weights_backward.defjvp
+def _(grad_t, weight_t):
+    _unsupported("_embedding_bag_per_sample_weights_backward")()
+
+
 for _op in (_ctc_loss, _multi_margin_loss, _multilabel_margin_loss, _embedding_bag, _ctc_loss_backward,
-            _multi_margin_loss_backward, _multilabel_margin_loss_backward):
+            _multi_margin_loss_backward, _multilabel_margin_loss_backward, _embedding_bag_backward,
+            _embedding_bag_per_sample_weights_backward):
     _op.jvp.unsupported = True  # (read by torch.func.hessian: forward over reverse raises here)
 del _op

@@ -710,8 +710,10 @@ def _shared_among_ties(input, src, result, dim, index, select, add):
     dim, index)`` sums src's elements into them (_scatter_add; _index_add)."""
     idx = Tensor(index)
     value = select(result, dim, idx)
-    self_is = where(input == result, 1.0, 0.0 * input)
-    src_is = where(src == value, 1.0, 0.0 * src)
+    # the masks as PyTorch's: 1 or +0 (0 * a negative value is -0, which "+ 0.0" makes +0, so that the
+    # gradient's zeros have the signs of PyTorch's masked_fill)
+    self_is = where(input == result, 1.0, 0.0 * input) + 0.0
+    src_is = where(src == value, 1.0, 0.0 * src) + 0.0
     share = 1 / add(self_is, src_is, dim, index)
     return self_is * share, src_is * select(share, dim, idx)
 
