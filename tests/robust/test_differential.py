@@ -333,6 +333,23 @@ fs = [lambda y, s: torch.quantile(y, 0.3, dim=-1, keepdim=True).sum(), lambda y,
 for f in fs:
     print([(g.tolist(), g.requires_grad) for g in torch.func.jacfwd(f, argnums=(0, 1))(y, s)])
 """,
+    # the gradient of a reflect/replicate pad with create_graph requires grad when the input does, even where the
+    # gradient coming in does not (sign's zeros): PyTorch's backward kernel takes the input
+    "pad_double_backward": """\
+z = torch.tensor([[1.45], [0.16], [-0.8]], dtype=torch.float64, requires_grad=True)
+w = torch.arange(12, dtype=torch.float64).reshape(1, 3, 4).cos().requires_grad_()
+v = torch.arange(45, dtype=torch.float64).reshape(1, 1, 3, 5, 3).sin().requires_grad_()
+for f, x in [(lambda x: torch.exp(torch.tanh(torch.sign(F.pad(x, (2, 1), mode='replicate')))), z),
+             (lambda x: F.pad(x, (2, 1), mode='replicate') ** 2, z), (lambda x: F.pad(x, (2, 1), mode='reflect') ** 3, w),
+             (lambda x: torch.sign(F.pad(x, (1, 1), mode='reflect')), w),
+             (lambda x: F.pad(x, (1, 2, 2, 1), mode='replicate').sin(), w),
+             (lambda x: F.pad(x, (1, 1, 1, 2, 0, 1), mode='replicate').sin(), v),
+             (lambda x: F.pad(x, (1, 1, 1, 2, 2, 1), mode='reflect').sin(), v)]:
+    g, = torch.autograd.grad(f(x).sum(), x, create_graph=True)
+    print(g.requires_grad, g.grad_fn.name(), [None if n is None else n.name() for n, _ in g.grad_fn.next_functions])
+    gg, = torch.autograd.grad((g * g.detach().cos()).sum(), x)
+    print(gg.abs().sum().round(decimals=6).item(), torch.autograd.gradgradcheck(f, (x,)))
+""",
     # inside vmap(grad(f, argnums=...)) an unmapped input is expanded to the batch so that each example gets its
     # own gradient; what is computed from such inputs alone stays unmapped for the in-place checks
     "inplace_under_vmap_of_grad": """\

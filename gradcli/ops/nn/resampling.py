@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from ...engine import limits
-from ...engine.tensor import to_tensor
+from ...engine.tensor import Tensor, to_tensor
 from ..core.declare import composite, op
 from ._im2col import _refuse
 from .pooling import _name_grad_fn, _separable, adaptive_avg_pool1d, adaptive_avg_pool2d
@@ -69,7 +69,9 @@ def _take_axes(input, maps, name):
 
 
 @_take_axes.defvjp
-def _(grad, maps, name, input_shape):
+def _(grad, input, maps, name, input_shape):
+    if name.startswith(("ReflectionPad", "ReplicationPad")):
+        return _pad_backward(grad, input, maps, name)
     return _put_axes(grad, maps, tuple(input_shape[len(input_shape) - len(maps):]), name)
 
 
@@ -91,6 +93,39 @@ def _put_axes(grad, maps, sizes, name):
         onehot[np.arange(len(m)), m] = 1
         out = np.moveaxis(np.tensordot(out, onehot, axes=([axis], [0])), -1, axis)
     return np.ascontiguousarray(out)
+
+
+def _pad_backward_name(maps, name):
+    return name.replace("Backward0", "BackwardBackward0")
+
+
+# The backward kernel of the reflect/replicate pads takes the input, as PyTorch's reflection_padNd_backward and
+# replication_padNd_backward(grad_output, self, padding) do (for its shape only): so with create_graph the
+# gradient requires grad when the input does, even for a gradient that does not (sign's zeros), and its
+# derivative in the input is zeros.
+@op("_pad_backward", grad_fn=_pad_backward_name, inputs=2, promote=None,
+    note="d/dgrad = the gradient padded again (taken at the copied positions); no derivative with respect to self",
+    formula={f"{kind}Pad{nd}DBackwardBackward0": "grad_output: the gradient padded again (taken at the positions "
+                                                  "each element was copied from); self: zeros"
+             for kind in ("Reflection", "Replication") for nd in (1, 2, 3)})
+def _pad_backward(grad, input, maps, name):
+    """The gradient of a reflect/replicate pad of an input like ``input``: :func:`_put_axes` of ``grad`` into
+    ``input``'s trailing sizes."""
+    return _put_axes.forward(grad, maps, tuple(input.shape[input.ndim - len(maps):]), name)
+
+
+@_pad_backward.defvjp
+def _(grad, input, maps, name, needs_input_grad):
+    gg = _take_axes(grad, maps, name) if needs_input_grad[0] else None
+    if not needs_input_grad[1]:
+        return gg, None
+    return gg, (Tensor(np.zeros_like(input.data)) if isinstance(input, Tensor) else np.zeros_like(input))
+
+
+@_pad_backward.defjvp
+def _(grad_t, input, maps, name):
+    # linear in grad_output; the input gives only its shape
+    return _pad_backward(grad_t, input, maps, name)
 
 
 @_put_axes.defvjp
