@@ -122,6 +122,7 @@ class BatchedTensor(Tensor):
         self._levels = levels
         self._tracks = tracks
         self._lifted = lifted
+        self._meta = None  # (a view's metadata: none on the logical tensor; the physical one carries its own)
         self.data = _metadata(value.data, len(levels))
         self._grad = None
         self._retains_grad = False
