@@ -20,7 +20,8 @@ PyTorch's forward over reverse meets index_reduce's missing forward-mode rule), 
 functional.jvp of as_strided_scatter), a PyTorch limit (:data:`PYTORCH_LACKS`: vmap of linalg.lstsq-vector; and
 rrelu-eval's jacfwd), cells where no PyTorch transform is right (:data:`PYTORCH_WRONG_NO_REFERENCE`: the
 reverse-mode cells of as_strided_scatter-2x2/-offset/-method, checked against central differences), and the
-vmap of as_strided-of-transpose (a gradcli gap of vmap, its own helper's). The rows come from the op table, so
+vmap of as_strided-of-transpose (gradcli's gap: vmap now has functorch's as_strided rule, each example's view in
+the physical storage). After these, the samples of those ops pass the long matrix. The rows come from the op table, so
 a new op has its rows the moment it has an entry (:func:`test_every_differentiable_entry_has_its_rows`).
 
 Where PyTorch's own transform is wrong (it disagrees with its own unbatched computation of the same numbers:
