@@ -179,3 +179,20 @@ print(w.grad)
 def test_a_program_prints_what_pytorch_prints(tmp_path):
     want, got = python_and_gradcli_stdout(tmp_path, "more_scatter", PROGRAM)
     assert got == want
+
+
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_index_reduce_of_bool_tensors_as_pytorch(reduce, include_self, torch):
+    # ATen's bool kernels: prod/amax/amin including self answer; excluding self, or mean, raise its messages
+    def run(m):
+        a = m.tensor([[True, False], [False, True]])
+        b = m.tensor([[True, True]])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                return a.index_reduce(0, m.tensor([1]), b, reduce, include_self=include_self).tolist()
+            except RuntimeError as e:
+                return str(e)
+
+    assert run(G) == run(torch)

@@ -128,7 +128,7 @@ _no_forward_formula.unsupported = True  # (read by torch.func.hessian, as defjvp
 _index_reduce.defjvp(_no_forward_formula)
 
 
-def _index_reduce_args(fn: str, x: Tensor, dim, index, source, reduce) -> tuple:
+def _index_reduce_args(fn: str, x: Tensor, dim, index, source, reduce, include_self: bool) -> tuple:
     if reduce not in _REDUCES:
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got "
                            f"{reduce}.")
@@ -152,6 +152,11 @@ def _index_reduce_args(fn: str, x: Tensor, dim, index, source, reduce) -> tuple:
     if ((flat < 0) | (flat >= size)).any():
         raise IndexError("index out of range in self")
     warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=3)
+    if x.data.dtype == np.bool_:  # ATen's kernels for bool: only the reductions that include self and no division
+        if not include_self:
+            raise RuntimeError('"index_reduce_func_exclude_input_init" not implemented for \'Bool\'')
+        if reduce == "mean":
+            raise RuntimeError('"div_floor_cpu" not implemented for \'Bool\'')
     return d, flat, s
 
 
@@ -168,7 +173,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
             (PyTorch's messages).
     """
     x = to_tensor(input)
-    d, idx, s = _index_reduce_args("index_reduce", x, dim, index, source, reduce)
+    d, idx, s = _index_reduce_args("index_reduce", x, dim, index, source, reduce, bool(include_self))
     return _index_reduce(x, s, d, idx, reduce, bool(include_self))
 
 
@@ -176,7 +181,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
 def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
     """``self.index_reduce_(dim, index, source, reduce, include_self=True)``: :func:`index_reduce` in place;
     returns self. Matches torch.Tensor.index_reduce_ (grad_fn IndexReduceBackward0)."""
-    d, idx, s = _index_reduce_args("index_reduce_", self, dim, index, source, reduce)
+    d, idx, s = _index_reduce_args("index_reduce_", self, dim, index, source, reduce, bool(include_self))
     return apply(self, lambda t: _index_reduce(t, s, d, idx, reduce, bool(include_self)), (s,))
 
 
