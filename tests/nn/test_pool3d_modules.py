@@ -206,3 +206,16 @@ def test_reflection_pad3d_of_a_5d_input_runs_as_a_user_runs_it(torch):
     assert got.returncode == 0, got.stderr
     want = torch.nn.ReflectionPad3d(1)(torch.arange(8, dtype=torch.float).reshape(1, 1, 2, 2, 2))
     assert got.stdout == str(want) + "\n"
+
+
+def test_pool_class_hierarchy_as_pytorch(tmp_path):
+    # isinstance answers as PyTorch's: the 3-d pools are not kinds of the 2-d ones (siblings under _AvgPoolNd)
+    program = ("import torch.nn as nn\n"
+               "mods = [nn.AvgPool2d(2), nn.AvgPool3d(2), nn.AdaptiveAvgPool2d(2), nn.AdaptiveAvgPool3d(2),\n"
+               "        nn.MaxPool2d(2), nn.MaxPool3d(2)]\n"
+               "kinds = [nn.AvgPool2d, nn.AvgPool3d, nn.AdaptiveAvgPool2d, nn.AdaptiveAvgPool3d, nn.MaxPool2d,\n"
+               "         nn.MaxPool3d, nn.Module]\n"
+               "print([[isinstance(m, k) for k in kinds] for m in mods])\n"
+               "print([m for m in mods])\n")
+    want, got = python_and_gradcli_stdout(tmp_path, "pools.py", program)
+    assert got == want

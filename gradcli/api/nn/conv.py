@@ -305,10 +305,10 @@ class AvgPool1d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class AvgPool2d(Module):
-    """``nn.AvgPool2d(kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-    divisor_override=None)``: F.avg_pool2d. Matches torch.nn.AvgPool2d (``print`` shows
-    ``AvgPool2d(kernel_size=2, stride=2, padding=0)``)."""
+class _AvgPoolNd(Module):
+    """torch.nn.modules.pooling._AvgPoolNd of the 2-d and 3-d pools: ``(kernel_size, stride=None, padding=0,
+    ceil_mode=False, count_include_pad=True, divisor_override=None)``, forward through F.avg_pool{2,3}d
+    (``_fn``)."""
 
     program_attributes = Module.program_attributes + ("kernel_size", "stride", "padding", "ceil_mode",
                                                       "count_include_pad", "divisor_override")
@@ -331,6 +331,14 @@ class AvgPool2d(Module):
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool2d(_AvgPoolNd):
+    """``nn.AvgPool2d(kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+    divisor_override=None)``: F.avg_pool2d. Matches torch.nn.AvgPool2d (``print`` shows
+    ``AvgPool2d(kernel_size=2, stride=2, padding=0)``)."""
+
+    _fn = "avg_pool2d"
 
 
 class _AdaptiveAvgPoolNd(Module):

@@ -8,7 +8,7 @@ pooling_nd.py) and ``extra_repr`` as ``print(model)`` shows it."""
 from __future__ import annotations
 
 from ...ops import REGISTRY as _OPS
-from .conv import AdaptiveAvgPool2d, AvgPool2d, _conv_init, _ConvNd, _ConvTransposeNd, _MaxPoolNd, _ntuple
+from .conv import _AdaptiveAvgPoolNd, _AvgPoolNd, _conv_init, _ConvNd, _ConvTransposeNd, _MaxPoolNd, _ntuple
 from .extra import _InstanceNorm
 from .layers import BatchNorm1d
 from .module import Module
@@ -54,7 +54,7 @@ class MaxPool3d(_MaxPoolNd):
     _fn = "max_pool3d"
 
 
-class AvgPool3d(AvgPool2d):
+class AvgPool3d(_AvgPoolNd):
     """``nn.AvgPool3d(kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
     divisor_override=None)``: F.avg_pool3d. Matches torch.nn.AvgPool3d (``print`` shows ``AvgPool3d(kernel_size=3,
     stride=2, padding=0)``)."""
@@ -62,7 +62,7 @@ class AvgPool3d(AvgPool2d):
     _fn = "avg_pool3d"
 
 
-class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
     """``nn.AdaptiveAvgPool3d(output_size)``: F.adaptive_avg_pool3d. Matches torch.nn.AdaptiveAvgPool3d."""
 
     _nd = 3
