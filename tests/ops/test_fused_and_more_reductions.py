@@ -93,3 +93,20 @@ def test_errors_match_pytorch(case, torch):
     assert type(got) is type(want), (got, want)
     if not case.startswith("sum-"):
         assert str(got) == str(want)
+
+
+
+@pytest.mark.parametrize("call", [lambda m, x: m.var_mean(x, dim=0, correction=2),
+                                  lambda m, x: m.std_mean(x, correction=3), lambda m, x: x.var(correction=2),
+                                  lambda m, x: m.std(x, 0, correction=2)])
+def test_degrees_of_freedom_warning_once_as_pytorch(call, torch):
+    # var_mean/std_mean warn once under their own name (not again as var/std, which compute them)
+    import warnings
+
+    def warned(m):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call(m, m.tensor([1.0, 2.0]))
+        return [str(w.message).split(" (Triggered")[0] for w in caught if issubclass(w.category, UserWarning)]
+
+    assert warned(G) == warned(torch)

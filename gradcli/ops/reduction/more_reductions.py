@@ -217,7 +217,9 @@ def _with_mean(name, entry, input, dim, unbiased, keepdim, correction):
     x = to_tensor(input)
     if _numel(x.shape, dim) - correction <= 0:
         _dof_warning(name, stacklevel=5)  # (one frame more than the ops that warn themselves: this one)
-    return tuple(entry(x, dim, correction, keepdim))
+    with warnings.catch_warnings():  # PyTorch warns once, as var_mean/std_mean, not again as var/std
+        warnings.filterwarnings("ignore", r"(var|std)\(\): degrees of freedom", UserWarning)
+        return tuple(entry(x, dim, correction, keepdim))
 
 
 @composite("var_mean", grad_fn="VarMeanBackward0", note=_var_mean.note)
