@@ -333,6 +333,9 @@ def drawing_from(g=None):
         yield
         return
     inner, saved = generator_of(g), state.rng
+    if getattr(saved, "refuses_draws", False):  # vmap(randomness="error") and jacfwd refuse any generator's draw
+        yield
+        return
     state.rng = inner
     try:
         yield

@@ -142,6 +142,12 @@ class _DefaultGenerator(TorchGenerator):
         """The active run context's generator (made on first use)."""
         return context.generator()
 
+    def manual_seed(self, seed) -> "TorchGenerator":
+        """Reseed the run's generator, as ``torch.manual_seed`` (inside a transform that refuses random draws the
+        seed goes to the generator it hides, and draws stay refused); returns this generator."""
+        context.manual_seed(seed)
+        return self
+
 
 #: ``torch.default_generator``.
 DEFAULT_GENERATOR = _DefaultGenerator()

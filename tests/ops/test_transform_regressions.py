@@ -210,10 +210,32 @@ print(g2.requires_grad)
 """
 
 
+# an explicit generator= is refused too inside jacfwd and vmap(randomness="error"); torch.default_generator's
+# manual_seed inside jacfwd seeds, as torch.manual_seed does
+RANDOM_GENERATORS = PRELUDE + """g = torch.Generator().manual_seed(0)
+x = torch.ones(3, dtype=torch.float64)
+for f in (lambda x: x * torch.rand(3, generator=g, dtype=torch.float64), lambda x: torch.nn.functional.dropout(x, 0.5),
+          lambda x: x * torch.randn(3, generator=g, dtype=torch.float64)):
+    try:
+        print(torch.func.jacfwd(f)(x))
+    except RuntimeError as e:
+        print("RuntimeError:", e)
+try:
+    print(torch.func.vmap(lambda x: x * torch.rand(3, generator=g, dtype=torch.float64))(torch.ones(2, 3, dtype=torch.float64)))
+except RuntimeError as e:
+    print("RuntimeError:", e)
+def h(x):
+    torch.default_generator.manual_seed(3)
+    return x * 2
+print(torch.func.jacfwd(h)(x))
+"""
+
+
 @pytest.mark.parametrize("name, program", [("softmax", SOFTMAX), ("linalg", LINALG), ("errors", ERRORS),
                                            ("strict", STRICT), ("inplace-forward", INPLACE_FORWARD),
                                            ("saved-hooks", SAVED_HOOKS), ("random-jacfwd", RANDOM_JACFWD),
-                                           ("scatter-and-bags", SCATTER_AND_BAGS)])
+                                           ("scatter-and-bags", SCATTER_AND_BAGS),
+                                           ("random-generators", RANDOM_GENERATORS)])
 def test_program_prints_pytorch_s_output(tmp_path, name, program):
     want, got = python_and_gradcli_stdout(tmp_path, name, program)
     assert_printed_alike(got, want)
