@@ -3,8 +3,8 @@ transform of torch.autograd, torch.autograd.functional and torch.func, compared 
 1e-7), and PyTorch's error type where PyTorch refuses.
 
 By default each op runs on one sample (the smallest whose inputs have a dimension) under all 20 transforms:
-209 ops × 20 transforms = 4,180 cells, about 80 s on one quiet core, none failing. ``GRADCLI_MATRIX=long`` runs
-every sample of every op: 1,859 samples × 20 = 37,180 cells (20 minutes on a quiet core); its first run left
+378 ops × 20 transforms = 7,560 cells (2026-11-28), none failing. ``GRADCLI_MATRIX=long`` runs
+every sample of every op: 2,732 samples × 20 = 54,640 cells (about 19 minutes on one core); its first run left
 117 cells failing, a later one 97 (in 36 samples). Each is now classified: gradcli's bugs fixed (vmap of diff
 with n=0, forward mode of cosine_similarity at a zero norm: :data:`LONG_REGRESSIONS` runs them in the default
 suite), PyTorch's limits (:data:`PYTORCH_LACKS`: functional.jacobian of an empty output, missing or broken
