@@ -129,6 +129,17 @@ def test_vmap_of_every_op_equals_torch(case, in_dim, torch):
     _assert_equal(got, want)
 
 
+def _torch_or_same_error(run_torch, run_gradcli):
+    """PyTorch's result, or None after checking that gradcli raises PyTorch's RuntimeError with its message."""
+    try:
+        return run_torch()
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError) as got:
+            run_gradcli()
+        assert str(got.value) == str(e)
+        return None
+
+
 def _assert_equal(got, want):
     for g, w in zip(_leaves(got), _leaves(want), strict=True):
         assert isinstance(g, G.Tensor)
@@ -145,12 +156,9 @@ def _assert_equal(got, want):
 ])
 def test_in_place_ops_on_mapped_and_unmapped_tensors_as_pytorch(body, torch):
     x = np.arange(24.0).reshape(3, 2, 4)
-    try:
-        want = torch.func.vmap(lambda a: body(torch, a))(torch.tensor(x))
-    except RuntimeError as e:
-        with pytest.raises(RuntimeError) as got:
-            F.vmap(lambda a: body(G, a))(G.tensor(x))
-        assert str(got.value) == str(e)
+    want = _torch_or_same_error(lambda: torch.func.vmap(lambda a: body(torch, a))(torch.tensor(x)),
+                                lambda: F.vmap(lambda a: body(G, a))(G.tensor(x)))
+    if want is None:
         return
     _assert_equal(F.vmap(lambda a: body(G, a))(G.tensor(x)), want)
 
@@ -182,12 +190,8 @@ def test_in_place_ops_under_vmap_of_grad_with_unmapped_inputs_as_pytorch(body, t
         args = [m.tensor(a, dtype=m.float64, requires_grad=r) for a, r in ((x, False), (y, True), (s, True))]
         return m.func.vmap(f, in_dims=(0, None, None))(*args)
 
-    try:
-        want = call(torch)
-    except RuntimeError as e:
-        with pytest.raises(RuntimeError) as got:
-            call(G)
-        assert str(got.value) == str(e)
+    want = _torch_or_same_error(lambda: call(torch), lambda: call(G))
+    if want is None:
         return
     _assert_equal(call(G), want)
 
@@ -223,12 +227,8 @@ def test_random_ops_under_vmap_as_pytorch(name, randomness, torch):
     def call(m, vmap):
         return vmap(lambda a: body(m, a), randomness=randomness)(m.tensor(x, dtype=m.float64))
 
-    try:
-        want = call(torch, torch.func.vmap)
-    except RuntimeError as e:
-        with pytest.raises(RuntimeError) as got:
-            call(G, F.vmap)
-        assert str(got.value) == str(e)
+    want = _torch_or_same_error(lambda: call(torch, torch.func.vmap), lambda: call(G, F.vmap))
+    if want is None:
         return
     got = call(G, F.vmap)
     assert tuple(got.shape) == tuple(want.shape) and str(got.dtype) == str(want.dtype)
@@ -311,12 +311,8 @@ def test_as_strided_under_vmap_as_pytorch(name, in_dim, torch):
     def call(m, vmap):
         return vmap(lambda a: body(m, a), in_dims=in_dim)(m.tensor(x))
 
-    try:
-        want = call(torch, torch.func.vmap)
-    except RuntimeError as e:
-        with pytest.raises(RuntimeError) as got:
-            call(G, F.vmap)
-        assert str(got.value) == str(e)
+    want = _torch_or_same_error(lambda: call(torch, torch.func.vmap), lambda: call(G, F.vmap))
+    if want is None:
         return
     _assert_equal(call(G, F.vmap), want)
 
